@@ -1,0 +1,122 @@
+# nemoperf - benchmark NeMo LLM pre-training on Slurm: launch, parse, compare.
+# Targets: all check demo bench fuzz sanitize install uninstall clean deps
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/nemoperf
+MANDIR  ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC      ?= cc
+PKGS    := libcurl libpcre2-8 jansson
+WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wwrite-strings
+CFLAGS  ?= -O2 -g
+# Build directory; `make sanitize` uses its own so both builds coexist.
+B       ?= build
+BIN     ?= bin
+XCFLAGS ?=
+XLDFLAGS ?=
+
+# Evaluated lazily: `make check` installs pkg-config packages before it uses them.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
+             -DNP_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
+LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC  := $(wildcard src/*.c)
+CMD_SRC  := $(wildcard src/cmd/*.c)
+TEST_SRC := $(wildcard tests/check_*.c)
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/obj/%.o)
+LIB      := $(B)/libnemoperf.a
+TOOLS    := $(CMD_SRC:src/cmd/%.c=$(BIN)/nemoperf-%)
+TESTS    := $(TEST_SRC:tests/check_%.c=$(B)/tests/check_%)
+
+.PHONY: all check unit integration demo bench fuzz sanitize install uninstall clean deps tests
+.DELETE_ON_ERROR:
+
+all: $(TOOLS)
+
+$(B)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/cmd/%.o: src/cmd/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/nemoperf-%: $(B)/cmd/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+
+$(B)/tests/check_%: $(B)/tests/check_%.o $(LIB)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL)
+
+tests: $(TESTS) $(TOOLS)
+
+# Installs missing build/test dependencies with apt-get (Debian); no-op when present.
+deps:
+	@sh build-aux/deps.sh check
+
+# The test command users and CI run.
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory unit integration
+
+unit: tests
+	@sh tests/run-unit.sh $(B)/tests
+
+integration: tests
+	@sh tests/run-integration.sh
+
+sanitize:
+	@sh build-aux/deps.sh check
+	@$(MAKE) --no-print-directory B=build-san BIN=build-san/bin \
+	    XCFLAGS='-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+	    tests
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 NP_BIN=build-san/bin \
+	    sh tests/run-unit.sh build-san/tests
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh build-aux/demo.sh
+
+bench: deps
+	@sh build-aux/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@sh bench/run.sh
+
+fuzz:
+	@sh build-aux/deps.sh fuzz
+	@$(MAKE) --no-print-directory all
+	@sh fuzz/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/reference \
+	    $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
+	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
+	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(TOOLS:$(BIN)/%=$(DESTDIR)$(BINDIR)/%)
+	rm -rf $(DESTDIR)$(DATADIR)
+	for m in share/man/man1/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${m##*/}; done
+
+clean:
+	rm -rf build build-san bin
+
+-include $(wildcard $(B)/obj/*.d $(B)/cmd/*.d $(B)/tests/*.d)

@@ -1,0 +1,25 @@
+#!/bin/sh
+# deps.sh - install what nemoperf needs with apt-get when it is missing.
+# Usage: deps.sh check|bench|fuzz   (check = build + unit + integration tests)
+set -eu
+what=${1:-check}
+pkgs="build-essential pkg-config libcurl4-openssl-dev libpcre2-dev libjansson-dev check"
+case $what in
+check) pkgs="$pkgs munge slurm-wlm slurmrestd python3" ;;
+bench) pkgs="$pkgs ripgrep" ;;
+fuzz)  pkgs="$pkgs clang" ;;
+esac
+missing=
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "deps.sh: missing packages:$missing (run as root or install them with apt-get)" >&2
+    exit 1
+fi
+echo "deps.sh: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,24 @@
+/* diag.h - the only place nemoperf prints diagnostics.
+ *
+ * Messages go to stderr prefixed with "progname: "; formats carry no
+ * trailing newline.  Library code reports through these or returns errors.
+ */
+#ifndef NEMOPERF_DIAG_H
+#define NEMOPERF_DIAG_H
+
+#include "nemoperf/error.h"
+
+/* Borrowed pointer, must stay valid for the program's life (argv[0] is fine). */
+void np_set_progname(const char *argv0);
+const char *np_progname(void);
+
+void np_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void np_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational line; suppressed after np_set_quiet(1). */
+void np_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void np_set_quiet(int quiet);
+
+/* Print an np_error as "progname: source:line:col: text". */
+void np_error_print(const struct np_error *err);
+
+#endif

@@ -1,0 +1,77 @@
+/* scan.h - find training-step lines in NeMo / Megatron logs.
+ *
+ * Recognises, without flags, the log generations listed in
+ * ../shared/facts/nemo-recipes.md: NeMo 2.0 ProgressPrinter, NeMo 1.0 tqdm
+ * bars (\r-redrawn, ANSI colour), DeltaTimingCallback, Megatron-Bridge and
+ * NeMo AutoModel.  Literal prefilter (memmem) then PCRE2 (JIT) extraction.
+ * Hostile input (NUL, invalid UTF-8, huge lines, partial last line) never
+ * crashes or misreads: a line with no terminator at end of data is ignored.
+ */
+#ifndef NEMOPERF_SCAN_H
+#define NEMOPERF_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nemoperf/error.h"
+
+enum np_log_gen {
+    NP_GEN_UNKNOWN = 0,
+    NP_GEN_NEMO2,     /* "| train_step_timing in s: 12.39 |" */
+    NP_GEN_NEMO1,     /* tqdm: "train_step_timing in s=11.10]" */
+    NP_GEN_DELTA,     /* "Step 12: train_step_timing in s=1.234" */
+    NP_GEN_MBRIDGE,   /* "elapsed time per iteration (ms): 12390.1" */
+    NP_GEN_AUTOMODEL  /* "step 49 | ... | tps 104882.31(13110.29/gpu)" */
+};
+
+/* One step line.  Fields the line does not carry are NAN (doubles) or -1. */
+struct np_step {
+    long iteration;            /* 0-based step index as logged (global_step / iteration i / step N); -1 */
+    long total;                /* n of "iteration i/n" (last index, NeMo 2.0 prints 49/49), -1 */
+    double step_time_s;        /* seconds per step (Megatron ms converted) */
+    double loss;               /* reduced_train_loss / lm loss / loss */
+    long global_batch_size;    /* -1 */
+    double peak_memory_bytes;  /* peak_memory_usage, or AutoModel "mem X GiB" converted */
+    double tflops_per_gpu;     /* TFLOPS_per_GPU / throughput per GPU (TFLOP/s/GPU) */
+    double consumed_samples;
+    double tokens_per_s;       /* AutoModel tps */
+    double tokens_per_s_per_gpu; /* AutoModel (X/gpu) */
+    int nan_seen;              /* a NaN/inf appeared in loss, timing or grad norm */
+    enum np_log_gen gen;
+    uint64_t offset;           /* byte offset of the line's start in the file */
+};
+
+struct np_scan_opts {
+    int all_steps;        /* 1: read the whole file; 0: read from the end until `window` steps of the last run are found */
+    size_t window;        /* steps wanted in tail mode (default 10; at least 1) */
+    size_t tail_bytes;    /* first read size from the end in tail mode (default 65536) */
+};
+
+struct np_scan_result {
+    struct np_step *steps;   /* owned; the LAST run of the file only, in file order */
+    size_t nsteps;
+    size_t runs;             /* run starts seen in the bytes read (iteration going backwards = new run) */
+    int truncated_start;     /* 1 when tail mode stopped before the file start */
+    int saw_checkpoint_save; /* "Global Checkpoint Save" seen in the bytes read */
+    int saw_checkpoint_load; /* "Global Checkpoint Load" seen */
+    uint64_t bytes_read;
+    uint64_t file_size;
+};
+
+/* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
+enum np_status np_scan_init(struct np_error *err);
+
+/* Scan a memory buffer holding a whole log (or its tail when base_offset > 0). */
+enum np_status np_scan_buffer(const char *buf, size_t len, uint64_t base_offset,
+                              struct np_scan_result *out, struct np_error *err);
+
+/* Scan a file per opts (NULL = defaults).  Thread-safe.  out is reset first. */
+enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
+                            struct np_scan_result *out, struct np_error *err);
+
+/* Frees what the result owns and zeroes it; NULL-safe. */
+void np_scan_result_free(struct np_scan_result *res);
+
+const char *np_log_gen_name(enum np_log_gen gen);
+
+#endif

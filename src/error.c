@@ -1,0 +1,69 @@
+/* error.c - status names, exit codes and the positioned error record.
+ *
+ * Every module reports failure as an enum np_status plus, where useful, a
+ * struct np_error that names the file, position and what was wrong.
+ */
+#include "nemoperf/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *np_strerror(enum np_status st)
+{
+    switch (st) {
+    case NP_OK: return "success";
+    case NP_E_USAGE: return "usage error";
+    case NP_E_INVALID: return "invalid input";
+    case NP_E_IO: return "input/output error";
+    case NP_E_PARSE: return "parse error";
+    case NP_E_NOMEM: return "out of memory";
+    case NP_E_NOTFOUND: return "not found";
+    case NP_E_SLURM: return "Slurm error";
+    case NP_E_HTTP: return "HTTP error";
+    case NP_E_INTERNAL: return "internal error";
+    }
+    return "unknown error";
+}
+
+int np_exit_code(enum np_status st)
+{
+    switch (st) {
+    case NP_OK: return 0;
+    case NP_E_USAGE:
+    case NP_E_INVALID:
+    case NP_E_PARSE: return 2;
+    default: return 1;
+    }
+}
+
+enum np_status np_error_set(struct np_error *err, enum np_status st, const char *source, int line,
+                            int column, const char *fmt, ...)
+{
+    if (!err)
+        return st;
+    snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+    err->line = line;
+    err->column = column;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void np_error_format(const struct np_error *err, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return;
+    if (!err) {
+        buf[0] = '\0';
+        return;
+    }
+    if (err->source[0] && err->line > 0)
+        snprintf(buf, size, "%s:%d:%d: %s", err->source, err->line, err->column, err->text);
+    else if (err->source[0])
+        snprintf(buf, size, "%s: %s", err->source, err->text);
+    else
+        snprintf(buf, size, "%s", err->text);
+}
