@@ -1,0 +1,46 @@
+/* flops.h - model FLOPs per sample, GPU peak table, and metrics from a step time.
+ *
+ * Conventions (S = sequence length, L layers, h hidden, F ffn hidden, A heads,
+ * G query groups, V vocab, k top-k experts, c = 1/2 when causal else 1):
+ *   llama3:          S L h^2 (12 + 12G/A + 18F/h + 12 c S/h + 6V/(L h))
+ *   nemotron:        the same with 12F/h          (NeMo flops_formulas; seed 000)
+ *   nemotron-legacy: S (24 L h^2 + 12 c L h S + 48 L h^2 + 6 V h)   (seed 004's printed formula)
+ *   mixtral:         llama3 with 18 k F/h
+ *   gpt3:            (24 S h^2 + 4 c S^2 h) 3 L + 6 S h V
+ */
+#ifndef NEMOPERF_FLOPS_H
+#define NEMOPERF_FLOPS_H
+
+#include "nemoperf/recipe.h"
+
+/* Model FLOPs for one sample of seq_len tokens (forward + backward). */
+double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,
+                      int seq_len);
+
+/* Same, from a model's spec and a config row (row layer count wins; row may be NULL). */
+double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len);
+
+/* Dense peak TFLOP/s of one GPU ("h100", any case) for dtype; 0 when unknown
+ * (including A100 FP8, which does not exist). */
+double np_gpu_peak_tflops(const char *gpu_type, enum np_dtype dtype);
+/* NULL-terminated list of known GPU types (lower case). */
+const char *const *np_gpu_types(void);
+
+struct np_metrics {
+    double tokens_per_s;
+    double tokens_per_s_per_gpu;
+    double model_tflops_per_gpu; /* NAN when flops unknown */
+    double mfu_percent;          /* NAN when flops or peak unknown */
+    double days_to_train;        /* NAN when tokens <= 0 */
+};
+
+/* Metrics from a step time: tokens/s = seq x GBS / step; TFLOP/s/GPU =
+ * GBS x flops / step / gpus; MFU = that / peak; days = tokens / tokens_per_s / 86400.
+ * flops_per_sample <= 0 or peak <= 0 give NAN for the dependent fields. */
+void np_metrics_from_step(double step_time_s, int seq_len, int gbs, int gpus, double flops_per_sample,
+                          double peak_tflops, double train_tokens, struct np_metrics *out);
+
+/* Inverse: the step time that gives tokens_per_s_per_gpu (for seed 000 rows). */
+double np_step_from_tokens_per_gpu(double tokens_per_s_per_gpu, int seq_len, int gbs, int gpus);
+
+#endif

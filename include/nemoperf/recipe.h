@@ -1,0 +1,124 @@
+/* recipe.h - workloads as data: recipes/<name>.json read with Jansson into typed structs.
+ *
+ * A recipe file describes one published recipe (e.g. "llama3.1", seed 003):
+ * container, models (architecture, FLOPs convention, checkpoint facts) and
+ * every published parallel-config row.  Loading validates keys, types,
+ * presence and arithmetic; syntax errors carry Jansson's line:column,
+ * semantic errors name the field path ("models.8b.configs[3].tp").
+ */
+#ifndef NEMOPERF_RECIPE_H
+#define NEMOPERF_RECIPE_H
+
+#include <stddef.h>
+
+#include "nemoperf/error.h"
+
+enum np_dtype { NP_DTYPE_NONE = 0, NP_DTYPE_BF16 = 1, NP_DTYPE_FP8 = 2 };
+
+/* FLOPs conventions (see flops.h for the formulas). */
+enum np_flops_conv {
+    NP_FLOPS_LLAMA3 = 0,      /* NeMo flops_formulas llama3: 18F/h (SwiGLU, 3 matrices) */
+    NP_FLOPS_NEMOTRON,        /* NeMo flops_formulas nemotron: 12F/h (squared ReLU, 2 matrices) */
+    NP_FLOPS_NEMOTRON_LEGACY, /* seed 004's printed formula: S(24Lh^2 + 12LhS + 48Lh^2 + 6Vh) */
+    NP_FLOPS_MIXTRAL,         /* llama3 with 18kF/h for top-k experts */
+    NP_FLOPS_GPT3             /* (24Sh^2 + 4S^2h)3L + 6ShV */
+};
+
+struct np_arch {
+    int layers, hidden, ffn_hidden, heads, kv_groups, vocab;
+    int experts, top_k; /* 0 for dense models */
+};
+
+struct np_flops_spec {
+    enum np_flops_conv conv;
+    int causal;         /* 1: attention-score term halved (causal mask) */
+    int kv_groups;      /* value used in the formula (may differ from arch: 405b G=16) */
+    char *note;         /* why an override exists, or NULL */
+};
+
+struct np_checkpoint_info {
+    int known;          /* 0 when the seeds say nothing */
+    double size_bytes;  /* approximate size of one checkpoint */
+    int save_min_gpus, save_max_gpus; /* supported save scales */
+    int load_min_gpus;  /* minimum tested load scale */
+};
+
+/* One published parallel-config row.  Integers are >= 1 except vp and fsdp
+ * (0 = not used / "NA" in the seed).  Key: (gpu_type, dtype, gpus). */
+struct np_config_row {
+    char *gpu_type;     /* "h100", "b200", "gb200" */
+    char *system;       /* "DGX-H100" or NULL */
+    unsigned dtypes;    /* bitmask of enum np_dtype */
+    int gpus, seq_len, layers, tp, pp, cp, ep, dp, vp, mbs, gbs, ga, fsdp;
+    int proxy;          /* 1: reduced-layer proxy of the full model */
+    char *inconsistent; /* reason the published row is not self-consistent, or NULL */
+    char *source;       /* e.g. "seed 003" */
+    char *note;         /* free text, or NULL */
+};
+
+struct np_model {
+    char *size;         /* key, lower case: "8b", "8x7b" */
+    char *label;        /* as the seed prints it: "8b", "LLAMA3-8B" */
+    struct np_arch arch;
+    struct np_flops_spec flops;
+    char *hf_repo;      /* gated Hugging Face repo, or NULL */
+    char *factory;      /* NeMo recipe factory, e.g. "llama3_8b" */
+    struct np_checkpoint_info checkpoint;
+    struct np_config_row *rows;
+    size_t nrows;
+};
+
+struct np_recipe {
+    char *name;         /* "llama3.1"; experiments are pretrain_<name>_<size>_<dtype>_<gpus> */
+    char *title;        /* "Llama 3.1" as in the seeds' table headers */
+    char *path;         /* file it was loaded from */
+    char *source;       /* "seed 003" */
+    int infer;          /* 1: may be chosen when RECIPE is unset and MODEL_SIZE is unique among infer recipes */
+    char *framework_version; /* "25.02.01" */
+    char *image;        /* "nvcr.io#nvidia/nemo:25.02.01" */
+    char *default_size;
+    enum np_dtype default_dtype;
+    int default_gpus;
+    char **command;     /* NULL-terminated argv template with {placeholders}, or NULL */
+    struct np_model *models;
+    size_t nmodels;
+};
+
+struct np_recipe_set {
+    struct np_recipe *recipes;
+    size_t n;
+    char **notes;       /* loader reports (inconsistent published rows), NULL-terminated */
+    size_t nnotes;
+};
+
+/* Parse "bf16"/"fp8" (any case); NP_DTYPE_NONE when unknown. */
+enum np_dtype np_dtype_parse(const char *s);
+/* "bf16"/"fp8"; "BF16"/"FP8" with upper = 1. */
+const char *np_dtype_name(enum np_dtype d, int upper);
+const char *np_flops_conv_name(enum np_flops_conv c);
+
+/* Load one file into *out (caller frees with np_recipe_free). */
+enum np_status np_recipe_load_file(const char *path, struct np_recipe *out, struct np_error *err);
+/* Load every *.json of dir (sorted by name); recipe names must be unique. */
+enum np_status np_recipe_set_load_dir(const char *dir, struct np_recipe_set *out, struct np_error *err);
+/* Load from the data directory found by np_data_path("recipes"). */
+enum np_status np_recipe_set_load_default(struct np_recipe_set *out, struct np_error *err);
+
+void np_recipe_free(struct np_recipe *r);
+void np_recipe_set_free(struct np_recipe_set *s);
+
+/* Lookups: borrowed pointers valid until the set is freed; NULL when absent. */
+const struct np_recipe *np_recipe_find(const struct np_recipe_set *s, const char *name);
+const struct np_model *np_model_find(const struct np_recipe *r, const char *size);
+const struct np_config_row *np_row_find(const struct np_model *m, const char *gpu_type,
+                                        enum np_dtype dtype, int gpus);
+
+/* Architecture of a row: the model's, with the row's layer count. */
+struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row);
+
+/* Locate a data folder ("recipes" or "reference"): $NEMOPERF_DATADIR/<sub>,
+ * then beside the executable (source tree or installed share/nemoperf), then
+ * the compiled-in NP_DATADIR.  Returns a new string (caller frees) or NULL. */
+char *np_data_path(const char *sub);
+
+#endif

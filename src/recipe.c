@@ -1,0 +1,787 @@
+/* recipe.c - load recipes/<name>.json into typed structs and validate them.
+ *
+ * Every key is checked against a table of allowed keys; wrong types, missing
+ * fields and broken arithmetic (TP x PP x CP x DP = GPUs, GBS = MBS x DP x GA)
+ * are reported as "file: models.8b.configs[3].tp: message".  Rows the seeds
+ * publish inconsistently must carry an "inconsistent" reason; the loader
+ * lists them in the set's notes.
+ */
+#include "nemoperf/recipe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ---- small helpers ---- */
+
+enum np_dtype np_dtype_parse(const char *s)
+{
+    if (!s)
+        return NP_DTYPE_NONE;
+    if (strcasecmp(s, "bf16") == 0)
+        return NP_DTYPE_BF16;
+    if (strcasecmp(s, "fp8") == 0)
+        return NP_DTYPE_FP8;
+    return NP_DTYPE_NONE;
+}
+
+const char *np_dtype_name(enum np_dtype d, int upper)
+{
+    switch (d) {
+    case NP_DTYPE_BF16: return upper ? "BF16" : "bf16";
+    case NP_DTYPE_FP8: return upper ? "FP8" : "fp8";
+    default: return upper ? "?" : "?";
+    }
+}
+
+static const char *const recipe_conv_names[] = {"llama3", "nemotron", "nemotron-legacy", "mixtral", "gpt3"};
+
+const char *np_flops_conv_name(enum np_flops_conv c)
+{
+    if ((unsigned)c < sizeof recipe_conv_names / sizeof recipe_conv_names[0])
+        return recipe_conv_names[c];
+    return "?";
+}
+
+/* Loading context: file name and the error sink. */
+struct recipe_ctx {
+    const char *file;
+    struct np_error *err;
+};
+
+static enum np_status recipe_fail(struct recipe_ctx *c, const char *path, const char *msg)
+{
+    return np_error_set(c->err, NP_E_INVALID, c->file, 0, 0, "%s: %s", path, msg);
+}
+
+/* buf = path.key (or key at top level), truncated to size. */
+static void recipe_path(char *buf, size_t size, const char *path, const char *key)
+{
+    size_t n = 0;
+    for (const char *s = path; *s && n + 1 < size; s++)
+        buf[n++] = *s;
+    if (*path && n + 1 < size)
+        buf[n++] = '.';
+    for (const char *s = key; *s && n + 1 < size; s++)
+        buf[n++] = *s;
+    buf[n] = '\0';
+}
+
+/* Reject keys not in the NULL-terminated allowed list. */
+static enum np_status recipe_check_keys(struct recipe_ctx *c, json_t *obj, const char *path,
+                                        const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, key) == 0)
+                ok = 1;
+        if (!ok) {
+            char p[512];
+            recipe_path(p, sizeof p, path, key);
+            return recipe_fail(c, p, "unknown key");
+        }
+    }
+    return NP_OK;
+}
+
+
+/* Get member `key` of obj.  required: missing is an error.  *out NULL when absent/null. */
+static enum np_status recipe_member(struct recipe_ctx *c, json_t *obj, const char *path, const char *key,
+                                    int required, json_t **out)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required) {
+            char p[512];
+            recipe_path(p, sizeof p, path, key);
+            return recipe_fail(c, p, "missing field");
+        }
+        return NP_OK;
+    }
+    if (json_is_null(v))
+        return NP_OK;
+    *out = v;
+    return NP_OK;
+}
+
+/* Integer field.  allow_null: JSON null (or absent when !required) gives dflt. */
+static enum np_status recipe_int(struct recipe_ctx *c, json_t *obj, const char *path, const char *key,
+                                 int required, int allow_null, int min, int dflt, int *out)
+{
+    char p[512];
+    recipe_path(p, sizeof p, path, key);
+    json_t *raw = json_object_get(obj, key);
+    if (!raw) {
+        if (required)
+            return recipe_fail(c, p, "missing field");
+        *out = dflt;
+        return NP_OK;
+    }
+    if (json_is_null(raw)) {
+        if (!allow_null)
+            return recipe_fail(c, p, "expected integer, got null");
+        *out = dflt;
+        return NP_OK;
+    }
+    if (!json_is_integer(raw))
+        return recipe_fail(c, p, "expected integer");
+    json_int_t v = json_integer_value(raw);
+    if (v < min || v > INT_MAX) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "value %lld out of range (minimum %d)", (long long)v, min);
+        return recipe_fail(c, p, msg);
+    }
+    *out = (int)v;
+    return NP_OK;
+}
+
+static enum np_status recipe_str(struct recipe_ctx *c, json_t *obj, const char *path, const char *key,
+                                 int required, char **out)
+{
+    char p[512];
+    recipe_path(p, sizeof p, path, key);
+    json_t *raw = json_object_get(obj, key);
+    *out = NULL;
+    if (!raw || json_is_null(raw)) {
+        if (required)
+            return recipe_fail(c, p, raw ? "expected string, got null" : "missing field");
+        return NP_OK;
+    }
+    if (!json_is_string(raw))
+        return recipe_fail(c, p, "expected string");
+    if (json_string_length(raw) == 0 || strlen(json_string_value(raw)) != json_string_length(raw))
+        return recipe_fail(c, p, "expected a non-empty string without NUL");
+    *out = strdup(json_string_value(raw));
+    if (!*out)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    return NP_OK;
+}
+
+static enum np_status recipe_bool(struct recipe_ctx *c, json_t *obj, const char *path, const char *key,
+                                  int dflt, int *out)
+{
+    char p[512];
+    recipe_path(p, sizeof p, path, key);
+    json_t *raw = json_object_get(obj, key);
+    if (!raw) {
+        *out = dflt;
+        return NP_OK;
+    }
+    if (!json_is_boolean(raw))
+        return recipe_fail(c, p, "expected true or false");
+    *out = json_is_true(raw);
+    return NP_OK;
+}
+
+static enum np_status recipe_object(struct recipe_ctx *c, json_t *v, const char *path)
+{
+    return json_is_object(v) ? NP_OK : recipe_fail(c, path, "expected object");
+}
+
+#define TRY(x)                                                                                    \
+    do {                                                                                          \
+        enum np_status st_ = (x);                                                                 \
+        if (st_ != NP_OK)                                                                         \
+            return st_;                                                                           \
+    } while (0)
+
+/* ---- sections ---- */
+
+static enum np_status recipe_load_arch(struct recipe_ctx *c, json_t *o, const char *path, struct np_arch *a)
+{
+    static const char *const keys[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_groups", "vocab",
+                                       "experts", "top_k", NULL};
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    TRY(recipe_int(c, o, path, "layers", 1, 0, 1, 0, &a->layers));
+    TRY(recipe_int(c, o, path, "hidden", 1, 0, 1, 0, &a->hidden));
+    TRY(recipe_int(c, o, path, "ffn_hidden", 1, 0, 1, 0, &a->ffn_hidden));
+    TRY(recipe_int(c, o, path, "heads", 1, 0, 1, 0, &a->heads));
+    TRY(recipe_int(c, o, path, "kv_groups", 1, 0, 1, 0, &a->kv_groups));
+    TRY(recipe_int(c, o, path, "vocab", 1, 0, 1, 0, &a->vocab));
+    TRY(recipe_int(c, o, path, "experts", 0, 0, 0, 0, &a->experts));
+    TRY(recipe_int(c, o, path, "top_k", 0, 0, 0, 0, &a->top_k));
+    char p[512];
+    if (a->heads % a->kv_groups != 0) {
+        recipe_path(p, sizeof p, path, "kv_groups");
+        return recipe_fail(c, p, "heads must be a multiple of kv_groups");
+    }
+    if ((a->experts > 0) != (a->top_k > 0) || a->top_k > a->experts) {
+        recipe_path(p, sizeof p, path, "top_k");
+        return recipe_fail(c, p, "top_k must be between 1 and experts for a mixture of experts, 0 otherwise");
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const char *path,
+                                        const struct np_arch *arch, struct np_flops_spec *f)
+{
+    static const char *const keys[] = {"convention", "causal", "kv_groups", "note", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    char *conv = NULL;
+    TRY(recipe_str(c, o, path, "convention", 1, &conv));
+    int found = -1;
+    for (size_t i = 0; i < sizeof recipe_conv_names / sizeof recipe_conv_names[0]; i++)
+        if (strcmp(conv, recipe_conv_names[i]) == 0)
+            found = (int)i;
+    free(conv);
+    if (found < 0) {
+        recipe_path(p, sizeof p, path, "convention");
+        return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral or gpt3)");
+    }
+    f->conv = (enum np_flops_conv)found;
+    TRY(recipe_bool(c, o, path, "causal", 0, &f->causal));
+    TRY(recipe_int(c, o, path, "kv_groups", 0, 0, 1, arch->kv_groups, &f->kv_groups));
+    TRY(recipe_str(c, o, path, "note", 0, &f->note));
+    if (f->conv == NP_FLOPS_MIXTRAL && arch->top_k == 0) {
+        recipe_path(p, sizeof p, path, "convention");
+        return recipe_fail(c, p, "mixtral convention needs arch.experts and arch.top_k");
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_checkpoint(struct recipe_ctx *c, json_t *o, const char *path,
+                                             struct np_checkpoint_info *ck)
+{
+    static const char *const keys[] = {"size_gb", "save_scales", "min_load_scale", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    json_t *sz;
+    TRY(recipe_member(c, o, path, "size_gb", 1, &sz));
+    recipe_path(p, sizeof p, path, "size_gb");
+    if (!sz || !json_is_number(sz) || json_number_value(sz) <= 0)
+        return recipe_fail(c, p, "expected a positive number");
+    ck->size_bytes = json_number_value(sz) * 1e9;
+    json_t *sc;
+    TRY(recipe_member(c, o, path, "save_scales", 1, &sc));
+    recipe_path(p, sizeof p, path, "save_scales");
+    if (!sc || !json_is_array(sc) || json_array_size(sc) != 2 || !json_is_integer(json_array_get(sc, 0)) ||
+        !json_is_integer(json_array_get(sc, 1)))
+        return recipe_fail(c, p, "expected [min, max] GPU counts");
+    json_int_t lo = json_integer_value(json_array_get(sc, 0)), hi = json_integer_value(json_array_get(sc, 1));
+    if (lo < 1 || hi < lo || hi > INT_MAX)
+        return recipe_fail(c, p, "expected 1 <= min <= max");
+    ck->save_min_gpus = (int)lo;
+    ck->save_max_gpus = (int)hi;
+    TRY(recipe_int(c, o, path, "min_load_scale", 1, 0, 1, 0, &ck->load_min_gpus));
+    ck->known = 1;
+    return NP_OK;
+}
+
+static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const char *path,
+                                      const struct np_model *m, struct np_config_row *r)
+{
+    static const char *const keys[] = {"gpu", "system", "dtypes", "gpus", "seq_len", "layers", "tp", "pp",
+                                       "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "fsdp", "proxy",
+                                       "inconsistent", "source", "note", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    TRY(recipe_str(c, o, path, "gpu", 1, &r->gpu_type));
+    for (char *s = r->gpu_type; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))) {
+            recipe_path(p, sizeof p, path, "gpu");
+            return recipe_fail(c, p, "expected a lower-case GPU type such as h100");
+        }
+    TRY(recipe_str(c, o, path, "system", 0, &r->system));
+    json_t *dts;
+    TRY(recipe_member(c, o, path, "dtypes", 1, &dts));
+    recipe_path(p, sizeof p, path, "dtypes");
+    if (!dts || !json_is_array(dts) || json_array_size(dts) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of \"bf16\"/\"fp8\"");
+    size_t i;
+    json_t *d;
+    json_array_foreach(dts, i, d) {
+        enum np_dtype dt = json_is_string(d) ? np_dtype_parse(json_string_value(d)) : NP_DTYPE_NONE;
+        if (dt == NP_DTYPE_NONE || (r->dtypes & dt)) {
+            char pi[560];
+            snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+            return recipe_fail(c, pi, dt == NP_DTYPE_NONE ? "expected \"bf16\" or \"fp8\"" : "duplicate dtype");
+        }
+        r->dtypes |= dt;
+    }
+    TRY(recipe_int(c, o, path, "gpus", 1, 0, 1, 0, &r->gpus));
+    TRY(recipe_int(c, o, path, "seq_len", 1, 0, 1, 0, &r->seq_len));
+    TRY(recipe_int(c, o, path, "layers", 0, 0, 1, m->arch.layers, &r->layers));
+    TRY(recipe_int(c, o, path, "tp", 1, 0, 1, 0, &r->tp));
+    TRY(recipe_int(c, o, path, "pp", 1, 0, 1, 0, &r->pp));
+    TRY(recipe_int(c, o, path, "cp", 1, 0, 1, 0, &r->cp));
+    TRY(recipe_int(c, o, path, "ep", 1, 1, 1, 0, &r->ep));
+    TRY(recipe_int(c, o, path, "dp", 1, 0, 1, 0, &r->dp));
+    TRY(recipe_int(c, o, path, "vp", 1, 1, 1, 0, &r->vp));
+    TRY(recipe_int(c, o, path, "mbs", 1, 0, 1, 0, &r->mbs));
+    TRY(recipe_int(c, o, path, "gbs", 1, 0, 1, 0, &r->gbs));
+    TRY(recipe_int(c, o, path, "ga", 1, 0, 1, 0, &r->ga));
+    TRY(recipe_int(c, o, path, "fsdp", 0, 0, 0, 0, &r->fsdp));
+    TRY(recipe_bool(c, o, path, "proxy", 0, &r->proxy));
+    TRY(recipe_str(c, o, path, "inconsistent", 0, &r->inconsistent));
+    TRY(recipe_str(c, o, path, "source", 0, &r->source));
+    TRY(recipe_str(c, o, path, "note", 0, &r->note));
+
+    char msg[256];
+    long long prod = (long long)r->tp * r->pp * r->cp * r->dp;
+    if (prod != r->gpus) {
+        recipe_path(p, sizeof p, path, "dp");
+        snprintf(msg, sizeof msg, "TP x PP x CP x DP = %d x %d x %d x %d = %lld, but gpus is %d", r->tp, r->pp,
+                 r->cp, r->dp, prod, r->gpus);
+        return recipe_fail(c, p, msg);
+    }
+    long long gbs = (long long)r->mbs * r->dp * r->ga;
+    if (gbs != r->gbs && !r->inconsistent) {
+        recipe_path(p, sizeof p, path, "gbs");
+        snprintf(msg, sizeof msg,
+                 "MBS x DP x GA = %d x %d x %d = %lld, but gbs is %d (a published row that is not self-consistent "
+                 "must say why in \"inconsistent\")",
+                 r->mbs, r->dp, r->ga, gbs, r->gbs);
+        return recipe_fail(c, p, msg);
+    }
+    if (gbs == r->gbs && r->inconsistent) {
+        recipe_path(p, sizeof p, path, "inconsistent");
+        return recipe_fail(c, p, "row is marked inconsistent but its arithmetic holds");
+    }
+    if (r->vp > 0 && r->pp == 1 && r->vp > 1) {
+        recipe_path(p, sizeof p, path, "vp");
+        return recipe_fail(c, p, "virtual pipeline stages need pp > 1");
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, json_t *o, const char *path,
+                                        struct np_model *m)
+{
+    static const char *const keys[] = {"label", "factory", "hf_repo", "arch", "flops", "checkpoint",
+                                       "configs", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    for (const char *s = size; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.')) {
+            return recipe_fail(c, path, "model size keys are lower case letters, digits and dots (e.g. \"8b\", \"8x7b\")");
+        }
+    m->size = strdup(size);
+    if (!m->size)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    TRY(recipe_str(c, o, path, "label", 1, &m->label));
+    TRY(recipe_str(c, o, path, "factory", 1, &m->factory));
+    TRY(recipe_str(c, o, path, "hf_repo", 0, &m->hf_repo));
+    json_t *v;
+    TRY(recipe_member(c, o, path, "arch", 1, &v));
+    recipe_path(p, sizeof p, path, "arch");
+    if (!v)
+        return recipe_fail(c, p, "expected object");
+    TRY(recipe_load_arch(c, v, p, &m->arch));
+    TRY(recipe_member(c, o, path, "flops", 1, &v));
+    recipe_path(p, sizeof p, path, "flops");
+    if (!v)
+        return recipe_fail(c, p, "expected object");
+    TRY(recipe_load_flops(c, v, p, &m->arch, &m->flops));
+    TRY(recipe_member(c, o, path, "checkpoint", 0, &v));
+    if (v) {
+        recipe_path(p, sizeof p, path, "checkpoint");
+        TRY(recipe_load_checkpoint(c, v, p, &m->checkpoint));
+    }
+    json_t *rows;
+    TRY(recipe_member(c, o, path, "configs", 1, &rows));
+    recipe_path(p, sizeof p, path, "configs");
+    if (!rows || !json_is_array(rows) || json_array_size(rows) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of parallel configs");
+    m->rows = calloc(json_array_size(rows), sizeof *m->rows);
+    if (!m->rows)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) {
+        char pi[560];
+        snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+        m->nrows = i + 1;
+        TRY(recipe_load_row(c, row, pi, m, &m->rows[i]));
+        for (size_t j = 0; j < i; j++) {
+            const struct np_config_row *a = &m->rows[j], *b = &m->rows[i];
+            if (a->gpus == b->gpus && (a->dtypes & b->dtypes) && strcmp(a->gpu_type, b->gpu_type) == 0) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "duplicate key: %s x%d already defined at configs[%zu]", b->gpu_type,
+                         b->gpus, j);
+                return recipe_fail(c, pi, msg);
+            }
+        }
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_json(struct recipe_ctx *c, json_t *root, struct np_recipe *r)
+{
+    static const char *const keys[] = {"schema", "recipe", "title", "source", "infer", "container",
+                                       "defaults", "command", "models", NULL};
+    static const char *const ckeys[] = {"framework_version", "image", NULL};
+    static const char *const dkeys[] = {"model_size", "dtype", "gpus", NULL};
+    if (!json_is_object(root))
+        return recipe_fail(c, "(top level)", "expected object");
+    TRY(recipe_check_keys(c, root, "", keys));
+    int schema;
+    TRY(recipe_int(c, root, "", "schema", 1, 0, 1, 0, &schema));
+    if (schema != 1)
+        return recipe_fail(c, "schema", "unsupported schema version (this nemoperf reads 1)");
+    TRY(recipe_str(c, root, "", "recipe", 1, &r->name));
+    for (const char *s = r->name; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.'))
+            return recipe_fail(c, "recipe", "expected lower case letters, digits and dots (it is part of folder names)");
+    TRY(recipe_str(c, root, "", "title", 1, &r->title));
+    TRY(recipe_str(c, root, "", "source", 1, &r->source));
+    TRY(recipe_bool(c, root, "", "infer", 0, &r->infer));
+
+    json_t *cont;
+    TRY(recipe_member(c, root, "", "container", 1, &cont));
+    if (!cont)
+        return recipe_fail(c, "container", "expected object");
+    TRY(recipe_object(c, cont, "container"));
+    TRY(recipe_check_keys(c, cont, "container", ckeys));
+    TRY(recipe_str(c, cont, "container", "framework_version", 1, &r->framework_version));
+    TRY(recipe_str(c, cont, "container", "image", 1, &r->image));
+
+    json_t *cmd;
+    TRY(recipe_member(c, root, "", "command", 0, &cmd));
+    if (cmd) {
+        if (!json_is_array(cmd) || json_array_size(cmd) == 0)
+            return recipe_fail(c, "command", "expected a non-empty array of strings");
+        r->command = calloc(json_array_size(cmd) + 1, sizeof *r->command);
+        if (!r->command)
+            return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+        size_t i;
+        json_t *a;
+        json_array_foreach(cmd, i, a) {
+            char pi[64];
+            snprintf(pi, sizeof pi, "command[%zu]", i);
+            if (!json_is_string(a))
+                return recipe_fail(c, pi, "expected string");
+            r->command[i] = strdup(json_string_value(a));
+            if (!r->command[i])
+                return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+        }
+    }
+
+    json_t *models;
+    TRY(recipe_member(c, root, "", "models", 1, &models));
+    if (!models || !json_is_object(models) || json_object_size(models) == 0)
+        return recipe_fail(c, "models", "expected a non-empty object keyed by model size");
+    r->models = calloc(json_object_size(models), sizeof *r->models);
+    if (!r->models)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    const char *size;
+    json_t *mo;
+    json_object_foreach(models, size, mo) {
+        char p[512];
+        snprintf(p, sizeof p, "models.%s", size);
+        struct np_model *m = &r->models[r->nmodels++];
+        TRY(recipe_load_model(c, size, mo, p, m));
+    }
+
+    json_t *defs;
+    TRY(recipe_member(c, root, "", "defaults", 1, &defs));
+    if (!defs)
+        return recipe_fail(c, "defaults", "expected object");
+    TRY(recipe_object(c, defs, "defaults"));
+    TRY(recipe_check_keys(c, defs, "defaults", dkeys));
+    TRY(recipe_str(c, defs, "defaults", "model_size", 1, &r->default_size));
+    char *dts = NULL;
+    TRY(recipe_str(c, defs, "defaults", "dtype", 1, &dts));
+    r->default_dtype = np_dtype_parse(dts);
+    free(dts);
+    if (r->default_dtype == NP_DTYPE_NONE)
+        return recipe_fail(c, "defaults.dtype", "expected \"bf16\" or \"fp8\"");
+    TRY(recipe_int(c, defs, "defaults", "gpus", 1, 0, 1, 0, &r->default_gpus));
+    const struct np_model *dm = np_model_find(r, r->default_size);
+    if (!dm)
+        return recipe_fail(c, "defaults.model_size", "not one of the models");
+    int found = 0;
+    for (size_t i = 0; i < dm->nrows; i++)
+        if (dm->rows[i].gpus == r->default_gpus && (dm->rows[i].dtypes & r->default_dtype))
+            found = 1;
+    if (!found)
+        return recipe_fail(c, "defaults.gpus", "no config row of the default model has this GPU count and dtype");
+    return NP_OK;
+}
+
+enum np_status np_recipe_load_file(const char *path, struct np_recipe *out, struct np_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        /* Jansson reports an unreadable file with line -1. */
+        if (jerr.line < 1) {
+            return np_error_set(err, NP_E_IO, path, 0, 0, "%s", jerr.text);
+        }
+        return np_error_set(err, NP_E_PARSE, path, jerr.line, jerr.column, "%s", jerr.text);
+    }
+    struct recipe_ctx c = {path, err};
+    out->path = strdup(path);
+    enum np_status st = out->path ? recipe_load_json(&c, root, out) : NP_E_NOMEM;
+    json_decref(root);
+    if (st != NP_OK) {
+        if (st == NP_E_NOMEM)
+            np_error_set(err, st, path, 0, 0, "out of memory");
+        np_recipe_free(out);
+    }
+    return st;
+}
+
+static void recipe_model_free(struct np_model *m)
+{
+    free(m->size);
+    free(m->label);
+    free(m->factory);
+    free(m->hf_repo);
+    free(m->flops.note);
+    for (size_t i = 0; i < m->nrows; i++) {
+        struct np_config_row *r = &m->rows[i];
+        free(r->gpu_type);
+        free(r->system);
+        free(r->inconsistent);
+        free(r->source);
+        free(r->note);
+    }
+    free(m->rows);
+}
+
+void np_recipe_free(struct np_recipe *r)
+{
+    if (!r)
+        return;
+    free(r->name);
+    free(r->title);
+    free(r->path);
+    free(r->source);
+    free(r->framework_version);
+    free(r->image);
+    free(r->default_size);
+    if (r->command)
+        for (char **a = r->command; *a; a++)
+            free(*a);
+    free(r->command);
+    for (size_t i = 0; i < r->nmodels; i++)
+        recipe_model_free(&r->models[i]);
+    free(r->models);
+    memset(r, 0, sizeof *r);
+}
+
+void np_recipe_set_free(struct np_recipe_set *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        np_recipe_free(&s->recipes[i]);
+    free(s->recipes);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i]);
+    free(s->notes);
+    memset(s, 0, sizeof *s);
+}
+
+static int recipe_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static enum np_status recipe_add_note(struct np_recipe_set *s, const char *fmt_file, const char *size,
+                                      size_t idx, const struct np_config_row *row)
+{
+    char **n = realloc(s->notes, (s->nnotes + 2) * sizeof *n);
+    if (!n)
+        return NP_E_NOMEM;
+    s->notes = n;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s: models.%s.configs[%zu] (%s x%d): published row is inconsistent: %s", fmt_file,
+             size, idx, row->gpu_type, row->gpus, row->inconsistent);
+    s->notes[s->nnotes] = strdup(buf);
+    if (!s->notes[s->nnotes])
+        return NP_E_NOMEM;
+    s->notes[++s->nnotes] = NULL;
+    return NP_OK;
+}
+
+enum np_status np_recipe_set_load_dir(const char *dir, struct np_recipe_set *out, struct np_error *err)
+{
+    memset(out, 0, sizeof *out);
+    DIR *d = opendir(dir);
+    if (!d)
+        return np_error_set(err, NP_E_IO, dir, 0, 0, "cannot open recipe folder: %s", strerror(errno));
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    enum np_status st = NP_OK;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        if (nn == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nv = realloc(names, cap * sizeof *nv);
+            if (!nv) {
+                st = NP_E_NOMEM;
+                break;
+            }
+            names = nv;
+        }
+        if (!(names[nn] = malloc(strlen(dir) + len + 2))) {
+            st = NP_E_NOMEM;
+            break;
+        }
+        sprintf(names[nn++], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (st == NP_OK && nn == 0)
+        st = np_error_set(err, NP_E_NOTFOUND, dir, 0, 0, "no recipe files (*.json) in this folder");
+    if (st == NP_OK) {
+        qsort(names, nn, sizeof *names, recipe_cmp_str);
+        out->recipes = calloc(nn, sizeof *out->recipes);
+        if (!out->recipes)
+            st = NP_E_NOMEM;
+    }
+    for (size_t i = 0; st == NP_OK && i < nn; i++) {
+        st = np_recipe_load_file(names[i], &out->recipes[i], err);
+        if (st != NP_OK)
+            break;
+        out->n = i + 1;
+        const struct np_recipe *r = &out->recipes[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(out->recipes[j].name, r->name) == 0) {
+                st = np_error_set(err, NP_E_INVALID, names[i], 0, 0, "recipe: \"%s\" is already defined in %s",
+                                  r->name, out->recipes[j].path);
+                break;
+            }
+        for (size_t m = 0; st == NP_OK && m < r->nmodels; m++)
+            for (size_t k = 0; st == NP_OK && k < r->models[m].nrows; k++)
+                if (r->models[m].rows[k].inconsistent)
+                    st = recipe_add_note(out, names[i], r->models[m].size, k, &r->models[m].rows[k]);
+    }
+    if (st == NP_E_NOMEM)
+        np_error_set(err, st, dir, 0, 0, "out of memory");
+    for (size_t i = 0; i < nn; i++)
+        free(names[i]);
+    free(names);
+    if (st != NP_OK)
+        np_recipe_set_free(out);
+    return st;
+}
+
+enum np_status np_recipe_set_load_default(struct np_recipe_set *out, struct np_error *err)
+{
+    char *dir = np_data_path("recipes");
+    if (!dir) {
+        memset(out, 0, sizeof *out);
+        return np_error_set(err, NP_E_NOTFOUND, "recipes", 0, 0,
+                            "recipe folder not found (set NEMOPERF_DATADIR to the folder holding recipes/)");
+    }
+    enum np_status st = np_recipe_set_load_dir(dir, out, err);
+    free(dir);
+    return st;
+}
+
+const struct np_recipe *np_recipe_find(const struct np_recipe_set *s, const char *name)
+{
+    if (!s || !name)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcasecmp(s->recipes[i].name, name) == 0)
+            return &s->recipes[i];
+    return NULL;
+}
+
+const struct np_model *np_model_find(const struct np_recipe *r, const char *size)
+{
+    if (!r || !size)
+        return NULL;
+    for (size_t i = 0; i < r->nmodels; i++)
+        if (strcasecmp(r->models[i].size, size) == 0)
+            return &r->models[i];
+    return NULL;
+}
+
+const struct np_config_row *np_row_find(const struct np_model *m, const char *gpu_type, enum np_dtype dtype,
+                                        int gpus)
+{
+    if (!m || !gpu_type)
+        return NULL;
+    for (size_t i = 0; i < m->nrows; i++) {
+        const struct np_config_row *r = &m->rows[i];
+        if (r->gpus == gpus && (r->dtypes & dtype) && strcasecmp(r->gpu_type, gpu_type) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row)
+{
+    struct np_arch a = m->arch;
+    if (row && row->layers > 0)
+        a.layers = row->layers;
+    return a;
+}
+
+/* ---- data folder lookup ---- */
+
+static int recipe_is_dir(const char *p)
+{
+    DIR *d = opendir(p);
+    if (!d)
+        return 0;
+    closedir(d);
+    return 1;
+}
+
+static char *recipe_try(const char *base, const char *mid, const char *sub)
+{
+    size_t n = strlen(base) + strlen(mid) + strlen(sub) + 3;
+    char *p = malloc(n);
+    if (!p)
+        return NULL;
+    snprintf(p, n, "%s%s/%s", base, mid, sub);
+    if (recipe_is_dir(p))
+        return p;
+    free(p);
+    return NULL;
+}
+
+char *np_data_path(const char *sub)
+{
+    const char *env = getenv("NEMOPERF_DATADIR");
+    char *p;
+    if (env && *env)
+        return recipe_try(env, "", sub);
+    /* Installed: <prefix>/bin/tool -> <prefix>/share/nemoperf/<sub>.  Source tree:
+     * bin/tool or build/tests/check_x -> recipes/ and share/nemoperf/reference/. */
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0'; /* the executable's folder */
+        for (int up = 0; slash && up < 2; up++) {
+            slash = strrchr(exe, '/');
+            if (!slash)
+                break;
+            *slash = '\0'; /* its parent, then the grandparent */
+            if ((p = recipe_try(exe, "/share/nemoperf", sub)) || (p = recipe_try(exe, "", sub)))
+                return p;
+        }
+    }
+#ifdef NP_DATADIR
+    if ((p = recipe_try(NP_DATADIR, "", sub)))
+        return p;
+#endif
+    return NULL;
+}

@@ -1,0 +1,220 @@
+/* reference.c - read the published tables transcribed from the seeds.
+ *
+ * Strict: every data line must have as many cells as the header, numbers must
+ * parse completely, and errors name file:line:column.  Used by the tests that
+ * recompute every published number and by nemoperf-parse --reference.
+ */
+#include "nemoperf/reference.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum ref_col {
+    REF_RECIPE, REF_SIZE, REF_DTYPE, REF_GPU, REF_GPUS, REF_STEP, REF_TPS, REF_MFU, REF_DAYS, REF_TPSG,
+    REF_TFLOPS, REF_SOURCE, REF_NCOLS
+};
+
+static const char *const ref_col_names[REF_NCOLS] = {
+    "recipe", "model_size", "dtype", "gpu_type", "gpus", "step_time_s", "tokens_per_s", "mfu_percent",
+    "days_1t", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "source"};
+
+/* Split line in place at tabs; returns the number of cells (at most max). */
+static size_t ref_split(char *line, char **cells, size_t max, size_t *cols)
+{
+    size_t n = 0;
+    char *p = line;
+    while (n < max) {
+        cells[n] = p;
+        cols[n] = (size_t)(p - line) + 1;
+        n++;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+static int ref_number(const char *s, double *out)
+{
+    if (strcmp(s, "-") == 0 || strcasecmp(s, "n/a") == 0 || *s == '\0') {
+        *out = NAN;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < 0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static void ref_row_free(struct np_ref_row *r)
+{
+    free(r->recipe);
+    free(r->model_size);
+    free(r->gpu_type);
+    free(r->source);
+    free(r->file);
+}
+
+enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct np_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0, have_header = 0;
+    int map[REF_NCOLS];
+    size_t ncells_hdr = 0;
+    enum np_status st = NP_OK;
+    while (st == NP_OK && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0 || line[0] == '#')
+            continue;
+        if (strlen(line) != (size_t)len) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "NUL byte in line");
+            break;
+        }
+        char *cells[64];
+        size_t cols[64];
+        size_t n = ref_split(line, cells, 64, cols);
+        if (!have_header) {
+            for (int c = 0; c < REF_NCOLS; c++) {
+                map[c] = -1;
+                for (size_t i = 0; i < n; i++)
+                    if (strcmp(cells[i], ref_col_names[c]) == 0)
+                        map[c] = (int)i;
+                if (map[c] < 0 && c != REF_SOURCE) {
+                    st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "header lacks column \"%s\"",
+                                      ref_col_names[c]);
+                    break;
+                }
+            }
+            ncells_hdr = n;
+            have_header = 1;
+            continue;
+        }
+        if (n != ncells_hdr) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "%zu cells, the header has %zu", n, ncells_hdr);
+            break;
+        }
+        struct np_ref_row r;
+        memset(&r, 0, sizeof r);
+        r.line = lineno;
+        r.dtype = np_dtype_parse(cells[map[REF_DTYPE]]);
+        if (r.dtype == NP_DTYPE_NONE) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[REF_DTYPE]], "dtype: expected bf16 or fp8");
+            break;
+        }
+        char *end;
+        long g = strtol(cells[map[REF_GPUS]], &end, 10);
+        if (*end || g <= 0 || g > 1000000) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[REF_GPUS]],
+                              "gpus: expected a positive integer");
+            break;
+        }
+        r.gpus = (int)g;
+        double *num[] = {&r.step_time_s, &r.tokens_per_s, &r.mfu_percent, &r.days_1t, &r.tokens_per_s_per_gpu,
+                         &r.model_tflops_per_gpu};
+        for (int c = REF_STEP; c <= REF_TFLOPS && st == NP_OK; c++)
+            if (!ref_number(cells[map[c]], num[c - REF_STEP]))
+                st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[c]],
+                                  "%s: \"%s\" is not a number or -", ref_col_names[c], cells[map[c]]);
+        if (st != NP_OK)
+            break;
+        r.recipe = strdup(cells[map[REF_RECIPE]]);
+        r.model_size = strdup(cells[map[REF_SIZE]]);
+        r.gpu_type = strdup(cells[map[REF_GPU]]);
+        r.source = strdup(map[REF_SOURCE] >= 0 ? cells[map[REF_SOURCE]] : "");
+        r.file = strdup(path);
+        struct np_ref_row *nr = realloc(t->rows, (t->n + 1) * sizeof *nr);
+        if (!r.recipe || !r.model_size || !r.gpu_type || !r.source || !r.file || !nr) {
+            ref_row_free(&r);
+            if (nr)
+                t->rows = nr;
+            st = np_error_set(err, NP_E_NOMEM, path, lineno, 0, "out of memory");
+            break;
+        }
+        t->rows = nr;
+        t->rows[t->n++] = r;
+    }
+    if (st == NP_OK && !have_header)
+        st = np_error_set(err, NP_E_PARSE, path, 0, 0, "empty file: expected a header line");
+    free(line);
+    fclose(f);
+    return st;
+}
+
+
+enum np_status np_ref_load_dir(const char *dir, struct np_ref_table *t, struct np_error *err)
+{
+    struct dirent **list;
+    int n = scandir(dir, &list, NULL, alphasort);
+    if (n < 0)
+        return np_error_set(err, NP_E_IO, dir, 0, 0, "cannot open: %s", strerror(errno));
+    enum np_status st = NP_OK;
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = list[i]->d_name;
+        size_t l = strlen(nm);
+        if (st == NP_OK && nm[0] != '.' && l > 4 && strcmp(nm + l - 4, ".tsv") == 0) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, nm);
+            st = np_ref_load_file(path, t, err);
+            found++;
+        }
+        free(list[i]);
+    }
+    free(list);
+    if (st == NP_OK && !found)
+        st = np_error_set(err, NP_E_NOTFOUND, dir, 0, 0, "no reference tables (*.tsv) in this folder");
+    return st;
+}
+
+enum np_status np_ref_load_default(struct np_ref_table *t, struct np_error *err)
+{
+    char *dir = np_data_path("reference");
+    if (!dir)
+        return np_error_set(err, NP_E_NOTFOUND, "reference", 0, 0,
+                            "reference folder not found (set NEMOPERF_DATADIR to the folder holding reference/)");
+    enum np_status st = np_ref_load_dir(dir, t, err);
+    free(dir);
+    return st;
+}
+
+const struct np_ref_row *np_ref_find(const struct np_ref_table *t, const char *recipe, const char *size,
+                                     enum np_dtype dtype, const char *gpu_type, int gpus)
+{
+    if (!t || !recipe || !size || !gpu_type)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct np_ref_row *r = &t->rows[i];
+        if (r->gpus == gpus && r->dtype == dtype && strcasecmp(r->recipe, recipe) == 0 &&
+            strcasecmp(r->model_size, size) == 0 && strcasecmp(r->gpu_type, gpu_type) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+void np_ref_free(struct np_ref_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        ref_row_free(&t->rows[i]);
+    free(t->rows);
+    t->rows = NULL;
+    t->n = 0;
+}
