@@ -1,0 +1,141 @@
+/* check_flops.c - pin the FLOPs formulas, the peak table and the metrics to hand-computed values.
+ *
+ * Values from the seeds: Llama 3.1 8b 4.74e14 (seed 003), Nemotron4 15b
+ * 434.5e12 (seed 004's formula) and 3.85e14 (12F/h), 405b with G=16 ~ 2.17e16.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "nemoperf/flops.h"
+
+static const struct np_arch llama8b = {32, 4096, 14336, 32, 8, 128256, 0, 0};
+static const struct np_arch nem15b = {32, 6144, 24576, 48, 8, 256000, 0, 0};
+static const struct np_arch llama405b = {126, 16384, 53248, 128, 8, 128256, 0, 0};
+static const struct np_arch mix8x7b = {32, 4096, 14336, 32, 8, 32000, 8, 2};
+static const struct np_arch gpt175b = {96, 12288, 49152, 96, 96, 51200, 0, 0};
+
+START_TEST(test_llama3_8b)
+{
+    /* seed 003: 8192 * (20,937,965,568 + 33,822,867,456 + 3,152,019,456) */
+    double want = 8192.0 * (20937965568.0 + 33822867456.0 + 3152019456.0);
+    double got = np_model_flops(NP_FLOPS_LLAMA3, &llama8b, 8, 0, 8192);
+    ck_assert_double_eq_tol(got, want, want * 1e-12);
+    ck_assert_double_eq_tol(got, 4.744e14, 0.001e14);
+}
+END_TEST
+
+START_TEST(test_nemotron_15b_both_conventions)
+{
+    double legacy = np_model_flops(NP_FLOPS_NEMOTRON_LEGACY, &nem15b, 8, 0, 4096);
+    /* seed 004's formula by hand: attention 24*32*6144^2 + 12*32*6144*4096 = 38,654,705,664
+     * (the seed prints 38,666,279,738 and hence 434,526,299,070,464: an arithmetic slip in the
+     * seed's text), mlp 57,982,058,496, embedding 9,437,184,000.  Both round to 434.5e12. */
+    ck_assert_double_eq_tol(legacy, 4096.0 * (38654705664.0 + 57982058496.0 + 9437184000.0), 1.0);
+    ck_assert_double_eq_tol(legacy, 434.5e12, 0.05e12);
+    double nemo = np_model_flops(NP_FLOPS_NEMOTRON, &nem15b, 8, 0, 4096);
+    ck_assert_double_eq_tol(nemo, 3.85e14, 0.005e14);
+}
+END_TEST
+
+START_TEST(test_405b_g16)
+{
+    double g16 = np_model_flops(NP_FLOPS_LLAMA3, &llama405b, 16, 0, 8192);
+    ck_assert_double_eq_tol(g16, 2.17e16, 0.005e16);
+    double g8 = np_model_flops(NP_FLOPS_LLAMA3, &llama405b, 8, 0, 8192);
+    ck_assert(g8 < g16);
+    /* 12 x (16-8)/128 x S L h^2 difference */
+    ck_assert_double_eq_tol(g16 - g8, 8192.0 * 126 * 16384.0 * 16384 * 12 * 8 / 128, 1e6);
+}
+END_TEST
+
+START_TEST(test_causal_halves_attention_score)
+{
+    double full = np_model_flops(NP_FLOPS_LLAMA3, &llama8b, 8, 0, 8192);
+    double causal = np_model_flops(NP_FLOPS_LLAMA3, &llama8b, 8, 1, 8192);
+    /* the S/h term is 12 S L h^2 S/h = 12 L h S^2 */
+    ck_assert_double_eq_tol(full - causal, 0.5 * 12 * 32 * 4096.0 * 8192 * 8192, 1e3);
+}
+END_TEST
+
+START_TEST(test_mixtral_topk_and_gpt3)
+{
+    double mix = np_model_flops(NP_FLOPS_MIXTRAL, &mix8x7b, 8, 0, 4096);
+    double per_token = 32 * 4096.0 * 4096 * (12 + 3 + 18 * 2 * 14336.0 / 4096 + 12 + 6 * 32000.0 / (32 * 4096));
+    ck_assert_double_eq_tol(mix, 4096 * per_token, mix * 1e-12);
+    double g = np_model_flops(NP_FLOPS_GPT3, &gpt175b, 96, 0, 2048);
+    double want = (24 * 2048.0 * 12288 * 12288 + 4 * 2048.0 * 2048 * 12288) * 3 * 96 + 6 * 2048.0 * 12288 * 51200;
+    ck_assert_double_eq_tol(g, want, want * 1e-12);
+}
+END_TEST
+
+START_TEST(test_peaks)
+{
+    ck_assert_double_eq(np_gpu_peak_tflops("h100", NP_DTYPE_BF16), 989);
+    ck_assert_double_eq(np_gpu_peak_tflops("H100", NP_DTYPE_FP8), 1979);
+    ck_assert_double_eq(np_gpu_peak_tflops("h200", NP_DTYPE_FP8), 1979);
+    ck_assert_double_eq(np_gpu_peak_tflops("b200", NP_DTYPE_BF16), 2250);
+    ck_assert_double_eq(np_gpu_peak_tflops("b300", NP_DTYPE_FP8), 4500);
+    ck_assert_double_eq(np_gpu_peak_tflops("gb200", NP_DTYPE_FP8), 4900);
+    ck_assert_double_eq(np_gpu_peak_tflops("gb300", NP_DTYPE_BF16), 2450);
+    ck_assert_double_eq(np_gpu_peak_tflops("a100", NP_DTYPE_BF16), 312);
+    ck_assert_double_eq(np_gpu_peak_tflops("a100", NP_DTYPE_FP8), 0);
+    ck_assert_double_eq(np_gpu_peak_tflops("v100", NP_DTYPE_BF16), 0);
+    ck_assert_double_eq(np_gpu_peak_tflops(NULL, NP_DTYPE_BF16), 0);
+}
+END_TEST
+
+START_TEST(test_metrics_seed003_example)
+{
+    /* seed 003: 8192 * 128 / 12.39 = 84631; 1e12 / 84631 / 86400 = 136.76;
+     * MFU = 128 * 4.74E+14 / 12.39 / 8 / 1979E+12 = 30.93% */
+    struct np_metrics m;
+    np_metrics_from_step(12.39, 8192, 128, 8, 4.74e14, 1979, 1e12, &m);
+    ck_assert_double_eq_tol(m.tokens_per_s, 84631, 1);
+    ck_assert_double_eq_tol(m.tokens_per_s_per_gpu, 84631 / 8.0, 0.2);
+    ck_assert_double_eq_tol(m.days_to_train, 136.76, 0.01);
+    ck_assert_double_eq_tol(m.mfu_percent, 30.93, 0.01);
+    ck_assert_double_eq_tol(m.model_tflops_per_gpu, 612.1, 0.1);
+}
+END_TEST
+
+START_TEST(test_metrics_degenerate)
+{
+    struct np_metrics m;
+    np_metrics_from_step(0, 8192, 128, 8, 4.74e14, 1979, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s) && isnan(m.mfu_percent) && isnan(m.days_to_train));
+    np_metrics_from_step(NAN, 8192, 128, 8, 4.74e14, 1979, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s));
+    np_metrics_from_step(INFINITY, 8192, 128, 8, 4.74e14, 1979, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s));
+    np_metrics_from_step(1.0, 8192, 128, 8, NAN, 1979, 1e12, &m); /* unknown model */
+    ck_assert_double_eq_tol(m.tokens_per_s, 8192 * 128.0, 1e-6);
+    ck_assert(isnan(m.mfu_percent) && isnan(m.model_tflops_per_gpu));
+    np_metrics_from_step(1.0, 8192, 128, 8, 4.74e14, 0, 1e12, &m); /* unknown peak */
+    ck_assert(!isnan(m.model_tflops_per_gpu) && isnan(m.mfu_percent));
+    np_metrics_from_step(1.0, 8192, 128, 0, 4.74e14, 989, 0, &m); /* unknown gpus, no tokens */
+    ck_assert(isnan(m.tokens_per_s_per_gpu) && isnan(m.days_to_train));
+    ck_assert(isnan(np_step_from_tokens_per_gpu(0, 8192, 128, 8)));
+    ck_assert_double_eq_tol(np_step_from_tokens_per_gpu(13812, 8192, 128, 8), 8192 * 128.0 / 13812 / 8, 1e-12);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("flops");
+    TCase *tc = tcase_create("formulas");
+    tcase_add_test(tc, test_llama3_8b);
+    tcase_add_test(tc, test_nemotron_15b_both_conventions);
+    tcase_add_test(tc, test_405b_g16);
+    tcase_add_test(tc, test_causal_halves_attention_score);
+    tcase_add_test(tc, test_mixtral_topk_and_gpt3);
+    tcase_add_test(tc, test_peaks);
+    tcase_add_test(tc, test_metrics_seed003_example);
+    tcase_add_test(tc, test_metrics_degenerate);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
