@@ -1,0 +1,115 @@
+/* run.h - from a tree of logs to one analysed row per run.
+ *
+ * Walks the paths, groups logs by folder (restarts "log-<exp>_<job>_<n>.out"
+ * of one folder resolve to the latest attempt that has steps), scans them in
+ * parallel, identifies each run (manifest nemoperf.json, else the recipes'
+ * folder names, else options) and computes its metrics.
+ */
+#ifndef NEMOPERF_RUN_H
+#define NEMOPERF_RUN_H
+
+#include <stddef.h>
+
+#include "nemoperf/flops.h"
+#include "nemoperf/recipe.h"
+#include "nemoperf/reference.h"
+#include "nemoperf/scan.h"
+
+enum np_run_status { NP_RUN_OK = 0, NP_RUN_NO_STEPS, NP_RUN_INVALID, NP_RUN_INCOMPLETE, NP_RUN_UNIDENTIFIED };
+
+const char *np_run_status_name(enum np_run_status s);
+
+/* Who the run is.  Empty strings / 0 when unknown. */
+struct np_identity {
+    char recipe[64];
+    char model_size[32];
+    char gpu_type[16];
+    enum np_dtype dtype;
+    int gpus;
+    int seq_len;
+    int gbs;
+    int max_steps;
+    char variant[16];   /* "", "nsys", "nccltrace" */
+    char experiment[160];
+};
+
+struct np_window_stats {
+    long first, last;   /* iterations; -1 when empty */
+    size_t count;
+    double mean_s, median_s, stdev_s, min_s, max_s; /* NAN when count == 0 */
+};
+
+struct np_run {
+    char *path;              /* the log read (the folder for no-steps) */
+    char *dir;               /* its folder */
+    struct np_identity id;
+    const char *id_source;   /* "manifest", "folder", "options", or NULL */
+    const struct np_recipe *recipe; /* borrowed from the recipe set, or NULL */
+    const struct np_model *model;
+    const struct np_config_row *row; /* published row for (gpu, dtype, gpus), or NULL */
+    size_t attempts;         /* restart logs seen in the folder */
+    size_t runs_in_file;     /* runs appended in the file read */
+    enum np_log_gen gen;
+    long step, total;        /* last iteration seen and the final one (-1 unknown) */
+    size_t steps_seen;
+    int complete;            /* 1 final iteration reached, 0 not, -1 unknown */
+    double step_time_s;      /* the last step's time (the seeds' rule) */
+    struct np_window_stats window;
+    double flops_per_sample; /* NAN when the model is unknown */
+    double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
+    double train_tokens;
+    struct np_metrics m;
+    double peak_memory_bytes, loss, logged_tflops_per_gpu;
+    int checkpoint_saved, checkpoint_loaded;
+    enum np_run_status status;
+    char *why;               /* human reason for a non-ok status, or NULL */
+    /* --reference */
+    const struct np_ref_row *ref;
+    double ref_ratio;        /* measured / published throughput; NAN without a reference */
+    int ref_pass;
+};
+
+struct np_parse_opts {
+    const char *include;     /* "*.out" */
+    int all_steps;
+    size_t window;           /* last N steps (10) */
+    long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
+    int jobs;                /* threads; <= 0: online CPUs */
+    double train_tokens;     /* 1e12 */
+    struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs */
+    int reference;
+    double tolerance_pct;    /* 5 */
+    int progress;            /* show progress on stderr after 1 s */
+};
+
+struct np_parse_result {
+    struct np_run *runs;
+    size_t nruns;
+    char **errors;           /* "path: message" */
+    size_t nerrors;
+    size_t files;            /* logs read */
+    unsigned long long bytes_read;
+};
+
+void np_parse_opts_init(struct np_parse_opts *o);
+
+/* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).
+ * Only NP_E_NOMEM and NP_E_INTERNAL are returned as failures; unreadable
+ * inputs are listed in res->errors.  Runs are sorted by path. */
+enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
+                              const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                              struct np_parse_result *res);
+
+/* Analyse one scanned log (exposed for tests).  Fills run from scan + identity. */
+void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *opts,
+                    const struct np_recipe_set *recipes, const struct np_ref_table *ref);
+
+/* Identify from a path's folder names: "pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace]".
+ * Returns 1 when found. */
+int np_identity_from_path(const char *path, struct np_identity *id);
+/* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */
+int np_identity_from_manifest(const char *file, struct np_identity *id);
+
+void np_parse_result_free(struct np_parse_result *res);
+
+#endif
