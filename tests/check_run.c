@@ -1,0 +1,451 @@
+/* check_run.c - nemoperf-parse's pipeline on log trees built by the test.
+ *
+ * The acceptance case: for every published row of seeds 003/004 a tree laid
+ * out as the recipes make it (warm-up steps, then the published step time as
+ * the last step) must parse to the published throughput (+-1), MFU (+-0.2
+ * points) and days (+-0.01), and the markdown report must reproduce the
+ * seeds' tables cell for cell.  Then restarts, manifests, statuses, windows.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/recipe.h"
+#include "nemoperf/reference.h"
+#include "nemoperf/report.h"
+#include "nemoperf/run.h"
+
+static struct np_recipe_set recipes;
+static struct np_ref_table ref;
+static char root[64];
+
+static void mkdirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+static void rmtree(const char *path)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void setup(void)
+{
+    struct np_error err;
+    ck_assert(np_recipe_set_load_dir("recipes", &recipes, &err) == NP_OK);
+    memset(&ref, 0, sizeof ref);
+    ck_assert(np_ref_load_dir("share/nemoperf/reference", &ref, &err) == NP_OK);
+    strcpy(root, "/tmp/np-run-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+    rmtree(root);
+    np_recipe_set_free(&recipes);
+    np_ref_free(&ref);
+}
+
+/* A NeMo 2.0 log: steps 0..n-1 of total, warm-up then steady, last step time `last`. */
+static void write_log(const char *path, int nsteps, int final, int gbs, const char *last, const char *loss_last)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f, "%s: %s", path, strerror(errno));
+    fprintf(f, "[NeMo I 2025-04-11 14:46:18 nemo_logging:393] Experiments will be logged at /nemo_run/code\n");
+    for (int i = 0; i < nsteps; i++) {
+        char t[32];
+        if (i == nsteps - 1)
+            snprintf(t, sizeof t, "%s", last);
+        else
+            snprintf(t, sizeof t, "%.4g", i < 3 ? 40.0 + i : atof(last) * 1.001);
+        fprintf(f,
+                "Training epoch 0, iteration %d/%d | lr: 7.496e-06 | global_batch_size: %d | global_step: %d | "
+                "peak_memory_usage: 70833405952 | memory_allocated: 44271689728 | reduced_train_loss: %s | "
+                "train_step_timing in s: %s | consumed_samples: %d\n",
+                i, final, gbs, i, i == nsteps - 1 ? loss_last : "11.96", t, (i + 1) * gbs);
+        fprintf(f, "[NeMo W 2025-04-11 14:46:19 nemo_logging:405] some warning %d\n", i);
+    }
+    fprintf(f, "[NeMo I 2025-04-11 14:58:02 nemo_logging:393] Async checkpoint finalize\n");
+    fclose(f);
+}
+
+static char *run_dir(const char *exp, long ts, const char *variant)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s/experiments/%s/%s_%ld/%s%s", root, exp, exp, ts, exp, variant);
+    mkdirs(buf);
+    return buf;
+}
+
+static void parse(const struct np_parse_opts *o, struct np_parse_result *res)
+{
+    char *paths[] = {root};
+    ck_assert_int_eq(np_parse_paths(paths, 1, o, &recipes, &ref, res), NP_OK);
+}
+
+static int cell_num(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end != s;
+}
+
+START_TEST(test_every_published_row_and_markdown)
+{
+    int made = 0;
+    for (size_t i = 0; i < ref.n; i++) {
+        const struct np_ref_row *p = &ref.rows[i];
+        if (isnan(p->step_time_s))
+            continue; /* seed 000 publishes no step time */
+        const struct np_config_row *row = np_row_find(
+            np_model_find(np_recipe_find(&recipes, p->recipe), p->model_size), p->gpu_type, p->dtype, p->gpus);
+        ck_assert_ptr_nonnull(row);
+        char exp[128], step[32], path[1200];
+        snprintf(exp, sizeof exp, "pretrain_%s_%s_%s_%d", p->recipe, p->model_size, np_dtype_name(p->dtype, 0),
+                 p->gpus);
+        char *dir = run_dir(exp, 1744407969 + (long)i, "");
+        snprintf(path, sizeof path, "%s/log-%s_%zu_0.out", dir, exp, 1000 + i);
+        np_report_trim2(p->step_time_s, step, sizeof step); /* as the seed prints it */
+        write_log(path, 50, 49, row->gbs, step, "11.96");
+        snprintf(path, sizeof path, "%s/sbatch_%s_%zu.out", dir, exp, 1000 + i);
+        FILE *f = fopen(path, "w");
+        fputs("srun: job step done\n", f);
+        fclose(f);
+        made++;
+    }
+    ck_assert_int_eq(made, 58);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.reference = 1;
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 58);
+    ck_assert_uint_eq(res.nerrors, 0);
+    for (size_t i = 0; i < res.nruns; i++) {
+        const struct np_run *r = &res.runs[i];
+        ck_assert_msg(r->status == NP_RUN_OK, "%s: %s", r->path, np_run_status_name(r->status));
+        ck_assert_ptr_nonnull(r->ref);
+        ck_assert_msg(fabs(r->m.tokens_per_s - r->ref->tokens_per_s) <= 1.0, "%s: tokens/s %f vs %f", r->path,
+                      r->m.tokens_per_s, r->ref->tokens_per_s);
+        ck_assert_msg(fabs(r->m.mfu_percent - r->ref->mfu_percent) <= 0.2, "%s: MFU %f vs %f", r->path,
+                      r->m.mfu_percent, r->ref->mfu_percent);
+        if (!isnan(r->ref->days_1t))
+            ck_assert_msg(fabs(r->m.days_to_train - r->ref->days_1t) <= 0.01, "%s: days %f vs %f", r->path,
+                          r->m.days_to_train, r->ref->days_1t);
+        ck_assert(r->ref_pass);
+        ck_assert_int_eq(r->window.count, 10);
+        ck_assert_int_eq(r->complete, 1);
+    }
+
+    /* markdown: the seeds' tables, cell for cell */
+    char *md = NULL;
+    size_t mdlen = 0;
+    FILE *mf = open_memstream(&md, &mdlen);
+    ck_assert_int_eq(np_report_write(mf, NP_FMT_MARKDOWN, &res, &o), NP_OK);
+    fclose(mf);
+    FILE *ef = fopen("tests/data/published/seed-tables.md", "r");
+    ck_assert_ptr_nonnull(ef);
+    char want[1024];
+    char *save = NULL, *got = strtok_r(md, "\n", &save);
+    int lines = 0, cells = 0, exact = 0;
+    while (fgets(want, sizeof want, ef)) {
+        want[strcspn(want, "\n")] = '\0';
+        if (!want[0])
+            continue; /* blank separator lines: strtok skips them in the output too */
+        ck_assert_msg(got != NULL, "markdown ends before: %s", want);
+        lines++;
+        if (strncmp(want, "Model flops", 11) && strncmp(want, "Throughput", 10) && strncmp(want, "Time to", 7)) {
+            ck_assert_str_eq(got, want); /* header, separator and step-time rows: identical text */
+            if (!strncmp(want, "Training", 8)) /* "label | a | b |": one cell per '|' after the first */
+                for (const char *c = strchr(want, '|'); (c = strchr(c + 1, '|'));)
+                    cells++, exact++;
+        } else {
+            /* numeric rows: same label, same number of cells, each within the acceptance tolerance */
+            char wb[1024], gb[1024];
+            strcpy(wb, want);
+            strcpy(gb, got);
+            char *ws, *gs, *wc = strtok_r(wb, "|", &ws), *gc = strtok_r(gb, "|", &gs);
+            ck_assert_str_eq(wc, gc);
+            double tol = !strncmp(want, "Model", 5) ? 0.2 : !strncmp(want, "Time", 4) ? 0.01 : 1.0;
+            while ((wc = strtok_r(NULL, "|", &ws))) {
+                gc = strtok_r(NULL, "|", &gs);
+                ck_assert_ptr_nonnull(gc);
+                double wv, gv;
+                cells++;
+                if (strcmp(wc, gc) == 0) {
+                    exact++;
+                    continue;
+                }
+                ck_assert_msg(cell_num(wc, &wv) && cell_num(gc, &gv), "cell '%s' vs '%s' in: %s", gc, wc, want);
+                ck_assert_msg(fabs(wv - gv) <= tol + 1e-9, "cell '%s' vs published '%s' in: %s", gc, wc, want);
+            }
+            ck_assert_ptr_null(strtok_r(NULL, "|", &gs));
+        }
+        got = strtok_r(NULL, "\n", &save);
+    }
+    ck_assert_msg(got == NULL, "extra markdown line: %s", got);
+    fclose(ef);
+    printf("markdown: %d lines, %d cells, %d identical to the seeds', the rest within tolerance\n", lines, cells,
+           exact);
+    ck_assert_int_eq(lines, 60);
+    free(md);
+    np_parse_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_seed_tables_transcribed)
+{
+    /* tests/data/published/seed-tables.md must be the seeds' own lines (when the seeds are beside us) */
+    const char *seeds[] = {"../shared/seeds/003_a73f50c75f1f041c.txt", "../shared/seeds/004_380b933fece10253.txt"};
+    FILE *a = fopen(seeds[0], "r");
+    if (!a) {
+        printf("seeds not found beside the checkout: transcription check skipped\n");
+        return;
+    }
+    fclose(a);
+    FILE *ef = fopen("tests/data/published/seed-tables.md", "r");
+    char want[1024];
+    int found = 0;
+    while (fgets(want, sizeof want, ef)) {
+        if (want[0] == '\n')
+            continue;
+        char cmd[1400];
+        want[strcspn(want, "\n")] = '\0';
+        snprintf(cmd, sizeof cmd, "grep -qxF -- '%s' %s %s", want, seeds[0], seeds[1]);
+        ck_assert_msg(system(cmd) == 0, "not in the seeds: %s", want);
+        found++;
+    }
+    fclose(ef);
+    ck_assert_int_eq(found, 60);
+}
+END_TEST
+
+START_TEST(test_restarts_resolve_to_latest_attempt)
+{
+    char *dir = run_dir("pretrain_llama3.1_8b_fp8_16", 1744407000, "");
+    char p[1200];
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_fp8_16_77_0.out", dir);
+    write_log(p, 20, 49, 256, "9.9", "11.96"); /* first attempt died at step 19 */
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_fp8_16_77_1.out", dir);
+    write_log(p, 50, 49, 256, "9.36", "11.96"); /* requeued, complete */
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_fp8_16_77_2.out", dir);
+    FILE *f = fopen(p, "w"); /* third attempt started, no step yet */
+    fputs("[NeMo I] starting\n", f);
+    fclose(f);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_ptr_nonnull(strstr(res.runs[0].path, "_77_1.out"));
+    ck_assert_uint_eq(res.runs[0].attempts, 3);
+    ck_assert_int_eq(res.runs[0].status, NP_RUN_OK);
+    ck_assert_double_eq_tol(res.runs[0].m.tokens_per_s, 224055, 1);
+    np_parse_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_statuses)
+{
+    char p[1200];
+    /* incomplete */
+    char *d = run_dir("pretrain_nemotron4_15b_bf16_16", 1, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_nemotron4_15b_bf16_16_5_0.out", d);
+    write_log(p, 31, 49, 64, "2.66", "11.96");
+    /* invalid: NaN loss in the window */
+    d = run_dir("pretrain_nemotron4_15b_bf16_32", 2, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_nemotron4_15b_bf16_32_6_0.out", d);
+    write_log(p, 50, 49, 128, "2.66", "nan");
+    /* no steps */
+    d = run_dir("pretrain_nemotron4_15b_bf16_64", 3, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_nemotron4_15b_bf16_64_7_0.out", d);
+    FILE *f = fopen(p, "w");
+    fputs("Traceback (most recent call last):\nRuntimeError: CUDA out of memory\n", f);
+    fclose(f);
+    /* unidentified: a plain folder */
+    snprintf(p, sizeof p, "%s/misc", root);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/misc/run.out", root);
+    write_log(p, 50, 49, 128, "1.5", "11.96");
+    /* unknown model size */
+    d = run_dir("pretrain_llama3.1_13b_bf16_8", 4, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_13b_bf16_8_9_0.out", d);
+    write_log(p, 50, 49, 128, "1.5", "11.96");
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 5);
+    int seen[5] = {0};
+    for (size_t i = 0; i < res.nruns; i++) {
+        const struct np_run *r = &res.runs[i];
+        if (strstr(r->path, "_16_5_0")) {
+            ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
+            ck_assert_int_eq(r->step, 30);
+            ck_assert_int_eq(r->complete, 0);
+            ck_assert(!isnan(r->m.tokens_per_s));
+            seen[0] = 1;
+        } else if (strstr(r->path, "_32_6_0")) {
+            ck_assert_int_eq(r->status, NP_RUN_INVALID);
+            seen[1] = 1;
+        } else if (strstr(r->path, "_64_7_0")) {
+            ck_assert_int_eq(r->status, NP_RUN_NO_STEPS);
+            ck_assert_uint_eq(r->steps_seen, 0);
+            seen[2] = 1;
+        } else if (strstr(r->path, "misc/run.out")) {
+            ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
+            /* computed without the model: tokens/s needs seq length, unknown here */
+            ck_assert(isnan(r->m.mfu_percent));
+            ck_assert_double_eq(r->step_time_s, 1.5);
+            seen[3] = 1;
+        } else if (strstr(r->path, "13b")) {
+            ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
+            ck_assert_str_eq(r->why, "recipe llama3.1 has no model size \"13b\"");
+            seen[4] = 1;
+        }
+    }
+    ck_assert(seen[0] && seen[1] && seen[2] && seen[3] && seen[4]);
+    np_parse_result_free(&res);
+
+    /* options identify the plain folder's run; GBS from the log wins over --gbs */
+    np_parse_opts_init(&o);
+    strcpy(o.given.recipe, "llama3.1");
+    strcpy(o.given.model_size, "8b");
+    o.given.dtype = NP_DTYPE_BF16;
+    o.given.gpus = 8;
+    o.given.gbs = 999;
+    snprintf(p, sizeof p, "%s/misc", root);
+    char *paths[] = {p};
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, &recipes, &ref, &res), NP_OK);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_int_eq(res.runs[0].status, NP_RUN_OK);
+    ck_assert_str_eq(res.runs[0].id_source, "options");
+    ck_assert_int_eq(res.runs[0].id.gbs, 128);
+    ck_assert_double_eq_tol(res.runs[0].m.tokens_per_s, 8192 * 128 / 1.5, 1e-6);
+    np_parse_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_manifest_identity_and_window)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/somewhere/job", root);
+    mkdirs(p);
+    snprintf(p, sizeof p, "%s/somewhere/nemoperf.json", root); /* in a parent folder */
+    FILE *f = fopen(p, "w");
+    fputs("{\"nemoperf_manifest\":1,\"config\":{\"recipe\":\"nemotron4\",\"model_size\":\"15b\",\"dtype\":\"fp8\","
+          "\"gpu_type\":\"h100\",\"gpus\":16,\"seq_len\":4096,\"gbs\":64,\"max_steps\":50,"
+          "\"experiment\":\"pretrain_nemotron4_15b_fp8_16\"}}",
+          f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/somewhere/job/log-x_3_0.out", root);
+    write_log(p, 50, 49, 64, "1.98", "11.96");
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.steps_first = 35;
+    o.steps_last = 44;
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    const struct np_run *r = &res.runs[0];
+    ck_assert_str_eq(r->id_source, "manifest");
+    ck_assert_str_eq(r->id.experiment, "pretrain_nemotron4_15b_fp8_16");
+    ck_assert_int_eq(r->status, NP_RUN_OK);
+    ck_assert_double_eq_tol(r->m.tokens_per_s, 132396, 1);
+    ck_assert_int_eq(r->window.first, 35);
+    ck_assert_int_eq(r->window.last, 44);
+    ck_assert_uint_eq(r->window.count, 10);
+    ck_assert_double_eq_tol(r->window.mean_s, 1.98 * 1.001, 0.001);
+    ck_assert_double_eq_tol(r->window.stdev_s, 0, 1e-9);
+    np_parse_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_errors_go_on)
+{
+    char p[1200], q[1200];
+    char *d = run_dir("pretrain_llama3.1_8b_bf16_8", 5, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_8_1_0.out", d);
+    write_log(p, 50, 49, 128, "12.27", "11.96");
+    snprintf(p, sizeof p, "%s/experiments/loop", root); /* symlink loop */
+    ck_assert_int_eq(symlink("..", p), 0);
+    snprintf(p, sizeof p, "%s/dangling.out", root);
+    ck_assert_int_eq(symlink("/nonexistent/file.out", p), 0);
+    snprintf(q, sizeof q, "%s/missing-path", root);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    char *paths[] = {root, q};
+    ck_assert_int_eq(np_parse_paths(paths, 2, &o, &recipes, &ref, &res), NP_OK);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_int_eq(res.runs[0].status, NP_RUN_OK);
+    int loop = 0, dangling = 0, missing = 0;
+    for (size_t i = 0; i < res.nerrors; i++) {
+        loop |= strstr(res.errors[i], "symbolic link loop") != NULL;
+        dangling |= strstr(res.errors[i], "dangling.out: dangling symbolic link") != NULL;
+        missing |= strstr(res.errors[i], "missing-path: No such file or directory") != NULL;
+    }
+    ck_assert_msg(loop && dangling && missing, "errors: %zu", res.nerrors);
+    np_parse_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_identity_from_path)
+{
+    struct np_identity id;
+    memset(&id, 0, sizeof id);
+    ck_assert(np_identity_from_path("/x/experiments/pretrain_nemotron4_15b_bf16_16_nsys/"
+                                    "pretrain_nemotron4_15b_bf16_16_nsys_1744407969/pretrain_nemotron4_15b_bf16_16_nsys/log.out",
+                                    &id));
+    ck_assert_str_eq(id.recipe, "nemotron4");
+    ck_assert_str_eq(id.model_size, "15b");
+    ck_assert_int_eq(id.dtype, NP_DTYPE_BF16);
+    ck_assert_int_eq(id.gpus, 16);
+    ck_assert_str_eq(id.variant, "nsys");
+    memset(&id, 0, sizeof id);
+    ck_assert(np_identity_from_path("pretrain_llama3.1_405b_fp8_2048_1744407969/log.out", &id));
+    ck_assert_str_eq(id.recipe, "llama3.1");
+    ck_assert_int_eq(id.gpus, 2048);
+    ck_assert_str_eq(id.experiment, "pretrain_llama3.1_405b_fp8_2048");
+    memset(&id, 0, sizeof id);
+    ck_assert(!np_identity_from_path("/a/pretrain_llama3.1_8b_fp16_8/log.out", &id));
+    ck_assert(!np_identity_from_path("/a/b/c.out", &id));
+    ck_assert(!np_identity_from_path("", &id));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("run");
+    TCase *tc = tcase_create("run");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_every_published_row_and_markdown);
+    tcase_add_test(tc, test_seed_tables_transcribed);
+    tcase_add_test(tc, test_restarts_resolve_to_latest_attempt);
+    tcase_add_test(tc, test_statuses);
+    tcase_add_test(tc, test_manifest_identity_and_window);
+    tcase_add_test(tc, test_errors_go_on);
+    tcase_add_test(tc, test_identity_from_path);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
