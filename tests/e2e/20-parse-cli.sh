@@ -1,0 +1,97 @@
+#!/bin/sh
+# 20-parse-cli.sh - nemoperf-parse as a user runs it: exit codes, formats, messages, --reference, progress.
+set -u
+P=${NP_BIN:-bin}/nemoperf-parse
+T=$(mktemp -d /tmp/np-parse-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+mklog() { # dir exp last_step_time gbs [nsteps] [final]
+    mkdir -p "$1"
+    n=${5:-50}; fin=${6:-49}; i=0
+    while [ $i -lt "$n" ]; do
+        t=$3; [ $i -lt $((n - 1)) ] && t=$(awk -v x="$3" 'BEGIN{printf "%.4g", x*1.01}')
+        printf 'Training epoch 0, iteration %d/%d | lr: 1e-05 | global_batch_size: %d | global_step: %d | peak_memory_usage: 70833405952 | memory_allocated: 1 | reduced_train_loss: 11.9 | train_step_timing in s: %s | consumed_samples: %d\n' \
+            $i "$fin" "$4" $i "$t" $(((i + 1) * $4))
+        i=$((i + 1))
+    done > "$1/log-$2_42_0.out"
+}
+
+E="$T/experiments"
+mklog "$E/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8" pretrain_llama3.1_8b_bf16_8 12.27 128
+mklog "$E/pretrain_llama3.1_8b_bf16_16/pretrain_llama3.1_8b_bf16_16_1744407970/pretrain_llama3.1_8b_bf16_16" pretrain_llama3.1_8b_bf16_16 12.3 256
+
+# table (default), exit 0
+out=$("$P" "$E" 2>"$T/err"); rc=$?
+[ $rc -eq 0 ] && ok "all ok -> exit 0" || bad "exit $rc for an all-ok tree"
+echo "$out" | grep -q '^EXPERIMENT' && echo "$out" | grep -q 'pretrain_llama3.1_8b_bf16_16 .* 170500 ' \
+    && ok "table shows 170500 tok/s" || bad "table: $out"
+[ -s "$T/err" ] && bad "stderr not empty when piped: $(cat "$T/err")" || ok "nothing on stderr when piped"
+
+# markdown layout of the seed
+"$P" -f markdown "$E" > "$T/md"
+printf '%s\n' 'Llama 3.1 8b BF16 | 8x H100 GPUs | 16x H100 GPUs |' '---|---|---|' \
+    'Training step time (seconds per step) | 12.27 | 12.3 |' 'Throughput in tokens per second | 85459 | 170500 |' > "$T/want"
+head -4 "$T/md" | cmp -s - "$T/want" && ok "markdown header and rows as the seed" || { bad "markdown:"; cat "$T/md"; }
+
+# json is valid and numbers are numbers
+"$P" -f json "$E" > "$T/json"
+python3 - "$T/json" <<'PY' && ok "json shape" || bad "json shape"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"runs", "errors"}
+r = d["runs"][0]
+for k in ["path","experiment","recipe","model_size","dtype","gpus","gpu_type","seq_len","global_batch_size","step",
+          "steps_seen","complete","step_time_s","window","tokens_per_s","tokens_per_s_per_gpu","model_flops_per_sample",
+          "model_tflops_per_gpu","mfu_percent","train_tokens","days_to_train","peak_memory_bytes","loss","status"]:
+    assert k in r, k
+assert isinstance(r["gpus"], int) and isinstance(r["tokens_per_s"], float) and r["status"] == "ok"
+assert set(r["window"]) == {"first","last","count","mean_s","median_s","stdev_s","min_s","max_s"}
+PY
+
+# csv header + one line per run
+[ "$("$P" -f csv "$E" | wc -l)" -eq 3 ] && ok "csv: header + 2 rows" || bad "csv rows"
+
+# --reference: PASS at published speed, FAIL when 10 % slower
+"$P" --reference "$E" | grep -q PASS && ok "--reference PASS" || bad "--reference PASS"
+mklog "$T/slow/pretrain_llama3.1_8b_fp8_8" pretrain_llama3.1_8b_fp8_8 10.5 128
+"$P" --reference "$T/slow" > "$T/out"; rc=$?
+[ $rc -eq 1 ] && grep -q FAIL "$T/out" && ok "--reference FAIL -> exit 1" || bad "reference fail rc=$rc $(cat "$T/out")"
+"$P" --reference --tolerance 15 "$T/slow" >/dev/null && ok "--tolerance 15 passes it" || bad "--tolerance"
+
+# a not-ok run -> exit 1
+mklog "$T/inc/pretrain_llama3.1_8b_bf16_8" pretrain_llama3.1_8b_bf16_8 12.27 128 20 49
+"$P" "$T/inc" > "$T/out"; rc=$?
+[ $rc -eq 1 ] && grep -q incomplete "$T/out" && ok "incomplete -> exit 1" || bad "incomplete rc=$rc"
+
+# nothing found -> exit 1 with a message
+mkdir -p "$T/empty"
+"$P" "$T/empty" > /dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "no log files matching '\*.out' found" "$T/err" && ok "no logs -> exit 1 + message" \
+    || bad "no logs: rc=$rc $(cat "$T/err")"
+
+# usage errors -> exit 2, naming the option
+for args in "--format xml" "--window 0" "--steps 9-3" "--gpus abc" "--dtype fp16" "--gpu v100" "--tolerance -1" "--bogus"; do
+    # shellcheck disable=SC2086
+    "$P" $args "$E" > /dev/null 2>"$T/err"; rc=$?
+    opt=${args%% *}
+    [ $rc -eq 2 ] && grep -q -- "$opt" "$T/err" && ok "usage: $args -> 2" || bad "usage: $args rc=$rc $(cat "$T/err")"
+done
+
+# a log file given directly, any name, with options for identity
+cp "$E/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8/log-pretrain_llama3.1_8b_bf16_8_42_0.out" "$T/my.log"
+"$P" -f csv --recipe llama3.1 --size 8b --dtype bf16 --gpus 8 "$T/my.log" | grep -q ',85458.5' \
+    && ok "file given directly + identity options" || bad "direct file"
+
+# unreadable path reported, scan goes on
+"$P" "$E" "$T/nope" > /dev/null 2>"$T/err"; rc=$?
+grep -q "nope: No such file or directory" "$T/err" && ok "missing path reported" || bad "missing path: $(cat "$T/err")"
+
+# --help / --version
+"$P" --help | grep -q 'usage: nemoperf-parse' && ok "--help" || bad "--help"
+"$P" --version | grep -q '^nemoperf-parse [0-9]' && ok "--version" || bad "--version"
+
+echo "20-parse-cli: $fail failed"
+[ $fail -eq 0 ]
