@@ -379,9 +379,10 @@ static json_t *report_jstr(const char *s)
 
 static json_t *report_json_run(const struct np_run *r, const struct np_parse_opts *o)
 {
-    json_t *w = json_pack("{s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:o}", "first",
+    json_t *w = json_pack("{s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o}", "first",
                           report_jint(r->window.first, r->window.first >= 0), "last",
                           report_jint(r->window.last, r->window.last >= 0), "count", (json_int_t)r->window.count,
+                          "requested", (json_int_t)r->window.requested,
                           "mean_s", report_jnum(r->window.mean_s), "median_s", report_jnum(r->window.median_s),
                           "stdev_s", report_jnum(r->window.stdev_s), "min_s", report_jnum(r->window.min_s),
                           "max_s", report_jnum(r->window.max_s));

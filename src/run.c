@@ -245,6 +245,7 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
         }
     } else {
         size_t want = o->window ? o->window : 10;
+        w->requested = want;
         from = scan->nsteps > want ? scan->nsteps - want : 0;
         for (size_t i = from; i < to; i++)
             if (isfinite(scan->steps[i].step_time_s)) {
@@ -507,7 +508,9 @@ static void run_group(struct run_job *j, size_t g)
     const char *dir = w->dirs[w->files[first].dir];
     struct np_scan_opts so = {0};
     so.all_steps = j->o->all_steps || j->o->steps_first >= 0;
-    so.window = j->o->window ? j->o->window : 10;
+    /* Default mode reads each log's tail only: enough for the last step (the seeds' rule) and for
+     * as many of the last N steps as the tail holds.  --window N insists on N steps. */
+    so.window = j->o->window_strict && j->o->window ? j->o->window : 1;
 
     struct run_attempt *att = malloc((last - first) * sizeof *att);
     if (!att) {

@@ -36,6 +36,7 @@ struct np_identity {
 struct np_window_stats {
     long first, last;   /* iterations; -1 when empty */
     size_t count;
+    size_t requested;   /* N of "the last N steps" (0 with --steps) */
     double mean_s, median_s, stdev_s, min_s, max_s; /* NAN when count == 0 */
 };
 
@@ -73,6 +74,8 @@ struct np_parse_opts {
     const char *include;     /* "*.out" */
     int all_steps;
     size_t window;           /* last N steps (10) */
+    int window_strict;       /* 1: read back until `window` steps are found (--window given); 0: the
+                                window holds the last <= N steps of the log's tail, read until one is found */
     long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
     int jobs;                /* threads; <= 0: online CPUs */
     double train_tokens;     /* 1e12 */

@@ -61,7 +61,8 @@ static void parse_usage(FILE *out)
             "  -f, --format FMT     table (default), markdown (the published layout), csv, json\n"
             "      --include GLOB   log file names to read (default '*.out')\n"
             "      --all-steps      read whole logs (default: read each log from its end)\n"
-            "      --window N       steady-state window: the last N steps (default 10)\n"
+            "      --window N       steady-state window: the last N steps, reading back as far as needed\n"
+            "                       (default: up to the last 10 steps found in each log's tail)\n"
             "      --steps A-B      steady-state window: iterations A..B (e.g. 35-44)\n"
             "      --tokens N       tokens for the time-to-train estimate (default 1e12)\n"
             "      --reference      compare with NVIDIA's published numbers\n"
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
             if (!parse_int_arg("--window", optarg, 1000000, &l))
                 return 2;
             o.window = (size_t)l;
+            o.window_strict = 1;
             break;
         case OPT_STEPS: {
             char *dash = strchr(optarg, '-'), *end1, *end2;

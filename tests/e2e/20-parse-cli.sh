@@ -48,7 +48,7 @@ for k in ["path","experiment","recipe","model_size","dtype","gpus","gpu_type","s
           "model_tflops_per_gpu","mfu_percent","train_tokens","days_to_train","peak_memory_bytes","loss","status"]:
     assert k in r, k
 assert isinstance(r["gpus"], int) and isinstance(r["tokens_per_s"], float) and r["status"] == "ok"
-assert set(r["window"]) == {"first","last","count","mean_s","median_s","stdev_s","min_s","max_s"}
+assert {"first","last","count","mean_s","median_s","stdev_s","min_s","max_s"} <= set(r["window"])
 PY
 
 # csv header + one line per run
