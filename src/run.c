@@ -13,12 +13,10 @@
 #include <math.h>
 #include <pcre2.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,29 +167,6 @@ int np_identity_from_manifest(const char *file, struct np_identity *id)
         return 0;
     *id = t;
     return 1;
-}
-
-/* Manifest in dir or up to 3 parents. */
-static int run_find_manifest(const char *dir, struct np_identity *id)
-{
-    char buf[4096];
-    size_t len = strlen(dir);
-    if (len + 16 >= sizeof buf)
-        return 0;
-    memcpy(buf, dir, len + 1);
-    for (int up = 0; up < 4; up++) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, sizeof buf - l, "/nemoperf.json");
-        struct stat st;
-        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && np_identity_from_manifest(buf, id))
-            return 1;
-        buf[l] = '\0';
-        char *slash = strrchr(buf, '/');
-        if (!slash || slash == buf)
-            break;
-        *slash = '\0';
-    }
-    return 0;
 }
 
 /* Fill unknown fields of id from the given options. */
@@ -405,7 +380,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
 /* ---- one folder ---- */
 
 struct run_attempt {
-    size_t file;          /* index into walk files */
+    size_t file;          /* index into the group's files */
     unsigned long long job;
     unsigned long restart;
 };
@@ -420,7 +395,9 @@ static int run_cmp_attempt(const void *a, const void *b)
     return 0;
 }
 
+/* A walked folder and what came of it. */
 struct run_slot {
+    struct np_walk_group *g;
     struct np_run *runs;
     size_t n;
     char **errors;
@@ -430,16 +407,19 @@ struct run_slot {
     int nomem;
 };
 
+/* Producer (the walk) / consumers (workers) queue of folders. */
 struct run_job {
-    const struct np_walk *w;
-    size_t *group_start;  /* first file index of each group; group_start[ndirs] = nfiles */
-    size_t ngroups;
-    struct run_slot *slots;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;    /* work queued or walk finished */
+    pthread_cond_t pcv;   /* progress: everything finished */
+    int finished;
+    struct run_slot **q;  /* slots in walk order; the array grows while workers run */
+    size_t nq, capq, next;
+    int walk_done;
+    size_t done;
     const struct np_parse_opts *o;
     const struct np_recipe_set *recipes;
     const struct np_ref_table *ref;
-    atomic_size_t next;
-    atomic_size_t done;
 };
 
 static void run_slot_error(struct run_slot *s, const struct np_error *err)
@@ -485,9 +465,9 @@ static const char *run_basename(const char *p)
     return s ? s + 1 : p;
 }
 
-static void run_identify(struct np_run *run, const struct np_parse_opts *o)
+static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
 {
-    if (run_find_manifest(run->dir, &run->id))
+    if (manifest && np_identity_from_manifest(manifest, &run->id))
         run->id_source = "manifest";
     else if (np_identity_from_path(run->path, &run->id))
         run->id_source = "folder";
@@ -500,112 +480,103 @@ static void run_identify(struct np_run *run, const struct np_parse_opts *o)
     }
 }
 
-static void run_group(struct run_job *j, size_t g)
+/* Scan one log into a new run of the slot when it has steps (or always, with force). */
+static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *path, const struct np_scan_opts *so,
+                        size_t attempts)
 {
-    struct run_slot *slot = &j->slots[g];
-    const struct np_walk *w = j->w;
-    size_t first = j->group_start[g], last = j->group_start[g + 1];
-    const char *dir = w->dirs[w->files[first].dir];
+    struct np_scan_result res;
+    struct np_error err;
+    memset(&res, 0, sizeof res);
+    slot->files++;
+    int found = 0;
+    if (np_scan_file(path, so, &res, &err) != NP_OK) {
+        run_slot_error(slot, &err);
+    } else {
+        slot->bytes += res.bytes_read;
+        if (res.nsteps) {
+            struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+            if (run) {
+                run->attempts = attempts;
+                run_identify(run, slot->g->manifest, j->o);
+                np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+            }
+            found = 1;
+        }
+    }
+    np_scan_result_free(&res);
+    return found;
+}
+
+static void run_group(struct run_job *j, struct run_slot *slot)
+{
+    const struct np_walk_group *g = slot->g;
     struct np_scan_opts so = {0};
     so.all_steps = j->o->all_steps || j->o->steps_first >= 0;
     /* Default mode reads each log's tail only: enough for the last step (the seeds' rule) and for
      * as many of the last N steps as the tail holds.  --window N insists on N steps. */
     so.window = j->o->window_strict && j->o->window ? j->o->window : 1;
 
-    struct run_attempt *att = malloc((last - first) * sizeof *att);
-    if (!att) {
+    struct run_attempt *att = malloc((g->nfiles ? g->nfiles : 1) * sizeof *att);
+    char *is_att = calloc(g->nfiles ? g->nfiles : 1, 1);
+    if (!att || !is_att) {
+        free(att);
+        free(is_att);
         slot->nomem = 1;
         return;
     }
     size_t natt = 0;
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(run_re_attempt, NULL);
-    for (size_t f = first; f < last; f++) {
-        const char *b = run_basename(w->files[f].path);
-        if (md && pcre2_match(run_re_attempt, (PCRE2_SPTR)b, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 3) {
+    for (size_t f = 0; md && f < g->nfiles; f++) {
+        const char *b = run_basename(g->files[f]);
+        if (pcre2_match(run_re_attempt, (PCRE2_SPTR)b, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 3) {
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
             att[natt].file = f;
             att[natt].job = strtoull(b + ov[2], NULL, 10);
             att[natt].restart = strtoul(b + ov[4], NULL, 10);
+            is_att[f] = 1;
             natt++;
         }
     }
     pcre2_match_data_free(md);
     qsort(att, natt, sizeof *att, run_cmp_attempt);
 
-    size_t runs_before = slot->n;
-    struct np_scan_result res;
-    struct np_error err;
     /* restart attempts: the newest one that has steps */
-    for (size_t a = 0; a < natt; a++) {
-        const char *path = w->files[att[a].file].path;
-        memset(&res, 0, sizeof res);
-        slot->files++;
-        if (np_scan_file(path, &so, &res, &err) != NP_OK) {
-            run_slot_error(slot, &err);
-            np_scan_result_free(&res);
-            continue;
-        }
-        slot->bytes += res.bytes_read;
-        if (res.nsteps) {
-            struct np_run *run = run_slot_add(slot, path, dir);
-            if (run) {
-                run->attempts = natt;
-                run_identify(run, j->o);
-                np_run_analyse(run, &res, j->o, j->recipes, j->ref);
-            }
-            np_scan_result_free(&res);
+    for (size_t a = 0; a < natt; a++)
+        if (run_scan_one(j, slot, g->files[att[a].file], &so, natt))
             break;
-        }
-        np_scan_result_free(&res);
-    }
     /* every other log of the folder is a run of its own when it has steps */
-    for (size_t f = first; f < last; f++) {
-        int is_attempt = 0;
-        for (size_t a = 0; a < natt; a++)
-            if (att[a].file == f)
-                is_attempt = 1;
-        if (is_attempt)
-            continue;
-        const char *path = w->files[f].path;
-        memset(&res, 0, sizeof res);
-        slot->files++;
-        if (np_scan_file(path, &so, &res, &err) != NP_OK) {
-            run_slot_error(slot, &err);
-            np_scan_result_free(&res);
-            continue;
-        }
-        slot->bytes += res.bytes_read;
-        if (res.nsteps) {
-            struct np_run *run = run_slot_add(slot, path, dir);
-            if (run) {
-                run_identify(run, j->o);
-                np_run_analyse(run, &res, j->o, j->recipes, j->ref);
-            }
-        }
-        np_scan_result_free(&res);
-    }
-    if (slot->n == runs_before) {
-        const char *path = natt ? w->files[att[0].file].path : dir;
-        struct np_run *run = run_slot_add(slot, path, dir);
+    for (size_t f = 0; f < g->nfiles; f++)
+        if (!is_att[f])
+            run_scan_one(j, slot, g->files[f], &so, 0);
+    if (slot->n == 0) {
+        const char *path = natt ? g->files[att[0].file] : g->dir;
+        struct np_run *run = run_slot_add(slot, path, g->dir);
         if (run) {
             run->attempts = natt;
-            run_identify(run, j->o);
+            run_identify(run, g->manifest, j->o);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
         }
     }
     free(att);
+    free(is_att);
 }
 
 static void *run_worker(void *arg)
 {
     struct run_job *j = arg;
+    pthread_mutex_lock(&j->mu);
     for (;;) {
-        size_t g = atomic_fetch_add(&j->next, 1);
-        if (g >= j->ngroups)
+        while (j->next >= j->nq && !j->walk_done)
+            pthread_cond_wait(&j->cv, &j->mu);
+        if (j->next >= j->nq)
             break;
-        run_group(j, g);
-        atomic_fetch_add(&j->done, 1);
+        struct run_slot *slot = j->q[j->next++];
+        pthread_mutex_unlock(&j->mu);
+        run_group(j, slot);
+        pthread_mutex_lock(&j->mu);
+        j->done++;
     }
+    pthread_mutex_unlock(&j->mu);
     return NULL;
 }
 
@@ -614,6 +585,35 @@ static double run_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Walk callback: queue the folder for the workers. */
+static enum np_status run_enqueue(void *ctx, struct np_walk_group *g)
+{
+    struct run_job *j = ctx;
+    struct run_slot *slot = calloc(1, sizeof *slot);
+    if (!slot) {
+        np_walk_group_free(g);
+        return NP_E_NOMEM;
+    }
+    slot->g = g;
+    pthread_mutex_lock(&j->mu);
+    if (j->nq == j->capq) {
+        size_t nc = j->capq ? j->capq * 2 : 256;
+        struct run_slot **nq = realloc(j->q, nc * sizeof *nq);
+        if (!nq) {
+            pthread_mutex_unlock(&j->mu);
+            np_walk_group_free(g);
+            free(slot);
+            return NP_E_NOMEM;
+        }
+        j->q = nq;
+        j->capq = nc;
+    }
+    j->q[j->nq++] = slot;
+    pthread_cond_signal(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return NP_OK;
 }
 
 static enum np_status run_add_error(struct np_parse_result *res, const char *msg)
@@ -628,6 +628,33 @@ static enum np_status run_add_error(struct np_parse_result *res, const char *msg
     return NP_OK;
 }
 
+/* Progress line on stderr while workers run (only when asked, only after 1 s). */
+static void *run_progress(void *arg)
+{
+    struct run_job *j = arg;
+    double t0 = run_now();
+    int shown = 0;
+    pthread_mutex_lock(&j->mu);
+    while (!j->finished) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&j->pcv, &j->mu, &ts);
+        if (!j->finished && run_now() - t0 > 1.0) {
+            fprintf(stderr, "\r%s: %zu/%zu%s folders", np_progname(), j->done, j->nq, j->walk_done ? "" : "+");
+            shown = 1;
+        }
+    }
+    pthread_mutex_unlock(&j->mu);
+    if (shown)
+        fprintf(stderr, "\r\033[K");
+    return NULL;
+}
+
 enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res)
@@ -637,101 +664,89 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     struct np_error err;
     if (!run_re_ok || np_scan_init(&err) != NP_OK)
         return NP_E_INTERNAL;
-    struct np_walk w = {0};
-    enum np_status st = np_walk_paths(paths, npaths, o->include, &w);
-    for (size_t i = 0; st == NP_OK && i < w.nerrors; i++)
-        st = run_add_error(res, w.errors[i]);
-    if (st != NP_OK) {
-        np_walk_free(&w);
-        return st;
-    }
-    /* groups: runs of consecutive files with the same folder index */
-    size_t *gs = malloc((w.nfiles + 1) * sizeof *gs);
-    size_t ng = 0;
-    if (!gs) {
-        np_walk_free(&w);
-        return NP_E_NOMEM;
-    }
-    for (size_t f = 0; f < w.nfiles; f++)
-        if (f == 0 || w.files[f].dir != w.files[f - 1].dir)
-            gs[ng++] = f;
-    gs[ng] = w.nfiles;
-    struct run_slot *slots = calloc(ng ? ng : 1, sizeof *slots);
-    if (!slots) {
-        free(gs);
-        np_walk_free(&w);
-        return NP_E_NOMEM;
-    }
-    struct run_job job = {.w = &w, .group_start = gs, .ngroups = ng, .slots = slots, .o = o,
-                          .recipes = recipes, .ref = ref};
-    atomic_init(&job.next, 0);
-    atomic_init(&job.done, 0);
+    struct run_job job;
+    memset(&job, 0, sizeof job);
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.cv, NULL);
+    pthread_cond_init(&job.pcv, NULL);
+    job.o = o;
+    job.recipes = recipes;
+    job.ref = ref;
+
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? (int)ncpu : 1);
-    if ((size_t)nthreads > ng)
-        nthreads = ng ? (int)ng : 1;
     if (nthreads > 256)
         nthreads = 256;
-    pthread_t tids[256];
-    int started = 0;
+    pthread_t tids[256], prog;
+    int started = 0, prog_started = 0;
     for (int i = 0; i < nthreads; i++) {
         if (pthread_create(&tids[i], NULL, run_worker, &job) != 0)
             break;
         started++;
     }
+    if (o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0)
+        prog_started = 1;
+
+    struct np_walk_errors werr = {0};
+    enum np_status st = np_walk_paths(paths, npaths, o->include, run_enqueue, &job, &werr);
+    pthread_mutex_lock(&job.mu);
+    job.walk_done = 1;
+    pthread_cond_broadcast(&job.cv);
+    pthread_mutex_unlock(&job.mu);
     if (!started)
         run_worker(&job);
-    if (o->progress && started) {
-        double t0 = run_now();
-        int shown = 0;
-        while (atomic_load(&job.done) < ng) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);
-            if (run_now() - t0 > 1.0) {
-                fprintf(stderr, "\r%s: %zu/%zu folders", np_progname(), atomic_load(&job.done), ng);
-                shown = 1;
-            }
-        }
-        if (shown)
-            fprintf(stderr, "\r\033[K");
-    }
     for (int i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    pthread_mutex_lock(&job.mu);
+    job.finished = 1;
+    pthread_cond_broadcast(&job.pcv);
+    pthread_mutex_unlock(&job.mu);
+    if (prog_started)
+        pthread_join(prog, NULL);
 
+    int nomem = st == NP_E_NOMEM;
+    for (size_t i = 0; !nomem && i < werr.n; i++)
+        nomem = run_add_error(res, werr.msgs[i]) != NP_OK;
+    np_walk_errors_free(&werr);
     /* gather in walk order */
     size_t total = 0;
-    int nomem = 0;
-    for (size_t g = 0; g < ng; g++) {
-        total += slots[g].n;
-        nomem |= slots[g].nomem;
+    for (size_t g = 0; g < job.nq; g++) {
+        total += job.q[g]->n;
+        nomem |= job.q[g]->nomem;
     }
     res->runs = calloc(total ? total : 1, sizeof *res->runs);
     if (!res->runs)
         nomem = 1;
-    for (size_t g = 0; g < ng; g++) {
-        for (size_t i = 0; i < slots[g].n; i++) {
-            if (res->runs)
-                res->runs[res->nruns++] = slots[g].runs[i];
-            else {
-                free(slots[g].runs[i].path);
-                free(slots[g].runs[i].dir);
-                free(slots[g].runs[i].why);
+    for (size_t g = 0; g < job.nq; g++) {
+        struct run_slot *slot = job.q[g];
+        for (size_t i = 0; i < slot->n; i++) {
+            if (res->runs) {
+                res->runs[res->nruns++] = slot->runs[i];
+            } else {
+                free(slot->runs[i].path);
+                free(slot->runs[i].dir);
+                free(slot->runs[i].why);
             }
         }
-        for (size_t i = 0; i < slots[g].nerrors; i++) {
-            if (!nomem && run_add_error(res, slots[g].errors[i]) != NP_OK)
+        for (size_t i = 0; i < slot->nerrors; i++) {
+            if (!nomem && run_add_error(res, slot->errors[i]) != NP_OK)
                 nomem = 1;
-            free(slots[g].errors[i]);
+            free(slot->errors[i]);
         }
-        res->files += slots[g].files;
-        res->bytes_read += slots[g].bytes;
-        free(slots[g].runs);
-        free(slots[g].errors);
+        res->files += slot->files;
+        res->bytes_read += slot->bytes;
+        free(slot->runs);
+        free(slot->errors);
+        np_walk_group_free(slot->g);
+        free(slot);
     }
-    free(slots);
-    free(gs);
-    np_walk_free(&w);
-    return nomem ? NP_E_NOMEM : NP_OK;
+    free(job.q);
+    pthread_mutex_destroy(&job.mu);
+    pthread_cond_destroy(&job.cv);
+    pthread_cond_destroy(&job.pcv);
+    if (nomem)
+        return NP_E_NOMEM;
+    return st == NP_OK ? NP_OK : st;
 }
 
 void np_parse_result_free(struct np_parse_result *res)

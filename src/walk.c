@@ -1,9 +1,10 @@
 /* walk.c - directory traversal for nemoperf-parse.
  *
- * Depth-first with openat() so long paths cost nothing extra; d_type avoids a
- * stat per file where the file system provides it.  Symlinked directories are
- * followed, with loop detection on the (dev, ino) chain of the current path.
- * Files are grouped by folder: a folder's files are contiguous in the output.
+ * Depth-first with openat() and d_type, so a file costs no stat.  Symlinked
+ * directories are followed, with loop detection on the (dev, ino) chain of
+ * the current path.  The chain also remembers which folders hold a launch
+ * manifest, so finding a run's manifest costs no system call either; the few
+ * folders above each root are looked at once, with stat.
  */
 #include "nemoperf/walk.h"
 
@@ -17,65 +18,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define WALK_MANIFEST_UP 3 /* parents searched for a manifest */
+
 struct walk_frame {
     dev_t dev;
     ino_t ino;
+    char *manifest; /* this folder's manifest path, or NULL (owned) */
 };
 
 struct walk_state {
-    struct np_walk *w;
     const char *include;
+    np_walk_fn fn;
+    void *ctx;
+    struct np_walk_errors *errs;
     struct walk_frame *chain;
     size_t depth, cap;
-    size_t cap_files, cap_dirs;
+    char *above[WALK_MANIFEST_UP]; /* manifests of the root's parents: [0] = parent */
+    size_t seq;
 };
 
-static enum np_status walk_error(struct np_walk *w, const char *path, const char *msg)
+static enum np_status walk_error(struct walk_state *s, const char *path, const char *msg)
 {
-    char **e = realloc(w->errors, (w->nerrors + 1) * sizeof *e);
-    if (!e)
+    struct np_walk_errors *e = s->errs;
+    char **m = realloc(e->msgs, (e->n + 1) * sizeof *m);
+    if (!m)
         return NP_E_NOMEM;
-    w->errors = e;
+    e->msgs = m;
     size_t n = strlen(path) + strlen(msg) + 3;
-    if (!(e[w->nerrors] = malloc(n)))
+    if (!(m[e->n] = malloc(n)))
         return NP_E_NOMEM;
-    snprintf(e[w->nerrors++], n, "%s: %s", path, msg);
-    return NP_OK;
-}
-
-static enum np_status walk_add_dir(struct walk_state *s, const char *dir)
-{
-    struct np_walk *w = s->w;
-    if (w->ndirs == s->cap_dirs) {
-        size_t nc = s->cap_dirs ? s->cap_dirs * 2 : 64;
-        char **d = realloc(w->dirs, nc * sizeof *d);
-        if (!d)
-            return NP_E_NOMEM;
-        w->dirs = d;
-        s->cap_dirs = nc;
-    }
-    if (!(w->dirs[w->ndirs] = strdup(dir)))
-        return NP_E_NOMEM;
-    w->ndirs++;
-    return NP_OK;
-}
-
-static enum np_status walk_add_file(struct walk_state *s, char *path, size_t dir)
-{
-    struct np_walk *w = s->w;
-    if (w->nfiles == s->cap_files) {
-        size_t nc = s->cap_files ? s->cap_files * 2 : 256;
-        struct np_walk_file *f = realloc(w->files, nc * sizeof *f);
-        if (!f) {
-            free(path);
-            return NP_E_NOMEM;
-        }
-        w->files = f;
-        s->cap_files = nc;
-    }
-    w->files[w->nfiles].path = path;
-    w->files[w->nfiles].dir = dir;
-    w->nfiles++;
+    snprintf(m[e->n++], n, "%s: %s", path, msg);
     return NP_OK;
 }
 
@@ -98,13 +70,68 @@ static int walk_cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Nearest manifest: the current folder, then up to WALK_MANIFEST_UP parents. */
+static const char *walk_nearest_manifest(const struct walk_state *s)
+{
+    for (size_t up = 0; up <= WALK_MANIFEST_UP; up++) {
+        if (up < s->depth) {
+            if (s->chain[s->depth - 1 - up].manifest)
+                return s->chain[s->depth - 1 - up].manifest;
+        } else if (s->above[up - s->depth]) {
+            return s->above[up - s->depth];
+        }
+    }
+    return NULL;
+}
+
+static enum np_status walk_emit(struct walk_state *s, const char *dir, char **files, size_t nfiles,
+                                const char *manifest)
+{
+    struct np_walk_group *g = calloc(1, sizeof *g);
+    if (!g)
+        return NP_E_NOMEM;
+    g->seq = s->seq++;
+    g->dir = strdup(dir);
+    g->files = calloc(nfiles ? nfiles : 1, sizeof *g->files);
+    g->manifest = manifest ? strdup(manifest) : NULL;
+    if (!g->dir || !g->files || (manifest && !g->manifest)) {
+        np_walk_group_free(g);
+        return NP_E_NOMEM;
+    }
+    for (size_t i = 0; i < nfiles; i++) {
+        if (!(g->files[i] = walk_join(dir, files[i]))) {
+            np_walk_group_free(g);
+            return NP_E_NOMEM;
+        }
+        g->nfiles++;
+    }
+    return s->fn(s->ctx, g);
+}
+
+/* Append a copy of name to a growable array. */
+static int walk_push(char ***arr, size_t *n, size_t *cap, const char *name)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        char **na = realloc(*arr, nc * sizeof *na);
+        if (!na)
+            return 0;
+        *arr = na;
+        *cap = nc;
+    }
+    if (!((*arr)[*n] = strdup(name)))
+        return 0;
+    (*n)++;
+    return 1;
+}
+
 /* Walk directory fd (owned, closed here) reached as `path`. */
 static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, const struct stat *st)
 {
     for (size_t i = 0; i < s->depth; i++)
         if (s->chain[i].dev == st->st_dev && s->chain[i].ino == st->st_ino) {
             close(fd);
-            return walk_error(s->w, path, "symbolic link loop (folder already being walked); skipped");
+            return walk_error(s, path, "symbolic link loop (folder already being walked); skipped");
         }
     if (s->depth == s->cap) {
         size_t nc = s->cap ? s->cap * 2 : 32;
@@ -116,17 +143,17 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         s->chain = c;
         s->cap = nc;
     }
-    s->chain[s->depth].dev = st->st_dev;
-    s->chain[s->depth].ino = st->st_ino;
-    s->depth++;
+    struct walk_frame *fr = &s->chain[s->depth++];
+    fr->dev = st->st_dev;
+    fr->ino = st->st_ino;
+    fr->manifest = NULL;
 
     DIR *d = fdopendir(fd);
     if (!d) {
         close(fd);
         s->depth--;
-        return walk_error(s->w, path, strerror(errno));
+        return walk_error(s, path, strerror(errno));
     }
-    /* Read all names first (sorted output, and no fd held open per level while recursing deep). */
     char **files = NULL, **subdirs = NULL;
     size_t nf = 0, nd = 0, cf = 0, cd = 0;
     enum np_status rc = NP_OK;
@@ -141,49 +168,30 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
             struct stat est;
             if (fstatat(dirfd(d), nm, &est, 0) != 0) {
                 char *p = walk_join(path, nm);
-                rc = p ? walk_error(s->w, p, type == DT_LNK ? "dangling symbolic link" : strerror(errno))
-                       : NP_E_NOMEM;
+                rc = p ? walk_error(s, p, type == DT_LNK ? "dangling symbolic link" : strerror(errno)) : NP_E_NOMEM;
                 free(p);
+                errno = 0;
                 continue;
             }
             type = S_ISDIR(est.st_mode) ? DT_DIR : S_ISREG(est.st_mode) ? DT_REG : DT_UNKNOWN;
         }
-        char ***arr = NULL;
-        size_t *n = NULL, *c = NULL;
         if (type == DT_DIR) {
-            arr = &subdirs, n = &nd, c = &cd;
-        } else if (type == DT_REG && fnmatch(s->include, nm, 0) == 0) {
-            arr = &files, n = &nf, c = &cf;
-        } else {
-            continue;
-        }
-        if (*n == *c) {
-            size_t nc = *c ? *c * 2 : 16;
-            char **na = realloc(*arr, nc * sizeof *na);
-            if (!na) {
+            if (!walk_push(&subdirs, &nd, &cd, nm))
                 rc = NP_E_NOMEM;
-                break;
-            }
-            *arr = na;
-            *c = nc;
+        } else if (type == DT_REG) {
+            if (strcmp(nm, NP_MANIFEST_NAME) == 0 && !fr->manifest && !(fr->manifest = walk_join(path, nm)))
+                rc = NP_E_NOMEM;
+            if (rc == NP_OK && fnmatch(s->include, nm, 0) == 0 && !walk_push(&files, &nf, &cf, nm))
+                rc = NP_E_NOMEM;
         }
-        if (!((*arr)[*n] = strdup(nm))) {
-            rc = NP_E_NOMEM;
-            break;
-        }
-        (*n)++;
+        errno = 0;
     }
-    if (rc == NP_OK && errno != 0 && !e)
-        rc = walk_error(s->w, path, strerror(errno));
+    if (rc == NP_OK && errno != 0)
+        rc = walk_error(s, path, strerror(errno));
     int dfd = dirfd(d);
     if (rc == NP_OK && nf) {
         qsort(files, nf, sizeof *files, walk_cmp_names);
-        rc = walk_add_dir(s, path);
-        size_t di = s->w->ndirs - 1;
-        for (size_t i = 0; rc == NP_OK && i < nf; i++) {
-            char *p = walk_join(path, files[i]);
-            rc = p ? walk_add_file(s, p, di) : NP_E_NOMEM;
-        }
+        rc = walk_emit(s, path, files, nf, walk_nearest_manifest(s));
     }
     if (nd)
         qsort(subdirs, nd, sizeof *subdirs, walk_cmp_names);
@@ -196,9 +204,9 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         int sfd = openat(dfd, subdirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct stat sst;
         if (sfd < 0) {
-            rc = walk_error(s->w, p, strerror(errno));
+            rc = walk_error(s, p, strerror(errno));
         } else if (fstat(sfd, &sst) != 0) {
-            rc = walk_error(s->w, p, strerror(errno));
+            rc = walk_error(s, p, strerror(errno));
             close(sfd);
         } else {
             rc = walk_dir(s, sfd, p, &sst);
@@ -213,74 +221,127 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
     free(subdirs);
     closedir(d);
     s->depth--;
+    free(s->chain[s->depth].manifest);
     return rc;
 }
 
+/* dirname of path, as a new string */
 static char *walk_dirname(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    while (len > 0 && path[len - 1] != '/')
+        len--;
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    if (len == 0)
         return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+    return strndup(path, len);
 }
 
-enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, struct np_walk *w)
+/* Manifests in the folders above a root (which the walk itself does not read). */
+static enum np_status walk_scan_above(struct walk_state *s, const char *root)
 {
-    struct walk_state s = {w, include ? include : "*.out", NULL, 0, 0, w->nfiles, w->ndirs};
+    for (size_t i = 0; i < WALK_MANIFEST_UP; i++) {
+        free(s->above[i]);
+        s->above[i] = NULL;
+    }
+    char real[4096];
+    if (!realpath(root, real))
+        return NP_OK;
+    for (size_t up = 0; up < WALK_MANIFEST_UP && strcmp(real, "/") != 0; up++) {
+        char *slash = strrchr(real, '/');
+        if (!slash)
+            break;
+        if (slash == real)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        char *m = walk_join(real, NP_MANIFEST_NAME);
+        if (!m)
+            return NP_E_NOMEM;
+        struct stat st;
+        if (stat(m, &st) == 0 && S_ISREG(st.st_mode))
+            s->above[up] = m;
+        else
+            free(m);
+    }
+    return NP_OK;
+}
+
+enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, np_walk_fn fn, void *ctx,
+                             struct np_walk_errors *errs)
+{
+    struct walk_state s;
+    memset(&s, 0, sizeof s);
+    s.include = include ? include : "*.out";
+    s.fn = fn;
+    s.ctx = ctx;
+    s.errs = errs;
     enum np_status rc = NP_OK;
     for (size_t i = 0; rc == NP_OK && i < npaths; i++) {
         const char *p = paths[i];
         struct stat st;
         if (stat(p, &st) != 0) {
-            rc = walk_error(w, p, strerror(errno));
+            rc = walk_error(&s, p, strerror(errno));
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
             int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
             if (fd < 0) {
-                rc = walk_error(w, p, strerror(errno));
+                rc = walk_error(&s, p, strerror(errno));
                 continue;
             }
-            rc = walk_dir(&s, fd, p, &st);
-        } else if (S_ISREG(st.st_mode)) {
-            char *dir = walk_dirname(p), *copy = strdup(p);
-            if (!dir || !copy) {
-                free(dir);
-                free(copy);
-                rc = NP_E_NOMEM;
-                break;
-            }
-            /* a file next to the previous one given on the command line joins its group */
-            if (!(w->ndirs && w->nfiles && w->files[w->nfiles - 1].dir == w->ndirs - 1 &&
-                  strcmp(w->dirs[w->ndirs - 1], dir) == 0))
-                rc = walk_add_dir(&s, dir);
-            free(dir);
+            rc = walk_scan_above(&s, p);
             if (rc == NP_OK)
-                rc = walk_add_file(&s, copy, w->ndirs - 1);
+                rc = walk_dir(&s, fd, p, &st);
             else
-                free(copy);
+                close(fd);
+        } else if (S_ISREG(st.st_mode)) {
+            /* a file given by name: its own group; manifest in its folder or up to 3 parents */
+            char *dir = walk_dirname(p);
+            if (!dir)
+                return NP_E_NOMEM;
+            rc = walk_scan_above(&s, p); /* above[0] is the file's own folder */
+            const char *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+            char *one[] = {(char *)base};
+            if (rc == NP_OK) {
+                const char *m = NULL;
+                for (size_t up = 0; up < WALK_MANIFEST_UP && !m; up++)
+                    m = s.above[up];
+                rc = walk_emit(&s, dir, one, 1, m);
+            }
+            free(dir);
         } else {
-            rc = walk_error(w, p, "not a regular file or folder");
+            rc = walk_error(&s, p, "not a regular file or folder");
         }
     }
+    for (size_t i = 0; i < WALK_MANIFEST_UP; i++)
+        free(s.above[i]);
     free(s.chain);
     return rc;
 }
 
-void np_walk_free(struct np_walk *w)
+void np_walk_group_free(struct np_walk_group *g)
 {
-    if (!w)
+    if (!g)
         return;
-    for (size_t i = 0; i < w->nfiles; i++)
-        free(w->files[i].path);
-    for (size_t i = 0; i < w->ndirs; i++)
-        free(w->dirs[i]);
-    for (size_t i = 0; i < w->nerrors; i++)
-        free(w->errors[i]);
-    free(w->files);
-    free(w->dirs);
-    free(w->errors);
-    memset(w, 0, sizeof *w);
+    for (size_t i = 0; i < g->nfiles; i++)
+        free(g->files[i]);
+    free(g->files);
+    free(g->dir);
+    free(g->manifest);
+    free(g);
+}
+
+void np_walk_errors_free(struct np_walk_errors *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n; i++)
+        free(e->msgs[i]);
+    free(e->msgs);
+    e->msgs = NULL;
+    e->n = 0;
 }

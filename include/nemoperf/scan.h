@@ -45,7 +45,11 @@ struct np_scan_opts {
     int all_steps;        /* 1: read the whole file; 0: read from the end until `window` steps of the last run are found */
     size_t window;        /* steps wanted in tail mode (default 10; at least 1) */
     size_t tail_bytes;    /* first read size from the end in tail mode (default 65536) */
+    size_t read_chunk;    /* bytes per read (default 0 = 8 MiB); tests set it small to exercise chunk seams */
 };
+
+/* Lines longer than this are never step lines: they are skipped whole. */
+#define NP_SCAN_LINE_MAX ((size_t)1 << 20)
 
 struct np_scan_result {
     struct np_step *steps;   /* owned; the LAST run of the file only, in file order */
@@ -61,11 +65,16 @@ struct np_scan_result {
 /* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
 enum np_status np_scan_init(struct np_error *err);
 
-/* Scan a memory buffer holding a whole log (or its tail when base_offset > 0). */
+/* Scan a memory buffer holding a whole log (or its tail when base_offset > 0).
+ * base_offset is the file offset of buf[0]; when it is > 0 the bytes up to and
+ * including the first line terminator are the cut end of an earlier line and
+ * are skipped (start one byte early, on the previous terminator, to keep the
+ * first line).  out is overwritten (zeroed first, not freed). */
 enum np_status np_scan_buffer(const char *buf, size_t len, uint64_t base_offset,
                               struct np_scan_result *out, struct np_error *err);
 
-/* Scan a file per opts (NULL = defaults).  Thread-safe.  out is reset first. */
+/* Scan a file per opts (NULL = defaults).  Thread-safe.  out is reset first
+ * (zeroed, not freed).  Missing/unreadable file: NP_E_IO, err->source = path. */
 enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                             struct np_scan_result *out, struct np_error *err);
 

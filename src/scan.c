@@ -1,0 +1,1190 @@
+/* scan.c - find training-step lines in NeMo / Megatron / AutoModel logs.
+ *
+ * memmem() over the data finds candidate lines (a few literal needles); only
+ * those lines go through PCRE2 (JIT, compiled once) for field extraction.
+ * Files are streamed in chunks (whole file) or read backwards from the end
+ * (tail mode).  Only the last run's steps are kept; numbers must parse whole.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "nemoperf/scan.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The fuzz build lowers these to reach the long-line paths with small inputs. */
+#ifndef SCAN_LINE_MAX
+#define SCAN_LINE_MAX NP_SCAN_LINE_MAX
+#endif
+#ifndef SCAN_CHUNK_DEFAULT
+#define SCAN_CHUNK_DEFAULT ((size_t)4 << 20)
+#endif
+#define SCAN_TAIL_DEFAULT ((size_t)64 << 10)
+#define SCAN_WINDOW_DEFAULT 10
+#define SCAN_NGEN 6
+
+/* ---- patterns ---------------------------------------------------------- */
+
+enum scan_pat {
+    PAT_NEMO2_ANCHOR, /* last "Training epoch E, iteration i/n" */
+    PAT_PIPE_KV,      /* "| key: value" (NeMo 2.0, Megatron-Bridge) */
+    PAT_DELTA,        /* last "Step N: train_step_timing in s=X" */
+    PAT_NEMO1_ANCHOR, /* last "Epoch E:" with optional " k/n [" of the bar */
+    PAT_NEMO1_KV,     /* ", key=value" inside the tqdm postfix */
+    PAT_MB_ANCHOR,    /* last "iteration i/ n" */
+    PAT_AM_ANCHOR,    /* last "step N |" */
+    PAT_AM_KV,        /* "| key value" (AutoModel) */
+    PAT_COUNT
+};
+
+/* All linear: no two adjacent sub-patterns can match the same characters. */
+static const char *const scan_pat_src[PAT_COUNT] = {
+    [PAT_NEMO2_ANCHOR] = "^.*\\KTraining epoch (\\d+), iteration (\\d+)/(\\d+)(?=[ \\t|]|$)",
+    [PAT_PIPE_KV] = "\\|([^|:]*):([^|]*)",
+    [PAT_DELTA] = "^.*\\K\\bStep (\\d+):[ \\t]*train_step_timing in s[ \\t]*=[ \\t]*(\\S*)",
+    [PAT_NEMO1_ANCHOR] = "^.*\\K\\bEpoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
+    [PAT_NEMO1_KV] = "[,\\[]([^=,\\[\\]]*)=([^,\\[\\]]*)",
+    [PAT_MB_ANCHOR] = "^.*\\K\\biteration[ \\t]+(\\d+)[ \\t]*/[ \\t]*(\\d+)(?=[ \\t|]|$)",
+    [PAT_AM_ANCHOR] = "^.*\\K\\bstep[ \\t]+(\\d+)[ \\t]*\\|",
+    [PAT_AM_KV] = "(?:^|\\|)[ \\t]*([A-Za-z_][A-Za-z0-9_]*)[ \\t]+([^|]*)",
+};
+
+static pcre2_code *scan_re[PAT_COUNT];
+static locale_t scan_c_locale;
+static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
+static enum np_status scan_init_status;
+static char scan_init_msg[200];
+
+static void scan_init_once(void)
+{
+    scan_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (!scan_c_locale) {
+        scan_init_status = NP_E_NOMEM;
+        snprintf(scan_init_msg, sizeof scan_init_msg, "cannot create the C locale");
+        return;
+    }
+    for (int i = 0; i < PAT_COUNT; i++) {
+        int code;
+        PCRE2_SIZE off;
+        scan_re[i] = pcre2_compile((PCRE2_SPTR)scan_pat_src[i], PCRE2_ZERO_TERMINATED,
+                                   PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_UTF, &code,
+                                   &off, NULL);
+        if (!scan_re[i]) {
+            char msg[120];
+            pcre2_get_error_message(code, (PCRE2_UCHAR *)msg, sizeof msg);
+            scan_init_status = NP_E_INTERNAL;
+            snprintf(scan_init_msg, sizeof scan_init_msg, "pattern %d, offset %zu: %s", i,
+                     (size_t)off, msg);
+            return;
+        }
+        /* Without JIT (unsupported CPU, W^X policy) pcre2_match interprets. */
+        (void)pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE);
+    }
+}
+
+enum np_status np_scan_init(struct np_error *err)
+{
+    pthread_once(&scan_once, scan_init_once);
+    if (scan_init_status != NP_OK)
+        return np_error_set(err, scan_init_status, "scan", 0, 0, "cannot compile patterns: %s",
+                            scan_init_msg);
+    return NP_OK;
+}
+
+const char *np_log_gen_name(enum np_log_gen gen)
+{
+    switch (gen) {
+    case NP_GEN_NEMO2: return "nemo2";
+    case NP_GEN_NEMO1: return "nemo1";
+    case NP_GEN_DELTA: return "delta";
+    case NP_GEN_MBRIDGE: return "mbridge";
+    case NP_GEN_AUTOMODEL: return "automodel";
+    case NP_GEN_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+/* ---- numbers: strict, whole token, C locale ---------------------------- */
+
+static int scan_isdigit(char c) { return c >= '0' && c <= '9'; }
+
+static int scan_isword(char c)
+{
+    return scan_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static void scan_trim(const char **s, size_t *n)
+{
+    while (*n && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
+}
+
+/* Exact conversion of a validated token when the digits fit in 2^53 and the
+ * power of ten is exact (|e| <= 22): one IEEE multiply or divide rounds
+ * correctly (Clinger's fast path).  Returns 0 to leave it to strtod. */
+static int scan_fast_double(const char *s, size_t n, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    int e = 0, nd = 0, neg = 0;
+    size_t i = 0;
+    if (s[i] == '+' || s[i] == '-')
+        neg = s[i++] == '-';
+    for (; i < n && scan_isdigit(s[i]); i++) {
+        if (nd == 0 && s[i] == '0')
+            continue;
+        if (++nd > 15)
+            return 0;
+        m = m * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i < n && s[i] == '.')
+        for (i++; i < n && scan_isdigit(s[i]); i++) {
+            if (nd == 0 && s[i] == '0') {
+                e--;
+                continue;
+            }
+            if (++nd > 15)
+                return 0;
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            e--;
+        }
+    if (i < n) { /* exponent, already validated */
+        int en = 0, eneg = 0;
+        i++;
+        if (s[i] == '+' || s[i] == '-')
+            eneg = s[i++] == '-';
+        for (; i < n; i++) {
+            if (en > 1000)
+                return 0;
+            en = en * 10 + (s[i] - '0');
+        }
+        e += eneg ? -en : en;
+    }
+    double v = (double)m;
+    if (m == 0)
+        e = 0;
+    if (e < -22 || e > 22)
+        return 0;
+    v = e < 0 ? v / p10[-e] : v * p10[e];
+    *out = neg ? -v : v;
+    return 1;
+}
+
+/* Decimal or scientific number, nan, inf; anything else (hex, trailing junk,
+ * NUL bytes, empty) fails.  Returns 1 and sets *out on success. */
+static int scan_parse_double(const char *s, size_t n, double *out)
+{
+    char tmp[64];
+    size_t i = 0;
+    if (n == 0 || n >= sizeof tmp)
+        return 0;
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    if (i < n && !scan_isdigit(s[i]) && s[i] != '.') {
+        double v;
+        size_t rest = n - i;
+        if (rest == 3 && strncasecmp(s + i, "nan", 3) == 0)
+            v = NAN;
+        else if ((rest == 3 && strncasecmp(s + i, "inf", 3) == 0) ||
+                 (rest == 8 && strncasecmp(s + i, "infinity", 8) == 0))
+            v = INFINITY;
+        else
+            return 0;
+        *out = s[0] == '-' ? -v : v;
+        return 1;
+    }
+    size_t digits = 0;
+    while (i < n && scan_isdigit(s[i])) {
+        i++;
+        digits++;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && scan_isdigit(s[i])) {
+            i++;
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t ed = 0;
+        while (i < n && scan_isdigit(s[i])) {
+            i++;
+            ed++;
+        }
+        if (ed == 0)
+            return 0;
+    }
+    if (i != n)
+        return 0;
+    if (scan_fast_double(s, n, out))
+        return 1;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *end;
+    double v = strtod_l(tmp, &end, scan_c_locale);
+    if (end != tmp + n)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* A non-negative whole count, also written as a whole float ("99.00"). */
+static int scan_parse_count(const char *s, size_t n, long *out)
+{
+    double v;
+    if (!scan_parse_double(s, n, &v) || !isfinite(v) || v < 0 || v > 1e15 || v != floor(v))
+        return 0;
+    *out = (long)v;
+    return 1;
+}
+
+/* Digits only (from a regex group), at most 15 of them. */
+static int scan_parse_digits(const char *s, size_t n, long *out)
+{
+    long v = 0;
+    if (n == 0 || n > 15)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!scan_isdigit(s[i]))
+            return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* ---- scanner state ----------------------------------------------------- */
+
+struct scan_state {
+    struct np_step *steps; /* current (last) run */
+    size_t n, cap;
+    size_t runs;
+    long last_iter[SCAN_NGEN]; /* last known iteration per generation in the current run */
+    int ckpt_save, ckpt_load;
+    char *scratch; /* ANSI-stripped copy of a line */
+    size_t scratch_cap;
+    pcre2_match_data *md;
+    enum np_status status; /* sticky failure (allocation) */
+};
+
+static enum np_status scan_state_init(struct scan_state *st)
+{
+    memset(st, 0, sizeof *st);
+    for (int g = 0; g < SCAN_NGEN; g++)
+        st->last_iter[g] = -1;
+    st->md = pcre2_match_data_create(8, NULL);
+    return st->md ? NP_OK : NP_E_NOMEM;
+}
+
+static void scan_state_free(struct scan_state *st)
+{
+    free(st->steps);
+    free(st->scratch);
+    pcre2_match_data_free(st->md);
+    memset(st, 0, sizeof *st);
+}
+
+static void scan_step_init(struct np_step *s, enum np_log_gen gen, uint64_t offset)
+{
+    s->iteration = -1;
+    s->total = -1;
+    s->step_time_s = NAN;
+    s->loss = NAN;
+    s->global_batch_size = -1;
+    s->peak_memory_bytes = NAN;
+    s->tflops_per_gpu = NAN;
+    s->consumed_samples = NAN;
+    s->tokens_per_s = NAN;
+    s->tokens_per_s_per_gpu = NAN;
+    s->nan_seen = 0;
+    s->gen = gen;
+    s->offset = offset;
+}
+
+/* A redraw of the same step: the newer line wins, the older fills its gaps. */
+static void scan_step_merge(struct np_step *old, const struct np_step *s)
+{
+    struct np_step m = *s;
+    if (m.total < 0) m.total = old->total;
+    if (isnan(m.step_time_s) && !isnan(old->step_time_s)) m.step_time_s = old->step_time_s;
+    if (isnan(m.loss) && !isnan(old->loss)) m.loss = old->loss;
+    if (m.global_batch_size < 0) m.global_batch_size = old->global_batch_size;
+    if (isnan(m.peak_memory_bytes)) m.peak_memory_bytes = old->peak_memory_bytes;
+    if (isnan(m.tflops_per_gpu)) m.tflops_per_gpu = old->tflops_per_gpu;
+    if (isnan(m.consumed_samples)) m.consumed_samples = old->consumed_samples;
+    if (isnan(m.tokens_per_s)) m.tokens_per_s = old->tokens_per_s;
+    if (isnan(m.tokens_per_s_per_gpu)) m.tokens_per_s_per_gpu = old->tokens_per_s_per_gpu;
+    m.nan_seen = s->nan_seen || old->nan_seen;
+    *old = m;
+}
+
+/* Run bookkeeping: an iteration at or below the last one of the same
+ * generation starts a new run; a repeat of the previous step collapses. */
+static void scan_add_step(struct scan_state *st, const struct np_step *s)
+{
+    int g = (int)s->gen;
+    if (st->status != NP_OK)
+        return;
+    if (st->n > 0 && s->iteration >= 0) {
+        struct np_step *last = &st->steps[st->n - 1];
+        if (last->gen == s->gen && last->iteration == s->iteration) {
+            scan_step_merge(last, s);
+            return;
+        }
+        if (st->last_iter[g] >= 0 && s->iteration <= st->last_iter[g]) {
+            st->n = 0;
+            st->runs++;
+            for (int i = 0; i < SCAN_NGEN; i++)
+                st->last_iter[i] = -1;
+        }
+    }
+    if (st->runs == 0)
+        st->runs = 1;
+    if (st->n == st->cap) {
+        size_t ncap = st->cap ? st->cap * 2 : 64;
+        struct np_step *p = realloc(st->steps, ncap * sizeof *p);
+        if (!p) {
+            st->status = NP_E_NOMEM;
+            return;
+        }
+        st->steps = p;
+        st->cap = ncap;
+    }
+    st->steps[st->n++] = *s;
+    if (s->iteration >= 0)
+        st->last_iter[g] = s->iteration;
+}
+
+/* ---- field extraction -------------------------------------------------- */
+
+enum scan_field {
+    F_LOSS = 1, F_TIME_S, F_TIME_MS, F_GBS, F_GSTEP, F_PEAKMEM, F_CONSUMED, F_TFLOPS,
+    F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS
+};
+
+struct scan_key {
+    const char *name;
+    size_t len;
+    enum scan_field field;
+};
+#define SCAN_KEY(lit, f) {lit, sizeof lit - 1, f}
+
+/* NeMo 2.0 ProgressPrinter ("key: v") and NeMo 1.0 tqdm postfix ("key=v"). */
+static const struct scan_key scan_keys_nemo[] = {
+    SCAN_KEY("train_step_timing in s", F_TIME_S),
+    SCAN_KEY("reduced_train_loss", F_LOSS),
+    SCAN_KEY("global_step", F_GSTEP),
+    SCAN_KEY("global_batch_size", F_GBS),
+    SCAN_KEY("consumed_samples", F_CONSUMED),
+    SCAN_KEY("peak_memory_usage", F_PEAKMEM),
+    SCAN_KEY("TFLOPS_per_GPU", F_TFLOPS),
+    SCAN_KEY("grad_norm", F_GRADNORM),
+    {NULL, 0, 0},
+};
+
+static const struct scan_key scan_keys_mbridge[] = {
+    SCAN_KEY("elapsed time per iteration (ms)", F_TIME_MS),
+    SCAN_KEY("lm loss", F_LOSS),
+    SCAN_KEY("consumed samples", F_CONSUMED),
+    SCAN_KEY("global batch size", F_GBS),
+    SCAN_KEY("throughput per GPU (TFLOP/s/GPU)", F_TFLOPS),
+    SCAN_KEY("grad norm", F_GRADNORM),
+    SCAN_KEY("number of nan iterations", F_NANITERS),
+    {NULL, 0, 0},
+};
+
+static const struct scan_key scan_keys_automodel[] = {
+    SCAN_KEY("step", F_GSTEP),
+    SCAN_KEY("loss", F_LOSS),
+    SCAN_KEY("grad_norm", F_GRADNORM),
+    SCAN_KEY("mem", F_MEM_UNIT),
+    SCAN_KEY("tps", F_TPS),
+    {NULL, 0, 0},
+};
+
+static enum scan_field scan_lookup(const struct scan_key *keys, const char *k, size_t n)
+{
+    scan_trim(&k, &n);
+    for (; keys->name; keys++)
+        if (keys->len == n && memcmp(keys->name, k, n) == 0)
+            return keys->field;
+    return 0;
+}
+
+/* "61.23 GiB" -> bytes; a missing or unknown unit fails. */
+static int scan_parse_mem(const char *v, size_t n, double *out)
+{
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"TiB", 1099511627776.0},
+                 {"GB", 1e9},           {"MB", 1e6},        {"B", 1.0}};
+    size_t i = 0;
+    while (i < n && v[i] != ' ' && v[i] != '\t')
+        i++;
+    const char *u = v + i;
+    size_t un = n - i;
+    double x;
+    scan_trim(&u, &un);
+    if (!scan_parse_double(v, i, &x))
+        return 0;
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
+        if (strlen(units[k].unit) == un && memcmp(units[k].unit, u, un) == 0) {
+            *out = x * units[k].scale;
+            return 1;
+        }
+    return 0;
+}
+
+/* "104882.31(13110.29/gpu)" or "104882.31". */
+static void scan_parse_tps(struct np_step *s, const char *v, size_t n)
+{
+    const char *paren = memchr(v, '(', n);
+    size_t head = paren ? (size_t)(paren - v) : n;
+    const char *h = v;
+    double x;
+    scan_trim(&h, &head);
+    if (scan_parse_double(h, head, &x))
+        s->tokens_per_s = x;
+    if (!paren)
+        return;
+    const char *in = paren + 1;
+    size_t inn = (size_t)(v + n - in);
+    if (inn < 6 || memcmp(in + inn - 5, "/gpu)", 5) != 0)
+        return;
+    inn -= 5;
+    scan_trim(&in, &inn);
+    if (scan_parse_double(in, inn, &x))
+        s->tokens_per_s_per_gpu = x;
+}
+
+/* Store one field; returns 1 when its value parsed. */
+static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, size_t n, long *gstep)
+{
+    double x;
+    long c;
+    scan_trim(&v, &n);
+    switch (f) {
+    case F_LOSS:
+    case F_TIME_S:
+    case F_TIME_MS:
+    case F_GRADNORM:
+        if (!scan_parse_double(v, n, &x))
+            return 0;
+        if (!isfinite(x))
+            s->nan_seen = 1;
+        if (f == F_LOSS)
+            s->loss = x;
+        else if (f == F_TIME_S)
+            s->step_time_s = x;
+        else if (f == F_TIME_MS)
+            s->step_time_s = x / 1000.0;
+        return 1;
+    case F_PEAKMEM:
+    case F_CONSUMED:
+    case F_TFLOPS:
+        if (!scan_parse_double(v, n, &x))
+            return 0;
+        if (f == F_PEAKMEM)
+            s->peak_memory_bytes = x;
+        else if (f == F_CONSUMED)
+            s->consumed_samples = x;
+        else
+            s->tflops_per_gpu = x;
+        return 1;
+    case F_NANITERS:
+    case F_GBS:
+    case F_GSTEP:
+        if (!scan_parse_count(v, n, &c))
+            return 0;
+        if (f == F_NANITERS && c > 0)
+            s->nan_seen = 1;
+        else if (f == F_GBS)
+            s->global_batch_size = c;
+        else if (f == F_GSTEP)
+            *gstep = c;
+        return 1;
+    case F_MEM_UNIT:
+        if (!scan_parse_mem(v, n, &x))
+            return 0;
+        s->peak_memory_bytes = x;
+        return 1;
+    case F_TPS:
+        scan_parse_tps(s, v, n);
+        return !isnan(s->tokens_per_s);
+    }
+    return 0;
+}
+
+static int scan_match(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
+{
+    int rc = pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
+    return rc > 0;
+}
+
+/* Group g of the last match as (ptr, len); 0 when it did not take part. */
+static int scan_group(struct scan_state *st, const char *s, int g, const char **gp, size_t *gn)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
+    if (ov[2 * g] == PCRE2_UNSET)
+        return 0;
+    *gp = s + ov[2 * g];
+    *gn = ov[2 * g + 1] - ov[2 * g];
+    return 1;
+}
+
+static long scan_group_digits(struct scan_state *st, const char *s, int g)
+{
+    const char *p;
+    size_t n;
+    long v;
+    if (!scan_group(st, s, g, &p, &n) || !scan_parse_digits(p, n, &v))
+        return -1;
+    return v;
+}
+
+/* Walk every key/value match of pattern p over s[0..n), storing the fields of
+ * the table's keys; returns 1 when the key `want` had a valid value. */
+static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_key *keys,
+                      const char *s, size_t n, struct np_step *step, long *gstep,
+                      enum scan_field want)
+{
+    size_t off = 0;
+    int found = 0;
+    while (off < n && scan_match(st, p, s, n, off)) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
+        const char *k, *v;
+        size_t kn, vn;
+        if (scan_group(st, s, 1, &k, &kn) && scan_group(st, s, 2, &v, &vn)) {
+            enum scan_field f = scan_lookup(keys, k, kn);
+            if (f && scan_set_field(step, f, v, vn, gstep) && f == want)
+                found = 1;
+        }
+        off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
+    }
+    return found;
+}
+
+static const char *scan_memmem(const char *s, size_t n, const char *needle)
+{
+    return memmem(s, n, needle, strlen(needle));
+}
+
+/* After "train_step_timing in s": ':' = NeMo 2.0, '=' = tqdm, 0 = neither. */
+static char scan_timing_style(const char *s, size_t n)
+{
+    static const char key[] = "train_step_timing in s";
+    const size_t kl = sizeof key - 1;
+    char style = 0;
+    const char *p = s, *end = s + n;
+    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+        const char *q = p + kl;
+        while (q < end && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < end && (*q == ':' || *q == '='))
+            style = *q;
+        p += kl;
+    }
+    return style;
+}
+
+static void scan_line_nemo2(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    long gstep = -1;
+    size_t from = 0;
+    scan_step_init(&step, NP_GEN_NEMO2, off);
+    if (scan_match(st, PAT_NEMO2_ANCHOR, s, n, 0)) {
+        step.iteration = scan_group_digits(st, s, 2);
+        step.total = scan_group_digits(st, s, 3);
+        from = pcre2_get_ovector_pointer(st->md)[0];
+    }
+    int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_nemo, s + from, n - from, &step, &gstep,
+                              F_TIME_S);
+    if (step.iteration < 0 && from == 0) {
+        if (!has_time)
+            return;
+        step.iteration = gstep;
+    }
+    scan_add_step(st, &step);
+}
+
+static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    long gstep = -1, epoch = -1, k = -1, total = -1;
+    size_t from = 0;
+    scan_step_init(&step, NP_GEN_NEMO1, off);
+    if (scan_match(st, PAT_NEMO1_ANCHOR, s, n, 0)) {
+        epoch = scan_group_digits(st, s, 1);
+        k = scan_group_digits(st, s, 2);
+        total = scan_group_digits(st, s, 3);
+        from = pcre2_get_ovector_pointer(st->md)[0];
+    }
+    if (!scan_pairs(st, PAT_NEMO1_KV, scan_keys_nemo, s + from, n - from, &step, &gstep, F_TIME_S))
+        return;
+    step.iteration = gstep;
+    /* In epoch 0, bar position k/n with global_step k-1 means the run ends at n-1. */
+    if (epoch == 0 && k >= 1 && total >= 1 && gstep == k - 1)
+        step.total = total - 1;
+    scan_add_step(st, &step);
+}
+
+static int scan_line_delta(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    const char *v;
+    size_t vn;
+    if (!scan_match(st, PAT_DELTA, s, n, 0))
+        return 0;
+    scan_step_init(&step, NP_GEN_DELTA, off);
+    step.iteration = scan_group_digits(st, s, 1);
+    if (scan_group(st, s, 2, &v, &vn)) {
+        long unused = -1;
+        scan_set_field(&step, F_TIME_S, v, vn, &unused);
+    }
+    scan_add_step(st, &step);
+    return 1;
+}
+
+static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    long gstep = -1;
+    size_t from = 0;
+    int anchored = 0;
+    scan_step_init(&step, NP_GEN_MBRIDGE, off);
+    if (scan_match(st, PAT_MB_ANCHOR, s, n, 0)) {
+        long i = scan_group_digits(st, s, 1), t = scan_group_digits(st, s, 2);
+        /* Megatron counts from 1: "iteration 50/50" is index 49 of 0..49. */
+        step.iteration = i >= 1 ? i - 1 : -1;
+        step.total = t >= 1 ? t - 1 : -1;
+        from = pcre2_get_ovector_pointer(st->md)[0];
+        anchored = 1;
+    }
+    int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_mbridge, s + from, n - from, &step,
+                              &gstep, F_TIME_MS);
+    if (!anchored && !has_time)
+        return;
+    scan_add_step(st, &step);
+}
+
+static void scan_line_automodel(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    long gstep = -1;
+    size_t from = 0;
+    int anchored = 0;
+    scan_step_init(&step, NP_GEN_AUTOMODEL, off);
+    if (scan_match(st, PAT_AM_ANCHOR, s, n, 0)) {
+        from = pcre2_get_ovector_pointer(st->md)[0];
+        anchored = 1;
+    }
+    int has_tps = scan_pairs(st, PAT_AM_KV, scan_keys_automodel, s + from, n - from, &step, &gstep,
+                             F_TPS);
+    if (!anchored && !has_tps)
+        return;
+    step.iteration = gstep;
+    scan_add_step(st, &step);
+}
+
+/* ---- candidate search over complete lines ------------------------------ */
+
+/* The literal needles.  Each names two of its bytes that are rare in logs
+ * (pos1, pos2); the SSE2 prefilter tests both at every position of a 16-byte
+ * block for all needles at once, so the data is read once, not once per
+ * needle, and memcmp confirms the few candidates. */
+static const struct scan_needle {
+    const char *text;
+    unsigned char len, pos1, pos2;
+} scan_needles[] = {
+    {"train_step_timing", 17, 9, 16},           /* 'p' ... 'g' */
+    {"elapsed time per iteration", 26, 3, 13},  /* 'p' ... 'p' */
+    {"| tps ", 6, 0, 3},                        /* '|' ... 'p' */
+    {"Global Checkpoint ", 18, 0, 11},          /* 'G' ... 'k' */
+};
+#define SCAN_NNEEDLE (sizeof scan_needles / sizeof scan_needles[0])
+#define SCAN_NEEDLE_TIMING 0u
+#define SCAN_NEEDLE_MBRIDGE 1u
+#define SCAN_NEEDLE_TPS 2u
+#define SCAN_NEEDLE_CKPT 3u
+#define SCAN_NEEDLE_ALL ((1u << SCAN_NNEEDLE) - 1)
+
+/* Where the search stands; next[] caches memmem results (portable path). */
+struct scan_finder {
+    const char *next[SCAN_NNEEDLE];
+    int primed;
+};
+
+/* First occurrence of an active needle at or after p whose start is < end. */
+static const char *scan_find_portable(struct scan_finder *f, const char *p, const char *end,
+                                      unsigned active)
+{
+    const char *best = NULL;
+    for (size_t k = 0; k < SCAN_NNEEDLE; k++) {
+        if (!(active & (1u << k)))
+            continue;
+        if (!f->primed || (f->next[k] && f->next[k] < p))
+            f->next[k] = memmem(p, (size_t)(end - p), scan_needles[k].text, scan_needles[k].len);
+        if (f->next[k] && (!best || f->next[k] < best))
+            best = f->next[k];
+    }
+    f->primed = 1;
+    return best;
+}
+
+/* Index of the active needle starting at q, or -1. */
+static int scan_find_at(const char *q, const char *end, unsigned active)
+{
+    for (size_t k = 0; k < SCAN_NNEEDLE; k++) {
+        const struct scan_needle *nd = &scan_needles[k];
+        if ((active & (1u << k)) && (size_t)(end - q) >= nd->len && q[0] == nd->text[0] &&
+            memcmp(q, nd->text, nd->len) == 0)
+            return (int)k;
+    }
+    return -1;
+}
+
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
+#include <emmintrin.h>
+#define SCAN_SIMD_REACH 32 /* 16-byte loads at offsets up to 16 */
+
+static const char *scan_find_sse2(const char *p, const char *end, unsigned active)
+{
+    const __m128i c_bar = _mm_set1_epi8('|'), c_p = _mm_set1_epi8('p'),
+                  c_g = _mm_set1_epi8('g'), c_G = _mm_set1_epi8('G'),
+                  c_k = _mm_set1_epi8('k');
+    while (end - p >= SCAN_SIMD_REACH) {
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 3));
+        __m128i v9 = _mm_loadu_si128((const __m128i *)(const void *)(p + 9));
+        __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
+        __m128i v13 = _mm_loadu_si128((const __m128i *)(const void *)(p + 13));
+        __m128i v16 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+        __m128i p3 = _mm_cmpeq_epi8(v3, c_p);
+        __m128i m = _mm_and_si128(_mm_cmpeq_epi8(v9, c_p), _mm_cmpeq_epi8(v16, c_g));
+        m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v13, c_p)));
+        m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
+        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        while (mask) {
+            const char *q = p + __builtin_ctz(mask);
+            mask &= mask - 1;
+            if (scan_find_at(q, end, active) >= 0)
+                return q;
+        }
+        p += 16;
+    }
+    for (; p < end; p++)
+        if (scan_find_at(p, end, active) >= 0)
+            return p;
+    return NULL;
+}
+#endif
+
+static const char *scan_find(struct scan_finder *f, const char *p, const char *end, unsigned active)
+{
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
+    (void)f;
+    (void)scan_find_portable; /* kept for other CPUs and the fuzz cross-check */
+    return scan_find_sse2(p, end, active);
+#else
+    return scan_find_portable(f, p, end, active);
+#endif
+}
+
+/* Bit k set when needle k occurs in s[0..n). */
+static unsigned scan_needles_in(const char *s, size_t n)
+{
+    struct scan_finder f = {{NULL}, 0};
+    const char *p = s, *end = s + n, *q;
+    unsigned found = 0;
+    while (found != SCAN_NEEDLE_ALL && (q = scan_find(&f, p, end, SCAN_NEEDLE_ALL & ~found))) {
+        found |= 1u << scan_find_at(q, end, SCAN_NEEDLE_ALL & ~found);
+        p = q + 1;
+    }
+    return found;
+}
+
+/* Copy s without ANSI escapes (CSI "ESC [ params inter final", two-byte ESC x). */
+static int scan_strip_ansi(struct scan_state *st, const char **s, size_t *n)
+{
+    const unsigned char *in = (const unsigned char *)*s;
+    size_t len = *n, o = 0;
+    if (st->scratch_cap < len) {
+        size_t cap = len < 256 ? 256 : len;
+        char *p = realloc(st->scratch, cap);
+        if (!p) {
+            st->status = NP_E_NOMEM;
+            return 0;
+        }
+        st->scratch = p;
+        st->scratch_cap = cap;
+    }
+    for (size_t i = 0; i < len;) {
+        if (in[i] != 0x1b) {
+            st->scratch[o++] = (char)in[i++];
+            continue;
+        }
+        i++;
+        if (i < len && in[i] == '[') {
+            i++;
+            while (i < len && in[i] >= 0x30 && in[i] <= 0x3f)
+                i++;
+            while (i < len && in[i] >= 0x20 && in[i] <= 0x2f)
+                i++;
+            if (i < len && in[i] >= 0x40 && in[i] <= 0x7e)
+                i++;
+        } else if (i < len && in[i] >= 0x40 && in[i] <= 0x5f) {
+            i++;
+        }
+    }
+    *s = st->scratch;
+    *n = o;
+    return 1;
+}
+
+static void scan_checkpoint(struct scan_state *st, const char *s, size_t n)
+{
+    static const char key[] = "Global Checkpoint ";
+    const size_t kl = sizeof key - 1;
+    const char *p = s, *end = s + n;
+    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+        p += kl;
+        if ((size_t)(end - p) < 4 || (end - p > 4 && (scan_isword(p[4]))))
+            continue; /* "Saver", "Loading": not the NeMo message */
+        if (memcmp(p, "Save", 4) == 0)
+            st->ckpt_save = 1;
+        else if (memcmp(p, "Load", 4) == 0)
+            st->ckpt_load = 1;
+    }
+}
+
+/* One complete candidate line (terminator excluded). */
+static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    if (n > SCAN_LINE_MAX || st->status != NP_OK)
+        return;
+    if (memchr(s, 0x1b, n) && !scan_strip_ansi(st, &s, &n))
+        return;
+    unsigned has = scan_needles_in(s, n);
+    if (has & (1u << SCAN_NEEDLE_CKPT))
+        scan_checkpoint(st, s, n);
+    if (has & (1u << SCAN_NEEDLE_TIMING)) {
+        if (scan_memmem(s, n, "Step ") && scan_line_delta(st, s, n, off))
+            return;
+        switch (scan_timing_style(s, n)) {
+        case ':': scan_line_nemo2(st, s, n, off); return;
+        case '=': scan_line_nemo1(st, s, n, off); return;
+        default: break;
+        }
+    }
+    if (has & (1u << SCAN_NEEDLE_MBRIDGE))
+        scan_line_mbridge(st, s, n, off);
+    else if (has & (1u << SCAN_NEEDLE_TPS))
+        scan_line_automodel(st, s, n, off);
+}
+
+/* buf[0..len) holds whole lines (len == 0 or buf[len-1] is '\n' or '\r'). */
+static void scan_feed(struct scan_state *st, const char *buf, size_t len, uint64_t base)
+{
+    const char *end = buf + len, *pos = buf;
+    const char *nl = NULL, *cr = NULL; /* cached next '\n' / '\r' (end = none) */
+    struct scan_finder finder = {{NULL}, 0};
+    unsigned active = SCAN_NEEDLE_ALL;
+    const char *hit;
+    while (st->status == NP_OK && (hit = scan_find(&finder, pos, end, active)) != NULL) {
+        const char *ls = memrchr(pos, '\n', (size_t)(hit - pos));
+        ls = ls ? ls + 1 : pos;
+        const char *lr = memrchr(ls, '\r', (size_t)(hit - ls));
+        ls = lr ? lr + 1 : ls;
+        if (!nl || nl < hit) {
+            nl = memchr(hit, '\n', (size_t)(end - hit));
+            if (!nl)
+                nl = end;
+        }
+        if (!cr || cr < hit) {
+            cr = memchr(hit, '\r', (size_t)(end - hit));
+            if (!cr)
+                cr = end;
+        }
+        const char *le = nl < cr ? nl : cr;
+        if (le == end)
+            break; /* cannot happen: buf ends with a terminator */
+        scan_line(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf));
+        if (st->ckpt_save && st->ckpt_load)
+            active &= ~(1u << SCAN_NEEDLE_CKPT);
+        pos = le + 1;
+    }
+}
+
+/* Index just past the first terminator, or 0 when there is none. */
+static size_t scan_after_first_term(const char *buf, size_t len)
+{
+    const char *nl = memchr(buf, '\n', len);
+    size_t lim = nl ? (size_t)(nl - buf) : len;
+    const char *cr = memchr(buf, '\r', lim);
+    const char *t = cr ? cr : nl;
+    return t ? (size_t)(t - buf) + 1 : 0;
+}
+
+/* Length of the prefix made of whole lines (0 when there is no terminator). */
+static size_t scan_whole_lines(const char *buf, size_t len)
+{
+    const char *nl = memrchr(buf, '\n', len);
+    size_t from = nl ? (size_t)(nl - buf) + 1 : 0;
+    const char *cr = memrchr(buf + from, '\r', len - from);
+    if (cr)
+        return (size_t)(cr - buf) + 1;
+    return nl ? from : 0;
+}
+
+static void scan_result_take(struct scan_state *st, struct np_scan_result *out)
+{
+    out->steps = st->steps;
+    out->nsteps = st->n;
+    out->runs = st->runs;
+    out->saw_checkpoint_save = st->ckpt_save;
+    out->saw_checkpoint_load = st->ckpt_load;
+    st->steps = NULL;
+    st->n = st->cap = 0;
+    if (out->nsteps == 0) {
+        free(out->steps);
+        out->steps = NULL;
+    }
+}
+
+enum np_status np_scan_buffer(const char *buf, size_t len, uint64_t base_offset,
+                              struct np_scan_result *out, struct np_error *err)
+{
+    struct scan_state st;
+    enum np_status rc;
+    if (!out)
+        return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no result to fill");
+    memset(out, 0, sizeof *out);
+    if ((rc = np_scan_init(err)) != NP_OK)
+        return rc;
+    if (!buf && len)
+        return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "NULL buffer");
+    if (scan_state_init(&st) != NP_OK) {
+        scan_state_free(&st);
+        return np_error_set(err, NP_E_NOMEM, "scan", 0, 0, "out of memory");
+    }
+    size_t start = 0;
+    if (base_offset > 0 && len > 0) {
+        start = scan_after_first_term(buf, len);
+        if (start == 0)
+            start = len;
+    }
+    size_t whole = len > start ? scan_whole_lines(buf + start, len - start) : 0;
+    if (whole)
+        scan_feed(&st, buf + start, whole, base_offset + start);
+    if (st.status != NP_OK) {
+        scan_state_free(&st);
+        return np_error_set(err, st.status, "scan", 0, 0, "out of memory");
+    }
+    scan_result_take(&st, out);
+    out->bytes_read = len;
+    out->file_size = base_offset + len;
+    scan_state_free(&st);
+    return NP_OK;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+struct scan_file {
+    int fd;
+    const char *path;
+    int seekable;
+    uint64_t size;
+    uint64_t bytes_read;
+    size_t chunk;
+};
+
+static enum np_status scan_io_error(struct np_error *err, const char *path, const char *what, int e)
+{
+    char buf[128];
+    const char *msg = strerror_r(e, buf, sizeof buf);
+    return np_error_set(err, NP_E_IO, path, 0, 0, "%s: %s", what, msg);
+}
+
+/* Stream bytes [from, to) of the file through the scanner in chunks; when
+ * from > 0 the first (cut) line is skipped.  Lines longer than the maximum
+ * are skipped whole; a final segment without terminator is ignored. */
+static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to,
+                                 struct scan_state *st, struct np_error *err)
+{
+    uint64_t span = to - from;
+    size_t readsz = f->chunk;
+    if (f->seekable && span < readsz)
+        readsz = (size_t)span;
+    size_t cap = readsz + SCAN_LINE_MAX + 1;
+    if (f->seekable && span + 1 < cap)
+        cap = (size_t)span + 1;
+    char *buf = malloc(cap);
+    if (!buf)
+        return np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
+    size_t carry = 0;
+    int dropping = from > 0;
+    uint64_t fpos = from;
+    enum np_status rc = NP_OK;
+    while (!f->seekable || fpos < to) {
+        size_t want = cap - carry;
+        if (f->seekable && want > to - fpos)
+            want = (size_t)(to - fpos);
+        ssize_t r = f->seekable ? pread(f->fd, buf + carry, want, (off_t)fpos)
+                                : read(f->fd, buf + carry, want);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = scan_io_error(err, f->path, "read error", errno);
+            break;
+        }
+        if (r == 0)
+            break; /* the file shrank, or end of a stream */
+        f->bytes_read += (uint64_t)r;
+        fpos += (uint64_t)r;
+        size_t len = carry + (size_t)r, start = 0;
+        uint64_t base = fpos - len;
+        if (dropping) {
+            start = scan_after_first_term(buf, len);
+            if (start == 0) {
+                carry = 0;
+                continue;
+            }
+            dropping = 0;
+        }
+        size_t whole = scan_whole_lines(buf + start, len - start);
+        if (whole) {
+            scan_feed(st, buf + start, whole, base + start);
+            if (st->status != NP_OK) {
+                rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
+                break;
+            }
+            start += whole;
+        }
+        carry = len - start;
+        if (carry > SCAN_LINE_MAX) {
+            dropping = 1; /* an over-long line: skip to its end */
+            carry = 0;
+        } else if (carry) {
+            memmove(buf, buf + start, carry);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
+                            struct np_scan_result *out, struct np_error *err)
+{
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT};
+    struct scan_file f;
+    struct scan_state st;
+    struct stat sb;
+    enum np_status rc;
+    if (!out)
+        return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no result to fill");
+    memset(out, 0, sizeof *out);
+    if (!path)
+        return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no path");
+    if ((rc = np_scan_init(err)) != NP_OK)
+        return rc;
+    if (opts) {
+        o.all_steps = opts->all_steps;
+        if (opts->window)
+            o.window = opts->window;
+        if (opts->tail_bytes)
+            o.tail_bytes = opts->tail_bytes;
+        if (opts->read_chunk)
+            o.read_chunk = opts->read_chunk;
+    }
+    memset(&f, 0, sizeof f);
+    f.path = path;
+    f.chunk = o.read_chunk;
+    f.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0)
+        return scan_io_error(err, path, "cannot open", errno);
+    if (fstat(f.fd, &sb) != 0) {
+        rc = scan_io_error(err, path, "cannot stat", errno);
+        close(f.fd);
+        return rc;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(f.fd);
+        return scan_io_error(err, path, "cannot read", EISDIR);
+    }
+    f.seekable = S_ISREG(sb.st_mode);
+    f.size = f.seekable ? (uint64_t)sb.st_size : 0;
+    if (scan_state_init(&st) != NP_OK) {
+        scan_state_free(&st);
+        close(f.fd);
+        return np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+    }
+
+    uint64_t from = 0;
+    if (o.all_steps || !f.seekable) {
+        if (f.seekable)
+            (void)posix_fadvise(f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        rc = scan_range(&f, 0, f.size, &st, err);
+    } else {
+        uint64_t want = o.tail_bytes;
+        for (;;) {
+            uint64_t start = f.size > want ? f.size - want : 0;
+            /* One byte early: if it is a terminator the first line is whole. */
+            from = start > 0 ? start - 1 : 0;
+            rc = scan_range(&f, from, f.size, &st, err);
+            if (rc != NP_OK || from == 0 || st.n >= o.window || st.runs >= 2)
+                break;
+            scan_state_free(&st);
+            if (scan_state_init(&st) != NP_OK) {
+                rc = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+                break;
+            }
+            want = want > f.size / 2 ? f.size : want * 2;
+        }
+    }
+    close(f.fd);
+    if (rc != NP_OK) {
+        scan_state_free(&st);
+        return rc;
+    }
+    scan_result_take(&st, out);
+    scan_state_free(&st);
+    out->truncated_start = from > 0;
+    out->bytes_read = f.bytes_read;
+    out->file_size = f.seekable ? f.size : f.bytes_read;
+    return NP_OK;
+}
+
+void np_scan_result_free(struct np_scan_result *res)
+{
+    if (!res)
+        return;
+    free(res->steps);
+    memset(res, 0, sizeof *res);
+}
