@@ -1,0 +1,998 @@
+/* config.c - resolve and validate the launch environment against the recipe data.
+ *
+ * The variables of the original launch.sh (plus RECIPE, GPU_TYPE, WORKLOAD) are
+ * read through an accessor, checked one by one, and turned into one typed
+ * np_launch_config per job of a JOB_TOTAL_GPUS sweep.  Each failure names the
+ * variable, the bad value and what is allowed; nothing here writes files.
+ */
+#include "nemoperf/config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "nemoperf/diag.h"
+#include "nemoperf/script.h"
+#include "nemoperf/shell.h"
+
+#define CONFIG_MAX_SWEEP 64
+
+const char *np_workload_name(enum np_workload w)
+{
+    return w == NP_WORKLOAD_SYNTHETIC ? "synthetic" : "nemo";
+}
+
+const char *np_env_getenv(void *ctx, const char *name)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+const char *np_env_list(void *ctx, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *const *e = ctx; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+int np_parse_bool(const char *s, int *out)
+{
+    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
+    for (size_t i = 0; s && i < 3; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Decimal digits at *p (at most 7) into *v. */
+static int config_digits(const char **p, long *v)
+{
+    long x = 0;
+    int n = 0;
+    while (isdigit((unsigned char)**p)) {
+        if (++n > 7)
+            return 0;
+        x = x * 10 + (**p - '0');
+        (*p)++;
+    }
+    *v = x;
+    return n > 0;
+}
+
+int np_time_limit_valid(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    const char *p = s;
+    long days = -1, f[3] = {0, 0, 0};
+    int n = 0;
+    if (strchr(s, '-')) {
+        if (!config_digits(&p, &days) || *p != '-')
+            return 0;
+        p++;
+    }
+    for (;;) {
+        if (n == 3 || !config_digits(&p, &f[n]))
+            return 0;
+        n++;
+        if (*p == ':') {
+            p++;
+            continue;
+        }
+        if (*p)
+            return 0;
+        break;
+    }
+    long h = 0, m = 0, sec = 0;
+    if (days >= 0) { /* D-H, D-H:M, D-H:M:S */
+        h = f[0];
+        m = n > 1 ? f[1] : 0;
+        sec = n > 2 ? f[2] : 0;
+        if (h >= 24 || m >= 60 || sec >= 60)
+            return 0;
+    } else if (n == 1) { /* M */
+        m = f[0];
+    } else if (n == 2) { /* M:S */
+        m = f[0];
+        sec = f[1];
+        if (sec >= 60)
+            return 0;
+    } else { /* H:M:S */
+        h = f[0];
+        m = f[1];
+        sec = f[2];
+        if (m >= 60 || sec >= 60)
+            return 0;
+    }
+    return (days > 0 || h > 0 || m > 0 || sec > 0);
+}
+
+/* ---- resolution context ---- */
+
+struct config_ctx {
+    np_env_fn env;
+    void *env_ctx;
+    struct np_error *err;
+};
+
+/* Value of a variable; empty counts as unset. */
+static const char *config_get(struct config_ctx *x, const char *name)
+{
+    const char *v = x->env(x->env_ctx, name);
+    return v && *v ? v : NULL;
+}
+
+static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...)
+{
+    char text[sizeof x->err->text];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return np_error_set(x->err, NP_E_INVALID, "", 0, 0, "%s", text);
+}
+
+/* Append item to a ", "-separated list in buf (once). */
+static void config_join(char *buf, size_t size, const char *item)
+{
+    size_t len = strlen(item);
+    for (const char *p = buf; (p = strstr(p, item)); p += len)
+        if ((p == buf || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
+            return;
+    if (*buf)
+        strncat(buf, ", ", size - strlen(buf) - 1);
+    strncat(buf, item, size - strlen(buf) - 1);
+}
+
+/* Strict decimal integer in [min, max]. */
+static int config_int(const char *s, long min, long max, int *out)
+{
+    const char *p = s;
+    long v;
+    if (!config_digits(&p, &v) || *p || v < min || v > max)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static enum np_status config_bool(struct config_ctx *x, const char *name, int *out)
+{
+    const char *v = config_get(x, name);
+    *out = 0;
+    if (v && np_parse_bool(v, out) != 0)
+        return config_bad(x, "%s=%s: not a boolean; allowed: true, false, 1, 0, yes, no (any case)", name, v);
+    return NP_OK;
+}
+
+/* Integer variable with a default. */
+static enum np_status config_intvar(struct config_ctx *x, const char *name, long min, long max, int dflt,
+                                    int *out, int *explicit_)
+{
+    const char *v = config_get(x, name);
+    *out = dflt;
+    if (explicit_)
+        *explicit_ = v != NULL;
+    if (v && config_int(v, min, max, out) != 0)
+        return config_bad(x, "%s=%s: not an integer in range; allowed: %ld to %ld", name, v, min, max);
+    return NP_OK;
+}
+
+/* Value restricted to Slurm-name characters (accounts, partitions). */
+static int config_slurm_word(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("_.,:+@-", *p))
+            return 0;
+    return *s != '\0';
+}
+
+/* [type:]count */
+static int config_gres_gpus(const char *s)
+{
+    const char *colon = strrchr(s, ':');
+    const char *num = colon ? colon + 1 : s;
+    if (colon) {
+        if (colon == s)
+            return 0;
+        for (const char *p = s; p < colon; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+                return 0;
+    }
+    int n;
+    return config_int(num, 1, 1000000, &n) == 0;
+}
+
+static void config_human(double bytes, char *buf, size_t size)
+{
+    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+    double v = bytes;
+    while (v >= 1000.0 && u < 5) {
+        v /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, size, "%.0f bytes", bytes);
+    else
+        snprintf(buf, size, "%.1f %s (%.0f bytes)", v, unit[u], bytes);
+}
+
+static int config_statvfs_free(const char *path, double *bytes)
+{
+    struct statvfs sv;
+    if (statvfs(path, &sv) != 0)
+        return -1;
+    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
+    return 0;
+}
+
+/* A folder holding weights/ with at least one *.distcp file. */
+static int config_has_distcp(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/weights", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        found = n > 7 && strcmp(e->d_name + n - 7, ".distcp") == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* ---- recipe / model selection ---- */
+
+static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_recipe_set *set,
+                                         const struct np_recipe **rp)
+{
+    const char *rname = config_get(x, "RECIPE"), *size = config_get(x, "MODEL_SIZE");
+    char all[400] = "", sizes[400] = "", hits[400] = "";
+    for (size_t i = 0; i < set->n; i++)
+        config_join(all, sizeof all, set->recipes[i].name);
+    for (size_t i = 0; i < set->n; i++)
+        if (set->recipes[i].infer)
+            for (size_t m = 0; m < set->recipes[i].nmodels; m++)
+                config_join(sizes, sizeof sizes, set->recipes[i].models[m].size);
+    if (rname) {
+        if (!(*rp = np_recipe_find(set, rname)))
+            return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
+        return NP_OK;
+    }
+    if (!size)
+        return config_bad(x,
+                          "MODEL_SIZE is not set (and RECIPE is not set): set MODEL_SIZE (allowed: %s) or RECIPE "
+                          "(allowed: %s)",
+                          sizes, all);
+    int n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->recipes[i].infer && np_model_find(&set->recipes[i], size)) {
+            *rp = &set->recipes[i];
+            config_join(hits, sizeof hits, set->recipes[i].name);
+            n++;
+        }
+    if (n == 0)
+        return config_bad(x,
+                          "MODEL_SIZE=%s: unknown model size; allowed: %s (or set RECIPE to one of: %s for its "
+                          "other models)",
+                          size, sizes, all);
+    if (n > 1)
+        return config_bad(x, "MODEL_SIZE=%s: several recipes have this size (%s); set RECIPE to one of them", size,
+                          hits);
+    return NP_OK;
+}
+
+/* ---- the resolver ---- */
+
+/* Settings shared by every job of the plan. */
+struct config_common {
+    const struct np_recipe *recipe;
+    const struct np_model *model;
+    enum np_dtype dtype;
+    enum np_workload workload;
+    char gpu_type[32];
+    int gpus_per_node;
+    int max_steps, max_steps_explicit;
+    char time_limit[32];
+    int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
+    char stage_path[PATH_MAX];
+    char load_checkpoint[PATH_MAX];
+    char image[PATH_MAX + 64];
+};
+
+static enum np_status config_stage_path(struct config_ctx *x, struct config_common *c)
+{
+    const char *sp = config_get(x, "STAGE_PATH");
+    if (!sp)
+        return config_bad(x, "STAGE_PATH is not set: set it to the absolute path of an existing folder on storage "
+                             "all nodes share (the one ./setup staged)");
+    if (sp[0] != '/')
+        return config_bad(x, "STAGE_PATH=%s: not an absolute path; allowed: an absolute path of an existing folder",
+                          sp);
+    if (strpbrk(sp, "\n\r\\"))
+        return config_bad(x,
+                          "STAGE_PATH=%s: contains a newline, carriage return or backslash, which Slurm cannot use "
+                          "in log file names; allowed: a path without them",
+                          sp);
+    size_t n = strlen(sp);
+    while (n > 1 && sp[n - 1] == '/')
+        n--;
+    if (n >= sizeof c->stage_path - 512)
+        return config_bad(x, "STAGE_PATH=%s: path too long", sp);
+    memcpy(c->stage_path, sp, n);
+    c->stage_path[n] = '\0';
+    struct stat st;
+    if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+    if (access(c->stage_path, W_OK | X_OK) != 0)
+        return config_bad(x, "STAGE_PATH=%s: folder is not writable (%s); allowed: a folder you can write to", sp,
+                          strerror(errno));
+    if (c->workload == NP_WORKLOAD_NEMO && strpbrk(c->stage_path, ",:"))
+        return config_bad(x,
+                          "STAGE_PATH=%s: contains ',' or ':', which pyxis --container-mounts cannot express; "
+                          "allowed: a path without them (or WORKLOAD=synthetic)",
+                          sp);
+    return NP_OK;
+}
+
+static enum np_status config_model(struct config_ctx *x, const struct np_recipe_set *set, struct config_common *c)
+{
+    enum np_status st = config_pick_recipe(x, set, &c->recipe);
+    if (st != NP_OK)
+        return st;
+    const struct np_recipe *r = c->recipe;
+    const char *size = config_get(x, "MODEL_SIZE");
+    if (!size)
+        size = r->default_size;
+    if (!(c->model = np_model_find(r, size))) {
+        char sizes[300] = "";
+        for (size_t m = 0; m < r->nmodels; m++)
+            config_join(sizes, sizeof sizes, r->models[m].size);
+        return config_bad(x, "MODEL_SIZE=%s: recipe %s has no such model; allowed: %s", size, r->name, sizes);
+    }
+    const struct np_model *m = c->model;
+    const char *dt = config_get(x, "DTYPE");
+    c->dtype = dt ? np_dtype_parse(dt) : r->default_dtype;
+    if (c->dtype == NP_DTYPE_NONE)
+        return config_bad(x, "DTYPE=%s: unknown data type; allowed: bf16, fp8", dt);
+
+    const char *gt = config_get(x, "GPU_TYPE");
+    if (!gt)
+        gt = NP_LAUNCH_DEFAULT_GPU_TYPE;
+    char types[200] = "", dtypes[40] = "";
+    int gpu_ok = 0;
+    for (size_t i = 0; i < m->nrows; i++) {
+        config_join(types, sizeof types, m->rows[i].gpu_type);
+        if (strcasecmp(m->rows[i].gpu_type, gt) == 0) {
+            gpu_ok = 1;
+            if (m->rows[i].dtypes & NP_DTYPE_BF16)
+                config_join(dtypes, sizeof dtypes, "bf16");
+            if (m->rows[i].dtypes & NP_DTYPE_FP8)
+                config_join(dtypes, sizeof dtypes, "fp8");
+        }
+    }
+    if (!gpu_ok || strlen(gt) >= sizeof c->gpu_type)
+        return config_bad(x, "GPU_TYPE=%s: %s %s is not published for this GPU type; allowed: %s", gt, r->name,
+                          m->size, types);
+    for (size_t i = 0; gt[i]; i++)
+        c->gpu_type[i] = (char)tolower((unsigned char)gt[i]);
+    if (!strstr(dtypes, np_dtype_name(c->dtype, 0)))
+        return config_bad(x, "DTYPE=%s: %s %s on %s is published for %s only; allowed: %s",
+                          dt ? dt : np_dtype_name(c->dtype, 0), r->name, m->size, c->gpu_type, dtypes, dtypes);
+    return config_intvar(x, "GPUS_PER_NODE", 1, 1024, NP_LAUNCH_DEFAULT_GPUS_PER_NODE, &c->gpus_per_node, NULL);
+}
+
+/* Published scales of (model, gpu type, dtype), as "8, 16, 32". */
+static void config_scales(const struct config_common *c, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    const struct np_model *m = c->model;
+    /* rows are not sorted; emit ascending */
+    int last = 0;
+    for (;;) {
+        int next = INT_MAX;
+        for (size_t i = 0; i < m->nrows; i++)
+            if ((m->rows[i].dtypes & c->dtype) && strcmp(m->rows[i].gpu_type, c->gpu_type) == 0 &&
+                m->rows[i].gpus > last && m->rows[i].gpus < next)
+                next = m->rows[i].gpus;
+        if (next == INT_MAX)
+            break;
+        char n[16];
+        snprintf(n, sizeof n, "%d", next);
+        config_join(buf, size, n);
+        last = next;
+    }
+}
+
+static enum np_status config_gpu_list(struct config_ctx *x, const struct config_common *c, int *gpus, size_t *ngpus)
+{
+    char scales[300];
+    config_scales(c, scales, sizeof scales);
+    const char *v = config_get(x, "JOB_TOTAL_GPUS");
+    *ngpus = 0;
+    if (!v) {
+        const struct np_recipe *r = c->recipe;
+        if (strcasecmp(r->default_size, c->model->size) == 0 && r->default_dtype == c->dtype &&
+            np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
+            gpus[(*ngpus)++] = r->default_gpus;
+            return NP_OK;
+        }
+        return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s has no default; allowed: %s", r->name,
+                          c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+    }
+    const char *p = v;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        const char *start = p;
+        long n;
+        if (!config_digits(&p, &n) || n < 1 || n > 1000000) {
+            return config_bad(x,
+                              "JOB_TOTAL_GPUS=%s: not a positive integer or a comma list of them; allowed: %s "
+                              "(e.g. 8 or 8,16,32)",
+                              v, scales);
+        }
+        while (*p == ' ')
+            p++;
+        if (*p && *p != ',')
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: not a positive integer or a comma list of them; allowed: %s", v,
+                              scales);
+        if (*p == ',') {
+            p++;
+            if (!*p)
+                return config_bad(x, "JOB_TOTAL_GPUS=%s: trailing comma; allowed: %s", v, scales);
+        }
+        for (size_t i = 0; i < *ngpus; i++)
+            if (gpus[i] == n)
+                return config_bad(x, "JOB_TOTAL_GPUS=%s: %ld is listed twice; allowed: each scale once", v, n);
+        if (*ngpus == CONFIG_MAX_SWEEP)
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: more than %d scales", v, CONFIG_MAX_SWEEP);
+        (void)start;
+        gpus[(*ngpus)++] = (int)n;
+    }
+    if (*ngpus == 0)
+        return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
+    for (size_t i = 0; i < *ngpus; i++) {
+        if (gpus[i] % c->gpus_per_node != 0)
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
+                              gpus[i], c->gpus_per_node, scales);
+        const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        if (!row)
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
+                              c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
+                              scales);
+        if (row->inconsistent)
+            return config_bad(x,
+                              "JOB_TOTAL_GPUS=%s: the published %s %s %s %s row at %d GPUs is inconsistent and "
+                              "cannot be launched: %s",
+                              v, c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
+                              row->inconsistent);
+    }
+    return NP_OK;
+}
+
+static enum np_status config_steps(struct config_ctx *x, struct config_common *c)
+{
+    enum np_status st;
+    if ((st = config_bool(x, "ENABLE_PROFILE", &c->profile)) || (st = config_bool(x, "ENABLE_NCCLTRACE", &c->nccltrace)) ||
+        (st = config_bool(x, "ENABLE_CHECKPOINT", &c->checkpoint)) ||
+        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)))
+        return st;
+    if (c->profile && c->nccltrace)
+        return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
+                             "same job; allowed: at most one of them true",
+                          config_get(x, "ENABLE_PROFILE"), config_get(x, "ENABLE_NCCLTRACE"));
+    if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, NP_LAUNCH_DEFAULT_PROFILE_START, &c->profile_start,
+                            NULL)) ||
+        (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, NP_LAUNCH_DEFAULT_PROFILE_STOP, &c->profile_stop,
+                            NULL)) ||
+        (st = config_intvar(x, "MAX_STEPS", 1, 10000000, NP_LAUNCH_DEFAULT_MAX_STEPS, &c->max_steps,
+                            &c->max_steps_explicit)))
+        return st;
+    if (c->profile && c->profile_start >= c->profile_stop)
+        return config_bad(x, "PROFILE_START_STEP=%d: must be less than PROFILE_STOP_STEP=%d; allowed: 0 to %d",
+                          c->profile_start, c->profile_stop, c->profile_stop - 1);
+    const char *tl = config_get(x, "TIME_LIMIT");
+    if (tl && (!np_time_limit_valid(tl) || strlen(tl) >= sizeof c->time_limit))
+        return config_bad(x,
+                          "TIME_LIMIT=%s: not a Slurm time limit; allowed: MM:SS, HH:MM:SS, D-HH:MM:SS (also M, "
+                          "D-HH, D-HH:MM), not zero",
+                          tl);
+    snprintf(c->time_limit, sizeof c->time_limit, "%s",
+             tl ? tl : c->nccltrace ? NP_LAUNCH_NCCLTRACE_TIME_LIMIT : NP_LAUNCH_DEFAULT_TIME_LIMIT);
+    return NP_OK;
+}
+
+static enum np_status config_load_path(struct config_ctx *x, struct config_common *c)
+{
+    const char *lp = config_get(x, "LOAD_CHECKPOINT_PATH");
+    c->load_raw = lp;
+    if (!lp)
+        return NP_OK;
+    char real[PATH_MAX], stage[PATH_MAX];
+    struct stat st;
+    if (!realpath(lp, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: no such folder; allowed: an existing checkpoint folder under "
+                             "STAGE_PATH=%s",
+                          lp, c->stage_path);
+    if (!realpath(c->stage_path, stage))
+        return config_bad(x, "STAGE_PATH=%s: cannot resolve (%s)", c->stage_path, strerror(errno));
+    size_t n = strlen(stage);
+    if (!(strcmp(stage, "/") == 0 || (strncmp(real, stage, n) == 0 && real[n] == '/')))
+        return config_bad(x,
+                          "LOAD_CHECKPOINT_PATH=%s: not under STAGE_PATH=%s (resolved: %s); allowed: a checkpoint "
+                          "folder inside STAGE_PATH, which the job mounts",
+                          lp, c->stage_path, real);
+    if (strpbrk(real, "\n\r"))
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: contains a newline", lp);
+    if (!config_has_distcp(real))
+        return config_bad(x,
+                          "LOAD_CHECKPOINT_PATH=%s: no weights/*.distcp files in it; allowed: a saved checkpoint "
+                          "folder (.../checkpoints/default--None=0.0000-epoch=0-consumed_samples=N.0)",
+                          lp);
+    snprintf(c->load_checkpoint, sizeof c->load_checkpoint, "%s", real);
+    return NP_OK;
+}
+
+static enum np_status config_checkpoint(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus,
+                                        const struct np_launch_opts *opts)
+{
+    if (!c->checkpoint)
+        return NP_OK;
+    const struct np_checkpoint_info *ck = &c->model->checkpoint;
+    if (!ck->known)
+        return config_bad(x,
+                          "ENABLE_CHECKPOINT=%s: the seeds publish no checkpoint support for %s %s; allowed: "
+                          "false, or a model with checkpoint data",
+                          config_get(x, "ENABLE_CHECKPOINT"), c->recipe->name, c->model->size);
+    double need = 0;
+    for (size_t i = 0; i < ngpus; i++) {
+        if (gpus[i] < ck->save_min_gpus || gpus[i] > ck->save_max_gpus)
+            return config_bad(x,
+                              "ENABLE_CHECKPOINT=%s: %s %s checkpoints are supported at %d to %d GPUs, not at "
+                              "JOB_TOTAL_GPUS=%d; allowed: a scale in that range, or ENABLE_CHECKPOINT=false",
+                              config_get(x, "ENABLE_CHECKPOINT"), c->recipe->name, c->model->size,
+                              ck->save_min_gpus, ck->save_max_gpus, gpus[i]);
+        need += c->workload == NP_WORKLOAD_SYNTHETIC ? NP_SYNTH_CHECKPOINT_BYTES(gpus[i]) : ck->size_bytes;
+    }
+    if (c->force_checkpoint)
+        return NP_OK;
+    double avail = 0;
+    int (*fs)(const char *, double *) = opts && opts->free_space ? opts->free_space : config_statvfs_free;
+    if (fs(c->stage_path, &avail) != 0)
+        return config_bad(x, "STAGE_PATH=%s: cannot read free space (%s)", c->stage_path, strerror(errno));
+    if (avail < need) {
+        char a[64], b[64];
+        config_human(avail, a, sizeof a);
+        config_human(need, b, sizeof b);
+        return config_bad(x,
+                          "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s %s%s; "
+                          "free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
+                          config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name, c->model->size,
+                          ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
+                          c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+    }
+    return NP_OK;
+}
+
+static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
+{
+    c->hf_token = config_get(x, "HF_TOKEN") != NULL;
+    if (c->workload != NP_WORKLOAD_NEMO)
+        return NP_OK;
+    const char *img = config_get(x, "RUN_CONF_IMAGE");
+    struct stat st;
+    if (img) {
+        if (strpbrk(img, "\n\r"))
+            return config_bad(x, "RUN_CONF_IMAGE=%s: contains a newline", img);
+        if (img[0] == '/' && (stat(img, &st) != 0 || !S_ISREG(st.st_mode)))
+            return config_bad(x, "RUN_CONF_IMAGE=%s: no such file; allowed: an existing .sqsh file or an image "
+                                 "reference such as %s",
+                              img, c->recipe->image);
+        if (img[0] == '.')
+            return config_bad(x, "RUN_CONF_IMAGE=%s: relative path; allowed: an absolute .sqsh path or an image "
+                                 "reference such as %s",
+                              img, c->recipe->image);
+        snprintf(c->image, sizeof c->image, "%s", img);
+    } else {
+        snprintf(c->image, sizeof c->image, "%s/nvidia+nemo+%s.sqsh", c->stage_path, c->recipe->framework_version);
+        if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+            return config_bad(x,
+                              "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
+                              "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
+                              c->image);
+    }
+    if (c->model->hf_repo && !c->hf_token)
+        return config_bad(x,
+                          "HF_TOKEN is not set: %s %s uses the gated Hugging Face model %s; set HF_TOKEN to a token "
+                          "with access to it (or use WORKLOAD=synthetic)",
+                          c->recipe->name, c->model->size, c->model->hf_repo);
+    return NP_OK;
+}
+
+static enum np_status config_sbatch_vars(struct config_ctx *x, struct config_common *c)
+{
+    c->account = config_get(x, "SBATCH_ACCOUNT");
+    c->partition = config_get(x, "SBATCH_PARTITION");
+    c->gres = config_get(x, "SBATCH_GPUS_PER_NODE");
+    if (c->account && !config_slurm_word(c->account))
+        return config_bad(x, "SBATCH_ACCOUNT=%s: not a Slurm account name; allowed: letters, digits and _.,:+@-",
+                          c->account);
+    if (c->partition && !config_slurm_word(c->partition))
+        return config_bad(x,
+                          "SBATCH_PARTITION=%s: not a Slurm partition name; allowed: letters, digits and _.,:+@- "
+                          "(comma list)",
+                          c->partition);
+    if (c->gres && !config_gres_gpus(c->gres))
+        return config_bad(x, "SBATCH_GPUS_PER_NODE=%s: not a GPU count; allowed: N or TYPE:N (e.g. 8 or h100:8)",
+                          c->gres);
+    return NP_OK;
+}
+
+static char *config_strdup0(const char *s, int *oom)
+{
+    if (!s || !*s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *oom = 1;
+    return d;
+}
+
+enum np_status np_launch_config_set_timestamp(struct np_launch_config *c, long long ts)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_appendf(&b, "%s/experiments/%s/%s_%lld/%s", c->stage_path, c->experiment, c->experiment, ts,
+                   c->job_name);
+    char *d = np_buf_steal(&b);
+    if (!d)
+        return NP_E_NOMEM;
+    free(c->experiment_dir);
+    c->experiment_dir = d;
+    c->timestamp = ts;
+    return NP_OK;
+}
+
+static enum np_status config_job(const struct config_common *cm, int gpus, const struct np_launch_opts *opts,
+                                 struct np_launch_config *j)
+{
+    int oom = 0;
+    const struct np_config_row *row = np_row_find(cm->model, cm->gpu_type, cm->dtype, gpus);
+    j->recipe = cm->recipe;
+    j->model = cm->model;
+    j->row = row;
+    j->dtype = cm->dtype;
+    j->workload = cm->workload;
+    snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
+    j->gpus = gpus;
+    j->gpus_per_node = cm->gpus_per_node;
+    j->nodes = gpus / cm->gpus_per_node;
+    j->tp = row->tp;
+    j->pp = row->pp;
+    j->cp = row->cp;
+    j->ep = row->ep;
+    j->dp = row->dp;
+    j->vp = row->vp;
+    j->mbs = row->mbs;
+    j->gbs = row->gbs;
+    j->ga = row->ga;
+    j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
+    j->seq_len = row->seq_len;
+    j->hidden = cm->model->arch.hidden;
+    j->profile = cm->profile;
+    j->profile_start = cm->profile_start;
+    j->profile_stop = cm->profile_stop;
+    j->nccltrace = cm->nccltrace;
+    j->checkpoint = cm->checkpoint;
+    j->force_checkpoint = cm->force_checkpoint;
+    j->checkpoint_bytes = cm->checkpoint ? (cm->workload == NP_WORKLOAD_SYNTHETIC ? NP_SYNTH_CHECKPOINT_BYTES(gpus)
+                                                                                  : cm->model->checkpoint.size_bytes)
+                                         : 0;
+    j->max_steps_explicit = cm->max_steps_explicit;
+    j->max_steps = cm->profile ? cm->profile_stop
+                   : cm->nccltrace ? NP_LAUNCH_NCCLTRACE_STEPS
+                   : cm->load_checkpoint[0] ? 1
+                                            : cm->max_steps;
+    snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
+    j->hf_token = cm->hf_token;
+    j->load_checkpoint = config_strdup0(cm->load_checkpoint, &oom);
+    j->stage_path = config_strdup0(cm->stage_path, &oom);
+    j->image = cm->workload == NP_WORKLOAD_NEMO ? config_strdup0(cm->image, &oom) : NULL;
+    j->synth_path = cm->workload == NP_WORKLOAD_SYNTHETIC ? config_strdup0(opts->synth_path, &oom) : NULL;
+    j->account = config_strdup0(cm->account, &oom);
+    j->partition = config_strdup0(cm->partition, &oom);
+    j->gres_gpus = config_strdup0(cm->gres, &oom);
+    if (oom)
+        return NP_E_NOMEM;
+    snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
+             np_dtype_name(cm->dtype, 0), gpus);
+    snprintf(j->job_name, sizeof j->job_name, "%s%s", j->experiment,
+             cm->profile ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
+    time_t now = opts && opts->now ? opts->now : time(NULL);
+    return np_launch_config_set_timestamp(j, (long long)now);
+}
+
+enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env, void *env_ctx,
+                                 const struct np_launch_opts *opts, struct np_launch_plan *out,
+                                 struct np_error *err)
+{
+    static const struct np_launch_opts no_opts;
+    struct np_error local;
+    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local};
+    memset(out, 0, sizeof *out);
+    if (!opts)
+        opts = &no_opts;
+    struct config_common *c = calloc(1, sizeof *c);
+    if (!c)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    int gpus[CONFIG_MAX_SWEEP];
+    size_t ngpus = 0;
+    enum np_status st = NP_OK;
+
+    const char *wl = config_get(&x, "WORKLOAD");
+    if (!wl || strcasecmp(wl, "nemo") == 0)
+        c->workload = NP_WORKLOAD_NEMO;
+    else if (strcasecmp(wl, "synthetic") == 0)
+        c->workload = NP_WORKLOAD_SYNTHETIC;
+    else
+        st = config_bad(&x, "WORKLOAD=%s: unknown workload; allowed: nemo, synthetic", wl);
+
+    if (st == NP_OK)
+        st = config_stage_path(&x, c);
+    if (st == NP_OK)
+        st = config_model(&x, set, c);
+    if (st == NP_OK)
+        st = config_gpu_list(&x, c, gpus, &ngpus);
+    if (st == NP_OK)
+        st = config_steps(&x, c);
+    if (st == NP_OK)
+        st = config_load_path(&x, c);
+    if (st == NP_OK)
+        st = config_checkpoint(&x, c, gpus, ngpus, opts);
+    if (st == NP_OK)
+        st = config_nemo(&x, c);
+    if (st == NP_OK)
+        st = config_sbatch_vars(&x, c);
+    if (st == NP_OK && c->recipe->command)
+        st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command)
+        st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
+                          "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
+                          "WORKLOAD=synthetic",
+                          c->recipe->name);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_SYNTHETIC) {
+        if (!opts->synth_path)
+            st = config_bad(&x, "WORKLOAD=synthetic: nemoperf-synth was not found next to nemoperf-launch; build "
+                                "it (make) or install nemoperf");
+        else if (access(opts->synth_path, X_OK) != 0)
+            st = config_bad(&x, "WORKLOAD=synthetic: %s is not an executable file (%s); build it (make)",
+                            opts->synth_path, strerror(errno));
+        else if (strpbrk(opts->synth_path, "\n\r"))
+            st = config_bad(&x, "WORKLOAD=synthetic: the path of nemoperf-synth contains a newline");
+    }
+    if (st == NP_OK && c->max_steps_explicit && (c->profile || c->nccltrace || c->load_checkpoint[0]))
+        np_warnf("MAX_STEPS=%d is overridden: %s", c->max_steps,
+                 c->profile ? "ENABLE_PROFILE runs PROFILE_STOP_STEP steps"
+                 : c->nccltrace ? "ENABLE_NCCLTRACE runs 5 steps"
+                                : "LOAD_CHECKPOINT_PATH runs 1 step");
+
+    if (st == NP_OK) {
+        out->jobs = calloc(ngpus, sizeof *out->jobs);
+        if (!out->jobs)
+            st = NP_E_NOMEM;
+        for (size_t i = 0; st == NP_OK && i < ngpus; i++) {
+            out->n = i + 1;
+            st = config_job(c, gpus[i], opts, &out->jobs[i]);
+        }
+        if (st == NP_E_NOMEM)
+            np_error_set(err, st, "", 0, 0, "out of memory");
+    }
+    free(c);
+    return st;
+}
+
+static void config_job_free(struct np_launch_config *j)
+{
+    free(j->load_checkpoint);
+    free(j->stage_path);
+    free(j->image);
+    free(j->synth_path);
+    free(j->account);
+    free(j->partition);
+    free(j->gres_gpus);
+    free(j->experiment_dir);
+    memset(j, 0, sizeof *j);
+}
+
+void np_launch_plan_free(struct np_launch_plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        config_job_free(&p->jobs[i]);
+    free(p->jobs);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- JSON ---- */
+
+json_t *np_launch_config_json(const struct np_launch_config *c)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    int bad = 0;
+#define CONFIG_SET(k, v) bad |= json_object_set_new(o, k, v)
+#define CONFIG_STR(s) ((s) ? json_string(s) : json_null())
+#define CONFIG_OPTINT(v) ((v) > 0 ? json_integer(v) : json_null())
+    CONFIG_SET("recipe", json_string(c->recipe->name));
+    CONFIG_SET("model_size", json_string(c->model->size));
+    CONFIG_SET("dtype", json_string(np_dtype_name(c->dtype, 0)));
+    CONFIG_SET("gpu_type", json_string(c->gpu_type));
+    CONFIG_SET("gpus", json_integer(c->gpus));
+    CONFIG_SET("gpus_per_node", json_integer(c->gpus_per_node));
+    CONFIG_SET("nodes", json_integer(c->nodes));
+    CONFIG_SET("tp", json_integer(c->tp));
+    CONFIG_SET("pp", json_integer(c->pp));
+    CONFIG_SET("cp", json_integer(c->cp));
+    CONFIG_SET("ep", CONFIG_OPTINT(c->ep));
+    CONFIG_SET("dp", json_integer(c->dp));
+    CONFIG_SET("vp", CONFIG_OPTINT(c->vp));
+    CONFIG_SET("mbs", json_integer(c->mbs));
+    CONFIG_SET("gbs", json_integer(c->gbs));
+    CONFIG_SET("ga", json_integer(c->ga));
+    CONFIG_SET("layers", json_integer(c->layers));
+    CONFIG_SET("seq_len", json_integer(c->seq_len));
+    CONFIG_SET("max_steps", json_integer(c->max_steps));
+    CONFIG_SET("time_limit", json_string(c->time_limit));
+    CONFIG_SET("experiment", json_string(c->experiment));
+    CONFIG_SET("job_name", json_string(c->job_name));
+    CONFIG_SET("experiment_dir", CONFIG_STR(c->experiment_dir));
+    CONFIG_SET("timestamp", json_integer(c->timestamp));
+    CONFIG_SET("profile", json_boolean(c->profile));
+    CONFIG_SET("profile_start", c->profile ? json_integer(c->profile_start) : json_null());
+    CONFIG_SET("profile_stop", c->profile ? json_integer(c->profile_stop) : json_null());
+    CONFIG_SET("nccltrace", json_boolean(c->nccltrace));
+    CONFIG_SET("checkpoint", json_boolean(c->checkpoint));
+    CONFIG_SET("checkpoint_bytes", c->checkpoint ? json_real(c->checkpoint_bytes) : json_null());
+    CONFIG_SET("load_checkpoint", CONFIG_STR(c->load_checkpoint));
+    CONFIG_SET("workload", json_string(np_workload_name(c->workload)));
+    CONFIG_SET("stage_path", CONFIG_STR(c->stage_path));
+    CONFIG_SET("image", CONFIG_STR(c->image));
+    CONFIG_SET("account", CONFIG_STR(c->account));
+    CONFIG_SET("partition", CONFIG_STR(c->partition));
+#undef CONFIG_SET
+#undef CONFIG_STR
+#undef CONFIG_OPTINT
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- --list ---- */
+
+#define CONFIG_LIST_COLS 16
+
+char *np_launch_list_text(const struct np_recipe_set *set)
+{
+    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "TP", "PP", "CP",
+                                                       "EP", "DP", "VP", "MBS", "GBS", "GA", "LAYERS", "NOTE"};
+    size_t cap = 64, n = 0;
+    char *(*rows)[CONFIG_LIST_COLS] = malloc(cap * sizeof *rows);
+    int oom = !rows;
+    size_t width[CONFIG_LIST_COLS] = {0};
+    for (int k = 0; k < CONFIG_LIST_COLS; k++)
+        width[k] = strlen(head[k]);
+    for (size_t r = 0; !oom && r < set->n; r++) {
+        const struct np_recipe *rp = &set->recipes[r];
+        for (size_t m = 0; !oom && m < rp->nmodels; m++) {
+            const struct np_model *mp = &rp->models[m];
+            for (size_t i = 0; !oom && i < mp->nrows; i++) {
+                const struct np_config_row *row = &mp->rows[i];
+                for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
+                    if (!(row->dtypes & (unsigned)d))
+                        continue;
+                    if (n == cap) {
+                        void *nr = realloc(rows, 2 * cap * sizeof *rows);
+                        if (!nr) {
+                            oom = 1;
+                            break;
+                        }
+                        rows = nr;
+                        cap *= 2;
+                    }
+                    char v[CONFIG_LIST_COLS][320];
+                    snprintf(v[0], sizeof v[0], "%s", rp->name);
+                    snprintf(v[1], sizeof v[1], "%s", mp->size);
+                    snprintf(v[2], sizeof v[2], "%s", np_dtype_name((enum np_dtype)d, 0));
+                    snprintf(v[3], sizeof v[3], "%d", row->gpus);
+                    snprintf(v[4], sizeof v[4], "%s", row->gpu_type);
+                    snprintf(v[5], sizeof v[5], "%d", row->tp);
+                    snprintf(v[6], sizeof v[6], "%d", row->pp);
+                    snprintf(v[7], sizeof v[7], "%d", row->cp);
+                    snprintf(v[8], sizeof v[8], row->ep > 0 ? "%d" : "NA", row->ep);
+                    snprintf(v[9], sizeof v[9], "%d", row->dp);
+                    snprintf(v[10], sizeof v[10], row->vp > 0 ? "%d" : "NA", row->vp);
+                    snprintf(v[11], sizeof v[11], "%d", row->mbs);
+                    snprintf(v[12], sizeof v[12], "%d", row->gbs);
+                    snprintf(v[13], sizeof v[13], "%d", row->ga);
+                    snprintf(v[14], sizeof v[14], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
+                    if (row->inconsistent)
+                        snprintf(v[15], sizeof v[15], "INCONSISTENT, not launchable: %s", row->inconsistent);
+                    else if (row->proxy)
+                        snprintf(v[15], sizeof v[15], "proxy (reduced layers)");
+                    else
+                        v[15][0] = '\0';
+                    for (int k = 0; k < CONFIG_LIST_COLS; k++) {
+                        rows[n][k] = strdup(v[k]);
+                        if (!rows[n][k])
+                            oom = 1;
+                        else if (k < CONFIG_LIST_COLS - 1 && strlen(v[k]) > width[k])
+                            width[k] = strlen(v[k]);
+                    }
+                    n++;
+                }
+            }
+        }
+    }
+    struct np_buf b;
+    np_buf_init(&b);
+    if (oom)
+        b.failed = 1;
+    for (size_t i = 0; i <= n; i++) {
+        struct np_buf line;
+        np_buf_init(&line);
+        for (int k = 0; k < CONFIG_LIST_COLS; k++) {
+            const char *cell = i == 0 ? head[k] : rows[i - 1][k];
+            if (!cell)
+                cell = "";
+            if (k == CONFIG_LIST_COLS - 1)
+                np_buf_append(&line, cell);
+            else
+                np_buf_appendf(&line, "%-*s  ", (int)width[k], cell);
+        }
+        char *l = np_buf_steal(&line);
+        if (!l) {
+            b.failed = 1;
+        } else {
+            size_t len = strlen(l);
+            while (len > 0 && l[len - 1] == ' ')
+                l[--len] = '\0';
+            np_buf_append(&b, l);
+            np_buf_append(&b, "\n");
+        }
+        free(l);
+    }
+    for (size_t i = 0; rows && i < n; i++)
+        for (int k = 0; k < CONFIG_LIST_COLS; k++)
+            free(rows[i][k]);
+    free(rows);
+    return np_buf_steal(&b);
+}

@@ -1,0 +1,552 @@
+/* script.c - the sbatch batch script of one job, rendered from a launch config.
+ *
+ * Shape (NeMo-Run's SlurmExecutor, see facts/nemo-recipes.md): #SBATCH lines,
+ * exported environment, one srun step running the workload (pyxis container +
+ * recipe command template, or nemoperf-synth), then requeue on failure.  All
+ * values are quoted: sh words with single quotes, #SBATCH arguments with sbatch's
+ * double-quote rules, Slurm file-name patterns with % doubled.
+ */
+#include "nemoperf/script.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nemoperf/shell.h"
+
+/* ---- a growable string vector ---- */
+
+struct script_strv {
+    char **v;
+    size_t n, cap;
+    int failed;
+};
+
+static void script_strv_push(struct script_strv *s, const char *str)
+{
+    if (s->failed)
+        return;
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) {
+            s->failed = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    if (!(s->v[s->n] = strdup(str))) {
+        s->failed = 1;
+        return;
+    }
+    s->v[++s->n] = NULL;
+}
+
+static void script_strv_pushf(struct script_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void script_strv_pushf(struct script_strv *s, const char *fmt, ...)
+{
+    char buf[4096 + 512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        s->failed = 1;
+        return;
+    }
+    script_strv_push(s, buf);
+}
+
+/* Hand over the vector (NULL-terminated) or NULL after a failure. */
+static char **script_strv_steal(struct script_strv *s)
+{
+    if (s->failed || !s->v) {
+        if (!s->failed && !s->v) {
+            char **v = calloc(1, sizeof *v);
+            return v;
+        }
+        np_strv_free(s->v);
+        memset(s, 0, sizeof *s);
+        return NULL;
+    }
+    char **v = s->v;
+    memset(s, 0, sizeof *s);
+    return v;
+}
+
+/* ---- environment ---- */
+
+size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
+{
+    size_t n = 0;
+#define SCRIPT_VAR(k, v)                                                                                          \
+    do {                                                                                                          \
+        if (n < cap) {                                                                                            \
+            vars[n].name = (k);                                                                                   \
+            vars[n].value = (v);                                                                                  \
+            n++;                                                                                                  \
+        }                                                                                                         \
+    } while (0)
+    SCRIPT_VAR("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
+    if (c->hf_token)
+        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "0");
+    SCRIPT_VAR("TOKENIZERS_PARALLELISM", "False");
+    SCRIPT_VAR("NCCL_NVLS_ENABLE", "0");
+    SCRIPT_VAR("NVTE_FLASH_ATTN", "1");
+    SCRIPT_VAR("NVTE_FUSED_ATTN", "1");
+    SCRIPT_VAR("NEMO_LOG_MEMORY_USAGE", "1");
+    SCRIPT_VAR("PYTHONUNBUFFERED", "1");
+    SCRIPT_VAR("SLURM_UNBUFFEREDIO", "1");
+    if (c->tp > 1 || c->cp > 1)
+        SCRIPT_VAR("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+    if (c->pp > 1)
+        SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
+    if (c->nccltrace) {
+        SCRIPT_VAR("NCCL_DEBUG", "INFO");
+        SCRIPT_VAR("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
+    }
+    SCRIPT_VAR("NEMO_HOME", c->stage_path);
+    SCRIPT_VAR("HF_HOME", c->stage_path);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile)
+        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+#undef SCRIPT_VAR
+    return n;
+}
+
+char **np_script_env_names(const struct np_launch_config *c)
+{
+    struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+    size_t n = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    struct script_strv s = {0};
+    for (size_t i = 0; i < n; i++)
+        script_strv_push(&s, vars[i].name);
+    if (c->hf_token)
+        script_strv_push(&s, "HF_TOKEN");
+    return script_strv_steal(&s);
+}
+
+/* ---- command templates ---- */
+
+static const char *const script_scalars[] = {
+    "recipe", "model_size", "dtype", "gpu_type", "factory", "hf_repo", "nodes", "gpus", "gpus_per_node",
+    "tp", "pp", "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "layers", "seq_len", "hidden", "max_steps",
+    "stage_path", "experiment", "job_name", "experiment_dir", "profile_start", "profile_stop", NULL};
+static const char *const script_lists[] = {"fp8_overrides", "checkpoint_overrides", NULL};
+
+static int script_name_in(const char *const *names, const char *s, size_t n)
+{
+    for (const char *const *p = names; *p; p++)
+        if (strlen(*p) == n && strncmp(*p, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Value of scalar placeholder `name` (n bytes) for c into buf; returns buf or a
+ * config string. */
+static const char *script_scalar(const struct np_launch_config *c, const char *name, size_t n, char *buf,
+                                 size_t size)
+{
+#define SCRIPT_IS(k) (strlen(k) == n && strncmp(k, name, n) == 0)
+#define SCRIPT_INT(k, v)                                                                                          \
+    if (SCRIPT_IS(k)) {                                                                                           \
+        snprintf(buf, size, "%d", (v));                                                                           \
+        return buf;                                                                                               \
+    }
+    if (SCRIPT_IS("recipe"))
+        return c->recipe->name;
+    if (SCRIPT_IS("model_size"))
+        return c->model->size;
+    if (SCRIPT_IS("dtype"))
+        return np_dtype_name(c->dtype, 0);
+    if (SCRIPT_IS("gpu_type"))
+        return c->gpu_type;
+    if (SCRIPT_IS("factory"))
+        return c->model->factory;
+    if (SCRIPT_IS("hf_repo"))
+        return c->model->hf_repo ? c->model->hf_repo : "";
+    SCRIPT_INT("nodes", c->nodes)
+    SCRIPT_INT("gpus", c->gpus)
+    SCRIPT_INT("gpus_per_node", c->gpus_per_node)
+    SCRIPT_INT("tp", c->tp)
+    SCRIPT_INT("pp", c->pp)
+    SCRIPT_INT("cp", c->cp)
+    SCRIPT_INT("ep", c->ep > 0 ? c->ep : 1)
+    SCRIPT_INT("dp", c->dp)
+    if (SCRIPT_IS("vp")) {
+        if (c->vp > 0)
+            snprintf(buf, size, "%d", c->vp);
+        else
+            snprintf(buf, size, "None");
+        return buf;
+    }
+    SCRIPT_INT("mbs", c->mbs)
+    SCRIPT_INT("gbs", c->gbs)
+    SCRIPT_INT("ga", c->ga)
+    SCRIPT_INT("layers", c->layers)
+    SCRIPT_INT("seq_len", c->seq_len)
+    SCRIPT_INT("hidden", c->hidden)
+    SCRIPT_INT("max_steps", c->max_steps)
+    SCRIPT_INT("profile_start", c->profile_start)
+    SCRIPT_INT("profile_stop", c->profile_stop)
+    if (SCRIPT_IS("stage_path"))
+        return c->stage_path;
+    if (SCRIPT_IS("experiment"))
+        return c->experiment;
+    if (SCRIPT_IS("job_name"))
+        return c->job_name;
+    if (SCRIPT_IS("experiment_dir"))
+        return c->experiment_dir;
+#undef SCRIPT_INT
+#undef SCRIPT_IS
+    return NULL;
+}
+
+static void script_list(const struct np_launch_config *c, const char *name, struct script_strv *out)
+{
+    if (strcmp(name, "fp8_overrides") == 0) {
+        if (c->dtype == NP_DTYPE_FP8) {
+            script_strv_push(out, "trainer.plugins=bf16_with_fp8_mixed");
+            script_strv_push(out, "trainer.plugins.grad_reduce_in_fp32=False");
+        }
+    } else if (strcmp(name, "checkpoint_overrides") == 0) {
+        if (c->checkpoint) {
+            script_strv_push(out, "trainer.enable_checkpointing=True");
+            script_strv_pushf(out, "log.ckpt.every_n_train_steps=%d", c->max_steps);
+            script_strv_push(out, "log.ckpt.save_last=False");
+        } else {
+            script_strv_push(out, "trainer.enable_checkpointing=False");
+        }
+        if (c->load_checkpoint) {
+            script_strv_pushf(out, "resume.resume_from_path=%s", c->load_checkpoint);
+            script_strv_push(out, "resume.resume_if_exists=True");
+        }
+    }
+}
+
+/* Expand (c != NULL) or only check (c == NULL) one template element. */
+static enum np_status script_expand(const struct np_launch_config *c, const char *elem, size_t idx,
+                                    const char *source, struct script_strv *out, struct np_error *err)
+{
+    size_t len = strlen(elem);
+    if (len > 2 && elem[0] == '{' && elem[len - 1] == '}' && script_name_in(script_lists, elem + 1, len - 2) &&
+        !memchr(elem + 1, '{', len - 2)) {
+        if (c) {
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(len - 2), elem + 1);
+            script_list(c, name, out);
+        }
+        return NP_OK;
+    }
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_append(&b, "");
+    for (const char *p = elem; *p;) {
+        if (p[0] == '{' && p[1] == '{') {
+            np_buf_append(&b, "{");
+            p += 2;
+        } else if (p[0] == '}' && p[1] == '}') {
+            np_buf_append(&b, "}");
+            p += 2;
+        } else if (*p == '}') {
+            np_buf_free(&b);
+            return np_error_set(err, NP_E_INVALID, source, 0, 0,
+                                "command[%zu]: unmatched '}' in \"%s\" (write }} for a literal brace)", idx, elem);
+        } else if (*p == '{') {
+            const char *end = strchr(p + 1, '}');
+            if (!end) {
+                np_buf_free(&b);
+                return np_error_set(err, NP_E_INVALID, source, 0, 0,
+                                    "command[%zu]: unterminated placeholder in \"%s\" (write {{ for a literal brace)",
+                                    idx, elem);
+            }
+            size_t n = (size_t)(end - p - 1);
+            if (script_name_in(script_lists, p + 1, n)) {
+                np_buf_free(&b);
+                return np_error_set(err, NP_E_INVALID, source, 0, 0,
+                                    "command[%zu]: list placeholder {%.*s} must be a whole element, not part of \"%s\"",
+                                    idx, (int)n, p + 1, elem);
+            }
+            if (!script_name_in(script_scalars, p + 1, n)) {
+                char known[600] = "";
+                for (const char *const *k = script_scalars; *k; k++) {
+                    strncat(known, *k, sizeof known - strlen(known) - 1);
+                    strncat(known, " ", sizeof known - strlen(known) - 1);
+                }
+                strncat(known, "{fp8_overrides} {checkpoint_overrides}", sizeof known - strlen(known) - 1);
+                np_buf_free(&b);
+                return np_error_set(err, NP_E_INVALID, source, 0, 0,
+                                    "command[%zu]: unknown placeholder {%.*s}; known: %s", idx, (int)n, p + 1, known);
+            }
+            if (c) {
+                char val[64];
+                np_buf_append(&b, script_scalar(c, p + 1, n, val, sizeof val));
+            }
+            p = end + 1;
+        } else {
+            np_buf_appendn(&b, p, 1);
+            p++;
+        }
+    }
+    char *s = np_buf_steal(&b);
+    if (!s)
+        return np_error_set(err, NP_E_NOMEM, source, 0, 0, "out of memory");
+    if (c)
+        script_strv_push(out, s);
+    free(s);
+    return NP_OK;
+}
+
+enum np_status np_script_check_template(char *const *tmpl, const char *source, struct np_error *err)
+{
+    if (!tmpl || !tmpl[0])
+        return np_error_set(err, NP_E_INVALID, source, 0, 0, "command: empty command template");
+    for (size_t i = 0; tmpl[i]; i++) {
+        enum np_status st = script_expand(NULL, tmpl[i], i, source, NULL, err);
+        if (st != NP_OK)
+            return st;
+    }
+    return NP_OK;
+}
+
+static void script_synth_argv(const struct np_launch_config *c, struct script_strv *s)
+{
+    script_strv_push(s, c->synth_path);
+    script_strv_push(s, "--recipe");
+    script_strv_push(s, c->recipe->name);
+    script_strv_push(s, "--model-size");
+    script_strv_push(s, c->model->size);
+    script_strv_push(s, "--dtype");
+    script_strv_push(s, np_dtype_name(c->dtype, 0));
+#define SCRIPT_OPT(o, v)                                                                                          \
+    do {                                                                                                          \
+        script_strv_push(s, o);                                                                                   \
+        script_strv_pushf(s, "%d", (v));                                                                          \
+    } while (0)
+    SCRIPT_OPT("--gpus", c->gpus);
+    SCRIPT_OPT("--tp", c->tp);
+    SCRIPT_OPT("--pp", c->pp);
+    SCRIPT_OPT("--cp", c->cp);
+    if (c->ep > 0)
+        SCRIPT_OPT("--ep", c->ep);
+    SCRIPT_OPT("--dp", c->dp);
+    if (c->vp > 0)
+        SCRIPT_OPT("--vp", c->vp);
+    SCRIPT_OPT("--mbs", c->mbs);
+    SCRIPT_OPT("--gbs", c->gbs);
+    SCRIPT_OPT("--ga", c->ga);
+    SCRIPT_OPT("--layers", c->layers);
+    SCRIPT_OPT("--seq-len", c->seq_len);
+    SCRIPT_OPT("--hidden", c->hidden);
+    SCRIPT_OPT("--max-steps", c->max_steps);
+    if (c->profile) {
+        SCRIPT_OPT("--profile-start", c->profile_start);
+        SCRIPT_OPT("--profile-stop", c->profile_stop);
+    }
+#undef SCRIPT_OPT
+    if (c->nccltrace)
+        script_strv_push(s, "--nccltrace");
+    if (c->checkpoint) {
+        script_strv_push(s, "--checkpoint-save");
+        script_strv_pushf(s, "%s/code/nemo_experiments/default/checkpoints", c->experiment_dir);
+    }
+    if (c->load_checkpoint) {
+        script_strv_push(s, "--checkpoint-load");
+        script_strv_push(s, c->load_checkpoint);
+    }
+}
+
+enum np_status np_script_command(const struct np_launch_config *c, char ***argv, struct np_error *err)
+{
+    struct script_strv s = {0};
+    *argv = NULL;
+    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
+        script_synth_argv(c, &s);
+    } else {
+        if (!c->recipe->command) {
+            np_strv_free(s.v);
+            return np_error_set(err, NP_E_INVALID, c->recipe->path, 0, 0,
+                                "command: recipe %s has no command template for WORKLOAD=nemo", c->recipe->name);
+        }
+        for (size_t i = 0; c->recipe->command[i]; i++) {
+            enum np_status st = script_expand(c, c->recipe->command[i], i, c->recipe->path, &s, err);
+            if (st != NP_OK) {
+                np_strv_free(s.v);
+                return st;
+            }
+        }
+    }
+    *argv = script_strv_steal(&s);
+    if (!*argv)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    return NP_OK;
+}
+
+/* ---- the script ---- */
+
+char *np_script_file_name(const struct np_launch_config *c)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_appendf(&b, "sbatch_%s.sh", c->job_name);
+    return np_buf_steal(&b);
+}
+
+/* "#SBATCH --opt=<sbatch-quoted value>\n" */
+static void script_sbatch_line(struct np_buf *b, const char *opt, const char *value)
+{
+    char *q = np_sbatch_quote(value);
+    if (!q) {
+        b->failed = 1; /* config validation refuses newlines; never reached */
+        return;
+    }
+    np_buf_appendf(b, "#SBATCH --%s=%s\n", opt, q);
+    free(q);
+}
+
+/* One srun word per line, continued with a backslash. */
+static void script_word(struct np_buf *b, const char *w)
+{
+    np_buf_append(b, " \\\n    ");
+    np_buf_append_shq(b, w);
+}
+
+enum np_status np_script_render(const struct np_launch_config *c, char **out, struct np_error *err)
+{
+    *out = NULL;
+    char **cmd = NULL;
+    enum np_status st = np_script_command(c, &cmd, err);
+    if (st != NP_OK)
+        return st;
+    char *pat = np_slurm_pattern_escape(c->experiment_dir);
+    struct np_buf b;
+    np_buf_init(&b);
+    if (!pat)
+        b.failed = 1;
+
+    /* #SBATCH block: options first, nothing executable before them */
+    np_buf_append(&b, "#!/bin/bash\n");
+    np_buf_appendf(&b, "#SBATCH --job-name=%s\n", c->job_name);
+    np_buf_appendf(&b, "#SBATCH --nodes=%d\n", c->nodes);
+    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->gpus_per_node);
+    np_buf_append(&b, "#SBATCH --exclusive\n#SBATCH --mem=0\n#SBATCH --open-mode=append\n");
+    np_buf_appendf(&b, "#SBATCH --time=%s\n", c->time_limit);
+    if (pat) {
+        char *o = NULL;
+        struct np_buf ob;
+        np_buf_init(&ob);
+        np_buf_appendf(&ob, "%s/sbatch_%s_%%j.out", pat, c->job_name);
+        o = np_buf_steal(&ob);
+        if (o)
+            script_sbatch_line(&b, "output", o);
+        else
+            b.failed = 1;
+        free(o);
+    }
+    if (c->account)
+        script_sbatch_line(&b, "account", c->account);
+    if (c->partition)
+        script_sbatch_line(&b, "partition", c->partition);
+    if (c->gres_gpus)
+        script_sbatch_line(&b, "gpus-per-node", c->gres_gpus);
+    np_buf_append(&b, "#SBATCH --export=ALL\n#SBATCH --requeue\n");
+
+    np_buf_appendf(&b,
+                   "\n# Generated by nemoperf-launch %s: %s, %s workload, %d GPUs on %d node(s).\n"
+                   "# Every value is quoted; HF_TOKEN (when set) reaches the job through the environment only.\n\n",
+                   NP_VERSION, c->job_name, np_workload_name(c->workload), c->gpus, c->nodes);
+    np_buf_append(&b, "cd -- ");
+    np_buf_append_shq(&b, c->experiment_dir);
+    np_buf_append(&b, " || exit 1\n\n");
+
+    struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+    size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    for (size_t i = 0; i < nv; i++) {
+        np_buf_appendf(&b, "export %s=", vars[i].name);
+        np_buf_append_shq(&b, vars[i].value);
+        np_buf_append(&b, "\n");
+    }
+
+    np_buf_append(&b, "\necho \"nemoperf: job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} on "
+                      "${SLURM_JOB_NODELIST:-?}\"\n");
+    np_buf_append(&b, "srun");
+    /* the srun log: literal folder (pattern-escaped, quoted), srun's %j, and the
+     * restart count expanded by the job's shell (the one unquoted expansion) */
+    np_buf_append(&b, " \\\n    --output ");
+    if (pat) {
+        struct np_buf lb;
+        np_buf_init(&lb);
+        np_buf_appendf(&lb, "%s/log-%s_%%j_", pat, c->job_name);
+        char *l = np_buf_steal(&lb);
+        if (l)
+            np_buf_append_shq(&b, l);
+        else
+            b.failed = 1;
+        free(l);
+    }
+    np_buf_append(&b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
+    if (c->workload == NP_WORKLOAD_NEMO) {
+        np_buf_append(&b, " \\\n    --container-image ");
+        np_buf_append_shq(&b, c->image);
+        struct np_buf mb;
+        np_buf_init(&mb);
+        np_buf_appendf(&mb, "%s:%s,%s:/nemo_run", c->stage_path, c->stage_path, c->experiment_dir);
+        char *m = np_buf_steal(&mb);
+        np_buf_append(&b, " \\\n    --container-mounts ");
+        if (m)
+            np_buf_append_shq(&b, m);
+        else
+            b.failed = 1;
+        free(m);
+        np_buf_append(&b, " \\\n    --container-workdir /nemo_run/code");
+    }
+    np_buf_append(&b, " \\\n    --wait=60 --kill-on-bad-exit=1");
+    if (c->workload == NP_WORKLOAD_NEMO) {
+        np_buf_append(&b, " --mpi=pmix \\\n    --container-env=");
+        char **names = np_script_env_names(c);
+        if (!names)
+            b.failed = 1;
+        for (size_t i = 0; names && names[i]; i++)
+            np_buf_appendf(&b, "%s%s", i ? "," : "", names[i]);
+        np_strv_free(names);
+    }
+    /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
+    if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
+        np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
+                          " --capture-range-end=stop --cuda-graph-trace=node -o ");
+        struct np_buf pb;
+        np_buf_init(&pb);
+        np_buf_appendf(&pb, "%s/profile_%%p", c->experiment_dir);
+        char *p = np_buf_steal(&pb);
+        if (p)
+            np_buf_append_shq(&b, p);
+        else
+            b.failed = 1;
+        free(p);
+    }
+    /* one line per word, an option and its value together */
+    for (size_t i = 0; cmd[i]; i++) {
+        script_word(&b, cmd[i]);
+        if (cmd[i][0] == '-' && !strchr(cmd[i], '=') && cmd[i + 1] && cmd[i + 1][0] != '-') {
+            np_buf_append(&b, " ");
+            np_buf_append_shq(&b, cmd[++i]);
+        }
+    }
+    np_buf_append(&b, "\nrc=$?\n");
+    np_buf_appendf(&b,
+                   "if [ \"$rc\" -ne 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n"
+                   "    echo \"nemoperf: step failed (exit $rc); requeueing job ${SLURM_JOB_ID:-?} "
+                   "(restart $((${SLURM_RESTART_COUNT:-0} + 1)) of %d)\"\n"
+                   "    scontrol requeue \"$SLURM_JOB_ID\" && exit 0\n"
+                   "fi\n"
+                   "exit \"$rc\"\n",
+                   NP_LAUNCH_MAX_RETRIES, NP_LAUNCH_MAX_RETRIES);
+    free(pat);
+    np_strv_free(cmd);
+    *out = np_buf_steal(&b);
+    if (!*out)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    return NP_OK;
+}

@@ -1,0 +1,346 @@
+/* slurm_cli.c - the sbatch command-line backend of np_backend.
+ *
+ * Runs `sbatch --parsable <script>` with fork/execve (never a shell), stdin
+ * from /dev/null, stdout and stderr captured through pipes, in its own process
+ * group so a hung sbatch and anything it started are killed after the timeout.
+ * Inherited SLURM_* / SBATCH_* variables are dropped (SLURM_CONF kept), so a
+ * launch from inside a job does not inherit that job's settings.
+ */
+#include "nemoperf/slurm.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define CLI_OUT_MAX 65536
+
+struct cli_impl {
+    char *sbatch;    /* resolved path */
+    int timeout_s;
+    char **envp;     /* filtered; strings borrowed from the caller's envp */
+};
+
+void np_submit_result_free(struct np_submit_result *r)
+{
+    if (!r)
+        return;
+    free(r->job_id);
+    free(r->cluster);
+    free(r->message);
+    memset(r, 0, sizeof *r);
+}
+
+void np_backend_free(struct np_backend *b)
+{
+    if (b && b->free)
+        b->free(b);
+}
+
+char *np_path_search(const char *prog, const char *path)
+{
+    if (!prog || !*prog)
+        return NULL;
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    const char *p = path;
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        size_t len = (n ? n : 1) + strlen(prog) + 2;
+        char *cand = malloc(len);
+        if (!cand)
+            return NULL;
+        snprintf(cand, len, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog);
+        struct stat st;
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+            return cand;
+        free(cand);
+        if (!end)
+            return NULL;
+        p = end + 1;
+    }
+}
+
+char **np_slurm_child_env(char *const *envp)
+{
+    size_t n = 0;
+    while (envp && envp[n])
+        n++;
+    char **out = calloc(n + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *e = envp[i];
+        if ((strncmp(e, "SLURM_", 6) == 0 || strncmp(e, "SBATCH_", 7) == 0) && strncmp(e, "SLURM_CONF=", 11) != 0)
+            continue;
+        out[k++] = envp[i];
+    }
+    out[k] = NULL;
+    return out;
+}
+
+/* Copy s without leading/trailing white space (new string). */
+static char *cli_trim(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    return strndup(s, n);
+}
+
+int np_slurm_parse_parsable(const char *out, char **job_id, char **cluster)
+{
+    *job_id = *cluster = NULL;
+    char *t = cli_trim(out ? out : "");
+    if (!t)
+        return -1;
+    char *semi = strchr(t, ';');
+    if (semi)
+        *semi = '\0';
+    int ok = *t != '\0';
+    for (const char *p = t; *p; p++)
+        ok &= isdigit((unsigned char)*p) != 0;
+    if (semi)
+        for (const char *p = semi + 1; *p; p++)
+            ok &= isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.';
+    if (ok) {
+        *job_id = strdup(t);
+        *cluster = semi && semi[1] ? strdup(semi + 1) : NULL;
+        if (!*job_id || (semi && semi[1] && !*cluster)) {
+            free(*job_id);
+            free(*cluster);
+            *job_id = *cluster = NULL;
+            ok = 0;
+        }
+    }
+    free(t);
+    return ok ? 0 : -1;
+}
+
+static double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read what is available from fd into buf (bounded); returns 0 at EOF, 1 otherwise. */
+static int cli_drain(int fd, char *buf, size_t *len)
+{
+    char tmp[4096];
+    ssize_t r = read(fd, tmp, sizeof tmp);
+    if (r < 0)
+        return errno == EINTR || errno == EAGAIN ? 1 : 0;
+    if (r == 0)
+        return 0;
+    size_t room = CLI_OUT_MAX - 1 - *len;
+    size_t n = (size_t)r < room ? (size_t)r : room;
+    memcpy(buf + *len, tmp, n);
+    *len += n;
+    buf[*len] = '\0';
+    return 1;
+}
+
+static enum np_status cli_submit(struct np_backend *b, const struct np_submit_request *req,
+                                 struct np_submit_result *res, struct np_error *err)
+{
+    struct cli_impl *im = b->impl;
+    memset(res, 0, sizeof *res);
+    int out[2] = {-1, -1}, errp[2] = {-1, -1};
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
+        int e = errno;
+        if (out[0] >= 0) {
+            close(out[0]);
+            close(out[1]);
+        }
+        return np_error_set(err, NP_E_IO, "sbatch", 0, 0, "cannot create pipes: %s", strerror(e));
+    }
+    char *const argv[] = {im->sbatch, (char *)"--parsable", (char *)req->script_path, NULL};
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(out[0]);
+        close(out[1]);
+        close(errp[0]);
+        close(errp[1]);
+        return np_error_set(err, NP_E_IO, "sbatch", 0, 0, "cannot fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(out[1], 1);
+        dup2(errp[1], 2);
+        if (req->workdir && chdir(req->workdir) != 0) {
+            dprintf(2, "cannot change to %s: %s\n", req->workdir, strerror(errno));
+            _exit(126);
+        }
+        execve(im->sbatch, argv, im->envp);
+        dprintf(2, "cannot run %s: %s\n", im->sbatch, strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also in the parent: no race with kill(-pid) */
+    close(out[1]);
+    close(errp[1]);
+    char *obuf = malloc(CLI_OUT_MAX), *ebuf = malloc(CLI_OUT_MAX);
+    size_t olen = 0, elen = 0;
+    if (obuf)
+        obuf[0] = '\0';
+    if (ebuf)
+        ebuf[0] = '\0';
+    int oopen = 1, eopen = 1, exited = 0, status = 0, timed_out = 0;
+    double deadline = cli_now() + im->timeout_s, exit_at = 0;
+    while (obuf && ebuf) {
+        if (!exited) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid) {
+                exited = 1;
+                exit_at = cli_now();
+            }
+        }
+        if (exited && ((!oopen && !eopen) || cli_now() - exit_at > 1.0))
+            break; /* done, or a leftover child holds the pipes: stop reading */
+        if (!exited && cli_now() > deadline) {
+            timed_out = 1;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            exited = 1;
+            break;
+        }
+        struct pollfd pf[2];
+        int np = 0;
+        if (oopen)
+            pf[np++] = (struct pollfd){.fd = out[0], .events = POLLIN};
+        if (eopen)
+            pf[np++] = (struct pollfd){.fd = errp[0], .events = POLLIN};
+        if (np == 0) {
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        int r = poll(pf, (nfds_t)np, 100);
+        if (r < 0 && errno != EINTR)
+            break;
+        for (int i = 0; r > 0 && i < np; i++) {
+            if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (pf[i].fd == out[0])
+                oopen = cli_drain(out[0], obuf, &olen);
+            else
+                eopen = cli_drain(errp[0], ebuf, &elen);
+        }
+    }
+    if (!exited) { /* allocation failure above: do not leave a zombie */
+        kill(-pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    } else if (!timed_out && (oopen || eopen)) {
+        kill(-pid, SIGKILL); /* a leftover of sbatch's group still holds the pipes */
+    }
+    close(out[0]);
+    close(errp[0]);
+    if (!obuf || !ebuf) {
+        free(obuf);
+        free(ebuf);
+        return np_error_set(err, NP_E_NOMEM, "sbatch", 0, 0, "out of memory");
+    }
+    char *msg = cli_trim(ebuf);
+    free(ebuf);
+    res->message = msg && *msg ? msg : NULL;
+    if (msg && !*msg)
+        free(msg);
+    enum np_status st = NP_OK;
+    if (timed_out) {
+        st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0,
+                          "no answer within %d s; killed it (is slurmctld reachable? check SLURM_CONF and `sinfo`)",
+                          im->timeout_s);
+        char m[CLI_OUT_MAX / 16];
+        snprintf(m, sizeof m, "sbatch timed out after %d s and was killed%s%.3000s", im->timeout_s,
+                 res->message ? "; it had printed: " : "", res->message ? res->message : "");
+        free(res->message);
+        res->message = strdup(m);
+    } else if (WIFSIGNALED(status)) {
+        st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "killed by signal %d%s%s", WTERMSIG(status),
+                          res->message ? ": " : "", res->message ? res->message : "");
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "failed (exit %d)%s%s", WEXITSTATUS(status),
+                          res->message ? ": " : "", res->message ? res->message : "");
+        if (!res->message) {
+            char m[64];
+            snprintf(m, sizeof m, "sbatch exited with status %d", WEXITSTATUS(status));
+            res->message = strdup(m);
+        }
+    } else if (np_slurm_parse_parsable(obuf, &res->job_id, &res->cluster) != 0) {
+        char *o = cli_trim(obuf);
+        st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "printed no job id (expected \"jobid[;cluster]\"): \"%.200s\"",
+                          o ? o : "");
+        free(res->message);
+        struct np_error tmp;
+        np_error_set(&tmp, NP_E_SLURM, "", 0, 0, "sbatch printed no job id: \"%.300s\"", o ? o : "");
+        res->message = strdup(tmp.text);
+        free(o);
+    }
+    free(obuf);
+    return st;
+}
+
+static void cli_free(struct np_backend *b)
+{
+    struct cli_impl *im = b->impl;
+    if (im) {
+        free(im->sbatch);
+        free(im->envp);
+        free(im);
+    }
+    b->impl = NULL;
+}
+
+enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_cli_opts *o, struct np_error *err)
+{
+    static const struct np_slurm_cli_opts none;
+    if (!o)
+        o = &none;
+    memset(b, 0, sizeof *b);
+    const char *prog = o->sbatch ? o->sbatch : "sbatch";
+    const char *path = o->path ? o->path : getenv("PATH");
+    struct cli_impl *im = calloc(1, sizeof *im);
+    if (!im)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    im->sbatch = np_path_search(prog, path);
+    if (!im->sbatch) {
+        free(im);
+        return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                            "%s: not found on PATH=%s; install the Slurm client tools (sbatch) or add their folder "
+                            "to PATH",
+                            prog, path ? path : "(unset)");
+    }
+    im->timeout_s = o->timeout_s > 0 ? o->timeout_s : NP_SLURM_DEFAULT_TIMEOUT;
+    im->envp = np_slurm_child_env(o->envp ? o->envp : environ);
+    if (!im->envp) {
+        free(im->sbatch);
+        free(im);
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    }
+    b->name = "cli";
+    b->submit = cli_submit;
+    b->free = cli_free;
+    b->impl = im;
+    return NP_OK;
+}

@@ -1,0 +1,555 @@
+/* check_config.c - launch configuration: every validation failure of issue 4 and every seed row.
+ *
+ * The environment is injected as "NAME=VALUE" lists (np_env_list), never with
+ * setenv.  Failures are table-driven: exit status and the pieces the message
+ * must contain (variable, bad value, what is allowed).  The seed 003/004
+ * parallel tables are restated here from the seeds' rules, independent of
+ * the recipe JSON files, and every row must resolve to them with the right node count.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/config.h"
+#include "nemoperf/script.h"
+
+static struct np_recipe_set set;
+static char stage[] = "/tmp/np-config-XXXXXX";
+static char outside[] = "/tmp/np-config-out-XXXXXX";
+static double fake_free = 1e15;
+
+static int fake_free_space(const char *path, double *bytes)
+{
+    (void)path;
+    *bytes = fake_free;
+    return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void setup(void)
+{
+    struct np_error err;
+    ck_assert_msg(np_recipe_set_load_default(&set, &err) == NP_OK, "recipes: %s", err.text);
+    ck_assert(mkdtemp(stage));
+    ck_assert(mkdtemp(outside));
+    char p[512];
+    snprintf(p, sizeof p, "%s/nvidia+nemo+25.02.01.sqsh", stage);
+    write_file(p, "sqsh");
+    /* a saved checkpoint, an empty one, and one outside STAGE_PATH */
+    snprintf(p, sizeof p, "%s/ck", stage);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/ck/weights", stage);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/ck/weights/__0_0.distcp", stage);
+    write_file(p, "x");
+    snprintf(p, sizeof p, "%s/empty", stage);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/weights", outside);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/weights/__0_0.distcp", outside);
+    write_file(p, "x");
+    char link[512];
+    snprintf(link, sizeof link, "%s/escape", stage);
+    ck_assert(symlink(outside, link) == 0);
+}
+
+static void teardown(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", stage, outside);
+    ck_assert(system(cmd) == 0);
+    np_recipe_set_free(&set);
+}
+
+/* Resolve env (NULL-terminated "NAME=VALUE" list, "STAGE_PATH=@" means the fixture). */
+static enum np_status resolve(const char *const *env, const char *synth, struct np_launch_plan *plan,
+                              struct np_error *err)
+{
+    const char *e[64];
+    char sp[600], lp[600];
+    size_t n = 0;
+    for (; env[n]; n++) {
+        ck_assert(n < 62);
+        if (strncmp(env[n], "STAGE_PATH=@", 12) == 0) {
+            snprintf(sp, sizeof sp, "STAGE_PATH=%s%s", stage, env[n] + 12);
+            e[n] = sp;
+        } else if (strcmp(env[n], "LOAD_CHECKPOINT_PATH=@outside") == 0) {
+            snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s", outside);
+            e[n] = lp;
+        } else {
+            e[n] = env[n];
+        }
+    }
+    e[n] = NULL;
+    struct np_launch_opts o = {.now = 1700000000, .synth_path = synth, .free_space = fake_free_space};
+    memset(err, 0, sizeof *err);
+    return np_launch_resolve(&set, np_env_list, (void *)e, &o, plan, err);
+}
+
+/* ---- validation failures: exit 2, the variable, the value, what is allowed ---- */
+
+struct bad_case {
+    const char *env[16];
+    const char *pieces[4];
+};
+
+#define SP "STAGE_PATH=@"
+#define SYN "WORKLOAD=synthetic"
+#define L8 "MODEL_SIZE=8b"
+static const struct bad_case bad_cases[] = {
+    {{L8, SYN, NULL}, {"STAGE_PATH is not set", "absolute path", NULL}},
+    {{"STAGE_PATH=relative/x", L8, SYN, NULL}, {"STAGE_PATH=relative/x", "not an absolute path", NULL}},
+    {{"STAGE_PATH=/nonexistent/np", L8, SYN, NULL}, {"STAGE_PATH=/nonexistent/np", "no such folder", "./setup", NULL}},
+    {{"STAGE_PATH=/tmp/a\nb", L8, SYN, NULL}, {"STAGE_PATH=/tmp/a\nb", "newline", NULL}},
+    {{"STAGE_PATH=/tmp/a\\b", L8, SYN, NULL}, {"backslash", NULL}},
+    {{SP, L8, "WORKLOAD=docker", NULL}, {"WORKLOAD=docker", "allowed: nemo, synthetic", NULL}},
+    {{SP, SYN, "RECIPE=llama4", NULL}, {"RECIPE=llama4", "unknown recipe", "allowed: gpt3, llama3.1, llama3, mixtral, nemotron, nemotron4", NULL}},
+    {{SP, SYN, "MODEL_SIZE=9b", NULL}, {"MODEL_SIZE=9b", "allowed: 8b, 70b, 405b, 15b, 340b", NULL}},
+    {{SP, SYN, NULL}, {"MODEL_SIZE is not set", "RECIPE", "8b", NULL}},
+    {{SP, SYN, "RECIPE=llama3.1", "MODEL_SIZE=15b", NULL}, {"MODEL_SIZE=15b", "recipe llama3.1 has no such model", "allowed: 8b, 70b, 405b", NULL}},
+    {{SP, SYN, L8, "DTYPE=fp16", NULL}, {"DTYPE=fp16", "allowed: bf16, fp8", NULL}},
+    {{SP, SYN, "RECIPE=llama3", L8, "DTYPE=bf16", NULL}, {"DTYPE=bf16", "fp8 only", "allowed: fp8", NULL}},
+    {{SP, SYN, L8, "GPU_TYPE=a100", NULL}, {"GPU_TYPE=a100", "allowed: h100", NULL}},
+    {{SP, SYN, "RECIPE=llama3", L8, "GPU_TYPE=mi300", NULL}, {"GPU_TYPE=mi300", "allowed: gb200, b200, h100", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=0", NULL}, {"GPUS_PER_NODE=0", "allowed: 1 to 1024", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=eight", NULL}, {"GPUS_PER_NODE=eight", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=abc", NULL}, {"JOB_TOTAL_GPUS=abc", "positive integer", "allowed: 8, 16, 32, 64, 128", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=0", NULL}, {"JOB_TOTAL_GPUS=0", "positive integer", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=-8", NULL}, {"JOB_TOTAL_GPUS=-8", "positive integer", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,", NULL}, {"JOB_TOTAL_GPUS=8,", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=12", NULL}, {"JOB_TOTAL_GPUS=12", "not a multiple of GPUS_PER_NODE=8", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=24", NULL}, {"JOB_TOTAL_GPUS=24", "not published at 24 GPUs", "allowed: 8, 16, 32, 64, 128", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,16,256", NULL}, {"JOB_TOTAL_GPUS=8,16,256", "256", "allowed: 8, 16, 32, 64, 128", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,8", NULL}, {"JOB_TOTAL_GPUS=8,8", "listed twice", NULL}},
+    {{SP, SYN, "MODEL_SIZE=70b", NULL}, {"JOB_TOTAL_GPUS is not set", "allowed: 64, 128, 256, 512, 1024, 2048", NULL}},
+    {{SP, SYN, "RECIPE=mixtral", "MODEL_SIZE=8x22b", "JOB_TOTAL_GPUS=256", NULL}, {"JOB_TOTAL_GPUS=256", "inconsistent", "no data-parallel layout", NULL}},
+    {{SP, SYN, L8, "ENABLE_PROFILE=maybe", NULL}, {"ENABLE_PROFILE=maybe", "true, false, 1, 0, yes, no", NULL}},
+    {{SP, SYN, L8, "ENABLE_NCCLTRACE=2", NULL}, {"ENABLE_NCCLTRACE=2", "not a boolean", NULL}},
+    {{SP, SYN, L8, "ENABLE_CHECKPOINT=y", NULL}, {"ENABLE_CHECKPOINT=y", "not a boolean", NULL}},
+    {{SP, SYN, L8, "ENABLE_PROFILE=true", "ENABLE_NCCLTRACE=1", NULL}, {"ENABLE_PROFILE=true", "ENABLE_NCCLTRACE=1", "at most one", NULL}},
+    {{SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=25", NULL}, {"PROFILE_START_STEP=25", "PROFILE_STOP_STEP=25", NULL}},
+    {{SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=9", "PROFILE_STOP_STEP=3", NULL}, {"PROFILE_START_STEP=9", "less than PROFILE_STOP_STEP=3", NULL}},
+    {{SP, SYN, L8, "PROFILE_STOP_STEP=x", NULL}, {"PROFILE_STOP_STEP=x", "allowed: 1 to", NULL}},
+    {{SP, SYN, L8, "MAX_STEPS=0", NULL}, {"MAX_STEPS=0", "allowed: 1 to 10000000", NULL}},
+    {{SP, SYN, L8, "MAX_STEPS=5x", NULL}, {"MAX_STEPS=5x", NULL}},
+    {{SP, SYN, L8, "TIME_LIMIT=1h", NULL}, {"TIME_LIMIT=1h", "HH:MM:SS", NULL}},
+    {{SP, SYN, L8, "TIME_LIMIT=00:61:00", NULL}, {"TIME_LIMIT=00:61:00", "D-HH:MM:SS", NULL}},
+    {{SP, SYN, L8, "TIME_LIMIT=1-25:00:00", NULL}, {"TIME_LIMIT=1-25:00:00", NULL}},
+    {{SP, SYN, L8, "TIME_LIMIT=00:00:00", NULL}, {"TIME_LIMIT=00:00:00", "not zero", NULL}},
+    {{SP, SYN, L8, "ENABLE_CHECKPOINT=true", NULL}, {"ENABLE_CHECKPOINT=true", "16 to 128 GPUs", "JOB_TOTAL_GPUS=8", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=16,256", "ENABLE_CHECKPOINT=1", NULL}, {"JOB_TOTAL_GPUS=16,256", NULL}},
+    {{SP, SYN, "RECIPE=llama3", L8, "ENABLE_CHECKPOINT=yes", NULL}, {"ENABLE_CHECKPOINT=yes", "no checkpoint support", "llama3 8b", NULL}},
+    {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=@outside", NULL}, {"LOAD_CHECKPOINT_PATH=/tmp/np-config-out-", "not under STAGE_PATH=", NULL}},
+    {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=/nonexistent/ck", NULL}, {"LOAD_CHECKPOINT_PATH=/nonexistent/ck", "no such folder", NULL}},
+    {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=relative/ck", NULL}, {"LOAD_CHECKPOINT_PATH=relative/ck", "no such folder", NULL}},
+    {{SP, SYN, L8, "SBATCH_ACCOUNT=a b", NULL}, {"SBATCH_ACCOUNT=a b", "allowed:", NULL}},
+    {{SP, SYN, L8, "SBATCH_PARTITION=p;rm", NULL}, {"SBATCH_PARTITION=p;rm", "allowed:", NULL}},
+    {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=eight", NULL}, {"SBATCH_GPUS_PER_NODE=eight", "h100:8", NULL}},
+    /* NeMo workload */
+    {{SP, L8, "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent/x.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent/x.sqsh", "no such file", NULL}},
+    {{SP, L8, NULL}, {"HF_TOKEN is not set", "meta-llama/Llama-3.1-8B", "WORKLOAD=synthetic", NULL}},
+    {{"STAGE_PATH=/tmp", "MODEL_SIZE=15b", NULL}, {"RUN_CONF_IMAGE is not set", "/tmp/nvidia+nemo+25.02.01.sqsh", "run ./setup", NULL}},
+    {{SP, "RECIPE=mixtral", "MODEL_SIZE=8x7b", "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}},
+};
+
+START_TEST(test_validation_failures)
+{
+    const struct bad_case *bc = &bad_cases[_i];
+    struct np_launch_plan plan;
+    struct np_error err;
+    enum np_status st = resolve(bc->env, "/bin/true", &plan, &err);
+    ck_assert_msg(st == NP_E_INVALID, "case %d: status %d, message: %s", _i, st, err.text);
+    ck_assert_int_eq(np_exit_code(st), 2);
+    for (int k = 0; k < 4 && bc->pieces[k]; k++)
+        ck_assert_msg(strstr(err.text, bc->pieces[k]), "case %d: \"%s\" not in: %s", _i, bc->pieces[k], err.text);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+static enum np_status resolve1(const char *const *env, struct np_launch_plan *plan, struct np_error *err)
+{
+    return resolve(env, "/bin/true", plan, err);
+}
+
+#define EXPECT_BAD(env_, ...)                                                                                         \
+    do {                                                                                                              \
+        const char *e_[] = {__VA_ARGS__, NULL};                                                                       \
+        struct np_launch_plan p_;                                                                                     \
+        struct np_error r_;                                                                                           \
+        ck_assert_int_eq(resolve1(env_, &p_, &r_), NP_E_INVALID);                                                     \
+        for (const char **q_ = e_; *q_; q_++)                                                                         \
+            ck_assert_msg(strstr(r_.text, *q_), "\"%s\" not in: %s", *q_, r_.text);                                   \
+        np_launch_plan_free(&p_);                                                                                     \
+    } while (0)
+
+START_TEST(test_special_paths)
+{
+    char p[700];
+    /* a symlink inside STAGE_PATH that leads outside is outside */
+    snprintf(p, sizeof p, "LOAD_CHECKPOINT_PATH=%s/escape", stage);
+    const char *e1[] = {SP, SYN, L8, p, NULL};
+    EXPECT_BAD(e1, "not under STAGE_PATH", "resolved:");
+    /* a folder without weights/ *.distcp files */
+    snprintf(p, sizeof p, "LOAD_CHECKPOINT_PATH=%s/empty", stage);
+    const char *e2[] = {SP, SYN, L8, p, NULL};
+    EXPECT_BAD(e2, "weights/*.distcp", "/empty");
+    /* pyxis cannot mount a path with ',' */
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/a,b", stage);
+    ck_assert(mkdir(sub, 0755) == 0);
+    const char *e3[] = {"STAGE_PATH=@/a,b", "MODEL_SIZE=15b", NULL};
+    EXPECT_BAD(e3, "STAGE_PATH=", "pyxis");
+    /* no nemoperf-synth */
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e4[] = {SP, SYN, L8, NULL};
+    ck_assert_int_eq(resolve(e4, NULL, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "nemoperf-synth was not found"), "%s", err.text);
+    np_launch_plan_free(&plan);
+    ck_assert_int_eq(resolve(e4, "/nonexistent/nemoperf-synth", &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "not an executable"), "%s", err.text);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_free_space)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    /* NeMo: 105 GB needed, 1 GB free: refused with both numbers */
+    const char *e1[] = {SP, L8, "HF_TOKEN=t", "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", NULL};
+    fake_free = 1e9;
+    ck_assert_int_eq(resolve1(e1, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "ENABLE_CHECKPOINT=1") && strstr(err.text, "1.0 GB (1000000000 bytes) free") &&
+                      strstr(err.text, "105.0 GB (105000000000 bytes)") && strstr(err.text, "NEMOPERF_FORCE_CHECKPOINT"),
+                  "%s", err.text);
+    np_launch_plan_free(&plan);
+    /* forced */
+    const char *e2[] = {SP, L8, "HF_TOKEN=t", "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1",
+                        "NEMOPERF_FORCE_CHECKPOINT=TRUE", NULL};
+    ck_assert_int_eq(resolve1(e2, &plan, &err), NP_OK);
+    ck_assert_int_eq(plan.jobs[0].checkpoint, 1);
+    np_launch_plan_free(&plan);
+    /* synthetic: its own small size fits in 1 GB, but not in 1000 bytes */
+    const char *e3[] = {SP, SYN, L8, "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", NULL};
+    ck_assert_int_eq(resolve1(e3, &plan, &err), NP_OK);
+    ck_assert(plan.jobs[0].checkpoint_bytes < 1e7);
+    np_launch_plan_free(&plan);
+    fake_free = 1000;
+    ck_assert_int_eq(resolve1(e3, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "(1000 bytes) free") && strstr(err.text, "(synthetic)"), "%s", err.text);
+    np_launch_plan_free(&plan);
+    fake_free = 1e15;
+}
+END_TEST
+
+/* ---- accepted configurations ---- */
+
+START_TEST(test_defaults_and_inference)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e[] = {"STAGE_PATH=@//", L8, "HF_TOKEN=secret", "DTYPE=", NULL};
+    ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->recipe->name, "llama3.1");
+    ck_assert_int_eq(c->dtype, NP_DTYPE_BF16);
+    ck_assert_int_eq(c->gpus, 8);
+    ck_assert_int_eq(c->nodes, 1);
+    ck_assert_int_eq(c->max_steps, 50);
+    ck_assert_str_eq(c->time_limit, "00:30:00");
+    ck_assert_str_eq(c->gpu_type, "h100");
+    ck_assert_int_eq(c->workload, NP_WORKLOAD_NEMO);
+    ck_assert_str_eq(c->stage_path, stage);
+    ck_assert_str_eq(c->experiment, "pretrain_llama3.1_8b_bf16_8");
+    ck_assert_str_eq(c->job_name, "pretrain_llama3.1_8b_bf16_8");
+    char want[800];
+    snprintf(want, sizeof want,
+             "%s/experiments/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1700000000/pretrain_llama3.1_8b_bf16_8",
+             stage);
+    ck_assert_str_eq(c->experiment_dir, want);
+    snprintf(want, sizeof want, "%s/nvidia+nemo+25.02.01.sqsh", stage);
+    ck_assert_str_eq(c->image, want);
+    ck_assert_int_eq(c->hf_token, 1);
+    np_launch_plan_free(&plan);
+
+    /* nemotron4 is inferred from 15b, defaults fp8 x16; no HF token needed */
+    const char *e2[] = {SP, "MODEL_SIZE=15B", "GPU_TYPE=H100", NULL};
+    ck_assert_msg(resolve1(e2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].experiment, "pretrain_nemotron4_15b_fp8_16");
+    ck_assert_int_eq(plan.jobs[0].nodes, 2);
+    ck_assert_int_eq(plan.jobs[0].hf_token, 0);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_booleans_and_time)
+{
+    static const char *const yes[] = {"true", "TRUE", "True", "1", "yes", "YES", "Yes"};
+    static const char *const no[] = {"false", "FALSE", "0", "no", "No"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        int v = 0;
+        ck_assert_int_eq(np_parse_bool(yes[i], &v), 0);
+        ck_assert_int_eq(v, 1);
+    }
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        int v = 1;
+        ck_assert_int_eq(np_parse_bool(no[i], &v), 0);
+        ck_assert_int_eq(v, 0);
+    }
+    int v;
+    ck_assert_int_eq(np_parse_bool("on", &v), -1);
+    ck_assert_int_eq(np_parse_bool("", &v), -1);
+    static const char *const good[] = {"00:30:00", "30:00", "30", "1-00:00:00", "2-12", "2-12:30", "100:00:00", "0:1"};
+    static const char *const bad[] = {"", "1h", "00:60:00", "00:00:60", "1-24:00:00", "0", "00:00:00", ":30", "1:2:3:4",
+                                      "1--2", "-1", "30:", "12345678"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        ck_assert_msg(np_time_limit_valid(good[i]), "%s should be valid", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(!np_time_limit_valid(bad[i]), "%s should be invalid", bad[i]);
+}
+END_TEST
+
+START_TEST(test_profile_nccl_load_sweep)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e1[] = {SP, SYN, L8, "ENABLE_PROFILE=Yes", "PROFILE_START_STEP=2", "PROFILE_STOP_STEP=6",
+                        "MAX_STEPS=100", NULL};
+    ck_assert_msg(resolve1(e1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 6);
+    ck_assert_int_eq(plan.jobs[0].profile, 1);
+    ck_assert_str_eq(plan.jobs[0].job_name, "pretrain_llama3.1_8b_bf16_8_nsys");
+    ck_assert_ptr_nonnull(strstr(plan.jobs[0].experiment_dir, "_1700000000/pretrain_llama3.1_8b_bf16_8_nsys"));
+    np_launch_plan_free(&plan);
+
+    const char *e2[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=true", NULL};
+    ck_assert_msg(resolve1(e2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 5);
+    ck_assert_str_eq(plan.jobs[0].time_limit, "00:15:00");
+    ck_assert_str_eq(plan.jobs[0].job_name, "pretrain_llama3.1_8b_bf16_8_nccltrace");
+    np_launch_plan_free(&plan);
+    const char *e3[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=1", "TIME_LIMIT=01:00:00", NULL};
+    ck_assert_msg(resolve1(e3, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].time_limit, "01:00:00");
+    np_launch_plan_free(&plan);
+
+    char lp[700], want[700];
+    snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s/./ck/", stage);
+    snprintf(want, sizeof want, "%s/ck", stage);
+    char real[4096];
+    ck_assert(realpath(want, real));
+    const char *e4[] = {SP, SYN, L8, "JOB_TOTAL_GPUS=16", lp, "MAX_STEPS=10", NULL};
+    ck_assert_msg(resolve1(e4, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 1);
+    ck_assert_str_eq(plan.jobs[0].load_checkpoint, real);
+    np_launch_plan_free(&plan);
+
+    const char *e5[] = {SP, SYN, L8, "JOB_TOTAL_GPUS= 8, 16,32", "MAX_STEPS=7", NULL};
+    ck_assert_msg(resolve1(e5, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 3);
+    ck_assert_int_eq(plan.jobs[0].gpus, 8);
+    ck_assert_int_eq(plan.jobs[1].gpus, 16);
+    ck_assert_int_eq(plan.jobs[2].gpus, 32);
+    ck_assert_int_eq(plan.jobs[2].nodes, 4);
+    ck_assert_int_eq(plan.jobs[2].max_steps, 7);
+    ck_assert_str_eq(plan.jobs[2].experiment, "pretrain_llama3.1_8b_bf16_32");
+    ck_assert_str_eq(plan.jobs[2].synth_path, "/bin/true");
+    np_launch_plan_free(&plan);
+
+    /* GPUS_PER_NODE=4 doubles the nodes; SBATCH_* values are kept for the script */
+    const char *e6[] = {SP, SYN, L8, "GPUS_PER_NODE=4", "SBATCH_ACCOUNT=acct-1", "SBATCH_PARTITION=batch,gpu",
+                        "SBATCH_GPUS_PER_NODE=h100:4", NULL};
+    ck_assert_msg(resolve1(e6, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].nodes, 2);
+    ck_assert_str_eq(plan.jobs[0].account, "acct-1");
+    ck_assert_str_eq(plan.jobs[0].partition, "batch,gpu");
+    ck_assert_str_eq(plan.jobs[0].gres_gpus, "h100:4");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_config_json)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e[] = {SP, SYN, "MODEL_SIZE=70b", "DTYPE=fp8", "JOB_TOTAL_GPUS=64", NULL};
+    ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s", err.text);
+    json_t *o = np_launch_config_json(&plan.jobs[0]);
+    ck_assert_ptr_nonnull(o);
+    static const char *const keys[] = {"recipe", "model_size", "dtype", "gpu_type", "gpus", "gpus_per_node", "nodes",
+                                       "tp", "pp", "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "layers", "seq_len",
+                                       "max_steps", "time_limit", "experiment", "experiment_dir", "profile",
+                                       "nccltrace", "checkpoint", "workload", NULL};
+    for (const char *const *k = keys; *k; k++)
+        ck_assert_msg(json_object_get(o, *k) != NULL, "key %s missing", *k);
+    ck_assert(json_is_null(json_object_get(o, "ep")));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "vp")), 5);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "pp")), 8);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "workload")), "synthetic");
+    ck_assert(json_is_false(json_object_get(o, "profile")));
+    json_decref(o);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* ---- seeds 003/004: every parallel-config row, restated from the seeds' rules ---- */
+
+struct seed_rule {
+    const char *recipe, *size;
+    unsigned dtypes;
+    int scales[8];
+    int tp, pp, cp, vp, mbs, layers, seq;
+    int gbs_num, gbs_den; /* GBS = gpus * num / den */
+};
+
+static const struct seed_rule seed_rules[] = {
+    {"llama3.1", "8b", 3, {8, 16, 32, 64, 128}, 1, 1, 2, 0, 1, 32, 8192, 16, 1},
+    {"llama3.1", "70b", 1, {64, 128, 256, 512, 1024, 2048}, 4, 4, 2, 5, 1, 80, 8192, 2, 1},
+    {"llama3.1", "70b", 2, {64, 128, 256, 512, 1024, 2048}, 4, 8, 1, 5, 1, 80, 8192, 2, 1},
+    {"llama3.1", "405b", 3, {512, 1024, 2048}, 8, 8, 2, 8, 1, 126, 8192, 1, 2},
+    {"nemotron4", "15b", 3, {16, 32, 64, 128, 256, 512, 1024, 2048}, 2, 1, 1, 0, 2, 32, 4096, 4, 1},
+    /* seed 004's table prints VP "NA" for 340b (NeMo's recipe uses 12); the table is the reference */
+    {"nemotron4", "340b", 3, {256, 512, 1024, 2048}, 8, 8, 1, 0, 1, 96, 4096, 1, 4},
+};
+
+/* 405b proxies (seed 003): gpus, layers, pp, vp, gbs */
+static const int proxy405[3][5] = {{32, 8, 1, 0, 64}, {64, 30, 4, 8, 64}, {128, 62, 4, 8, 128}};
+
+static void check_row(const char *recipe, const char *size, enum np_dtype dt, int gpus, int tp, int pp, int cp,
+                      int vp, int mbs, int gbs, int layers, int seq)
+{
+    char r[64], s[64], d[64], g[64];
+    snprintf(r, sizeof r, "RECIPE=%s", recipe);
+    snprintf(s, sizeof s, "MODEL_SIZE=%s", size);
+    snprintf(d, sizeof d, "DTYPE=%s", np_dtype_name(dt, 0));
+    snprintf(g, sizeof g, "JOB_TOTAL_GPUS=%d", gpus);
+    const char *e[] = {SP, SYN, r, s, d, g, NULL};
+    struct np_launch_plan plan;
+    struct np_error err;
+    ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s %s %s x%d: %s", recipe, size, d, gpus, err.text);
+    const struct np_launch_config *c = &plan.jobs[0];
+    int dp = gpus / (tp * pp * cp), ga = gbs / (mbs * dp);
+    ck_assert_msg(c->tp == tp && c->pp == pp && c->cp == cp && c->vp == vp && c->dp == dp && c->mbs == mbs &&
+                      c->gbs == gbs && c->ga == ga && c->layers == layers && c->seq_len == seq &&
+                      c->nodes == gpus / 8 && c->ep == 0,
+                  "%s %s %s x%d: got TP%d PP%d CP%d VP%d DP%d MBS%d GBS%d GA%d L%d S%d N%d, want TP%d PP%d CP%d VP%d "
+                  "DP%d MBS%d GBS%d GA%d L%d S%d N%d",
+                  recipe, size, d, gpus, c->tp, c->pp, c->cp, c->vp, c->dp, c->mbs, c->gbs, c->ga, c->layers,
+                  c->seq_len, c->nodes, tp, pp, cp, vp, dp, mbs, gbs, ga, layers, seq, gpus / 8);
+    /* the --dry-run script asks for the right node count */
+    char *script = NULL;
+    ck_assert_int_eq(np_script_render(c, &script, &err), NP_OK);
+    char want[64];
+    snprintf(want, sizeof want, "\n#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=8\n", gpus / 8);
+    ck_assert_msg(strstr(script, want), "%s %s x%d: no '%s' in script", recipe, size, gpus, want + 1);
+    free(script);
+    np_launch_plan_free(&plan);
+}
+
+START_TEST(test_seed_rows)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof seed_rules / sizeof *seed_rules; i++) {
+        const struct seed_rule *sr = &seed_rules[i];
+        for (int dt = NP_DTYPE_BF16; dt <= NP_DTYPE_FP8; dt <<= 1) {
+            if (!(sr->dtypes & (unsigned)dt))
+                continue;
+            for (int k = 0; k < 8 && sr->scales[k]; k++, n++) {
+                int g = sr->scales[k];
+                check_row(sr->recipe, sr->size, (enum np_dtype)dt, g, sr->tp, sr->pp, sr->cp, sr->vp, sr->mbs,
+                          g * sr->gbs_num / sr->gbs_den, sr->layers, sr->seq);
+            }
+        }
+    }
+    for (int dt = NP_DTYPE_BF16; dt <= NP_DTYPE_FP8; dt <<= 1)
+        for (int k = 0; k < 3; k++, n++)
+            check_row("llama3.1", "405b", (enum np_dtype)dt, proxy405[k][0], 8, proxy405[k][2], 2, proxy405[k][3], 1,
+                      proxy405[k][4], proxy405[k][1], 8192);
+    /* and nothing else is published for these two recipes */
+    int rows = 0;
+    for (size_t r = 0; r < set.n; r++) {
+        const struct np_recipe *rp = &set.recipes[r];
+        if (strcmp(rp->name, "llama3.1") && strcmp(rp->name, "nemotron4"))
+            continue;
+        for (size_t m = 0; m < rp->nmodels; m++)
+            for (size_t i = 0; i < rp->models[m].nrows; i++)
+                rows += __builtin_popcount(rp->models[m].rows[i].dtypes);
+    }
+    ck_assert_int_eq(rows, n);
+}
+END_TEST
+
+START_TEST(test_list_text)
+{
+    char *t = np_launch_list_text(&set);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_ptr_nonnull(strstr(t, "RECIPE"));
+    ck_assert_ptr_nonnull(strstr(t, "INCONSISTENT, not launchable"));
+    /* aligned columns */
+    ck_assert_ptr_nonnull(strstr(t, "RECIPE     SIZE   DTYPE  GPUS  GPU    TP"));
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3.1   8b     bf16   8     h100   1 "));
+    int lines = 0;
+    for (const char *p = t; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_gt(lines, 80);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_templates)
+{
+    struct np_error err;
+    for (size_t r = 0; r < set.n; r++)
+        ck_assert_msg(!set.recipes[r].command ||
+                          np_script_check_template(set.recipes[r].command, set.recipes[r].path, &err) == NP_OK,
+                      "%s", err.text);
+    char *bad1[] = {(char *)"x", (char *)"--tp={tpp}", NULL};
+    ck_assert_int_eq(np_script_check_template(bad1, "t.json", &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "command[1]: unknown placeholder {tpp}"), "%s", err.text);
+    char *bad2[] = {(char *)"a{fp8_overrides}", NULL};
+    ck_assert_int_eq(np_script_check_template(bad2, "t.json", &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "whole element"), "%s", err.text);
+    char *bad3[] = {(char *)"{tp", NULL};
+    ck_assert_int_eq(np_script_check_template(bad3, "t.json", &err), NP_E_INVALID);
+    char *bad4[] = {(char *)"tp}", NULL};
+    ck_assert_int_eq(np_script_check_template(bad4, "t.json", &err), NP_E_INVALID);
+    char *good[] = {(char *)"{{literal}}", (char *)"{fp8_overrides}", (char *)"x={tp}/{vp}", NULL};
+    ck_assert_int_eq(np_script_check_template(good, "t.json", &err), NP_OK);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_validation_failures, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_test(tc, test_special_paths);
+    tcase_add_test(tc, test_free_space);
+    tcase_add_test(tc, test_defaults_and_inference);
+    tcase_add_test(tc, test_booleans_and_time);
+    tcase_add_test(tc, test_profile_nccl_load_sweep);
+    tcase_add_test(tc, test_config_json);
+    tcase_add_test(tc, test_seed_rows);
+    tcase_add_test(tc, test_list_text);
+    tcase_add_test(tc, test_templates);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

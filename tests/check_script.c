@@ -1,0 +1,416 @@
+/* check_script.c - the rendered sbatch script: content, syntax, and inert hostile values.
+ *
+ * Scripts are rendered from configurations resolved out of injected
+ * environments.  They must carry the #SBATCH lines, exports and srun flags of
+ * the originals, parse with sh -n and bash -n, never contain HF_TOKEN's value,
+ * and - run for real under bash with stub srun/scontrol on PATH - pass a
+ * STAGE_PATH full of spaces, quotes, $(...) and backticks through literally
+ * without executing anything.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nemoperf/config.h"
+#include "nemoperf/manifest.h"
+#include "nemoperf/script.h"
+#include "nemoperf/shell.h"
+
+static struct np_recipe_set set;
+static char tmp[] = "/tmp/np-script-XXXXXX";
+static char stage[1024];
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    ck_assert(chmod(path, mode) == 0);
+}
+
+static void setup(void)
+{
+    struct np_error err;
+    ck_assert_msg(np_recipe_set_load_default(&set, &err) == NP_OK, "recipes: %s", err.text);
+    ck_assert(mkdtemp(tmp));
+    snprintf(stage, sizeof stage, "%s/stage", tmp);
+    ck_assert(mkdir(stage, 0755) == 0);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/nvidia+nemo+25.02.01.sqsh", stage);
+    write_file(p, "sqsh", 0644);
+    snprintf(p, sizeof p, "%s/bin", tmp);
+    ck_assert(mkdir(p, 0755) == 0);
+    /* stubs: srun prints each argument and a few variables; synth is a plain file */
+    snprintf(p, sizeof p, "%s/bin/srun", tmp);
+    write_file(p,
+               "#!/bin/sh\n"
+               "{ for a in \"$@\"; do printf '<%s>\\n' \"$a\"; done\n"
+               "  printf 'NEMO_HOME=<%s>\\nPROFILE_DIR=<%s>\\nPWD=<%s>\\n' \"$NEMO_HOME\" \"$NEMOPERF_PROFILE_DIR\" "
+               "\"$(pwd)\"; } > \"$NP_SRUN_OUT\"\n"
+               "exit \"${NP_SRUN_EXIT:-0}\"\n",
+               0755);
+    snprintf(p, sizeof p, "%s/bin/scontrol", tmp);
+    write_file(p, "#!/bin/sh\necho \"scontrol $*\" >> \"$NP_SRUN_OUT.scontrol\"\n", 0755);
+    snprintf(p, sizeof p, "%s/bin/nemoperf-synth", tmp);
+    write_file(p, "#!/bin/sh\nexit 0\n", 0755);
+}
+
+static void teardown(void)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert(system(cmd) == 0);
+    np_recipe_set_free(&set);
+}
+
+/* Resolve env (+ STAGE_PATH=stage_override or the fixture) into plan; one job expected. */
+static struct np_launch_config *resolve(const char *sp, const char *const *env, struct np_launch_plan *plan)
+{
+    const char *e[40];
+    char spv[2048], synth[1200];
+    snprintf(spv, sizeof spv, "STAGE_PATH=%s", sp ? sp : stage);
+    snprintf(synth, sizeof synth, "%s/bin/nemoperf-synth", tmp);
+    size_t n = 0;
+    e[n++] = spv;
+    for (; *env; env++)
+        e[n++] = *env;
+    e[n] = NULL;
+    struct np_launch_opts o = {.now = 1700000000, .synth_path = synth};
+    struct np_error err;
+    enum np_status st = np_launch_resolve(&set, np_env_list, (void *)e, &o, plan, &err);
+    ck_assert_msg(st == NP_OK, "resolve: %s", err.text);
+    return &plan->jobs[0];
+}
+
+static char *render(const struct np_launch_config *c)
+{
+    char *s = NULL;
+    struct np_error err;
+    ck_assert_msg(np_script_render(c, &s, &err) == NP_OK, "render: %s", err.text);
+    return s;
+}
+
+/* sh -n and bash -n accept the script text. */
+static void syntax_ok(const char *script)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/syntax.sh", tmp);
+    write_file(path, script, 0644);
+    char cmd[2600];
+    snprintf(cmd, sizeof cmd, "sh -n '%s' && bash -n '%s'", path, path);
+    ck_assert_msg(system(cmd) == 0, "syntax check failed for:\n%s", script);
+}
+
+#define HAS(s, x) ck_assert_msg(strstr((s), (x)) != NULL, "missing [%s] in:\n%s", (x), (s))
+#define HASNT(s, x) ck_assert_msg(strstr((s), (x)) == NULL, "unexpected [%s] in:\n%s", (x), (s))
+
+START_TEST(test_synthetic_script)
+{
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=15b", "DTYPE=bf16", "JOB_TOTAL_GPUS=16", "MAX_STEPS=7",
+                         "SBATCH_ACCOUNT=acct", "SBATCH_PARTITION=batch", "SBATCH_GPUS_PER_NODE=8",
+                         "HF_TOKEN=supersecret-token", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    char *s = render(c);
+    char want[8192];
+    HAS(s, "#!/bin/bash\n#SBATCH --job-name=pretrain_nemotron4_15b_bf16_16\n#SBATCH --nodes=2\n"
+           "#SBATCH --ntasks-per-node=8\n#SBATCH --exclusive\n#SBATCH --mem=0\n#SBATCH --open-mode=append\n"
+           "#SBATCH --time=00:30:00\n");
+    snprintf(want, sizeof want, "#SBATCH --output=\"%s/sbatch_pretrain_nemotron4_15b_bf16_16_%%j.out\"\n",
+             c->experiment_dir);
+    HAS(s, want);
+    HAS(s, "#SBATCH --account=\"acct\"\n#SBATCH --partition=\"batch\"\n#SBATCH --gpus-per-node=\"8\"\n");
+    HAS(s, "#SBATCH --export=ALL\n#SBATCH --requeue\n");
+    HAS(s, "export TORCH_NCCL_AVOID_RECORD_STREAMS='1'\n");
+    HAS(s, "export TRANSFORMERS_OFFLINE='0'\n");
+    HAS(s, "export TOKENIZERS_PARALLELISM='False'\nexport NCCL_NVLS_ENABLE='0'\nexport NVTE_FLASH_ATTN='1'\n"
+           "export NVTE_FUSED_ATTN='1'\nexport NEMO_LOG_MEMORY_USAGE='1'\nexport PYTHONUNBUFFERED='1'\n"
+           "export SLURM_UNBUFFEREDIO='1'\nexport CUDA_DEVICE_MAX_CONNECTIONS='1'\n"); /* TP2 */
+    HASNT(s, "NCCL_P2P_NET_CHUNKSIZE"); /* PP1 */
+    HASNT(s, "NCCL_DEBUG");
+    HASNT(s, "supersecret");
+    snprintf(want, sizeof want, "export NEMO_HOME='%s'\nexport HF_HOME='%s'\n", stage, stage);
+    HAS(s, want);
+    snprintf(want, sizeof want, "--output '%s/log-pretrain_nemotron4_15b_bf16_16_%%j_'\"${SLURM_RESTART_COUNT:-0}\"'.out'",
+             c->experiment_dir);
+    HAS(s, want);
+    HAS(s, "'--tp' '2'");
+    HAS(s, "'--gbs' '64'");
+    HAS(s, "'--max-steps' '7'");
+    HAS(s, "'--seq-len' '4096'");
+    HASNT(s, "--container");
+    HASNT(s, "--vp");
+    HAS(s, "scontrol requeue \"$SLURM_JOB_ID\"");
+    HAS(s, "-lt 3 ]");
+    syntax_ok(s);
+    char **names = np_script_env_names(c);
+    int has_tok = 0;
+    for (char **p = names; *p; p++)
+        has_tok |= strcmp(*p, "HF_TOKEN") == 0;
+    ck_assert(has_tok);
+    np_strv_free(names);
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_nemo_script)
+{
+    struct np_launch_plan plan;
+    const char *env[] = {"MODEL_SIZE=70b", "DTYPE=fp8", "JOB_TOTAL_GPUS=64", "HF_TOKEN=supersecret-token",
+                         "ENABLE_PROFILE=1", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    char *s = render(c);
+    char want[8192];
+    HAS(s, "#SBATCH --nodes=8\n");
+    HAS(s, "export NCCL_P2P_NET_CHUNKSIZE='2097152'\n");
+    HAS(s, "export CUDA_DEVICE_MAX_CONNECTIONS='1'\n");
+    snprintf(want, sizeof want, "--container-image '%s/nvidia+nemo+25.02.01.sqsh'", stage);
+    HAS(s, want);
+    snprintf(want, sizeof want, "--container-mounts '%s:%s,%s:/nemo_run'", stage, stage, c->experiment_dir);
+    HAS(s, want);
+    HAS(s, "--container-workdir /nemo_run/code");
+    HAS(s, "--wait=60 --kill-on-bad-exit=1 --mpi=pmix");
+    HAS(s, "--container-env=TORCH_NCCL_AVOID_RECORD_STREAMS,TRANSFORMERS_OFFLINE,");
+    HAS(s, ",NEMO_HOME,HF_HOME,HF_TOKEN \\\n");
+    HASNT(s, "supersecret");
+    snprintf(want, sizeof want, "nsys profile -s none -t nvtx,cuda --force-overwrite=true "
+                                "--capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "
+                                "-o '%s/profile_%%p'",
+             c->experiment_dir);
+    HAS(s, want);
+    HAS(s, "'nemo' \\\n    'llm' \\\n    'pretrain' \\\n    '--yes' \\\n"
+           "    '--factory' 'llama3_70b(num_nodes=8,num_gpus_per_node=8,performance_mode=True)'");
+    HAS(s, "'trainer.max_steps=25'");
+    HAS(s, "'trainer.strategy.tensor_model_parallel_size=4'");
+    HAS(s, "'trainer.strategy.pipeline_model_parallel_size=8'");
+    HAS(s, "'trainer.strategy.virtual_pipeline_model_parallel_size=5'");
+    HAS(s, "'data.global_batch_size=128'");
+    HAS(s, "'trainer.plugins=bf16_with_fp8_mixed'");
+    HAS(s, "'trainer.enable_checkpointing=False'");
+    HAS(s, "pretrain_llama3.1_70b_fp8_64_nsys");
+    syntax_ok(s);
+    free(s);
+    np_launch_plan_free(&plan);
+
+    /* NCCL trace: debug variables, 5 steps, 15 minutes; bf16 8b: VP None, no fp8 plugin */
+    const char *env2[] = {"MODEL_SIZE=8b", "HF_TOKEN=t", "ENABLE_NCCLTRACE=yes", NULL};
+    c = resolve(NULL, env2, &plan);
+    s = render(c);
+    HAS(s, "export NCCL_DEBUG='INFO'\nexport NCCL_DEBUG_SUBSYS='COLL,P2P,NET'\n");
+    HAS(s, "#SBATCH --time=00:15:00\n");
+    HAS(s, "'trainer.max_steps=5'");
+    HAS(s, "'trainer.strategy.virtual_pipeline_model_parallel_size=None'");
+    HASNT(s, "fp8_mixed");
+    HASNT(s, "nsys");
+    syntax_ok(s);
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_checkpoint_args)
+{
+    char ck[1200], p[1300];
+    snprintf(ck, sizeof ck, "%s/ck", stage);
+    mkdir(ck, 0755);
+    snprintf(p, sizeof p, "%s/weights", ck);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/weights/a.distcp", ck);
+    write_file(p, "x", 0644);
+    char lp[1300];
+    snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s", ck);
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", lp,
+                         "NEMOPERF_FORCE_CHECKPOINT=1", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    char *s = render(c);
+    char want[8192], real[4096];
+    ck_assert(realpath(ck, real));
+    snprintf(want, sizeof want, "'--checkpoint-save' '%s/code/nemo_experiments/default/checkpoints'", c->experiment_dir);
+    HAS(s, want);
+    snprintf(want, sizeof want, "'--checkpoint-load' '%s'", real);
+    HAS(s, want);
+    HAS(s, "'--max-steps' '1'");
+    free(s);
+    np_launch_plan_free(&plan);
+
+    const char *env2[] = {"MODEL_SIZE=8b", "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", lp, "HF_TOKEN=t",
+                          "NEMOPERF_FORCE_CHECKPOINT=1", NULL};
+    c = resolve(NULL, env2, &plan);
+    s = render(c);
+    HAS(s, "'trainer.enable_checkpointing=True'");
+    HAS(s, "'log.ckpt.every_n_train_steps=1'");
+    snprintf(want, sizeof want, "'resume.resume_from_path=%s'", real);
+    HAS(s, want);
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* Run script under bash with the stubs first on PATH; return srun's record. */
+static char *run_script(const char *script, const char *workdir, int srun_exit, int *status)
+{
+    char path[1200], out[1200], cmd[4000];
+    snprintf(path, sizeof path, "%s/job.sh", tmp);
+    write_file(path, script, 0755);
+    snprintf(out, sizeof out, "%s/srun.out", tmp);
+    unlink(out);
+    char *qw = np_shell_quote(workdir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && PATH='%s/bin':\"$PATH\" NP_SRUN_OUT='%s' NP_SRUN_EXIT=%d SLURM_JOB_ID=77 "
+             "bash '%s' > '%s/job.log' 2>&1",
+             qw, tmp, out, srun_exit, path, tmp);
+    free(qw);
+    *status = system(cmd);
+    static char buf[16384];
+    FILE *f = fopen(out, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_hostile_stage_path)
+{
+    char hostile[1024];
+    snprintf(hostile, sizeof hostile, "%s/st a'ge \"q\" $(touch pwned) `touch pwned` ;touch pwned; 100%%p *", tmp);
+    ck_assert(mkdir(hostile, 0755) == 0);
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=8", "MAX_STEPS=3", "ENABLE_PROFILE=1",
+                         "PROFILE_START_STEP=1", "PROFILE_STOP_STEP=3", NULL};
+    struct np_launch_config *c = resolve(hostile, env, &plan);
+    struct np_error err;
+    ck_assert_msg(np_experiment_create(c, &err) == NP_OK, "%s", err.text);
+    char *s = render(c);
+    syntax_ok(s);
+    /* the #SBATCH argument is one sbatch token: double quotes with \" escapes, % doubled */
+    char *pat = np_slurm_pattern_escape(c->experiment_dir);
+    char *q = np_sbatch_quote(pat);
+    char want[8192];
+    snprintf(want, sizeof want, "#SBATCH --output=%.*s/sbatch_%s_%%j.out\"\n", (int)strlen(q) - 1, q, c->job_name);
+    HAS(s, want);
+    free(q);
+    int status;
+    const char *rec = run_script(s, tmp, 0, &status);
+    ck_assert_msg(rec != NULL, "srun stub did not run");
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "script failed: %d", status);
+    /* every argument arrived literally */
+    snprintf(want, sizeof want, "<--output>\n<%s/log-%s_%%j_0.out>\n", pat, c->job_name);
+    HAS(rec, want);
+    snprintf(want, sizeof want, "<%s/bin/nemoperf-synth>\n", tmp);
+    HAS(rec, want);
+    HAS(rec, "<--profile-start>\n<1>\n<--profile-stop>\n<3>\n");
+    snprintf(want, sizeof want, "NEMO_HOME=<%s>\nPROFILE_DIR=<%s>\nPWD=<%s>\n", hostile, c->experiment_dir,
+             c->experiment_dir);
+    HAS(rec, want);
+    free(pat);
+    /* nothing executed: no file named pwned anywhere under tmp */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -name pwned)\"", tmp);
+    ck_assert_msg(system(cmd) == 0, "a 'pwned' file was created");
+    ck_assert_msg(access("pwned", F_OK) != 0, "a 'pwned' file was created in the cwd");
+
+    /* a failing step requeues while restarts remain, not after */
+    rec = run_script(s, tmp, 1, &status);
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    char scp[1300];
+    snprintf(scp, sizeof scp, "%s/srun.out.scontrol", tmp);
+    FILE *f = fopen(scp, "r");
+    ck_assert_msg(f != NULL, "no requeue after a failed step");
+    char line[200] = "";
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_str_eq(line, "scontrol requeue 77\n");
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_file_name_and_vars)
+{
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "ENABLE_NCCLTRACE=1", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    char *n = np_script_file_name(c);
+    ck_assert_str_eq(n, "sbatch_pretrain_llama3.1_8b_bf16_8_nccltrace.sh");
+    free(n);
+    struct np_script_var v[NP_SCRIPT_MAX_VARS];
+    size_t k = np_script_vars(c, v, NP_SCRIPT_MAX_VARS);
+    int dbg = 0, tf = 0;
+    for (size_t i = 0; i < k; i++) {
+        dbg |= strcmp(v[i].name, "NCCL_DEBUG") == 0 && strcmp(v[i].value, "INFO") == 0;
+        tf |= strcmp(v[i].name, "TRANSFORMERS_OFFLINE") == 0;
+    }
+    ck_assert(dbg);
+    ck_assert(!tf); /* only with a token */
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_same_second_folders)
+{
+    /* two launches of the same experiment in one second: distinct folders, nothing reused */
+    struct np_launch_plan a, b;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", NULL};
+    struct np_launch_config *ca = resolve(NULL, env, &a), *cb = resolve(NULL, env, &b);
+    struct np_error err;
+    ck_assert_str_eq(ca->experiment_dir, cb->experiment_dir);
+    ck_assert_msg(np_experiment_create(ca, &err) == NP_OK, "%s", err.text);
+    ck_assert_msg(np_experiment_create(cb, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_ne(ca->experiment_dir, cb->experiment_dir);
+    ck_assert_int_eq(cb->timestamp, ca->timestamp + 1);
+    ck_assert_ptr_nonnull(strstr(cb->experiment_dir, "_1700000001/pretrain_llama3.1_8b_bf16_8"));
+    struct stat st;
+    char code[4200];
+    snprintf(code, sizeof code, "%s/code", cb->experiment_dir);
+    ck_assert(stat(code, &st) == 0 && S_ISDIR(st.st_mode));
+    /* the manifest is written atomically and names the script */
+    struct np_manifest m = {.config = cb, .backend = "cli", .submitted = 1, .job_id = "12", .submit_time = 0,
+                            .script = "sbatch_x.sh"};
+    ck_assert_int_eq(np_manifest_write(&m, &err), NP_OK);
+    char mp[4300];
+    snprintf(mp, sizeof mp, "%s/nemoperf.json", cb->experiment_dir);
+    json_error_t je;
+    json_t *o = json_load_file(mp, 0, &je);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "12");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "submit_time")), "1970-01-01T00:00:00Z");
+    ck_assert(json_is_true(json_object_get(o, "submitted")));
+    ck_assert(json_is_null(json_object_get(o, "error")));
+    json_t *cfg = json_object_get(o, "config");
+    ck_assert_str_eq(json_string_value(json_object_get(cfg, "recipe")), "llama3.1");
+    ck_assert_int_eq(json_integer_value(json_object_get(cfg, "gbs")), 128);
+    ck_assert_int_eq(json_integer_value(json_object_get(cfg, "seq_len")), 8192);
+    json_decref(o);
+    np_launch_plan_free(&a);
+    np_launch_plan_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("script");
+    TCase *tc = tcase_create("script");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_synthetic_script);
+    tcase_add_test(tc, test_nemo_script);
+    tcase_add_test(tc, test_checkpoint_args);
+    tcase_add_test(tc, test_hostile_stage_path);
+    tcase_add_test(tc, test_file_name_and_vars);
+    tcase_add_test(tc, test_same_second_folders);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

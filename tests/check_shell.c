@@ -1,0 +1,336 @@
+/* check_shell.c - quoting and the sbatch command-line backend.
+ *
+ * Quoted strings are round-tripped through a real /bin/sh (`printf %s <word>`)
+ * for hostile inputs and every byte value; nothing may execute.  The sbatch
+ * backend runs small stub programs written here: success, refusal, garbage
+ * output, a hang (killed with its children after the timeout), and the
+ * environment it passes (inherited SLURM_* / SBATCH_* dropped, SLURM_CONF kept).
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nemoperf/shell.h"
+#include "nemoperf/slurm.h"
+
+static char tmp[] = "/tmp/np-shell-XXXXXX";
+static char oldcwd[4096];
+
+static void setup(void)
+{
+    ck_assert(mkdtemp(tmp));
+    ck_assert(getcwd(oldcwd, sizeof oldcwd));
+    ck_assert(chdir(tmp) == 0);
+}
+
+static void teardown(void)
+{
+    ck_assert(chdir(oldcwd) == 0);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    ck_assert(system(cmd) == 0);
+}
+
+/* Run `printf %s <quoted>` through /bin/sh; return its output (static buffer). */
+static const char *sh_roundtrip(const char *s, size_t *outlen)
+{
+    static char out[4096];
+    char *q = np_shell_quote(s);
+    ck_assert_ptr_nonnull(q);
+    size_t n = strlen(q) + 64;
+    char *cmd = malloc(n);
+    snprintf(cmd, n, "printf %%s %s", q);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    *outlen = fread(out, 1, sizeof out - 1, p);
+    out[*outlen] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    free(cmd);
+    free(q);
+    return out;
+}
+
+static const char *const hostile[] = {
+    "", "plain", "with space", "it's", "'", "''", "\"", "a\"b'c", "$(touch pwned)", "`touch pwned`",
+    "$HOME", "${HOME}", "a\nb", "\n", "\t tab", "*", "~", "a;touch pwned;b", "a|b&c", "%s%n%p%j",
+    "\\", "\\'", "'\\''", "!", "#comment", "$((1+1))", "-n", "--help", "a\\\nb", "é ü 中文",
+    "/st a'ge \"q\" $(touch pwned) `touch pwned` %p"};
+
+START_TEST(test_shell_quote_roundtrip)
+{
+    for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+        size_t n;
+        const char *out = sh_roundtrip(hostile[i], &n);
+        ck_assert_msg(n == strlen(hostile[i]) && memcmp(out, hostile[i], n) == 0, "round trip of [%s] gave [%s]",
+                      hostile[i], out);
+    }
+    /* every byte 1..255 in one word */
+    char all[256];
+    for (int b = 1; b < 256; b++)
+        all[b - 1] = (char)b;
+    all[255] = '\0';
+    size_t n;
+    const char *out = sh_roundtrip(all, &n);
+    ck_assert_uint_eq(n, 255);
+    ck_assert(memcmp(out, all, 255) == 0);
+    ck_assert_msg(access("pwned", F_OK) != 0, "a quoted word executed a command");
+}
+END_TEST
+
+START_TEST(test_shell_quote_exact)
+{
+    char *q = np_shell_quote("it's");
+    ck_assert_str_eq(q, "'it'\\''s'");
+    free(q);
+    q = np_shell_quote("");
+    ck_assert_str_eq(q, "''");
+    free(q);
+}
+END_TEST
+
+START_TEST(test_sbatch_quote)
+{
+    char *q = np_sbatch_quote("/a b/\"c\"/d\\e/'f'#g");
+    ck_assert_str_eq(q, "\"/a b/\\\"c\\\"/d\\\\e/'f'#g\"");
+    free(q);
+    ck_assert_ptr_null(np_sbatch_quote("a\nb"));
+    ck_assert_ptr_null(np_sbatch_quote("a\rb"));
+    q = np_slurm_pattern_escape("/x/100%/%j");
+    ck_assert_str_eq(q, "/x/100%%/%%j");
+    free(q);
+    q = np_slurm_pattern_escape("");
+    ck_assert_str_eq(q, "");
+    free(q);
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    char *s = np_buf_steal(&b);
+    ck_assert_str_eq(s, "");
+    free(s);
+    for (int i = 0; i < 1000; i++)
+        np_buf_appendf(&b, "%d,", i);
+    np_buf_append_shq(&b, "x'y");
+    s = np_buf_steal(&b);
+    ck_assert_int_eq(strncmp(s, "0,1,2,", 6), 0);
+    ck_assert_ptr_nonnull(strstr(s, "999,'x'\\''y'"));
+    free(s);
+    np_buf_free(&b);
+    np_buf_free(NULL);
+    np_strv_free(NULL);
+}
+END_TEST
+
+START_TEST(test_parsable_and_env)
+{
+    char *id, *cl;
+    ck_assert_int_eq(np_slurm_parse_parsable("123\n", &id, &cl), 0);
+    ck_assert_str_eq(id, "123");
+    ck_assert_ptr_null(cl);
+    free(id);
+    ck_assert_int_eq(np_slurm_parse_parsable("  77;local\n", &id, &cl), 0);
+    ck_assert_str_eq(id, "77");
+    ck_assert_str_eq(cl, "local");
+    free(id);
+    free(cl);
+    static const char *const bad[] = {"", "\n", "Submitted batch job 5", "12a", ";x", "5;a b", "5\n6"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(np_slurm_parse_parsable(bad[i], &id, &cl) != 0, "[%s] accepted", bad[i]);
+
+    char *envp[] = {(char *)"PATH=/bin", (char *)"SLURM_CONF=/c/slurm.conf", (char *)"SLURM_JOB_ID=9",
+                    (char *)"SBATCH_ACCOUNT=a", (char *)"SLURMD_NODENAME=n1", (char *)"HF_TOKEN=t",
+                    (char *)"SLURM_CONFX=1", NULL};
+    char **f = np_slurm_child_env(envp);
+    ck_assert_str_eq(f[0], "PATH=/bin");
+    ck_assert_str_eq(f[1], "SLURM_CONF=/c/slurm.conf");
+    ck_assert_str_eq(f[2], "SLURMD_NODENAME=n1");
+    ck_assert_str_eq(f[3], "HF_TOKEN=t");
+    ck_assert_ptr_null(f[4]);
+    free(f);
+
+    char *p = np_path_search("sh", "/nonexistent:/bin:/usr/bin");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_str_eq(p, "/bin/sh");
+    free(p);
+    ck_assert_ptr_null(np_path_search("no-such-program-np", "/bin:/usr/bin"));
+    ck_assert_ptr_null(np_path_search("sbatch", ""));
+}
+END_TEST
+
+/* Write an executable stub tmp/name with the given sh body. */
+static void stub(const char *name, const char *body)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    ck_assert(chmod(path, 0755) == 0);
+}
+
+static enum np_status submit_with(const char *prog, int timeout, struct np_submit_result *res, struct np_error *err)
+{
+    char path[600], envout[700], wd[700];
+    snprintf(path, sizeof path, "%s/%s", tmp, prog);
+    snprintf(envout, sizeof envout, "NP_STUB_DIR=%s", tmp);
+    snprintf(wd, sizeof wd, "%s/wd", tmp);
+    mkdir(wd, 0755);
+    char *envp[] = {(char *)"PATH=/usr/bin:/bin", (char *)"SLURM_CONF=/c/slurm.conf", (char *)"SLURM_JOB_ID=9",
+                    (char *)"SBATCH_PARTITION=p", (char *)"HF_TOKEN=tok", envout, NULL};
+    struct np_slurm_cli_opts o = {.sbatch = path, .timeout_s = timeout, .envp = envp};
+    struct np_backend be;
+    ck_assert_int_eq(np_slurm_cli_backend(&be, &o, err), NP_OK);
+    ck_assert_str_eq(be.name, "cli");
+    struct np_submit_request req = {"/x/script with space.sh", "#!/bin/bash\n", wd, "job"};
+    enum np_status st = be.submit(&be, &req, res, err);
+    np_backend_free(&be);
+    return st;
+}
+
+static char *slurp(const char *name)
+{
+    static char buf[8192];
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+START_TEST(test_cli_submit_ok)
+{
+    stub("sbatch-ok", "env > \"$NP_STUB_DIR/env\"; pwd > \"$NP_STUB_DIR/pwd\"\n"
+                      "for a in \"$@\"; do echo \"<$a>\"; done > \"$NP_STUB_DIR/args\"\necho '4242;local'");
+    struct np_submit_result res;
+    struct np_error err;
+    ck_assert_int_eq(submit_with("sbatch-ok", 10, &res, &err), NP_OK);
+    ck_assert_str_eq(res.job_id, "4242");
+    ck_assert_str_eq(res.cluster, "local");
+    ck_assert_ptr_null(res.message);
+    np_submit_result_free(&res);
+    ck_assert_str_eq(slurp("args"), "<--parsable>\n</x/script with space.sh>\n");
+    char want[700];
+    snprintf(want, sizeof want, "%s/wd\n", tmp);
+    ck_assert_str_eq(slurp("pwd"), want);
+    const char *env = slurp("env");
+    ck_assert_ptr_nonnull(strstr(env, "SLURM_CONF=/c/slurm.conf\n"));
+    ck_assert_ptr_nonnull(strstr(env, "HF_TOKEN=tok\n"));
+    ck_assert_ptr_null(strstr(env, "SLURM_JOB_ID"));
+    ck_assert_ptr_null(strstr(env, "SBATCH_PARTITION"));
+}
+END_TEST
+
+START_TEST(test_cli_submit_refused)
+{
+    stub("sbatch-fail", "echo 'sbatch: error: Batch job submission failed: Invalid account' >&2; exit 1");
+    struct np_submit_result res;
+    struct np_error err;
+    ck_assert_int_eq(submit_with("sbatch-fail", 10, &res, &err), NP_E_SLURM);
+    ck_assert_ptr_null(res.job_id);
+    ck_assert_str_eq(res.message, "sbatch: error: Batch job submission failed: Invalid account");
+    ck_assert_msg(strstr(err.text, "failed (exit 1): sbatch: error: Batch job submission failed: Invalid account"), "%s",
+                  err.text);
+    np_submit_result_free(&res);
+
+    stub("sbatch-garbage", "echo 'Submitted batch job 5'");
+    ck_assert_int_eq(submit_with("sbatch-garbage", 10, &res, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "printed no job id") && strstr(err.text, "Submitted batch job 5"), "%s", err.text);
+    ck_assert_ptr_nonnull(res.message);
+    np_submit_result_free(&res);
+
+    stub("sbatch-silent", "exit 3");
+    ck_assert_int_eq(submit_with("sbatch-silent", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(res.message, "sbatch exited with status 3");
+    np_submit_result_free(&res);
+}
+END_TEST
+
+START_TEST(test_cli_submit_hang)
+{
+    stub("sbatch-hang", "sleep 30 & echo $! > \"$NP_STUB_DIR/child\"; echo started >&2; wait");
+    struct np_submit_result res;
+    struct np_error err;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    ck_assert_int_eq(submit_with("sbatch-hang", 1, &res, &err), NP_E_SLURM);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    ck_assert_msg(b.tv_sec - a.tv_sec < 5, "timeout took %ld s", (long)(b.tv_sec - a.tv_sec));
+    ck_assert_msg(strstr(err.text, "no answer within 1 s; killed it"), "%s", err.text);
+    ck_assert_ptr_nonnull(res.message);
+    np_submit_result_free(&res);
+    /* the stub's own child was killed with it */
+    const char *c = slurp("child");
+    ck_assert_ptr_nonnull(c);
+    pid_t child = (pid_t)atol(c);
+    ck_assert_int_gt(child, 1);
+    int gone = 0;
+    for (int i = 0; i < 50 && !gone; i++) {
+        char st[64];
+        snprintf(st, sizeof st, "/proc/%ld/stat", (long)child);
+        FILE *f = fopen(st, "r");
+        if (!f) {
+            gone = 1;
+            break;
+        }
+        char line[512] = "";
+        if (fgets(line, sizeof line, f)) {
+            const char *rp = strrchr(line, ')');
+            gone = rp && rp[2] == 'Z'; /* zombie waiting for init: dead */
+        }
+        fclose(f);
+        if (!gone)
+            usleep(100000);
+    }
+    ck_assert_msg(gone, "sleep %ld survived the timeout", (long)child);
+}
+END_TEST
+
+START_TEST(test_cli_not_found)
+{
+    struct np_backend be;
+    struct np_error err;
+    struct np_slurm_cli_opts o = {.path = "/nonexistent-a:/nonexistent-b"};
+    ck_assert_int_eq(np_slurm_cli_backend(&be, &o, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "sbatch: not found on PATH=/nonexistent-a:/nonexistent-b"), "%s", err.text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shell");
+    TCase *tc = tcase_create("quoting");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_shell_quote_roundtrip);
+    tcase_add_test(tc, test_shell_quote_exact);
+    tcase_add_test(tc, test_sbatch_quote);
+    tcase_add_test(tc, test_buf);
+    suite_add_tcase(s, tc);
+    TCase *tb = tcase_create("sbatch backend");
+    tcase_add_checked_fixture(tb, setup, teardown);
+    tcase_set_timeout(tb, 30);
+    tcase_add_test(tb, test_parsable_and_env);
+    tcase_add_test(tb, test_cli_submit_ok);
+    tcase_add_test(tb, test_cli_submit_refused);
+    tcase_add_test(tb, test_cli_submit_hang);
+    tcase_add_test(tb, test_cli_not_found);
+    suite_add_tcase(s, tb);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
