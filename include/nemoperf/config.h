@@ -18,7 +18,7 @@
 #include "nemoperf/recipe.h"
 
 /* The one version string of the toolkit. */
-#define NP_VERSION "0.1.0"
+#include "nemoperf/version.h" /* NP_VERSION */
 
 #define NP_LAUNCH_MAX_RETRIES 3            /* requeues after a failed step, as NeMo-Run */
 #define NP_LAUNCH_DEFAULT_TIME_LIMIT "00:30:00"
