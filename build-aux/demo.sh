@@ -1,0 +1,42 @@
+#!/bin/sh
+# demo.sh - `make demo`: a local Slurm cluster, a synthetic Llama 3.1 8b BF16 sweep at 8, 16 and 32 GPUs
+# launched exactly as a user would (./launch), then nemoperf-parse's markdown table of the three runs.
+# The cluster (munge, slurmctld, 4 slurmd, slurmrestd) stays up; `tests/slurm/cluster down` stops it.
+set -eu
+cd "$(dirname "$0")/.."
+STAGE=${NEMOPERF_DEMO_STAGE:-/tmp/nemoperf-demo}
+STEPS=${NEMOPERF_DEMO_STEPS:-30}
+
+echo "== local Slurm cluster (tests/slurm/cluster up)"
+tests/slurm/cluster up
+eval "$(tests/slurm/cluster env)"
+sinfo
+
+mkdir -p "$STAGE"
+echo
+echo "== STAGE_PATH=$STAGE WORKLOAD=synthetic DTYPE=bf16 MODEL_SIZE=8b JOB_TOTAL_GPUS=8,16,32 MAX_STEPS=$STEPS ./launch"
+out=$(STAGE_PATH=$STAGE WORKLOAD=synthetic DTYPE=bf16 MODEL_SIZE=8b JOB_TOTAL_GPUS=8,16,32 MAX_STEPS=$STEPS ./launch)
+printf '%s\n' "$out"
+jobs=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9][0-9]*\): .*/\1/p')
+dirs=$(printf '%s\n' "$out" | sed -n 's/^job [0-9][0-9]*: //p')
+[ -n "$jobs" ] || { echo "demo: launch printed no job id" >&2; exit 1; }
+
+echo
+printf '== waiting for jobs %s' "$(echo $jobs)"
+deadline=$(( $(date +%s) + ${NEMOPERF_DEMO_TIMEOUT:-600} ))
+while :; do
+    live=$(squeue -h -j "$(echo $jobs | tr ' ' ',')" -o %T 2>/dev/null | grep -cvE '^(COMPLETED|FAILED|CANCELLED|TIMEOUT)$' || true)
+    [ "$live" -eq 0 ] && break
+    [ "$(date +%s)" -lt "$deadline" ] || { echo; echo "demo: jobs still running after the timeout" >&2; exit 1; }
+    printf '.'
+    sleep 2
+done
+echo
+for j in $jobs; do scontrol show job "$j" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sed "s/^/job $j: /"; done
+
+echo
+echo "== bin/nemoperf-parse --format markdown (the published layout; the synthetic workload does CPU work, so MFU is not a GPU figure)"
+# shellcheck disable=SC2086
+printf '%s\n' "$dirs" | tr '\n' '\0' | xargs -0 bin/nemoperf-parse --format markdown
+echo
+echo "The cluster is still up: eval \"\$(tests/slurm/cluster env)\" to use it, tests/slurm/cluster down to stop it."
