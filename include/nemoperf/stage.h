@@ -1,0 +1,88 @@
+/* stage.h - the $STAGE_PATH layout and the container import of nemoperf-setup.
+ *
+ * Layout (NEMO_HOME and HF_HOME are $STAGE_PATH itself, as in the original
+ * launch.sh):
+ *   $STAGE_PATH/<image>.sqsh         the container, e.g. nvidia+nemo+25.02.01.sqsh
+ *   $STAGE_PATH/experiments/         one folder per launched experiment
+ *   $STAGE_PATH/hf/<org>/<name>/     tokenizer and config files of gated models
+ *   $STAGE_PATH/logs/                output of the --sbatch import job (only then)
+ * The import runs `enroot import --output <tmp> docker://<image>` (fork/exec, no
+ * shell) or the same under `srun` inside a one-node `sbatch --wait` job, into a
+ * hidden temporary name in the same folder that is renamed on success and
+ * removed on failure, timeout or cancellation.  Nothing here prints except
+ * through diag.h notes; nothing exits.
+ */
+#ifndef NEMOPERF_STAGE_H
+#define NEMOPERF_STAGE_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "nemoperf/error.h"
+
+#define NP_STAGE_EXPERIMENTS "experiments"
+#define NP_STAGE_HF "hf"
+#define NP_STAGE_LOGS "logs"
+/* Time limit of the --sbatch import job, as the original setup.sh. */
+#define NP_STAGE_SBATCH_TIME "01:00:00"
+
+/* STAGE_PATH must be set, non-empty and absolute.  NP_E_INVALID with a message
+ * naming STAGE_PATH otherwise. */
+enum np_status np_stage_check_path(const char *stage, struct np_error *err);
+
+/* mkdir -p path (each missing component with mode 0755).  NP_E_IO naming the
+ * component that could not be created (or that is not a directory). */
+enum np_status np_stage_mkdirs(const char *path, struct np_error *err);
+
+/* Create $stage, $stage/experiments and $stage/hf.  *created (may be NULL)
+ * is set to the number of folders that did not exist before. */
+enum np_status np_stage_make_layout(const char *stage, int *created, struct np_error *err);
+
+/* enroot's own file name for an image reference: the registry ("host#") is
+ * dropped, '/' and ':' become '+', ".sqsh" appended:
+ * "nvcr.io#nvidia/nemo:25.02.01" -> "nvidia+nemo+25.02.01.sqsh".
+ * Returns a new string (caller frees), NULL when out of memory or image empty. */
+char *np_stage_sqsh_name(const char *image);
+/* "<stage>/<np_stage_sqsh_name(image)>"; new string or NULL. */
+char *np_stage_sqsh_path(const char *stage, const char *image);
+/* "<stage>/hf/<repo>"; new string or NULL. */
+char *np_stage_hf_dir(const char *stage, const char *repo);
+
+/* Find an executable: a name containing '/' is checked as is, otherwise each
+ * PATH entry is tried.  Returns a new string (caller frees) or NULL. */
+char *np_find_program(const char *name);
+
+struct np_import_opts {
+    const char *enroot;       /* enroot program; NULL: "enroot" from PATH */
+    int sbatch;               /* 1: run inside a one-node job (sbatch --wait, srun enroot import) */
+    const char *sbatch_prog;  /* sbatch program; NULL: "sbatch" from PATH (scancel beside it) */
+    const char *account;      /* SBATCH_ACCOUNT or NULL */
+    const char *partition;    /* SBATCH_PARTITION or NULL */
+    const char *log_dir;      /* --sbatch: folder of the job's output file (created); NULL: sqsh's folder */
+    unsigned timeout_s;       /* 0: none; else the import is stopped and fails after that long */
+    volatile sig_atomic_t *cancel; /* non-zero: stop the import, clean up, NP_E_IO; may be NULL */
+};
+
+enum np_import_outcome { NP_IMPORT_IMPORTED = 0, NP_IMPORT_KEPT };
+
+/* The command np_stage_import runs for image into the file out_path, as a
+ * NULL-terminated argv (new strings; free with np_strv_free from shell.h).
+ * With o->sbatch the job's script is the --wrap argument.  NULL when out of
+ * memory or when a needed program is not found (then, with --sbatch, argv[0]
+ * is still "sbatch" so dry runs can print it). */
+char **np_stage_import_argv(const char *image, const char *out_path, const struct np_import_opts *o);
+
+/* Import image into sqsh (absolute path).  An existing non-empty sqsh is kept
+ * (*outcome = NP_IMPORT_KEPT, no process started).  Otherwise stale temporary
+ * files of earlier interrupted imports from this host are removed, the import
+ * runs into "<dir>/.<name>.importing.<host>.<pid>" and that file is renamed to
+ * sqsh when the command exits 0 having written a non-empty file.  The child
+ * runs in its own process group with stdout sent to stderr and without HF_TOKEN
+ * / HUGGING_FACE_HUB_TOKEN in its environment (and, for sbatch, without
+ * inherited SLURM_* / SBATCH_* job variables except SLURM_CONF).
+ * NP_E_NOTFOUND when the program is missing (message names it), NP_E_IO when
+ * the import fails, times out or is cancelled (the temporary file is gone). */
+enum np_status np_stage_import(const char *image, const char *sqsh, const struct np_import_opts *o,
+                               enum np_import_outcome *outcome, struct np_error *err);
+
+#endif

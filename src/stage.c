@@ -1,0 +1,693 @@
+/* stage.c - the $STAGE_PATH layout and the atomic, idempotent container import.
+ *
+ * Creates the folders nemoperf expects under STAGE_PATH and runs
+ * `enroot import` (locally with fork/exec, or under srun in a one-node
+ * `sbatch --wait` job) into a hidden temporary file that becomes the .sqsh only
+ * when the import succeeded; failures, timeouts and cancellation remove it.
+ */
+#include "nemoperf/stage.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nemoperf/diag.h"
+#include "nemoperf/shell.h"
+
+extern char **environ;
+
+#define STAGE_KILL_GRACE_MS 5000
+
+enum np_status np_stage_check_path(const char *stage, struct np_error *err)
+{
+    if (!stage || !*stage)
+        return np_error_set(err, NP_E_INVALID, "STAGE_PATH", 0, 0,
+                            "not set: export STAGE_PATH=/absolute/path/on/a/shared/file/system");
+    if (stage[0] != '/')
+        return np_error_set(err, NP_E_INVALID, "STAGE_PATH", 0, 0,
+                            "'%s' is not an absolute path (it must start with '/')", stage);
+    if (strchr(stage, '\n') || strchr(stage, '\r'))
+        return np_error_set(err, NP_E_INVALID, "STAGE_PATH", 0, 0,
+                            "contains a newline, which Slurm file names cannot carry");
+    return NP_OK;
+}
+
+/* mkdir one component; 1 created, 0 existed as a folder, -1 error (errno). */
+static int stage_mkdir_one(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0755) == 0)
+        return 1;
+    int e = errno;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        errno = ENOTDIR;
+        return -1;
+    }
+    errno = e;
+    return -1;
+}
+
+/* mkdir -p; *created counts new folders. */
+static enum np_status stage_mkdirs_count(const char *path, int *created, struct np_error *err)
+{
+    size_t n = strlen(path);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        if (buf[i - 1] == '/')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        int r = stage_mkdir_one(buf);
+        if (r < 0) {
+            enum np_status st = np_error_set(err, NP_E_IO, buf, 0, 0, "cannot create folder: %s",
+                                             strerror(errno));
+            free(buf);
+            return st;
+        }
+        if (r > 0 && created)
+            (*created)++;
+        buf[i] = saved;
+    }
+    free(buf);
+    return NP_OK;
+}
+
+enum np_status np_stage_mkdirs(const char *path, struct np_error *err)
+{
+    if (!path || !*path)
+        return np_error_set(err, NP_E_INVALID, "", 0, 0, "empty folder name");
+    return stage_mkdirs_count(path, NULL, err);
+}
+
+/* "<a>/<b>" as a new string. */
+static char *stage_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    char *s = malloc(la + lb + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, a, la);
+    s[la] = '/';
+    memcpy(s + la + 1, b, lb + 1);
+    return s;
+}
+
+enum np_status np_stage_make_layout(const char *stage, int *created, struct np_error *err)
+{
+    enum np_status st = np_stage_check_path(stage, err);
+    if (st != NP_OK)
+        return st;
+    int n = 0;
+    const char *subs[] = {NP_STAGE_EXPERIMENTS, NP_STAGE_HF};
+    st = stage_mkdirs_count(stage, &n, err);
+    for (size_t i = 0; st == NP_OK && i < sizeof subs / sizeof subs[0]; i++) {
+        char *p = stage_join(stage, subs[i]);
+        if (!p)
+            return np_error_set(err, NP_E_NOMEM, stage, 0, 0, "out of memory");
+        st = stage_mkdirs_count(p, &n, err);
+        free(p);
+    }
+    if (created)
+        *created = n;
+    return st;
+}
+
+char *np_stage_sqsh_name(const char *image)
+{
+    if (!image)
+        return NULL;
+    if (strncmp(image, "docker://", 9) == 0)
+        image += 9;
+    const char *hash = strchr(image, '#');
+    if (hash)
+        image = hash + 1;
+    if (!*image)
+        return NULL;
+    size_t n = strlen(image);
+    char *s = malloc(n + sizeof ".sqsh");
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        s[i] = (image[i] == '/' || image[i] == ':') ? '+' : image[i];
+    memcpy(s + n, ".sqsh", sizeof ".sqsh");
+    return s;
+}
+
+char *np_stage_sqsh_path(const char *stage, const char *image)
+{
+    char *name = np_stage_sqsh_name(image);
+    if (!name || !stage)
+        return free(name), NULL;
+    char *p = stage_join(stage, name);
+    free(name);
+    return p;
+}
+
+char *np_stage_hf_dir(const char *stage, const char *repo)
+{
+    if (!stage || !repo)
+        return NULL;
+    char *hf = stage_join(stage, NP_STAGE_HF);
+    if (!hf)
+        return NULL;
+    char *p = stage_join(hf, repo);
+    free(hf);
+    return p;
+}
+
+static int stage_is_exec(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+char *np_find_program(const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    if (strchr(name, '/'))
+        return stage_is_exec(name) ? strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    const char *p = path;
+    for (;;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        char *cand = malloc(len + strlen(name) + 3);
+        if (!cand)
+            return NULL;
+        if (len == 0)
+            sprintf(cand, "./%s", name);
+        else
+            sprintf(cand, "%.*s/%s", (int)len, p, name);
+        if (stage_is_exec(cand))
+            return cand;
+        free(cand);
+        if (!colon)
+            return NULL;
+        p = colon + 1;
+    }
+}
+
+/* NULL-terminated string vector with sticky allocation failure. */
+struct stage_argv {
+    char **v;
+    size_t n, cap;
+    int failed;
+};
+
+static void stage_argv_add(struct stage_argv *a, char *s)
+{
+    if (!s || a->failed) {
+        free(s);
+        a->failed = 1;
+        return;
+    }
+    if (a->n + 2 > a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 16;
+        char **v = realloc(a->v, cap * sizeof *v);
+        if (!v) {
+            free(s);
+            a->failed = 1;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void stage_argv_addf(struct stage_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void stage_argv_addf(struct stage_argv *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s) {
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)len + 1, fmt, ap);
+        va_end(ap);
+    }
+    stage_argv_add(a, s);
+}
+
+static char *stage_docker_uri(const char *image)
+{
+    if (strncmp(image, "docker://", 9) == 0)
+        return strdup(image);
+    size_t n = strlen(image);
+    char *s = malloc(n + 10);
+    if (s)
+        snprintf(s, n + 10, "docker://%s", image);
+    return s;
+}
+
+char **np_stage_import_argv(const char *image, const char *out_path, const struct np_import_opts *o)
+{
+    static const struct np_import_opts none;
+    if (!o)
+        o = &none;
+    struct stage_argv a = {0};
+    char *uri = stage_docker_uri(image);
+    if (!uri)
+        return NULL;
+    if (!o->sbatch) {
+        char *prog = np_find_program(o->enroot ? o->enroot : "enroot");
+        stage_argv_add(&a, prog ? prog : strdup(o->enroot ? o->enroot : "enroot"));
+        stage_argv_add(&a, strdup("import"));
+        stage_argv_add(&a, strdup("--output"));
+        stage_argv_add(&a, strdup(out_path));
+        stage_argv_add(&a, uri);
+        if (a.failed) {
+            np_strv_free(a.v);
+            return NULL;
+        }
+        return a.v;
+    }
+    char *prog = np_find_program(o->sbatch_prog ? o->sbatch_prog : "sbatch");
+    stage_argv_add(&a, prog ? prog : strdup(o->sbatch_prog ? o->sbatch_prog : "sbatch"));
+    stage_argv_add(&a, strdup("--wait"));
+    stage_argv_add(&a, strdup("--parsable"));
+    stage_argv_add(&a, strdup("--nodes=1"));
+    stage_argv_add(&a, strdup("--ntasks=1"));
+    stage_argv_add(&a, strdup("--time=" NP_STAGE_SBATCH_TIME));
+    stage_argv_add(&a, strdup("--job-name=nemoperf-setup"));
+    if (o->account)
+        stage_argv_addf(&a, "--account=%s", o->account);
+    if (o->partition)
+        stage_argv_addf(&a, "--partition=%s", o->partition);
+    /* output file: <log_dir or sqsh folder>/setup-import_%j.out (a Slurm pattern) */
+    char *dir = NULL;
+    if (o->log_dir) {
+        dir = strdup(o->log_dir);
+    } else {
+        dir = strdup(out_path);
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+    }
+    char *esc = dir ? np_slurm_pattern_escape(dir) : NULL;
+    free(dir);
+    if (esc) {
+        stage_argv_addf(&a, "--output=%s/setup-import_%%j.out", esc);
+        free(esc);
+    } else {
+        a.failed = 1;
+    }
+    /* the job's script: srun enroot import --output '<tmp>' 'docker://<image>' */
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_append(&b, "srun --nodes=1 --ntasks=1 ");
+    np_buf_append_shq(&b, o->enroot ? o->enroot : "enroot");
+    np_buf_append(&b, " import --output ");
+    np_buf_append_shq(&b, out_path);
+    np_buf_append(&b, " ");
+    np_buf_append_shq(&b, uri);
+    free(uri);
+    char *script = np_buf_steal(&b);
+    if (script) {
+        stage_argv_addf(&a, "--wrap=%s", script);
+        free(script);
+    } else {
+        a.failed = 1;
+    }
+    if (a.failed) {
+        np_strv_free(a.v);
+        return NULL;
+    }
+    return a.v;
+}
+
+/* 1 when the environment entry e ("NAME=value") must not reach the child. */
+static int stage_env_dropped(const char *e, int sbatch)
+{
+    static const char *const secret[] = {"HF_TOKEN=", "HUGGING_FACE_HUB_TOKEN=", "HF_HUB_TOKEN=", NULL};
+    for (size_t i = 0; secret[i]; i++)
+        if (strncmp(e, secret[i], strlen(secret[i])) == 0)
+            return 1;
+    if (sbatch) {
+        if (strncmp(e, "SLURM_CONF=", 11) == 0)
+            return 0;
+        if (strncmp(e, "SLURM_", 6) == 0 || strncmp(e, "SBATCH_", 7) == 0 || strncmp(e, "SRUN_", 5) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The child's environment: borrowed strings of environ, new array (caller frees). */
+static char **stage_child_env(int sbatch)
+{
+    size_t n = 0;
+    for (char **e = environ; e && *e; e++)
+        n++;
+    char **v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (char **e = environ; e && *e; e++)
+        if (!stage_env_dropped(*e, sbatch))
+            v[k++] = *e;
+    v[k] = NULL;
+    return v;
+}
+
+static long long stage_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Remove "<dir>/.<name>.importing.<host>.<pid>" files left by dead imports of this host. */
+static void stage_remove_stale(const char *dir, const char *name, const char *host)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    size_t plen = strlen(name) + 12;
+    char *prefix = malloc(plen + 1);
+    if (!prefix) {
+        closedir(d);
+        return;
+    }
+    snprintf(prefix, plen + 1, ".%s.importing.", name);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, plen) != 0)
+            continue;
+        const char *rest = de->d_name + plen;
+        const char *dot = strrchr(rest, '.');
+        if (!dot || (size_t)(dot - rest) != strlen(host) || strncmp(rest, host, strlen(host)) != 0)
+            continue;
+        char *end;
+        long pid = strtol(dot + 1, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* still running (or not ours to judge) */
+        char *p = stage_join(dir, de->d_name);
+        if (p && unlink(p) == 0)
+            np_notef("removed %s left by an interrupted import", p);
+        free(p);
+    }
+    free(prefix);
+    closedir(d);
+}
+
+/* Start argv with environment envp in its own process group, stdout to
+ * out_fd (or stderr when -1).  Returns the pid or -1 (errno). */
+static pid_t stage_spawn(char **argv, char **envp, int out_fd, int close_fd)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setpgid(0, 0);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (close_fd >= 0)
+        close(close_fd);
+    int fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0 && fd != 0) {
+        dup2(fd, 0);
+        close(fd);
+    }
+    dup2(out_fd >= 0 ? out_fd : 2, 1);
+    if (out_fd > 2)
+        close(out_fd);
+    execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+/* Stop the child's process group: SIGTERM, then SIGKILL after the grace period. */
+static int stage_stop(pid_t pid)
+{
+    int status = 0;
+    kill(-pid, SIGTERM);
+    kill(pid, SIGTERM);
+    long long until = stage_now_ms() + STAGE_KILL_GRACE_MS;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            break;
+        if (stage_now_ms() > until) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            break;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    kill(-pid, SIGKILL); /* stragglers of the group (sleep, curl...) */
+    return status;
+}
+
+/* scancel <jobid>, found beside sbatch or on PATH; best effort. */
+static void stage_scancel(const char *sbatch, const char *jobid)
+{
+    char *prog = NULL;
+    const char *slash = strrchr(sbatch, '/');
+    if (slash) {
+        size_t n = (size_t)(slash - sbatch);
+        prog = malloc(n + sizeof "/scancel");
+        if (prog)
+            snprintf(prog, n + sizeof "/scancel", "%.*s/scancel", (int)n, sbatch);
+        if (prog && !stage_is_exec(prog)) {
+            free(prog);
+            prog = NULL;
+        }
+    }
+    if (!prog)
+        prog = np_find_program("scancel");
+    if (!prog)
+        return;
+    char *argv[] = {prog, (char *)jobid, NULL};
+    char **envp = stage_child_env(1);
+    pid_t pid = envp ? stage_spawn(argv, envp, -1, -1) : -1;
+    if (pid > 0) {
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    free(envp);
+    free(prog);
+}
+
+enum np_status np_stage_import(const char *image, const char *sqsh, const struct np_import_opts *o,
+                               enum np_import_outcome *outcome, struct np_error *err)
+{
+    static const struct np_import_opts none;
+    if (!o)
+        o = &none;
+    if (outcome)
+        *outcome = NP_IMPORT_IMPORTED;
+    if (!image || !*image)
+        return np_error_set(err, NP_E_INVALID, "", 0, 0, "no container image to import");
+    if (!sqsh || sqsh[0] != '/')
+        return np_error_set(err, NP_E_INVALID, sqsh ? sqsh : "", 0, 0, "the .sqsh path must be absolute");
+
+    struct stat st;
+    if (stat(sqsh, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return np_error_set(err, NP_E_IO, sqsh, 0, 0, "exists and is not a regular file");
+        if (st.st_size > 0) {
+            if (outcome)
+                *outcome = NP_IMPORT_KEPT;
+            return NP_OK;
+        }
+        if (unlink(sqsh) != 0)
+            return np_error_set(err, NP_E_IO, sqsh, 0, 0, "cannot remove the empty file: %s",
+                                strerror(errno));
+        np_notef("%s: removed an empty file left by an earlier failure", sqsh);
+    }
+
+    const char *tool = o->sbatch ? (o->sbatch_prog ? o->sbatch_prog : "sbatch")
+                                 : (o->enroot ? o->enroot : "enroot");
+    char *prog = np_find_program(tool);
+    if (!prog)
+        return np_error_set(err, NP_E_NOTFOUND, tool, 0, 0,
+                            o->sbatch ? "not found on PATH: --sbatch needs Slurm's sbatch"
+                                      : "not found on PATH: enroot is needed to import %s "
+                                        "(install enroot, import on a compute node with --sbatch, "
+                                        "or skip the image with --skip-image)",
+                            image);
+    free(prog);
+
+    /* temporary name in the same folder */
+    const char *slash = strrchr(sqsh, '/');
+    size_t dlen = slash == sqsh ? 1 : (size_t)(slash - sqsh);
+    char dir[4096], host[256] = "localhost", tmp[4608];
+    if (dlen >= sizeof dir)
+        return np_error_set(err, NP_E_INVALID, sqsh, 0, 0, "path too long");
+    memcpy(dir, sqsh, dlen);
+    dir[dlen] = '\0';
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    for (char *h = host; *h; h++)
+        if (*h == '/')
+            *h = '_';
+    const char *name = slash + 1;
+    snprintf(tmp, sizeof tmp, "%s%s.%s.importing.%s.%ld", dir, dlen == 1 ? "" : "/", name, host,
+             (long)getpid());
+    enum np_status rst = np_stage_mkdirs(dir, err);
+    if (rst != NP_OK)
+        return rst;
+    stage_remove_stale(dir, name, host);
+    unlink(tmp);
+
+    if (o->sbatch) {
+        rst = np_stage_mkdirs(o->log_dir ? o->log_dir : dir, err);
+        if (rst != NP_OK)
+            return rst;
+    }
+    char **argv = np_stage_import_argv(image, tmp, o);
+    char **envp = stage_child_env(o->sbatch);
+    if (!argv || !envp) {
+        np_strv_free(argv);
+        free(envp);
+        return np_error_set(err, NP_E_NOMEM, sqsh, 0, 0, "out of memory");
+    }
+
+    int pfd[2] = {-1, -1};
+    if (o->sbatch && pipe(pfd) != 0) {
+        np_strv_free(argv);
+        free(envp);
+        return np_error_set(err, NP_E_IO, tool, 0, 0, "pipe: %s", strerror(errno));
+    }
+    if (o->sbatch)
+        np_notef("submitting a one-node job to import %s into %s", image, sqsh);
+    else
+        np_notef("importing %s into %s", image, sqsh);
+    pid_t pid = stage_spawn(argv, envp, pfd[1], pfd[0]);
+    int spawn_errno = errno;
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    free(envp);
+    if (pid < 0) {
+        if (pfd[0] >= 0)
+            close(pfd[0]);
+        rst = np_error_set(err, NP_E_IO, argv[0], 0, 0, "cannot start: %s", strerror(spawn_errno));
+        np_strv_free(argv);
+        return rst;
+    }
+    setpgid(pid, pid); /* also from the parent: no race with an early kill(-pid) */
+
+    char out[256] = "";
+    size_t outlen = 0;
+    int status = 0, stopped = 0; /* 1 cancelled, 2 timed out */
+    long long start = stage_now_ms();
+    for (;;) {
+        if (pfd[0] >= 0) {
+            struct pollfd p = {pfd[0], POLLIN, 0};
+            if (poll(&p, 1, 100) > 0) {
+                char chunk[256];
+                ssize_t r = read(pfd[0], chunk, sizeof chunk);
+                if (r > 0) {
+                    size_t k = (size_t)r < sizeof out - 1 - outlen ? (size_t)r : sizeof out - 1 - outlen;
+                    memcpy(out + outlen, chunk, k);
+                    outlen += k;
+                    out[outlen] = '\0';
+                } else if (r == 0) {
+                    close(pfd[0]);
+                    pfd[0] = -1;
+                }
+            }
+        } else {
+            struct timespec ts = {0, 50 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR) {
+            status = 0x7f00;
+            break;
+        }
+        if (o->cancel && *o->cancel)
+            stopped = 1;
+        else if (o->timeout_s && stage_now_ms() - start > (long long)o->timeout_s * 1000)
+            stopped = 2;
+        if (stopped) {
+            char jobid[64] = "";
+            sscanf(out, "%63[0-9]", jobid);
+            status = stage_stop(pid);
+            if (o->sbatch && jobid[0])
+                stage_scancel(argv[0], jobid);
+            break;
+        }
+    }
+    if (pfd[0] >= 0)
+        close(pfd[0]);
+
+    char jobid[64] = "";
+    sscanf(out, "%63[0-9]", jobid);
+    if (stopped) {
+        unlink(tmp);
+        rst = np_error_set(err, NP_E_IO, sqsh, 0, 0, "import %s%s%s%s; the temporary file was removed",
+                           stopped == 1 ? "interrupted" : "timed out", jobid[0] ? " (job " : "",
+                           jobid, jobid[0] ? " cancelled)" : "");
+        np_strv_free(argv);
+        return rst;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        unlink(tmp);
+        char how[64];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
+        else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            snprintf(how, sizeof how, "could not be run (exit 127)");
+        else
+            snprintf(how, sizeof how, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        if (o->sbatch)
+            rst = np_error_set(err, NP_E_IO, sqsh, 0, 0,
+                               "import job%s%s failed: sbatch %s (see %s/setup-import_%s.out)",
+                               jobid[0] ? " " : "", jobid, how, o->log_dir ? o->log_dir : dir,
+                               jobid[0] ? jobid : "<jobid>");
+        else
+            rst = np_error_set(err, NP_E_IO, sqsh, 0, 0, "enroot import of %s failed: %s %s", image,
+                               argv[0], how);
+        np_strv_free(argv);
+        return rst;
+    }
+    np_strv_free(argv);
+    if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        unlink(tmp);
+        return np_error_set(err, NP_E_IO, sqsh, 0, 0,
+                            "the import reported success but wrote no image (%s missing or empty)", tmp);
+    }
+    if (rename(tmp, sqsh) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return np_error_set(err, NP_E_IO, sqsh, 0, 0, "cannot rename the imported image: %s", strerror(e));
+    }
+    return NP_OK;
+}
