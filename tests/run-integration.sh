@@ -22,5 +22,5 @@ for t in tests/e2e/*.sh; do
     echo "== $t"
     sh "$t" || { fail=$((fail + 1)); echo "FAILED: $t"; }
 done
-echo "integration: $n scripts, $fail failed"
+echo "integration: $((n - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,5 +10,5 @@ for t in "$dir"/check_*; do
     echo "== ${t##*/}"
     CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} "$t" || fail=$((fail + 1))
 done
-echo "unit: $n suites, $fail failed"
+echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
