@@ -345,8 +345,13 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             snprintf(why, sizeof why, "unknown recipe \"%s\"", id->recipe);
         else if (run->recipe && !run->model)
             snprintf(why, sizeof why, "recipe %s has no model size \"%s\"", id->recipe, id->model_size);
+        else if (!run->model)
+            snprintf(why, sizeof why, "no manifest, no pretrain_<recipe>_<size>_<dtype>_<gpus> folder, "
+                                      "no --recipe/--size options");
+        else if (id->dtype == NP_DTYPE_NONE)
+            snprintf(why, sizeof why, "dtype unknown (--dtype)");
         else
-            snprintf(why, sizeof why, "no manifest, no pretrain_<recipe>_<size>_<dtype>_<gpus> folder, no options");
+            snprintf(why, sizeof why, "GPU count unknown (--gpus)");
         run_set_why(run, why);
     } else if (run->complete == 0) {
         run->status = NP_RUN_INCOMPLETE;
