@@ -70,6 +70,16 @@ static int walk_cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct walk_sub {
+    char *name;
+    ino_t ino;
+};
+
+static int walk_cmp_subs(const void *a, const void *b)
+{
+    return strcmp(((const struct walk_sub *)a)->name, ((const struct walk_sub *)b)->name);
+}
+
 /* Nearest manifest: the current folder, then up to WALK_MANIFEST_UP parents. */
 static const char *walk_nearest_manifest(const struct walk_state *s)
 {
@@ -155,6 +165,7 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         return walk_error(s, path, strerror(errno));
     }
     char **files = NULL, **subdirs = NULL;
+    ino_t *subino = NULL; /* d_ino of real subfolders, 0 for symlinked ones (they need a stat) */
     size_t nf = 0, nd = 0, cf = 0, cd = 0;
     enum np_status rc = NP_OK;
     struct dirent *e;
@@ -164,6 +175,7 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
             continue;
         int type = e->d_type;
+        ino_t dino = type == DT_DIR ? e->d_ino : 0;
         if (type == DT_UNKNOWN || type == DT_LNK) {
             struct stat est;
             if (fstatat(dirfd(d), nm, &est, 0) != 0) {
@@ -176,8 +188,18 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
             type = S_ISDIR(est.st_mode) ? DT_DIR : S_ISREG(est.st_mode) ? DT_REG : DT_UNKNOWN;
         }
         if (type == DT_DIR) {
-            if (!walk_push(&subdirs, &nd, &cd, nm))
+            size_t oldcap = cd;
+            if (!walk_push(&subdirs, &nd, &cd, nm)) {
                 rc = NP_E_NOMEM;
+            } else if (cd != oldcap || !subino) {
+                ino_t *ni = realloc(subino, cd * sizeof *ni);
+                if (!ni)
+                    rc = NP_E_NOMEM;
+                else
+                    subino = ni;
+            }
+            if (rc == NP_OK)
+                subino[nd - 1] = dino;
         } else if (type == DT_REG) {
             if (strcmp(nm, NP_MANIFEST_NAME) == 0 && !fr->manifest && !(fr->manifest = walk_join(path, nm)))
                 rc = NP_E_NOMEM;
@@ -193,8 +215,22 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         qsort(files, nf, sizeof *files, walk_cmp_names);
         rc = walk_emit(s, path, files, nf, walk_nearest_manifest(s));
     }
-    if (nd)
-        qsort(subdirs, nd, sizeof *subdirs, walk_cmp_names);
+    /* sort subfolders by name, keeping each one's inode beside it */
+    struct walk_sub *subs = nd ? malloc(nd * sizeof *subs) : NULL;
+    if (nd && !subs)
+        rc = NP_E_NOMEM;
+    for (size_t i = 0; subs && i < nd; i++) {
+        subs[i].name = subdirs[i];
+        subs[i].ino = subino[i];
+    }
+    if (subs) {
+        qsort(subs, nd, sizeof *subs, walk_cmp_subs);
+        for (size_t i = 0; i < nd; i++) {
+            subdirs[i] = subs[i].name;
+            subino[i] = subs[i].ino;
+        }
+        free(subs);
+    }
     for (size_t i = 0; rc == NP_OK && i < nd; i++) {
         char *p = walk_join(path, subdirs[i]);
         if (!p) {
@@ -203,7 +239,13 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         }
         int sfd = openat(dfd, subdirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct stat sst;
-        if (sfd < 0) {
+        if (sfd >= 0 && subino[i]) {
+            /* a real subfolder cannot close a loop; its identity for the chain comes from readdir,
+             * which saves a stat per folder */
+            sst.st_dev = st->st_dev;
+            sst.st_ino = subino[i];
+            rc = walk_dir(s, sfd, p, &sst);
+        } else if (sfd < 0) {
             rc = walk_error(s, p, strerror(errno));
         } else if (fstat(sfd, &sst) != 0) {
             rc = walk_error(s, p, strerror(errno));
@@ -219,6 +261,7 @@ static enum np_status walk_dir(struct walk_state *s, int fd, const char *path, c
         free(subdirs[i]);
     free(files);
     free(subdirs);
+    free(subino);
     closedir(d);
     s->depth--;
     free(s->chain[s->depth].manifest);
