@@ -1,9 +1,9 @@
 /* manifest.c - create a launch job's experiment folder and write its manifest.
  *
  * The folder layout is NeMo-Run's ($STAGE_PATH/experiments/<exp>/<exp>_<ts>/<job>/);
- * an existing folder is never reused.  nemoperf.json records the resolved
- * configuration, backend, job id, submit time, the names (never values) of the
- * variables passed to the job, and the scheduler's message after a failure.
+ * an existing folder is never reused.  nemoperf.json records the resolved configuration,
+ * backend (slurmrestd URL and API version for REST), job id, submit time, the names
+ * (never values) of the variables passed to the job, and the scheduler's message after a failure.
  */
 #include "nemoperf/manifest.h"
 
@@ -145,6 +145,10 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "submitted", json_boolean(m->submitted));
         bad |= json_object_set_new(o, "job_id", m->job_id ? json_string(m->job_id) : json_null());
         bad |= json_object_set_new(o, "cluster", m->cluster ? json_string(m->cluster) : json_null());
+        if (m->rest_url) /* the URL only: credentials never reach the manifest */
+            bad |= json_object_set_new(o, "slurmrestd",
+                                       json_pack("{s:s,s:o}", "url", m->rest_url, "api_version",
+                                                 m->api_version ? json_string(m->api_version) : json_null()));
         bad |= json_object_set_new(o, "submit_time", json_string(when));
         bad |= json_object_set_new(o, "error", m->error ? json_string(m->error) : json_null());
         bad |= json_object_set_new(o, "env_passed", env);

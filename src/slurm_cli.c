@@ -1,10 +1,9 @@
-/* slurm_cli.c - the sbatch command-line backend of np_backend.
+/* slurm_cli.c - the sbatch command-line backend of np_backend (and squeue for --wait).
  *
- * Runs `sbatch --parsable <script>` with fork/execve (never a shell), stdin
- * from /dev/null, stdout and stderr captured through pipes, in its own process
- * group so a hung sbatch and anything it started are killed after the timeout.
- * Inherited SLURM_* / SBATCH_* variables are dropped (SLURM_CONF kept), so a
- * launch from inside a job does not inherit that job's settings.
+ * Runs `sbatch --parsable <script>` (and `squeue`, once per poll for every job of a
+ * launch) with fork/execve, never a shell, output captured through pipes, in its own
+ * process group killed after the timeout.  Inherited SLURM_* / SBATCH_* variables are
+ * dropped (SLURM_CONF kept): a launch from inside a job does not inherit its settings.
  */
 #include "nemoperf/slurm.h"
 
@@ -27,6 +26,7 @@ extern char **environ;
 
 struct cli_impl {
     char *sbatch;    /* resolved path */
+    char *squeue;    /* resolved path, or NULL (then query() fails) */
     int timeout_s;
     char **envp;     /* filtered; strings borrowed from the caller's envp */
 };
@@ -39,6 +39,40 @@ void np_submit_result_free(struct np_submit_result *r)
     free(r->cluster);
     free(r->message);
     memset(r, 0, sizeof *r);
+}
+
+void np_job_list_free(struct np_job_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->jobs[i].job_id);
+        free(l->jobs[i].state);
+        free(l->jobs[i].reason);
+    }
+    free(l->jobs);
+    l->jobs = NULL;
+    l->n = 0;
+}
+
+int np_job_list_add(struct np_job_list *l, const char *id, const char *state, const char *reason)
+{
+    struct np_job_info *j = realloc(l->jobs, (l->n + 1) * sizeof *j);
+    if (!j)
+        return -1;
+    l->jobs = j;
+    struct np_job_info *e = &l->jobs[l->n];
+    e->job_id = strdup(id);
+    e->state = strdup(state);
+    e->reason = reason ? strdup(reason) : NULL;
+    if (!e->job_id || !e->state || (reason && !e->reason)) {
+        free(e->job_id);
+        free(e->state);
+        free(e->reason);
+        return -1;
+    }
+    l->n++;
+    return 0;
 }
 
 void np_backend_free(struct np_backend *b)
@@ -157,11 +191,18 @@ static int cli_drain(int fd, char *buf, size_t *len)
     return 1;
 }
 
-static enum np_status cli_submit(struct np_backend *b, const struct np_submit_request *req,
-                                 struct np_submit_result *res, struct np_error *err)
+/* Run argv[0] (a resolved path) with im's environment in workdir (NULL: ours),
+ * stdin from /dev/null, capturing stdout and stderr (each bounded) until it
+ * exits or im->timeout_s passes (then its process group is killed).  NP_OK with
+ * new strings in *out and *errout (caller frees) and the wait status in *status,
+ * *timed_out set; NP_E_IO/NP_E_NOMEM (err filled) when it could not be run. */
+static enum np_status cli_run(const struct cli_impl *im, char *const argv[], const char *workdir, char **outp,
+                              char **errout, int *status_out, int *timed_out_out, struct np_error *err)
 {
-    struct cli_impl *im = b->impl;
-    memset(res, 0, sizeof *res);
+    *outp = *errout = NULL;
+    *status_out = 0;
+    *timed_out_out = 0;
+    const char *what = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     int out[2] = {-1, -1}, errp[2] = {-1, -1};
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0) {
         int e = errno;
@@ -169,9 +210,8 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
             close(out[0]);
             close(out[1]);
         }
-        return np_error_set(err, NP_E_IO, "sbatch", 0, 0, "cannot create pipes: %s", strerror(e));
+        return np_error_set(err, NP_E_IO, what, 0, 0, "cannot create pipes: %s", strerror(e));
     }
-    char *const argv[] = {im->sbatch, (char *)"--parsable", (char *)req->script_path, NULL};
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -179,7 +219,7 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
         close(out[1]);
         close(errp[0]);
         close(errp[1]);
-        return np_error_set(err, NP_E_IO, "sbatch", 0, 0, "cannot fork: %s", strerror(e));
+        return np_error_set(err, NP_E_IO, what, 0, 0, "cannot fork: %s", strerror(e));
     }
     if (pid == 0) {
         setpgid(0, 0);
@@ -188,12 +228,12 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
             dup2(devnull, 0);
         dup2(out[1], 1);
         dup2(errp[1], 2);
-        if (req->workdir && chdir(req->workdir) != 0) {
-            dprintf(2, "cannot change to %s: %s\n", req->workdir, strerror(errno));
+        if (workdir && chdir(workdir) != 0) {
+            dprintf(2, "cannot change to %s: %s\n", workdir, strerror(errno));
             _exit(126);
         }
-        execve(im->sbatch, argv, im->envp);
-        dprintf(2, "cannot run %s: %s\n", im->sbatch, strerror(errno));
+        execve(argv[0], argv, im->envp);
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* also in the parent: no race with kill(-pid) */
@@ -252,21 +292,38 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
         kill(-pid, SIGKILL);
         waitpid(pid, &status, 0);
     } else if (!timed_out && (oopen || eopen)) {
-        kill(-pid, SIGKILL); /* a leftover of sbatch's group still holds the pipes */
+        kill(-pid, SIGKILL); /* a leftover of the child's group still holds the pipes */
     }
     close(out[0]);
     close(errp[0]);
     if (!obuf || !ebuf) {
         free(obuf);
         free(ebuf);
-        return np_error_set(err, NP_E_NOMEM, "sbatch", 0, 0, "out of memory");
+        return np_error_set(err, NP_E_NOMEM, what, 0, 0, "out of memory");
     }
+    *outp = obuf;
+    *errout = ebuf;
+    *status_out = status;
+    *timed_out_out = timed_out;
+    return NP_OK;
+}
+
+static enum np_status cli_submit(struct np_backend *b, const struct np_submit_request *req,
+                                 struct np_submit_result *res, struct np_error *err)
+{
+    struct cli_impl *im = b->impl;
+    memset(res, 0, sizeof *res);
+    char *const argv[] = {im->sbatch, (char *)"--parsable", (char *)req->script_path, NULL};
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, req->workdir, &obuf, &ebuf, &status, &timed_out, err);
+    if (st != NP_OK)
+        return st;
     char *msg = cli_trim(ebuf);
     free(ebuf);
     res->message = msg && *msg ? msg : NULL;
     if (msg && !*msg)
         free(msg);
-    enum np_status st = NP_OK;
     if (timed_out) {
         st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0,
                           "no answer within %d s; killed it (is slurmctld reachable? check SLURM_CONF and `sinfo`)",
@@ -301,11 +358,102 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
     return st;
 }
 
+int np_slurm_parse_squeue(const char *text, struct np_job_list *out)
+{
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, n);
+        if (!line)
+            return -1;
+        char *bar1 = strchr(line, '|');
+        char *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
+        if (bar1) {
+            *bar1 = '\0';
+            if (bar2)
+                *bar2 = '\0';
+            char *id = cli_trim(line), *state = cli_trim(bar1 + 1), *reason = bar2 ? cli_trim(bar2 + 1) : NULL;
+            int ok = id && state && (!bar2 || reason);
+            int valid = ok && *id && *state;
+            for (const char *q = id; valid && *q; q++)
+                valid = isdigit((unsigned char)*q) || *q == '_' || *q == '+';
+            int rc = ok ? 0 : -1;
+            if (valid)
+                rc = np_job_list_add(out, id, state,
+                                     reason && *reason && strcmp(reason, "None") != 0 ? reason : NULL);
+            free(id);
+            free(state);
+            free(reason);
+            if (rc != 0) {
+                free(line);
+                return -1;
+            }
+        }
+        free(line);
+        p += n;
+        if (*p == '\n')
+            p++;
+    }
+    return 0;
+}
+
+/* squeue -h -t all -j ID,ID,... -o %i|%T|%r: one process for every job of a launch. */
+static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
+                                struct np_error *err)
+{
+    struct cli_impl *im = b->impl;
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return NP_OK;
+    if (!im->squeue)
+        return np_error_set(err, NP_E_INVALID, "squeue", 0, 0,
+                            "not found next to sbatch or on PATH; cannot follow the jobs (install the Slurm client tools)");
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(ids[i]) + 1;
+    char *list = malloc(len);
+    if (!list)
+        return np_error_set(err, NP_E_NOMEM, "squeue", 0, 0, "out of memory");
+    list[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strcat(list, ",");
+        strcat(list, ids[i]);
+    }
+    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", (char *)"-j", list,
+                          (char *)"-o", (char *)"%i|%T|%r", NULL};
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    free(list);
+    if (st != NP_OK)
+        return st;
+    char *msg = cli_trim(ebuf);
+    if (timed_out) {
+        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "no answer within %d s; killed it", im->timeout_s);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        /* one id unknown to the controller: "Invalid job id specified" -- not an error, it is absent */
+        if (!(WIFEXITED(status) && msg && strstr(msg, "Invalid job id")))
+            st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "failed (exit %d)%s%.300s",
+                              WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg && *msg ? ": " : "", msg ? msg : "");
+    } else if (np_slurm_parse_squeue(obuf, out) != 0) {
+        st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
+    }
+    if (st != NP_OK)
+        np_job_list_free(out);
+    free(msg);
+    free(obuf);
+    free(ebuf);
+    return st;
+}
+
 static void cli_free(struct np_backend *b)
 {
     struct cli_impl *im = b->impl;
     if (im) {
         free(im->sbatch);
+        free(im->squeue);
         free(im->envp);
         free(im);
     }
@@ -331,16 +479,33 @@ enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_
                             "to PATH",
                             prog, path ? path : "(unset)");
     }
+    /* squeue from sbatch's folder first (the same Slurm installation), else PATH */
+    char *slash = strrchr(im->sbatch, '/');
+    if (slash) {
+        size_t dl = (size_t)(slash - im->sbatch);
+        char *cand = malloc(dl + sizeof "/squeue");
+        if (cand) {
+            snprintf(cand, dl + sizeof "/squeue", "%.*s/squeue", (int)dl, im->sbatch);
+            if (access(cand, X_OK) == 0)
+                im->squeue = cand;
+            else
+                free(cand);
+        }
+    }
+    if (!im->squeue)
+        im->squeue = np_path_search("squeue", path);
     im->timeout_s = o->timeout_s > 0 ? o->timeout_s : NP_SLURM_DEFAULT_TIMEOUT;
     im->envp = np_slurm_child_env(o->envp ? o->envp : environ);
     if (!im->envp) {
         free(im->sbatch);
+        free(im->squeue);
         free(im);
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
     }
     b->name = "cli";
     b->submit = cli_submit;
     b->free = cli_free;
+    b->query = cli_query;
     b->impl = im;
     return NP_OK;
 }

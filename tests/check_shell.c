@@ -191,7 +191,8 @@ static enum np_status submit_with(const char *prog, int timeout, struct np_submi
     struct np_backend be;
     ck_assert_int_eq(np_slurm_cli_backend(&be, &o, err), NP_OK);
     ck_assert_str_eq(be.name, "cli");
-    struct np_submit_request req = {"/x/script with space.sh", "#!/bin/bash\n", wd, "job"};
+    struct np_submit_request req = {
+        .script_path = "/x/script with space.sh", .script_text = "#!/bin/bash\n", .workdir = wd, .job_name = "job"};
     enum np_status st = be.submit(&be, &req, res, err);
     np_backend_free(&be);
     return st;

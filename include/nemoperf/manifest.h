@@ -5,7 +5,8 @@
  * <exp>_<ts> exists (two launches in one second) the timestamp is bumped.
  * np_manifest_write() writes <folder>/nemoperf.json atomically (temporary file
  * + rename) with Jansson.  nemoperf-parse reads config.{recipe, model_size,
- * dtype, gpu_type, gpus, seq_len, gbs} from it.
+ * dtype, gpu_type, gpus, seq_len, gbs} from it.  A launch through slurmrestd also
+ * records "slurmrestd": {"url", "api_version"} (never a credential).
  */
 #ifndef NEMOPERF_MANIFEST_H
 #define NEMOPERF_MANIFEST_H
@@ -22,13 +23,15 @@
 /* Everything the manifest records; all pointers borrowed for the call. */
 struct np_manifest {
     const struct np_launch_config *config;
-    const char *backend;      /* "cli" */
+    const char *backend;      /* "cli" or "rest" */
     int submitted;            /* 1: the scheduler accepted the job */
     const char *job_id;       /* "123", or NULL */
     const char *cluster;      /* from "jobid;cluster", or NULL */
     time_t submit_time;       /* when submission was attempted */
     const char *error;        /* the scheduler's message when not submitted, or NULL */
     const char *script;       /* file name of the batch script inside the folder */
+    const char *rest_url;     /* rest: SLURMRESTD_URL without credentials, else NULL */
+    const char *api_version;  /* rest: "v0.0.38" once discovered, else NULL */
 };
 
 /* Create the folder of c (updating c->timestamp and c->experiment_dir when the

@@ -5,14 +5,20 @@
  * run time.  The CLI backend runs sbatch with fork/execve (no shell), a
  * filtered environment (inherited SLURM_* and SBATCH_* job variables dropped,
  * SLURM_CONF kept), a timeout after which sbatch and its children are killed,
- * and parses --parsable output ("jobid[;cluster]").
+ * and parses --parsable output ("jobid[;cluster]").  A backend may also report
+ * the state of submitted jobs (query(), used by wait.c): squeue for the CLI
+ * backend, GET /slurm/vX/jobs for slurmrestd (slurm_rest.h).
  */
 #ifndef NEMOPERF_SLURM_H
 #define NEMOPERF_SLURM_H
 
+#include <stddef.h>
+
 #include "nemoperf/error.h"
 
 #define NP_SLURM_DEFAULT_TIMEOUT 60 /* seconds sbatch may take */
+
+struct np_launch_config; /* config.h */
 
 /* What to submit; all borrowed for the call. */
 struct np_submit_request {
@@ -20,6 +26,8 @@ struct np_submit_request {
     const char *script_text;  /* its text (for backends that send it) */
     const char *workdir;      /* working directory of the job */
     const char *job_name;
+    const struct np_launch_config *config; /* the resolved job (the REST backend builds its job
+                                              description from it); NULL for the CLI backend */
 };
 
 /* Outcome; strings owned, free with np_submit_result_free. */
@@ -31,6 +39,23 @@ struct np_submit_result {
 
 void np_submit_result_free(struct np_submit_result *r);
 
+/* One job as the controller reports it; strings owned. */
+struct np_job_info {
+    char *job_id;  /* "123" */
+    char *state;   /* the scheduler's word: "RUNNING", "COMPLETED", "CANCELLED" (flags after a '+') */
+    char *reason;  /* pending/failure reason, or NULL */
+};
+
+/* Jobs found by a query (ids asked for but unknown to the controller are absent). */
+struct np_job_list {
+    struct np_job_info *jobs;
+    size_t n;
+};
+
+void np_job_list_free(struct np_job_list *l);
+/* Append a copy of (id, state, reason); reason may be NULL.  0 ok, -1 out of memory. */
+int np_job_list_add(struct np_job_list *l, const char *id, const char *state, const char *reason);
+
 struct np_backend {
     const char *name; /* "cli" */
     /* NP_OK with res->job_id set, or NP_E_SLURM (refused, failed, timed out) with
@@ -39,6 +64,11 @@ struct np_backend {
                              struct np_submit_result *res, struct np_error *err);
     void (*free)(struct np_backend *b); /* releases impl; NULL-safe through np_backend_free */
     void *impl;
+    /* The state of the jobs in ids (one request for all of them); out is reset
+     * first, free with np_job_list_free.  NP_E_SLURM/NP_E_HTTP/NP_E_IO with err when
+     * the controller could not be asked.  NULL when the backend cannot tell. */
+    enum np_status (*query)(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
+                            struct np_error *err);
 };
 
 void np_backend_free(struct np_backend *b);
@@ -65,5 +95,9 @@ char **np_slurm_child_env(char *const *envp);
 /* Parse sbatch --parsable output: "123" or "123;cluster" (surrounding white space
  * ignored).  0 ok (new strings in *job_id and *cluster, the latter may be NULL), -1 not that. */
 int np_slurm_parse_parsable(const char *out, char **job_id, char **cluster);
+
+/* Parse `squeue -h -o %i|%T|%r` lines into out (appended).  0 ok, -1 out of memory;
+ * malformed lines are skipped. */
+int np_slurm_parse_squeue(const char *text, struct np_job_list *out);
 
 #endif

@@ -1,9 +1,9 @@
 /* launch.c - nemoperf-launch: validate the environment, render and submit sbatch jobs.
  *
- * The environment interface of the original launch.sh (DTYPE, MODEL_SIZE,
- * JOB_TOTAL_GPUS, STAGE_PATH, ...) resolved by config.c, scripts by script.c,
- * submission by a Slurm backend (slurm.h), records by manifest.c.  This file
- * only parses options, picks the mode and prints results.
+ * The environment of the original launch.sh resolved by config.c, scripts by
+ * script.c, submission by a Slurm backend (sbatch, or slurmrestd with SLURM_SUBMIT=rest),
+ * records by manifest.c, --wait by wait.c, its final table by run.c/report.c.  This
+ * file only parses options, picks the mode and prints results and progress.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -17,9 +17,13 @@
 #include "nemoperf/diag.h"
 #include "nemoperf/manifest.h"
 #include "nemoperf/recipe.h"
+#include "nemoperf/report.h"
+#include "nemoperf/run.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 #include "nemoperf/slurm.h"
+#include "nemoperf/slurm_rest.h"
+#include "nemoperf/wait.h"
 
 enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_HELP, LAUNCH_VERSION };
 
@@ -33,6 +37,7 @@ static const struct launch_option launch_options[] = {
     {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing"},
     {"print-config", 'c', "print the resolved configuration as JSON (an array for a sweep)"},
     {"list", 'l', "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
+    {"wait", 'w', "after submitting, follow the jobs to their end and print the parse table"},
     {"help", 'h', "show this help and exit"},
     {"version", 'V', "show the version and exit"},
 };
@@ -40,7 +45,7 @@ static const struct launch_option launch_options[] = {
 
 static void launch_usage(FILE *f)
 {
-    fprintf(f, "Usage: nemoperf-launch [OPTION]\n"
+    fprintf(f, "Usage: nemoperf-launch [OPTION]...\n"
                "Submit NeMo pre-training benchmark jobs to Slurm, configured by the environment:\n"
                "  STAGE_PATH=/shared/stage MODEL_SIZE=70b DTYPE=fp8 JOB_TOTAL_GPUS=64 nemoperf-launch\n\n"
                "Options:\n");
@@ -58,9 +63,15 @@ static void launch_usage(FILE *f)
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
             "  HF_TOKEN (gated models, WORKLOAD=nemo)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE\n"
-            "  NEMOPERF_SBATCH_TIMEOUT seconds sbatch may take [60]; NEMOPERF_DATADIR recipe data\n"
+            "  NEMOPERF_SBATCH_TIMEOUT seconds sbatch (or one slurmrestd request) may take [60]\n"
+            "  NEMOPERF_DATADIR recipe data\n"
+            "  SLURM_SUBMIT cli|rest [cli]: submit with sbatch or through slurmrestd\n"
+            "  SLURMRESTD_URL unix:/path/rest.sock or http(s)://host:port (SLURM_SUBMIT=rest)\n"
+            "  SLURM_JWT, SLURM_USER [current user]: slurmrestd JWT authentication\n"
+            "  NEMOPERF_WAIT_MAX_DELAY [30], NEMOPERF_WAIT_TIMEOUT [none]: --wait polling, seconds\n"
             "Booleans: true/false/1/0/yes/no, any case.\n"
-            "Exit status: 0 submitted, 1 submission or I/O failure, 2 bad option or environment.\n"
+            "Exit status: 0 submitted (with --wait: every job COMPLETED and parsed ok), 1 submission,\n"
+            "job or I/O failure, 2 bad option or environment.\n"
             "See nemoperf-launch(1).\n");
 }
 
@@ -130,7 +141,7 @@ static int launch_dry_run(const struct np_launch_plan *plan)
     return 0;
 }
 
-/* Submit one job: folder, script, manifest (not submitted), sbatch, manifest. */
+/* Submit one job: folder, script, manifest (not submitted), backend, manifest. */
 static enum np_status launch_one(struct np_backend *be, struct np_launch_config *c, char **job_id)
 {
     struct np_error err;
@@ -151,7 +162,8 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
         free(name);
         return st;
     }
-    struct np_manifest m = {.config = c, .backend = be->name, .submit_time = time(NULL), .script = name};
+    struct np_manifest m = {.config = c, .backend = be->name, .submit_time = time(NULL), .script = name,
+                            .rest_url = np_slurm_rest_url(be), .api_version = np_slurm_rest_api(be)};
     if ((st = np_manifest_write(&m, &err)) != NP_OK) {
         np_error_print(&err);
         free(script);
@@ -160,13 +172,14 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     }
     char path[PATH_MAX + 256];
     snprintf(path, sizeof path, "%s/%s", c->experiment_dir, name);
-    struct np_submit_request req = {path, script, c->experiment_dir, c->job_name};
+    struct np_submit_request req = {path, script, c->experiment_dir, c->job_name, c};
     struct np_submit_result res;
     m.submit_time = time(NULL);
     st = be->submit(be, &req, &res, &err);
     m.submitted = st == NP_OK;
     m.job_id = res.job_id;
     m.cluster = res.cluster;
+    m.api_version = np_slurm_rest_api(be);
     m.error = st == NP_OK ? NULL : (res.message ? res.message : err.text);
     struct np_error merr;
     enum np_status mst = np_manifest_write(&m, &merr);
@@ -184,7 +197,169 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     return st != NP_OK ? st : mst;
 }
 
-static int launch_submit(struct np_launch_plan *plan)
+/* A positive number of seconds from the environment (name=value), or def; -1 when bad. */
+static double launch_env_seconds(const char *name, double def, double max)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || !(d > 0) || d > max) {
+        np_errorf("%s=%s: not a number of seconds; allowed: more than 0, at most %g", name, v, max);
+        return -1;
+    }
+    return d;
+}
+
+/* The backend SLURM_SUBMIT names: 0 ok, else the exit code (message printed). */
+static int launch_backend(struct np_backend *be, int timeout)
+{
+    struct np_error err;
+    const char *how = getenv("SLURM_SUBMIT");
+    enum np_status st;
+    if (!how || !*how || strcmp(how, "cli") == 0) {
+        struct np_slurm_cli_opts o = {.timeout_s = timeout};
+        st = np_slurm_cli_backend(be, &o, &err);
+    } else if (strcmp(how, "rest") == 0) {
+        const char *url = getenv("SLURMRESTD_URL");
+        if (!url || !*url) {
+            np_errorf("SLURM_SUBMIT=rest needs SLURMRESTD_URL (unix:/path/to/rest.sock or http(s)://host:port)");
+            return 2;
+        }
+        const char *tok = getenv("SLURM_JWT");
+        struct np_slurm_rest_opts o = {.url = url, .token = tok && *tok ? tok : NULL, .user = getenv("SLURM_USER"),
+                                       .timeout_s = timeout};
+        st = np_slurm_rest_backend(be, &o, &err);
+    } else {
+        np_errorf("SLURM_SUBMIT=%s: unknown; allowed: cli (sbatch), rest (slurmrestd)", how);
+        return 2;
+    }
+    if (st != NP_OK)
+        return launch_fail(st, &err);
+    return 0;
+}
+
+/* --wait progress: on a terminal, one line per job redrawn in place; otherwise a
+ * line whenever a job changes state. */
+struct launch_progress {
+    int tty;
+    size_t drawn;        /* lines drawn last time (tty) */
+    enum np_job_state *last;
+};
+
+static double launch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void launch_progress_cb(void *ctx, const struct np_wait *w, size_t changed, const struct np_error *qerr)
+{
+    struct launch_progress *p = ctx;
+    double now = launch_now();
+    char el[32], sel[32];
+    if (qerr) {
+        if (p->tty && p->drawn)
+            fputc('\n', stderr);
+        p->drawn = 0;
+        np_warnf("cannot ask for the job states (attempt %d): %s: %s", w->query_failures, qerr->source, qerr->text);
+        return;
+    }
+    np_wait_format_elapsed(now - w->start, el, sizeof el);
+    if (p->tty) {
+        if (p->drawn)
+            fprintf(stderr, "\033[%zuA", p->drawn);
+        fprintf(stderr, "\r\033[Kwaiting for %zu job%s, %s\n", w->n, w->n == 1 ? "" : "s", el);
+        for (size_t i = 0; i < w->n; i++) {
+            const struct np_wait_job *j = &w->jobs[i];
+            np_wait_format_elapsed(now - j->state_since, sel, sizeof sel);
+            fprintf(stderr, "\r\033[K  %-8s %-13s %-8s %.80s%s%.60s%s%s\n", j->job_id, np_job_state_name(j->state),
+                    sel, j->label, j->reason ? " (" : "", j->reason ? j->reason : "", j->reason ? ")" : "",
+                    j->requeues ? " [requeued]" : "");
+        }
+        p->drawn = w->n + 1;
+        fflush(stderr);
+        return;
+    }
+    if (!changed)
+        return;
+    for (size_t i = 0; i < w->n; i++) {
+        const struct np_wait_job *j = &w->jobs[i];
+        if (p->last[i] == j->state)
+            continue;
+        p->last[i] = j->state;
+        fprintf(stderr, "%s: [%s] job %s %s: %s%s%.60s%s\n", np_progname(), el, j->job_id, j->label,
+                np_job_state_name(j->state), j->reason ? " (" : "", j->reason ? j->reason : "", j->reason ? ")" : "");
+    }
+    fflush(stderr);
+}
+
+/* Follow the submitted jobs, then print the parse table of their folders.
+ * Returns the exit code: 0 only if every job COMPLETED and every run is ok. */
+static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **labels, size_t n,
+                       const struct np_recipe_set *set)
+{
+    double maxd = launch_env_seconds("NEMOPERF_WAIT_MAX_DELAY", NP_WAIT_MAX_DELAY, 3600);
+    double tmo = launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", 0, 30 * 86400.0);
+    if (maxd < 0 || tmo < 0)
+        return 2;
+    struct np_wait w;
+    if (np_wait_init(&w, ids, labels, n, launch_now()) != NP_OK) {
+        np_errorf("out of memory");
+        return 1;
+    }
+    struct launch_progress prog = {.tty = isatty(2), .last = calloc(n ? n : 1, sizeof *prog.last)};
+    struct np_wait_opts wo = {.min_delay = maxd < NP_WAIT_MIN_DELAY ? maxd : NP_WAIT_MIN_DELAY, .max_delay = maxd,
+                              .timeout = tmo, .progress = prog.last ? launch_progress_cb : NULL, .ctx = &prog};
+    struct np_error err;
+    enum np_status st = np_wait_run(&w, be, &wo, &err);
+    free(prog.last);
+    int rc = 0;
+    if (st != NP_OK) {
+        np_error_print(&err);
+        rc = 1;
+    }
+    double now = launch_now();
+    for (size_t i = 0; i < w.n; i++) {
+        const struct np_wait_job *j = &w.jobs[i];
+        char el[32];
+        np_wait_format_elapsed(now - w.start, el, sizeof el);
+        printf("job %s %s%s%s%s: %s\n", j->job_id, np_job_state_name(j->state),
+               j->state == NP_JOB_UNKNOWN ? " (no longer known to the controller)" : "",
+               j->requeues ? " after a requeue" : "", j->requeues > 1 ? "s" : "", dirs[i]);
+        if (j->state != NP_JOB_COMPLETED)
+            rc = 1;
+    }
+    fflush(stdout);
+    np_wait_free(&w);
+
+    struct np_parse_opts po;
+    np_parse_opts_init(&po);
+    struct np_parse_result res;
+    st = np_parse_paths(dirs, n, &po, set, NULL, &res);
+    if (st != NP_OK) {
+        np_errorf("parsing the runs failed: %s", np_strerror(st));
+        return 1;
+    }
+    for (size_t i = 0; i < res.nerrors; i++)
+        np_errorf("%s", res.errors[i]);
+    if (res.nerrors || res.nruns < n)
+        rc = 1;
+    for (size_t i = 0; i < res.nruns; i++)
+        if (res.runs[i].status != NP_RUN_OK)
+            rc = 1;
+    putchar('\n');
+    if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
+        rc = 1;
+    np_parse_result_free(&res);
+    if (rc)
+        np_errorf("not every job completed with an ok run; see above");
+    return rc;
+}
+
+static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_recipe_set *set)
 {
     /* everything that can be refused is refused before the first folder exists */
     int timeout = NP_SLURM_DEFAULT_TIMEOUT;
@@ -198,6 +373,21 @@ static int launch_submit(struct np_launch_plan *plan)
         }
         timeout = (int)t;
     }
+    /* NEMOPERF_BENCH_COPIES (undocumented, bench/submit.sh only): submit every job
+     * N times, each copy in its own folder, to time N submissions of one launch */
+    long copies = 1;
+    const char *cv = getenv("NEMOPERF_BENCH_COPIES");
+    if (cv && *cv) {
+        char *end;
+        copies = strtol(cv, &end, 10);
+        if (*end || copies < 1 || copies > 256) {
+            np_errorf("NEMOPERF_BENCH_COPIES=%s: allowed: 1 to 256", cv);
+            return 2;
+        }
+    }
+    if (wait && (launch_env_seconds("NEMOPERF_WAIT_MAX_DELAY", 1, 3600) < 0 ||
+                 launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", 1, 30 * 86400.0) < 0))
+        return 2;
     struct np_error err;
     for (size_t i = 0; i < plan->n; i++) {
         char *script = NULL;
@@ -207,35 +397,68 @@ static int launch_submit(struct np_launch_plan *plan)
             return launch_fail(st, &err);
     }
     struct np_backend be;
-    struct np_slurm_cli_opts o = {.timeout_s = timeout};
-    enum np_status st = np_slurm_cli_backend(&be, &o, &err);
-    if (st != NP_OK)
-        return launch_fail(st, &err);
+    int rc = launch_backend(&be, timeout);
+    if (rc)
+        return rc;
 
+    size_t cap = plan->n * (size_t)copies, nsub = 0;
+    char **ids = calloc(cap + 1, sizeof *ids), **dirs = calloc(cap + 1, sizeof *dirs);
+    char **labels = calloc(cap + 1, sizeof *labels);
+    if (!ids || !dirs || !labels) {
+        free(ids);
+        free(dirs);
+        free(labels);
+        np_backend_free(&be);
+        np_errorf("out of memory");
+        return 1;
+    }
     int failed = 0;
     struct np_buf parse;
     np_buf_init(&parse);
     np_buf_append(&parse, "nemoperf-parse");
     for (size_t i = 0; i < plan->n; i++) {
         struct np_launch_config *c = &plan->jobs[i];
-        char *job_id = NULL;
-        st = launch_one(&be, c, &job_id);
-        if (st != NP_OK) {
-            failed = np_exit_code(st) > failed ? np_exit_code(st) : failed;
-            if (failed == 2)
-                failed = 1; /* past validation every failure is a runtime one */
-            continue;
+        for (long k = 0; k < copies; k++) {
+            char *job_id = NULL;
+            enum np_status st = launch_one(&be, c, &job_id);
+            if (st != NP_OK) {
+                failed = np_exit_code(st) > failed ? np_exit_code(st) : failed;
+                if (failed == 2)
+                    failed = 1; /* past validation every failure is a runtime one */
+                continue;
+            }
+            printf("job %s: %s\n", job_id ? job_id : "?", c->experiment_dir);
+            fflush(stdout);
+            np_buf_append(&parse, " ");
+            np_buf_append_shq(&parse, c->experiment_dir);
+            if (job_id) {
+                ids[nsub] = job_id;
+                dirs[nsub] = strdup(c->experiment_dir);
+                labels[nsub] = strdup(c->job_name);
+                if (!dirs[nsub] || !labels[nsub])
+                    failed = 1;
+                nsub++;
+            }
         }
-        printf("job %s: %s\n", job_id ? job_id : "?", c->experiment_dir);
-        fflush(stdout);
-        free(job_id);
-        np_buf_append(&parse, " ");
-        np_buf_append_shq(&parse, c->experiment_dir);
     }
     char *cmd = np_buf_steal(&parse);
-    if (cmd && strcmp(cmd, "nemoperf-parse") != 0)
-        printf("when %s: %s\n", plan->n > 1 ? "the jobs have ended" : "the job has ended", cmd);
+    if (!wait && cmd && strcmp(cmd, "nemoperf-parse") != 0)
+        printf("when %s: %s\n", cap > 1 ? "the jobs have ended" : "the job has ended", cmd);
     free(cmd);
+    if (copies > 1 && np_slurm_rest_url(&be)) {
+        long requests = 0, conns = 0;
+        np_slurm_rest_stats(&be, &requests, &conns);
+        np_notef("slurmrestd: %ld requests over %ld connection(s)", requests, conns);
+    }
+    if (wait && nsub > 0) {
+        if (failed)
+            np_warnf("some submissions failed; waiting for the %zu submitted job%s", nsub, nsub == 1 ? "" : "s");
+        rc = launch_wait(&be, ids, dirs, labels, nsub, set);
+        failed = rc > failed ? rc : failed;
+    }
+    np_strv_free(ids);
+    np_strv_free(dirs);
+    np_strv_free(labels);
     np_backend_free(&be);
     return failed;
 }
@@ -248,13 +471,14 @@ int main(int argc, char **argv)
         longopts[i] = (struct option){launch_options[i].name, no_argument, NULL, launch_options[i].id};
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
-    int c, nmodes = 0;
+    int c, nmodes = 0, wait = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': mode = LAUNCH_DRY_RUN; nmodes++; break;
         case 'c': mode = LAUNCH_PRINT_CONFIG; nmodes++; break;
         case 'l': mode = LAUNCH_LIST; nmodes++; break;
+        case 'w': wait = 1; break;
         case 'h': mode = LAUNCH_HELP; nmodes++; break;
         case 'V': mode = LAUNCH_VERSION; nmodes++; break;
         default:
@@ -269,6 +493,10 @@ int main(int argc, char **argv)
     }
     if (nmodes > 1 && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
         np_errorf("--dry-run, --print-config and --list exclude each other");
+        return 2;
+    }
+    if (wait && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--wait goes with a submission, not with --dry-run, --print-config or --list");
         return 2;
     }
     if (mode == LAUNCH_HELP) {
@@ -309,7 +537,7 @@ int main(int argc, char **argv)
     else if (mode == LAUNCH_DRY_RUN)
         rc = launch_dry_run(&plan);
     else
-        rc = launch_submit(&plan);
+        rc = launch_submit(&plan, wait, &set);
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);
