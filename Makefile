@@ -97,6 +97,7 @@ bench: deps
 	@sh build-aux/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
+	@sh bench/submit.sh
 
 fuzz:
 	@sh build-aux/deps.sh fuzz
