@@ -6,6 +6,7 @@
  * variable, the bad value and what is allowed; nothing here writes files.
  */
 #include "nemoperf/config.h"
+#include "nemoperf/stage.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -619,7 +620,12 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                               img, c->recipe->image);
         snprintf(c->image, sizeof c->image, "%s", img);
     } else {
-        snprintf(c->image, sizeof c->image, "%s/nvidia+nemo+%s.sqsh", c->stage_path, c->recipe->framework_version);
+        /* the name ./setup imports to (enroot's naming of the recipe's image) */
+        char *sqsh = np_stage_sqsh_path(c->stage_path, c->recipe->image);
+        if (!sqsh)
+            return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        snprintf(c->image, sizeof c->image, "%s", sqsh);
+        free(sqsh);
         if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "

@@ -7,6 +7,8 @@
  */
 #include "nemoperf/stage.h"
 
+#include "nemoperf/slurm.h" /* np_path_search */
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -179,34 +181,6 @@ static int stage_is_exec(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-char *np_find_program(const char *name)
-{
-    if (!name || !*name)
-        return NULL;
-    if (strchr(name, '/'))
-        return stage_is_exec(name) ? strdup(name) : NULL;
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    const char *p = path;
-    for (;;) {
-        const char *colon = strchr(p, ':');
-        size_t len = colon ? (size_t)(colon - p) : strlen(p);
-        char *cand = malloc(len + strlen(name) + 3);
-        if (!cand)
-            return NULL;
-        if (len == 0)
-            sprintf(cand, "./%s", name);
-        else
-            sprintf(cand, "%.*s/%s", (int)len, p, name);
-        if (stage_is_exec(cand))
-            return cand;
-        free(cand);
-        if (!colon)
-            return NULL;
-        p = colon + 1;
-    }
-}
 
 /* NULL-terminated string vector with sticky allocation failure. */
 struct stage_argv {
@@ -274,7 +248,7 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
     if (!uri)
         return NULL;
     if (!o->sbatch) {
-        char *prog = np_find_program(o->enroot ? o->enroot : "enroot");
+        char *prog = np_path_search(o->enroot ? o->enroot : "enroot", getenv("PATH"));
         stage_argv_add(&a, prog ? prog : strdup(o->enroot ? o->enroot : "enroot"));
         stage_argv_add(&a, strdup("import"));
         stage_argv_add(&a, strdup("--output"));
@@ -286,7 +260,7 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
         }
         return a.v;
     }
-    char *prog = np_find_program(o->sbatch_prog ? o->sbatch_prog : "sbatch");
+    char *prog = np_path_search(o->sbatch_prog ? o->sbatch_prog : "sbatch", getenv("PATH"));
     stage_argv_add(&a, prog ? prog : strdup(o->sbatch_prog ? o->sbatch_prog : "sbatch"));
     stage_argv_add(&a, strdup("--wait"));
     stage_argv_add(&a, strdup("--parsable"));
@@ -486,7 +460,7 @@ static void stage_scancel(const char *sbatch, const char *jobid)
         }
     }
     if (!prog)
-        prog = np_find_program("scancel");
+        prog = np_path_search("scancel", getenv("PATH"));
     if (!prog)
         return;
     char *argv[] = {prog, (char *)jobid, NULL};
@@ -531,7 +505,7 @@ enum np_status np_stage_import(const char *image, const char *sqsh, const struct
 
     const char *tool = o->sbatch ? (o->sbatch_prog ? o->sbatch_prog : "sbatch")
                                  : (o->enroot ? o->enroot : "enroot");
-    char *prog = np_find_program(tool);
+    char *prog = np_path_search(tool, getenv("PATH"));
     if (!prog)
         return np_error_set(err, NP_E_NOTFOUND, tool, 0, 0,
                             o->sbatch ? "not found on PATH: --sbatch needs Slurm's sbatch"

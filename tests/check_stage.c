@@ -18,6 +18,7 @@
 
 #include "nemoperf/diag.h"
 #include "nemoperf/shell.h"
+#include "nemoperf/slurm.h"
 #include "nemoperf/stage.h"
 
 static char tmp[256];
@@ -199,18 +200,18 @@ END_TEST
 
 START_TEST(test_find_program)
 {
-    char *p = np_find_program("enroot");
+    char *p = np_path_search("enroot", getenv("PATH"));
     char want[400];
     snprintf(want, sizeof want, "%s/enroot", stubs);
     ck_assert_str_eq(p, want);
     free(p);
-    p = np_find_program(want);
+    p = np_path_search(want, getenv("PATH"));
     ck_assert_str_eq(p, want);
     free(p);
-    ck_assert_ptr_null(np_find_program("np-no-such-program"));
-    ck_assert_ptr_null(np_find_program("/nonexistent/enroot"));
+    ck_assert_ptr_null(np_path_search("np-no-such-program", getenv("PATH")));
+    ck_assert_ptr_null(np_path_search("/nonexistent/enroot", getenv("PATH")));
     setenv("PATH", "/usr/bin:/bin", 1);
-    ck_assert_ptr_null(np_find_program("enroot"));
+    ck_assert_ptr_null(np_path_search("enroot", getenv("PATH")));
 }
 END_TEST
 

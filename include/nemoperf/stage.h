@@ -48,9 +48,6 @@ char *np_stage_sqsh_path(const char *stage, const char *image);
 /* "<stage>/hf/<repo>"; new string or NULL. */
 char *np_stage_hf_dir(const char *stage, const char *repo);
 
-/* Find an executable: a name containing '/' is checked as is, otherwise each
- * PATH entry is tried.  Returns a new string (caller frees) or NULL. */
-char *np_find_program(const char *name);
 
 struct np_import_opts {
     const char *enroot;       /* enroot program; NULL: "enroot" from PATH */

@@ -20,6 +20,7 @@
 #include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/shell.h"
+#include "nemoperf/slurm.h"
 #include "nemoperf/stage.h"
 #include "nemoperf/version.h"
 
@@ -540,7 +541,7 @@ int main(int argc, char **argv)
         to_import += !plan.images[i].present;
     if (rc == 0 && to_import) {
         const char *tool = sbatch ? "sbatch" : "enroot";
-        char *found = np_find_program(tool);
+        char *found = np_path_search(tool, getenv("PATH"));
         if (!found) {
             if (sbatch)
                 np_errorf("sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install the "
