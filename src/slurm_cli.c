@@ -87,7 +87,7 @@ char *np_path_search(const char *prog, const char *path)
         return NULL;
     if (strchr(prog, '/'))
         return access(prog, X_OK) == 0 ? strdup(prog) : NULL;
-    if (!path || !*path)
+    if (!path)
         path = "/usr/local/bin:/usr/bin:/bin";
     const char *p = path;
     for (;;) {
