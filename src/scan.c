@@ -1,9 +1,9 @@
 /* scan.c - find training-step lines in NeMo / Megatron / AutoModel logs.
  *
- * memmem() over the data finds candidate lines (a few literal needles); only
- * those lines go through PCRE2 (JIT, compiled once) for field extraction.
- * Files are streamed in chunks (whole file) or read backwards from the end
- * (tail mode).  Only the last run's steps are kept; numbers must parse whole.
+ * A literal prefilter (one SIMD pass for all needles, memmem elsewhere) finds
+ * candidate lines; only those go through PCRE2 (JIT, compiled once) for field
+ * extraction.  Files are streamed in chunks (whole file) or read backwards
+ * from the end (tail mode).  Only the last run's steps are kept.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -63,6 +63,7 @@ static const char *const scan_pat_src[PAT_COUNT] = {
 };
 
 static pcre2_code *scan_re[PAT_COUNT];
+static int scan_use_avx2; /* the candidate search may use AVX2 (set once) */
 static locale_t scan_c_locale;
 static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
 static enum np_status scan_init_status;
@@ -70,6 +71,9 @@ static char scan_init_msg[200];
 
 static void scan_init_once(void)
 {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SCAN_NO_AVX2)
+    scan_use_avx2 = __builtin_cpu_supports("avx2");
+#endif
     scan_c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (!scan_c_locale) {
         scan_init_status = NP_E_NOMEM;
@@ -90,8 +94,10 @@ static void scan_init_once(void)
                      (size_t)off, msg);
             return;
         }
+#ifndef SCAN_NO_JIT
         /* Without JIT (unsupported CPU, W^X policy) pcre2_match interprets. */
         (void)pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE);
+#endif
     }
 }
 
@@ -617,19 +623,20 @@ static void scan_line_nemo2(struct scan_state *st, const char *s, size_t n, uint
     struct np_step step;
     long gstep = -1;
     size_t from = 0;
+    int anchored = 0;
     scan_step_init(&step, NP_GEN_NEMO2, off);
     if (scan_match(st, PAT_NEMO2_ANCHOR, s, n, 0)) {
         step.iteration = scan_group_digits(st, s, 2);
         step.total = scan_group_digits(st, s, 3);
         from = pcre2_get_ovector_pointer(st->md)[0];
+        anchored = 1;
     }
     int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_nemo, s + from, n - from, &step, &gstep,
                               F_TIME_S);
-    if (step.iteration < 0 && from == 0) {
-        if (!has_time)
-            return;
+    if (!anchored && !has_time)
+        return; /* "train_step_timing in s:" outside a step line */
+    if (step.iteration < 0)
         step.iteration = gstep;
-    }
     scan_add_step(st, &step);
 }
 
@@ -645,7 +652,9 @@ static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint
         total = scan_group_digits(st, s, 3);
         from = pcre2_get_ovector_pointer(st->md)[0];
     }
-    if (!scan_pairs(st, PAT_NEMO1_KV, scan_keys_nemo, s + from, n - from, &step, &gstep, F_TIME_S))
+    int has_time = scan_pairs(st, PAT_NEMO1_KV, scan_keys_nemo, s + from, n - from, &step, &gstep,
+                              F_TIME_S);
+    if (!has_time && gstep < 0)
         return;
     step.iteration = gstep;
     /* In epoch 0, bar position k/n with global_step k-1 means the run ends at n-1. */
@@ -806,13 +815,55 @@ static const char *scan_find_sse2(const char *p, const char *end, unsigned activ
 }
 #endif
 
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD) && defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SCAN_HAVE_AVX2 1
+#define SCAN_AVX2_REACH 48 /* 32-byte loads at offsets up to 16 */
+
+/* The same test as scan_find_sse2, 32 positions at a time (chosen at run time). */
+__attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p, const char *end,
+                                                                    unsigned active)
+{
+    const __m256i c_bar = _mm256_set1_epi8('|'), c_p = _mm256_set1_epi8('p'),
+                  c_g = _mm256_set1_epi8('g'), c_G = _mm256_set1_epi8('G'),
+                  c_k = _mm256_set1_epi8('k');
+    while (end - p >= SCAN_AVX2_REACH) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+        __m256i v3 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 3));
+        __m256i v9 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 9));
+        __m256i v11 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 11));
+        __m256i v13 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 13));
+        __m256i v16 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 16));
+        __m256i p3 = _mm256_cmpeq_epi8(v3, c_p);
+        __m256i m = _mm256_and_si256(_mm256_cmpeq_epi8(v9, c_p), _mm256_cmpeq_epi8(v16, c_g));
+        m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v13, c_p)));
+        m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v0, c_bar)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
+        unsigned mask = (unsigned)_mm256_movemask_epi8(m);
+        while (mask) {
+            const char *q = p + __builtin_ctz(mask);
+            mask &= mask - 1;
+            if (scan_find_at(q, end, active) >= 0)
+                return q;
+        }
+        p += 32;
+    }
+    return scan_find_sse2(p, end, active);
+}
+#endif
+
 static const char *scan_find(struct scan_finder *f, const char *p, const char *end, unsigned active)
 {
 #if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
     (void)f;
     (void)scan_find_portable; /* kept for other CPUs and the fuzz cross-check */
+#ifdef SCAN_HAVE_AVX2
+    if (scan_use_avx2)
+        return scan_find_avx2(p, end, active);
+#endif
     return scan_find_sse2(p, end, active);
 #else
+    (void)scan_use_avx2;
     return scan_find_portable(f, p, end, active);
 #endif
 }

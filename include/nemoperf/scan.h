@@ -45,7 +45,7 @@ struct np_scan_opts {
     int all_steps;        /* 1: read the whole file; 0: read from the end until `window` steps of the last run are found */
     size_t window;        /* steps wanted in tail mode (default 10; at least 1) */
     size_t tail_bytes;    /* first read size from the end in tail mode (default 65536) */
-    size_t read_chunk;    /* bytes per read (default 0 = 8 MiB); tests set it small to exercise chunk seams */
+    size_t read_chunk;    /* bytes per read (default 0 = 4 MiB); tests set it small to exercise chunk seams */
 };
 
 /* Lines longer than this are never step lines: they are skipped whole. */

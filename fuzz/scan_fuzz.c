@@ -1,0 +1,167 @@
+/* scan_fuzz.c - libFuzzer target for the log scanner (src/scan.c).
+ *
+ * Includes src/scan.c itself to reach its static helpers.  Each input is
+ * scanned as a buffer, as a file read in small chunks (must agree exactly),
+ * in tail mode (must end on the same step), and the SIMD candidate search and
+ * the number parser are cross-checked against memmem and strtod.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "../src/scan.c"
+
+#include <stdio.h>
+#include <sys/mman.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fuzz_same_double(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void fuzz_same_step(const struct np_step *a, const struct np_step *b)
+{
+    if (a->iteration != b->iteration || a->total != b->total ||
+        !fuzz_same_double(a->step_time_s, b->step_time_s) || !fuzz_same_double(a->loss, b->loss) ||
+        a->global_batch_size != b->global_batch_size ||
+        !fuzz_same_double(a->peak_memory_bytes, b->peak_memory_bytes) ||
+        !fuzz_same_double(a->tflops_per_gpu, b->tflops_per_gpu) ||
+        !fuzz_same_double(a->consumed_samples, b->consumed_samples) ||
+        !fuzz_same_double(a->tokens_per_s, b->tokens_per_s) ||
+        !fuzz_same_double(a->tokens_per_s_per_gpu, b->tokens_per_s_per_gpu) ||
+        a->nan_seen != b->nan_seen || a->gen != b->gen || a->offset != b->offset)
+        abort();
+}
+
+/* What every result must satisfy, whatever the input. */
+static void fuzz_invariants(const struct np_scan_result *r, const uint8_t *data, size_t size,
+                            uint64_t base)
+{
+    long last[SCAN_NGEN] = {-1, -1, -1, -1, -1, -1};
+    if ((r->nsteps > 0) != (r->runs > 0) || (r->nsteps && !r->steps))
+        abort();
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const struct np_step *s = &r->steps[i];
+        if (s->offset < base || s->offset - base >= size || s->gen <= NP_GEN_UNKNOWN ||
+            s->gen > NP_GEN_AUTOMODEL)
+            abort();
+        size_t off = (size_t)(s->offset - base);
+        if (off > 0 && data[off - 1] != '\n' && data[off - 1] != '\r')
+            abort(); /* a step starts a line */
+        if (i > 0 && s->offset <= r->steps[i - 1].offset)
+            abort();
+        if (s->iteration >= 0) {
+            if (s->iteration <= last[s->gen])
+                abort(); /* inside one run, iterations of a generation only grow */
+            last[s->gen] = s->iteration;
+        }
+        if (s->iteration < -1 || s->total < -1 || s->global_batch_size < -1)
+            abort();
+    }
+}
+
+/* The SIMD searches and the portable memmem search find the same hits. */
+static void fuzz_finders(const char *buf, size_t len, unsigned active)
+{
+    struct scan_finder f = {{NULL}, 0};
+    const char *end = buf + len, *p = buf;
+    for (;;) {
+        const char *a = scan_find(&f, p, end, active);
+        const char *b = scan_find_portable(&(struct scan_finder){{NULL}, 0}, p, end, active);
+        if (a != b)
+            abort();
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
+        if (scan_find_sse2(p, end, active) != b)
+            abort();
+#endif
+#ifdef SCAN_HAVE_AVX2
+        if (scan_use_avx2 && scan_find_avx2(p, end, active) != b)
+            abort();
+#endif
+        if (!a)
+            break;
+        p = a + 1;
+    }
+}
+
+/* Whatever scan_parse_double accepts, strtod reads whole to the same value. */
+static void fuzz_number(const char *s, size_t n)
+{
+    double v;
+    char tmp[80];
+    if (n >= sizeof tmp || !scan_parse_double(s, n, &v))
+        return;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *end;
+    double w = strtod(tmp, &end);
+    if (end != tmp + n || !fuzz_same_double(v, w))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *buf = (const char *)data;
+    struct np_scan_result r, f, t;
+    if (np_scan_buffer(buf, size, 0, &r, NULL) != NP_OK)
+        abort();
+    fuzz_invariants(&r, data, size, 0);
+
+    /* the same bytes as a file read in small chunks: identical result */
+    int fd = memfd_create("scan_fuzz", MFD_CLOEXEC);
+    if (fd >= 0) {
+        size_t off = 0;
+        while (off < size) {
+            ssize_t w = write(fd, buf + off, size - off);
+            if (w <= 0)
+                abort();
+            off += (size_t)w;
+        }
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        size_t chunk = size ? 1 + (size_t)data[0] * 13 % 2048 : 1;
+        struct np_scan_opts o = {.all_steps = 1, .read_chunk = chunk};
+        if (np_scan_file(path, &o, &f, NULL) != NP_OK || f.nsteps != r.nsteps || f.runs != r.runs ||
+            f.saw_checkpoint_save != r.saw_checkpoint_save ||
+            f.saw_checkpoint_load != r.saw_checkpoint_load || f.bytes_read != size)
+            abort();
+        for (size_t i = 0; i < r.nsteps; i++)
+            fuzz_same_step(&r.steps[i], &f.steps[i]);
+        np_scan_result_free(&f);
+
+        /* tail mode: whatever it finds ends on the file's last step line */
+        struct np_scan_opts to = {.window = size > 1 ? 1 + data[1] % 8 : 1,
+                                  .tail_bytes = size > 2 ? 1 + (size_t)data[2] * 7 : 1,
+                                  .read_chunk = chunk};
+        if (np_scan_file(path, &to, &t, NULL) != NP_OK)
+            abort();
+        fuzz_invariants(&t, data, size, 0);
+        if (t.nsteps && (!r.nsteps || t.steps[t.nsteps - 1].offset != r.steps[r.nsteps - 1].offset ||
+                         t.steps[t.nsteps - 1].iteration != r.steps[r.nsteps - 1].iteration))
+            abort();
+        if (t.nsteps == 0 && r.nsteps && !t.truncated_start)
+            abort(); /* read it all and found nothing? */
+        np_scan_result_free(&t);
+        close(fd);
+    }
+    np_scan_result_free(&r);
+
+    /* a tail buffer: the first (cut) line is dropped */
+    if (size > 1) {
+        size_t cut = data[0] % size;
+        if (np_scan_buffer(buf + cut, size - cut, 1 + cut, &r, NULL) != NP_OK)
+            abort();
+        fuzz_invariants(&r, data + cut, size - cut, 1 + cut);
+        np_scan_result_free(&r);
+    }
+
+    fuzz_finders(buf, size, size ? (data[size - 1] & SCAN_NEEDLE_ALL) | 1u : SCAN_NEEDLE_ALL);
+    if (np_scan_init(NULL) == NP_OK) {
+        fuzz_number(buf, size < 70 ? size : 70);
+        for (size_t i = 0; i + 1 < size && i < 4096; i++)
+            if (data[i] == ':' || data[i] == '=')
+                fuzz_number(buf + i + 1, size - i - 1 < 30 ? size - i - 1 : 30);
+    }
+    return 0;
+}
