@@ -520,6 +520,7 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     /* Default mode reads each log's tail only: enough for the last step (the seeds' rule) and for
      * as many of the last N steps as the tail holds.  --window N insists on N steps. */
     so.window = j->o->window_strict && j->o->window ? j->o->window : 1;
+    so.keep = j->o->window ? j->o->window : 10; /* tail mode parses only the steps the window can use */
 
     struct run_attempt *att = malloc((g->nfiles ? g->nfiles : 1) * sizeof *att);
     char *is_att = calloc(g->nfiles ? g->nfiles : 1, 1);

@@ -960,8 +960,27 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_automodel(st, s, n, off);
 }
 
+typedef void (*scan_line_fn)(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx);
+
+/* The default line handler: parse the candidate line now. */
+static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx)
+{
+    (void)ctx;
+    scan_line(st, s, n, off);
+}
+
+static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, uint64_t base, scan_line_fn fn,
+                           void *ctx);
+
 /* buf[0..len) holds whole lines (len == 0 or buf[len-1] is '\n' or '\r'). */
 static void scan_feed(struct scan_state *st, const char *buf, size_t len, uint64_t base)
+{
+    scan_feed_with(st, buf, len, base, scan_line_now, NULL);
+}
+
+/* Find the candidate lines of buf (those holding a needle) and hand each to fn. */
+static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, uint64_t base, scan_line_fn fn,
+                           void *ctx)
 {
     const char *end = buf + len, *pos = buf;
     const char *nl = NULL, *cr = NULL; /* cached next '\n' / '\r' (end = none) */
@@ -986,7 +1005,7 @@ static void scan_feed(struct scan_state *st, const char *buf, size_t len, uint64
         const char *le = nl < cr ? nl : cr;
         if (le == end)
             break; /* cannot happen: buf ends with a terminator */
-        scan_line(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf));
+        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), ctx);
         if (st->ckpt_save && st->ckpt_load)
             active &= ~(1u << SCAN_NEEDLE_CKPT);
         pos = le + 1;
@@ -1012,6 +1031,101 @@ static size_t scan_whole_lines(const char *buf, size_t len)
     if (cr)
         return (size_t)(cr - buf) + 1;
     return nl ? from : 0;
+}
+
+/* Candidate lines of a tail buffer, remembered for parsing from the end. */
+struct scan_spans {
+    const char **ls;
+    size_t *n;
+    uint64_t *off;
+    size_t count, cap;
+    int nomem;
+};
+
+static void scan_line_remember(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx)
+{
+    struct scan_spans *sp = ctx;
+    if (n <= SCAN_LINE_MAX && memmem(s, n, "Global Checkpoint", 17))
+        scan_checkpoint(st, s, n); /* cheap, and the flags cover every byte read */
+    if (sp->count == sp->cap) {
+        size_t nc = sp->cap ? sp->cap * 2 : 128;
+        const char **a = realloc(sp->ls, nc * sizeof *a);
+        size_t *b = a ? realloc(sp->n, nc * sizeof *b) : NULL;
+        uint64_t *c = b ? realloc(sp->off, nc * sizeof *c) : NULL;
+        if (a)
+            sp->ls = a;
+        if (b)
+            sp->n = b;
+        if (!c) {
+            sp->nomem = 1;
+            return;
+        }
+        sp->off = c;
+        sp->cap = nc;
+    }
+    sp->ls[sp->count] = s;
+    sp->n[sp->count] = n;
+    sp->off[sp->count] = off;
+    sp->count++;
+}
+
+/* Tail mode: find every candidate line (cheap), then parse them from the end
+ * until `keep` steps of the last run are known, and replay those steps in file
+ * order through the usual run bookkeeping.  Parsing 10 lines instead of every
+ * step line of the tail is what makes reading thousands of logs fast. */
+static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep)
+{
+    struct scan_spans sp = {0};
+    scan_feed_with(st, buf, len, base, scan_line_remember, &sp);
+    struct scan_state one;
+    struct np_step *rev = NULL;
+    size_t nrev = 0, distinct = 0;
+    if (sp.nomem || scan_state_init(&one) != NP_OK || !(rev = malloc((keep + 1) * sizeof *rev))) {
+        if (rev || sp.nomem)
+            scan_state_free(&one);
+        st->status = NP_E_NOMEM;
+        free(rev);
+        free(sp.ls);
+        free(sp.n);
+        free(sp.off);
+        return;
+    }
+    for (size_t i = sp.count; i-- > 0 && distinct < keep;) {
+        one.n = 0;
+        for (int g = 0; g < SCAN_NGEN; g++)
+            one.last_iter[g] = -1;
+        scan_line(&one, sp.ls[i], sp.n[i], sp.off[i]);
+        if (one.status != NP_OK) {
+            st->status = one.status;
+            break;
+        }
+        if (one.n == 0)
+            continue;
+        const struct np_step *s = &one.steps[one.n - 1];
+        struct np_step *later = nrev ? &rev[nrev - 1] : NULL;
+        if (later && later->gen == s->gen && s->iteration >= 0 && later->iteration >= 0) {
+            if (s->iteration == later->iteration) {
+                /* a redraw of the same step: the later line wins, this one fills its gaps */
+                struct np_step m = *s;
+                scan_step_merge(&m, later);
+                *later = m;
+                continue;
+            }
+            if (s->iteration > later->iteration) {
+                rev[nrev++] = *s; /* an earlier run: kept so that the bookkeeping sees the boundary */
+                break;
+            }
+        }
+        rev[nrev++] = *s;
+        distinct++;
+    }
+    for (size_t j = nrev; j-- > 0;)
+        scan_add_step(st, &rev[j]);
+    scan_state_free(&one);
+    free(rev);
+    free(sp.ls);
+    free(sp.n);
+    free(sp.off);
 }
 
 static void scan_result_take(struct scan_state *st, struct np_scan_result *out)
@@ -1150,10 +1264,50 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
     return rc;
 }
 
+#define SCAN_TAIL_BUFFER_MAX ((uint64_t)64 << 20) /* larger tails go through scan_range */
+
+/* Tail mode with a step budget: read bytes [from, to) whole into one buffer
+ * (the cut first line and an unterminated last line are dropped) and parse
+ * only its last `keep` steps. */
+static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_t to, struct scan_state *st,
+                                     size_t keep, struct np_error *err)
+{
+    size_t span = (size_t)(to - from), got = 0;
+    char *buf = malloc(span ? span : 1);
+    if (!buf)
+        return np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
+    while (got < span) {
+        ssize_t r = pread(f->fd, buf + got, span - got, (off_t)(from + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            free(buf);
+            return scan_io_error(err, f->path, "read error", errno);
+        }
+        if (r == 0)
+            break; /* the file shrank */
+        got += (size_t)r;
+    }
+    f->bytes_read += got;
+    size_t start = 0;
+    if (from > 0) {
+        start = scan_after_first_term(buf, got);
+        if (start == 0)
+            start = got;
+    }
+    size_t whole = got > start ? scan_whole_lines(buf + start, got - start) : 0;
+    if (whole)
+        scan_feed_tail(st, buf + start, whole, from + start, keep);
+    free(buf);
+    if (st->status != NP_OK)
+        return np_error_set(err, st->status, f->path, 0, 0, "out of memory");
+    return NP_OK;
+}
+
 enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                             struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT};
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -1173,6 +1327,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
             o.tail_bytes = opts->tail_bytes;
         if (opts->read_chunk)
             o.read_chunk = opts->read_chunk;
+        o.keep = opts->keep;
     }
     memset(&f, 0, sizeof f);
     f.path = path;
@@ -1208,7 +1363,10 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
             uint64_t start = f.size > want ? f.size - want : 0;
             /* One byte early: if it is a terminator the first line is whole. */
             from = start > 0 ? start - 1 : 0;
-            rc = scan_range(&f, from, f.size, &st, err);
+            if (o.keep && f.size - from <= SCAN_TAIL_BUFFER_MAX)
+                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep, err);
+            else
+                rc = scan_range(&f, from, f.size, &st, err);
             if (rc != NP_OK || from == 0 || st.n >= o.window || st.runs >= 2)
                 break;
             scan_state_free(&st);

@@ -775,6 +775,53 @@ static char *make_two_runs(size_t *len, size_t *run2_start)
     return buf;
 }
 
+/* Tail mode with a step budget (what nemoperf-parse uses): only the last `keep`
+ * steps are parsed, and they equal the whole-file scan's last steps, through run
+ * boundaries and tqdm redraws; the run start stops the reading backwards. */
+START_TEST(test_tail_keep)
+{
+    size_t len, run2;
+    char *buf = make_two_runs(&len, &run2);
+    const char *path = write_tmp(3, buf, len);
+    struct np_scan_result all, t;
+    scan_all(path, &all);
+    struct np_scan_opts o = {.window = 1, .keep = 10};
+    ck_assert_int_eq(np_scan_file(path, &o, &t, NULL), NP_OK);
+    ck_assert_uint_eq(t.nsteps, 10);
+    for (size_t i = 0; i < t.nsteps; i++)
+        assert_same_step(&t.steps[i], &all.steps[all.nsteps - 10 + i]);
+    np_scan_result_free(&t);
+    /* a budget larger than the last run: the reading stops at the run start */
+    o.window = 4000;
+    o.keep = 4000;
+    o.tail_bytes = 3000;
+    ck_assert_int_eq(np_scan_file(path, &o, &t, NULL), NP_OK);
+    ck_assert_uint_eq(t.nsteps, all.nsteps);
+    ck_assert_uint_eq(t.runs, 2);
+    for (size_t i = 0; i < t.nsteps; i++)
+        assert_same_step(&t.steps[i], &all.steps[i]);
+    np_scan_result_free(&t);
+    np_scan_result_free(&all);
+    free(buf);
+    /* the golden logs: redraws (tqdm), appended runs, other generations */
+    const char *logs[] = {"tests/data/scan/nemo1_tqdm.log", "tests/data/scan/runs_appended.log",
+                          "tests/data/scan/mbridge.log", "tests/data/scan/delta.log", "tests/data/scan/hostile.log"};
+    for (size_t k = 0; k < sizeof logs / sizeof logs[0]; k++) {
+        struct np_scan_opts wo = {.all_steps = 1};
+        ck_assert_int_eq(np_scan_file(logs[k], &wo, &all, NULL), NP_OK);
+        struct np_scan_opts ko = {.window = 1, .keep = 3};
+        ck_assert_int_eq(np_scan_file(logs[k], &ko, &t, NULL), NP_OK);
+        size_t want = all.nsteps < 3 ? all.nsteps : 3;
+        ck_assert_msg(t.nsteps == want, "%s: %zu steps, want %zu", logs[k], t.nsteps, want);
+        for (size_t i = 0; i < t.nsteps; i++)
+            assert_same_step(&t.steps[i], &all.steps[all.nsteps - want + i]);
+        ck_assert_int_eq(t.saw_checkpoint_save, all.saw_checkpoint_save);
+        np_scan_result_free(&t);
+        np_scan_result_free(&all);
+    }
+}
+END_TEST
+
 START_TEST(test_tail_big)
 {
     size_t len, run2;
@@ -1043,6 +1090,7 @@ static Suite *scan_suite(void)
     tcase_add_loop_test(tc, test_chunk_seams, 0, NGOLDEN);
     tcase_add_loop_test(tc, test_tail_cut_points, 0, NGOLDEN);
     tcase_add_test(tc, test_tail_big);
+    tcase_add_test(tc, test_tail_keep);
     tcase_add_test(tc, test_buffer_base_offset);
     tcase_add_test(tc, test_threads);
     tcase_add_loop_test(tc, test_growing_file, 0, 2);

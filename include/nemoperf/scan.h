@@ -46,6 +46,8 @@ struct np_scan_opts {
     size_t window;        /* steps wanted in tail mode (default 10; at least 1) */
     size_t tail_bytes;    /* first read size from the end in tail mode (default 65536) */
     size_t read_chunk;    /* bytes per read (default 0 = 4 MiB); tests set it small to exercise chunk seams */
+    size_t keep;          /* tail mode: parse only the last `keep` steps (>= window) of the bytes read;
+                             0 = every step line read.  Parsing is the costly part; finding lines is not. */
 };
 
 /* Lines longer than this are never step lines: they are skipped whole. */
