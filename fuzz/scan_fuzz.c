@@ -131,9 +131,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         np_scan_result_free(&f);
 
         /* tail mode: whatever it finds ends on the file's last step line */
+        /* half of the inputs also use the step budget of nemoperf-parse's default mode */
         struct np_scan_opts to = {.window = size > 1 ? 1 + data[1] % 8 : 1,
                                   .tail_bytes = size > 2 ? 1 + (size_t)data[2] * 7 : 1,
-                                  .read_chunk = chunk};
+                                  .read_chunk = chunk,
+                                  .keep = size > 3 && (data[3] & 1) ? 1 + data[3] % 12 : 0};
         if (np_scan_file(path, &to, &t, NULL) != NP_OK)
             abort();
         fuzz_invariants(&t, data, size, 0);

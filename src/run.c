@@ -43,6 +43,7 @@ void np_parse_opts_init(struct np_parse_opts *o)
     o->steps_first = o->steps_last = -1;
     o->train_tokens = 1e12;
     o->tolerance_pct = 5.0;
+    o->progress_after = 1.0;
 }
 
 /* ---- patterns (compiled once) ---- */
@@ -642,6 +643,10 @@ static void *run_progress(void *arg)
     int shown = 0;
     pthread_mutex_lock(&j->mu);
     while (!j->finished) {
+        if (run_now() - t0 >= j->o->progress_after) {
+            fprintf(stderr, "\r%s: %zu/%zu%s folders", np_progname(), j->done, j->nq, j->walk_done ? "" : "+");
+            shown = 1;
+        }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 200 * 1000 * 1000;
@@ -650,10 +655,6 @@ static void *run_progress(void *arg)
             ts.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&j->pcv, &j->mu, &ts);
-        if (!j->finished && run_now() - t0 > 1.0) {
-            fprintf(stderr, "\r%s: %zu/%zu%s folders", np_progname(), j->done, j->nq, j->walk_done ? "" : "+");
-            shown = 1;
-        }
     }
     pthread_mutex_unlock(&j->mu);
     if (shown)

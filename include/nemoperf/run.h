@@ -82,7 +82,8 @@ struct np_parse_opts {
     struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs */
     int reference;
     double tolerance_pct;    /* 5 */
-    int progress;            /* show progress on stderr after 1 s */
+    int progress;            /* show progress on stderr ... */
+    double progress_after;   /* ... once the scan has taken this long (1 s) */
 };
 
 struct np_parse_result {

@@ -231,6 +231,16 @@ int main(int argc, char **argv)
         }
     }
     o.progress = !no_progress && isatty(STDERR_FILENO);
+    const char *after = getenv("NEMOPERF_PROGRESS_AFTER"); /* seconds; tests set 0 */
+    if (after && *after) {
+        char *end;
+        double v = strtod(after, &end);
+        if (*end || !(v >= 0) || v > 3600) {
+            np_errorf("NEMOPERF_PROGRESS_AFTER=%s: expected seconds between 0 and 3600", after);
+            return 2;
+        }
+        o.progress_after = v;
+    }
 
     struct np_error err;
     struct np_recipe_set recipes;
