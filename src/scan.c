@@ -33,6 +33,7 @@
 #define SCAN_CHUNK_DEFAULT ((size_t)4 << 20)
 #endif
 #define SCAN_TAIL_DEFAULT ((size_t)64 << 10)
+#define SCAN_TAIL_FIRST ((uint64_t)16 << 10) /* first read with a step budget */
 #define SCAN_WINDOW_DEFAULT 10
 #define SCAN_NGEN 6
 
@@ -1358,7 +1359,10 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
             (void)posix_fadvise(f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         rc = scan_range(&f, 0, f.size, &st, err);
     } else {
-        uint64_t want = o.tail_bytes;
+        /* With a step budget, start small: the budget is often met well inside the tail
+         * (ordinary logs print a step line every KiB or so), and bytes not read are the
+         * main cost of a scan over thousands of logs.  Grow up to tail_bytes to fill it. */
+        uint64_t want = o.keep && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
         for (;;) {
             uint64_t start = f.size > want ? f.size - want : 0;
             /* One byte early: if it is a terminator the first line is whole. */
@@ -1367,7 +1371,9 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                 rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep, err);
             else
                 rc = scan_range(&f, from, f.size, &st, err);
-            if (rc != NP_OK || from == 0 || st.n >= o.window || st.runs >= 2)
+            if (rc != NP_OK || from == 0 || st.runs >= 2)
+                break;
+            if (st.n >= o.window && (!o.keep || st.n >= o.keep || want >= o.tail_bytes))
                 break;
             scan_state_free(&st);
             if (scan_state_init(&st) != NP_OK) {
@@ -1375,6 +1381,8 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                 break;
             }
             want = want > f.size / 2 ? f.size : want * 2;
+            if (st.n == 0 && o.keep && want < o.tail_bytes)
+                want = o.tail_bytes; /* nothing at all yet: go to the full tail at once */
         }
     }
     close(f.fd);
