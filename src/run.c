@@ -413,16 +413,14 @@ struct run_slot {
     int nomem;
 };
 
-/* Producer (the walk) / consumers (workers) queue of folders. */
+/* The folders analysed so far (walk threads append), sorted at the end. */
 struct run_job {
     pthread_mutex_t mu;
-    pthread_cond_t cv;    /* work queued or walk finished */
     pthread_cond_t pcv;   /* progress: everything finished */
     int finished;
-    struct run_slot **q;  /* slots in walk order; the array grows while workers run */
-    size_t nq, capq, next;
-    int walk_done;
-    size_t done;
+    struct run_slot **slots;
+    size_t nslots, cap;
+    struct np_walk_counts counts;
     const struct np_parse_opts *o;
     const struct np_recipe_set *recipes;
     const struct np_ref_table *ref;
@@ -568,25 +566,6 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     free(is_att);
 }
 
-static void *run_worker(void *arg)
-{
-    struct run_job *j = arg;
-    pthread_mutex_lock(&j->mu);
-    for (;;) {
-        while (j->next >= j->nq && !j->walk_done)
-            pthread_cond_wait(&j->cv, &j->mu);
-        if (j->next >= j->nq)
-            break;
-        struct run_slot *slot = j->q[j->next++];
-        pthread_mutex_unlock(&j->mu);
-        run_group(j, slot);
-        pthread_mutex_lock(&j->mu);
-        j->done++;
-    }
-    pthread_mutex_unlock(&j->mu);
-    return NULL;
-}
-
 static double run_now(void)
 {
     struct timespec ts;
@@ -594,8 +573,8 @@ static double run_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Walk callback: queue the folder for the workers. */
-static enum np_status run_enqueue(void *ctx, struct np_walk_group *g)
+/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
+static enum np_status run_folder(void *ctx, struct np_walk_group *g)
 {
     struct run_job *j = ctx;
     struct run_slot *slot = calloc(1, sizeof *slot);
@@ -604,23 +583,37 @@ static enum np_status run_enqueue(void *ctx, struct np_walk_group *g)
         return NP_E_NOMEM;
     }
     slot->g = g;
+    run_group(j, slot);
     pthread_mutex_lock(&j->mu);
-    if (j->nq == j->capq) {
-        size_t nc = j->capq ? j->capq * 2 : 256;
-        struct run_slot **nq = realloc(j->q, nc * sizeof *nq);
-        if (!nq) {
+    if (j->nslots == j->cap) {
+        size_t nc = j->cap ? j->cap * 2 : 256;
+        struct run_slot **ns = realloc(j->slots, nc * sizeof *ns);
+        if (!ns) {
             pthread_mutex_unlock(&j->mu);
+            for (size_t i = 0; i < slot->n; i++) {
+                free(slot->runs[i].path);
+                free(slot->runs[i].dir);
+                free(slot->runs[i].why);
+            }
+            for (size_t i = 0; i < slot->nerrors; i++)
+                free(slot->errors[i]);
+            free(slot->runs);
+            free(slot->errors);
             np_walk_group_free(g);
             free(slot);
             return NP_E_NOMEM;
         }
-        j->q = nq;
-        j->capq = nc;
+        j->slots = ns;
+        j->cap = nc;
     }
-    j->q[j->nq++] = slot;
-    pthread_cond_signal(&j->cv);
+    j->slots[j->nslots++] = slot;
     pthread_mutex_unlock(&j->mu);
     return NP_OK;
+}
+
+static int run_cmp_slots(const void *a, const void *b)
+{
+    return np_walk_group_cmp((*(struct run_slot *const *)a)->g, (*(struct run_slot *const *)b)->g);
 }
 
 static enum np_status run_add_error(struct np_parse_result *res, const char *msg)
@@ -644,7 +637,8 @@ static void *run_progress(void *arg)
     pthread_mutex_lock(&j->mu);
     while (!j->finished) {
         if (run_now() - t0 >= j->o->progress_after) {
-            fprintf(stderr, "\r%s: %zu/%zu%s folders", np_progname(), j->done, j->nq, j->walk_done ? "" : "+");
+            fprintf(stderr, "\r%s: %zu/%zu folders", np_progname(), atomic_load(&j->counts.read),
+                    atomic_load(&j->counts.found));
             shown = 1;
         }
         struct timespec ts;
@@ -674,42 +668,27 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     struct run_job job;
     memset(&job, 0, sizeof job);
     pthread_mutex_init(&job.mu, NULL);
-    pthread_cond_init(&job.cv, NULL);
     pthread_cond_init(&job.pcv, NULL);
+    atomic_init(&job.counts.read, 0);
+    atomic_init(&job.counts.found, 0);
     job.o = o;
     job.recipes = recipes;
     job.ref = ref;
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? (int)ncpu : 1);
-    if (nthreads > 256)
-        nthreads = 256;
-    pthread_t tids[256], prog;
-    int started = 0, prog_started = 0;
-    for (int i = 0; i < nthreads; i++) {
-        if (pthread_create(&tids[i], NULL, run_worker, &job) != 0)
-            break;
-        started++;
-    }
-    if (o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0)
-        prog_started = 1;
+    pthread_t prog;
+    int prog_started = o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0;
 
     struct np_walk_errors werr = {0};
-    enum np_status st = np_walk_paths(paths, npaths, o->include, run_enqueue, &job, &werr);
-    pthread_mutex_lock(&job.mu);
-    job.walk_done = 1;
-    pthread_cond_broadcast(&job.cv);
-    pthread_mutex_unlock(&job.mu);
-    if (!started)
-        run_worker(&job);
-    for (int i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
+    enum np_status st = np_walk_paths(paths, npaths, o->include, nthreads, run_folder, &job, &werr, &job.counts);
     pthread_mutex_lock(&job.mu);
     job.finished = 1;
     pthread_cond_broadcast(&job.pcv);
     pthread_mutex_unlock(&job.mu);
     if (prog_started)
         pthread_join(prog, NULL);
+    qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
 
     int nomem = st == NP_E_NOMEM;
     for (size_t i = 0; !nomem && i < werr.n; i++)
@@ -717,15 +696,15 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     np_walk_errors_free(&werr);
     /* gather in walk order */
     size_t total = 0;
-    for (size_t g = 0; g < job.nq; g++) {
-        total += job.q[g]->n;
-        nomem |= job.q[g]->nomem;
+    for (size_t g = 0; g < job.nslots; g++) {
+        total += job.slots[g]->n;
+        nomem |= job.slots[g]->nomem;
     }
     res->runs = calloc(total ? total : 1, sizeof *res->runs);
     if (!res->runs)
         nomem = 1;
-    for (size_t g = 0; g < job.nq; g++) {
-        struct run_slot *slot = job.q[g];
+    for (size_t g = 0; g < job.nslots; g++) {
+        struct run_slot *slot = job.slots[g];
         for (size_t i = 0; i < slot->n; i++) {
             if (res->runs) {
                 res->runs[res->nruns++] = slot->runs[i];
@@ -747,9 +726,8 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
         np_walk_group_free(slot->g);
         free(slot);
     }
-    free(job.q);
+    free(job.slots);
     pthread_mutex_destroy(&job.mu);
-    pthread_cond_destroy(&job.cv);
     pthread_cond_destroy(&job.pcv);
     if (nomem)
         return NP_E_NOMEM;

@@ -961,12 +961,16 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_automodel(st, s, n, off);
 }
 
-typedef void (*scan_line_fn)(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx);
+/* A candidate line and the needle that made it one (scan_find_at's index). */
+typedef void (*scan_line_fn)(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
+                             void *ctx);
 
 /* The default line handler: parse the candidate line now. */
-static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx)
+static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
+                          void *ctx)
 {
     (void)ctx;
+    (void)needle;
     scan_line(st, s, n, off);
 }
 
@@ -1006,7 +1010,7 @@ static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, u
         const char *le = nl < cr ? nl : cr;
         if (le == end)
             break; /* cannot happen: buf ends with a terminator */
-        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), ctx);
+        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active), ctx);
         if (st->ckpt_save && st->ckpt_load)
             active &= ~(1u << SCAN_NEEDLE_CKPT);
         pos = le + 1;
@@ -1043,11 +1047,14 @@ struct scan_spans {
     int nomem;
 };
 
-static void scan_line_remember(struct scan_state *st, const char *s, size_t n, uint64_t off, void *ctx)
+static void scan_line_remember(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
+                               void *ctx)
 {
     struct scan_spans *sp = ctx;
-    if (n <= SCAN_LINE_MAX && memmem(s, n, "Global Checkpoint", 17))
-        scan_checkpoint(st, s, n); /* cheap, and the flags cover every byte read */
+    if (needle == SCAN_NEEDLE_CKPT && n <= SCAN_LINE_MAX) {
+        scan_checkpoint(st, s, n); /* a checkpoint line is never a step line */
+        return;
+    }
     if (sp->count == sp->cap) {
         size_t nc = sp->cap ? sp->cap * 2 : 128;
         const char **a = realloc(sp->ls, nc * sizeof *a);
