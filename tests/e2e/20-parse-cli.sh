@@ -99,6 +99,11 @@ if command -v script >/dev/null 2>&1; then
     [ -s "$T/err" ] && bad "progress printed when not a terminal" || ok "no progress when piped"
 fi
 
+# the order of the rows does not depend on the thread count
+"$P" -j 1 -f csv "$T" > "$T/j1" 2>/dev/null; "$P" -j 7 -f csv "$T" > "$T/j7" 2>/dev/null
+cmp -s "$T/j1" "$T/j7" && [ "$(wc -l < "$T/j1")" -gt 300 ] && ok "-j 1 and -j 7 give the same rows in the same order" \
+    || bad "-j 1 / -j 7 differ"
+
 # --help / --version
 "$P" --help | grep -q 'usage: nemoperf-parse' && ok "--help" || bad "--help"
 "$P" --version | grep -q '^nemoperf-parse [0-9]' && ok "--version" || bad "--version"
