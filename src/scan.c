@@ -1387,9 +1387,10 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                 rc = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
                 break;
             }
-            want = want > f.size / 2 ? f.size : want * 2;
-            if (st.n == 0 && o.keep && want < o.tail_bytes)
-                want = o.tail_bytes; /* nothing at all yet: go to the full tail at once */
+            if (o.keep && want < o.tail_bytes)
+                want = o.tail_bytes; /* the budget is not met in the first read: the whole tail at once */
+            else
+                want = want > f.size / 2 ? f.size : want * 2;
         }
     }
     close(f.fd);
