@@ -43,6 +43,9 @@ if [ -n "$rid" ]; then
         i=$((i + 1))
     done
     [ "$i" -lt 80 ] && ok "--wait reported job $rid back in the queue" || fail "requeue: no PENDING/REQUEUED progress line"
+    # slurmd refuses ("Job credential revoked") a job restarted on the same node within the
+    # second its old credential was revoked: let that second pass before moving the start
+    sleep 2
     scontrol update JobId="$rid" StartTime=now || fail "requeue: cannot move the start time of $rid"
 fi
 wait "$pc"
