@@ -546,12 +546,14 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     qsort(att, natt, sizeof *att, run_cmp_attempt);
 
     /* restart attempts: the newest one that has steps */
-    for (size_t a = 0; a < natt; a++)
-        if (run_scan_one(j, slot, g->files[att[a].file], &so, natt))
-            break;
-    /* every other log of the folder is a run of its own when it has steps */
+    int have_run = 0;
+    for (size_t a = 0; a < natt && !have_run; a++)
+        have_run = run_scan_one(j, slot, g->files[att[a].file], &so, natt);
+    /* every other log of the folder is a run of its own when it has steps, except the batch
+     * script's own output (sbatch_<exp>_<job>.out) beside a srun log that has them: the job's
+     * steps are in the srun log, and reading its companion would cost a file per run */
     for (size_t f = 0; f < g->nfiles; f++)
-        if (!is_att[f])
+        if (!is_att[f] && !(have_run && strncmp(run_basename(g->files[f]), "sbatch_", 7) == 0))
             run_scan_one(j, slot, g->files[f], &so, 0);
     if (slot->n == 0) {
         const char *path = natt ? g->files[att[0].file] : g->dir;

@@ -260,6 +260,32 @@ START_TEST(test_restarts_resolve_to_latest_attempt)
 }
 END_TEST
 
+START_TEST(test_sbatch_companion)
+{
+    char p[1200];
+    /* a srun log with steps: the batch output beside it is not a second run, even with step lines */
+    char *d = run_dir("pretrain_llama3.1_8b_bf16_16", 9, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_16_8_0.out", d);
+    write_log(p, 50, 49, 256, "12.3", "11.96");
+    snprintf(p, sizeof p, "%s/sbatch_pretrain_llama3.1_8b_bf16_16_8.out", d);
+    write_log(p, 50, 49, 256, "12.3", "11.96");
+    /* no srun log: the batch output is the run */
+    d = run_dir("pretrain_llama3.1_8b_bf16_32", 10, "");
+    snprintf(p, sizeof p, "%s/sbatch_pretrain_llama3.1_8b_bf16_32_9.out", d);
+    write_log(p, 50, 49, 512, "12.32", "11.96");
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 2);
+    ck_assert_ptr_nonnull(strstr(res.runs[0].path, "log-pretrain_llama3.1_8b_bf16_16_8_0.out"));
+    ck_assert_ptr_nonnull(strstr(res.runs[1].path, "sbatch_pretrain_llama3.1_8b_bf16_32_9.out"));
+    ck_assert_int_eq(res.runs[1].status, NP_RUN_OK);
+    ck_assert_double_eq_tol(res.runs[1].m.tokens_per_s, 340447, 1);
+    np_parse_result_free(&res);
+}
+END_TEST
+
 START_TEST(test_statuses)
 {
     char p[1200];
@@ -439,6 +465,7 @@ int main(void)
     tcase_add_test(tc, test_seed_tables_transcribed);
     tcase_add_test(tc, test_restarts_resolve_to_latest_attempt);
     tcase_add_test(tc, test_statuses);
+    tcase_add_test(tc, test_sbatch_companion);
     tcase_add_test(tc, test_manifest_identity_and_window);
     tcase_add_test(tc, test_errors_go_on);
     tcase_add_test(tc, test_identity_from_path);
