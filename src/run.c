@@ -9,6 +9,7 @@
 #include "nemoperf/run.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <pcre2.h>
@@ -493,7 +494,10 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
     memset(&res, 0, sizeof res);
     slot->files++;
     int found = 0;
-    if (np_scan_file(path, so, &res, &err) != NP_OK) {
+    /* open relative to the folder the walk holds open: no path walk per file */
+    int dfd = slot->g->dirfd >= 0 ? slot->g->dirfd : AT_FDCWD;
+    const char *name = dfd == AT_FDCWD ? path : run_basename(path);
+    if (np_scan_fileat(dfd, name, path, so, &res, &err) != NP_OK) {
         run_slot_error(slot, &err);
     } else {
         slot->bytes += res.bytes_read;
@@ -586,6 +590,7 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g)
     }
     slot->g = g;
     run_group(j, slot);
+    g->dirfd = -1; /* open only during this call */
     pthread_mutex_lock(&j->mu);
     if (j->nslots == j->cap) {
         size_t nc = j->cap ? j->cap * 2 : 256;

@@ -1315,6 +1315,12 @@ static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_
 enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                             struct np_scan_result *out, struct np_error *err)
 {
+    return np_scan_fileat(AT_FDCWD, path, path, opts, out, err);
+}
+
+enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
+                              struct np_scan_result *out, struct np_error *err)
+{
     struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0};
     struct scan_file f;
     struct scan_state st;
@@ -1323,7 +1329,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
     if (!out)
         return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no result to fill");
     memset(out, 0, sizeof *out);
-    if (!path)
+    if (!name || !path)
         return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no path");
     if ((rc = np_scan_init(err)) != NP_OK)
         return rc;
@@ -1340,7 +1346,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
     memset(&f, 0, sizeof f);
     f.path = path;
     f.chunk = o.read_chunk;
-    f.fd = open(path, O_RDONLY | O_CLOEXEC);
+    f.fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
     if (f.fd < 0)
         return scan_io_error(err, path, "cannot open", errno);
     if (fstat(f.fd, &sb) != 0) {

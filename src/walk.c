@@ -178,13 +178,14 @@ static int walk_push_name(char ***arr, size_t *n, size_t *cap, const char *name)
     return 1;
 }
 
-static enum np_status walk_emit(struct walk_shared *w, size_t root, const char *dir, char **names, size_t n,
-                                const char *manifest)
+static enum np_status walk_emit(struct walk_shared *w, size_t root, const char *dir, int dirfd, char **names,
+                                size_t n, const char *manifest)
 {
     struct np_walk_group *g = calloc(1, sizeof *g);
     if (!g)
         return NP_E_NOMEM;
     g->root = root;
+    g->dirfd = dirfd;
     g->dir = strdup(dir);
     g->files = calloc(n ? n : 1, sizeof *g->files);
     g->manifest = manifest ? strdup(manifest) : NULL;
@@ -324,7 +325,6 @@ static enum np_status walk_read(struct walk_shared *w, struct walk_item *it)
     }
     if (rc == NP_OK && errno != 0)
         walk_error(w, it->path, strerror(errno));
-    closedir(d);
     /* a kid's parent is this folder: its manifests are this one's, shifted by one */
     for (size_t k = 0; rc == NP_OK && k < nk; k++) {
         struct walk_item *c = kids[k];
@@ -350,8 +350,9 @@ static enum np_status walk_read(struct walk_shared *w, struct walk_item *it)
         const char *m = mine;
         for (size_t i = 0; !m && i < WALK_UP - 1; i++)
             m = it->manifest[i];
-        rc = walk_emit(w, it->root, it->path, files, nf, m);
+        rc = walk_emit(w, it->root, it->path, dirfd(d), files, nf, m);
     }
+    closedir(d);
     for (size_t i = 0; i < nf; i++)
         free(files[i]);
     free(files);
@@ -476,7 +477,7 @@ enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *incl
             for (size_t up = 0; up < WALK_UP - 1 && !man; up++)
                 man = m[up];
             if (rc == NP_OK)
-                rc = walk_emit(&w, i, dir, one, 1, man);
+                rc = walk_emit(&w, i, dir, -1, one, 1, man);
             for (size_t up = 0; up < WALK_UP - 1; up++)
                 free(m[up]);
             free(dir);

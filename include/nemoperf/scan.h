@@ -80,6 +80,12 @@ enum np_status np_scan_buffer(const char *buf, size_t len, uint64_t base_offset,
 enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
                             struct np_scan_result *out, struct np_error *err);
 
+/* The same for a file named relative to an open folder (dirfd, or AT_FDCWD): saves
+ * the path walk of every open when many logs of one folder are read.  path names
+ * the file in messages. */
+enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
+                              struct np_scan_result *out, struct np_error *err);
+
 /* Frees what the result owns and zeroes it; NULL-safe. */
 void np_scan_result_free(struct np_scan_result *res);
 

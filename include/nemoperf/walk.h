@@ -26,6 +26,7 @@ struct np_walk_group {
     char **files;       /* full paths, sorted */
     size_t nfiles;
     char *manifest;     /* nearest NP_MANIFEST_NAME in the folder or up to 3 parents, or NULL */
+    int dirfd;          /* the folder, open during the callback only (files open relative to it), or -1 */
 };
 
 /* Receives ownership of g (free with np_walk_group_free).  Called from worker
