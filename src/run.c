@@ -695,7 +695,8 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     pthread_mutex_unlock(&job.mu);
     if (prog_started)
         pthread_join(prog, NULL);
-    qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
+    if (job.nslots > 1)
+        qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
 
     int nomem = st == NP_E_NOMEM;
     for (size_t i = 0; !nomem && i < werr.n; i++)
