@@ -1051,10 +1051,8 @@ static void scan_line_remember(struct scan_state *st, const char *s, size_t n, u
                                void *ctx)
 {
     struct scan_spans *sp = ctx;
-    if (needle == SCAN_NEEDLE_CKPT && n <= SCAN_LINE_MAX) {
-        scan_checkpoint(st, s, n); /* a checkpoint line is never a step line */
-        return;
-    }
+    if (needle == SCAN_NEEDLE_CKPT && n <= SCAN_LINE_MAX)
+        scan_checkpoint(st, s, n); /* the flags cover every byte read; the line may still hold a step */
     if (sp->count == sp->cap) {
         size_t nc = sp->cap ? sp->cap * 2 : 128;
         const char **a = realloc(sp->ls, nc * sizeof *a);

@@ -805,7 +805,9 @@ START_TEST(test_tail_keep)
     free(buf);
     /* the golden logs: redraws (tqdm), appended runs, other generations */
     const char *logs[] = {"tests/data/scan/nemo1_tqdm.log", "tests/data/scan/runs_appended.log",
-                          "tests/data/scan/mbridge.log", "tests/data/scan/delta.log", "tests/data/scan/hostile.log"};
+                          "tests/data/scan/mbridge.log", "tests/data/scan/delta.log", "tests/data/scan/hostile.log",
+                          /* found by the fuzzer: "Global Checkpoint Save" inside a step line */
+                          "tests/data/scan/regress_ckpt_in_step.log"};
     for (size_t k = 0; k < sizeof logs / sizeof logs[0]; k++) {
         struct np_scan_opts wo = {.all_steps = 1};
         ck_assert_int_eq(np_scan_file(logs[k], &wo, &all, NULL), NP_OK);
@@ -819,6 +821,16 @@ START_TEST(test_tail_keep)
         np_scan_result_free(&t);
         np_scan_result_free(&all);
     }
+    /* the fuzzer's case, with its options: the last step line also holds a checkpoint needle */
+    struct np_scan_opts wo = {.all_steps = 1}, fo = {.window = 7, .tail_bytes = 708, .keep = 6};
+    ck_assert_int_eq(np_scan_file("tests/data/scan/regress_ckpt_in_step.log", &wo, &all, NULL), NP_OK);
+    ck_assert_int_eq(np_scan_file("tests/data/scan/regress_ckpt_in_step.log", &fo, &t, NULL), NP_OK);
+    ck_assert_uint_eq(all.nsteps, 4);
+    ck_assert_uint_eq(t.nsteps, 4);
+    assert_same_step(&t.steps[3], &all.steps[3]);
+    ck_assert_int_eq(t.saw_checkpoint_save, all.saw_checkpoint_save);
+    np_scan_result_free(&t);
+    np_scan_result_free(&all);
 }
 END_TEST
 
