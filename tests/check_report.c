@@ -1,0 +1,186 @@
+/* check_report.c - the four output formats on hand-made runs: rounding, quoting, nulls, n/a. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nemoperf/report.h"
+
+static struct np_recipe_set set;
+static struct np_run runs[2];
+static struct np_parse_result res;
+static struct np_parse_opts opts;
+
+static void setup(void)
+{
+    struct np_error err;
+    ck_assert(np_recipe_set_load_dir("recipes", &set, &err) == NP_OK);
+    np_parse_opts_init(&opts);
+    memset(runs, 0, sizeof runs);
+    /* run 0: llama3.1 405b proxy at 32 GPUs, as the seed's first 405b BF16 column */
+    struct np_run *r = &runs[0];
+    r->path = strdup("/x/a \"quoted\", comma.out");
+    r->recipe = np_recipe_find(&set, "llama3.1");
+    r->model = np_model_find(r->recipe, "405b");
+    r->row = np_row_find(r->model, "h100", NP_DTYPE_BF16, 32);
+    strcpy(r->id.recipe, "llama3.1");
+    strcpy(r->id.model_size, "405b");
+    strcpy(r->id.gpu_type, "h100");
+    strcpy(r->id.experiment, "pretrain_llama3.1_405b_bf16_32");
+    r->id.dtype = NP_DTYPE_BF16;
+    r->id.gpus = 32;
+    r->id.seq_len = 8192;
+    r->id.gbs = 64;
+    r->step = r->total = 49;
+    r->complete = 1;
+    r->steps_seen = 10;
+    r->step_time_s = 5.4;
+    r->window.first = r->window.last = -1;
+    r->window.mean_s = r->window.median_s = r->window.stdev_s = r->window.min_s = r->window.max_s = NAN;
+    r->flops_per_sample = np_model_flops_row(r->model, r->row, 8192);
+    r->peak_memory_bytes = r->loss = r->logged_tflops_per_gpu = r->ref_ratio = NAN;
+    r->train_tokens = 1e12;
+    np_metrics_from_step(5.4, 8192, 64, 32, r->flops_per_sample, 989, 1e12, &r->m);
+    r->status = NP_RUN_OK;
+    /* run 1: unidentified, nothing known but a step time */
+    r = &runs[1];
+    r->path = strdup("/x/b.out");
+    strcpy(r->id.experiment, "b");
+    r->step = r->total = -1;
+    r->complete = -1;
+    r->step_time_s = 1.5;
+    r->window.first = r->window.last = -1;
+    r->window.mean_s = r->window.median_s = r->window.stdev_s = r->window.min_s = r->window.max_s = NAN;
+    r->flops_per_sample = r->peak_memory_bytes = r->loss = r->logged_tflops_per_gpu = r->ref_ratio = NAN;
+    np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &r->m);
+    r->status = NP_RUN_UNIDENTIFIED;
+    r->why = strdup("no manifest");
+    res.runs = runs;
+    res.nruns = 2;
+    res.errors = NULL;
+    res.nerrors = 0;
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < 2; i++) {
+        free(runs[i].path);
+        free(runs[i].why);
+    }
+    np_recipe_set_free(&set);
+}
+
+static char *render(enum np_format f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    ck_assert_int_eq(np_report_write(m, f, &res, &opts), NP_OK);
+    fclose(m);
+    return buf;
+}
+
+START_TEST(test_trim2)
+{
+    char b[32];
+    np_report_trim2(12.3, b, sizeof b);
+    ck_assert_str_eq(b, "12.3");
+    np_report_trim2(34.0, b, sizeof b);
+    ck_assert_str_eq(b, "34");
+    np_report_trim2(135.434, b, sizeof b);
+    ck_assert_str_eq(b, "135.43");
+    np_report_trim2(0.996, b, sizeof b);
+    ck_assert_str_eq(b, "1");
+    np_report_trim2(-0.5, b, sizeof b);
+    ck_assert_str_eq(b, "-0.5");
+}
+END_TEST
+
+START_TEST(test_markdown_proxy_is_na)
+{
+    char *md = render(NP_FMT_MARKDOWN);
+    /* the seed's 405b BF16 32-GPU column: 5.4 s, 97090 tok/s, 55.23 % (here 55.26, within the +-0.2 the published check allows), days n/a */
+    const char *want = "Llama 3.1 405b BF16 | 32x H100 GPUs |\n"
+                       "---|---|\n"
+                       "Training step time (seconds per step) | 5.4 |\n"
+                       "Throughput in tokens per second | 97090 |\n"
+                       "Model flops utilization | 55.26% |\n"
+                       "Time to train 1T tokens in days | n/a |\n";
+    ck_assert_str_eq(md, want); /* the unidentified run has no column */
+    free(md);
+}
+END_TEST
+
+START_TEST(test_csv_quoting_and_blanks)
+{
+    char *csv = render(NP_FMT_CSV);
+    ck_assert_ptr_nonnull(strstr(csv, "\n\"/x/a \"\"quoted\"\", comma.out\",pretrain_llama3.1_405b_bf16_32,llama3.1,"));
+    /* unknowns are empty cells, status last */
+    ck_assert_ptr_nonnull(strstr(csv, "\n/x/b.out,b,,,,,,,,,0,,1.5,"));
+    ck_assert_ptr_nonnull(strstr(csv, ",unidentified\n"));
+    free(csv);
+}
+END_TEST
+
+START_TEST(test_json_numbers_and_nulls)
+{
+    char *js = render(NP_FMT_JSON);
+    json_error_t e;
+    json_t *root = json_loads(js, 0, &e);
+    ck_assert_msg(root != NULL, "%s", e.text);
+    json_t *r0 = json_array_get(json_object_get(root, "runs"), 0);
+    json_t *r1 = json_array_get(json_object_get(root, "runs"), 1);
+    ck_assert(json_is_integer(json_object_get(r0, "gpus")));
+    ck_assert(json_is_real(json_object_get(r0, "tokens_per_s")));
+    ck_assert_double_eq_tol(json_real_value(json_object_get(r0, "tokens_per_s")), 97090.37, 0.01);
+    ck_assert(json_is_true(json_object_get(r0, "complete")));
+    ck_assert(json_is_null(json_object_get(r1, "gpus")));
+    ck_assert(json_is_null(json_object_get(r1, "tokens_per_s")));
+    ck_assert(json_is_null(json_object_get(r1, "complete")));
+    ck_assert_str_eq(json_string_value(json_object_get(r1, "status")), "unidentified");
+    ck_assert_str_eq(json_string_value(json_object_get(r1, "reason")), "no manifest");
+    ck_assert_uint_eq(json_array_size(json_object_get(root, "errors")), 0);
+    ck_assert_ptr_null(json_object_get(r0, "reference")); /* only with --reference */
+    json_decref(root);
+    free(js);
+}
+END_TEST
+
+START_TEST(test_table_and_formats)
+{
+    char *t = render(NP_FMT_TABLE);
+    ck_assert_ptr_nonnull(strstr(t, "EXPERIMENT"));
+    ck_assert_ptr_nonnull(strstr(t, "unidentified: /x/b.out: no manifest\n"));
+    free(t);
+    ck_assert_int_eq(np_format_parse("md"), NP_FMT_MARKDOWN);
+    ck_assert_int_eq(np_format_parse("json"), NP_FMT_JSON);
+    ck_assert_int_eq(np_format_parse("xml"), -1);
+    ck_assert_int_eq(np_format_parse(NULL), -1);
+    /* a closed stream is an I/O error, not a crash */
+    FILE *f = fopen("/dev/full", "w");
+    if (f) {
+        ck_assert_int_eq(np_report_write(f, NP_FMT_CSV, &res, &opts), NP_E_IO);
+        fclose(f);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_trim2);
+    tcase_add_test(tc, test_markdown_proxy_is_na);
+    tcase_add_test(tc, test_csv_quoting_and_blanks);
+    tcase_add_test(tc, test_json_numbers_and_nulls);
+    tcase_add_test(tc, test_table_and_formats);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

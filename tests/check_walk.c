@@ -1,0 +1,196 @@
+/* check_walk.c - the parallel folder walk: order, include glob, manifests, loops, errors.
+ *
+ * The same tree is walked with 1 and 8 threads; after sorting with
+ * np_walk_group_cmp both must give the same groups in depth-first name order.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/walk.h"
+
+static char root[64];
+
+static void touch(const char *rel)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *s = p + strlen(root) + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("x\n", f);
+    fclose(f);
+}
+
+struct collect {
+    pthread_mutex_t mu;
+    struct np_walk_group **g;
+    size_t n;
+};
+
+static enum np_status collect_fn(void *ctx, struct np_walk_group *g)
+{
+    struct collect *c = ctx;
+    ck_assert(g->dirfd >= 0 || g->nfiles == 1); /* folders are open during the call */
+    pthread_mutex_lock(&c->mu);
+    c->g = realloc(c->g, (c->n + 1) * sizeof *c->g);
+    c->g[c->n++] = g;
+    pthread_mutex_unlock(&c->mu);
+    return NP_OK;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    return np_walk_group_cmp(*(struct np_walk_group *const *)a, *(struct np_walk_group *const *)b);
+}
+
+static void walk(char **paths, size_t n, int threads, const char *include, struct collect *c,
+                 struct np_walk_errors *e)
+{
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    memset(e, 0, sizeof *e);
+    struct np_walk_counts counts;
+    atomic_init(&counts.read, 0);
+    atomic_init(&counts.found, 0);
+    ck_assert_int_eq(np_walk_paths(paths, n, include, threads, collect_fn, c, e, &counts), NP_OK);
+    ck_assert_uint_eq(atomic_load(&counts.read), atomic_load(&counts.found));
+    if (c->n > 1)
+        qsort(c->g, c->n, sizeof *c->g, cmp);
+}
+
+static void release(struct collect *c, struct np_walk_errors *e)
+{
+    for (size_t i = 0; i < c->n; i++)
+        np_walk_group_free(c->g[i]);
+    free(c->g);
+    np_walk_errors_free(e);
+    pthread_mutex_destroy(&c->mu);
+}
+
+static void setup(void)
+{
+    strcpy(root, "/tmp/np-walk-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    touch("b/x.out");
+    touch("b/y.out");
+    touch("b/ignored.txt");
+    touch("b/c/z.out");
+    touch("b-x/w.out");
+    touch("a/deep/er/v.out");
+    touch("a/nemoperf.json");
+    touch("a/deep/er/even/deeper/u.out");
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char *rel(const char *p)
+{
+    return p + strlen(root) + 1;
+}
+
+START_TEST(test_order_and_threads)
+{
+    char *paths[] = {root};
+    struct collect c1, c8;
+    struct np_walk_errors e1, e8;
+    walk(paths, 1, 1, "*.out", &c1, &e1);
+    walk(paths, 1, 8, "*.out", &c8, &e8);
+    /* depth first, names sorted, a folder's subtree before its later siblings ("b/c" before "b-x") */
+    const char *want[] = {"a/deep/er", "a/deep/er/even/deeper", "b", "b/c", "b-x"};
+    ck_assert_uint_eq(c1.n, 5);
+    ck_assert_uint_eq(c8.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_str_eq(rel(c1.g[i]->dir), want[i]);
+        ck_assert_str_eq(c8.g[i]->dir, c1.g[i]->dir);
+        ck_assert_uint_eq(c8.g[i]->nfiles, c1.g[i]->nfiles);
+    }
+    ck_assert_uint_eq(c1.g[2]->nfiles, 2); /* b: x.out y.out, not ignored.txt */
+    ck_assert_str_eq(rel(c1.g[2]->files[0]), "b/x.out");
+    ck_assert_str_eq(rel(c1.g[2]->files[1]), "b/y.out");
+    /* manifests: a/nemoperf.json is 2 levels above a/deep/er, 4 above a/deep/er/even/deeper (too far) */
+    ck_assert_ptr_nonnull(c1.g[0]->manifest);
+    ck_assert_str_eq(rel(c1.g[0]->manifest), "a/nemoperf.json");
+    ck_assert_ptr_null(c1.g[1]->manifest);
+    ck_assert_ptr_null(c1.g[2]->manifest);
+    ck_assert_uint_eq(e1.n, 0);
+    release(&c1, &e1);
+    release(&c8, &e8);
+}
+END_TEST
+
+START_TEST(test_include_and_file_roots)
+{
+    char f[256], missing[256];
+    snprintf(f, sizeof f, "%s/b/ignored.txt", root);
+    snprintf(missing, sizeof missing, "%s/nope", root);
+    char *paths[] = {f, root, missing};
+    struct collect c;
+    struct np_walk_errors e;
+    walk(paths, 3, 2, "*.txt", &c, &e);
+    /* a file named on the command line is taken whatever its name; the glob picks the rest */
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.g[0]->root, 0);
+    ck_assert_str_eq(c.g[0]->files[0], f);
+    ck_assert_uint_eq(c.g[1]->root, 1);
+    ck_assert_str_eq(rel(c.g[1]->files[0]), "b/ignored.txt");
+    ck_assert_uint_eq(e.n, 1);
+    ck_assert_ptr_nonnull(strstr(e.msgs[0], "nope: No such file or directory"));
+    release(&c, &e);
+}
+END_TEST
+
+START_TEST(test_symlinks)
+{
+    char p[256], q[256];
+    snprintf(p, sizeof p, "%s/b/c/up", root);
+    ck_assert_int_eq(symlink("../..", p), 0); /* a loop back to the root */
+    snprintf(p, sizeof p, "%s/link-to-a", root);
+    snprintf(q, sizeof q, "%s/a", root);
+    ck_assert_int_eq(symlink(q, p), 0); /* a real second path to a: walked */
+    snprintf(p, sizeof p, "%s/dangling.out", root);
+    ck_assert_int_eq(symlink("/nonexistent/x.out", p), 0);
+    char *paths[] = {root};
+    struct collect c;
+    struct np_walk_errors e;
+    walk(paths, 1, 4, "*.out", &c, &e);
+    ck_assert_uint_eq(c.n, 7); /* 5 + link-to-a/deep/er + link-to-a/deep/er/even/deeper */
+    int loop = 0, dangling = 0;
+    for (size_t i = 0; i < e.n; i++) {
+        loop |= strstr(e.msgs[i], "b/c/up: symbolic link loop") != NULL;
+        dangling |= strstr(e.msgs[i], "dangling.out: dangling symbolic link") != NULL;
+    }
+    ck_assert_msg(loop && dangling, "%zu errors", e.n);
+    release(&c, &e);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("walk");
+    TCase *tc = tcase_create("walk");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_order_and_threads);
+    tcase_add_test(tc, test_include_and_file_roots);
+    tcase_add_test(tc, test_symlinks);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
