@@ -435,11 +435,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     np_buf_appendf(&b, "#SBATCH --time=%s\n", c->time_limit);
     if (pat) {
         char *o = NULL;
-        struct np_buf ob;
-        np_buf_init(&ob);
-        np_buf_appendf(&ob, "%s/sbatch_%s_%%j.out", pat, c->job_name);
-        o = np_buf_steal(&ob);
-        if (o)
+        if (asprintf(&o, "%s/sbatch_%s_%%j.out", pat, c->job_name) >= 0)
             script_sbatch_line(&b, "output", o);
         else
             b.failed = 1;
@@ -476,30 +472,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
      * restart count expanded by the job's shell (the one unquoted expansion) */
     np_buf_append(&b, " \\\n    --output ");
     if (pat) {
-        struct np_buf lb;
-        np_buf_init(&lb);
-        np_buf_appendf(&lb, "%s/log-%s_%%j_", pat, c->job_name);
-        char *l = np_buf_steal(&lb);
-        if (l)
-            np_buf_append_shq(&b, l);
-        else
-            b.failed = 1;
-        free(l);
+        np_buf_append_shqf(&b, "%s/log-%s_%%j_", pat, c->job_name);
     }
     np_buf_append(&b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
     if (c->workload == NP_WORKLOAD_NEMO) {
         np_buf_append(&b, " \\\n    --container-image ");
         np_buf_append_shq(&b, c->image);
-        struct np_buf mb;
-        np_buf_init(&mb);
-        np_buf_appendf(&mb, "%s:%s,%s:/nemo_run", c->stage_path, c->stage_path, c->experiment_dir);
-        char *m = np_buf_steal(&mb);
         np_buf_append(&b, " \\\n    --container-mounts ");
-        if (m)
-            np_buf_append_shq(&b, m);
-        else
-            b.failed = 1;
-        free(m);
+        np_buf_append_shqf(&b, "%s:%s,%s:/nemo_run", c->stage_path, c->stage_path, c->experiment_dir);
         np_buf_append(&b, " \\\n    --container-workdir /nemo_run/code");
     }
     np_buf_append(&b, " \\\n    --wait=60 --kill-on-bad-exit=1");
@@ -516,15 +496,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
         np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
                           " --capture-range-end=stop --cuda-graph-trace=node -o ");
-        struct np_buf pb;
-        np_buf_init(&pb);
-        np_buf_appendf(&pb, "%s/profile_%%p", c->experiment_dir);
-        char *p = np_buf_steal(&pb);
-        if (p)
-            np_buf_append_shq(&b, p);
-        else
-            b.failed = 1;
-        free(p);
+        np_buf_append_shqf(&b, "%s/profile_%%p", c->experiment_dir);
     }
     /* one line per word, an option and its value together */
     for (size_t i = 0; cmd[i]; i++) {

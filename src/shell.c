@@ -98,6 +98,22 @@ int np_buf_append_shq(struct np_buf *b, const char *s)
     return np_buf_append(b, "'");
 }
 
+int np_buf_append_shqf(struct np_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return -1;
+    }
+    int rc = np_buf_append_shq(b, text);
+    free(text);
+    return rc;
+}
+
 char *np_buf_steal(struct np_buf *b)
 {
     if (b->failed) {

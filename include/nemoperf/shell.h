@@ -28,6 +28,8 @@ int np_buf_appendn(struct np_buf *b, const char *s, size_t n);
 int np_buf_appendf(struct np_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s as one single-quoted POSIX sh word ('' for the empty string). */
 int np_buf_append_shq(struct np_buf *b, const char *s);
+/* The same for a formatted value: the whole formatted text is one quoted word. */
+int np_buf_append_shqf(struct np_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hand over the text (caller frees; "" for an empty buffer) and reset b;
  * NULL (and b freed) when an append failed. */
 char *np_buf_steal(struct np_buf *b);
