@@ -4,6 +4,8 @@
  * an existing folder is never reused.  nemoperf.json records the resolved configuration,
  * backend (slurmrestd URL and API version for REST), job id, submit time, the names
  * (never values) of the variables passed to the job, and the scheduler's message after a failure.
+ * Its "state" and "tag" carry the submission protocol (manifest.h): written pre-sized before
+ * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
 #include "nemoperf/manifest.h"
 
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -118,7 +121,190 @@ enum np_status np_file_write_atomic(const char *dir, const char *name, const cha
         unlink(tmp);
         return np_error_set(err, NP_E_IO, path, 0, 0, "cannot rename %s into place: %s", tmp, strerror(e));
     }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the rename itself made durable */
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
     return NP_OK;
+}
+
+/* Overwrite dir/name in place with text, padded with blanks to the file's present size
+ * (so no new block is needed); -1 with errno when it does not fit or cannot be written. */
+static int manifest_overwrite(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    size_t len = strlen(text);
+    int e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : (off_t)len > st.st_size ? EFBIG : 0;
+    if (e) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    char pad[512];
+    memset(pad, ' ', sizeof pad);
+    off_t off = 0, size = st.st_size;
+    while (off < size) { /* text, then blanks up to the old size; the last byte a newline */
+        const char *src;
+        size_t n;
+        if ((size_t)off < len) {
+            src = text + off;
+            n = len - (size_t)off;
+        } else {
+            src = pad;
+            n = (size_t)(size - off) < sizeof pad ? (size_t)(size - off) : sizeof pad;
+        }
+        if (off + (off_t)n == size && n > 0 && src == pad)
+            pad[n - 1] = '\n';
+        ssize_t w = pwrite(fd, src, n, off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        off += w;
+    }
+    if (fsync(fd) != 0) {
+        e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return close(fd);
+}
+
+/* o as text with a final newline; presize: blanks up to the end of the block holding
+ * NP_MANIFEST_SLACK more bytes.  A new string or NULL. */
+static char *manifest_text(const json_t *o, int presize)
+{
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!text)
+        return NULL;
+    size_t n = strlen(text), total = n + 1;
+    if (presize)
+        total = (n + 1 + NP_MANIFEST_SLACK + 4095) / 4096 * 4096;
+    char *t2 = realloc(text, total + 1);
+    if (!t2) {
+        free(text);
+        return NULL;
+    }
+    memset(t2 + n, ' ', total - n);
+    t2[total - 1] = '\n';
+    t2[total] = '\0';
+    return t2;
+}
+
+enum np_status np_manifest_store(const char *dir, const json_t *o, int presize, int *in_place, struct np_error *err)
+{
+    if (in_place)
+        *in_place = 0;
+    char *text = manifest_text(o, presize);
+    if (!text)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    enum np_status st = np_file_write_atomic(dir, NP_MANIFEST_NAME, text, 0644, err);
+    free(text);
+    if (st != NP_OK && st != NP_E_NOMEM) {
+        /* no room for a second copy (disk full, quota): the same file, rewritten in place;
+         * a long error message is shortened, then dropped, until it fits */
+        static const int cuts[] = {-1, 200, 0};
+        json_t *c = json_deep_copy(o);
+        const char *e = json_string_value(json_object_get(c, "error"));
+        char *orig = e ? strdup(e) : NULL;
+        int done = 0, saved = errno;
+        for (size_t i = 0; c && !done && i < sizeof cuts / sizeof cuts[0]; i++) {
+            if (cuts[i] >= 0 && !orig)
+                break;
+            if (cuts[i] >= 0) {
+                char *cut = strndup(orig, (size_t)cuts[i]);
+                json_object_set_new(c, "error", cut && *cut ? json_string(cut) : json_string("(shortened away: disk full)"));
+                free(cut);
+            }
+            char *t = manifest_text(c, 0);
+            if (t && manifest_overwrite(dir, NP_MANIFEST_NAME, t) == 0)
+                done = 1;
+            else if (t && errno != EFBIG)
+                i = sizeof cuts; /* a real write error: shorter text will not help */
+            free(t);
+        }
+        free(orig);
+        json_decref(c);
+        errno = saved;
+        if (done) {
+            if (in_place)
+                *in_place = 1;
+            st = NP_OK;
+        }
+    }
+    return st;
+}
+
+enum np_status np_manifest_load(const char *dir, json_t **out, struct np_error *err)
+{
+    *out = NULL;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, NP_MANIFEST_NAME) >= (int)sizeof path)
+        return np_error_set(err, NP_E_IO, dir, 0, 0, "path too long");
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return np_error_set(err, NP_E_NOTFOUND, path, 0, 0, "no manifest (not a folder made by nemoperf-launch?)");
+    json_error_t je;
+    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        if (je.line <= 0 && access(path, R_OK) != 0)
+            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+        return np_error_set(err, NP_E_PARSE, path, je.line, je.column, "corrupt manifest: %s", je.text);
+    }
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return np_error_set(err, NP_E_PARSE, path, 1, 1, "corrupt manifest: not a JSON object");
+    }
+    *out = o;
+    return NP_OK;
+}
+
+const char *np_manifest_state(const json_t *o)
+{
+    const char *s = json_string_value(json_object_get(o, "state"));
+    if (s)
+        return s;
+    return json_is_true(json_object_get(o, "submitted")) ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED;
+}
+
+char *np_manifest_new_tag(void)
+{
+    unsigned char r[16];
+    size_t got = 0;
+    while (got < sizeof r) {
+        ssize_t n = getrandom(r + got, sizeof r - got, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got < sizeof r) { /* no getrandom: time, pid and a counter are unique enough on one host */
+        static unsigned counter;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long v[2] = {(unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec,
+                                   ((unsigned long long)getpid() << 32) | counter++};
+        memcpy(r, v, sizeof r);
+    }
+    char *t = malloc(sizeof "nemoperf-" + 2 * sizeof r);
+    if (!t)
+        return NULL;
+    strcpy(t, "nemoperf-");
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(t + 9 + 2 * i, 3, "%02x", r[i]);
+    return t;
 }
 
 json_t *np_manifest_json(const struct np_manifest *m)
@@ -142,7 +328,10 @@ json_t *np_manifest_json(const struct np_manifest *m)
         cfg = NULL;
         bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
         bad |= json_object_set_new(o, "backend", json_string(m->backend ? m->backend : "cli"));
-        bad |= json_object_set_new(o, "submitted", json_boolean(m->submitted));
+        const char *state = m->state ? m->state : m->submitted ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED;
+        bad |= json_object_set_new(o, "state", json_string(state));
+        bad |= json_object_set_new(o, "submitted", json_boolean(strcmp(state, NP_STATE_SUBMITTED) == 0));
+        bad |= json_object_set_new(o, "tag", m->tag ? json_string(m->tag) : json_null());
         bad |= json_object_set_new(o, "job_id", m->job_id ? json_string(m->job_id) : json_null());
         bad |= json_object_set_new(o, "cluster", m->cluster ? json_string(m->cluster) : json_null());
         if (m->rest_url) /* the URL only: credentials never reach the manifest */
@@ -167,19 +356,9 @@ json_t *np_manifest_json(const struct np_manifest *m)
 enum np_status np_manifest_write(const struct np_manifest *m, struct np_error *err)
 {
     json_t *o = np_manifest_json(m);
-    char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    if (!o)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    enum np_status st = np_manifest_store(m->config->experiment_dir, o, m->presize, NULL, err);
     json_decref(o);
-    if (!text)
-        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-    size_t n = strlen(text);
-    char *t2 = realloc(text, n + 2);
-    if (!t2) {
-        free(text);
-        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-    }
-    t2[n] = '\n';
-    t2[n + 1] = '\0';
-    enum np_status st = np_file_write_atomic(m->config->experiment_dir, NP_MANIFEST_NAME, t2, 0644, err);
-    free(t2);
     return st;
 }

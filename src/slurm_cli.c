@@ -313,12 +313,24 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
 {
     struct cli_impl *im = b->impl;
     memset(res, 0, sizeof *res);
-    char *const argv[] = {im->sbatch, (char *)"--parsable", (char *)req->script_path, NULL};
+    /* the tag as the job's comment: find() looks for it when the outcome is unknown */
+    char *comment = NULL;
+    if (req->tag && asprintf(&comment, "--comment=%s", req->tag) < 0)
+        comment = NULL;
+    if (req->tag && !comment) {
+        res->outcome = NP_SUBMIT_REFUSED;
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    }
+    char *const argv[] = {im->sbatch, (char *)"--parsable", comment ? comment : (char *)req->script_path,
+                          comment ? (char *)req->script_path : NULL, NULL};
     char *obuf = NULL, *ebuf = NULL;
     int status = 0, timed_out = 0;
     enum np_status st = cli_run(im, argv, req->workdir, &obuf, &ebuf, &status, &timed_out, err);
+    free(comment);
+    res->outcome = NP_SUBMIT_REFUSED; /* sbatch could not even be started */
     if (st != NP_OK)
         return st;
+    res->outcome = NP_SUBMIT_ACCEPTED;
     char *msg = cli_trim(ebuf);
     free(ebuf);
     res->message = msg && *msg ? msg : NULL;
@@ -333,10 +345,13 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
                  res->message ? "; it had printed: " : "", res->message ? res->message : "");
         free(res->message);
         res->message = strdup(m);
+        res->outcome = NP_SUBMIT_UNKNOWN;
     } else if (WIFSIGNALED(status)) {
         st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "killed by signal %d%s%s", WTERMSIG(status),
                           res->message ? ": " : "", res->message ? res->message : "");
+        res->outcome = NP_SUBMIT_UNKNOWN;
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        res->outcome = np_slurm_cli_ambiguous(res->message) ? NP_SUBMIT_UNKNOWN : NP_SUBMIT_REFUSED;
         st = np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "failed (exit %d)%s%s", WEXITSTATUS(status),
                           res->message ? ": " : "", res->message ? res->message : "");
         if (!res->message) {
@@ -353,6 +368,7 @@ static enum np_status cli_submit(struct np_backend *b, const struct np_submit_re
         np_error_set(&tmp, NP_E_SLURM, "", 0, 0, "sbatch printed no job id: \"%.300s\"", o ? o : "");
         res->message = strdup(tmp.text);
         free(o);
+        res->outcome = NP_SUBMIT_UNKNOWN; /* it exited 0: the job may well exist */
     }
     free(obuf);
     return st;
@@ -398,6 +414,31 @@ int np_slurm_parse_squeue(const char *text, struct np_job_list *out)
     return 0;
 }
 
+int np_slurm_cli_ambiguous(const char *message)
+{
+    /* Slurm's words (slurm_strerror) for a request sent without a reply seen */
+    static const char *const words[] = {"Socket timed out", "Zero Bytes were transmitted",
+                                        "Communication send failure", "Communication receive failure",
+                                        "Connection reset", "Broken pipe", NULL};
+    for (size_t i = 0; message && words[i]; i++)
+        if (strstr(message, words[i]))
+            return 1;
+    return 0;
+}
+
+int np_slurm_parse_squeue_tagged(const char *text, const char *tag, struct np_job_list *out)
+{
+    struct np_job_list all = {0};
+    if (np_slurm_parse_squeue(text, &all) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < all.n; i++)
+        if (tag && all.jobs[i].reason && strcmp(all.jobs[i].reason, tag) == 0)
+            rc = np_job_list_add(out, all.jobs[i].job_id, all.jobs[i].state, NULL);
+    np_job_list_free(&all);
+    return rc;
+}
+
 /* squeue -h -t all -j ID,ID,... -o %i|%T|%r: one process for every job of a launch. */
 static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
                                 struct np_error *err)
@@ -440,6 +481,43 @@ static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n
     } else if (np_slurm_parse_squeue(obuf, out) != 0) {
         st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
     }
+    if (st != NP_OK)
+        np_job_list_free(out);
+    free(msg);
+    free(obuf);
+    free(ebuf);
+    return st;
+}
+
+/* squeue -h -t all -n NAME -o %i|%T|%k: the jobs of that name, kept when their comment is tag. */
+static enum np_status cli_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
+                               struct np_error *err)
+{
+    struct cli_impl *im = b->impl;
+    memset(out, 0, sizeof *out);
+    if (!im->squeue)
+        return np_error_set(err, NP_E_INVALID, "squeue", 0, 0,
+                            "not found next to sbatch or on PATH; cannot look for the job (install the Slurm client "
+                            "tools)");
+    char *name = NULL;
+    if (asprintf(&name, "--name=%s", job_name ? job_name : "") < 0)
+        return np_error_set(err, NP_E_NOMEM, "squeue", 0, 0, "out of memory");
+    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", name, (char *)"-o",
+                          (char *)"%i|%T|%k", NULL};
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    free(name);
+    if (st != NP_OK)
+        return st;
+    char *msg = cli_trim(ebuf);
+    if (timed_out)
+        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "no answer within %d s; killed it", im->timeout_s);
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "failed (exit %d)%s%.300s",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg && *msg ? ": " : "", msg ? msg : "");
+    else if (np_slurm_parse_squeue_tagged(obuf, tag, out) != 0)
+        st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
     if (st != NP_OK)
         np_job_list_free(out);
     free(msg);
@@ -506,6 +584,7 @@ enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_
     b->submit = cli_submit;
     b->free = cli_free;
     b->query = cli_query;
+    b->find = cli_find;
     b->impl = im;
     return NP_OK;
 }

@@ -744,10 +744,14 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     json_t *body = NULL;
     if (st == NP_OK)
         st = np_rest_job_body(im->api, req->config, req->script_text, im->env, im->env_ctx, &body, err);
+    /* the tag as the job's comment (every API version has "comment"): rest_find looks for it */
+    if (st == NP_OK && req->tag && json_object_set_new(json_object_get(body, "job"), "comment", json_string(req->tag)))
+        st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (st == NP_OK && !text)
         st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    res->outcome = NP_SUBMIT_REFUSED;
     if (st != NP_OK) {
         free(text);
         res->message = strdup(err ? err->text : "submission failed");
@@ -762,9 +766,11 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     memset(text, 0, strlen(text));
     free(text);
     if (st != NP_OK) {
-        if (sent) /* a timeout or broken connection after sending: it may have been accepted */
+        if (sent) { /* a timeout or broken connection after sending: it may have been accepted */
             np_error_set(err, st, err ? err->source : "", 0, 0, "%s; the job may or may not have been "
-                         "submitted: check `squeue --me` before launching again", err ? err->text : "");
+                         "submitted", err ? err->text : "");
+            res->outcome = NP_SUBMIT_UNKNOWN;
+        }
         res->message = strdup(err ? err->text : "submission failed");
         return st;
     }
@@ -773,7 +779,8 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     if (st != NP_OK) {
         char what[80];
         snprintf(what, sizeof what, "POST %s", path);
-        if (http == 401 || http == 403 || (im->have_token && http >= 500))
+        int auth = http == 401 || http == 403 || (im->have_token && http >= 500);
+        if (auth)
             st = rest_refused(im, http, &why, what, err);
         else
             st = np_error_set(err, st == NP_E_PARSE ? NP_E_PARSE : NP_E_SLURM, im->url.display, 0, 0,
@@ -781,8 +788,76 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
         if (st == NP_E_PARSE)
             st = NP_E_SLURM;
         res->message = strdup(err ? err->text : why.text);
+        /* a success without a usable id, or a server error: the job may exist */
+        if (!auth && (http < 400 || http >= 500))
+            res->outcome = NP_SUBMIT_UNKNOWN;
+    } else {
+        res->outcome = NP_SUBMIT_ACCEPTED;
     }
     return st;
+}
+
+enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, const char *tag, const char *job_name,
+                                    struct np_job_list *out, struct np_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *j = rest_decode(http, body, len, "jobs", err);
+    if (!j)
+        return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
+    enum np_status st = rest_check_errors(http, j, "jobs", err);
+    const json_t *jobs = json_object_get(j, "jobs");
+    if (st == NP_OK && !json_is_array(jobs))
+        st = np_error_set(err, NP_E_PARSE, "jobs", 0, 0, "HTTP %ld: no \"jobs\" array in the reply", http);
+    size_t i;
+    const json_t *e;
+    if (st == NP_OK) {
+        json_array_foreach(jobs, i, e) {
+            const char *c = json_string_value(json_object_get(e, "comment"));
+            const char *nm = json_string_value(json_object_get(e, "name"));
+            if (!c || !tag || strcmp(c, tag) != 0 || (job_name && nm && strcmp(nm, job_name) != 0))
+                continue;
+            char *id = rest_job_id(json_object_get(e, "job_id"));
+            char *state = rest_state_text(json_object_get(e, "job_state"));
+            int rc = id ? np_job_list_add(out, id, state ? state : "?", NULL) : 0;
+            free(id);
+            free(state);
+            if (rc != 0) {
+                st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+                break;
+            }
+        }
+    }
+    if (st != NP_OK)
+        np_job_list_free(out);
+    json_decref(j);
+    return st;
+}
+
+/* GET /slurm/vX/jobs, kept: the jobs whose comment is the tag. */
+static enum np_status rest_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
+                                struct np_error *err)
+{
+    struct rest_impl *im = b->impl;
+    memset(out, 0, sizeof *out);
+    enum np_status st = np_slurm_rest_connect(b, err);
+    if (st != NP_OK)
+        return st;
+    char path[64];
+    snprintf(path, sizeof path, "/slurm/%s/jobs", im->api->version);
+    long http = 0;
+    if ((st = rest_request(im, "GET", path, NULL, &http, NULL, err)) != NP_OK)
+        return st;
+    struct np_error why;
+    st = np_rest_parse_tagged(http, im->resp.data, im->resp.len, tag, job_name, out, &why);
+    if (st != NP_OK) {
+        char what[80];
+        snprintf(what, sizeof what, "GET %s", path);
+        if (http == 401 || http == 403 || (im->have_token && http >= 500))
+            return rest_refused(im, http, &why, what, err);
+        return np_error_set(err, st == NP_E_NOMEM ? NP_E_NOMEM : NP_E_SLURM, im->url.display, 0, 0, "%s: %s", what,
+                            why.text);
+    }
+    return NP_OK;
 }
 
 static enum np_status rest_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
@@ -927,6 +1002,7 @@ enum np_status np_slurm_rest_backend(struct np_backend *b, const struct np_slurm
     b->name = "rest";
     b->submit = rest_submit;
     b->query = rest_query;
+    b->find = rest_find;
     return NP_OK;
 }
 

@@ -23,7 +23,9 @@ static const struct {
 } wait_words[] = {
     {"PENDING", NP_JOB_PENDING},     {"RUNNING", NP_JOB_RUNNING},
     {"COMPLETING", NP_JOB_COMPLETING}, {"REQUEUED", NP_JOB_REQUEUED},
-    {"REQUEUE_FED", NP_JOB_REQUEUED}, {"REQUEUE_HOLD", NP_JOB_REQUEUED},
+    {"REQUEUE_FED", NP_JOB_REQUEUED}, {"REQUEUE_HOLD", NP_JOB_HELD},
+    {"SPECIAL_EXIT", NP_JOB_SPECIAL_EXIT}, {"REVOKED", NP_JOB_REVOKED},
+    {"SE", NP_JOB_SPECIAL_EXIT},     {"RV", NP_JOB_REVOKED},          {"RH", NP_JOB_HELD},
     {"SUSPENDED", NP_JOB_SUSPENDED}, {"COMPLETED", NP_JOB_COMPLETED},
     {"FAILED", NP_JOB_FAILED},       {"TIMEOUT", NP_JOB_TIMEOUT},
     {"CANCELLED", NP_JOB_CANCELLED}, {"PREEMPTED", NP_JOB_PREEMPTED},
@@ -57,6 +59,9 @@ const char *np_job_state_name(enum np_job_state s)
     case NP_JOB_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
     case NP_JOB_BOOT_FAIL: return "BOOT_FAIL";
     case NP_JOB_DEADLINE: return "DEADLINE";
+    case NP_JOB_SPECIAL_EXIT: return "SPECIAL_EXIT";
+    case NP_JOB_REVOKED: return "REVOKED";
+    case NP_JOB_HELD: return "REQUEUE_HOLD";
     case NP_JOB_UNKNOWN: return "UNKNOWN";
     }
     return "UNKNOWN";
@@ -83,7 +88,7 @@ enum np_job_state np_job_state_parse(const char *s)
     while (isspace((unsigned char)*s))
         s++;
     /* "CANCELLED by 0", "COMPLETED+", "PENDING,REQUEUED": the base state comes first;
-     * a REQUEUED or COMPLETING flag after it says more than the base state */
+     * a REQUEUED, COMPLETING, REQUEUE_HOLD, SPECIAL_EXIT or REVOKED flag after it says more */
     enum np_job_state base = NP_JOB_OTHER;
     int first = 1;
     while (*s) {
@@ -100,7 +105,9 @@ enum np_job_state np_job_state_parse(const char *s)
                 return NP_JOB_OTHER;
             base = (enum np_job_state)st;
             first = 0;
-        } else if ((st == NP_JOB_REQUEUED || st == NP_JOB_COMPLETING) && !np_job_state_final(base)) {
+        } else if ((st == NP_JOB_REQUEUED || st == NP_JOB_COMPLETING || st == NP_JOB_HELD || st == NP_JOB_SPECIAL_EXIT ||
+                    st == NP_JOB_REVOKED) &&
+                   !np_job_state_final(base)) {
             base = (enum np_job_state)st;
         }
         if (strncasecmp(s, "CANCELLED", n) == 0 && n == 9)
@@ -266,6 +273,14 @@ char *np_wait_progress(const struct np_wait *w, double now)
             np_buf_appendf(&b, " requeued x%d", j->requeues);
     }
     return np_buf_steal(&b);
+}
+
+double np_wait_default_timeout(const double *limits, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += limits[i] > 0 ? limits[i] : 0;
+    return 2 * sum + NP_WAIT_QUEUE_ALLOWANCE;
 }
 
 static double wait_now(void)

@@ -28,6 +28,15 @@ struct np_submit_request {
     const char *job_name;
     const struct np_launch_config *config; /* the resolved job (the REST backend builds its job
                                               description from it); NULL for the CLI backend */
+    const char *tag;          /* unique tag the job carries as its comment (find() looks for it), or NULL */
+};
+
+/* How a submission ended. */
+enum np_submit_outcome {
+    NP_SUBMIT_ACCEPTED = 0, /* the scheduler answered with a job id */
+    NP_SUBMIT_REFUSED,      /* the scheduler answered no (or the request never left): no job */
+    NP_SUBMIT_UNKNOWN       /* no answer after the request may have reached the scheduler (timeout,
+                               cut connection, killed client): the job may exist; find() tells */
 };
 
 /* Outcome; strings owned, free with np_submit_result_free. */
@@ -35,6 +44,7 @@ struct np_submit_result {
     char *job_id;    /* "123" when accepted, else NULL */
     char *cluster;   /* "local" from "123;local", or NULL */
     char *message;   /* the scheduler's diagnostics (sbatch stderr, trimmed), or NULL */
+    enum np_submit_outcome outcome; /* ACCEPTED with NP_OK; REFUSED or UNKNOWN otherwise */
 };
 
 void np_submit_result_free(struct np_submit_result *r);
@@ -69,6 +79,12 @@ struct np_backend {
      * the controller could not be asked.  NULL when the backend cannot tell. */
     enum np_status (*query)(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
                             struct np_error *err);
+    /* The jobs (any state the controller still knows) named job_name whose comment is
+     * tag; out is reset first.  NP_OK with out->n == 0 when the controller answered and
+     * has none; NP_E_SLURM/NP_E_HTTP/NP_E_IO with err when it could not be asked.  NULL
+     * when the backend cannot tell. */
+    enum np_status (*find)(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
+                           struct np_error *err);
 };
 
 void np_backend_free(struct np_backend *b);
@@ -99,5 +115,14 @@ int np_slurm_parse_parsable(const char *out, char **job_id, char **cluster);
 /* Parse `squeue -h -o %i|%T|%r` lines into out (appended).  0 ok, -1 out of memory;
  * malformed lines are skipped. */
 int np_slurm_parse_squeue(const char *text, struct np_job_list *out);
+
+/* Parse `squeue -h -o %i|%T|%k` lines (id|state|comment) and append the jobs whose
+ * comment is exactly tag (their reason left NULL).  0 ok, -1 out of memory. */
+int np_slurm_parse_squeue_tagged(const char *text, const char *tag, struct np_job_list *out);
+
+/* A classification of a failed sbatch's message: 1 when it says the request may have
+ * reached the controller without an answer ("Socket timed out", "Zero Bytes were
+ * transmitted", ...), so the job may exist; 0 when it is a refusal or a connect failure. */
+int np_slurm_cli_ambiguous(const char *message);
 
 #endif

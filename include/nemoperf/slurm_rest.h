@@ -79,6 +79,10 @@ enum np_status np_rest_parse_submit(long http, const char *body, size_t len, cha
 /* Jobs of ids found in a GET jobs reply, appended to out (reset first). */
 enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char *const *ids, size_t n,
                                   struct np_job_list *out, struct np_error *err);
+/* Jobs of a GET jobs reply whose "comment" is tag (and "name" job_name, when both are
+ * known), appended to out (reset first). */
+enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, const char *tag, const char *job_name,
+                                    struct np_job_list *out, struct np_error *err);
 
 struct np_slurm_rest_opts {
     const char *url;     /* SLURMRESTD_URL (required) */

@@ -38,6 +38,9 @@ enum np_job_state {
     NP_JOB_OUT_OF_MEMORY,
     NP_JOB_BOOT_FAIL,
     NP_JOB_DEADLINE,
+    NP_JOB_SPECIAL_EXIT,  /* requeued in a special exit hold: it will not run again by itself */
+    NP_JOB_REVOKED,       /* revoked by a federation sibling */
+    NP_JOB_HELD,          /* REQUEUE_HOLD: held after a requeue; waiting ends (scontrol release to go on) */
     NP_JOB_UNKNOWN        /* vanished from the controller: outcome unknown */
 };
 
@@ -94,7 +97,7 @@ void np_wait_format_elapsed(double seconds, char *buf, size_t size);
 
 struct np_wait_opts {
     double min_delay, max_delay;   /* 0: NP_WAIT_MIN_DELAY / NP_WAIT_MAX_DELAY */
-    double timeout;                /* give up after this many seconds; 0: never */
+    double timeout;                /* give up after this many seconds; 0: never (see np_wait_default_timeout) */
     double (*now)(void);           /* NULL: CLOCK_MONOTONIC seconds */
     void (*sleep)(double seconds); /* NULL: nanosleep */
     /* Called after every poll (changed = jobs whose state changed) and once when a
@@ -102,6 +105,12 @@ struct np_wait_opts {
     void (*progress)(void *ctx, const struct np_wait *w, size_t changed, const struct np_error *query_err);
     void *ctx;
 };
+
+/* The default limit of a wait for jobs with these time limits (seconds each): twice
+ * their sum (every job may run once more after a requeue, one after the other) plus
+ * NP_WAIT_QUEUE_ALLOWANCE seconds for queueing. */
+#define NP_WAIT_QUEUE_ALLOWANCE 3600.0
+double np_wait_default_timeout(const double *limits, size_t n);
 
 /* Poll b->query until every job is final.  NP_OK when waiting ended normally (look
  * at the jobs' states for the outcome); NP_E_SLURM/NP_E_HTTP... with err after
