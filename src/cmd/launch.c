@@ -2,11 +2,14 @@
  *
  * The environment of the original launch.sh resolved by config.c, scripts by
  * script.c, submission by a Slurm backend (sbatch, or slurmrestd with SLURM_SUBMIT=rest),
- * records by manifest.c, --wait by wait.c, its final table by run.c/report.c.  This
- * file only parses options, picks the mode and prints results and progress.
+ * records by manifest.c, --wait by wait.c, its final table by run.c/report.c, unsettled
+ * records by reconcile.c.  This file parses options, picks the mode, runs the submission
+ * loop (signals deferred until each outcome is recorded) and prints results and progress.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,7 @@
 #include "nemoperf/diag.h"
 #include "nemoperf/manifest.h"
 #include "nemoperf/recipe.h"
+#include "nemoperf/reconcile.h"
 #include "nemoperf/report.h"
 #include "nemoperf/run.h"
 #include "nemoperf/script.h"
@@ -25,7 +29,11 @@
 #include "nemoperf/slurm_rest.h"
 #include "nemoperf/wait.h"
 
-enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_HELP, LAUNCH_VERSION };
+enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_RECONCILE,
+                   LAUNCH_HELP, LAUNCH_VERSION };
+
+/* what to do when a job of this launch exists already (an earlier, interrupted launch) */
+enum launch_rerun { LAUNCH_RERUN_REFUSE = 0, LAUNCH_RERUN_RESUBMIT, LAUNCH_RERUN_SKIP };
 
 struct launch_option {
     const char *name;
@@ -38,6 +46,9 @@ static const struct launch_option launch_options[] = {
     {"print-config", 'c', "print the resolved configuration as JSON (an array for a sweep)"},
     {"list", 'l', "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
     {"wait", 'w', "after submitting, follow the jobs to their end and print the parse table"},
+    {"reconcile", 'r', "FOLDER...: settle submitting/unknown records by asking Slurm for the tagged job"},
+    {"resubmit", 'R', "submit even the jobs an earlier launch has queued or running"},
+    {"skip-existing", 'S', "submit only the jobs an earlier launch has not queued or running"},
     {"help", 'h', "show this help and exit"},
     {"version", 'V', "show the version and exit"},
 };
@@ -46,6 +57,7 @@ static const struct launch_option launch_options[] = {
 static void launch_usage(FILE *f)
 {
     fprintf(f, "Usage: nemoperf-launch [OPTION]...\n"
+               "       nemoperf-launch --reconcile FOLDER...\n"
                "Submit NeMo pre-training benchmark jobs to Slurm, configured by the environment:\n"
                "  STAGE_PATH=/shared/stage MODEL_SIZE=70b DTYPE=fp8 JOB_TOTAL_GPUS=64 nemoperf-launch\n\n"
                "Options:\n");
@@ -68,10 +80,16 @@ static void launch_usage(FILE *f)
             "  SLURM_SUBMIT cli|rest [cli]: submit with sbatch or through slurmrestd\n"
             "  SLURMRESTD_URL unix:/path/rest.sock or http(s)://host:port (SLURM_SUBMIT=rest)\n"
             "  SLURM_JWT, SLURM_USER [current user]: slurmrestd JWT authentication\n"
-            "  NEMOPERF_WAIT_MAX_DELAY [30], NEMOPERF_WAIT_TIMEOUT [none]: --wait polling, seconds\n"
+            "  NEMOPERF_WAIT_MAX_DELAY [30], NEMOPERF_WAIT_TIMEOUT: --wait polling, seconds\n"
+            "    [twice the sum of the jobs' time limits + 1 h]\n"
             "Booleans: true/false/1/0/yes/no, any case.\n"
-            "Exit status: 0 submitted (with --wait: every job COMPLETED and parsed ok), 1 submission,\n"
-            "job or I/O failure, 2 bad option or environment.\n"
+            "A submission is recorded (nemoperf.json \"state\": submitting) with a unique tag, the job's\n"
+            "comment, before sbatch runs; an outcome nobody saw is \"unknown\" until --reconcile (or --wait)\n"
+            "finds the job by its tag.  SIGINT/SIGTERM/SIGHUP during a sweep stop it after the current\n"
+            "submission is recorded.\n"
+            "Exit status: 0 submitted (with --wait: every job COMPLETED and parsed ok; --reconcile: every\n"
+            "record settled), 1 submission, job or I/O failure, 2 bad option or environment, or a job of\n"
+            "this launch queued already; 128+N stopped by signal N.\n"
             "See nemoperf-launch(1).\n");
 }
 
@@ -105,6 +123,16 @@ static int launch_fail(enum np_status st, const struct np_error *err)
     return np_exit_code(st);
 }
 
+/* 0 when everything written to stdout so far reached it; else 1, said on stderr. */
+static int launch_stdout_check(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    np_errorf("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    return 1;
+}
+
 static int launch_print_config(const struct np_launch_plan *plan)
 {
     json_t *root = plan->n == 1 ? np_launch_config_json(&plan->jobs[0]) : json_array();
@@ -121,7 +149,7 @@ static int launch_print_config(const struct np_launch_plan *plan)
     }
     printf("%s\n", text);
     free(text);
-    return 0;
+    return launch_stdout_check();
 }
 
 static int launch_dry_run(const struct np_launch_plan *plan)
@@ -137,21 +165,66 @@ static int launch_dry_run(const struct np_launch_plan *plan)
                    plan->jobs[i].job_name);
         fputs(script, stdout);
         free(script);
+        if (ferror(stdout))
+            break;
     }
-    return 0;
+    return launch_stdout_check();
 }
 
-/* Submit one job: folder, script, manifest (not submitted), backend, manifest. */
-static enum np_status launch_one(struct np_backend *be, struct np_launch_config *c, char **job_id)
+/* Signals that stop a launch: deferred while a submission runs (sbatch runs in its own
+ * process group, so a terminal's Ctrl-C reaches only us), acted on once its outcome is
+ * recorded. */
+static const int launch_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+#define LAUNCH_NSIGS (sizeof launch_sigs / sizeof launch_sigs[0])
+static volatile sig_atomic_t launch_signal;
+
+static void launch_on_signal(int sig)
 {
+    if (!launch_signal)
+        launch_signal = sig;
+}
+
+static void launch_defer_signals(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = launch_on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < LAUNCH_NSIGS; i++)
+        sigaction(launch_sigs[i], &sa, &old[i]);
+}
+
+static void launch_restore_signals(const struct sigaction *old)
+{
+    for (size_t i = 0; i < LAUNCH_NSIGS; i++)
+        sigaction(launch_sigs[i], &old[i], NULL);
+}
+
+/* What became of one submission. */
+struct launch_outcome {
+    enum np_submit_outcome outcome;
+    char *job_id; /* owned, or NULL */
+    int started;  /* the backend was called (a folder and record exist) */
+};
+
+/* Submit one job: folder, script, record "submitting" with a tag (pre-sized), backend,
+ * then the outcome: the job id printed at once, then recorded (atomically, or in place on
+ * a full disk, or on stderr when even that fails). */
+static enum np_status launch_one(struct np_backend *be, struct np_launch_config *c, struct launch_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    o->outcome = NP_SUBMIT_REFUSED;
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);
         return st;
     }
-    char *script = NULL, *name = np_script_file_name(c);
-    if (!name) {
+    char *script = NULL, *name = np_script_file_name(c), *tag = np_manifest_new_tag();
+    if (!name || !tag) {
+        free(name);
+        free(tag);
         np_errorf("out of memory");
         return NP_E_NOMEM;
     }
@@ -160,41 +233,68 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
         np_error_print(&err);
         free(script);
         free(name);
+        free(tag);
         return st;
     }
     struct np_manifest m = {.config = c, .backend = be->name, .submit_time = time(NULL), .script = name,
-                            .rest_url = np_slurm_rest_url(be), .api_version = np_slurm_rest_api(be)};
+                            .rest_url = np_slurm_rest_url(be), .api_version = np_slurm_rest_api(be),
+                            .state = NP_STATE_SUBMITTING, .tag = tag, .presize = 1};
     if ((st = np_manifest_write(&m, &err)) != NP_OK) {
         np_error_print(&err);
+        np_errorf("%s: not submitted (no record could be written first): %s", c->job_name, c->experiment_dir);
         free(script);
         free(name);
+        free(tag);
         return st;
     }
     char path[PATH_MAX + 256];
     snprintf(path, sizeof path, "%s/%s", c->experiment_dir, name);
-    struct np_submit_request req = {path, script, c->experiment_dir, c->job_name, c};
+    struct np_submit_request req = {path, script, c->experiment_dir, c->job_name, c, tag};
     struct np_submit_result res;
-    m.submit_time = time(NULL);
+    o->started = 1;
     st = be->submit(be, &req, &res, &err);
-    m.submitted = st == NP_OK;
+    o->outcome = st == NP_OK ? NP_SUBMIT_ACCEPTED : res.outcome == NP_SUBMIT_ACCEPTED ? NP_SUBMIT_REFUSED : res.outcome;
+    if (o->outcome == NP_SUBMIT_ACCEPTED && res.job_id) { /* said at once, before anything can fail */
+        printf("job %s: %s\n", res.job_id, c->experiment_dir);
+        fflush(stdout);
+    }
+    m.state = o->outcome == NP_SUBMIT_ACCEPTED ? NP_STATE_SUBMITTED
+              : o->outcome == NP_SUBMIT_UNKNOWN ? NP_STATE_UNKNOWN : NP_STATE_NOT_SUBMITTED;
+    m.presize = 0;
     m.job_id = res.job_id;
     m.cluster = res.cluster;
     m.api_version = np_slurm_rest_api(be);
     m.error = st == NP_OK ? NULL : (res.message ? res.message : err.text);
     struct np_error merr;
     enum np_status mst = np_manifest_write(&m, &merr);
-    if (st != NP_OK) {
+    if (o->outcome == NP_SUBMIT_REFUSED) {
         np_errorf("%s: submission failed: %s: %s", c->job_name, err.source, err.text);
         np_errorf("%s: folder kept, marked not submitted: %s", c->job_name, c->experiment_dir);
+    } else if (o->outcome == NP_SUBMIT_UNKNOWN) {
+        np_errorf("%s: submission outcome unknown: %s: %s", c->job_name, err.source, err.text);
+        np_errorf("%s: the job may or may not exist; recorded as unknown in %s; `nemoperf-launch --reconcile %s` "
+                  "asks Slurm for the job carrying tag %s and records it", c->job_name, c->experiment_dir,
+                  c->experiment_dir, tag);
     }
-    if (mst != NP_OK)
+    if (mst != NP_OK) {
         np_error_print(&merr);
-    if (st == NP_OK && mst == NP_OK)
-        *job_id = res.job_id ? strdup(res.job_id) : NULL;
+        if (o->outcome == NP_SUBMIT_ACCEPTED)
+            np_errorf("job %s IS SUBMITTED but its record could not be written: folder %s, tag %s; once there is "
+                      "room, record it with: nemoperf-launch --reconcile %s", res.job_id ? res.job_id : "?",
+                      c->experiment_dir, tag, c->experiment_dir);
+        else if (o->outcome == NP_SUBMIT_UNKNOWN)
+            np_errorf("%s: the record still says \"submitting\" (tag %s); settle it with: nemoperf-launch "
+                      "--reconcile %s", c->job_name, tag, c->experiment_dir);
+    }
+    if (o->outcome == NP_SUBMIT_ACCEPTED)
+        o->job_id = res.job_id ? strdup(res.job_id) : NULL;
     np_submit_result_free(&res);
     free(script);
     free(name);
-    return st != NP_OK ? st : mst;
+    free(tag);
+    if (o->outcome == NP_SUBMIT_ACCEPTED)
+        return mst;
+    return st != NP_OK ? st : NP_E_SLURM;
 }
 
 /* A positive number of seconds from the environment (name=value), or def; -1 when bad. */
@@ -299,10 +399,10 @@ static void launch_progress_cb(void *ctx, const struct np_wait *w, size_t change
 /* Follow the submitted jobs, then print the parse table of their folders.
  * Returns the exit code: 0 only if every job COMPLETED and every run is ok. */
 static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **labels, size_t n,
-                       const struct np_recipe_set *set)
+                       const struct np_recipe_set *set, double default_timeout)
 {
     double maxd = launch_env_seconds("NEMOPERF_WAIT_MAX_DELAY", NP_WAIT_MAX_DELAY, 3600);
-    double tmo = launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", 0, 30 * 86400.0);
+    double tmo = launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", default_timeout, 365 * 86400.0);
     if (maxd < 0 || tmo < 0)
         return 2;
     struct np_wait w;
@@ -329,6 +429,13 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
         printf("job %s %s%s%s%s: %s\n", j->job_id, np_job_state_name(j->state),
                j->state == NP_JOB_UNKNOWN ? " (no longer known to the controller)" : "",
                j->requeues ? " after a requeue" : "", j->requeues > 1 ? "s" : "", dirs[i]);
+        if (j->state == NP_JOB_HELD || j->state == NP_JOB_SPECIAL_EXIT)
+            np_errorf("job %s is held (%s) and will not run again by itself: stopped waiting for it; "
+                      "`scontrol release %s` lets it run, `scancel %s` ends it", j->job_id,
+                      np_job_state_name(j->state), j->job_id, j->job_id);
+        else if (j->state == NP_JOB_REVOKED)
+            np_errorf("job %s was revoked (it runs on another cluster of the federation, if anywhere): "
+                      "stopped waiting for it", j->job_id);
         if (j->state != NP_JOB_COMPLETED)
             rc = 1;
     }
@@ -354,12 +461,129 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
         rc = 1;
     np_parse_result_free(&res);
+    if (launch_stdout_check())
+        rc = 1;
     if (rc)
         np_errorf("not every job completed with an ok run; see above");
     return rc;
 }
 
-static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_recipe_set *set)
+/* --reconcile FOLDER...: settle every record found at or below the folders. */
+static int launch_reconcile(char *const *paths, size_t n)
+{
+    struct np_error err;
+    char **dirs = NULL;
+    enum np_status st = np_reconcile_collect(paths, n, &dirs, &err);
+    if (st != NP_OK)
+        return launch_fail(st == NP_E_NOTFOUND ? NP_E_USAGE : st, &err);
+    size_t nd = 0;
+    while (dirs[nd])
+        nd++;
+    int timeout = NP_SLURM_DEFAULT_TIMEOUT;
+    const char *tv = getenv("NEMOPERF_SBATCH_TIMEOUT");
+    if (tv && *tv) {
+        char *end;
+        long t = strtol(tv, &end, 10);
+        if (*end || t < 1 || t > 3600) {
+            np_strv_free(dirs);
+            np_errorf("NEMOPERF_SBATCH_TIMEOUT=%s: not a number of seconds; allowed: 1 to 3600", tv);
+            return 2;
+        }
+        timeout = (int)t;
+    }
+    struct np_backend be;
+    int rc = launch_backend(&be, timeout);
+    if (rc) {
+        np_strv_free(dirs);
+        return rc;
+    }
+    struct np_reconcile *r = calloc(nd ? nd : 1, sizeof *r);
+    if (!r || np_reconcile_dirs(&be, dirs, nd, r) != NP_OK) {
+        np_errorf("out of memory");
+        rc = 1;
+    }
+    for (size_t i = 0; r && rc == 0 && i < nd; i++) {
+        const struct np_reconcile *x = &r[i];
+        switch (x->outcome) {
+        case NP_RECONCILE_FOUND:
+            printf("job %s: %s: recorded (%s)\n", x->job_id, x->dir, x->message);
+            break;
+        case NP_RECONCILE_RECORDED:
+            printf("%s: %s\n", x->dir, x->message);
+            break;
+        case NP_RECONCILE_ABSENT:
+            printf("%s: recorded not submitted (%s)\n", x->dir, x->message);
+            break;
+        case NP_RECONCILE_UNREACHABLE:
+            np_errorf("%s: %s; run --reconcile again when Slurm answers", x->dir, x->message);
+            rc = 1;
+            break;
+        case NP_RECONCILE_FAILED:
+            np_errorf("%s: %s", x->dir, x->message);
+            if (x->job_id)
+                np_errorf("%s: its job is %s: record it when the disk has room", x->dir, x->job_id);
+            rc = 1;
+            break;
+        }
+    }
+    for (size_t i = 0; r && i < nd; i++)
+        np_reconcile_free(&r[i]);
+    free(r);
+    np_strv_free(dirs);
+    np_backend_free(&be);
+    if (launch_stdout_check())
+        rc = 1;
+    return rc;
+}
+
+/* Refuse (or skip) the jobs of plan an earlier launch has queued or running, or whose
+ * earlier record cannot be settled.  Sets skip[i]; returns 0 or an exit code. */
+static int launch_check_rerun(struct np_backend *be, const struct np_launch_plan *plan, enum launch_rerun how,
+                              int *skip)
+{
+    if (how == LAUNCH_RERUN_RESUBMIT)
+        return 0;
+    int refuse = 0;
+    size_t nskip = 0;
+    for (size_t i = 0; i < plan->n; i++) {
+        const struct np_launch_config *c = &plan->jobs[i];
+        struct np_reconcile *ex = NULL;
+        size_t nex = 0;
+        struct np_error err;
+        enum np_status st = np_reconcile_existing(be, c->stage_path, c->experiment, c->job_name, &ex, &nex, &err);
+        if (st != NP_OK)
+            return launch_fail(st, &err);
+        for (size_t k = 0; k < nex; k++) {
+            const struct np_reconcile *x = &ex[k];
+            if (x->job_id)
+                np_errorf("%s: job %s (%s) of an earlier launch exists: %s", c->job_name, x->job_id,
+                          x->job_state ? x->job_state : x->state ? x->state : "?", x->dir);
+            else
+                np_errorf("%s: an earlier launch's record is unsettled (%s): %s: %s", c->job_name,
+                          x->state ? x->state : "?", x->dir, x->message ? x->message : "");
+        }
+        if (nex) {
+            skip[i] = how == LAUNCH_RERUN_SKIP;
+            nskip += skip[i] != 0;
+            refuse |= how == LAUNCH_RERUN_REFUSE;
+        }
+        for (size_t k = 0; k < nex; k++)
+            np_reconcile_free(&ex[k]);
+        free(ex);
+    }
+    if (refuse) {
+        np_errorf("not submitting a job twice: nothing written, nothing submitted; --skip-existing submits only "
+                  "the others, --resubmit submits every job again, --reconcile FOLDER settles an unsettled record");
+        return 2;
+    }
+    if (nskip)
+        np_notef("skipping %zu job%s an earlier launch has queued or running (--skip-existing)", nskip,
+                 nskip == 1 ? "" : "s");
+    return 0;
+}
+
+static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_rerun rerun,
+                         const struct np_recipe_set *set)
 {
     /* everything that can be refused is refused before the first folder exists */
     int timeout = NP_SLURM_DEFAULT_TIMEOUT;
@@ -384,9 +608,10 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
             np_errorf("NEMOPERF_BENCH_COPIES=%s: allowed: 1 to 256", cv);
             return 2;
         }
+        rerun = LAUNCH_RERUN_RESUBMIT; /* copies are the point */
     }
     if (wait && (launch_env_seconds("NEMOPERF_WAIT_MAX_DELAY", 1, 3600) < 0 ||
-                 launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", 1, 30 * 86400.0) < 0))
+                 launch_env_seconds("NEMOPERF_WAIT_TIMEOUT", 1, 365 * 86400.0) < 0))
         return 2;
     struct np_error err;
     for (size_t i = 0; i < plan->n; i++) {
@@ -400,14 +625,29 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
     int rc = launch_backend(&be, timeout);
     if (rc)
         return rc;
+    int *skip = calloc(2 * (plan->n ? plan->n : 1), sizeof *skip), *tried = skip + plan->n;
+    if (!skip) {
+        np_backend_free(&be);
+        np_errorf("out of memory");
+        return 1;
+    }
+    if ((rc = launch_check_rerun(&be, plan, rerun, skip)) != 0) {
+        free(skip);
+        np_backend_free(&be);
+        return rc;
+    }
 
-    size_t cap = plan->n * (size_t)copies, nsub = 0;
+    size_t cap = plan->n * (size_t)copies, nsub = 0, nunk = 0, ntried = 0;
     char **ids = calloc(cap + 1, sizeof *ids), **dirs = calloc(cap + 1, sizeof *dirs);
-    char **labels = calloc(cap + 1, sizeof *labels);
-    if (!ids || !dirs || !labels) {
+    char **labels = calloc(cap + 1, sizeof *labels), **unk = calloc(cap + 1, sizeof *unk);
+    double *limits = calloc(cap + 1, sizeof *limits);
+    if (!ids || !dirs || !labels || !unk || !limits) {
         free(ids);
         free(dirs);
         free(labels);
+        free(unk);
+        free(limits);
+        free(skip);
         np_backend_free(&be);
         np_errorf("out of memory");
         return 1;
@@ -416,33 +656,56 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
     struct np_buf parse;
     np_buf_init(&parse);
     np_buf_append(&parse, "nemoperf-parse");
-    for (size_t i = 0; i < plan->n; i++) {
+    struct sigaction oldsa[LAUNCH_NSIGS];
+    launch_signal = 0;
+    launch_defer_signals(oldsa);
+    for (size_t i = 0; i < plan->n && !launch_signal; i++) {
         struct np_launch_config *c = &plan->jobs[i];
-        for (long k = 0; k < copies; k++) {
-            char *job_id = NULL;
-            enum np_status st = launch_one(&be, c, &job_id);
-            if (st != NP_OK) {
-                failed = np_exit_code(st) > failed ? np_exit_code(st) : failed;
-                if (failed == 2)
-                    failed = 1; /* past validation every failure is a runtime one */
+        for (long k = 0; k < copies && !skip[i] && !launch_signal; k++) {
+            struct launch_outcome o;
+            enum np_status st = launch_one(&be, c, &o);
+            ntried++;
+            tried[i] = 1;
+            if (st != NP_OK)
+                failed = 1; /* past validation every failure is a runtime one */
+            if (o.outcome == NP_SUBMIT_REFUSED)
                 continue;
-            }
-            printf("job %s: %s\n", job_id ? job_id : "?", c->experiment_dir);
-            fflush(stdout);
             np_buf_append(&parse, " ");
             np_buf_append_shq(&parse, c->experiment_dir);
-            if (job_id) {
-                ids[nsub] = job_id;
+            if (o.outcome == NP_SUBMIT_UNKNOWN) {
+                if (!(unk[nunk++] = strdup(c->experiment_dir)))
+                    failed = 1;
+                continue;
+            }
+            if (o.job_id) {
+                ids[nsub] = o.job_id;
                 dirs[nsub] = strdup(c->experiment_dir);
                 labels[nsub] = strdup(c->job_name);
+                long minutes = np_rest_time_minutes(c->time_limit);
+                limits[nsub] = minutes > 0 ? minutes * 60.0 : 0;
                 if (!dirs[nsub] || !labels[nsub])
                     failed = 1;
                 nsub++;
             }
         }
     }
+    launch_restore_signals(oldsa);
+    int sig = launch_signal;
+    if (sig) {
+        struct np_buf left;
+        np_buf_init(&left);
+        for (size_t i = 0; i < plan->n; i++) {
+            if (!tried[i] && !skip[i])
+                np_buf_appendf(&left, "%s%s", left.len ? ", " : "", plan->jobs[i].job_name);
+        }
+        char *l = np_buf_steal(&left);
+        np_errorf("stopped by %s after %zu submission%s (each recorded in its folder, see above)%s%s; a second launch "
+                  "with the same settings and --skip-existing submits the rest",
+                  strsignal(sig), ntried, ntried == 1 ? "" : "s", l && *l ? "; not submitted: " : "", l ? l : "");
+        free(l);
+    }
     char *cmd = np_buf_steal(&parse);
-    if (!wait && cmd && strcmp(cmd, "nemoperf-parse") != 0)
+    if (!wait && !sig && cmd && strcmp(cmd, "nemoperf-parse") != 0)
         printf("when %s: %s\n", cap > 1 ? "the jobs have ended" : "the job has ended", cmd);
     free(cmd);
     if (copies > 1 && np_slurm_rest_url(&be)) {
@@ -450,17 +713,42 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
         np_slurm_rest_stats(&be, &requests, &conns);
         np_notef("slurmrestd: %ld requests over %ld connection(s)", requests, conns);
     }
-    if (wait && nsub > 0) {
+    /* unknown outcomes: --wait asks Slurm for the tagged jobs and follows the ones found */
+    for (size_t u = 0; wait && !sig && u < nunk; u++) {
+        struct np_reconcile r;
+        if (np_reconcile_dir(&be, unk[u], &r) != NP_OK) {
+            failed = 1;
+            continue;
+        }
+        if (r.outcome == NP_RECONCILE_FOUND && r.job_id) {
+            np_notef("%s: %s", r.dir, r.message);
+            printf("job %s: %s\n", r.job_id, r.dir);
+            ids[nsub] = r.job_id;
+            r.job_id = NULL;
+            dirs[nsub] = strdup(r.dir);
+            labels[nsub] = r.job_name ? strdup(r.job_name) : strdup(r.dir);
+            nsub++;
+        } else {
+            np_errorf("%s: %s", r.dir, r.message ? r.message : "?");
+        }
+        np_reconcile_free(&r);
+    }
+    if (wait && !sig && nsub > 0) {
         if (failed)
             np_warnf("some submissions failed; waiting for the %zu submitted job%s", nsub, nsub == 1 ? "" : "s");
-        rc = launch_wait(&be, ids, dirs, labels, nsub, set);
+        rc = launch_wait(&be, ids, dirs, labels, nsub, set, np_wait_default_timeout(limits, nsub));
         failed = rc > failed ? rc : failed;
     }
+    if (launch_stdout_check())
+        failed = 1;
     np_strv_free(ids);
     np_strv_free(dirs);
     np_strv_free(labels);
+    np_strv_free(unk);
+    free(limits);
+    free(skip);
     np_backend_free(&be);
-    return failed;
+    return sig ? 128 + sig : failed;
 }
 
 int main(int argc, char **argv)
@@ -471,7 +759,8 @@ int main(int argc, char **argv)
         longopts[i] = (struct option){launch_options[i].name, no_argument, NULL, launch_options[i].id};
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
-    int c, nmodes = 0, wait = 0;
+    enum launch_rerun rerun = LAUNCH_RERUN_REFUSE;
+    int c, nmodes = 0, wait = 0, nrerun = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -479,6 +768,9 @@ int main(int argc, char **argv)
         case 'c': mode = LAUNCH_PRINT_CONFIG; nmodes++; break;
         case 'l': mode = LAUNCH_LIST; nmodes++; break;
         case 'w': wait = 1; break;
+        case 'r': mode = LAUNCH_RECONCILE; nmodes++; break;
+        case 'R': rerun = LAUNCH_RERUN_RESUBMIT; nrerun++; break;
+        case 'S': rerun = LAUNCH_RERUN_SKIP; nrerun++; break;
         case 'h': mode = LAUNCH_HELP; nmodes++; break;
         case 'V': mode = LAUNCH_VERSION; nmodes++; break;
         default:
@@ -486,26 +778,41 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (mode == LAUNCH_RECONCILE && nmodes == 1 && !wait && !nrerun) {
+        if (optind >= argc) {
+            np_errorf("--reconcile needs at least one folder (a launch folder, or one above such folders)");
+            return 2;
+        }
+        return launch_reconcile(argv + optind, (size_t)(argc - optind));
+    }
+    if (nrerun > 1) {
+        np_errorf("--resubmit and --skip-existing exclude each other");
+        return 2;
+    }
+    if (nrerun && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--resubmit and --skip-existing go with a submission");
+        return 2;
+    }
     if (optind < argc) {
         np_errorf("unexpected argument '%s': nemoperf-launch is configured by the environment; see --help",
                   argv[optind]);
         return 2;
     }
     if (nmodes > 1 && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
-        np_errorf("--dry-run, --print-config and --list exclude each other");
+        np_errorf("--dry-run, --print-config, --list and --reconcile exclude each other");
         return 2;
     }
     if (wait && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
-        np_errorf("--wait goes with a submission, not with --dry-run, --print-config or --list");
+        np_errorf("--wait goes with a submission, not with --dry-run, --print-config, --list or --reconcile");
         return 2;
     }
     if (mode == LAUNCH_HELP) {
         launch_usage(stdout);
-        return 0;
+        return launch_stdout_check();
     }
     if (mode == LAUNCH_VERSION) {
         printf("nemoperf-launch %s\n", NP_VERSION);
-        return 0;
+        return launch_stdout_check();
     }
 
     struct np_recipe_set set;
@@ -520,7 +827,7 @@ int main(int argc, char **argv)
             fputs(t, stdout);
         else
             np_errorf("out of memory");
-        rc = t ? 0 : 1;
+        rc = t ? launch_stdout_check() : 1;
         free(t);
         np_recipe_set_free(&set);
         return rc;
@@ -537,7 +844,7 @@ int main(int argc, char **argv)
     else if (mode == LAUNCH_DRY_RUN)
         rc = launch_dry_run(&plan);
     else
-        rc = launch_submit(&plan, wait, &set);
+        rc = launch_submit(&plan, wait, rerun, &set);
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);
