@@ -186,12 +186,13 @@ enum np_status np_reconcile_dir(struct np_backend *b, const char *dir, struct np
                       ferr.source[0] ? ": " : "", ferr.text);
     } else {
         st = reconcile_record(m, dir, new_id ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED, new_id, how, r, &err);
-        if (st == NP_OK) {
-            free(r->state);
+        if (st == NP_OK) { /* state pointed into the old record: r->state holds a copy */
+            char *was = r->state;
             r->state = strdup(new_id ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED);
             free(r->job_id);
             r->job_id = reconcile_dup(new_id);
-            reconcile_say(r, new_id ? NP_RECONCILE_FOUND : NP_RECONCILE_ABSENT, "was %s; %s", state, how);
+            reconcile_say(r, new_id ? NP_RECONCILE_FOUND : NP_RECONCILE_ABSENT, "was %s; %s", was ? was : "?", how);
+            free(was);
         } else {
             char t[sizeof err.source + sizeof err.text + 32];
             np_error_format(&err, t, sizeof t);
