@@ -1,0 +1,237 @@
+#!/bin/sh
+# 13-launch-nothing-lost.sh - the submission protocol under faults, on the local cluster (issue 13):
+#   1. the disk fills up after submission: STAGE_PATH on a 64 KiB tmpfs mounted for this test
+#      (root only; skipped otherwise) with 8 KiB left
+#   2. SIGINT / SIGTERM / SIGKILL during a sweep 8,16,32, delivered at fixed points by a slowed
+#      sbatch wrapper (tests/stubs/sbatch-slow: fault injection around the real sbatch; it adds
+#      --hold so the jobs stay queued and never run here; the test cancels them)
+#   3. this cluster's slurmctld stopped (SIGSTOP, its own pid from $NP_CLUSTER_DIR/run) while
+#      sbatch waits for it: timeout, outcome "unknown", then --reconcile once it answers
+# Every job in the queue submitted from this test's folders must have a record with its id
+# (directly or after --reconcile), none twice; a rerun is refused; the user is told.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+launch=$bindir/nemoperf-launch
+T=13-launch-nothing-lost
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+
+[ -x "$launch" ] || die "$launch not built (make)"
+command -v squeue >/dev/null && command -v sbatch >/dev/null || die "Slurm client tools not found"
+[ -n "${SLURM_CONF:-}" ] && squeue -h >/dev/null 2>&1 || die "no cluster (SLURM_CONF=${SLURM_CONF:-unset}); run under tests/run-integration.sh"
+unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT ENABLE_PROFILE ENABLE_NCCLTRACE ENABLE_CHECKPOINT \
+    LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE NEMOPERF_SBATCH_TIMEOUT SLURM_SUBMIT JOB_TOTAL_GPUS
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-lost.XXXXXX") || die "mktemp"
+ctld=
+cleanup() {
+    [ -n "$ctld" ] && kill -CONT "$ctld" 2>/dev/null
+    # cancel the jobs submitted from this test's folders (their work dir is under $W)
+    ids=$(squeue -h -t all -o '%i|%Z' 2>/dev/null | awk -F'|' -v w="$W/" 'index($2, w) == 1 { print $1 }')
+    [ -n "$ids" ] && scancel $ids 2>/dev/null
+    mountpoint -q "$W/mnt" 2>/dev/null && umount "$W/mnt"
+    rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$W/bin" "$W/stub" || die "mkdir"
+cp "$root/tests/stubs/sbatch-slow/sbatch" "$W/bin/sbatch" && chmod 755 "$W/bin/sbatch" || die "cannot copy the wrapper"
+NP_REAL_SBATCH=$(command -v sbatch)
+export NP_REAL_SBATCH NP_STUB_DIR="$W/stub" WORKLOAD=synthetic MODEL_SIZE=8b MAX_STEPS=5
+SPATH="$W/bin:$PATH"
+
+mfield() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | head -1 | sed 's/,$//; s/^"//; s/"$//'; }
+
+# queue_jobs DIR: "id tag" of every job whose work dir is under DIR
+queue_jobs() {
+    squeue -h -t all -o '%i|%k|%Z' | awk -F'|' -v w="$1/" 'index($3, w) == 1 { print $1, $2 }' | sort -n
+}
+
+# check_all LABEL STAGE: every queued job of STAGE is recorded (submitted, its id, its tag) in
+# exactly one manifest; every recorded id is in the queue; prints the number of jobs
+check_all() {
+    bad=0
+    jobs=$(queue_jobs "$2")
+    printf '%s\n' "$jobs" | while read -r id tag; do
+        [ -n "$id" ] || continue
+        n=0
+        for m in $(find "$2" -name nemoperf.json); do
+            [ "$(mfield "$m" job_id)" = "$id" ] || continue
+            n=$((n + 1))
+            [ "$(mfield "$m" state)" = submitted ] || echo "$1: job $id: state $(mfield "$m" state) in $m"
+            [ "$(mfield "$m" tag)" = "$tag" ] || echo "$1: job $id carries tag $tag, its record $(mfield "$m" tag)"
+        done
+        [ "$n" -eq 1 ] || echo "$1: job $id (tag $tag) is queued but recorded $n times"
+    done >"$W/bad"
+    for m in $(find "$2" -name nemoperf.json); do
+        id=$(mfield "$m" job_id)
+        [ "$id" = null ] && continue
+        printf '%s\n' "$jobs" | grep -q "^$id " || echo "$1: $m records job $id, not in the queue" >>"$W/bad"
+    done
+    if [ -s "$W/bad" ]; then
+        while IFS= read -r l; do fail "$l"; done <"$W/bad"
+    fi
+    printf '%s\n' "$jobs" | grep -c .
+}
+
+count_dirs() { find "$1" -name nemoperf.json 2>/dev/null | grep -c .; }
+
+# wait_file PATH: up to 20 s
+wait_file() {
+    i=0
+    while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -e "$1" ]
+}
+
+# ---- 1. disk full after submission ---------------------------------------------------------
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$W/mnt" && mount -t tmpfs -o size=64k tmpfs "$W/mnt" 2>/dev/null; then
+    dd if=/dev/zero of="$W/mnt/fill" bs=4k count=14 2>/dev/null
+    S="$W/mnt"
+    PATH=$SPATH STAGE_PATH=$S "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    m=$(find "$S" -name nemoperf.json | head -1)
+    id=$(sed -n 's/^job \([0-9]*\): .*/\1/p' "$W/out")
+    [ -n "$id" ] && ok "disk full: job id printed ($id), exit $rc" || fail "disk full: no job id printed: $(cat "$W/out" "$W/err")"
+    [ "$(df -k "$S" | awk 'NR == 2 { print $4 }')" -eq 0 ] && ok "disk full: the tmpfs is full" ||
+        fail "disk full: the tmpfs still has room: $(df -k "$S" | tail -1)"
+    [ -n "$m" ] && [ "$(mfield "$m" job_id)" = "$id" ] && [ "$(mfield "$m" state)" = submitted ] &&
+        ok "disk full: the record says submitted, job $id (rewritten in place)" ||
+        fail "disk full: record: $(grep -E '"(state|job_id)"' "$m" 2>/dev/null)"
+    [ -n "$m" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$m" 2>/dev/null &&
+        ok "disk full: the record is valid JSON" || fail "disk full: the record is not valid JSON"
+    [ "$(check_all "disk full" "$S")" -eq 1 ] && ok "disk full: one job queued, recorded once" ||
+        fail "disk full: not exactly one job queued"
+    # a rerun is refused: the job exists
+    PATH=$SPATH STAGE_PATH=$S "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "job $id (PENDING) of an earlier launch exists" "$W/err" &&
+        ok "disk full: a rerun is refused, naming job $id" || fail "disk full: rerun: exit $rc: $(cat "$W/err")"
+    [ "$(check_all "disk full rerun" "$S")" -eq 1 ] || fail "disk full: the rerun queued a job"
+else
+    echo "$T: skip: disk full (needs root to mount a tmpfs)"
+fi
+
+# ---- 2a. SIGINT while the first job of a sweep is queued but its id not yet seen -----------
+S="$W/int"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8,16,32 NP_STUB_POST=2 "$launch" >"$W/out" 2>"$W/err" &
+pid=$!
+wait_file "$W/stub/after.0" || fail "SIGINT: the wrapper never submitted"
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && ok "SIGINT: exit 130" || fail "SIGINT: exit $rc, want 130"
+grep -q '^job [0-9]*: ' "$W/out" && ok "SIGINT: the deferred job's id printed" || fail "SIGINT: no id printed"
+grep -q 'stopped by Interrupt after 1 submission.*not submitted: pretrain_llama3.1_8b_bf16_16, pretrain_llama3.1_8b_bf16_32' "$W/err" &&
+    ok "SIGINT: told what happened" || fail "SIGINT: stderr: $(cat "$W/err")"
+[ "$(check_all SIGINT "$S")" -eq 1 ] && [ "$(count_dirs "$S")" -eq 1 ] &&
+    ok "SIGINT: one job queued and recorded with its id; no folder for 16 and 32" ||
+    fail "SIGINT: queue/record mismatch ($(count_dirs "$S") records)"
+# rerun: refused; --skip-existing submits the rest only
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8,16,32 "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'pretrain_llama3.1_8b_bf16_8: job [0-9]* (PENDING) of an earlier launch exists' "$W/err" &&
+    grep -q 'nothing written, nothing submitted' "$W/err" && [ "$(count_dirs "$S")" -eq 1 ] &&
+    ok "SIGINT: the rerun is refused, nothing written" || fail "SIGINT rerun: exit $rc: $(cat "$W/err")"
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8,16,32 "$launch" --skip-existing >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(check_all "skip-existing" "$S")" -eq 3 ] && [ "$(count_dirs "$S")" -eq 3 ] &&
+    ok "SIGINT: --skip-existing submits 16 and 32 only: 3 jobs, 3 records" ||
+    fail "skip-existing: exit $rc, $(count_dirs "$S") records: $(cat "$W/err")"
+
+# ---- 2b. SIGTERM before the second job's sbatch has reached the controller -----------------
+S="$W/term"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8,16,32 NP_STUB_PRE=1 "$launch" >"$W/out" 2>"$W/err" &
+pid=$!
+wait_file "$W/stub/before.1" || fail "SIGTERM: the wrapper never started the second job"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 143 ] && ok "SIGTERM: exit 143" || fail "SIGTERM: exit $rc, want 143"
+[ "$(grep -c '^job [0-9]*: ' "$W/out")" -eq 2 ] && ok "SIGTERM: both started submissions finished, ids printed" ||
+    fail "SIGTERM: stdout: $(cat "$W/out")"
+[ "$(check_all SIGTERM "$S")" -eq 2 ] && [ "$(count_dirs "$S")" -eq 2 ] &&
+    ok "SIGTERM: two jobs queued, both recorded; 32 not started" || fail "SIGTERM: queue/record mismatch"
+
+# ---- 2c. SIGKILL while a job is queued but not recorded: --reconcile -----------------------
+S="$W/kill"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8,16,32 NP_STUB_POST=3 "$launch" >"$W/out" 2>"$W/err" &
+pid=$!
+wait_file "$W/stub/after.0" || fail "SIGKILL: the wrapper never submitted"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+m=$(find "$S" -name nemoperf.json | head -1)
+[ "$(mfield "$m" state)" = submitting ] && [ "$(mfield "$m" job_id)" = null ] &&
+    ok "SIGKILL: the record says submitting (with tag $(mfield "$m" tag))" || fail "SIGKILL: record: $(cat "$m")"
+"$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+rc=$?
+id=$(queue_jobs "$S" | awk '{ print $1 }')
+[ "$rc" -eq 0 ] && grep -q "^job $id: .*: recorded (was submitting; the scheduler has job $id" "$W/out" &&
+    ok "SIGKILL: --reconcile found job $id by its tag and said so" || fail "SIGKILL: reconcile: exit $rc: $(cat "$W/out" "$W/err")"
+[ "$(check_all SIGKILL "$S")" -eq 1 ] && ok "SIGKILL: after --reconcile the job is recorded with its id" ||
+    fail "SIGKILL: queue/record mismatch"
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
+[ $? -eq 2 ] && [ "$(check_all "SIGKILL rerun" "$S")" -eq 1 ] && ok "SIGKILL: a rerun is refused" ||
+    fail "SIGKILL: rerun: $(cat "$W/err")"
+
+# ---- 3. slurmctld stopped while sbatch waits: unknown, then reconciled --------------------
+S="$W/stop"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+ctld=$(tr -dc 0-9 <"$NP_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+if [ -n "$ctld" ] && tr '\0' ' ' <"/proc/$ctld/cmdline" 2>/dev/null | grep -qF -- "$NP_CLUSTER_DIR/slurm.conf"; then
+    kill -STOP "$ctld"
+    PATH=$SPATH STAGE_PATH=$S NEMOPERF_SBATCH_TIMEOUT=3 "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    m=$(find "$S" -name nemoperf.json | head -1)
+    [ "$rc" -eq 1 ] && grep -q 'submission outcome unknown' "$W/err" && grep -q -- '--reconcile' "$W/err" &&
+        ok "stopped slurmctld: exit 1, outcome unknown, told to --reconcile" || fail "stopped slurmctld: exit $rc: $(cat "$W/err")"
+    [ "$(mfield "$m" state)" = unknown ] && ok "stopped slurmctld: recorded as unknown" || fail "stopped: $(mfield "$m" state)"
+    "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q 'still unknown: cannot ask the scheduler' "$W/err" && [ "$(mfield "$m" state)" = unknown ] &&
+        ok "stopped slurmctld: --reconcile meanwhile leaves it unknown, exit 1" || fail "reconcile while stopped: exit $rc: $(cat "$W/err")"
+    kill -CONT "$ctld"
+    ctld=
+    i=0
+    while ! squeue -h >/dev/null 2>&1 && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+    "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+    rc=$?
+    n=$(check_all "stopped slurmctld" "$S")
+    if [ "$n" -eq 1 ]; then
+        [ "$rc" -eq 0 ] && [ "$(mfield "$m" state)" = submitted ] &&
+            ok "stopped slurmctld: the job reached the queue; --reconcile recorded job $(mfield "$m" job_id)" ||
+            fail "stopped slurmctld: reconcile: exit $rc: $(cat "$W/out" "$W/err")"
+    else # the request never reached the controller: recorded not submitted
+        [ "$rc" -eq 0 ] && [ "$(mfield "$m" state)" = not_submitted ] &&
+            ok "stopped slurmctld: no job reached the queue; recorded not submitted" ||
+            fail "stopped slurmctld: $n jobs, state $(mfield "$m" state)"
+    fi
+else
+    fail "cannot find this cluster's slurmctld in $NP_CLUSTER_DIR/run"
+fi
+
+# ---- --reconcile: bad arguments -----------------------------------------------------------
+"$launch" --reconcile "$W/nonexistent" >/dev/null 2>"$W/err"
+[ $? -eq 2 ] && grep -q "nonexistent: No such file" "$W/err" && ok "--reconcile of a missing folder: exit 2" ||
+    fail "--reconcile missing: $(cat "$W/err")"
+mkdir -p "$W/empty"
+"$launch" --reconcile "$W/empty" >/dev/null 2>"$W/err"
+[ $? -eq 2 ] && grep -q "no nemoperf.json in it" "$W/err" && ok "--reconcile of a folder without records: exit 2" ||
+    fail "--reconcile empty: $(cat "$W/err")"
+
+if [ "$fails" -gt 0 ]; then
+    echo "$T: $fails check(s) failed" >&2
+    exit 1
+fi
+echo "$T: all checks passed"
