@@ -41,6 +41,11 @@ START_TEST(test_state_words)
         {"COMPLETED,REQUEUED", NP_JOB_COMPLETED}, /* a final base state stays final */
         {"  CD", NP_JOB_COMPLETED},               /* squeue %t */
         {"PD", NP_JOB_PENDING},
+        {"SPECIAL_EXIT", NP_JOB_SPECIAL_EXIT},   /* issue 13: final, not waited for forever */
+        {"REVOKED", NP_JOB_REVOKED},
+        {"REQUEUE_HOLD", NP_JOB_HELD},
+        {"PENDING,REQUEUE_HOLD", NP_JOB_HELD},   /* v0.0.40 flag list */
+        {"PENDING,SPECIAL_EXIT", NP_JOB_SPECIAL_EXIT},
         {"CONFIGURING", NP_JOB_OTHER},
         {"?", NP_JOB_OTHER},
         {"", NP_JOB_OTHER},
@@ -57,6 +62,10 @@ START_TEST(test_state_words)
     ck_assert(np_job_state_final(NP_JOB_COMPLETED));
     ck_assert(np_job_state_final(NP_JOB_PREEMPTED));
     ck_assert(np_job_state_final(NP_JOB_UNKNOWN));
+    ck_assert(np_job_state_final(NP_JOB_SPECIAL_EXIT));
+    ck_assert(np_job_state_final(NP_JOB_REVOKED));
+    ck_assert(np_job_state_final(NP_JOB_HELD));
+    ck_assert_str_eq(np_job_state_name(NP_JOB_HELD), "REQUEUE_HOLD");
     ck_assert_str_eq(np_job_state_name(NP_JOB_OUT_OF_MEMORY), "OUT_OF_MEMORY");
 }
 END_TEST
@@ -312,6 +321,54 @@ START_TEST(test_run_vanish_and_timeout)
 }
 END_TEST
 
+START_TEST(test_run_held_ends)
+{
+    /* a job held after a requeue (or in SPECIAL_EXIT) ends the wait instead of polling forever */
+    static const char *const a[] = {"1:RUNNING 2:RUNNING", "1:REQUEUE_HOLD 2:RUNNING", "1:REQUEUE_HOLD 2:SPECIAL_EXIT"};
+    struct np_wait w;
+    struct script_backend sb;
+    struct progress_log pl;
+    struct np_error err;
+    ck_assert_int_eq(run(a, 3, 2, 0, &w, &sb, &pl, &err), NP_OK);
+    ck_assert_uint_eq(sb.queries, 3);
+    ck_assert_int_eq(w.jobs[0].state, NP_JOB_HELD);
+    ck_assert_int_eq(w.jobs[1].state, NP_JOB_SPECIAL_EXIT);
+    np_wait_free(&w);
+}
+END_TEST
+
+START_TEST(test_default_timeout)
+{
+    double l[] = {1800, 900, 0};
+    ck_assert_double_eq(np_wait_default_timeout(l, 3), 2 * 2700 + NP_WAIT_QUEUE_ALLOWANCE);
+    ck_assert_double_eq(np_wait_default_timeout(NULL, 0), NP_WAIT_QUEUE_ALLOWANCE);
+}
+END_TEST
+
+START_TEST(test_squeue_tagged)
+{
+    struct np_job_list l = {0};
+    /* id|state|comment: only the exact tag counts (a comment may hold '|') */
+    ck_assert_int_eq(np_slurm_parse_squeue_tagged("7|PENDING|nemoperf-ab\n8|RUNNING|nemoperf-abc\n"
+                                                  "9|COMPLETED|x|nemoperf-ab\n10|RUNNING|\n11|FAILED|nemoperf-ab",
+                                                  "nemoperf-ab", &l),
+                     0);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.jobs[0].job_id, "7");
+    ck_assert_str_eq(l.jobs[1].job_id, "11");
+    ck_assert_str_eq(l.jobs[1].state, "FAILED");
+    np_job_list_free(&l);
+    ck_assert_int_eq(np_slurm_parse_squeue_tagged("7|PENDING|nemoperf-ab", NULL, &l), 0);
+    ck_assert_uint_eq(l.n, 0);
+    /* sbatch failures that may have reached the controller vs refusals */
+    ck_assert(np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"));
+    ck_assert(np_slurm_cli_ambiguous("Zero Bytes were transmitted or received"));
+    ck_assert(!np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Invalid account"));
+    ck_assert(!np_slurm_cli_ambiguous("sbatch: error: Unable to contact slurm controller (connect failure)"));
+    ck_assert(!np_slurm_cli_ambiguous(NULL));
+}
+END_TEST
+
 START_TEST(test_squeue_lines)
 {
     struct np_job_list l = {0};
@@ -346,6 +403,9 @@ int main(void)
     tcase_add_test(t, test_run_query_failures);
     tcase_add_test(t, test_run_vanish_and_timeout);
     tcase_add_test(t, test_squeue_lines);
+    tcase_add_test(t, test_run_held_ends);
+    tcase_add_test(t, test_default_timeout);
+    tcase_add_test(t, test_squeue_tagged);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -1,0 +1,284 @@
+/* check_reconcile.c - the record side of the submission protocol (issue 13).
+ *
+ * Pre-sized manifests, their in-place rewrite when the atomic one cannot be made (the
+ * temporary file's name is taken by a folder: the stand-in for a full disk, which the
+ * e2e test 13-launch-nothing-lost.sh reproduces for real on a tmpfs), corrupt records,
+ * and reconcile against a scripted backend (find() answers from a table).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/manifest.h"
+#include "nemoperf/reconcile.h"
+#include "nemoperf/shell.h"
+
+static char root[] = "/tmp/np-check-reconcile.XXXXXX";
+
+static void setup(void)
+{
+    strcpy(root, "/tmp/np-check-reconcile.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *path(const char *rel)
+{
+    static char p[8][512];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(p[k], sizeof p[k], "%s/%s", root, rel);
+    return p[k];
+}
+
+static off_t fsize(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? st.st_size : -1;
+}
+
+/* A record as launch writes it before calling the backend. */
+static void write_record(const char *dir, const char *state, const char *tag, const char *job_id)
+{
+    mkdir(dir, 0755);
+    json_t *o = json_pack("{s:s,s:b,s:s?,s:s?,s:n,s:{s:s}}", "state", state, "submitted",
+                          strcmp(state, NP_STATE_SUBMITTED) == 0, "tag", tag, "job_id", job_id, "error", "config",
+                          "job_name", "pretrain_x_8");
+    ck_assert_ptr_nonnull(o);
+    struct np_error err;
+    ck_assert_int_eq(np_manifest_store(dir, o, 1, NULL, &err), NP_OK);
+    json_decref(o);
+}
+
+static json_t *load(const char *dir)
+{
+    json_t *o = NULL;
+    struct np_error err;
+    ck_assert_msg(np_manifest_load(dir, &o, &err) == NP_OK, "%s", err.text);
+    return o;
+}
+
+START_TEST(test_presize_and_in_place)
+{
+    const char *d = path("job");
+    write_record(d, NP_STATE_SUBMITTING, "nemoperf-t1", NULL);
+    char mp[600];
+    snprintf(mp, sizeof mp, "%s/nemoperf.json", d);
+    off_t size = fsize(mp);
+    ck_assert_int_eq(size % 4096, 0); /* up to the end of its last block */
+    json_t *o = load(d);
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    ck_assert_int_ge(size, (off_t)strlen(text) + NP_MANIFEST_SLACK);
+    free(text);
+    /* the atomic rewrite cannot be made (its temporary name is a folder): rewritten in place */
+    char tmp[700];
+    snprintf(tmp, sizeof tmp, "%s/.nemoperf.json.tmp.%ld", d, (long)getpid());
+    ck_assert_int_eq(mkdir(tmp, 0755), 0);
+    json_object_set_new(o, "state", json_string(NP_STATE_SUBMITTED));
+    json_object_set_new(o, "job_id", json_string("123456789"));
+    int in_place = 0;
+    struct np_error err;
+    ck_assert_int_eq(np_manifest_store(d, o, 0, &in_place, &err), NP_OK);
+    ck_assert_int_eq(in_place, 1);
+    ck_assert_int_eq(fsize(mp), size); /* no byte more than it had */
+    json_t *back = load(d);
+    ck_assert_str_eq(json_string_value(json_object_get(back, "job_id")), "123456789");
+    ck_assert_str_eq(np_manifest_state(back), NP_STATE_SUBMITTED);
+    json_decref(back);
+    /* too long to fit: the error message is shortened, the job id kept */
+    char *longmsg = malloc(20000);
+    memset(longmsg, 'e', 19999);
+    longmsg[19999] = '\0';
+    json_object_set_new(o, "error", json_string(longmsg));
+    free(longmsg);
+    ck_assert_int_eq(np_manifest_store(d, o, 0, &in_place, &err), NP_OK);
+    ck_assert_int_eq(in_place, 1);
+    back = load(d);
+    ck_assert_uint_eq(strlen(json_string_value(json_object_get(back, "error"))), 200);
+    ck_assert_str_eq(json_string_value(json_object_get(back, "job_id")), "123456789");
+    json_decref(back);
+    json_decref(o);
+    rmdir(tmp);
+}
+END_TEST
+
+START_TEST(test_load_errors)
+{
+    const char *d = path("bad");
+    mkdir(d, 0755);
+    json_t *o = NULL;
+    struct np_error err;
+    ck_assert_int_eq(np_manifest_load(d, &o, &err), NP_E_NOTFOUND);
+    FILE *f = fopen(path("bad/nemoperf.json"), "w");
+    fputs("{\"state\": \"submitted\",\n \"job_id\": ", f);
+    fclose(f);
+    ck_assert_int_eq(np_manifest_load(d, &o, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "corrupt manifest"), "%s", err.text);
+    ck_assert_int_eq(err.line, 2);
+    f = fopen(path("bad/nemoperf.json"), "w");
+    fputs("[1]", f);
+    fclose(f);
+    ck_assert_int_eq(np_manifest_load(d, &o, &err), NP_E_PARSE);
+    /* an older record without "state" */
+    f = fopen(path("bad/nemoperf.json"), "w");
+    fputs("{\"submitted\": true, \"job_id\": \"5\"}", f);
+    fclose(f);
+    ck_assert_int_eq(np_manifest_load(d, &o, &err), NP_OK);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_SUBMITTED);
+    json_decref(o);
+    /* tags are unique */
+    char *a = np_manifest_new_tag(), *b = np_manifest_new_tag();
+    ck_assert_str_ne(a, b);
+    ck_assert_uint_eq(strlen(a), strlen("nemoperf-") + 32);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A backend whose find() answers from fields below. */
+static const char *find_answer; /* "id:STATE" lines for the tag "nemoperf-found", or "!" to fail */
+static int find_calls;
+
+static enum np_status fake_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
+                                struct np_error *err)
+{
+    (void)b;
+    find_calls++;
+    memset(out, 0, sizeof *out);
+    ck_assert_str_eq(job_name, "pretrain_x_8");
+    if (find_answer[0] == '!')
+        return np_error_set(err, NP_E_SLURM, "squeue", 0, 0, "Socket timed out on send/recv operation");
+    if (strcmp(tag, "nemoperf-found") == 0 && *find_answer) {
+        char id[16], st[32];
+        ck_assert_int_eq(sscanf(find_answer, "%15[^:]:%31s", id, st), 2);
+        np_job_list_add(out, id, st, NULL);
+    }
+    return NP_OK;
+}
+
+START_TEST(test_reconcile_dir)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find};
+    struct np_reconcile r;
+    /* unknown, the scheduler has it */
+    const char *d1 = path("a");
+    write_record(d1, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_answer = "42:PENDING";
+    ck_assert_int_eq(np_reconcile_dir(&be, d1, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "42");
+    ck_assert_str_eq(r.job_state, "PENDING");
+    ck_assert_msg(strstr(r.message, "was unknown; the scheduler has job 42 (PENDING) carrying tag nemoperf-found"),
+                  "%s", r.message);
+    np_reconcile_free(&r);
+    json_t *o = load(d1);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_SUBMITTED);
+    ck_assert(json_is_true(json_object_get(o, "submitted")));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "42");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "reconciled"), "was")), "unknown");
+    json_decref(o);
+    /* settled now: a second run asks nobody */
+    find_calls = 0;
+    ck_assert_int_eq(np_reconcile_dir(&be, d1, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_RECORDED);
+    ck_assert_int_eq(find_calls, 0);
+    np_reconcile_free(&r);
+
+    /* submitting (the launch died), no such job: not submitted */
+    const char *d2 = path("b");
+    write_record(d2, NP_STATE_SUBMITTING, "nemoperf-other", NULL);
+    find_answer = "";
+    ck_assert_int_eq(np_reconcile_dir(&be, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_ABSENT);
+    np_reconcile_free(&r);
+    o = load(d2);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_NOT_SUBMITTED);
+    ck_assert(json_is_null(json_object_get(o, "job_id")));
+    json_decref(o);
+
+    /* the scheduler cannot be asked: unchanged */
+    const char *d3 = path("c");
+    write_record(d3, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_answer = "!";
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    ck_assert_msg(strstr(r.message, "still unknown: cannot ask the scheduler: squeue: Socket timed out"), "%s",
+                  r.message);
+    np_reconcile_free(&r);
+    o = load(d3);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_UNKNOWN);
+    json_decref(o);
+    /* ... but the job's own output file in the folder says it ran */
+    FILE *f = fopen(path("c/sbatch_pretrain_x_8_77.out"), "w");
+    fclose(f);
+    f = fopen(path("c/sbatch_pretrain_x_8_7x.out"), "w"); /* not an id */
+    fclose(f);
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "77");
+    np_reconcile_free(&r);
+
+    /* no backend at all, no evidence: unchanged */
+    const char *d4 = path("d");
+    write_record(d4, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    ck_assert_int_eq(np_reconcile_dir(NULL, d4, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    np_reconcile_free(&r);
+    /* no manifest */
+    ck_assert_int_eq(np_reconcile_dir(&be, root, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FAILED);
+    np_reconcile_free(&r);
+}
+END_TEST
+
+START_TEST(test_collect)
+{
+    mkdir(path("s"), 0755);
+    mkdir(path("s/experiments"), 0755);
+    mkdir(path("s/experiments/e"), 0755);
+    mkdir(path("s/experiments/e/e_1"), 0755);
+    write_record(path("s/experiments/e/e_1/j2"), NP_STATE_SUBMITTED, "t", "2");
+    write_record(path("s/experiments/e/e_1/j1"), NP_STATE_SUBMITTED, "t", "1");
+    char **v = NULL;
+    struct np_error err;
+    char *args[] = {path("s")};
+    ck_assert_int_eq(np_reconcile_collect(args, 1, &v, &err), NP_OK);
+    ck_assert_ptr_nonnull(v[0]);
+    ck_assert_ptr_nonnull(strstr(v[0], "/e_1/j1"));
+    ck_assert_ptr_nonnull(strstr(v[1], "/e_1/j2"));
+    ck_assert_ptr_null(v[2]);
+    np_strv_free(v);
+    char *bad[] = {path("s/experiments/e/e_1/j1/nemoperf.json")};
+    ck_assert_int_eq(np_reconcile_collect(bad, 1, &v, &err), NP_E_NOTFOUND);
+    ck_assert_msg(strstr(err.text, "not a folder"), "%s", err.text);
+    mkdir(path("empty"), 0755);
+    char *empty[] = {path("empty")};
+    ck_assert_int_eq(np_reconcile_collect(empty, 1, &v, &err), NP_E_NOTFOUND);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reconcile");
+    TCase *t = tcase_create("reconcile");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_presize_and_in_place);
+    tcase_add_test(t, test_load_errors);
+    tcase_add_test(t, test_reconcile_dir);
+    tcase_add_test(t, test_collect);
+    suite_add_tcase(s, t);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? 1 : 0;
+}
