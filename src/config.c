@@ -69,7 +69,7 @@ static int config_digits(const char **p, long *v)
     long x = 0;
     int n = 0;
     while (isdigit((unsigned char)**p)) {
-        if (++n > 7)
+        if (++n > 9) /* MAX_STEPS up to 10000000 and day counts up to Slurm's bound fit */
             return 0;
         x = x * 10 + (**p - '0');
         (*p)++;
@@ -123,7 +123,31 @@ int np_time_limit_valid(const char *s)
         if (m >= 60 || sec >= 60)
             return 0;
     }
+    long long minutes = (long long)(days > 0 ? days : 0) * 1440 + (long long)h * 60 + m + (sec + 59) / 60;
+    if (minutes > NP_TIME_LIMIT_MAX_MINUTES)
+        return 0;
     return (days > 0 || h > 0 || m > 0 || sec > 0);
+}
+
+/* Byte offset of the first byte that is not valid UTF-8 in s, or -1 when it all is. */
+static long config_utf8_bad(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0 || (n == 1 && *p < 0xC2) || (n == 3 && *p > 0xF4))
+            return (long)(p - (const unsigned char *)s);
+        unsigned cp = n == 0 ? *p : *p & (0x3F >> n);
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                return (long)(p - (const unsigned char *)s);
+            cp = cp << 6 | (p[i] & 0x3F);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return (long)(p - (const unsigned char *)s);
+        p += n + 1;
+    }
+    return -1;
 }
 
 /* ---- resolution context ---- */
@@ -145,7 +169,7 @@ static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...) __a
 
 static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...)
 {
-    char text[sizeof x->err->text];
+    char text[8192]; /* np_error_set elides the middle of a long message, keeping its reason */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -339,6 +363,13 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
                           "STAGE_PATH=%s: contains a newline, carriage return or backslash, which Slurm cannot use "
                           "in log file names; allowed: a path without them",
                           sp);
+    /* sbatch undoes the %% of --output, srun does not do it the same way: a '%' in the
+     * folder name loses the training log (issue 13), so it is refused */
+    if (strchr(sp, '%'))
+        return config_bad(x,
+                          "STAGE_PATH=%s: contains '%%', which Slurm reads as a file name pattern (%%j, %%x, %%u...) "
+                          "in the log paths of sbatch and srun; allowed: a path without '%%'",
+                          sp);
     size_t n = strlen(sp);
     while (n > 1 && sp[n - 1] == '/')
         n--;
@@ -347,8 +378,17 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     memcpy(c->stage_path, sp, n);
     c->stage_path[n] = '\0';
     struct stat st;
-    if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+    if (stat(c->stage_path, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+        return config_bad(x, "STAGE_PATH=%s: cannot use it: %s%s; allowed: an existing folder", sp, strerror(e),
+                          e == ELOOP ? " (a symbolic link pointing back at itself)"
+                          : e == ENOTDIR ? " (a part of the path is a file, not a folder)" : "");
+    }
+    if (!S_ISDIR(st.st_mode))
+        return config_bad(x, "STAGE_PATH=%s: is a %s, not a folder; allowed: an existing folder", sp,
+                          S_ISREG(st.st_mode) ? "file" : S_ISFIFO(st.st_mode) ? "FIFO" : "special file");
     if (access(c->stage_path, W_OK | X_OK) != 0)
         return config_bad(x, "STAGE_PATH=%s: folder is not writable (%s); allowed: a folder you can write to", sp,
                           strerror(errno));
@@ -521,8 +561,8 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
     if (tl && (!np_time_limit_valid(tl) || strlen(tl) >= sizeof c->time_limit))
         return config_bad(x,
                           "TIME_LIMIT=%s: not a Slurm time limit; allowed: MM:SS, HH:MM:SS, D-HH:MM:SS (also M, "
-                          "D-HH, D-HH:MM), not zero",
-                          tl);
+                          "D-HH, D-HH:MM), not zero, at most %d minutes (1491308-02:06:00)",
+                          tl, NP_TIME_LIMIT_MAX_MINUTES);
     snprintf(c->time_limit, sizeof c->time_limit, "%s",
              tl ? tl : c->nccltrace ? NP_LAUNCH_NCCLTRACE_TIME_LIMIT : NP_LAUNCH_DEFAULT_TIME_LIMIT);
     return NP_OK;
@@ -759,6 +799,26 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     int gpus[CONFIG_MAX_SWEEP];
     size_t ngpus = 0;
     enum np_status st = NP_OK;
+
+    /* every value goes into JSON and the script: text only (nothing written otherwise) */
+    static const char *const names[] = {
+        "WORKLOAD", "STAGE_PATH", "RECIPE", "MODEL_SIZE", "DTYPE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "GPU_TYPE",
+        "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
+        "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
+        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", NULL};
+    for (size_t i = 0; names[i] && st == NP_OK; i++) {
+        const char *v = config_get(&x, names[i]);
+        long at = v ? config_utf8_bad(v) : -1;
+        if (at >= 0) /* the value itself is not printed: it is not text (and may be a token) */
+            st = np_error_set(x.err, NP_E_INVALID, "", 0, 0,
+                              "%s: not valid UTF-8 (byte 0x%02x at offset %ld of %zu); allowed: UTF-8 text (a path "
+                              "in another encoding cannot be written to the JSON manifest); nothing written",
+                              names[i], (unsigned char)v[at], at, strlen(v));
+    }
+    if (st != NP_OK) {
+        free(c);
+        return st;
+    }
 
     const char *wl = config_get(&x, "WORKLOAD");
     if (!wl || strcasecmp(wl, "nemo") == 0)

@@ -45,10 +45,26 @@ enum np_status np_error_set(struct np_error *err, enum np_status st, const char 
     snprintf(err->source, sizeof err->source, "%s", source ? source : "");
     err->line = line;
     err->column = column;
+    /* a message longer than text keeps its start and its end (the reason comes last:
+     * "NAME=<long value>: what is wrong; allowed: ..."), the middle elided */
+    char big[8192];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    int n = vsnprintf(big, sizeof big, fmt, ap);
     va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof big ? (size_t)n : sizeof big - 1;
+    if (len < sizeof err->text) {
+        memcpy(err->text, big, len + 1);
+    } else {
+        size_t head = 96, tail = sizeof err->text - head - 4;
+        while (tail > 0 && (big[len - tail] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+            tail--;
+        while (head > 0 && (big[head] & 0xC0) == 0x80)
+            head--;
+        memcpy(err->text, big, head);
+        memcpy(err->text + head, "...", 3);
+        memcpy(err->text + head + 3, big + len - tail, tail + 1);
+    }
     return st;
 }
 

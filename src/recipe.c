@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- small helpers ---- */
@@ -682,6 +683,15 @@ enum np_status np_recipe_set_load_default(struct np_recipe_set *out, struct np_e
     char *dir = np_data_path("recipes");
     if (!dir) {
         memset(out, 0, sizeof *out);
+        const char *env = getenv("NEMOPERF_DATADIR");
+        if (env && *env) { /* the user named a folder: a bad value, said as such (exit 2) */
+            struct stat sb;
+            int e = stat(env, &sb) != 0 ? errno : 0;
+            return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                                "NEMOPERF_DATADIR=%s: %s; allowed: the folder holding recipes/ (and reference/), "
+                                "e.g. <prefix>/share/nemoperf, or unset",
+                                env, e ? strerror(e) : !S_ISDIR(sb.st_mode) ? "not a folder" : "has no recipes/ folder");
+        }
         return np_error_set(err, NP_E_NOTFOUND, "recipes", 0, 0,
                             "recipe folder not found (set NEMOPERF_DATADIR to the folder holding recipes/)");
     }
