@@ -126,10 +126,12 @@ static int launch_fail(enum np_status st, const struct np_error *err)
 /* 0 when everything written to stdout so far reached it; else 1, said on stderr. */
 static int launch_stdout_check(void)
 {
+    int before = errno; /* called right after the writes: a failed one left its errno */
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return 0;
-    np_errorf("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    int e = errno ? errno : before;
+    np_errorf("cannot write to standard output: %s", e ? strerror(e) : "write error");
     return 1;
 }
 
