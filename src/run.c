@@ -9,6 +9,7 @@
 #include "nemoperf/run.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -140,10 +141,20 @@ static void run_json_str(json_t *o, const char *key, char *dst, size_t size)
 
 int np_identity_from_manifest(const char *file, struct np_identity *id)
 {
+    return np_identity_from_manifest_why(file, id, NULL, 0);
+}
+
+int np_identity_from_manifest_why(const char *file, struct np_identity *id, char *why, size_t size)
+{
     json_error_t jerr;
     json_t *root = json_load_file(file, 0, &jerr);
-    if (!root)
+    if (!root) {
+        if (why && access(file, R_OK) != 0)
+            snprintf(why, size, "not readable: %s", strerror(errno));
+        else if (why)
+            snprintf(why, size, "corrupt at line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
         return 0;
+    }
     json_t *c = json_object_get(root, "config");
     if (!json_is_object(c))
         c = root;
@@ -165,8 +176,11 @@ int np_identity_from_manifest(const char *file, struct np_identity *id)
     else if (json_is_true(json_object_get(c, "nccltrace")))
         strcpy(t.variant, "nccltrace");
     json_decref(root);
-    if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
+    if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0) {
+        if (why)
+            snprintf(why, size, "lacks config.recipe, model_size, dtype or gpus");
         return 0;
+    }
     *id = t;
     return 1;
 }
@@ -342,11 +356,14 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         run_set_why(run, "NaN or infinite loss, grad norm or step time");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
-        char why[256];
+        char why[400];
         if (id->recipe[0] && !run->recipe)
             snprintf(why, sizeof why, "unknown recipe \"%s\"", id->recipe);
         else if (run->recipe && !run->model)
             snprintf(why, sizeof why, "recipe %s has no model size \"%s\"", id->recipe, id->model_size);
+        else if (!run->model && run->manifest_problem[0])
+            snprintf(why, sizeof why, "its nemoperf.json is unusable (%.150s); no pretrain_<recipe>_<size>_<dtype>_"
+                                      "<gpus> folder, no --recipe/--size options", run->manifest_problem);
         else if (!run->model)
             snprintf(why, sizeof why, "no manifest, no pretrain_<recipe>_<size>_<dtype>_<gpus> folder, "
                                       "no --recipe/--size options");
@@ -472,7 +489,9 @@ static const char *run_basename(const char *p)
 
 static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
 {
-    if (manifest && np_identity_from_manifest(manifest, &run->id))
+    run->manifest_problem[0] = '\0';
+    if (manifest && np_identity_from_manifest_why(manifest, &run->id, run->manifest_problem,
+                                                  sizeof run->manifest_problem))
         run->id_source = "manifest";
     else if (np_identity_from_path(run->path, &run->id))
         run->id_source = "folder";

@@ -45,6 +45,7 @@ struct np_run {
     char *dir;               /* its folder */
     struct np_identity id;
     const char *id_source;   /* "manifest", "folder", "options", or NULL */
+    char manifest_problem[240]; /* why the run's nemoperf.json was not used ("" when it was, or none) */
     const struct np_recipe *recipe; /* borrowed from the recipe set, or NULL */
     const struct np_model *model;
     const struct np_config_row *row; /* published row for (gpu, dtype, gpus), or NULL */
@@ -113,6 +114,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
 int np_identity_from_path(const char *path, struct np_identity *id);
 /* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */
 int np_identity_from_manifest(const char *file, struct np_identity *id);
+/* The same, saying in why (may be NULL) what made a manifest unusable: "corrupt at
+ * line:column: ...", "not readable: ...", "lacks config.recipe/model_size/dtype/gpus". */
+int np_identity_from_manifest_why(const char *file, struct np_identity *id, char *why, size_t size);
 
 void np_parse_result_free(struct np_parse_result *res);
 

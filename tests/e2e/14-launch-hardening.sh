@@ -89,6 +89,14 @@ STAGE_PATH="$W/s1" MAX_STEPS=10000000 "$launch" --print-config >"$W/out" 2>"$W/e
 refused "MAX_STEPS above the bound" "MAX_STEPS=10000001: not an integer in range; allowed: 1 to 10000000" \
     STAGE_PATH="$W/s1" MAX_STEPS=10000001
 
+# parse: a corrupt manifest is said to be corrupt, not missing
+parse=$bindir/nemoperf-parse
+mkdir -p "$W/myrun"
+cp "$root/tests/data/scan/crlf.log" "$W/myrun/log-x.out" && printf '{"config": ' >"$W/myrun/nemoperf.json"
+"$parse" "$W/myrun" >"$W/out" 2>&1
+grep -q 'its nemoperf.json is unusable (corrupt at line 1, column 11' "$W/out" &&
+    ok "parse: a corrupt manifest is named as corrupt, with its position" || fail "parse corrupt manifest: $(cat "$W/out")"
+
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
     exit 1
