@@ -69,7 +69,7 @@ static int config_digits(const char **p, long *v)
     long x = 0;
     int n = 0;
     while (isdigit((unsigned char)**p)) {
-        if (++n > 9) /* MAX_STEPS up to 10000000 and day counts up to Slurm's bound fit */
+        if (++n > 10) /* MAX_STEPS up to 10000000 and minute counts up to Slurm's bound fit */
             return 0;
         x = x * 10 + (**p - '0');
         (*p)++;

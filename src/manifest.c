@@ -272,6 +272,25 @@ enum np_status np_manifest_load(const char *dir, json_t **out, struct np_error *
     return NP_OK;
 }
 
+int np_manifest_launcher_alive(const json_t *o)
+{
+    const json_t *l = json_object_get(o, "launcher");
+    const char *host = json_string_value(json_object_get(l, "host"));
+    json_int_t pid = json_integer_value(json_object_get(l, "pid"));
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    if (!host || strcmp(host, me) != 0 || pid <= 1 || pid > INT_MAX || (pid_t)pid == getpid())
+        return 0;
+    char path[64], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%lld/comm", (long long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int ok = fgets(comm, sizeof comm, f) != NULL;
+    fclose(f);
+    return ok && strncmp(comm, "nemoperf-launch", 15) == 0;
+}
+
 const char *np_manifest_state(const json_t *o)
 {
     const char *s = json_string_value(json_object_get(o, "state"));
@@ -332,6 +351,11 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "state", json_string(state));
         bad |= json_object_set_new(o, "submitted", json_boolean(strcmp(state, NP_STATE_SUBMITTED) == 0));
         bad |= json_object_set_new(o, "tag", m->tag ? json_string(m->tag) : json_null());
+        if (strcmp(state, NP_STATE_SUBMITTING) == 0) { /* who is submitting: reconcile leaves a live launch alone */
+            char host[256] = "";
+            gethostname(host, sizeof host - 1);
+            bad |= json_object_set_new(o, "launcher", json_pack("{s:s,s:I}", "host", host, "pid", (json_int_t)getpid()));
+        }
         bad |= json_object_set_new(o, "job_id", m->job_id ? json_string(m->job_id) : json_null());
         bad |= json_object_set_new(o, "cluster", m->cluster ? json_string(m->cluster) : json_null());
         if (m->rest_url) /* the URL only: credentials never reach the manifest */

@@ -92,6 +92,14 @@ static enum np_status reconcile_record(json_t *m, const char *dir, const char *s
                                        const char *how, struct np_reconcile *r, struct np_error *err)
 {
     const char *was = np_manifest_state(m);
+    /* the record may have been settled meanwhile (its launch finished): never overwrite that */
+    json_t *now_rec = NULL;
+    if (np_manifest_load(dir, &now_rec, err) != NP_OK)
+        return np_error_set(err, NP_E_IO, dir, 0, 0, "the record changed while it was reconciled: %s", err->text);
+    int same = strcmp(np_manifest_state(now_rec), was) == 0;
+    json_decref(now_rec);
+    if (!same)
+        return np_error_set(err, NP_E_IO, dir, 0, 0, "the record was settled meanwhile by its launch; left as it is");
     json_t *rec = json_object();
     char when[32] = "";
     time_t now = time(NULL);
@@ -115,6 +123,7 @@ static enum np_status reconcile_record(json_t *m, const char *dir, const char *s
             bad |= json_object_set_new(m, "error", json_string(how));
         bad |= json_object_set_new(m, "reconciled", rec);
         rec = NULL;
+        json_object_del(m, "launcher");
     }
     json_decref(rec);
     if (bad)
@@ -145,6 +154,12 @@ enum np_status np_reconcile_dir(struct np_backend *b, const char *dir, struct np
     int unsettled = strcmp(state, NP_STATE_SUBMITTING) == 0 || strcmp(state, NP_STATE_UNKNOWN) == 0;
     if (!unsettled) {
         reconcile_say(r, NP_RECONCILE_RECORDED, "recorded already: %s%s%s", state, id ? ", job " : "", id ? id : "");
+        json_decref(m);
+        return r->message ? NP_OK : NP_E_NOMEM;
+    }
+    if (strcmp(state, NP_STATE_SUBMITTING) == 0 && np_manifest_launcher_alive(m)) {
+        reconcile_say(r, NP_RECONCILE_UNREACHABLE, "still submitting: nemoperf-launch (pid %lld) is submitting it now",
+                      (long long)json_integer_value(json_object_get(json_object_get(m, "launcher"), "pid")));
         json_decref(m);
         return r->message ? NP_OK : NP_E_NOMEM;
     }

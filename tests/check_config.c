@@ -311,9 +311,12 @@ START_TEST(test_booleans_and_time)
     int v;
     ck_assert_int_eq(np_parse_bool("on", &v), -1);
     ck_assert_int_eq(np_parse_bool("", &v), -1);
-    static const char *const good[] = {"00:30:00", "30:00", "30", "1-00:00:00", "2-12", "2-12:30", "100:00:00", "0:1"};
+    static const char *const good[] = {"00:30:00", "30:00", "30", "1-00:00:00", "2-12", "2-12:30", "100:00:00", "0:1",
+                                       "12345678", "1491308-02:06:00", "2147483646", "1234567890"};
+    /* beyond 2147483646 minutes Slurm's int minutes wrap (issue 13): refused */
     static const char *const bad[] = {"", "1h", "00:60:00", "00:00:60", "1-24:00:00", "0", "00:00:00", ":30", "1:2:3:4",
-                                      "1--2", "-1", "30:", "12345678"};
+                                      "1--2", "-1", "30:", "2147483647", "1491308-02:07:00", "9999999-00:00:00",
+                                      "35791395:00:00", "9999999999", "12345678901"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         ck_assert_msg(np_time_limit_valid(good[i]), "%s should be valid", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)

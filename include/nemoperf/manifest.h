@@ -75,6 +75,10 @@ enum np_status np_manifest_load(const char *dir, json_t **out, struct np_error *
 /* The "state" of a loaded manifest; an older one without it from "submitted". */
 const char *np_manifest_state(const json_t *o);
 
+/* 1 when the launch that wrote a "submitting" record ("launcher": host and pid) is
+ * still running on this host: its outcome is still coming, leave the record alone. */
+int np_manifest_launcher_alive(const json_t *o);
+
 /* A new unique tag "nemoperf-<32 hex>" (caller frees), NULL when out of memory. */
 char *np_manifest_new_tag(void);
 

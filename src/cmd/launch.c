@@ -186,6 +186,8 @@ static void launch_on_signal(int sig)
         launch_signal = sig;
 }
 
+/* old: LAUNCH_NSIGS + 1 entries (the last for SIGPIPE, ignored meanwhile: a closed
+ * stdout must not kill a launch between a job's submission and its record). */
 static void launch_defer_signals(struct sigaction *old)
 {
     struct sigaction sa;
@@ -195,12 +197,15 @@ static void launch_defer_signals(struct sigaction *old)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < LAUNCH_NSIGS; i++)
         sigaction(launch_sigs[i], &sa, &old[i]);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &old[LAUNCH_NSIGS]);
 }
 
 static void launch_restore_signals(const struct sigaction *old)
 {
     for (size_t i = 0; i < LAUNCH_NSIGS; i++)
         sigaction(launch_sigs[i], &old[i], NULL);
+    sigaction(SIGPIPE, &old[LAUNCH_NSIGS], NULL);
 }
 
 /* What became of one submission. */
@@ -658,7 +663,7 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
     struct np_buf parse;
     np_buf_init(&parse);
     np_buf_append(&parse, "nemoperf-parse");
-    struct sigaction oldsa[LAUNCH_NSIGS];
+    struct sigaction oldsa[LAUNCH_NSIGS + 1];
     launch_signal = 0;
     launch_defer_signals(oldsa);
     for (size_t i = 0; i < plan->n && !launch_signal; i++) {

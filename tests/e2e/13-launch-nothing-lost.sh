@@ -184,6 +184,26 @@ PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
 [ $? -eq 2 ] && [ "$(check_all "SIGKILL rerun" "$S")" -eq 1 ] && ok "SIGKILL: a rerun is refused" ||
     fail "SIGKILL: rerun: $(cat "$W/err")"
 
+# ---- 2d. --reconcile and a rerun while a launch is still submitting: left alone --------------
+S="$W/busy"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 NP_STUB_PRE=2 "$launch" >"$W/out1" 2>"$W/err1" &
+pid=$!
+wait_file "$W/stub/before.0" || fail "busy: the wrapper never started"
+"$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "still submitting: nemoperf-launch (pid $pid) is submitting it now" "$W/err" &&
+    ok "busy: --reconcile leaves a record its live launch is submitting alone" || fail "busy: reconcile: exit $rc: $(cat "$W/err")"
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'still submitting' "$W/err" && ok "busy: a second launch meanwhile is refused" ||
+    fail "busy: second launch: exit $rc: $(cat "$W/err")"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(check_all busy "$S")" -eq 1 ] && [ "$(count_dirs "$S")" -eq 1 ] &&
+    ok "busy: the first launch recorded its job; one job, one record" || fail "busy: exit $rc, $(count_dirs "$S") records"
+
 # ---- 3. slurmctld stopped while sbatch waits: unknown, then reconciled --------------------
 S="$W/stop"
 mkdir -p "$S"
