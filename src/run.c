@@ -585,6 +585,13 @@ static void run_group(struct run_job *j, struct run_slot *slot)
             run->attempts = natt;
             run_identify(run, g->manifest, j->o);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
+            if (slot->nerrors > 0 && run->status == NP_RUN_NO_STEPS) { /* not "no steps" when logs were unreadable */
+                char why[200];
+                snprintf(why, sizeof why, "%zu log%s could not be read (see the error%s above); no training-step "
+                         "line in the others", slot->nerrors, slot->nerrors == 1 ? "" : "s",
+                         slot->nerrors == 1 ? "" : "s");
+                run_set_why(run, why);
+            }
         }
     }
     free(att);

@@ -812,7 +812,9 @@ enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, con
     const json_t *e;
     if (st == NP_OK) {
         json_array_foreach(jobs, i, e) {
-            const char *c = json_string_value(json_object_get(e, "comment"));
+            /* "comment": a string up to v0.0.40, {"job","administrator","system"} from v0.0.41 */
+            const json_t *cj = json_object_get(e, "comment");
+            const char *c = json_is_object(cj) ? json_string_value(json_object_get(cj, "job")) : json_string_value(cj);
             const char *nm = json_string_value(json_object_get(e, "name"));
             if (!c || !tag || strcmp(c, tag) != 0 || (job_name && nm && strcmp(nm, job_name) != 0))
                 continue;

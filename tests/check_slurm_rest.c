@@ -403,6 +403,31 @@ START_TEST(test_recorded_jobs)
 }
 END_TEST
 
+START_TEST(test_tagged_jobs)
+{
+    /* issue 13: the job carrying a launch's tag as its comment; a string up to v0.0.40, an
+     * object {"job": ...} from v0.0.41 (Slurm's OpenAPI job "comment") */
+    struct np_error err;
+    struct np_job_list l;
+    const char *t = "{\"jobs\":[{\"job_id\":7,\"name\":\"a\",\"job_state\":\"PENDING\",\"comment\":\"nemoperf-x\"},"
+                    "{\"job_id\":8,\"name\":\"a\",\"job_state\":\"RUNNING\",\"comment\":\"nemoperf-y\"},"
+                    "{\"job_id\":9,\"name\":\"b\",\"job_state\":\"RUNNING\",\"comment\":\"nemoperf-x\"},"
+                    "{\"job_id\":10,\"name\":\"a\",\"job_state\":[\"COMPLETED\"],"
+                    "\"comment\":{\"job\":\"nemoperf-x\",\"administrator\":\"\"}},"
+                    "{\"job_id\":11,\"name\":\"a\",\"job_state\":\"RUNNING\"}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "nemoperf-x", "a", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 2); /* 9 has another name */
+    ck_assert_str_eq(l.jobs[0].job_id, "7");
+    ck_assert_str_eq(l.jobs[1].job_id, "10");
+    ck_assert_str_eq(l.jobs[1].state, "COMPLETED");
+    np_job_list_free(&l);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "nemoperf-z", "a", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_int_eq(np_rest_parse_tagged(200, "{}", 2, "nemoperf-x", "a", &l, &err), NP_E_PARSE);
+    ck_assert_int_eq(np_rest_parse_tagged(500, "x", 1, "nemoperf-x", "a", &l, &err), NP_E_SLURM);
+}
+END_TEST
+
 START_TEST(test_malformed_jobs)
 {
     char *ids[] = {(char *)"7", (char *)"8"};
@@ -584,6 +609,7 @@ int main(void)
     tcase_add_test(t, test_malformed_submit);
     tcase_add_test(t, test_recorded_jobs);
     tcase_add_test(t, test_malformed_jobs);
+    tcase_add_test(t, test_tagged_jobs);
     tcase_add_test(t, test_no_server);
     tcase_add_test(t, test_never_resent);
     tcase_add_test(t, test_backend_refusals);

@@ -562,9 +562,12 @@ static int launch_check_rerun(struct np_backend *be, const struct np_launch_plan
             return launch_fail(st, &err);
         for (size_t k = 0; k < nex; k++) {
             const struct np_reconcile *x = &ex[k];
-            if (x->job_id)
-                np_errorf("%s: job %s (%s) of an earlier launch exists: %s", c->job_name, x->job_id,
-                          x->job_state ? x->job_state : x->state ? x->state : "?", x->dir);
+            if (x->job_id && x->job_state)
+                np_errorf("%s: job %s (%s) of an earlier launch exists: %s", c->job_name, x->job_id, x->job_state,
+                          x->dir);
+            else if (x->job_id) /* Slurm could not be asked: it may still be queued */
+                np_errorf("%s: job %s of an earlier launch may still be queued: %s (%s)", c->job_name, x->job_id,
+                          x->dir, x->message ? x->message : "?");
             else
                 np_errorf("%s: an earlier launch's record is unsettled (%s): %s: %s", c->job_name,
                           x->state ? x->state : "?", x->dir, x->message ? x->message : "");

@@ -268,19 +268,24 @@ int main(int argc, char **argv)
         if (!quiet)
             for (size_t i = 0; i < res.nerrors; i++)
                 np_errorf("%s", res.errors[i]);
-        if (res.nruns == 0) {
-            np_errorf("no log files matching '%s' found", o.include);
+        if (res.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
+            if (res.nerrors == 0)
+                np_errorf("no log files matching '%s' found", o.include);
             rc = 1;
         }
         for (size_t i = 0; i < res.nruns; i++)
             if (res.runs[i].status != NP_RUN_OK || (o.reference && !isnan(res.runs[i].ref_ratio) && !res.runs[i].ref_pass))
                 rc = 1;
         if (res.nruns || fmt == NP_FMT_JSON) {
+            errno = 0;
             enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
-            if (w != NP_OK) {
+            int e = errno;
+            if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
+                np_errorf("cannot write the report to standard output: %s", strerror(e));
+            else if (w != NP_OK)
                 np_errorf("writing the report: %s", np_strerror(w));
+            if (w != NP_OK)
                 rc = 1;
-            }
         }
     }
     np_parse_result_free(&res);

@@ -50,7 +50,8 @@ export WORKLOAD=synthetic MAX_STEPS=6
 run_launch() {
     name=$1
     shift
-    env "$@" "$launch" >"$W/$name.out" 2>"$W/$name.err"
+    # --resubmit: this test launches the same job several times on purpose (issue 13 refuses that by default)
+    env "$@" "$launch" --resubmit >"$W/$name.out" 2>"$W/$name.err"
     rc=$?
     if [ "$rc" -ne 0 ]; then
         fail "$name: launch exited $rc: $(cat "$W/$name.err")"

@@ -97,6 +97,32 @@ cp "$root/tests/data/scan/crlf.log" "$W/myrun/log-x.out" && printf '{"config": '
 grep -q 'its nemoperf.json is unusable (corrupt at line 1, column 11' "$W/out" &&
     ok "parse: a corrupt manifest is named as corrupt, with its position" || fail "parse corrupt manifest: $(cat "$W/out")"
 
+# parse: a report that cannot be written says why; a FIFO argument is not "no log files"
+mkdir -p "$W/named/pretrain_llama3.1_8b_bf16_8"
+cp "$root/tests/data/scan/crlf.log" "$W/named/pretrain_llama3.1_8b_bf16_8/log-x.out"
+"$parse" "$W/named" >/dev/full 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'cannot write the report to standard output: No space left on device' "$W/err" &&
+    ok "parse >/dev/full: exit 1, 'No space left on device'" || fail "parse >/dev/full: exit $rc: $(cat "$W/err")"
+"$parse" "$W/fifo" >/dev/null 2>"$W/err"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q 'fifo: not a regular file or folder' "$W/err" && ! grep -q 'no log files matching' "$W/err" &&
+    ok "parse FIFO: named as not a file or folder, nothing else" || fail "parse FIFO: exit $rc: $(cat "$W/err")"
+
+# parse: an unreadable log is said to be unreadable, not "no training-step line" (as the
+# cluster's unprivileged test user: root reads everything)
+if [ "$(id -u)" -eq 0 ] && id nemoperf-test >/dev/null 2>&1 && command -v runuser >/dev/null; then
+    chmod 755 "$W"
+    mkdir -p "$W/unread/pretrain_llama3.1_8b_bf16_8"
+    cp "$root/tests/data/scan/crlf.log" "$W/unread/pretrain_llama3.1_8b_bf16_8/log-x.out"
+    chmod 000 "$W/unread/pretrain_llama3.1_8b_bf16_8/log-x.out"
+    runuser -u nemoperf-test -- "$parse" "$W/unread" >"$W/out" 2>&1
+    grep -q 'log-x.out: cannot open: Permission denied' "$W/out" && grep -q '1 log could not be read' "$W/out" &&
+        ok "parse: an unreadable log is named as unreadable" || fail "parse unreadable: $(cat "$W/out")"
+else
+    echo "$T: skip: unreadable log (needs root and the cluster's user nemoperf-test)"
+fi
+
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
     exit 1
