@@ -184,6 +184,30 @@ PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
 [ $? -eq 2 ] && [ "$(check_all "SIGKILL rerun" "$S")" -eq 1 ] && ok "SIGKILL: a rerun is refused" ||
     fail "SIGKILL: rerun: $(cat "$W/err")"
 
+# ---- 2e. the same, settled through slurmrestd (SLURM_SUBMIT=rest, TCP with JWT) -----------------
+if [ -e "$NP_CLUSTER_DIR/run/jwt-enabled" ]; then
+    S="$W/killrest"
+    mkdir -p "$S"
+    rm -f "$W/stub"/*
+    PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 NP_STUB_POST=3 "$launch" >"$W/out" 2>"$W/err" &
+    pid=$!
+    wait_file "$W/stub/after.0" || fail "SIGKILL/rest: the wrapper never submitted"
+    kill -KILL "$pid"
+    wait "$pid" 2>/dev/null
+    (
+        eval "$("$root/tests/slurm/cluster" env --tcp)"
+        SLURM_SUBMIT=rest "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+    )
+    rc=$?
+    id=$(queue_jobs "$S" | awk '{ print $1 }')
+    [ "$rc" -eq 0 ] && [ -n "$id" ] && grep -q "^job $id: .*the scheduler has job $id" "$W/out" &&
+        [ "$(check_all "SIGKILL/rest" "$S")" -eq 1 ] &&
+        ok "SIGKILL: --reconcile through slurmrestd (GET jobs, comment) found job $id and recorded it" ||
+        fail "SIGKILL/rest: exit $rc: $(cat "$W/out" "$W/err")"
+else
+    echo "$T: skip: reconcile through slurmrestd (no JWT plugin for the TCP slurmrestd)"
+fi
+
 # ---- 2d. --reconcile and a rerun while a launch is still submitting: left alone --------------
 S="$W/busy"
 mkdir -p "$S"
