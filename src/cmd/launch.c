@@ -319,6 +319,21 @@ static double launch_env_seconds(const char *name, double def, double max)
     return d;
 }
 
+/* NEMOPERF_SBATCH_TIMEOUT in seconds (default NP_SLURM_DEFAULT_TIMEOUT); -1 when bad (said). */
+static int launch_sbatch_timeout(void)
+{
+    const char *tv = getenv("NEMOPERF_SBATCH_TIMEOUT");
+    if (!tv || !*tv)
+        return NP_SLURM_DEFAULT_TIMEOUT;
+    char *end;
+    long t = strtol(tv, &end, 10);
+    if (*end || t < 1 || t > 3600) {
+        np_errorf("NEMOPERF_SBATCH_TIMEOUT=%s: not a number of seconds; allowed: 1 to 3600", tv);
+        return -1;
+    }
+    return (int)t;
+}
+
 /* The backend SLURM_SUBMIT names: 0 ok, else the exit code (message printed). */
 static int launch_backend(struct np_backend *be, int timeout)
 {
@@ -486,17 +501,10 @@ static int launch_reconcile(char *const *paths, size_t n)
     size_t nd = 0;
     while (dirs[nd])
         nd++;
-    int timeout = NP_SLURM_DEFAULT_TIMEOUT;
-    const char *tv = getenv("NEMOPERF_SBATCH_TIMEOUT");
-    if (tv && *tv) {
-        char *end;
-        long t = strtol(tv, &end, 10);
-        if (*end || t < 1 || t > 3600) {
-            np_strv_free(dirs);
-            np_errorf("NEMOPERF_SBATCH_TIMEOUT=%s: not a number of seconds; allowed: 1 to 3600", tv);
-            return 2;
-        }
-        timeout = (int)t;
+    int timeout = launch_sbatch_timeout();
+    if (timeout < 0) {
+        np_strv_free(dirs);
+        return 2;
     }
     struct np_backend be;
     int rc = launch_backend(&be, timeout);
@@ -596,17 +604,9 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
                          const struct np_recipe_set *set)
 {
     /* everything that can be refused is refused before the first folder exists */
-    int timeout = NP_SLURM_DEFAULT_TIMEOUT;
-    const char *tv = getenv("NEMOPERF_SBATCH_TIMEOUT");
-    if (tv && *tv) {
-        char *end;
-        long t = strtol(tv, &end, 10);
-        if (*end || t < 1 || t > 3600) {
-            np_errorf("NEMOPERF_SBATCH_TIMEOUT=%s: not a number of seconds; allowed: 1 to 3600", tv);
-            return 2;
-        }
-        timeout = (int)t;
-    }
+    int timeout = launch_sbatch_timeout();
+    if (timeout < 0)
+        return 2;
     /* NEMOPERF_BENCH_COPIES (undocumented, bench/submit.sh only): submit every job
      * N times, each copy in its own folder, to time N submissions of one launch */
     long copies = 1;
@@ -676,8 +676,8 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
             enum np_status st = launch_one(&be, c, &o);
             ntried++;
             tried[i] = 1;
-            if (st != NP_OK)
-                failed = 1; /* past validation every failure is a runtime one */
+            if (st != NP_OK && (o.outcome != NP_SUBMIT_UNKNOWN || !wait))
+                failed = 1; /* past validation every failure is a runtime one; --wait settles unknowns first */
             if (o.outcome == NP_SUBMIT_REFUSED)
                 continue;
             np_buf_append(&parse, " ");
@@ -723,12 +723,23 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
         np_slurm_rest_stats(&be, &requests, &conns);
         np_notef("slurmrestd: %ld requests over %ld connection(s)", requests, conns);
     }
-    /* unknown outcomes: --wait asks Slurm for the tagged jobs and follows the ones found */
+    /* unknown outcomes: --wait asks Slurm for the tagged jobs (again while it does not answer,
+     * as a wait polls) and follows the ones found */
+    double delay = NP_WAIT_MIN_DELAY;
     for (size_t u = 0; wait && !sig && u < nunk; u++) {
         struct np_reconcile r;
         if (np_reconcile_dir(&be, unk[u], &r) != NP_OK) {
             failed = 1;
             continue;
+        }
+        for (int tries = 1; r.outcome == NP_RECONCILE_UNREACHABLE && tries < NP_WAIT_MAX_QUERY_FAILURES; tries++) {
+            np_warnf("%s: %s; asking again in %.0f s", r.dir, r.message ? r.message : "?", delay);
+            struct timespec ts = {(time_t)delay, 0};
+            nanosleep(&ts, NULL);
+            delay = delay * 2 > NP_WAIT_MAX_DELAY ? NP_WAIT_MAX_DELAY : delay * 2;
+            np_reconcile_free(&r);
+            if (np_reconcile_dir(&be, unk[u], &r) != NP_OK)
+                break;
         }
         if (r.outcome == NP_RECONCILE_FOUND && r.job_id) {
             np_notef("%s: %s", r.dir, r.message);
@@ -737,9 +748,15 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
             r.job_id = NULL;
             dirs[nsub] = strdup(r.dir);
             labels[nsub] = r.job_name ? strdup(r.job_name) : strdup(r.dir);
+            for (size_t i = 0; i < plan->n; i++) /* its time limit counts for the default wait limit */
+                if (r.job_name && strcmp(plan->jobs[i].job_name, r.job_name) == 0) {
+                    long minutes = np_rest_time_minutes(plan->jobs[i].time_limit);
+                    limits[nsub] = minutes > 0 ? minutes * 60.0 : 0;
+                }
             nsub++;
         } else {
             np_errorf("%s: %s", r.dir, r.message ? r.message : "?");
+            failed = 1;
         }
         np_reconcile_free(&r);
     }

@@ -265,6 +265,34 @@ else
     fail "cannot find this cluster's slurmctld in $NP_CLUSTER_DIR/run"
 fi
 
+# ---- 3b. the same with --wait: the job is looked for until Slurm answers, then followed ----
+S="$W/stopwait"
+mkdir -p "$S"
+ctld=$(tr -dc 0-9 <"$NP_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+if [ -n "$ctld" ] && tr '\0' ' ' <"/proc/$ctld/cmdline" 2>/dev/null | grep -qF -- "$NP_CLUSTER_DIR/slurm.conf"; then
+    kill -STOP "$ctld"
+    # the real sbatch (no wrapper: this job runs, 3 steps)
+    STAGE_PATH=$S NEMOPERF_SBATCH_TIMEOUT=2 MAX_STEPS=3 NEMOPERF_WAIT_MAX_DELAY=2 "$launch" --wait >"$W/out" 2>"$W/err" &
+    pid=$!
+    i=0
+    while ! grep -q 'asking again' "$W/err" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -CONT "$ctld"
+    ctld=
+    wait "$pid"
+    rc=$?
+    m=$(find "$S" -name nemoperf.json | head -1)
+    id=$(mfield "$m" job_id)
+    grep -q 'submission outcome unknown' "$W/err" && grep -q 'asking again' "$W/err" &&
+        ok "--wait, stopped slurmctld: outcome unknown, asked again while Slurm did not answer" ||
+        fail "--wait stopped: stderr: $(cat "$W/err")"
+    [ "$rc" -eq 0 ] && [ "$(mfield "$m" state)" = submitted ] && grep -q "^job $id COMPLETED: " "$W/out" &&
+        grep -q ' ok *$' "$W/out" &&
+        ok "--wait, stopped slurmctld: job $id found by its tag, recorded, followed to COMPLETED, parsed ok, exit 0" ||
+        fail "--wait stopped: exit $rc, state $(mfield "$m" state): $(cat "$W/out" "$W/err")"
+else
+    fail "cannot find this cluster's slurmctld in $NP_CLUSTER_DIR/run"
+fi
+
 # ---- --reconcile: bad arguments -----------------------------------------------------------
 "$launch" --reconcile "$W/nonexistent" >/dev/null 2>"$W/err"
 [ $? -eq 2 ] && grep -q "nonexistent: No such file" "$W/err" && ok "--reconcile of a missing folder: exit 2" ||
