@@ -5,6 +5,7 @@
  */
 #include "nemoperf/diag.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,4 +63,15 @@ void np_error_print(const struct np_error *err)
     char buf[1024];
     np_error_format(err, buf, sizeof buf);
     np_errorf("%s", buf);
+}
+
+int np_stdout_check(void)
+{
+    int before = errno;
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    int e = errno ? errno : before;
+    np_errorf("cannot write to standard output: %s", e ? strerror(e) : "write error");
+    return 1;
 }

@@ -16,6 +16,10 @@ void np_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void np_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Informational line; suppressed after np_set_quiet(1). */
 void np_notef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flush stdout: 0 when everything written to it got there; else 1, said on stderr
+ * ("cannot write to standard output: No space left on device").  Call it right after
+ * the writes (a failed buffered write left its errno). */
+int np_stdout_check(void);
 void np_set_quiet(int quiet);
 
 /* Print an np_error as "progname: source:line:col: text". */

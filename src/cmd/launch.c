@@ -123,18 +123,6 @@ static int launch_fail(enum np_status st, const struct np_error *err)
     return np_exit_code(st);
 }
 
-/* 0 when everything written to stdout so far reached it; else 1, said on stderr. */
-static int launch_stdout_check(void)
-{
-    int before = errno; /* called right after the writes: a failed one left its errno */
-    errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    int e = errno ? errno : before;
-    np_errorf("cannot write to standard output: %s", e ? strerror(e) : "write error");
-    return 1;
-}
-
 static int launch_print_config(const struct np_launch_plan *plan)
 {
     json_t *root = plan->n == 1 ? np_launch_config_json(&plan->jobs[0]) : json_array();
@@ -151,7 +139,7 @@ static int launch_print_config(const struct np_launch_plan *plan)
     }
     printf("%s\n", text);
     free(text);
-    return launch_stdout_check();
+    return np_stdout_check();
 }
 
 static int launch_dry_run(const struct np_launch_plan *plan)
@@ -170,7 +158,7 @@ static int launch_dry_run(const struct np_launch_plan *plan)
         if (ferror(stdout))
             break;
     }
-    return launch_stdout_check();
+    return np_stdout_check();
 }
 
 /* Signals that stop a launch: deferred while a submission runs (sbatch runs in its own
@@ -483,7 +471,7 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
         rc = 1;
     np_parse_result_free(&res);
-    if (launch_stdout_check())
+    if (np_stdout_check())
         rc = 1;
     if (rc)
         np_errorf("not every job completed with an ok run; see above");
@@ -546,7 +534,7 @@ static int launch_reconcile(char *const *paths, size_t n)
     free(r);
     np_strv_free(dirs);
     np_backend_free(&be);
-    if (launch_stdout_check())
+    if (np_stdout_check())
         rc = 1;
     return rc;
 }
@@ -766,7 +754,7 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum launch_reru
         rc = launch_wait(&be, ids, dirs, labels, nsub, set, np_wait_default_timeout(limits, nsub));
         failed = rc > failed ? rc : failed;
     }
-    if (launch_stdout_check())
+    if (np_stdout_check())
         failed = 1;
     np_strv_free(ids);
     np_strv_free(dirs);
@@ -835,11 +823,11 @@ int main(int argc, char **argv)
     }
     if (mode == LAUNCH_HELP) {
         launch_usage(stdout);
-        return launch_stdout_check();
+        return np_stdout_check();
     }
     if (mode == LAUNCH_VERSION) {
         printf("nemoperf-launch %s\n", NP_VERSION);
-        return launch_stdout_check();
+        return np_stdout_check();
     }
 
     struct np_recipe_set set;
@@ -854,7 +842,7 @@ int main(int argc, char **argv)
             fputs(t, stdout);
         else
             np_errorf("out of memory");
-        rc = t ? launch_stdout_check() : 1;
+        rc = t ? np_stdout_check() : 1;
         free(t);
         np_recipe_set_free(&set);
         return rc;

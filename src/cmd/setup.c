@@ -335,18 +335,6 @@ static void setup_print_quoted(const char *prefix, const char *s, const char *su
     fputs(suffix, stdout);
 }
 
-/* 1 when what went to stdout did not all get there (said on stderr). */
-static int setup_stdout_failed(void)
-{
-    int before = errno; /* called right after the writes: a failed one left its errno */
-    errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    int e = errno ? errno : before;
-    np_errorf("cannot write to standard output: %s", e ? strerror(e) : "write error");
-    return 1;
-}
-
 static void setup_dry_run(const struct setup_plan *p, const struct np_import_opts *io, const char *endpoint,
                           int have_token)
 {
@@ -484,7 +472,7 @@ int main(int argc, char **argv)
         case 'n': dry_run = 1; break;
         case 'q': quiet = 1; break;
         case 'h': setup_usage(stdout); return 0;
-        case OPT_VERSION: printf("nemoperf-setup %s\n", NP_VERSION); return setup_stdout_failed();
+        case OPT_VERSION: printf("nemoperf-setup %s\n", NP_VERSION); return np_stdout_check();
         default: setup_usage(stderr); return 2;
         }
     }
@@ -571,7 +559,7 @@ int main(int argc, char **argv)
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
-        if (rc == 0 && setup_stdout_failed())
+        if (rc == 0 && np_stdout_check())
             rc = 1;
         np_hf_client_free(client);
         setup_plan_free(&plan);
@@ -597,7 +585,7 @@ int main(int argc, char **argv)
     setup_plan_free(&plan);
     np_recipe_set_free(&set);
     free(stage_c);
-    if (setup_stdout_failed())
+    if (np_stdout_check())
         failures++;
     if (setup_signal) {
         int sig = setup_signal;
