@@ -42,7 +42,9 @@ enum np_status np_error_set(struct np_error *err, enum np_status st, const char 
 {
     if (!err)
         return st;
-    snprintf(err->source, sizeof err->source, "%s", source ? source : "");
+    char src[sizeof err->source]; /* source may be err->source itself */
+    snprintf(src, sizeof src, "%s", source ? source : "");
+    memcpy(err->source, src, sizeof src);
     err->line = line;
     err->column = column;
     /* a message longer than text keeps its start and its end (the reason comes last:

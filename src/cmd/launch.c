@@ -263,10 +263,11 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     struct np_error merr;
     enum np_status mst = np_manifest_write(&m, &merr);
     if (o->outcome == NP_SUBMIT_REFUSED) {
-        np_errorf("%s: submission failed: %s: %s", c->job_name, err.source, err.text);
+        np_errorf("%s: submission failed: %s%s%s", c->job_name, err.source, err.source[0] ? ": " : "", err.text);
         np_errorf("%s: folder kept, marked not submitted: %s", c->job_name, c->experiment_dir);
     } else if (o->outcome == NP_SUBMIT_UNKNOWN) {
-        np_errorf("%s: submission outcome unknown: %s: %s", c->job_name, err.source, err.text);
+        np_errorf("%s: submission outcome unknown: %s%s%s", c->job_name, err.source, err.source[0] ? ": " : "",
+                  err.text);
         np_errorf("%s: the job may or may not exist; recorded as unknown in %s; `nemoperf-launch --reconcile %s` "
                   "asks Slurm for the job carrying tag %s and records it", c->job_name, c->experiment_dir,
                   c->experiment_dir, tag);

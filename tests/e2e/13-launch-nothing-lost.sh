@@ -28,8 +28,10 @@ unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT ENABLE_PROFILE ENABLE_NCCLT
     LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE NEMOPERF_SBATCH_TIMEOUT SLURM_SUBMIT JOB_TOTAL_GPUS
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-lost.XXXXXX") || die "mktemp"
 ctld=
+cutpid=
 cleanup() {
     [ -n "$ctld" ] && kill -CONT "$ctld" 2>/dev/null
+    [ -n "$cutpid" ] && kill "$cutpid" 2>/dev/null
     # cancel the jobs submitted from this test's folders (their work dir is under $W)
     ids=$(squeue -h -t all -o '%i|%Z' 2>/dev/null | awk -F'|' -v w="$W/" 'index($2, w) == 1 { print $1 }')
     [ -n "$ids" ] && scancel $ids 2>/dev/null
@@ -292,6 +294,32 @@ if [ -n "$ctld" ] && tr '\0' ' ' <"/proc/$ctld/cmdline" 2>/dev/null | grep -qF -
 else
     fail "cannot find this cluster's slurmctld in $NP_CLUSTER_DIR/run"
 fi
+
+# ---- 3c. slurmrestd cuts the connection after the request: unknown, not "not submitted" -----
+# (tests/stubs/rest-cut/server.py: a stand-in slurmrestd that reads the submission and hangs up)
+S="$W/restcut"
+mkdir -p "$S"
+python3 "$root/tests/stubs/rest-cut/server.py" "$W/cut.port" &
+cutpid=$!
+wait_file "$W/cut.port" || fail "rest-cut: the stand-in did not start"
+port=$(cat "$W/cut.port" 2>/dev/null)
+STAGE_PATH=$S SLURM_SUBMIT=rest SLURMRESTD_URL="http://127.0.0.1:$port" SLURM_JWT=stand-in SLURM_USER=nobody \
+    "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+m=$(find "$S" -name nemoperf.json | head -1)
+[ "$rc" -eq 1 ] && grep -q 'submission outcome unknown' "$W/err" && [ "$(mfield "$m" state)" = unknown ] &&
+    [ "$(mfield "$m" submitted)" = false ] && ok "cut slurmrestd connection: recorded unknown (not 'not submitted'), exit 1" ||
+    fail "rest-cut: exit $rc, state $(mfield "$m" state): $(cat "$W/err")"
+STAGE_PATH=$S SLURM_SUBMIT=rest SLURMRESTD_URL="http://127.0.0.1:$port" SLURM_JWT=stand-in SLURM_USER=nobody \
+    "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'recorded not submitted (was unknown; no job carrying tag' "$W/out" &&
+    [ "$(mfield "$m" state)" = not_submitted ] &&
+    ok "cut slurmrestd connection: --reconcile asks GET jobs, none carries the tag: not_submitted" ||
+    fail "rest-cut reconcile: exit $rc: $(cat "$W/out" "$W/err")"
+kill "$cutpid" 2>/dev/null
+wait "$cutpid" 2>/dev/null
+cutpid=
 
 # ---- --reconcile: bad arguments -----------------------------------------------------------
 "$launch" --reconcile "$W/nonexistent" >/dev/null 2>"$W/err"
