@@ -61,7 +61,7 @@ const char *np_job_state_name(enum np_job_state s)
     case NP_JOB_DEADLINE: return "DEADLINE";
     case NP_JOB_SPECIAL_EXIT: return "SPECIAL_EXIT";
     case NP_JOB_REVOKED: return "REVOKED";
-    case NP_JOB_HELD: return "REQUEUE_HOLD";
+    case NP_JOB_HELD: return "HELD";
     case NP_JOB_UNKNOWN: return "UNKNOWN";
     }
     return "UNKNOWN";
@@ -115,6 +115,18 @@ enum np_job_state np_job_state_parse(const char *s)
         s += n;
     }
     return base;
+}
+
+int np_job_reason_held(const char *reason)
+{
+    /* squeue's %r after `scontrol requeuehold` (Slurm 22.05, seen on the test cluster:
+     * "job requeued in held state"), and the reason codes of a held job (slurmrestd's
+     * state_reason, squeue's %r for `scontrol hold`) */
+    static const char *const held[] = {"requeued in held state", "JobHeldUser", "JobHeldAdmin", NULL};
+    for (size_t i = 0; reason && held[i]; i++)
+        if (strstr(reason, held[i]))
+            return 1;
+    return 0;
 }
 
 static char *wait_strdup_or_null(const char *s)
@@ -191,6 +203,10 @@ size_t np_wait_update(struct np_wait *w, const struct np_job_list *obs, double n
         } else {
             j->missing = 0;
             next = np_job_state_parse(o->state);
+            /* Slurm shows a job held after a requeue as PENDING with a held reason: it will
+             * not run until released, so waiting for it would never end */
+            if ((next == NP_JOB_PENDING || next == NP_JOB_REQUEUED) && np_job_reason_held(o->reason))
+                next = NP_JOB_HELD;
             wait_set_text(&j->raw_state, o->state);
             wait_set_text(&j->reason, o->reason);
             if (next == NP_JOB_RUNNING || next == NP_JOB_COMPLETING)

@@ -65,7 +65,7 @@ START_TEST(test_state_words)
     ck_assert(np_job_state_final(NP_JOB_SPECIAL_EXIT));
     ck_assert(np_job_state_final(NP_JOB_REVOKED));
     ck_assert(np_job_state_final(NP_JOB_HELD));
-    ck_assert_str_eq(np_job_state_name(NP_JOB_HELD), "REQUEUE_HOLD");
+    ck_assert_str_eq(np_job_state_name(NP_JOB_HELD), "HELD");
     ck_assert_str_eq(np_job_state_name(NP_JOB_OUT_OF_MEMORY), "OUT_OF_MEMORY");
 }
 END_TEST
@@ -337,6 +337,29 @@ START_TEST(test_run_held_ends)
 }
 END_TEST
 
+START_TEST(test_update_held_reason)
+{
+    /* what Slurm 22.05 shows after `scontrol requeuehold`: PENDING with a held reason */
+    struct np_wait w;
+    ck_assert_int_eq(np_wait_init(&w, (char *[]){(char *)"5", (char *)"6"}, NULL, 2, 0), NP_OK);
+    struct np_job_list l = {0};
+    np_job_list_add(&l, "5", "PENDING", "job requeued in held state");
+    np_job_list_add(&l, "6", "PENDING", "Priority");
+    ck_assert_uint_eq(np_wait_update(&w, &l, 1), 2);
+    ck_assert_int_eq(w.jobs[0].state, NP_JOB_HELD);
+    ck_assert_int_eq(w.jobs[1].state, NP_JOB_PENDING);
+    np_job_list_free(&l);
+    np_job_list_add(&l, "6", "PENDING", "JobHeldUser"); /* slurmrestd's state_reason */
+    np_wait_update(&w, &l, 2);
+    ck_assert_int_eq(w.jobs[1].state, NP_JOB_HELD);
+    ck_assert(np_wait_done(&w));
+    np_job_list_free(&l);
+    np_wait_free(&w);
+    ck_assert(!np_job_reason_held(NULL));
+    ck_assert(!np_job_reason_held("Resources"));
+}
+END_TEST
+
 START_TEST(test_default_timeout)
 {
     double l[] = {1800, 900, 0};
@@ -405,6 +428,7 @@ int main(void)
     tcase_add_test(t, test_squeue_lines);
     tcase_add_test(t, test_run_held_ends);
     tcase_add_test(t, test_default_timeout);
+    tcase_add_test(t, test_update_held_reason);
     tcase_add_test(t, test_squeue_tagged);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);

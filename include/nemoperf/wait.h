@@ -40,7 +40,8 @@ enum np_job_state {
     NP_JOB_DEADLINE,
     NP_JOB_SPECIAL_EXIT,  /* requeued in a special exit hold: it will not run again by itself */
     NP_JOB_REVOKED,       /* revoked by a federation sibling */
-    NP_JOB_HELD,          /* REQUEUE_HOLD: held after a requeue; waiting ends (scontrol release to go on) */
+    NP_JOB_HELD,          /* REQUEUE_HOLD, or pending held (after a requeue, by user or admin): waiting
+                             ends (scontrol release to go on) */
     NP_JOB_UNKNOWN        /* vanished from the controller: outcome unknown */
 };
 
@@ -49,6 +50,9 @@ const char *np_job_state_name(enum np_job_state s);
 /* The scheduler's word (any case; "CANCELLED by 0", "CANCELLED+", "COMPLETING"...)
  * to a state; NP_JOB_OTHER when not known, NULL/empty too. */
 enum np_job_state np_job_state_parse(const char *s);
+/* 1 when a pending job's reason says it is held (after a requeue, by its user or an
+ * admin): np_wait_update() makes such a job NP_JOB_HELD. */
+int np_job_reason_held(const char *reason);
 /* 1 for states a job does not leave (COMPLETED ... UNKNOWN). */
 int np_job_state_final(enum np_job_state s);
 

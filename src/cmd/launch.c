@@ -441,9 +441,10 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
                j->state == NP_JOB_UNKNOWN ? " (no longer known to the controller)" : "",
                j->requeues ? " after a requeue" : "", j->requeues > 1 ? "s" : "", dirs[i]);
         if (j->state == NP_JOB_HELD || j->state == NP_JOB_SPECIAL_EXIT)
-            np_errorf("job %s is held (%s) and will not run again by itself: stopped waiting for it; "
+            np_errorf("job %s is held (%.60s) and will not run again by itself: stopped waiting for it; "
                       "`scontrol release %s` lets it run, `scancel %s` ends it", j->job_id,
-                      np_job_state_name(j->state), j->job_id, j->job_id);
+                      j->reason ? j->reason : j->raw_state ? j->raw_state : np_job_state_name(j->state), j->job_id,
+                      j->job_id);
         else if (j->state == NP_JOB_REVOKED)
             np_errorf("job %s was revoked (it runs on another cluster of the federation, if anywhere): "
                       "stopped waiting for it", j->job_id);
