@@ -355,6 +355,8 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
         for (size_t i = 0; i < n; i++)
             ss += (v[i] - w->mean_s) * (v[i] - w->mean_s);
         w->stdev_s = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+        if (w->stdev_s < 1e-9 * fabs(w->mean_s))
+            w->stdev_s = 0.0; /* equal times: rounding noise of the mean, not spread */
         qsort(v, n, sizeof *v, run_cmp_double);
         w->min_s = v[0];
         w->max_s = v[n - 1];
