@@ -362,6 +362,8 @@ static void report_num(char *buf, size_t size, int decimals, double v)
 {
     if (isnan(v) || isinf(v))
         snprintf(buf, size, "-");
+    else if (fabs(v) >= 1e9) /* only an implausible run gets there: keep the column narrow */
+        snprintf(buf, size, "%.3g", v);
     else
         snprintf(buf, size, "%.*f", decimals, v);
 }

@@ -434,7 +434,7 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     struct np_identity *id = &run->id;
     run->verdict = NP_VERDICT_NOT_COMPARED;
     run->ref_ratio = NAN;
-    if (ref && run->model && run->gpu_source)
+    if (ref && run->model && run->gpu_source && !id->synthetic)
         run->ref = np_ref_find(ref, id->recipe, id->model_size, id->dtype, id->gpu_type, id->gpus);
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
@@ -770,8 +770,9 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 if (!run->launch.job_id[0])
                     run_job_from_name(run, path);
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
-                if (run->status == NP_RUN_INCOMPLETE)
-                    run_add_log_error(run, slot, 0);
+                /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
+                if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
+                    run->status = NP_RUN_FAILED;
             }
             found = 1;
         }
