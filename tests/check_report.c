@@ -151,6 +151,31 @@ START_TEST(test_json_numbers_and_nulls)
 }
 END_TEST
 
+START_TEST(test_json_non_utf8_path)
+{
+    /* a file name may hold any byte: it survives into JSON, escaped, never dropped */
+    free(runs[1].path);
+    runs[1].path = strdup("/x/caf\xe9-\xff\xfe/b.out");
+    char *js = render(NP_FMT_JSON);
+    json_error_t e;
+    json_t *root = json_loads(js, 0, &e);
+    ck_assert_msg(root != NULL, "%s", e.text);
+    json_t *r1 = json_array_get(json_object_get(root, "runs"), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(r1, "path")), "/x/caf\\xE9-\\xFF\\xFE/b.out");
+    /* valid UTF-8 stays as it is */
+    free(runs[1].path);
+    runs[1].path = strdup("/x/caf\xc3\xa9/b.out");
+    free(js);
+    json_decref(root);
+    js = render(NP_FMT_JSON);
+    root = json_loads(js, 0, &e);
+    r1 = json_array_get(json_object_get(root, "runs"), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(r1, "path")), "/x/caf\xc3\xa9/b.out");
+    json_decref(root);
+    free(js);
+}
+END_TEST
+
 START_TEST(test_table_and_formats)
 {
     char *t = render(NP_FMT_TABLE);
@@ -180,6 +205,7 @@ int main(void)
     tcase_add_test(tc, test_csv_quoting_and_blanks);
     tcase_add_test(tc, test_json_numbers_and_nulls);
     tcase_add_test(tc, test_table_and_formats);
+    tcase_add_test(tc, test_json_non_utf8_path);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

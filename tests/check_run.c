@@ -376,6 +376,31 @@ START_TEST(test_statuses)
 }
 END_TEST
 
+START_TEST(test_unreadable_folder)
+{
+    /* a folder the user cannot read: in errors (nemoperf-parse exits 1); root reads anything, so
+     * the check only means something for other users */
+    if (geteuid() == 0)
+        return;
+    char p[1200];
+    char *d = run_dir("pretrain_llama3.1_8b_bf16_8", 11, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_8_1_0.out", d);
+    write_log(p, 50, 49, 128, "12.27", "11.96");
+    snprintf(p, sizeof p, "%s/experiments/closed", root);
+    mkdirs(p);
+    ck_assert_int_eq(chmod(p, 0), 0);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    parse(&o, &res);
+    chmod(p, 0755);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_uint_eq(res.nerrors, 1);
+    ck_assert_ptr_nonnull(strstr(res.errors[0], "closed: Permission denied"));
+    np_parse_result_free(&res);
+}
+END_TEST
+
 START_TEST(test_manifest_identity_and_window)
 {
     char p[1200];
@@ -476,6 +501,7 @@ int main(void)
     tcase_add_test(tc, test_statuses);
     tcase_add_test(tc, test_sbatch_companion);
     tcase_add_test(tc, test_manifest_identity_and_window);
+    tcase_add_test(tc, test_unreadable_folder);
     tcase_add_test(tc, test_errors_go_on);
     tcase_add_test(tc, test_identity_from_path);
     suite_add_tcase(s, tc);
