@@ -69,6 +69,7 @@ struct report_group {
     const char *gpu_type;
     char system[40];            /* seed-000 layout: the system's table */
     int sysrank;                /* order of the systems as the recipe lists them */
+    int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
     const struct np_run **cols; /* one run per GPU count, ascending */
     size_t *repeats;            /* runs seen at that GPU count */
     size_t ncols;
@@ -110,7 +111,7 @@ static void report_system_of(const struct np_run *r, char *buf, size_t size, int
 
 static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
 {
-    if (a->recipe != r->recipe || a->dtype != r->id.dtype)
+    if (a->recipe != r->recipe || a->dtype != r->id.dtype || a->synthetic != r->id.synthetic)
         return 0;
     if (report_per_system(r->recipe))
         return strcmp(a->system, system) == 0;
@@ -167,9 +168,10 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
 {
     char gpu[32], cell[64];
     report_upper(g->gpu_type, gpu, sizeof gpu);
-    fprintf(out, "%s %s %s |", g->recipe->title, g->model->size, np_dtype_name(g->dtype, 1));
+    fprintf(out, "%s %s %s%s |", g->recipe->title, g->model->size, np_dtype_name(g->dtype, 1),
+            g->synthetic ? " (synthetic CPU workload)" : "");
     for (size_t c = 0; c < g->ncols; c++)
-        fprintf(out, " %dx %s GPUs |", g->cols[c]->id.gpus, gpu);
+        fprintf(out, " %dx %s GPUs%s |", g->cols[c]->id.gpus, gpu, g->synthetic ? " (simulated)" : "");
     fputc('\n', out);
     for (size_t c = 0; c <= g->ncols; c++)
         fputs("---|", out);
@@ -237,7 +239,8 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
  * Its figures come from NVIDIA's parser, which averages the steady-state window: so do these. */
 static void report_md_system_table(FILE *out, const struct report_group *g, const struct np_parse_opts *o)
 {
-    fprintf(out, "System: %s (%s)\n\n", g->system, np_dtype_name(g->dtype, 1));
+    fprintf(out, "System: %s (%s%s)\n\n", g->system, np_dtype_name(g->dtype, 1),
+            g->synthetic ? ", synthetic CPU workload" : "");
     fputs("Model | #-GPUs | Tokens / sec / GPU | Model TFLOP / sec / GPU |", out);
     if (o->reference)
         fputs(" Published tokens / sec / GPU | Ratio | Verdict |", out);
@@ -293,6 +296,7 @@ static enum np_status report_markdown(FILE *out, const struct np_parse_result *r
             g[k].dtype = r->id.dtype;
             g[k].gpu_type = r->id.gpu_type;
             g[k].sysrank = rank;
+            g[k].synthetic = r->id.synthetic;
             snprintf(g[k].system, sizeof g[k].system, "%s", system);
             g[k].cols = calloc(res->nruns, sizeof *g[k].cols);
             g[k].repeats = calloc(res->nruns, sizeof *g[k].repeats);
