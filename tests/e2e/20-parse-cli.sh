@@ -73,7 +73,8 @@ mkdir -p "$T/empty"
     || bad "no logs: rc=$rc $(cat "$T/err")"
 
 # usage errors -> exit 2, naming the option
-for args in "--format xml" "--window 0" "--steps 9-3" "--gpus abc" "--dtype fp16" "--gpu v100" "--tolerance -1" "--bogus"; do
+for args in "--format xml" "--window 0" "--steps 9-3" "--gpus abc" "--dtype fp16" "--gpu v100" "--tolerance -1" "--bogus" \
+    "--verdict best" "--group --format markdown"; do
     # shellcheck disable=SC2086
     "$P" $args "$E" > /dev/null 2>"$T/err"; rc=$?
     opt=${args%% *}
