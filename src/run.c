@@ -332,10 +332,18 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
                 v[n++] = scan->steps[i].step_time_s;
             }
         }
-    } else {
+    }
+    if (lo >= 0 && n == 0 && o->steps_first < 0) /* none of 11-44 in the part read: the last steps found */
+        lo = -1;
+    if (lo < 0) {
         size_t want = o->window ? o->window : 10;
+        int cut = scan->truncated_start;
         w->requested = want;
-        w->rule = o->window_strict ? "--window" : "last 10 steps";
+        w->rule = o->window_strict                     ? "--window"
+                  : run->total == RUN_NV_STEPS - 1 && cut ? "last 10 steps (iterations 11-44 are before the part "
+                                                            "of the log read: --all-steps reads them)"
+                  : run->total == RUN_NV_STEPS - 1 ? "last 10 steps (the log has none of iterations 11-44)"
+                                                   : "last 10 steps";
         size_t from = scan->nsteps > want ? scan->nsteps - want : 0;
         for (size_t i = from; i < scan->nsteps; i++)
             if (isfinite(scan->steps[i].step_time_s)) {
@@ -371,10 +379,18 @@ static void run_set_why(struct np_run *run, const char *why)
     run->why = why ? strdup(why) : NULL;
 }
 
-static void run_set_note(struct np_run *run, const char *note)
+/* Add a note after those already there. */
+static void run_add_note(struct np_run *run, const char *note)
 {
-    free(run->note);
-    run->note = note ? strdup(note) : NULL;
+    char *n = NULL;
+    if (run->note && asprintf(&n, "%s; %s", run->note, note) < 0)
+        n = NULL;
+    else if (!run->note)
+        n = strdup(note);
+    if (n) {
+        free(run->note);
+        run->note = n;
+    }
 }
 
 /* The fastest peak any known GPU has for dtype (the plausibility floor when the GPU is unknown). */
@@ -569,13 +585,22 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
     }
     if (id->synthetic)
-        run_set_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
+        run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
                           "time to train");
     else if (!run->gpu_source && run->model)
-        run_set_note(run, "GPU type unknown (no manifest, the folder name carries none, no --gpu; the recipe is "
+        run_add_note(run, "GPU type unknown (no manifest, the folder name carries none, no --gpu; the recipe is "
                           "published for several GPU types): no MFU, no --reference comparison");
 
     char why[320];
+    if (run->window.rule && strncmp(run->window.rule, "iterations 11-44", 16) == 0 &&
+        run->window.count < RUN_NV_LAST - RUN_NV_FIRST + 1) {
+        /* the tail read holds only part of NVIDIA's window: say so, the mean is of fewer steps */
+        snprintf(why, sizeof why, "steady-state window holds %zu of NVIDIA's %d steps (iterations %ld-%ld; %s)",
+                 run->window.count, RUN_NV_LAST - RUN_NV_FIRST + 1, run->window.first, run->window.last,
+                 scan->truncated_start ? "the others are before the part of the log read: --all-steps reads them"
+                                       : "the log has no others");
+        run_add_note(run, why);
+    }
     if (run->conflict[0]) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, run->conflict);

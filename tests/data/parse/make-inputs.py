@@ -170,3 +170,16 @@ log(os.path.join(exp(os.path.join(root, "good"), "pretrain_llama3.1_8b_bf16_8", 
                  "log-pretrain_llama3.1_8b_bf16_8_9201_0.out"), steady(12.27), 128)
 os.makedirs(os.path.join(root, "loop"), exist_ok=True)
 os.symlink(".", os.path.join(root, "loop", "back"))  # a folder that is its own child
+
+# NVIDIA's window from the tail only: 50 steps, the last ten 8 KiB apart (chatter), so the default read holds
+# iterations 44-49 only: the window says it holds 1 of 34 steps; --all-steps reads all 34
+root = case("steady-window-partial", ["in"])
+d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969)
+os.makedirs(d, exist_ok=True)
+with open(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_9301_0.out"), "w") as f:
+    for i in range(50):
+        f.write("Training epoch 0, iteration %d/49 | global_batch_size: 128 | global_step: %d | reduced_train_loss: "
+                "9.1 | train_step_timing in s: %s | consumed_samples: %d\n" % (i, i, "36.9" if i < 3 else "12.3",
+                                                                            (i + 1) * 128))
+        f.write(("[NeMo W 2025-04-11 14:46:19 nemo_logging:405] " + "chatter " * 24 + "\n") * (40 if i >= 40 else 1))
+case("steady-window-all-steps", ["--all-steps", "../steady-window-partial/in"])
