@@ -407,7 +407,9 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
     row[REPORT_EXPERIMENT][0] = '\0';
     snprintf(row[REPORT_JOB], REPORT_CELL, "%s", r->job_id[0] ? r->job_id : "-");
     snprintf(row[REPORT_START], REPORT_CELL, "%s", r->launch.submit_time[0] ? r->launch.submit_time : "-");
-    snprintf(row[REPORT_GPU], REPORT_CELL, "%s", r->id.gpu_type[0] ? r->id.gpu_type : "?");
+    /* "*": not recorded, the only GPU type the recipe is published for (said below the table) */
+    snprintf(row[REPORT_GPU], REPORT_CELL, "%s%s", r->id.gpu_type[0] ? r->id.gpu_type : "?",
+             r->gpu_source && strcmp(r->gpu_source, "recipe") == 0 ? "*" : "");
     if (r->id.gpus)
         snprintf(row[REPORT_GPUS], REPORT_CELL, "%d", r->id.gpus);
     else
@@ -450,6 +452,11 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
 /* Footer lines: consecutive runs with the same message share one line. */
 static void report_table_footer(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
 {
+    for (size_t i = 0; i < res->nruns; i++)
+        if (res->runs[i].gpu_source && strcmp(res->runs[i].gpu_source, "recipe") == 0) {
+            fputs("*: GPU type not recorded (no manifest, no --gpu): the only one the recipe is published for\n", out);
+            break;
+        }
     for (size_t i = 0; i < res->nruns; i++)
         if (!np_run_status_good(res->runs[i].status) && res->runs[i].why)
             fprintf(out, "%s: %s: %s\n", np_run_status_name(res->runs[i].status), res->runs[i].path,

@@ -183,3 +183,6 @@ with open(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_9301_0.out"), "w") as
                                                                             (i + 1) * 128))
         f.write(("[NeMo W 2025-04-11 14:46:19 nemo_logging:405] " + "chatter " * 24 + "\n") * (40 if i >= 40 else 1))
 case("steady-window-all-steps", ["--all-steps", "../steady-window-partial/in"])
+
+# seed 003's layout with --reference (the sweep above: 128 GPUs at 13.5 s against the published 12.33 s fails)
+case("seed003-markdown-reference", ["--format", "markdown", "--reference", "../sweep-efficiency/in"])
