@@ -186,3 +186,5 @@ case("steady-window-all-steps", ["--all-steps", "../steady-window-partial/in"])
 
 # seed 003's layout with --reference (the sweep above: 128 GPUs at 13.5 s against the published 12.33 s fails)
 case("seed003-markdown-reference", ["--format", "markdown", "--reference", "../sweep-efficiency/in"])
+# the same groups as CSV (mean 12.3, sample stdev 0.1, min 12.2, max 12.4) and in JSON ("groups")
+case("repeats-grouped-csv", ["--group", "--format", "csv", "../repeats-grouped/in"])
