@@ -840,7 +840,9 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
 {
     const struct np_launch_info *li = &run->launch;
     char why[400];
-    if (li->present && !li->submitted) {
+    int unsure = li->present && !li->submitted &&
+                 (strcmp(li->state, "submitting") == 0 || strcmp(li->state, "unknown") == 0);
+    if (li->present && !li->submitted && !unsure) {
         run->status = NP_RUN_NOT_SUBMITTED;
         snprintf(why, sizeof why, "launch did not get the job accepted%s%s%s%s", li->state[0] ? " (state " : "",
                  li->state, li->state[0] ? ")" : "", li->error[0] ? ": " : "");
@@ -856,7 +858,10 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     if (slot->g->nfiles)
         return; /* logs without steps and without an error: no-steps */
     run->status = NP_RUN_NO_LOG;
-    if (li->present)
+    if (unsure)
+        snprintf(why, sizeof why, "launch recorded the submission as \"%s\"%s%s: the job may exist, no log found",
+                 li->state, li->error[0] ? ": " : "", li->error);
+    else if (li->present)
         snprintf(why, sizeof why, "job %s submitted%s%s, no log found (--slurm asks the scheduler)",
                  li->job_id[0] ? li->job_id : "?", li->submit_time[0] ? " at " : "", li->submit_time);
     else

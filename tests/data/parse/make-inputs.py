@@ -128,6 +128,15 @@ manifest(d, c8, name="f-timeout", job="6006")
 log(os.path.join(d, "log-f-timeout_6006_0.out"), steady(12.27)[:20], 128, final=49)
 with open(os.path.join(d, "sbatch_f-timeout_6006.out"), "w") as f:
     f.write("slurmstepd: error: *** JOB 6006 ON node-1 CANCELLED AT 2026-11-22T10:30:01 DUE TO TIME LIMIT ***\n")
+# a submission whose outcome launch could not learn (a timed-out sbatch): not "not-submitted", the job may exist
+d = exp(root, "h-unknown", 8)
+manifest(d, c8, name="h-unknown", submitted=False, error="sbatch timed out after 60 s")
+with open(os.path.join(d, "nemoperf.json")) as f:
+    m = json.load(f)
+m["state"] = "unknown"
+with open(os.path.join(d, "nemoperf.json"), "w") as f:
+    json.dump(m, f, indent=2)
+    f.write("\n")
 d = exp(root, "g-cancelled", 7)
 manifest(d, c8, name="g-cancelled", job="6007")
 with open(os.path.join(d, "sbatch_g-cancelled_6007.out"), "w") as f:
