@@ -109,13 +109,15 @@ static void report_system_of(const struct np_run *r, char *buf, size_t size, int
         snprintf(buf, size, "unknown (GPU type unknown)");
 }
 
+/* Seeds 003/004: one table per recipe, model, dtype and GPU type.  Seed 000: one per system (and dtype), all
+ * its recipes' models in it. */
 static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
 {
-    if (a->recipe != r->recipe || a->dtype != r->id.dtype || a->synthetic != r->id.synthetic)
+    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic)
         return 0;
     if (report_per_system(r->recipe))
-        return strcmp(a->system, system) == 0;
-    return a->model == r->model && strcasecmp(a->gpu_type, r->id.gpu_type) == 0;
+        return report_per_system(a->recipe) && strcmp(a->system, system) == 0;
+    return a->recipe == r->recipe && a->model == r->model && strcasecmp(a->gpu_type, r->id.gpu_type) == 0;
 }
 
 static int report_cmp_groups(const void *pa, const void *pb)
@@ -130,6 +132,9 @@ static int report_cmp_groups(const void *pa, const void *pb)
         int c = strcmp(a->system, b->system);
         if (c)
             return c;
+        if (a->dtype != b->dtype)
+            return a->dtype < b->dtype ? -1 : 1;
+        return a->synthetic - b->synthetic;
     }
     int c = strcmp(a->recipe->name, b->recipe->name);
     if (c)
@@ -143,8 +148,11 @@ static int report_cmp_groups(const void *pa, const void *pb)
 }
 
 /* Columns of a seed-000 system table are (model, GPU count), in the recipe's model order. */
+/* Rows of a seed-000 system table: by recipe name, the recipe's model order, then GPU count. */
 static int report_col_before(const struct report_group *g, const struct np_run *a, const struct np_run *b)
 {
+    if (report_per_system(g->recipe) && a->recipe != b->recipe)
+        return strcmp(a->recipe->name, b->recipe->name) < 0;
     if (report_per_system(g->recipe) && a->model != b->model)
         return a->model < b->model;
     return a->id.gpus < b->id.gpus;

@@ -162,11 +162,13 @@ for g, t in [(128, 13.5), (16, 12.3), (32, 12.32), (8, 12.27)]:
     n = "pretrain_llama3.1_8b_bf16_%d" % g
     log(os.path.join(exp(root, n, 1744407969), "log-%s_%d_0.out" % (n, 9000 + g)), steady(t), 16 * g)
 
-# seed-000 markdown with --reference: llama3 8b on GB200 and H100, nemotron 15b on B200 (manifests name the GPU)
+# seed-000 markdown with --reference: llama3 8b on GB200 and H100, nemotron 15b on B200 (7.5 % slow: FAIL) and
+# GB200 (manifests name the GPU and system); one table per system, as the publication
 root = case("seed000-markdown", ["--format", "markdown", "--reference", "in"])
 for cfg, tpg, job in [(("llama3", "8b", "fp8", "gb200", 8, 8192, 128, "DGX-GB200"), 33099, "9101"),
                       (("llama3", "8b", "fp8", "h100", 8, 8192, 128, "DGX-H100"), 14202, "9102"),
-                      (("nemotron", "15b", "fp8", "b200", 64, 4096, 256, "DGX-B200"), 15000, "9103")]:
+                      (("nemotron", "15b", "fp8", "b200", 64, 4096, 256, "DGX-B200"), 15000, "9103"),
+                      (("nemotron", "15b", "fp8", "gb200", 64, 4096, 256, "DGX-GB200"), 17809, "9104")]:
     n = "pretrain_%s_%s_%s_%d" % (cfg[0], cfg[1], cfg[2], cfg[4])
     d = exp(root, n + "_" + cfg[3], 1744407969)
     manifest(d, cfg, job=job)
