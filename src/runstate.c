@@ -74,7 +74,7 @@ static void runstate_put(const char *label, const char *s, size_t n, char *out, 
         n--;
     }
     int w = snprintf(out, size, "%s: ", label);
-    size_t o = w > 0 && (size_t)w < size ? (size_t)w : 0;
+    size_t o = w < 0 ? 0 : (size_t)w < size ? (size_t)w : size - 1; /* no room after the label: the label only */
     const size_t max = 200; /* bytes of the line kept */
     for (size_t i = 0; i < n && i < max && o + 4 < size; i++) {
         unsigned char c = (unsigned char)s[i];
