@@ -199,3 +199,8 @@ case("steady-window-all-steps", ["--all-steps", "../steady-window-partial/in"])
 case("seed003-markdown-reference", ["--format", "markdown", "--reference", "../sweep-efficiency/in"])
 # the same groups as CSV (mean 12.3, sample stdev 0.1, min 12.2, max 12.4) and in JSON ("groups")
 case("repeats-grouped-csv", ["--group", "--format", "csv", "../repeats-grouped/in"])
+
+# an incomplete run at the published speed (30 of 50 steps, no error in its log) is not compared: no REF PASS
+root = case("incomplete-not-compared", ["--reference", "in"])
+log(os.path.join(exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969), "log-pretrain_llama3.1_8b_bf16_8_9401_0.out"),
+    steady(12.27)[:30], 128, final=49)
