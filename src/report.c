@@ -1,11 +1,8 @@
 /* report.c - the four output formats of nemoperf-parse.
  *
- * table: aligned columns for a terminal; markdown: each publication's layout
- * (seeds 003/004: one table per model and dtype; seed 000: one table per
- * system), cell for cell; csv: one header row, RFC 4180 quoting; json: the
- * documented {"runs":[...],"errors":[...]} shape built with Jansson.  Each
- * format writes a run with one function (report_<fmt>_run); --group and the
- * markdown tables are passes over all runs, kept apart (aggregate.c).
+ * table: aligned columns; markdown: each publication's layout cell for cell (seeds 003/004 per model, seed 000
+ * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson.  One function writes one run
+ * per format (report_table_cells, report_csv_run, report_json_run); --group and markdown need all runs.
  */
 #include "nemoperf/report.h"
 
