@@ -131,7 +131,8 @@ static int parse_copy(const char *opt, const char *arg, char *dst, size_t size)
     return 1;
 }
 
-/* --slurm: the backend SLURM_SUBMIT names, as nemoperf-launch chooses it.  0 ok, else printed. */
+/* --slurm: the backend SLURM_SUBMIT names, as nemoperf-launch chooses it (nothing is sent yet).
+ * 0 ok, else the exit code (2 for a bad setting), the message printed. */
 static int parse_backend(struct np_backend *be)
 {
     struct np_error err;
@@ -143,18 +144,19 @@ static int parse_backend(struct np_backend *be)
     } else if (strcmp(how, "rest") == 0) {
         const char *url = getenv("SLURMRESTD_URL"), *tok = getenv("SLURM_JWT");
         if (!url || !*url) {
-            np_errorf("--slurm: SLURM_SUBMIT=rest needs SLURMRESTD_URL");
-            return 1;
+            np_errorf("--slurm: SLURM_SUBMIT=rest needs SLURMRESTD_URL (unix:/path/to/rest.sock or "
+                      "http(s)://host:port)");
+            return 2;
         }
         struct np_slurm_rest_opts ro = {.url = url, .token = tok && *tok ? tok : NULL, .user = getenv("SLURM_USER")};
         st = np_slurm_rest_backend(be, &ro, &err);
     } else {
         np_errorf("--slurm: SLURM_SUBMIT=%s: unknown; allowed: cli (squeue), rest (slurmrestd)", how);
-        return 1;
+        return 2;
     }
     if (st != NP_OK) {
         np_error_print(&err);
-        return 1;
+        return np_exit_code(st);
     }
     return 0;
 }
@@ -306,16 +308,24 @@ int main(int argc, char **argv)
         o.progress_after = v;
     }
 
+    struct np_backend be = {0};
+    if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
+        int brc = parse_backend(&be);
+        if (brc)
+            return brc;
+    }
     struct np_error err;
     struct np_recipe_set recipes;
     if (np_recipe_set_load_default(&recipes, &err) != NP_OK) {
         np_error_print(&err);
+        np_backend_free(&be);
         return 1;
     }
     struct np_ref_table ref = {0};
     if (o.reference && np_ref_load_default(&ref, &err) != NP_OK) {
         np_error_print(&err);
         np_recipe_set_free(&recipes);
+        np_backend_free(&be);
         return 1;
     }
     char *dot[] = {(char *)".", NULL};
@@ -339,17 +349,10 @@ int main(int argc, char **argv)
         if (res.nerrors)
             rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
         if (slurm) {
-            struct np_backend be;
-            int brc = parse_backend(&be);
-            if (brc) {
+            enum np_status qs = np_runs_ask_slurm(&res, &be, &err);
+            if (qs != NP_OK) {
+                np_errorf("--slurm: cannot ask the scheduler: %s: %s", err.source, err.text);
                 rc = 1;
-            } else {
-                enum np_status qs = np_runs_ask_slurm(&res, &be, &err);
-                if (qs != NP_OK) {
-                    np_errorf("--slurm: cannot ask the scheduler: %s: %s", err.source, err.text);
-                    rc = 1;
-                }
-                np_backend_free(&be);
             }
         }
         np_runs_scaling_efficiency(&res);
@@ -368,5 +371,6 @@ int main(int argc, char **argv)
     np_parse_result_free(&res);
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);
+    np_backend_free(&be);
     return rc;
 }
