@@ -864,6 +864,8 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     else if (li->present)
         snprintf(why, sizeof why, "job %s submitted%s%s, no log found (--slurm asks the scheduler)",
                  li->job_id[0] ? li->job_id : "?", li->submit_time[0] ? " at " : "", li->submit_time);
+    else if (slot->g->manifest)
+        snprintf(why, sizeof why, "%s is not a JSON manifest nemoperf can read; no log found", slot->g->manifest);
     else
         snprintf(why, sizeof why, "no log found");
     run_set_why(run, why);

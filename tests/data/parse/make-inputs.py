@@ -137,6 +137,11 @@ m["state"] = "unknown"
 with open(os.path.join(d, "nemoperf.json"), "w") as f:
     json.dump(m, f, indent=2)
     f.write("\n")
+# a manifest that is not JSON (cut short): said, not taken for "no manifest"
+d = exp(root, "i-corrupt", 9)
+os.makedirs(d, exist_ok=True)
+with open(os.path.join(d, "nemoperf.json"), "w") as f:
+    f.write('{"nemoperf_manifest": 1, "config": {"recipe": "llama3.1", ')
 d = exp(root, "g-cancelled", 7)
 manifest(d, c8, name="g-cancelled", job="6007")
 with open(os.path.join(d, "sbatch_g-cancelled_6007.out"), "w") as f:
