@@ -794,6 +794,12 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 run_identify(run, slot->g->manifest, j->o);
                 if (!run->launch.job_id[0])
                     run_job_from_name(run, path);
+                if (slot->g->manifest && !run->launch.present) {
+                    char note[1200];
+                    snprintf(note, sizeof note, "%s is not a JSON manifest nemoperf can read: identity from the "
+                             "folder name or options", slot->g->manifest);
+                    run_add_note(run, note);
+                }
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
                 if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
