@@ -457,10 +457,10 @@ START_TEST(test_ansi)
     ck_assert_near(r.steps[0].step_time_s, 12.39);
     ck_assert_near(r.steps[0].consumed_samples, 64);
     ck_assert_int_eq(r.steps[1].gen, NP_GEN_NEMO1);
-    ck_assert_int_eq(r.steps[1].iteration, 1);
+    ck_assert_int_eq(r.steps[1].iteration, 0);     /* epoch 0, bar 1/2: the bar is the authority (issue 14) */
     ck_assert_near(r.steps[1].loss, 6.19);
     ck_assert_near(r.steps[1].step_time_s, 11.10); /* escapes are invisible: "11.10" */
-    ck_assert_int_eq(r.steps[1].total, -1);         /* 1/2 at global_step 1: not derivable */
+    ck_assert_int_eq(r.steps[1].total, 1);          /* n = max_steps = 2: last step index 1 */
     ck_assert_int_eq(r.steps[2].gen, NP_GEN_DELTA);
     ck_assert_int_eq(r.steps[2].iteration, 7);
     ck_assert_near(r.steps[2].step_time_s, 0.5);
@@ -560,8 +560,8 @@ START_TEST(test_runs_appended)
     ck_assert_near(r.steps[0].loss, 8.0);
     ck_assert_near(r.steps[0].step_time_s, 1.5);
     ck_assert_int_eq(r.steps[0].total, 9);
-    ck_assert_near(r.steps[1].loss, 7.0);       /* a redraw without the timing key is not a step */
-    ck_assert_near(r.steps[1].step_time_s, 1.0);
+    ck_assert_near(r.steps[1].loss, 6.0);       /* a redraw without the timing key is no new step: it joins */
+    ck_assert_near(r.steps[1].step_time_s, 1.0); /* step 1 (newer loss wins, the time stays) */
     np_scan_result_free(&r);
 }
 END_TEST
