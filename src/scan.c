@@ -55,19 +55,20 @@ enum scan_pat {
 /* All linear: no two adjacent sub-patterns can match the same characters. */
 static const char *const scan_pat_src[PAT_COUNT] = {
     [PAT_NEMO2_ANCHOR] = "^.*\\KTraining epoch (\\d+), iteration (\\d+)/(\\d+)(?=[ \\t|]|$)",
-    [PAT_PIPE_KV] = "\\|([^|:]*):([^|]*)",
+    [PAT_PIPE_KV] = "(?:^|\\|)([^|:]*):([^|]*)", /* "^": a reporter's re-wrapped line starts with a key */
     /* NeMo's DeltaTimingCallback logs f"Step {n}: {name} in s={dt}" with name "train_step_timing in s"
      * (NVIDIA/NeMo nemo/utils/exp_manager.py:450 @8cfedd7): "in s" twice.  MLPerf's NeMo callbacks print
      * "Step 19 train_step_timing 1.93 timestamp: 1713522620986.0247" (no colon, no "in s", no '='). */
     [PAT_DELTA] = "^.*\\K\\bStep (\\d+)(?::[ \\t]*|[ \\t]+)train_step_timing(?: in s)*(?:[ \\t]*=[ \\t]*|[ \\t]+)(\\S*)",
-    [PAT_NEMO1_ANCHOR] = "^.*\\K\\bEpoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
+    /* "^M" (a pasted \r) and CloudWatch's "#015" glue the bar to what came before: no word boundary there */
+    [PAT_NEMO1_ANCHOR] = "^.*\\K(?:\\b|(?<=\\^M)|(?<=#015))Epoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
     [PAT_NEMO1_KV] = "[,\\[]([^=,\\[\\]]*)=([^,\\[\\]]*)",
     [PAT_MB_ANCHOR] = "^.*\\K\\biteration[ \\t]+(\\d+)[ \\t]*/[ \\t]*(\\d+)(?=[ \\t|]|$)",
     [PAT_AM_ANCHOR] = "^.*\\K\\bstep[ \\t]+(\\d+)[ \\t]*\\|",
     [PAT_AM_KV] = "(?:^|\\|)[ \\t]*([A-Za-z_][A-Za-z0-9_]*):?[ \\t]+([^|]*)", /* older builds: "mem: 11.66 GiB" */
     /* Megatron-LM report_memory: "[Rank 0] (after 10 iterations) memory (MB) | allocated: ... | max allocated: ...",
      * older "after 5 iterations memory (MB) | ..." (printed once, after the first logged iteration). */
-    [PAT_MB_MEM] = "\\bafter[ \\t]+(\\d+)[ \\t]+iterations\\)?[ \\t]+memory \\(MB\\)",
+    [PAT_MB_MEM] = "\\bafter[ \\t]+(\\d+)[ \\t]+iterations\\)?[ \\t]+memory \\([MG]B\\)",
 };
 
 static pcre2_code *scan_re[PAT_COUNT];
@@ -415,7 +416,8 @@ static void scan_add_step(struct scan_state *st, const struct np_step *s)
 
 enum scan_field {
     F_LOSS = 1, F_TIME_S, F_TIME_MS, F_GBS, F_GSTEP, F_PEAKMEM, F_CONSUMED, F_TFLOPS,
-    F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS, F_PEAKMEM_ALLOC, F_MAXRES_MB, F_MAXALLOC_MB
+    F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS, F_PEAKMEM_ALLOC, F_MAXRES_MB, F_MAXALLOC_MB, F_MAXRES_GB,
+    F_MAXALLOC_GB
 };
 
 /* A step number as printed: value, and the rounding step of tqdm's short form (0 = exact).  tqdm writes a
@@ -459,10 +461,14 @@ static const struct scan_key scan_keys_mbridge[] = {
     {NULL, 0, 0},
 };
 
-/* Megatron-LM report_memory (MB): the reserved high-water mark, else the allocated one. */
+/* Megatron-LM report_memory, MiB (NVIDIA/Megatron-LM megatron/training/utils/common_utils.py:313-334
+ * @d98e8a6), and Megatron-Bridge's, GB of 1e9 bytes (NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/
+ * utils/train_utils.py:1146-1209 @067f987): the reserved high-water mark, else the allocated one. */
 static const struct scan_key scan_keys_mbmem[] = {
     SCAN_KEY("max reserved", F_MAXRES_MB),
     SCAN_KEY("max allocated", F_MAXALLOC_MB),
+    SCAN_KEY("mem-max-reserved-gigabytes", F_MAXRES_GB),
+    SCAN_KEY("mem-max-allocated-gigabytes", F_MAXALLOC_GB),
     {NULL, 0, 0},
 };
 
@@ -582,15 +588,19 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     case F_PEAKMEM_ALLOC:
     case F_MAXRES_MB:
     case F_MAXALLOC_MB:
+    case F_MAXRES_GB:
+    case F_MAXALLOC_GB:
     case F_CONSUMED:
     case F_TFLOPS:
         if (!scan_parse_double(v, n, &x))
             return 0;
         if (f == F_MAXRES_MB || f == F_MAXALLOC_MB)
             x *= 1048576.0; /* report_memory divides by 1024 * 1024 */
-        if (f == F_PEAKMEM || f == F_MAXRES_MB)
+        else if (f == F_MAXRES_GB || f == F_MAXALLOC_GB)
+            x *= 1e9;
+        if (f == F_PEAKMEM || f == F_MAXRES_MB || f == F_MAXRES_GB)
             s->peak_memory_bytes = x;
-        else if (f == F_PEAKMEM_ALLOC || f == F_MAXALLOC_MB) {
+        else if (f == F_PEAKMEM_ALLOC || f == F_MAXALLOC_MB || f == F_MAXALLOC_GB) {
             if (isnan(s->peak_memory_bytes))
                 s->peak_memory_bytes = x;
         }
@@ -861,6 +871,7 @@ static const struct scan_needle {
     {"Global Checkpoint ", 18, 0, 11},          /* 'G' ... 'k' */
     {"global_step=", 12, 0, 11},                /* 'g' ... '=': NeMo 1.0 bars without train_step_timing */
     {" memory (MB) |", 14, 9, 13},              /* 'M' ... '|': Megatron-LM memory report */
+    {" memory (GB) |", 14, 9, 13},              /* 'G' ... '|': Megatron-Bridge memory report */
 };
 #define SCAN_NNEEDLE (sizeof scan_needles / sizeof scan_needles[0])
 #define SCAN_NEEDLE_TIMING 0u
@@ -869,6 +880,7 @@ static const struct scan_needle {
 #define SCAN_NEEDLE_CKPT 3u
 #define SCAN_NEEDLE_GSTEP 4u
 #define SCAN_NEEDLE_MBMEM 5u
+#define SCAN_NEEDLE_MBMEM_GB 6u
 #define SCAN_NEEDLE_ALL ((1u << SCAN_NNEEDLE) - 1)
 
 /* Where the search stands; next[] caches memmem results (portable path). */
@@ -929,7 +941,8 @@ static const char *scan_find_sse2(const char *p, const char *end, unsigned activ
         m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
         m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
         m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_g), _mm_cmpeq_epi8(v11, c_eq)));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v13, c_bar)));
+        m = _mm_or_si128(m, _mm_and_si128(_mm_or_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v9, c_G)),
+                                          _mm_cmpeq_epi8(v13, c_bar)));
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
@@ -972,7 +985,9 @@ __attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p,
         m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v0, c_bar)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_g), _mm256_cmpeq_epi8(v11, c_eq)));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v9, c_M), _mm256_cmpeq_epi8(v13, c_bar)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v9, c_M),
+                                                                 _mm256_cmpeq_epi8(v9, c_G)),
+                                                _mm256_cmpeq_epi8(v13, c_bar)));
         unsigned mask = (unsigned)_mm256_movemask_epi8(m);
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
@@ -1095,7 +1110,7 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_mbridge(st, s, n, off);
     else if (has & (1u << SCAN_NEEDLE_TPS))
         scan_line_automodel(st, s, n, off);
-    else if (has & (1u << SCAN_NEEDLE_MBMEM))
+    else if (has & ((1u << SCAN_NEEDLE_MBMEM) | (1u << SCAN_NEEDLE_MBMEM_GB)))
         scan_line_mbmem(st, s, n, off);
 }
 
