@@ -566,6 +566,25 @@ START_TEST(test_runs_appended)
 }
 END_TEST
 
+/* DeltaTimingCallback as NeMo prints it: f"Step {n}: {name} in s={dt}" with name "train_step_timing in s"
+ * (NVIDIA/NeMo nemo/utils/exp_manager.py:450 @8cfedd7) - no public log shows it, so the lines are built from that
+ * f-string behind NeMo's logging prefix; the validation twin is no training step. */
+START_TEST(test_delta_in_s_twice)
+{
+    static const char a[] =
+        "[NeMo I 2025-03-07 22:35:19 exp_manager:450] Step 0: train_step_timing in s in s=10.314\n"
+        "[NeMo I 2025-03-07 22:35:26 exp_manager:450] Step 1: train_step_timing in s in s=7.549\n"
+        "[NeMo I 2025-03-07 22:35:27 exp_manager:450] Step 0: validation_step_timing in s in s=0.5\n";
+    struct np_scan_result r;
+    scan_buf(a, sizeof a - 1, &r);
+    ck_assert_uint_eq(r.nsteps, 2);
+    ck_assert_int_eq(r.steps[1].gen, NP_GEN_DELTA);
+    ck_assert_int_eq(r.steps[1].iteration, 1);
+    ck_assert_near(r.steps[1].step_time_s, 7.549);
+    np_scan_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_numbers)
 {
     static const char a[] =
@@ -1088,6 +1107,7 @@ static Suite *scan_suite(void)
     tcase_add_test(tc, test_long_line);
     tcase_add_test(tc, test_line_endings);
     tcase_add_test(tc, test_ansi);
+    tcase_add_test(tc, test_delta_in_s_twice);
     tcase_add_test(tc, test_partial_last_line);
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_runs_appended);
