@@ -3,7 +3,10 @@
  * Walks the paths, groups logs by folder (restarts "log-<exp>_<job>_<n>.out"
  * of one folder resolve to the latest attempt that has steps), scans them in
  * parallel, identifies each run (manifest nemoperf.json, else the recipes'
- * folder names, else options) and computes its metrics.
+ * folder names, else options; the GPU type is never assumed but for a recipe
+ * published for one GPU type only), computes its last-step and steady-state
+ * metrics, judges plausibility and --reference two-sided.  A folder with a
+ * manifest and no usable log is a run too (not submitted, no log, failed).
  */
 #ifndef NEMOPERF_RUN_H
 #define NEMOPERF_RUN_H
