@@ -209,3 +209,5 @@ case("repeats-grouped-csv", ["--group", "--format", "csv", "../repeats-grouped/i
 root = case("incomplete-not-compared", ["--reference", "in"])
 log(os.path.join(exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969), "log-pretrain_llama3.1_8b_bf16_8_9401_0.out"),
     steady(12.27)[:30], 128, final=49)
+# --gpu b200 on runs whose manifest records h100: an error, not a relabelling
+case("option-contradicts-manifest", ["--gpu", "b200", "../synthetic/in"])
