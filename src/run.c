@@ -687,10 +687,27 @@ struct run_job {
     const struct np_ref_table *ref;
 };
 
+static void run_slot_text(struct run_slot *s, const char *buf);
+
 static void run_slot_error(struct run_slot *s, const struct np_error *err)
 {
     char buf[1200];
     np_error_format(err, buf, sizeof buf);
+    run_slot_text(s, buf);
+}
+
+/* An option that contradicts the manifest or folder name is an error of the parse too. */
+static void run_slot_conflict(struct run_slot *s, const struct np_run *run)
+{
+    if (!run->conflict[0])
+        return;
+    char buf[1400];
+    snprintf(buf, sizeof buf, "%s: %s", run->path, run->conflict);
+    run_slot_text(s, buf);
+}
+
+static void run_slot_text(struct run_slot *s, const char *buf)
+{
     char **e = realloc(s->errors, (s->nerrors + 1) * sizeof *e);
     if (!e || !(e[s->nerrors] = strdup(buf))) {
         if (e)
@@ -806,6 +823,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     run_add_note(run, note);
                 }
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+                run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
                 if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
                     run->status = NP_RUN_FAILED;
@@ -937,6 +955,7 @@ static void run_group(struct run_job *j, struct run_slot *slot)
                 run_job_from_name(run, path);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
             run_no_steps(run, slot);
+            run_slot_conflict(slot, run);
         }
     }
     free(att);
