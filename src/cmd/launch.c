@@ -16,8 +16,10 @@
 #include "nemoperf/config.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/manifest.h"
+#include "nemoperf/nemo.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/report.h"
+#include "nemoperf/sbatch_env.h"
 #include "nemoperf/run.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
@@ -146,6 +148,8 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
 {
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
+        st = np_nemo_stage_driver(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);
         return st;
@@ -227,6 +231,8 @@ static int launch_backend(struct np_backend *be, int timeout)
             np_errorf("SLURM_SUBMIT=rest needs SLURMRESTD_URL (unix:/path/to/rest.sock or http(s)://host:port)");
             return 2;
         }
+        if ((st = np_sbatch_rest_check(np_env_getenv, NULL, &err)) != NP_OK) /* before any folder exists */
+            return launch_fail(st, &err);
         const char *tok = getenv("SLURM_JWT");
         struct np_slurm_rest_opts o = {.url = url, .token = tok && *tok ? tok : NULL, .user = getenv("SLURM_USER"),
                                        .timeout_s = timeout};
@@ -527,7 +533,8 @@ int main(int argc, char **argv)
     }
 
     char *synth = launch_synth_path();
-    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth};
+    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth,
+                                  .preview = mode == LAUNCH_PRINT_CONFIG || mode == LAUNCH_DRY_RUN};
     struct np_launch_plan plan;
     st = np_launch_resolve(&set, np_env_getenv, NULL, &opts, &plan, &err);
     if (st != NP_OK)
