@@ -1,8 +1,10 @@
 /* script.c - the sbatch batch script of one job, rendered from a launch config.
  *
  * Shape (NeMo-Run's SlurmExecutor, see facts/nemo-recipes.md): #SBATCH lines,
- * exported environment, one srun step running the workload (pyxis container +
- * recipe command template, or nemoperf-synth), then requeue on failure.  All
+ * exported environment, NVIDIA's vboost step (NeMo), one srun step running the
+ * workload (pyxis container + the recipe's command: the in-container driver with
+ * its arguments from nemo.c; or nemoperf-synth), then a requeue on failure only
+ * when NEMOPERF_MAX_RETRIES asks.  All
  * values are quoted: sh words with single quotes, #SBATCH arguments with sbatch's
  * double-quote rules, Slurm file-name patterns with % doubled.
  */

@@ -36,8 +36,8 @@ struct launch_option {
 };
 
 static const struct launch_option launch_options[] = {
-    {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing"},
-    {"print-config", 'c', "print the resolved configuration as JSON (an array for a sweep)"},
+    {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
+    {"print-config", 'c', "print the resolved configuration as JSON, \"nemo\": the NeMo job (works before ./setup)"},
     {"list", 'l', "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
     {"wait", 'w', "after submitting, follow the jobs to their end and print the parse table"},
     {"help", 'h', "show this help and exit"},
@@ -57,14 +57,16 @@ static void launch_usage(FILE *f)
             "\nEnvironment (defaults in brackets):\n"
             "  STAGE_PATH            staged folder (required, absolute, existing)\n"
             "  RECIPE                recipe name [inferred from MODEL_SIZE]\n"
-            "  MODEL_SIZE, DTYPE     model size and bf16|fp8 [the recipe's defaults]\n"
+            "  MODEL_SIZE, DTYPE     model size and bf16|fp8 (required)\n"
             "  JOB_TOTAL_GPUS        GPU count, or a comma list for a sweep (8,16,32) [recipe default]\n"
-            "  GPUS_PER_NODE [8]  GPU_TYPE [h100]  WORKLOAD nemo|synthetic [nemo]\n"
+            "  GPUS_PER_NODE [NVIDIA's for the system: 8, GB200 4]  GPU_TYPE [h100]\n"
+            "  WORKLOAD nemo|synthetic [nemo]\n"
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP [20], PROFILE_STOP_STEP [25]  ENABLE_NCCLTRACE\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
-            "  HF_TOKEN (gated models, WORKLOAD=nemo)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
-            "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE\n"
+            "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
+            "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE; other SBATCH_* reach sbatch\n"
+            "  NEMOPERF_MAX_RETRIES [0]: requeues after a failed step; NEMOPERF_SRUN_MPI [pmix]\n"
             "  NEMOPERF_SBATCH_TIMEOUT seconds sbatch (or one slurmrestd request) may take [60]\n"
             "  NEMOPERF_DATADIR recipe data\n"
             "  SLURM_SUBMIT cli|rest [cli]: submit with sbatch or through slurmrestd\n"
