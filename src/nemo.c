@@ -100,49 +100,20 @@ char *np_nemo_ub_resolve(const char *tmpl, enum np_dtype d)
 
 /* ---- the driver's arguments ---- */
 
-struct nemo_argv {
-    char **v;
-    size_t n, cap;
-    int failed;
-};
-
-static void nemo_push(struct nemo_argv *a, const char *s)
+static void nemo_opt_int(struct np_strv *a, const char *opt, long long v)
 {
-    if (a->failed)
-        return;
-    if (a->n + 2 > a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 64;
-        char **v = realloc(a->v, cap * sizeof *v);
-        if (!v) {
-            a->failed = 1;
-            return;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    if (!(a->v[a->n] = strdup(s))) {
-        a->failed = 1;
-        return;
-    }
-    a->v[++a->n] = NULL;
-}
-
-static void nemo_opt_int(struct nemo_argv *a, const char *opt, long long v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%lld", v);
-    nemo_push(a, opt);
-    nemo_push(a, buf);
+    np_strv_push(a, opt);
+    np_strv_pushf(a, "%lld", v);
 }
 
 /* An optional size: the number, or "none" (NeMo's None) when 0. */
-static void nemo_opt_size(struct nemo_argv *a, const char *opt, int v)
+static void nemo_opt_size(struct np_strv *a, const char *opt, int v)
 {
     if (v > 0) {
         nemo_opt_int(a, opt, v);
     } else {
-        nemo_push(a, opt);
-        nemo_push(a, "none");
+        np_strv_push(a, opt);
+        np_strv_push(a, "none");
     }
 }
 
@@ -154,12 +125,12 @@ static int nemo_vp(const struct np_launch_config *c)
 
 char **np_nemo_driver_args(const struct np_launch_config *c)
 {
-    struct nemo_argv a = {0};
+    struct np_strv a = {0};
     const struct np_model *m = c->model;
-    nemo_push(&a, "--task");
-    nemo_push(&a, "pretrain");
-    nemo_push(&a, "--factory");
-    nemo_push(&a, m->factory);
+    np_strv_push(&a, "--task");
+    np_strv_push(&a, "pretrain");
+    np_strv_push(&a, "--factory");
+    np_strv_push(&a, m->factory);
     nemo_opt_int(&a, "--nodes", c->nodes);
     nemo_opt_int(&a, "--gpus-per-node", c->gpus_per_node);
     nemo_opt_int(&a, "--max-steps", c->max_steps);
@@ -174,46 +145,39 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
     nemo_opt_int(&a, "--num-train-samples", np_nemo_train_samples(c));
     nemo_opt_int(&a, "--num-layers", c->layers);
     nemo_opt_int(&a, "--hidden-size", c->hidden);
-    nemo_push(&a, "--fp8");
-    nemo_push(&a, c->fp8_recipe ? c->fp8_recipe : "none");
+    np_strv_push(&a, "--fp8");
+    np_strv_push(&a, c->fp8_recipe ? c->fp8_recipe : "none");
     if (c->fsdp)
-        nemo_push(&a, "--fsdp");
+        np_strv_push(&a, "--fsdp");
     if (c->cuda_graphs)
-        nemo_push(&a, "--cuda-graphs");
+        np_strv_push(&a, "--cuda-graphs");
     if (c->tp_comm_overlap_cfg) {
-        nemo_push(&a, "--tp-comm-overlap-cfg");
-        nemo_push(&a, c->tp_comm_overlap_cfg);
+        np_strv_push(&a, "--tp-comm-overlap-cfg");
+        np_strv_push(&a, c->tp_comm_overlap_cfg);
     }
-    nemo_push(&a, "--overlap-param-gather-with-optimizer-step");
-    nemo_push(&a, nemo_overlap_param_gather(c) ? "true" : "false");
+    np_strv_push(&a, "--overlap-param-gather-with-optimizer-step");
+    np_strv_push(&a, nemo_overlap_param_gather(c) ? "true" : "false");
     /* NeMo v2.3.1 pretrain_mixtral_8x22b.py l.84-87: etp != tp needs average_in_collective off */
     if (c->etp > 0 && c->etp != c->tp)
-        nemo_push(&a, "--no-average-in-collective");
+        np_strv_push(&a, "--no-average-in-collective");
     if (c->recipe->cross_entropy_te)
-        nemo_push(&a, "--cross-entropy-fusion-te");
+        np_strv_push(&a, "--cross-entropy-fusion-te");
     if (c->recipe->flops_callback) {
-        nemo_push(&a, "--flops-callback");
-        nemo_push(&a, np_flops_conv_name(m->flops.conv == NP_FLOPS_NEMOTRON_LEGACY ? NP_FLOPS_NEMOTRON
+        np_strv_push(&a, "--flops-callback");
+        np_strv_push(&a, np_flops_conv_name(m->flops.conv == NP_FLOPS_NEMOTRON_LEGACY ? NP_FLOPS_NEMOTRON
                                                                                    : m->flops.conv));
     }
     for (char **p = c->row->model_config; p && *p; p++) {
-        struct np_buf b;
-        np_buf_init(&b);
-        np_buf_appendf(&b, "%s=%s", *p, np_setting_value(*p));
-        char *kv = np_buf_steal(&b);
-        if (!kv)
-            a.failed = 1;
-        nemo_push(&a, "--model-config");
-        nemo_push(&a, kv ? kv : "");
-        free(kv);
+        np_strv_push(&a, "--model-config");
+        np_strv_pushf(&a, "%s=%s", *p, np_setting_value(*p));
     }
     if (c->tokenizer_dir) {
-        nemo_push(&a, "--tokenizer-hf");
-        nemo_push(&a, c->tokenizer_dir);
+        np_strv_push(&a, "--tokenizer-hf");
+        np_strv_push(&a, c->tokenizer_dir);
     } else if (m->tokenizer.null_vocab > 0) {
         nemo_opt_int(&a, "--tokenizer-null", m->tokenizer.null_vocab);
         if (m->tokenizer.on_model)
-            nemo_push(&a, "--tokenizer-on-model");
+            np_strv_push(&a, "--tokenizer-on-model");
     }
     if (c->profile) {
         nemo_opt_int(&a, "--profile-start", c->profile_start);
@@ -221,18 +185,12 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
         nemo_opt_int(&a, "--profile-ranks", NP_NEMO_PROFILE_RANKS);
     }
     if (c->checkpoint)
-        nemo_push(&a, "--checkpoint-save");
+        np_strv_push(&a, "--checkpoint-save");
     if (c->load_checkpoint) {
-        nemo_push(&a, "--checkpoint-load");
-        nemo_push(&a, c->load_checkpoint);
+        np_strv_push(&a, "--checkpoint-load");
+        np_strv_push(&a, c->load_checkpoint);
     }
-    if (a.failed) {
-        np_strv_free(a.v);
-        return NULL;
-    }
-    if (!a.v)
-        a.v = calloc(1, sizeof *a.v);
-    return a.v;
+    return np_strv_steal(&a);
 }
 
 /* ---- --print-config ---- */

@@ -18,68 +18,6 @@
 #include "nemoperf/nemo.h"
 #include "nemoperf/shell.h"
 
-/* ---- a growable string vector ---- */
-
-struct script_strv {
-    char **v;
-    size_t n, cap;
-    int failed;
-};
-
-static void script_strv_push(struct script_strv *s, const char *str)
-{
-    if (s->failed)
-        return;
-    if (s->n + 2 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        char **v = realloc(s->v, cap * sizeof *v);
-        if (!v) {
-            s->failed = 1;
-            return;
-        }
-        s->v = v;
-        s->cap = cap;
-    }
-    if (!(s->v[s->n] = strdup(str))) {
-        s->failed = 1;
-        return;
-    }
-    s->v[++s->n] = NULL;
-}
-
-static void script_strv_pushf(struct script_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void script_strv_pushf(struct script_strv *s, const char *fmt, ...)
-{
-    char buf[4096 + 512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) {
-        s->failed = 1;
-        return;
-    }
-    script_strv_push(s, buf);
-}
-
-/* Hand over the vector (NULL-terminated) or NULL after a failure. */
-static char **script_strv_steal(struct script_strv *s)
-{
-    if (s->failed || !s->v) {
-        if (!s->failed && !s->v) {
-            char **v = calloc(1, sizeof *v);
-            return v;
-        }
-        np_strv_free(s->v);
-        memset(s, 0, sizeof *s);
-        return NULL;
-    }
-    char **v = s->v;
-    memset(s, 0, sizeof *s);
-    return v;
-}
-
 /* ---- environment ---- */
 
 size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
@@ -132,12 +70,12 @@ char **np_script_env_names(const struct np_launch_config *c)
 {
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
     size_t n = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
-    struct script_strv s = {0};
+    struct np_strv s = {0};
     for (size_t i = 0; i < n; i++)
-        script_strv_push(&s, vars[i].name);
+        np_strv_push(&s, vars[i].name);
     if (c->hf_token)
-        script_strv_push(&s, "HF_TOKEN");
-    return script_strv_steal(&s);
+        np_strv_push(&s, "HF_TOKEN");
+    return np_strv_steal(&s);
 }
 
 /* ---- command templates ---- */
@@ -218,21 +156,21 @@ static const char *script_scalar(const struct np_launch_config *c, const char *n
     return NULL;
 }
 
-static void script_list(const struct np_launch_config *c, const char *name, struct script_strv *out)
+static void script_list(const struct np_launch_config *c, const char *name, struct np_strv *out)
 {
     if (strcmp(name, "driver_args") == 0) { /* the in-container driver's explicit arguments (nemo.c) */
         char **args = np_nemo_driver_args(c);
         if (!args)
             out->failed = 1;
         for (size_t i = 0; args && args[i]; i++)
-            script_strv_push(out, args[i]);
+            np_strv_push(out, args[i]);
         np_strv_free(args);
     }
 }
 
 /* Expand (c != NULL) or only check (c == NULL) one template element. */
 static enum np_status script_expand(const struct np_launch_config *c, const char *elem, size_t idx,
-                                    const char *source, struct script_strv *out, struct np_error *err)
+                                    const char *source, struct np_strv *out, struct np_error *err)
 {
     size_t len = strlen(elem);
     if (len > 2 && elem[0] == '{' && elem[len - 1] == '}' && script_name_in(script_lists, elem + 1, len - 2) &&
@@ -298,7 +236,7 @@ static enum np_status script_expand(const struct np_launch_config *c, const char
     if (!s)
         return np_error_set(err, NP_E_NOMEM, source, 0, 0, "out of memory");
     if (c)
-        script_strv_push(out, s);
+        np_strv_push(out, s);
     free(s);
     return NP_OK;
 }
@@ -315,19 +253,19 @@ enum np_status np_script_check_template(char *const *tmpl, const char *source, s
     return NP_OK;
 }
 
-static void script_synth_argv(const struct np_launch_config *c, struct script_strv *s)
+static void script_synth_argv(const struct np_launch_config *c, struct np_strv *s)
 {
-    script_strv_push(s, c->synth_path);
-    script_strv_push(s, "--recipe");
-    script_strv_push(s, c->recipe->name);
-    script_strv_push(s, "--model-size");
-    script_strv_push(s, c->model->size);
-    script_strv_push(s, "--dtype");
-    script_strv_push(s, np_dtype_name(c->dtype, 0));
+    np_strv_push(s, c->synth_path);
+    np_strv_push(s, "--recipe");
+    np_strv_push(s, c->recipe->name);
+    np_strv_push(s, "--model-size");
+    np_strv_push(s, c->model->size);
+    np_strv_push(s, "--dtype");
+    np_strv_push(s, np_dtype_name(c->dtype, 0));
 #define SCRIPT_OPT(o, v)                                                                                          \
     do {                                                                                                          \
-        script_strv_push(s, o);                                                                                   \
-        script_strv_pushf(s, "%d", (v));                                                                          \
+        np_strv_push(s, o);                                                                                   \
+        np_strv_pushf(s, "%d", (v));                                                                          \
     } while (0)
     SCRIPT_OPT("--gpus", c->gpus);
     SCRIPT_OPT("--tp", c->tp);
@@ -351,20 +289,20 @@ static void script_synth_argv(const struct np_launch_config *c, struct script_st
     }
 #undef SCRIPT_OPT
     if (c->nccltrace)
-        script_strv_push(s, "--nccltrace");
+        np_strv_push(s, "--nccltrace");
     if (c->checkpoint) {
-        script_strv_push(s, "--checkpoint-save");
-        script_strv_pushf(s, "%s/code/nemo_experiments/default/checkpoints", c->experiment_dir);
+        np_strv_push(s, "--checkpoint-save");
+        np_strv_pushf(s, "%s/code/nemo_experiments/default/checkpoints", c->experiment_dir);
     }
     if (c->load_checkpoint) {
-        script_strv_push(s, "--checkpoint-load");
-        script_strv_push(s, c->load_checkpoint);
+        np_strv_push(s, "--checkpoint-load");
+        np_strv_push(s, c->load_checkpoint);
     }
 }
 
 enum np_status np_script_command(const struct np_launch_config *c, char ***argv, struct np_error *err)
 {
-    struct script_strv s = {0};
+    struct np_strv s = {0};
     *argv = NULL;
     if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
@@ -382,7 +320,7 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
             }
         }
     }
-    *argv = script_strv_steal(&s);
+    *argv = np_strv_steal(&s);
     if (!*argv)
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
     return NP_OK;
@@ -475,6 +413,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
 
     np_buf_append(&b, "\necho \"nemoperf: job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} on "
                       "${SLURM_JOB_NODELIST:-?}\"\n");
+    /* Slurm may still requeue (node failure; slurmrestd 22.05 ignores "requeue": false):
+     * an attempt beyond what the user allowed does not run again */
+    np_buf_appendf(&b,
+                   "if [ \"${SLURM_RESTART_COUNT:-0}\" -gt %d ]; then\n"
+                   "    echo \"nemoperf: requeued by Slurm, but NEMOPERF_MAX_RETRIES=%d: not running again\"\n"
+                   "    exit 1\n"
+                   "fi\n",
+                   c->retries, c->retries);
     if (c->workload == NP_WORKLOAD_NEMO && pat) {
         /* PerfEnvPlugin's vboost step: one task per node on the host, failures ignored */
         np_buf_appendf(&b, "srun --ntasks=%d --ntasks-per-node=1 --output ", c->nodes);

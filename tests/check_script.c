@@ -159,6 +159,8 @@ START_TEST(test_synthetic_script)
     HASNT(s, "--container");
     HASNT(s, "--vp");
     HASNT(s, "scontrol requeue");
+    HAS(s, "if [ \"${SLURM_RESTART_COUNT:-0}\" -gt 0 ]; then\n"
+           "    echo \"nemoperf: requeued by Slurm, but NEMOPERF_MAX_RETRIES=0: not running again\"\n    exit 1\nfi\n");
     HASNT(s, "vboost"); /* the synthetic job has no GPUs to boost */
     syntax_ok(s);
     char **names = np_script_env_names(c);
