@@ -221,6 +221,26 @@ else
     fail "$parse not built"
 fi
 
+# ---- WORKLOAD=nemo: it cannot train here (no pyxis, no GPU, no NeMo container), but its
+# submission stages the driver, the vboost step's failure is ignored, and the failed job
+# is not requeued (NEMOPERF_MAX_RETRIES unset). The "image" is a placeholder file.
+echo placeholder >"$W/fake.sqsh"
+if env WORKLOAD=nemo MODEL_SIZE=15b DTYPE=fp8 JOB_TOTAL_GPUS=16 STAGE_PATH="$S" RUN_CONF_IMAGE="$W/fake.sqsh" \
+    "$launch" >"$W/nemo.out" 2>"$W/nemo.err"; then
+    id=$(sed -n 's/^job \([0-9]*\): .*/\1/p' "$W/nemo.out" | head -1)
+    dir=$(sed -n 's/^job [0-9]*: //p' "$W/nemo.out" | head -1)
+    cmp -s "$root/share/nemoperf/driver/nemoperf_nemo.py" "$dir/code/nemoperf_nemo.py" &&
+        ok "WORKLOAD=nemo: the driver was copied to $dir/code/" || fail "WORKLOAD=nemo: no driver in $dir/code/"
+    st=$(wait_job "$id")
+    [ "$st" = FAILED ] && ok "WORKLOAD=nemo without pyxis: job $id FAILED" || fail "WORKLOAD=nemo job $id ended $st"
+    grep -q 'nemoperf: vboost failed (ignored)' "$dir"/sbatch_*.out && ok "the vboost step failed and was ignored" ||
+        fail "no ignored vboost failure in $(cat "$dir"/sbatch_*.out)"
+    [ "$(scontrol -o show job "$id" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 0 ] && ! ls "$dir"/log-*_1.out >/dev/null 2>&1 &&
+        ok "the failed job was not requeued" || fail "the failed NeMo job was requeued"
+else
+    fail "WORKLOAD=nemo launch exited non-zero: $(cat "$W/nemo.err")"
+fi
+
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
     exit 1
