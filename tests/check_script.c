@@ -381,6 +381,15 @@ START_TEST(test_hostile_stage_path)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     fclose(f);
     ck_assert_str_eq(line, "scontrol requeue 77\n");
+    /* an attempt Slurm requeued beyond NEMOPERF_MAX_RETRIES=3 does not run the step again */
+    char *late = malloc(strlen(s) + 64);
+    ck_assert_ptr_nonnull(late);
+    ck_assert_int_eq(strncmp(s, "#!/bin/bash\n", 12), 0);
+    sprintf(late, "#!/bin/bash\nexport SLURM_RESTART_COUNT=4\n%s", s + 12);
+    rec = run_script(late, tmp, 0, &status);
+    ck_assert_msg(rec == NULL, "srun ran in a fifth attempt");
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    free(late);
     free(s);
     np_launch_plan_free(&plan);
 }
