@@ -282,10 +282,14 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
     if (rname) {
         if (!(*rp = np_recipe_find(set, rname)))
             return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
-        if (!size)
+        if (!size) {
+            char own[400] = "";
+            for (size_t m = 0; m < (*rp)->nmodels; m++)
+                config_join(own, sizeof own, (*rp)->models[m].size);
             return config_bad(x, "MODEL_SIZE is not set%s (DTYPE and MODEL_SIZE are required, as in the original "
-                              "recipes); allowed: MODEL_SIZE: the sizes of RECIPE=%s",
-                              config_get(x, "DTYPE") ? "" : " and DTYPE is not set", rname);
+                              "recipes); allowed: MODEL_SIZE %s (RECIPE=%s), DTYPE bf16, fp8",
+                              config_get(x, "DTYPE") ? "" : " and DTYPE is not set", own, rname);
+        }
         return NP_OK;
     }
     if (!size) /* the seeds: "DTYPE, MODEL_SIZE are required environment variables" */

@@ -135,7 +135,7 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, NULL}, {"MODEL_SIZE is not set", "RECIPE", "8b", NULL}},
     {{SP, SYN, "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "required", "bf16, fp8", NULL}},
     {{SP, SYN, L8, "DTYPE=-", NULL}, {"DTYPE is not set", "required", "allowed: bf16, fp8", NULL}},
-    {{SP, SYN, "RECIPE=gpt3", "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "RECIPE=gpt3", NULL}},
+    {{SP, SYN, "RECIPE=gpt3", "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "MODEL_SIZE 175b (RECIPE=gpt3)", NULL}},
     {{SP, SYN, L8, "NEMOPERF_MAX_RETRIES=-1", NULL}, {"NEMOPERF_MAX_RETRIES=-1", "allowed: 0 to 100", NULL}},
     {{SP, SYN, L8, "NEMOPERF_SRUN_MPI=pmix x", NULL}, {"NEMOPERF_SRUN_MPI=pmix x", "pmix", "none", NULL}},
     {{SP, SYN, "RECIPE=llama3.1", "MODEL_SIZE=15b", NULL}, {"MODEL_SIZE=15b", "recipe llama3.1 has no such model", "allowed: 8b, 70b, 405b", NULL}},
