@@ -147,9 +147,10 @@ def apply_performance(recipe, a):
         import fiddle._src.experimental.dataclasses as fdl_dc
         from nemo.collections.llm.recipes.tp_overlap_configs import userbuffers
 
+        cb = comm_overlap_callback(recipe)
+        assert cb is not None, "MegatronCommOverlapCallback missing. Required for performance."  # as NVIDIA's
         cfg = getattr(userbuffers, a.tp_comm_overlap_cfg)
-        comm_overlap_callback(recipe).tp_comm_overlap_cfg = fdl.cast(
-            run.Config, fdl_dc.convert_dataclasses_to_configs(cfg))
+        cb.tp_comm_overlap_cfg = fdl.cast(run.Config, fdl_dc.convert_dataclasses_to_configs(cfg))
     if a.cross_entropy_fusion_te:  # P v2.3.1 l.312
         recipe.model.config.cross_entropy_fusion_impl = "te"
     recipe.model.config.enable_cuda_graph = a.cuda_graphs
