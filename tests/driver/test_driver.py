@@ -21,7 +21,8 @@ import unittest
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-DRIVER = os.path.join(ROOT, "share", "nemoperf", "driver", "nemoperf_nemo.py")
+# NP_DRIVER: another copy of the driver (tests/driver/mutate.py runs this test on mutants)
+DRIVER = os.environ.get("NP_DRIVER") or os.path.join(ROOT, "share", "nemoperf", "driver", "nemoperf_nemo.py")
 LAUNCH = os.path.join(ROOT, os.environ.get("NP_BIN", "bin"), "nemoperf-launch")
 sys.path.insert(0, HERE)
 import standin  # noqa: E402
