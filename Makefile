@@ -7,7 +7,7 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libcurl libpcre2-8 jansson
+PKGS    := libcurl libpcre2-8 jansson cairo
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g
