@@ -906,7 +906,69 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 
 #define CONFIG_LIST_COLS 16
 
-char *np_launch_list_text(const struct np_recipe_set *set)
+char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_list(set, NULL, 0); }
+
+/* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
+static json_t *config_list_cell(const char *cell)
+{
+    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+        return json_null();
+    size_t i = 0;
+    while (cell[i] >= '0' && cell[i] <= '9')
+        i++;
+    if (!cell[i] && i < 15)
+        return json_integer(strtoll(cell, NULL, 10));
+    return json_string(cell);
+}
+
+static char *config_list_json(const char *const *head, int ncols, char *(*rows)[CONFIG_LIST_COLS], size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *o = json_object();
+        for (int k = 0; o && k < ncols; k++) {
+            char key[32];
+            size_t j = 0;
+            for (; head[k][j] && j + 1 < sizeof key; j++)
+                key[j] = (char)tolower((unsigned char)head[k][j]);
+            key[j] = '\0';
+            if (json_object_set_new(o, key, config_list_cell(rows[i][k])) != 0) {
+                json_decref(o);
+                o = NULL;
+            }
+        }
+        if (!o || json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    char *t = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(arr);
+    if (!t)
+        return NULL;
+    size_t len = strlen(t);
+    char *out = realloc(t, len + 2);
+    if (!out) {
+        free(t);
+        return NULL;
+    }
+    memcpy(out + len, "\n", 2);
+    return out;
+}
+
+static int config_list_match(const struct np_list_filter *f, const struct np_recipe *rp,
+                             const struct np_config_row *row)
+{
+    if (!f)
+        return 1;
+    if (f->recipe && *f->recipe && strcasecmp(f->recipe, rp->name) != 0)
+        return 0;
+    if (f->gpu_type && *f->gpu_type && strcasecmp(f->gpu_type, row->gpu_type) != 0)
+        return 0;
+    return 1;
+}
+
+char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filter *filter, int json)
 {
     static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "TP", "PP", "CP",
                                                        "EP", "DP", "VP", "MBS", "GBS", "GA", "LAYERS", "NOTE"};
@@ -922,6 +984,8 @@ char *np_launch_list_text(const struct np_recipe_set *set)
             const struct np_model *mp = &rp->models[m];
             for (size_t i = 0; !oom && i < mp->nrows; i++) {
                 const struct np_config_row *row = &mp->rows[i];
+                if (!config_list_match(filter, rp, row))
+                    continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
                     if (!(row->dtypes & (unsigned)d))
                         continue;
@@ -967,6 +1031,14 @@ char *np_launch_list_text(const struct np_recipe_set *set)
                 }
             }
         }
+    }
+    if (json) {
+        char *t = oom ? NULL : config_list_json(head, CONFIG_LIST_COLS, rows, n);
+        for (size_t i = 0; rows && i < n; i++)
+            for (int k = 0; k < CONFIG_LIST_COLS; k++)
+                free(rows[i][k]);
+        free(rows);
+        return t;
     }
     struct np_buf b;
     np_buf_init(&b);
