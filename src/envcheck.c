@@ -135,7 +135,9 @@ char *np_env_check(char *const *envp)
         const char *s = np_env_suggest(name, &prefix_only);
         if (!s)
             continue;
-        int secret = strstr(name, "TOKEN") || strstr(name, "JWT") || strstr(name, "KEY") || strstr(name, "PASS");
+        /* a value that may be a credential is never echoed */
+        int secret = strstr(name, "TOK") || strstr(name, "JWT") || strstr(name, "KEY") || strstr(name, "PASS") ||
+                     strstr(name, "SECRET") || strcmp(s, "HF_TOKEN") == 0 || strcmp(s, "SLURM_JWT") == 0;
         np_buf_appendf(&b, "%s%s%.60s%s: not a nemoperf variable; %s %s?\n", name, secret ? "" : "=",
                        secret ? "" : eq + 1, secret ? "" : strlen(eq + 1) > 60 ? "..." : "",
                        prefix_only ? "the nearest one is" : "did you mean", s);
