@@ -256,10 +256,12 @@ static void plot_text(cairo_t *cr, double x, double y, double size, int bold, do
     cairo_show_text(cr, s);
 }
 
-/* Tick label; thousands as "12k" on an axis that reaches 10000. */
+/* Tick label; "1.25M" on an axis that reaches a million, "12k" on one that reaches 10000. */
 static void plot_fmt(char *buf, size_t size, double v, double axis_max)
 {
-    if (axis_max >= 10000 && v > 0 && fmod(v, 100) == 0)
+    if (axis_max >= 1e6 && v > 0)
+        snprintf(buf, size, "%gM", v / 1e6);
+    else if (axis_max >= 10000 && v > 0 && fmod(v, 100) == 0)
         snprintf(buf, size, "%gk", v / 1000);
     else
         snprintf(buf, size, "%g", v);

@@ -473,6 +473,8 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
     char *r1 = parser ? realpath(parser, NULL) : NULL, *r2 = onpath ? realpath(onpath, NULL) : NULL;
     if (!parser || (r1 && r2 && strcmp(r1, r2) == 0))
         np_buf_append(&parse, "nemoperf-parse");
+    else if (strspn(parser, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+") == strlen(parser))
+        np_buf_append(&parse, parser);
     else
         np_buf_append_shq(&parse, parser);
     size_t parse_len0 = parse.len;
