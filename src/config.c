@@ -132,6 +132,7 @@ struct config_ctx {
     np_env_fn env;
     void *env_ctx;
     struct np_error *err;
+    const char *setup_cmd; /* "./setup" or the setup tool's real path, for hints */
 };
 
 /* Value of a variable; empty counts as unset. */
@@ -330,7 +331,7 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     const char *sp = config_get(x, "STAGE_PATH");
     if (!sp)
         return config_bad(x, "STAGE_PATH is not set: set it to the absolute path of an existing folder on storage "
-                             "all nodes share (the one ./setup staged)");
+                             "all nodes share (the one %s staged)", x->setup_cmd);
     if (sp[0] != '/')
         return config_bad(x, "STAGE_PATH=%s: not an absolute path; allowed: an absolute path of an existing folder",
                           sp);
@@ -348,7 +349,8 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     c->stage_path[n] = '\0';
     struct stat st;
     if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (create it, or run %s)", sp,
+                          x->setup_cmd);
     if (access(c->stage_path, W_OK | X_OK) != 0)
         return config_bad(x, "STAGE_PATH=%s: folder is not writable (%s); allowed: a folder you can write to", sp,
                           strerror(errno));
@@ -629,8 +631,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image);
+                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
+                              c->image, x->setup_cmd);
     }
     if (c->model->hf_repo && !c->hf_token)
         return config_bad(x,
@@ -749,7 +751,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
 {
     static const struct np_launch_opts no_opts;
     struct np_error local;
-    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local};
+    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local,
+                           opts && opts->setup_cmd ? opts->setup_cmd : "./setup"};
     memset(out, 0, sizeof *out);
     if (!opts)
         opts = &no_opts;

@@ -294,9 +294,10 @@ static enum np_status preflight_rest(struct np_backend *be, const struct np_laun
         struct passwd *me = getpwuid(geteuid());
         return np_error_set(err, NP_E_INVALID, "SLURM_SUBMIT=rest", 0, 0,
                             "the jobs would run as %s (%s), who cannot write the folders this process creates "
-                            "as %s under %.120s/experiments: every job would fail without a log; run ./launch as "
-                            "%s (runuser -u %s -- ./launch) or use SLURM_SUBMIT=cli; nothing was submitted",
-                            who, how, me ? me->pw_name : "you", plan->jobs[0].stage_path, who, who);
+                            "as %s under %.120s/experiments: every job would fail without a log; run it as "
+                            "%s (runuser -u %s -- %.200s) or use SLURM_SUBMIT=cli; nothing was submitted",
+                            who, how, me ? me->pw_name : "you", plan->jobs[0].stage_path, who, who,
+                            o->launch_cmd ? o->launch_cmd : "./launch");
     }
     long http = 0;
     char *body = NULL;

@@ -55,6 +55,7 @@ int np_time_limit_valid(const char *s);
 struct np_launch_opts {
     time_t now;                 /* experiment timestamp; 0: time(NULL) */
     const char *synth_path;     /* absolute path of nemoperf-synth; NULL refuses WORKLOAD=synthetic */
+    const char *setup_cmd;      /* how messages name the setup tool (its real path); NULL: "./setup" */
     /* Free bytes of the file system holding path; 0 ok.  NULL: statvfs(). */
     int (*free_space)(const char *path, double *bytes);
 };

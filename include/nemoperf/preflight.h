@@ -42,6 +42,7 @@ struct np_preflight_opts {
     const char *rest_socket; /* REST over a unix socket: its path (its owner runs the jobs), else NULL */
     const char *rest_user;   /* REST with a token: SLURM_USER (NULL: the current user) */
     int rest_token;          /* a token is sent */
+    const char *launch_cmd;  /* how messages name this launcher; NULL: "./launch" */
 };
 
 /* Check every job of plan against be (a "cli" or "rest" backend).  NP_OK when every job can

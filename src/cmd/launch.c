@@ -115,6 +115,47 @@ static char *launch_tool_path(const char *tool)
     return p;
 }
 
+/* How to name tool (nemoperf-parse, nemoperf-setup) in a hint so that it runs as printed: the bare name
+ * when PATH finds the one beside this program, else its real path (shell-quoted when needed).  front
+ * (may be NULL) replaces that path when this program runs from the source tree (./launch -> ./setup).
+ * A new string, or NULL when out of memory. */
+static char *launch_tool_hint(const char *tool, const char *front)
+{
+    char *path = launch_tool_path(tool), *onpath = np_path_search(tool, getenv("PATH"));
+    char *r1 = path ? realpath(path, NULL) : NULL, *r2 = onpath ? realpath(onpath, NULL) : NULL;
+    struct np_buf b;
+    np_buf_init(&b);
+    if (!path || (r1 && r2 && strcmp(r1, r2) == 0)) {
+        np_buf_append(&b, tool);
+    } else {
+        const char *name = path;
+        char *fr = NULL;
+        if (front) { /* <tree>/bin/nemoperf-setup -> <tree>/setup, when that front door exists */
+            char *slash = strrchr(path, '/');
+            size_t dl = slash ? (size_t)(slash - path) : 0;
+            if (dl >= 4 && strncmp(path + dl - 4, "/bin", 4) == 0) {
+                size_t n = dl - 4 + strlen(front) + 2;
+                fr = malloc(n);
+                if (fr) {
+                    snprintf(fr, n, "%.*s/%s", (int)(dl - 4), path, front);
+                    if (access(fr, X_OK) == 0)
+                        name = fr;
+                }
+            }
+        }
+        if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+") == strlen(name))
+            np_buf_append(&b, name);
+        else
+            np_buf_append_shq(&b, name);
+        free(fr);
+    }
+    free(path);
+    free(onpath);
+    free(r1);
+    free(r2);
+    return np_buf_steal(&b);
+}
+
 static int launch_fail(enum np_status st, const struct np_error *err)
 {
     np_error_print(err);
@@ -386,9 +427,12 @@ static int launch_preflight(struct np_backend *be, const struct np_launch_plan *
         po.rest_socket = u.socket;
     po.rest_token = tok && *tok;
     po.rest_user = getenv("SLURM_USER");
+    char *self = launch_tool_hint("nemoperf-launch", "launch");
+    po.launch_cmd = self;
     struct np_error err;
     enum np_status st = np_launch_preflight(be, plan, &po, &err);
     np_rest_url_free(&u);
+    free(self);
     if (st != NP_OK)
         return launch_fail(st, &err);
     return 0;
@@ -465,23 +509,13 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
         return 1;
     }
     int failed = 0;
-    /* the hint names the parser a user can run as printed: the bare name when PATH finds this
-     * one, else its real path */
+    /* the hint names the parser a user can run as printed */
     struct np_buf parse;
     np_buf_init(&parse);
-    char *parser = launch_tool_path("nemoperf-parse"), *onpath = np_path_search("nemoperf-parse", getenv("PATH"));
-    char *r1 = parser ? realpath(parser, NULL) : NULL, *r2 = onpath ? realpath(onpath, NULL) : NULL;
-    if (!parser || (r1 && r2 && strcmp(r1, r2) == 0))
-        np_buf_append(&parse, "nemoperf-parse");
-    else if (strspn(parser, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+") == strlen(parser))
-        np_buf_append(&parse, parser);
-    else
-        np_buf_append_shq(&parse, parser);
-    size_t parse_len0 = parse.len;
+    char *parser = launch_tool_hint("nemoperf-parse", NULL);
+    np_buf_append(&parse, parser ? parser : "nemoperf-parse");
     free(parser);
-    free(onpath);
-    free(r1);
-    free(r2);
+    size_t parse_len0 = parse.len;
     for (size_t i = 0; i < plan->n; i++) {
         struct np_launch_config *c = &plan->jobs[i];
         for (long k = 0; k < copies; k++) {
@@ -632,7 +666,8 @@ int main(int argc, char **argv)
         return rc;
     }
     char *synth = launch_tool_path("nemoperf-synth");
-    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth};
+    char *setup_hint = launch_tool_hint("nemoperf-setup", "setup");
+    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth, .setup_cmd = setup_hint};
     struct np_launch_plan plan;
     st = np_launch_resolve(&set, np_env_getenv, NULL, &opts, &plan, &err);
     if (st != NP_OK)
@@ -646,5 +681,6 @@ int main(int argc, char **argv)
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);
+    free(setup_hint);
     return rc;
 }

@@ -240,6 +240,14 @@ wait_jobs
 (env PATH=/usr/bin:/bin sh -c "$cmd") >"$W/hintrun.out" 2>&1 && grep -q ' ok' "$W/hintrun.out" &&
     ok "the hint, run as printed, parses the run ok" || fail "hint run: $(cat "$W/hintrun.out")"
 
+# the setup hint too: the program it names exists and runs (-V) as printed
+mkdir "$W/nosqsh"
+(cd "$W/cwd" && env PATH=/usr/bin:/bin WORKLOAD=nemo STAGE_PATH="$W/nosqsh" MODEL_SIZE=15b DTYPE=fp8 ./launch --dry-run) \
+    >/dev/null 2>"$W/sh.err"
+scmd=$(sed -n 's/.*does not exist: run \(.*\) first (or set RUN_CONF_IMAGE.*/\1/p' "$W/sh.err")
+[ -n "$scmd" ] && (env PATH=/usr/bin:/bin sh -c "$scmd -V") 2>&1 | grep -q '^nemoperf-setup ' &&
+    ok "the setup hint runs as printed: $scmd" || fail "setup hint '$scmd': $(cat "$W/sh.err")"
+
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
     exit 1
