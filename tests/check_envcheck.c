@@ -128,6 +128,27 @@ START_TEST(table_complete)
 }
 END_TEST
 
+/* ... and the README's list of variables names every one of the table */
+START_TEST(readme_lists_all)
+{
+    FILE *f = fopen("README.md", "r");
+    ck_assert_ptr_nonnull(f);
+    static char text[400000];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    const char *sec = strstr(text, "## Environment variables");
+    ck_assert_ptr_nonnull(sec);
+    const char *end = strstr(sec + 3, "\n## ");
+    for (const char *const *k = np_env_known(); *k; k++) {
+        char word[80];
+        snprintf(word, sizeof word, "%s", *k);
+        const char *hit = strstr(sec, word);
+        ck_assert_msg(hit && (!end || hit < end), "README.md's Environment variables section does not name %s", *k);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("envcheck");
@@ -137,6 +158,7 @@ int main(void)
     tcase_add_test(tc, never_suspect);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, table_complete);
+    tcase_add_test(tc, readme_lists_all);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
