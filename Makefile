@@ -9,7 +9,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libcurl libpcre2-8 jansson cairo
+PKGS    := libcurl libpcre2-8 jansson cairo fontconfig
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g

@@ -18,6 +18,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 
 #include "nemoperf/plot.h"
 
@@ -494,6 +495,12 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct 
         cst = cairo_surface_status(sf);
     cairo_surface_destroy(sf);
     return cst;
+}
+
+void np_plot_cleanup(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
 }
 
 enum np_status np_plot_write(const char *file, const struct np_parse_result *res, const struct np_ref_table *ref,

@@ -42,6 +42,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+    np_plot_cleanup();
     DIR *d = opendir(dir);
     struct dirent *e;
     char p[512];

@@ -52,4 +52,8 @@ void np_plot_series_rgb(int i, double rgb[3]);
 enum np_status np_plot_write(const char *file, const struct np_parse_result *res, const struct np_ref_table *ref,
                              struct np_plot_layout *lay, struct np_error *err);
 
+/* Release the font caches cairo and fontconfig keep for the whole process (they would show as
+ * leaks under LeakSanitizer).  Call once no more pictures will be drawn, from one thread. */
+void np_plot_cleanup(void);
+
 #endif

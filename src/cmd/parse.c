@@ -300,6 +300,7 @@ int main(int argc, char **argv)
                 np_error_print(&perr);
                 rc = 1;
             }
+            np_plot_cleanup();
         }
     }
     np_parse_result_free(&res);
