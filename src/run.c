@@ -823,6 +823,14 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     run_add_note(run, note);
                 }
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+                /* not "no manifest" when there is one nemoperf cannot read (issue 13) */
+                if (run->status == NP_RUN_UNIDENTIFIED && slot->g->manifest && !run->launch.present &&
+                    run->why && strncmp(run->why, "no manifest, ", 13) == 0) {
+                    char why[400];
+                    snprintf(why, sizeof why, "its nemoperf.json is not a JSON manifest nemoperf can read, %s",
+                             run->why + 13);
+                    run_set_why(run, why);
+                }
                 run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
                 if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))

@@ -902,6 +902,29 @@ static enum np_status rest_query(struct np_backend *b, char *const *ids, size_t 
     return NP_OK;
 }
 
+enum np_status np_slurm_rest_get(struct np_backend *b, const char *what, long *http, char **body, size_t *len,
+                                 struct np_error *err)
+{
+    struct rest_impl *im = b->impl;
+    *body = NULL;
+    *len = 0;
+    enum np_status st = np_slurm_rest_connect(b, err);
+    if (st != NP_OK)
+        return st;
+    char path[128];
+    snprintf(path, sizeof path, "/slurm/%s/%s", im->api->version, what);
+    if ((st = rest_request(im, "GET", path, NULL, http, NULL, err)) != NP_OK)
+        return st;
+    *body = malloc(im->resp.len + 1);
+    if (!*body)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    if (im->resp.len)
+        memcpy(*body, im->resp.data, im->resp.len);
+    (*body)[im->resp.len] = '\0';
+    *len = im->resp.len;
+    return NP_OK;
+}
+
 static void rest_free(struct np_backend *b)
 {
     struct rest_impl *im = b->impl;

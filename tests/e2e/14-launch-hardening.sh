@@ -23,7 +23,7 @@ unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE EN
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-harden.XXXXXX") || die "mktemp"
 trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM
-export WORKLOAD=synthetic MODEL_SIZE=8b
+export WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16
 
 # refused NAME WANT-IN-STDERR [env...]: exit 2, message, nothing created under $W/s*
 refused() {
@@ -94,8 +94,9 @@ parse=$bindir/nemoperf-parse
 mkdir -p "$W/myrun"
 cp "$root/tests/data/scan/crlf.log" "$W/myrun/log-x.out" && printf '{"config": ' >"$W/myrun/nemoperf.json"
 "$parse" "$W/myrun" >"$W/out" 2>&1
-grep -q 'its nemoperf.json is unusable (corrupt at line 1, column 11' "$W/out" &&
-    ok "parse: a corrupt manifest is named as corrupt, with its position" || fail "parse corrupt manifest: $(cat "$W/out")"
+grep -q 'unidentified: .*its nemoperf.json is not a JSON manifest nemoperf can read, no pretrain_' "$W/out" &&
+    ! grep -q 'no manifest' "$W/out" &&
+    ok "parse: a corrupt manifest is named as unreadable, not as missing" || fail "parse corrupt manifest: $(cat "$W/out")"
 
 # parse: a report that cannot be written says why; a FIFO argument is not "no log files"
 mkdir -p "$W/named/pretrain_llama3.1_8b_bf16_8"
