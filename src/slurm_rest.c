@@ -906,6 +906,13 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
             snprintf(what, sizeof what, "GET /slurm/%s/ping", rest_apis[i].version);
             if (http == 401 || http == 403 || (im->have_token && http >= 500))
                 return rest_refused(im, http, &why, what, err);
+            if (im->have_token && http == 200 && strstr(why.text, "no slurmctld is UP"))
+                /* 24.11+: a token the controller refuses makes its ping fail: "DOWN" */
+                return np_error_set(err, NP_E_SLURM, im->url.display, 0, 0,
+                                    "%s: %s: slurmctld answered no ping made with SLURM_JWT for user %s; either "
+                                    "authentication failed (the token is expired, signed with another key or "
+                                    "issued for another user: get one with `scontrol token`) or slurmctld is down",
+                                    what, why.text, im->user ? im->user : "?");
             return np_error_set(err, st == NP_E_PARSE ? NP_E_PARSE : NP_E_SLURM, im->url.display, 0, 0, "%s: %s",
                                 what, why.text);
         }
