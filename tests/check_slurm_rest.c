@@ -689,7 +689,8 @@ static enum np_status submit_to(const char *url, const char *token, int retries,
     struct np_submit_request req = {.script_path = "x", .script_text = "#!/bin/bash\n", .workdir = stage,
                                     .job_name = "j", .config = &plan.jobs[0]};
     enum np_status st = be.submit(&be, &req, res, err);
-    ck_assert_ptr_null(np_slurm_rest_api(&be));
+    if (st == NP_E_HTTP) /* no version found */
+        ck_assert_ptr_null(np_slurm_rest_api(&be));
     np_backend_free(&be);
     np_launch_plan_free(&plan);
     return st;
@@ -773,6 +774,161 @@ START_TEST(test_never_resent)
 }
 END_TEST
 
+/* ---- a scripted server (fault injection: replies real slurmrestd does not give on demand) ---- */
+
+struct canned {
+    const char *request; /* "GET /slurm/v0.0.45/ping" */
+    int status;
+    const char *body;
+};
+
+/* Serve each connection's requests from the table (404 otherwise); every request line
+ * is written to the pipe fd log, one per line. */
+static void canned_serve(int lfd, const struct canned *c, int log)
+{
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            _exit(0);
+        char buf[65536];
+        size_t got = 0;
+        for (;;) { /* requests on this connection */
+            char *end;
+            while (!(end = memmem(buf, got, "\r\n\r\n", 4))) {
+                ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+                if (r <= 0)
+                    goto next;
+                got += (size_t)r;
+            }
+            buf[got] = '\0';
+            size_t head = (size_t)(end + 4 - buf), clen = 0;
+            char *cl = strcasestr(buf, "Content-Length:");
+            if (cl && cl < end)
+                clen = strtoul(cl + 15, NULL, 10);
+            while (got < head + clen) {
+                ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+                if (r <= 0)
+                    goto next;
+                got += (size_t)r;
+            }
+            char line[256];
+            snprintf(line, sizeof line, "%.*s", (int)strcspn(buf, "\r"), buf);
+            char *sp = strrchr(line, ' '); /* drop " HTTP/1.1" */
+            if (sp)
+                *sp = '\0';
+            (void)!write(log, line, strlen(line));
+            (void)!write(log, "\n", 1);
+            int status = 404;
+            const char *body = "not found";
+            for (size_t i = 0; c[i].request; i++)
+                if (strcmp(c[i].request, line) == 0) {
+                    status = c[i].status;
+                    body = c[i].body;
+                }
+            char out[8192];
+            int n = snprintf(out, sizeof out, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+                             "Content-Length: %zu\r\n\r\n%s", status, strlen(body), body);
+            (void)!write(fd, out, (size_t)n);
+            memmove(buf, buf + head + clen, got - head - clen);
+            got -= head + clen;
+        }
+    next:
+        close(fd);
+    }
+}
+
+/* Submit one job to a canned server; the requests it saw in log (caller frees). */
+static enum np_status canned_submit(const struct canned *c, struct np_submit_result *res, struct np_error *err,
+                                    char **log)
+{
+    char path[64];
+    snprintf(path, sizeof path, "%s/canned.sock", stage);
+    int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(lfd, 8), 0);
+    int pfd[2];
+    ck_assert_int_eq(pipe(pfd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        canned_serve(lfd, c, pfd[1]);
+    }
+    close(lfd);
+    close(pfd[1]);
+    char url[80];
+    snprintf(url, sizeof url, "unix:%s", path);
+    enum np_status st = submit_to(url, NULL, -1, res, err);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    char *b = calloc(1, 4096);
+    ck_assert(b);
+    ck_assert_int_ge(read(pfd[0], b, 4095), 0);
+    close(pfd[0]);
+    unlink(path);
+    *log = b;
+    return st;
+}
+
+/* A setting the server ignored (only a warning, as v0.0.42+ does with "exclusive"): an
+ * error, the job (which exists) cancelled, its id kept. */
+START_TEST(test_dropped_setting)
+{
+    static const struct canned c[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":77,\"errors\":[],\"warnings\":[{\"description\":\"Ignoring unknown field \\\"shared\\\" of "
+         "type list in DATA_PARSER_JOB_DESC_MSG\",\"source\":\"#/job/shared/\"}]}"},
+        {"DELETE /slurm/v0.0.45/job/77", 200, "{\"status\":[],\"errors\":[],\"warnings\":[]}"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_submit(c, &res, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(res.job_id, "77");
+    ck_assert_msg(strstr(err.text, "accepted job 77 but ignored job/shared") && strstr(err.text, "the job was cancelled"),
+                  "%s", err.text);
+    ck_assert_ptr_nonnull(res.message);
+    ck_assert_msg(strstr(log, "POST /slurm/v0.0.45/job/submit\nDELETE /slurm/v0.0.45/job/77\n"), "%s", log);
+    np_submit_result_free(&res);
+    free(log);
+    /* a warning that is not a dropped setting: the job is simply submitted */
+    static const struct canned w[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":78,\"errors\":[],\"warnings\":[{\"description\":\"something to know\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_submit(w, &res, &err, &log), NP_OK);
+    ck_assert_str_eq(res.job_id, "78");
+    ck_assert_ptr_null(strstr(log, "DELETE"));
+    np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
+/* No known version served: the message names what is served and how to enable one. */
+START_TEST(test_unknown_versions)
+{
+    static const struct canned c[] = {
+        {"GET /openapi/v3", 200, "{\"paths\":{\"/slurm/v0.0.47/ping\":{},\"/slurm/v0.0.46/ping\":{}}}"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_submit(c, &res, &err, &log), NP_E_HTTP);
+    ck_assert_msg(strstr(err.text, "v0.0.45, v0.0.44, v0.0.43, v0.0.42, v0.0.41, v0.0.40, v0.0.39, v0.0.38 all "
+                                   "answered 404); it serves v0.0.47, v0.0.46;") &&
+                      strstr(err.text, "-d data_parser/v0.0.45"),
+                  "%s", err.text);
+    ck_assert_ptr_null(res.job_id);
+    ck_assert_ptr_null(strstr(log, "POST"));
+    np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
 START_TEST(test_backend_refusals)
 {
     struct np_backend be;
@@ -820,6 +976,8 @@ int main(void)
     tcase_add_test(t, test_no_server);
     tcase_add_test(t, test_never_resent);
     tcase_add_test(t, test_backend_refusals);
+    tcase_add_test(t, test_dropped_setting);
+    tcase_add_test(t, test_unknown_versions);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
