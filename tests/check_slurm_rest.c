@@ -479,6 +479,11 @@ START_TEST(test_recorded_ping)
     ck_assert_int_eq(np_rest_parse_ping(v38, 401, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 401: Authentication failure"), "%s", err.text);
     free(b);
+    /* 22.05 with slurmctld stopped: HTTP 500 and an error (recorded) */
+    b = slurp(DATA "v0.0.38-ping-down.json", &n);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 500, b, n, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "HTTP 500: slurmctld config is unable to load"), "%s", err.text);
+    free(b);
     const char *down = "{\"errors\":[],\"pings\":[{\"hostname\":\"a\",\"ping\":\"DOWN\"}]}";
     ck_assert_int_eq(np_rest_parse_ping(v38, 200, down, strlen(down), &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "no slurmctld is UP"), "%s", err.text);
