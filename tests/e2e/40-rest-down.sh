@@ -18,7 +18,7 @@ case $SLURM_V in
 24.11) API1=v0.0.41 API2=v0.0.40 ;;
 *) API1=v0.0.43 API2=v0.0.42 ;;
 esac
-rest_bin=$(PATH="$CPATH" command -v slurmrestd) || die "slurmrestd not found"
+rest_bin=$(PATH="$CPATH:/usr/sbin:/sbin" command -v slurmrestd) || die "slurmrestd not found"
 # 24.11/26.05: the wrappers run the chroot's clients with client.conf (the image's plugins)
 CONF=$SLURM_CONF
 [ -f "$NP_CLUSTER_DIR/client.conf" ] && [ "$SLURM_V" != 22.05 ] && CONF=$NP_CLUSTER_DIR/client.conf
