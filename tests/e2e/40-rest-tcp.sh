@@ -13,10 +13,18 @@ unset SLURMRESTD_URL SLURM_JWT
 ok "JWT token for $SLURM_USER from scontrol token; slurmrestd at $TCP_URL"
 
 launch_as tcp --wait SLURM_SUBMIT=rest SLURMRESTD_URL="$TCP_URL" SLURM_JWT="$TOKEN" SLURM_USER="$SLURM_USER" \
-    JOB_TOTAL_GPUS=8
+    JOB_TOTAL_GPUS=8 SBATCH_GPUS_PER_NODE=8
 check_waited tcp 1 && ok "run through REST over TCP+JWT: COMPLETED, table ends the output"
 d=$(dirs_of tcp)
 [ -n "$d" ] && check_rest_manifest "$d" "$TCP_URL"
+id=$(ids_of tcp)
+if [ -n "$id" ]; then
+    os=$(job_field "$id" OverSubscribe) nn=$(job_field "$id" NumNodes) nt=$(job_field "$id" NumTasks)
+    tl=$(job_field "$id" TimeLimit) tr=$(job_field "$id" TresPerNode)
+    [ "$os" = NO ] && [ "$nn" = 1 ] && [ "$nt" = 8 ] && [ "$tl" = 00:30:00 ] && case $tr in *gpu:8*) true ;; *) false ;; esac &&
+        ok "TCP+JWT job $id: exclusive, 1 node x 8 tasks, gpu:8, 00:30:00" ||
+        fail "TCP+JWT job $id: OverSubscribe=$os NumNodes=$nn NumTasks=$nt TimeLimit=$tl TresPerNode=$tr"
+fi
 grep -rqF "$TOKEN" "$S" "$W"/*.out "$W"/*.err && fail "the token was written or printed" ||
     ok "the token is in no file and no output"
 
