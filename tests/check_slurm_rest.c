@@ -842,9 +842,10 @@ static void canned_serve(int lfd, const struct canned *c, int log)
     }
 }
 
-/* Submit one job to a canned server; the requests it saw in log (caller frees). */
-static enum np_status canned_submit(const struct canned *c, struct np_submit_result *res, struct np_error *err,
-                                    char **log)
+/* Against a canned server: submit one job (res) or, with ids, ask for their states
+ * (out); the requests it saw in log (caller frees). */
+static enum np_status canned_run(const struct canned *c, struct np_submit_result *res, char *const *ids, size_t n,
+                                 struct np_job_list *out, struct np_error *err, char **log)
 {
     char path[64];
     snprintf(path, sizeof path, "%s/canned.sock", stage);
@@ -865,7 +866,16 @@ static enum np_status canned_submit(const struct canned *c, struct np_submit_res
     close(pfd[1]);
     char url[80];
     snprintf(url, sizeof url, "unix:%s", path);
-    enum np_status st = submit_to(url, NULL, -1, res, err);
+    enum np_status st;
+    if (res) {
+        st = submit_to(url, NULL, -1, res, err);
+    } else {
+        struct np_slurm_rest_opts o = {.url = url, .connect_retries = -1, .timeout_s = 5};
+        struct np_backend be;
+        ck_assert_int_eq(np_slurm_rest_backend(&be, &o, err), NP_OK);
+        st = be.query(&be, ids, n, out, err);
+        np_backend_free(&be);
+    }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     char *b = calloc(1, 4096);
@@ -891,7 +901,7 @@ START_TEST(test_dropped_setting)
     struct np_submit_result res;
     struct np_error err;
     char *log = NULL;
-    ck_assert_int_eq(canned_submit(c, &res, &err, &log), NP_E_SLURM);
+    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
     ck_assert_str_eq(res.job_id, "77");
     ck_assert_msg(strstr(err.text, "accepted job 77 but ignored job/shared") && strstr(err.text, "the job was cancelled"),
                   "%s", err.text);
@@ -905,10 +915,50 @@ START_TEST(test_dropped_setting)
         {"POST /slurm/v0.0.45/job/submit", 200,
          "{\"job_id\":78,\"errors\":[],\"warnings\":[{\"description\":\"something to know\"}]}"},
         {NULL, 0, NULL}};
-    ck_assert_int_eq(canned_submit(w, &res, &err, &log), NP_OK);
+    ck_assert_int_eq(canned_run(w, &res, NULL, 0, NULL, &err, &log), NP_OK);
     ck_assert_str_eq(res.job_id, "78");
     ck_assert_ptr_null(strstr(log, "DELETE"));
     np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
+/* --wait asks only for its own jobs: jobs/state with the repeated job_id parameter
+ * (v0.0.42+), job/{id} per job before; never GET jobs (the whole queue). */
+START_TEST(test_query_own_jobs)
+{
+    static const struct canned c45[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs/state?job_id=5&job_id=6", 200,
+         "{\"jobs\":[{\"job_id\":\"5\",\"state\":[\"RUNNING\"]},{\"job_id\":\"6\",\"state\":[\"PENDING\"]}],"
+         "\"errors\":[]}"},
+        {NULL, 0, NULL}};
+    static const struct canned c41[] = {
+        {"GET /slurm/v0.0.41/ping", 200, "{\"pings\":[{\"pinged\":\"UP\"}]}"},
+        {"GET /slurm/v0.0.41/job/5", 200, "{\"jobs\":[{\"job_id\":5,\"job_state\":[\"COMPLETED\"]}]}"},
+        {"GET /slurm/v0.0.41/job/6", 404,
+         "{\"jobs\":[],\"errors\":[{\"error_number\":2017,\"error\":\"Invalid job id specified\"}]}"},
+        {NULL, 0, NULL}};
+    char *ids[] = {(char *)"5", (char *)"6"};
+    struct np_job_list l;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(c45, NULL, ids, 2, &l, &err, &log), NP_OK);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.jobs[1].state, "PENDING");
+    ck_assert_str_eq(log, "GET /slurm/v0.0.45/ping\nGET /slurm/v0.0.45/jobs/state?job_id=5&job_id=6\n");
+    np_job_list_free(&l);
+    free(log);
+    ck_assert_int_eq(canned_run(c41, NULL, ids, 2, &l, &err, &log), NP_OK);
+    ck_assert_uint_eq(l.n, 1); /* 6 is unknown: absent */
+    ck_assert_str_eq(l.jobs[0].state, "COMPLETED");
+    ck_assert_msg(strstr(log, "GET /slurm/v0.0.41/job/5\nGET /slurm/v0.0.41/job/6\n") && !strstr(log, "/jobs"), "%s",
+                  log);
+    np_job_list_free(&l);
+    free(log);
+    char *bad[] = {(char *)"5&x=1"};
+    ck_assert_int_eq(canned_run(c45, NULL, bad, 1, &l, &err, &log), NP_E_INVALID);
+    ck_assert_ptr_null(strstr(log, "jobs/state"));
     free(log);
 }
 END_TEST
@@ -922,7 +972,7 @@ START_TEST(test_unknown_versions)
     struct np_submit_result res;
     struct np_error err;
     char *log = NULL;
-    ck_assert_int_eq(canned_submit(c, &res, &err, &log), NP_E_HTTP);
+    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_HTTP);
     ck_assert_msg(strstr(err.text, "v0.0.45, v0.0.44, v0.0.43, v0.0.42, v0.0.41, v0.0.40, v0.0.39, v0.0.38 all "
                                    "answered 404); it serves v0.0.47, v0.0.46;") &&
                       strstr(err.text, "-d data_parser/v0.0.45"),
@@ -983,6 +1033,7 @@ int main(void)
     tcase_add_test(t, test_backend_refusals);
     tcase_add_test(t, test_dropped_setting);
     tcase_add_test(t, test_unknown_versions);
+    tcase_add_test(t, test_query_own_jobs);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
