@@ -34,6 +34,9 @@ static const char *const envcheck_names[] = {
     /* tests/slurm/cluster and the test runners */
     "NP_CLUSTER_DIR", "NP_CLUSTER_USER", "NP_CLUSTER_REST_PORT", "NP_CLUSTER_CTLD_PORT", "NP_CLUSTER_NODE_PORT",
     "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT", "NP_BIN",
+    /* ... and its other Slurm versions (issue 10) */
+    "NP_CLUSTER_SLURM", "NP_CLUSTER_SHARE", "NP_CLUSTER_MIRROR", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_REST_PLUGINS",
+    "NP_CLUSTER_VERSIONS_PORT",
     /* make bench, make fuzz */
     "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "FUZZ_SECONDS",
     NULL};

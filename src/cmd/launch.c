@@ -312,7 +312,10 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     struct np_submit_result res;
     o->started = 1;
     st = be->submit(be, &req, &res, &err);
-    o->outcome = st == NP_OK ? NP_SUBMIT_ACCEPTED : res.outcome == NP_SUBMIT_ACCEPTED ? NP_SUBMIT_REFUSED : res.outcome;
+    /* not NP_OK but accepted with an id: a job that runs although something went wrong
+     * (slurmrestd dropped a setting and the job could not be cancelled): recorded submitted */
+    o->outcome = st == NP_OK || (res.outcome == NP_SUBMIT_ACCEPTED && res.job_id) ? NP_SUBMIT_ACCEPTED
+                 : res.outcome == NP_SUBMIT_ACCEPTED ? NP_SUBMIT_REFUSED : res.outcome;
     if (o->outcome == NP_SUBMIT_ACCEPTED && res.job_id) { /* said at once, before anything can fail */
         printf("job %s: %s\n", res.job_id, c->experiment_dir);
         fflush(stdout);
@@ -326,7 +329,9 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     m.error = st == NP_OK ? NULL : (res.message ? res.message : err.text);
     struct np_error merr;
     enum np_status mst = np_manifest_write(&m, &merr);
-    if (o->outcome == NP_SUBMIT_REFUSED) {
+    if (o->outcome == NP_SUBMIT_ACCEPTED && st != NP_OK) {
+        np_errorf("%s: %s%s%s", c->job_name, err.source, err.source[0] ? ": " : "", err.text);
+    } else if (o->outcome == NP_SUBMIT_REFUSED) {
         np_errorf("%s: submission failed: %s%s%s", c->job_name, err.source, err.source[0] ? ": " : "", err.text);
         np_errorf("%s: folder kept, marked not submitted: %s", c->job_name, c->experiment_dir);
     } else if (o->outcome == NP_SUBMIT_UNKNOWN) {
@@ -353,7 +358,7 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     free(name);
     free(tag);
     if (o->outcome == NP_SUBMIT_ACCEPTED)
-        return mst;
+        return st != NP_OK ? st : mst;
     return st != NP_OK ? st : NP_E_SLURM;
 }
 
