@@ -6,6 +6,8 @@
  * variable, the bad value and what is allowed; nothing here writes files.
  */
 #include "nemoperf/config.h"
+
+#include "nemoperf/automodel.h"
 #include "nemoperf/stage.h"
 
 #include <ctype.h>
@@ -920,7 +922,7 @@ char *np_launch_list_text(const struct np_recipe_set *set)
         const struct np_recipe *rp = &set->recipes[r];
         for (size_t m = 0; !oom && m < rp->nmodels; m++) {
             const struct np_model *mp = &rp->models[m];
-            for (size_t i = 0; !oom && i < mp->nrows; i++) {
+            for (size_t i = 0; !oom && !mp->automodel && i < mp->nrows; i++) { /* AutoModel: own table below */
                 const struct np_config_row *row = &mp->rows[i];
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
                     if (!(row->dtypes & (unsigned)d))
@@ -996,6 +998,12 @@ char *np_launch_list_text(const struct np_recipe_set *set)
         }
         free(l);
     }
+    char *am = np_automodel_list_text(set);
+    if (!am)
+        b.failed = 1;
+    else
+        np_buf_append(&b, am);
+    free(am);
     for (size_t i = 0; rows && i < n; i++)
         for (int k = 0; k < CONFIG_LIST_COLS; k++)
             free(rows[i][k]);

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/automodel.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/walk.h"
 
@@ -256,6 +257,15 @@ static void run_set_why(struct np_run *run, const char *why)
     run->why = why ? strdup(why) : NULL;
 }
 
+/* The one dtype every row of m is published in, or NP_DTYPE_NONE. */
+static enum np_dtype run_single_dtype(const struct np_model *m)
+{
+    unsigned all = 0;
+    for (size_t i = 0; i < m->nrows; i++)
+        all |= m->rows[i].dtypes;
+    return all == NP_DTYPE_BF16 || all == NP_DTYPE_FP8 ? (enum np_dtype)all : NP_DTYPE_NONE;
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
@@ -264,11 +274,13 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         snprintf(id->gpu_type, sizeof id->gpu_type, "h100"); /* what the recipes target */
     run->recipe = np_recipe_find(recipes, id->recipe);
     run->model = run->recipe ? np_model_find(run->recipe, id->model_size) : NULL;
+    if (id->dtype == NP_DTYPE_NONE && run->model) /* a model published in one precision only */
+        id->dtype = run_single_dtype(run->model);
     run->row = run->model ? np_row_find(run->model, id->gpu_type, id->dtype, id->gpus) : NULL;
     run->step = run->total = -1;
     run->complete = -1;
     run->step_time_s = run->flops_per_sample = run->peak_memory_bytes = run->loss = NAN;
-    run->logged_tflops_per_gpu = run->ref_ratio = NAN;
+    run->logged_tflops_per_gpu = run->ref_ratio = run->logged_mfu_percent = NAN;
     run->train_tokens = o->train_tokens;
     np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &run->m);
     run->steps_seen = scan ? scan->nsteps : 0;
@@ -485,6 +497,58 @@ static void run_identify(struct np_run *run, const char *manifest, const struct 
     }
 }
 
+/* ---- AutoModel benchmark logs (amlog.c): read when the scanner finds no NeMo step line ---- */
+
+/* The summary's average is seed 001's "Time per Global Step" and the run's headline; the
+ * iterations stay the window.  The setup line's TFLOPs are the whole step on all GPUs. */
+static void run_apply_amlog(struct np_run *run, const struct np_amlog_summary *s, const struct np_parse_opts *o)
+{
+    struct np_identity *id = &run->id;
+    if (s->avg_mfu_percent >= 0)
+        run->logged_mfu_percent = s->avg_mfu_percent;
+    if (!(s->avg_step_time_s > 0) || !isfinite(s->avg_step_time_s) || run->status == NP_RUN_INVALID ||
+        run->status == NP_RUN_NO_STEPS)
+        return;
+    run->step_time_s = s->avg_step_time_s;
+    np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, run->flops_per_sample,
+                         run->peak_tflops, o->train_tokens, &run->m);
+    if (s->step_tflops > 0 && id->gpus > 0)
+        run->logged_tflops_per_gpu = s->step_tflops / id->gpus / s->avg_step_time_s;
+    if (run->ref && run->ref->tokens_per_s_per_gpu > 0 && run->m.tokens_per_s_per_gpu > 0) {
+        run->ref_ratio = run->m.tokens_per_s_per_gpu / run->ref->tokens_per_s_per_gpu;
+        run->ref_pass = run->ref_ratio >= 1.0 - o->tolerance_pct / 100.0;
+    }
+}
+
+static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts)
+{
+    struct np_scan_result res;
+    struct np_amlog_summary sum;
+    struct np_error err;
+    if (np_amlog_read(path, &res, &sum, &err) != NP_OK) {
+        run_slot_error(slot, &err);
+        return 0;
+    }
+    int found = 0;
+    if (sum.seen) {
+        slot->bytes += res.bytes_read;
+        struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+        if (run) {
+            run->attempts = attempts;
+            run_identify(run, slot->g->manifest, j->o);
+            if (sum.warmup_steps >= 0 && sum.timed_steps > 0) /* the summary names the last iteration */
+                run->id.max_steps = (int)(sum.warmup_steps + sum.timed_steps);
+            for (size_t i = 0; sum.gbs > 0 && i < res.nsteps; i++)
+                res.steps[i].global_batch_size = sum.gbs;
+            np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+            run_apply_amlog(run, &sum, j->o);
+        }
+        found = res.nsteps > 0;
+    }
+    np_scan_result_free(&res);
+    return found;
+}
+
 /* Scan one log into a new run of the slot when it has steps (or always, with force). */
 static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *path, const struct np_scan_opts *so,
                         size_t attempts)
@@ -509,6 +573,8 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
             }
             found = 1;
+        } else {
+            found = run_scan_automodel(j, slot, path, attempts);
         }
     }
     np_scan_result_free(&res);

@@ -119,6 +119,7 @@ const char *np_log_gen_name(enum np_log_gen gen)
     case NP_GEN_DELTA: return "delta";
     case NP_GEN_MBRIDGE: return "mbridge";
     case NP_GEN_AUTOMODEL: return "automodel";
+    case NP_GEN_AMBENCH: return "automodel-bench";
     case NP_GEN_UNKNOWN: break;
     }
     return "unknown";

@@ -74,6 +74,8 @@ static void teardown(void)
 }
 
 static int checked, listed, failures, blanks;
+static int am_rows;
+static double am_worst_tps, am_worst_tflops;
 
 /* Compare one cell; returns 1 when it passes or is listed as unmatchable. */
 static void cell(const char *key, const char *col, double got, double want, double tol, int relative,
@@ -140,7 +142,17 @@ START_TEST(test_every_published_number)
         snprintf(arith, sizeof arith, "%d x %d / %g s = %.1f tok/s; %d x %.4e / %g / %d / %g T = %.2f%%",
                  row->seq_len, row->gbs, step, mt.tokens_per_s, row->gbs, flops, step, row->gpus, peak,
                  mt.mfu_percent);
-        if (!isnan(p->step_time_s)) { /* seeds 003/004 publish step time, throughput, MFU, days */
+        if (!isnan(p->step_time_s) && !isnan(p->tokens_per_s_per_gpu)) {
+            /* seed 001 (AutoModel) publishes "Time per Global Step", tokens/s/GPU and model TFLOP/s/GPU:
+             * both recomputed from the step time within 1 %, the FLOPs per the model's family (and LoRA) */
+            cell(key, "tokens_per_s_per_gpu", mt.tokens_per_s_per_gpu, p->tokens_per_s_per_gpu, 0.01, 1, arith);
+            cell(key, "model_tflops_per_gpu", mt.model_tflops_per_gpu, p->model_tflops_per_gpu, 0.01, 1, arith);
+            am_rows++;
+            double e1 = fabs(mt.tokens_per_s_per_gpu / p->tokens_per_s_per_gpu - 1);
+            double e2 = fabs(mt.model_tflops_per_gpu / p->model_tflops_per_gpu - 1);
+            am_worst_tps = e1 > am_worst_tps ? e1 : am_worst_tps;
+            am_worst_tflops = e2 > am_worst_tflops ? e2 : am_worst_tflops;
+        } else if (!isnan(p->step_time_s)) { /* seeds 003/004 publish step time, throughput, MFU, days */
             cell(key, "tokens_per_s", mt.tokens_per_s, p->tokens_per_s, 1.0, 0, arith);
             cell(key, "mfu_percent", mt.mfu_percent, p->mfu_percent, 0.2, 0, arith);
             cell(key, "days_1t", mt.days_to_train, p->days_1t, 0.01, 0, arith);
@@ -153,12 +165,15 @@ START_TEST(test_every_published_number)
             fprintf(stderr, "unmatched.txt lists %s %s, which is not a published cell\n", um[i].key, um[i].column);
             failures++;
         }
+    printf("seed 001: %d rows, worst tokens/s/GPU %.3f %%, worst TFLOP/s/GPU %.3f %%\n", am_rows,
+           100 * am_worst_tps, 100 * am_worst_tflops);
+    ck_assert_int_eq(am_rows, 15);
     printf("published: %d rows, %d cells recomputed (%d listed as unmatchable), %d blank cells explained in "
            "unmatched.txt, %d failures\n",
            rows, checked, listed, blanks, failures);
     ck_assert_int_eq(failures, 0);
     /* seeds 003/004: 58 rows x 3 cells - 6 n/a days; seed 000: 24 TFLOP cells - 3 blank */
-    ck_assert_int_eq(checked, 58 * 3 - 6 + 21);
+    ck_assert_int_eq(checked, 58 * 3 - 6 + 21 + 15 * 2);
     ck_assert_int_eq(blanks, 6 + 3);
 }
 END_TEST
@@ -185,11 +200,11 @@ START_TEST(test_rows_match_reference)
             }
     }
     /* seed 003: 23 rows (x2 dtypes where BF16/FP8) -> 5x2 + 6 + 6 + 6x2 = 34 results;
-     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24. */
+     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24; seed 001: 15 rows. */
     printf("recipes: %zu (row, dtype) pairs, reference: %zu rows\n", nrows, ref.n);
     ck_assert_uint_eq(missing, 0);
     ck_assert_uint_eq(nrows, ref.n);
-    ck_assert_uint_eq(ref.n, 34 + 24 + 24);
+    ck_assert_uint_eq(ref.n, 34 + 24 + 24 + 15);
 }
 END_TEST
 

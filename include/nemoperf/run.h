@@ -22,7 +22,7 @@ const char *np_run_status_name(enum np_run_status s);
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
     char recipe[64];
-    char model_size[32];
+    char model_size[64];  /* "8b", or an AutoModel benchmark YAML's base name */
     char gpu_type[16];
     enum np_dtype dtype;
     int gpus;
@@ -61,6 +61,7 @@ struct np_run {
     double train_tokens;
     struct np_metrics m;
     double peak_memory_bytes, loss, logged_tflops_per_gpu;
+    double logged_mfu_percent; /* AutoModel's "Average MFU", NAN otherwise */
     int checkpoint_saved, checkpoint_loaded;
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */

@@ -37,6 +37,7 @@ static const struct option parse_options[] = {
     {"tokens", required_argument, NULL, OPT_TOKENS},
     {"recipe", required_argument, NULL, OPT_RECIPE},
     {"size", required_argument, NULL, OPT_SIZE},
+    {"model", required_argument, NULL, OPT_SIZE}, /* AutoModel: the benchmark YAML's base name */
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"gpus", required_argument, NULL, OPT_GPUS},
     {"gpu", required_argument, NULL, OPT_GPU},
@@ -73,6 +74,7 @@ static void parse_usage(FILE *out)
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --seq-len N --gbs N\n"
+            "      --model CONFIG   same as --size, for RECIPE automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "\n"
             "Exit status: 0 every run ok (and every --reference comparison PASS), 1 otherwise or no log\n"
             "found, 2 usage error.  See nemoperf-parse(1).\n");
@@ -179,7 +181,7 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_SIZE:
-            if (!parse_copy("--size", optarg, o.given.model_size, sizeof o.given.model_size))
+            if (!parse_copy("--size/--model", optarg, o.given.model_size, sizeof o.given.model_size))
                 return 2;
             break;
         case OPT_DTYPE:

@@ -1,0 +1,57 @@
+/* automodel.h - the NeMo AutoModel benchmark workload (seed 001): what a job runs, and its log.
+ *
+ * Launch side (workload_automodel.c): the torchrun command of one task per node that runs
+ * nemo_automodel/recipes/llm/benchmark.py -c examples/llm_benchmark/<yaml> with the overrides
+ * that reproduce a published row, and the --list table.  Log side (amlog.c): the benchmark
+ * recipe's rank-0 lines on stdout and stderr, read into the scanner's step records.
+ */
+#ifndef NEMOPERF_AUTOMODEL_H
+#define NEMOPERF_AUTOMODEL_H
+
+#include <stddef.h>
+
+#include "nemoperf/error.h"
+#include "nemoperf/recipe.h"
+#include "nemoperf/scan.h"
+
+#define NP_AUTOMODEL_WORKDIR "/opt/Automodel"
+#define NP_AUTOMODEL_RDZV_PORT 13742 /* Automodel's slurm.sub */
+
+/* The YAML a row runs (its own, else the model's); borrowed. */
+const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row);
+
+/* The benchmark.py overrides that reproduce the row, one "--key=value" per entry, NULL-terminated;
+ * model_path (the staged config/weights folder, or NULL for the Hub repo) is passed as the model's
+ * pretrained_model_name_or_path.  Returns a new vector (free with np_automodel_argv_free) or NULL. */
+char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, const char *model_path);
+void np_automodel_argv_free(char **argv);
+
+/* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
+ * when out of memory. */
+char *np_automodel_list_text(const struct np_recipe_set *set);
+
+/* ---- the benchmark log ---- */
+
+/* What the benchmark recipe prints besides the iterations (NAN / -1 when absent). */
+struct np_amlog_summary {
+    double avg_step_time_s;  /* "Average iteration time: X seconds" = seed 001's "Time per Global Step" */
+    double avg_mfu_percent;  /* "Average MFU: Y%" */
+    long warmup_steps;       /* "(excluding first N warmup iterations)" */
+    long timed_steps;        /* "Total iteration time (N steps)" */
+    double step_tflops;      /* "TFLOPs/GPU: Z": the whole global step on all GPUs (LoRA multiplier included) */
+    double lora_multiplier;  /* "TFLOPS multiplier for PEFT: (2 + r) / 3 = m" */
+    long gbs, lbs, ga, dp;   /* "GA steps: .., DP size: .., Local batch size: .., Global batch size: .." */
+    int seen;                /* 1 when any AutoModel benchmark line was found */
+};
+
+/* Read an AutoModel benchmark log: path, plus its stderr companion (same name ending in .err
+ * instead of .out) when that exists, or one merged file.  Steps (iteration, "Max iter time",
+ * memory, loss) go to out->steps with gen NP_GEN_AMBENCH; out is reset first.  A file that is not
+ * such a log gives NP_OK with no steps and sum->seen 0.  NP_E_IO for an unreadable file. */
+enum np_status np_amlog_read(const char *path, struct np_scan_result *out, struct np_amlog_summary *sum,
+                             struct np_error *err);
+/* The same over memory: stdout and stderr texts (either may be NULL). */
+enum np_status np_amlog_buffers(const char *out_text, size_t out_len, const char *err_text, size_t err_len,
+                                struct np_scan_result *out, struct np_amlog_summary *sum, struct np_error *err);
+
+#endif

@@ -1,0 +1,99 @@
+/* workload_automodel.c - the NeMo AutoModel benchmark workload: what a seed-001 job runs.
+ *
+ * One srun task per node runs torchrun, which runs nemo_automodel/recipes/llm/benchmark.py with
+ * -c examples/llm_benchmark/<yaml> from /opt/Automodel (Automodel docs/guides/llm/large-moe-
+ * finetune.md l.108-125, slurm.sub l.80-94), never the `automodel` CLI (inside torchrun it runs
+ * the training loop, not the benchmark: components/launcher/interactive.py l.88-93).  The
+ * overrides (components/config/_arg_parser.py l.20-76) pin the published row's batch sizes and
+ * warm-up (the facts: after e45812012 some YAMLs changed their batch sizes), and point the
+ * model at the folder ./setup staged.
+ */
+#include "nemoperf/automodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nemoperf/shell.h"
+
+const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row)
+{
+    if (row && row->yaml)
+        return row->yaml;
+    return m && m->automodel ? m->automodel->yaml : NULL;
+}
+
+void np_automodel_argv_free(char **argv)
+{
+    if (!argv)
+        return;
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
+
+char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, const char *model_path)
+{
+    if (!m || !m->automodel || !row)
+        return NULL;
+    const struct np_automodel_spec *a = m->automodel;
+    char **v = calloc(12, sizeof *v);
+    if (!v)
+        return NULL;
+    int n = 0, oom = 0;
+#define AM_ARG(...)                                                                                                \
+    do {                                                                                                           \
+        if (asprintf(&v[n], __VA_ARGS__) < 0) {                                                                    \
+            v[n] = NULL;                                                                                           \
+            oom = 1;                                                                                               \
+        } else {                                                                                                   \
+            n++;                                                                                                   \
+        }                                                                                                          \
+    } while (0)
+    AM_ARG("--step_scheduler.global_batch_size=%d", row->gbs);
+    AM_ARG("--step_scheduler.local_batch_size=%d", row->lbs > 0 ? row->lbs : row->mbs);
+    AM_ARG("--step_scheduler.max_steps=%d", a->max_steps);
+    AM_ARG("--benchmark.warmup_steps=%d", a->warmup_steps);
+    /* TP/PP/CP/EP and the sequence length are the YAML's (they match the table at e45812012) */
+    /* from_config reads config.json (and remote code) from here; from_pretrained the weights */
+    AM_ARG("--model.%spretrained_model_name_or_path=%s", a->from_pretrained ? "" : "config.",
+           model_path ? model_path : m->hf_repo);
+#undef AM_ARG
+    if (oom) {
+        np_automodel_argv_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+char *np_automodel_list_text(const struct np_recipe_set *set)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    int any = 0;
+    for (size_t r = 0; set && r < set->n; r++)
+        for (size_t m = 0; m < set->recipes[r].nmodels; m++) {
+            const struct np_model *mp = &set->recipes[r].models[m];
+            if (!mp->automodel)
+                continue;
+            for (size_t i = 0; i < mp->nrows; i++) {
+                const struct np_config_row *row = &mp->rows[i];
+                if (!any)
+                    np_buf_appendf(&b, "\nAutoModel benchmarks (RECIPE=%s MODEL=<MODEL> JOB_TOTAL_GPUS=<GPUS>; %s):\n"
+                                       "%-51s %5s %5s %5s %3s %3s %2s %2s %2s %3s  %-15s %s\n",
+                                   set->recipes[r].name, set->recipes[r].image, "MODEL", "GPUS", "NODES", "GBS", "LBS",
+                                   "GA", "TP", "PP", "CP", "EP", "LOAD", "YAML (examples/llm_benchmark/)");
+                any = 1;
+                char ep[16];
+                snprintf(ep, sizeof ep, row->ep > 0 ? "%d" : "-", row->ep);
+                np_buf_appendf(&b, "%-51s %5d %5d %5d %3d %3d %2d %2d %2d %3s  %-15s %s\n", mp->size, row->gpus,
+                               row->gpus >= 8 ? row->gpus / 8 : 1, row->gbs, row->lbs > 0 ? row->lbs : row->mbs,
+                               row->ga, row->tp, row->pp, row->cp, ep,
+                               mp->automodel->from_pretrained ? "from_pretrained" : "from_config",
+                               np_automodel_yaml(mp, row));
+            }
+        }
+    if (!any)
+        np_buf_append(&b, "");
+    return np_buf_steal(&b);
+}
