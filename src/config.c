@@ -370,6 +370,8 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     const struct np_recipe *r = c->recipe;
     const char *size = config_get(x, "MODEL_SIZE");
     if (!size)
+        size = config_get(x, "MODEL"); /* AutoModel rows are named by their benchmark YAML */
+    if (!size)
         size = r->default_size;
     if (!(c->model = np_model_find(r, size))) {
         char sizes[300] = "";
@@ -480,7 +482,8 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     if (*ngpus == 0)
         return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
     for (size_t i = 0; i < *ngpus; i++) {
-        if (gpus[i] % c->gpus_per_node != 0)
+        /* AutoModel publishes 1-GPU LoRA rows: part of one node */
+        if (gpus[i] % c->gpus_per_node != 0 && !(c->model->automodel && gpus[i] < c->gpus_per_node))
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
                               gpus[i], c->gpus_per_node, scales);
         const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
@@ -634,7 +637,7 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                               "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
                               c->image);
     }
-    if (c->model->hf_repo && !c->hf_token)
+    if (c->model->hf_repo && !c->hf_token && (!c->model->automodel || c->model->automodel->gated))
         return config_bad(x,
                           "HF_TOKEN is not set: %s %s uses the gated Hugging Face model %s; set HF_TOKEN to a token "
                           "with access to it (or use WORKLOAD=synthetic)",
@@ -699,7 +702,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
     j->gpus_per_node = cm->gpus_per_node;
-    j->nodes = gpus / cm->gpus_per_node;
+    j->nodes = gpus >= cm->gpus_per_node ? gpus / cm->gpus_per_node : 1;
     j->tp = row->tp;
     j->pp = row->pp;
     j->cp = row->cp;
@@ -788,7 +791,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_sbatch_vars(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command)
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel)
         st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
                           "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
                           "WORKLOAD=synthetic",

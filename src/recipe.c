@@ -437,7 +437,8 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
 
 static enum np_status recipe_load_automodel(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
 {
-    static const char *const keys[] = {"yaml", "load", "trust_remote_code", "warmup_steps", "max_steps", NULL};
+    static const char *const keys[] = {"yaml", "load", "trust_remote_code", "gated", "warmup_steps", "max_steps",
+                                       NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -460,6 +461,7 @@ static enum np_status recipe_load_automodel(struct recipe_ctx *c, json_t *o, con
         return recipe_fail(c, p, "expected \"from_config\" (config.json only) or \"from_pretrained\" (weights)");
     }
     TRY(recipe_bool(c, o, path, "trust_remote_code", 0, &a->trust_remote_code));
+    TRY(recipe_bool(c, o, path, "gated", 0, &a->gated));
     TRY(recipe_int(c, o, path, "warmup_steps", 1, 0, 0, 0, &a->warmup_steps));
     TRY(recipe_int(c, o, path, "max_steps", 1, 0, 1, 0, &a->max_steps));
     if (a->warmup_steps >= a->max_steps) {

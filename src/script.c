@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/automodel.h"
 #include "nemoperf/shell.h"
+#include "nemoperf/stage.h"
 
 /* ---- a growable string vector ---- */
 
@@ -364,6 +366,23 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
     *argv = NULL;
     if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
+    } else if (c->model->automodel) { /* what each node's task runs (the script expands $MASTER_ADDR) */
+        script_strv_push(&s, "torchrun");
+        script_strv_pushf(&s, "--nproc-per-node=%d", c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus);
+        script_strv_pushf(&s, "--nnodes=%d", c->nodes);
+        script_strv_push(&s, "--rdzv_backend=c10d");
+        script_strv_pushf(&s, "--rdzv_endpoint=$MASTER_ADDR:%d", NP_AUTOMODEL_RDZV_PORT);
+        script_strv_push(&s, "nemo_automodel/recipes/llm/benchmark.py");
+        script_strv_push(&s, "-c");
+        script_strv_pushf(&s, "examples/llm_benchmark/%s", np_automodel_yaml(c->model, c->row));
+        char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
+        char **ov = dir ? np_automodel_overrides(c->model, c->row, dir) : NULL;
+        for (char **a = ov; a && *a; a++)
+            script_strv_push(&s, *a);
+        if (!ov)
+            s.failed = 1;
+        np_automodel_argv_free(ov);
+        free(dir);
     } else {
         if (!c->recipe->command) {
             np_strv_free(s.v);
@@ -430,7 +449,8 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     np_buf_append(&b, "#!/bin/bash\n");
     np_buf_appendf(&b, "#SBATCH --job-name=%s\n", c->job_name);
     np_buf_appendf(&b, "#SBATCH --nodes=%d\n", c->nodes);
-    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->gpus_per_node);
+    /* AutoModel: one task per node, torchrun starts the GPUs' processes */
+    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->model->automodel ? 1 : c->gpus_per_node);
     np_buf_append(&b, "#SBATCH --exclusive\n#SBATCH --mem=0\n#SBATCH --open-mode=append\n");
     np_buf_appendf(&b, "#SBATCH --time=%s\n", c->time_limit);
     if (pat) {
@@ -467,6 +487,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
 
     np_buf_append(&b, "\necho \"nemoperf: job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} on "
                       "${SLURM_JOB_NODELIST:-?}\"\n");
+    if (c->model->automodel && c->workload == NP_WORKLOAD_NEMO) {
+        char *prefix = NULL;
+        if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
+            np_automodel_render_step(c, prefix, &b) != 0)
+            b.failed = 1;
+        free(prefix);
+        goto requeue;
+    }
     np_buf_append(&b, "srun");
     /* the srun log: literal folder (pattern-escaped, quoted), srun's %j, and the
      * restart count expanded by the job's shell (the one unquoted expansion) */
@@ -506,6 +534,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_append_shq(&b, cmd[++i]);
         }
     }
+requeue:
     np_buf_append(&b, "\nrc=$?\n");
     np_buf_appendf(&b,
                    "if [ \"$rc\" -ne 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n"

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/config.h"
 #include "nemoperf/shell.h"
+#include "nemoperf/stage.h"
 
 const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row)
 {
@@ -96,4 +98,56 @@ char *np_automodel_list_text(const struct np_recipe_set *set)
     if (!any)
         np_buf_append(&b, "");
     return np_buf_steal(&b);
+}
+
+/* " \\\n    'word'" */
+static void automodel_word(struct np_buf *b, const char *w)
+{
+    np_buf_append(b, " \\\n    ");
+    np_buf_append_shq(b, w);
+}
+
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, struct np_buf *b)
+{
+    const struct np_model *m = c->model;
+    const char *yaml = np_automodel_yaml(m, c->row);
+    if (!m->automodel || !yaml || !c->row)
+        return -1;
+    /* torchrun's rendezvous host: the first node of the allocation (slurm.sub l.80-94) */
+    np_buf_append(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+                     "export MASTER_ADDR\n");
+    np_buf_append(b, "srun --ntasks-per-node=1");
+    /* stdout and stderr apart, as slurm.sub does; nemoperf-parse reads both */
+    np_buf_append(b, " \\\n    --output ");
+    np_buf_append_shqf(b, "%s", log_prefix);
+    np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out' \\\n    --error ");
+    np_buf_append_shqf(b, "%s", log_prefix);
+    np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.err'");
+    char *dir = np_stage_hf_dir(c->stage_path, m->hf_repo);
+    if (!dir)
+        return -1;
+    if (c->workload == NP_WORKLOAD_NEMO) {
+        np_buf_append(b, " \\\n    --container-image ");
+        np_buf_append_shq(b, c->image);
+        np_buf_append(b, " \\\n    --container-mounts ");
+        np_buf_append_shqf(b, "%s:%s,%s:%s", c->stage_path, c->stage_path, c->experiment_dir, c->experiment_dir);
+        np_buf_append(b, " \\\n    --container-workdir " NP_AUTOMODEL_WORKDIR);
+    }
+    np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
+    if (c->workload == NP_WORKLOAD_NEMO) {
+        np_buf_appendf(b, " \\\n    torchrun --nproc-per-node %d --nnodes %d --rdzv_backend=c10d "
+                          "--rdzv_endpoint=\"$MASTER_ADDR\":%d",
+                       c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus, c->nodes, NP_AUTOMODEL_RDZV_PORT);
+        automodel_word(b, "nemo_automodel/recipes/llm/benchmark.py");
+        np_buf_append(b, " \\\n    -c ");
+        np_buf_append_shqf(b, "examples/llm_benchmark/%s", yaml);
+    }
+    char **ov = np_automodel_overrides(m, c->row, dir);
+    free(dir);
+    if (!ov)
+        return -1;
+    for (char **a = ov; *a; a++)
+        automodel_word(b, *a);
+    np_automodel_argv_free(ov);
+    return b->failed ? -1 : 0;
 }

@@ -26,6 +26,15 @@ const char *np_automodel_yaml(const struct np_model *m, const struct np_config_r
 char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, const char *model_path);
 void np_automodel_argv_free(char **argv);
 
+struct np_launch_config;
+struct np_buf;
+/* Append the job's step for an AutoModel model: MASTER_ADDR from the node list, then one srun task
+ * per node (stdout to <log_prefix><restart>.out, stderr to .err) running, for WORKLOAD=nemo, torchrun
+ * of benchmark.py in the container from /opt/Automodel with np_automodel_overrides() (the model path
+ * is the folder ./setup stages under $STAGE_PATH/hf).  log_prefix is already a Slurm file pattern.
+ * 0, or -1 when out of memory / not an AutoModel model. */
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, struct np_buf *b);
+
 /* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
  * when out of memory. */
 char *np_automodel_list_text(const struct np_recipe_set *set);

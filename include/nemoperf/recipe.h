@@ -90,6 +90,7 @@ struct np_automodel_spec {
     char *yaml;            /* examples/llm_benchmark/<yaml> */
     int from_pretrained;   /* 1: full weights (from_pretrained); 0: config.json only (from_config) */
     int trust_remote_code; /* the config needs the repo's Python code */
+    int gated;             /* the Hub repo needs an accepted licence and HF_TOKEN */
     int warmup_steps, max_steps; /* benchmark.warmup_steps of step_scheduler.max_steps */
 };
 
