@@ -512,6 +512,12 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
         return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
                              "same job; allowed: at most one of them true",
                           config_get(x, "ENABLE_PROFILE"), config_get(x, "ENABLE_NCCLTRACE"));
+    if (c->model->automodel && (c->profile || c->nccltrace))
+        return config_bad(x, "%s=%s: RECIPE=%s MODEL=%s runs AutoModel's benchmark recipe, which nemoperf does not "
+                             "profile or trace; allowed: false",
+                          c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE",
+                          config_get(x, c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE"), c->recipe->name,
+                          c->model->size);
     if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, NP_LAUNCH_DEFAULT_PROFILE_START, &c->profile_start,
                             NULL)) ||
         (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, NP_LAUNCH_DEFAULT_PROFILE_STOP, &c->profile_stop,
@@ -539,6 +545,10 @@ static enum np_status config_load_path(struct config_ctx *x, struct config_commo
     c->load_raw = lp;
     if (!lp)
         return NP_OK;
+    if (c->model->automodel)
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: AutoModel's benchmark recipe runs without checkpoints "
+                             "(checkpoint.enabled: false); allowed: unset",
+                          lp);
     char real[PATH_MAX], stage[PATH_MAX];
     struct stat st;
     if (!realpath(lp, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -728,6 +738,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->max_steps = cm->profile ? cm->profile_stop
                    : cm->nccltrace ? NP_LAUNCH_NCCLTRACE_STEPS
                    : cm->load_checkpoint[0] ? 1
+                   : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
                                             : cm->max_steps;
     snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
     j->hf_token = cm->hf_token;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "nemoperf/automodel.h"
+#include "nemoperf/flops.h"
 #include "nemoperf/shell.h"
 #include "nemoperf/stage.h"
 
@@ -336,7 +337,8 @@ static void script_synth_argv(const struct np_launch_config *c, struct script_st
     SCRIPT_OPT("--dp", c->dp);
     if (c->vp > 0)
         SCRIPT_OPT("--vp", c->vp);
-    SCRIPT_OPT("--mbs", c->mbs);
+    /* AutoModel: GBS = LBS x DP x GA, each task stands for a node's GPUs (torchrun --nproc-per-node) */
+    SCRIPT_OPT("--mbs", c->model->automodel && c->row && c->row->lbs > 0 ? c->row->lbs : c->mbs);
     SCRIPT_OPT("--gbs", c->gbs);
     SCRIPT_OPT("--ga", c->ga);
     SCRIPT_OPT("--layers", c->layers);
@@ -346,6 +348,14 @@ static void script_synth_argv(const struct np_launch_config *c, struct script_st
     if (c->profile) {
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
+    }
+    if (c->model->automodel) {
+        script_strv_push(s, "--log-format");
+        script_strv_push(s, "automodel");
+        SCRIPT_OPT("--nproc-per-node", c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node);
+        SCRIPT_OPT("--warmup-steps", np_automodel_warmup(c));
+        script_strv_push(s, "--step-tflops");
+        script_strv_pushf(s, "%.6f", c->row ? c->gbs * np_model_flops_row(c->model, c->row, c->seq_len) / 1e12 : 0.0);
     }
 #undef SCRIPT_OPT
     if (c->nccltrace)
@@ -376,7 +386,7 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
         script_strv_push(&s, "-c");
         script_strv_pushf(&s, "examples/llm_benchmark/%s", np_automodel_yaml(c->model, c->row));
         char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
-        char **ov = dir ? np_automodel_overrides(c->model, c->row, dir) : NULL;
+        char **ov = dir ? np_automodel_overrides(c->model, c->row, c->max_steps, np_automodel_warmup(c), dir) : NULL;
         for (char **a = ov; a && *a; a++)
             script_strv_push(&s, *a);
         if (!ov)
@@ -487,10 +497,10 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
 
     np_buf_append(&b, "\necho \"nemoperf: job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} on "
                       "${SLURM_JOB_NODELIST:-?}\"\n");
-    if (c->model->automodel && c->workload == NP_WORKLOAD_NEMO) {
+    if (c->model->automodel) {
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
-            np_automodel_render_step(c, prefix, &b) != 0)
+            np_automodel_render_step(c, prefix, c->workload == NP_WORKLOAD_SYNTHETIC ? cmd : NULL, &b) != 0)
             b.failed = 1;
         free(prefix);
         goto requeue;

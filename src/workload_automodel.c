@@ -34,7 +34,16 @@ void np_automodel_argv_free(char **argv)
     free(argv);
 }
 
-char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, const char *model_path)
+int np_automodel_warmup(const struct np_launch_config *c)
+{
+    const struct np_automodel_spec *a = c->model->automodel;
+    if (!a)
+        return 0;
+    return a->warmup_steps < c->max_steps ? a->warmup_steps : c->max_steps / 3;
+}
+
+char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, int max_steps, int warmup,
+                              const char *model_path)
 {
     if (!m || !m->automodel || !row)
         return NULL;
@@ -54,8 +63,8 @@ char **np_automodel_overrides(const struct np_model *m, const struct np_config_r
     } while (0)
     AM_ARG("--step_scheduler.global_batch_size=%d", row->gbs);
     AM_ARG("--step_scheduler.local_batch_size=%d", row->lbs > 0 ? row->lbs : row->mbs);
-    AM_ARG("--step_scheduler.max_steps=%d", a->max_steps);
-    AM_ARG("--benchmark.warmup_steps=%d", a->warmup_steps);
+    AM_ARG("--step_scheduler.max_steps=%d", max_steps > 0 ? max_steps : a->max_steps);
+    AM_ARG("--benchmark.warmup_steps=%d", max_steps > 0 ? warmup : a->warmup_steps);
     /* TP/PP/CP/EP and the sequence length are the YAML's (they match the table at e45812012) */
     /* from_config reads config.json (and remote code) from here; from_pretrained the weights */
     AM_ARG("--model.%spretrained_model_name_or_path=%s", a->from_pretrained ? "" : "config.",
@@ -107,7 +116,8 @@ static void automodel_word(struct np_buf *b, const char *w)
     np_buf_append_shq(b, w);
 }
 
-int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, struct np_buf *b)
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *synth_argv,
+                             struct np_buf *b)
 {
     const struct np_model *m = c->model;
     const char *yaml = np_automodel_yaml(m, c->row);
@@ -116,6 +126,10 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
     /* torchrun's rendezvous host: the first node of the allocation (slurm.sub l.80-94) */
     np_buf_append(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
                      "export MASTER_ADDR\n");
+    if (c->workload == NP_WORKLOAD_SYNTHETIC)
+        np_buf_appendf(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for torchrun --nproc-per-node %d --nnodes %d "
+                          "... benchmark.py -c examples/llm_benchmark/%s\n",
+                       c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus, c->nodes, yaml);
     np_buf_append(b, "srun --ntasks-per-node=1");
     /* stdout and stderr apart, as slurm.sub does; nemoperf-parse reads both */
     np_buf_append(b, " \\\n    --output ");
@@ -134,6 +148,18 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
         np_buf_append(b, " \\\n    --container-workdir " NP_AUTOMODEL_WORKDIR);
     }
     np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
+    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
+        /* the synthetic stand-in takes torchrun's place: one process per node for its GPUs */
+        for (size_t i = 0; synth_argv && synth_argv[i]; i++) {
+            automodel_word(b, synth_argv[i]);
+            if (synth_argv[i][0] == '-' && synth_argv[i + 1] && synth_argv[i + 1][0] != '-') {
+                np_buf_append(b, " ");
+                np_buf_append_shq(b, synth_argv[++i]);
+            }
+        }
+        free(dir);
+        return b->failed ? -1 : 0;
+    }
     if (c->workload == NP_WORKLOAD_NEMO) {
         np_buf_appendf(b, " \\\n    torchrun --nproc-per-node %d --nnodes %d --rdzv_backend=c10d "
                           "--rdzv_endpoint=\"$MASTER_ADDR\":%d",
@@ -142,7 +168,7 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
         np_buf_append(b, " \\\n    -c ");
         np_buf_append_shqf(b, "examples/llm_benchmark/%s", yaml);
     }
-    char **ov = np_automodel_overrides(m, c->row, dir);
+    char **ov = np_automodel_overrides(m, c->row, c->max_steps, np_automodel_warmup(c), dir);
     free(dir);
     if (!ov)
         return -1;

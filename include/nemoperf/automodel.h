@@ -20,20 +20,26 @@
 /* The YAML a row runs (its own, else the model's); borrowed. */
 const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row);
 
-/* The benchmark.py overrides that reproduce the row, one "--key=value" per entry, NULL-terminated;
+/* The benchmark.py overrides that reproduce the row, one "--key=value" per entry, NULL-terminated:
+ * batch sizes, max_steps and warmup (the model's published 30/10 or 10/5 when max_steps <= 0);
  * model_path (the staged config/weights folder, or NULL for the Hub repo) is passed as the model's
  * pretrained_model_name_or_path.  Returns a new vector (free with np_automodel_argv_free) or NULL. */
-char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, const char *model_path);
+char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, int max_steps, int warmup,
+                              const char *model_path);
 void np_automodel_argv_free(char **argv);
 
 struct np_launch_config;
 struct np_buf;
+/* Warm-up iterations of a job: the model's, or a third of MAX_STEPS when that is not above it. */
+int np_automodel_warmup(const struct np_launch_config *c);
 /* Append the job's step for an AutoModel model: MASTER_ADDR from the node list, then one srun task
  * per node (stdout to <log_prefix><restart>.out, stderr to .err) running, for WORKLOAD=nemo, torchrun
  * of benchmark.py in the container from /opt/Automodel with np_automodel_overrides() (the model path
- * is the folder ./setup stages under $STAGE_PATH/hf).  log_prefix is already a Slurm file pattern.
+ * is the folder ./setup stages under $STAGE_PATH/hf); for WORKLOAD=synthetic, synth_argv in
+ * torchrun's place.  log_prefix is already a Slurm file pattern.
  * 0, or -1 when out of memory / not an AutoModel model. */
-int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, struct np_buf *b);
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *synth_argv,
+                             struct np_buf *b);
 
 /* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
  * when out of memory. */
