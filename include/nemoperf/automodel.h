@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "nemoperf/error.h"
+#include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/scan.h"
 
@@ -44,6 +45,25 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
 /* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
  * when out of memory. */
 char *np_automodel_list_text(const struct np_recipe_set *set);
+
+/* ---- ./setup (stage_automodel.c) ---- */
+
+struct np_automodel_staged {
+    int fetched, present, absent; /* files downloaded now / already there / optional and not in the repo */
+    int code_files;               /* remote-code modules named by config.json's auto_map */
+    int shards;                   /* weight shards (from_pretrained) */
+    double bytes;                 /* downloaded now */
+    double weights_total;         /* the index's metadata.total_size, or -1 / 0 */
+};
+
+/* Stage model m's files from the Hub into dir ($STAGE_PATH/hf/<repo>): config.json and, with
+ * trust_remote_code, the modules its auto_map names; for from_pretrained models also the
+ * safetensors index and every shard, after checking that free_space(dir) (NULL: statvfs) holds
+ * what is missing (NP_E_IO naming the sizes otherwise; nothing is deleted).  Re-running resumes
+ * (.part files) and skips what is complete.  Errors from hf.c pass through. */
+enum np_status np_automodel_stage(struct np_hf_client *c, const struct np_model *m, const char *dir,
+                                  int (*free_space)(const char *path, double *bytes),
+                                  struct np_automodel_staged *out, struct np_error *err);
 
 /* ---- the benchmark log ---- */
 
