@@ -16,7 +16,6 @@
 #include "nemoperf/automodel.h"
 #include "nemoperf/flops.h"
 #include "nemoperf/shell.h"
-#include "nemoperf/stage.h"
 
 /* ---- a growable string vector ---- */
 
@@ -352,7 +351,7 @@ static void script_synth_argv(const struct np_launch_config *c, struct script_st
     if (c->model->automodel) {
         script_strv_push(s, "--log-format");
         script_strv_push(s, "automodel");
-        SCRIPT_OPT("--nproc-per-node", c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node);
+        SCRIPT_OPT("--nproc-per-node", np_automodel_nproc(c));
         SCRIPT_OPT("--warmup-steps", np_automodel_warmup(c));
         script_strv_push(s, "--step-tflops");
         script_strv_pushf(s, "%.6f", c->row ? c->gbs * np_model_flops_row(c->model, c->row, c->seq_len) / 1e12 : 0.0);
@@ -376,23 +375,11 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
     *argv = NULL;
     if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
-    } else if (c->model->automodel) { /* what each node's task runs (the script expands $MASTER_ADDR) */
-        script_strv_push(&s, "torchrun");
-        script_strv_pushf(&s, "--nproc-per-node=%d", c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus);
-        script_strv_pushf(&s, "--nnodes=%d", c->nodes);
-        script_strv_push(&s, "--rdzv_backend=c10d");
-        script_strv_pushf(&s, "--rdzv_endpoint=$MASTER_ADDR:%d", NP_AUTOMODEL_RDZV_PORT);
-        script_strv_push(&s, "nemo_automodel/recipes/llm/benchmark.py");
-        script_strv_push(&s, "-c");
-        script_strv_pushf(&s, "examples/llm_benchmark/%s", np_automodel_yaml(c->model, c->row));
-        char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
-        char **ov = dir ? np_automodel_overrides(c->model, c->row, c->max_steps, np_automodel_warmup(c), dir) : NULL;
-        for (char **a = ov; a && *a; a++)
-            script_strv_push(&s, *a);
-        if (!ov)
-            s.failed = 1;
-        np_automodel_argv_free(ov);
-        free(dir);
+    } else if (c->model->automodel) { /* what each node's task runs (workload_automodel.c) */
+        *argv = np_automodel_command(c);
+        if (!*argv)
+            return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+        return NP_OK;
     } else {
         if (!c->recipe->command) {
             np_strv_free(s.v);
@@ -500,7 +487,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     if (c->model->automodel) {
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
-            np_automodel_render_step(c, prefix, c->workload == NP_WORKLOAD_SYNTHETIC ? cmd : NULL, &b) != 0)
+            np_automodel_render_step(c, prefix, cmd, &b) != 0)
             b.failed = 1;
         free(prefix);
         goto requeue;

@@ -25,15 +25,6 @@ const char *np_automodel_yaml(const struct np_model *m, const struct np_config_r
     return m && m->automodel ? m->automodel->yaml : NULL;
 }
 
-void np_automodel_argv_free(char **argv)
-{
-    if (!argv)
-        return;
-    for (char **a = argv; *a; a++)
-        free(*a);
-    free(argv);
-}
-
 int np_automodel_warmup(const struct np_launch_config *c)
 {
     const struct np_automodel_spec *a = c->model->automodel;
@@ -71,7 +62,7 @@ char **np_automodel_overrides(const struct np_model *m, const struct np_config_r
            model_path ? model_path : m->hf_repo);
 #undef AM_ARG
     if (oom) {
-        np_automodel_argv_free(v);
+        np_strv_free(v);
         return NULL;
     }
     return v;
@@ -116,12 +107,54 @@ static void automodel_word(struct np_buf *b, const char *w)
     np_buf_append_shq(b, w);
 }
 
-int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *synth_argv,
+int np_automodel_nproc(const struct np_launch_config *c)
+{
+    return c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node;
+}
+
+/* The rendezvous word: rendered with $MASTER_ADDR expanded by the job's shell. */
+#define AUTOMODEL_RDZV_WORD "--rdzv_endpoint=$MASTER_ADDR"
+
+char **np_automodel_command(const struct np_launch_config *c)
+{
+    const char *yaml = np_automodel_yaml(c->model, c->row);
+    char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
+    char **ov = dir && yaml ? np_automodel_overrides(c->model, c->row, c->max_steps, np_automodel_warmup(c), dir)
+                            : NULL;
+    free(dir);
+    size_t n = 0;
+    while (ov && ov[n])
+        n++;
+    char **v = ov ? calloc(n + 9, sizeof *v) : NULL;
+    int k = 0, oom = !v;
+    if (v) {
+        oom |= asprintf(&v[k++], "torchrun") < 0;
+        oom |= asprintf(&v[k++], "--nproc-per-node=%d", np_automodel_nproc(c)) < 0;
+        oom |= asprintf(&v[k++], "--nnodes=%d", c->nodes) < 0;
+        oom |= asprintf(&v[k++], "--rdzv_backend=c10d") < 0;
+        oom |= asprintf(&v[k++], AUTOMODEL_RDZV_WORD ":%d", NP_AUTOMODEL_RDZV_PORT) < 0;
+        oom |= asprintf(&v[k++], "nemo_automodel/recipes/llm/benchmark.py") < 0;
+        oom |= asprintf(&v[k++], "-c") < 0;
+        oom |= asprintf(&v[k++], "examples/llm_benchmark/%s", yaml) < 0;
+        for (size_t i = 0; i < n; i++, k++)
+            v[k] = ov[i]; /* moved */
+        free(ov);
+        ov = NULL;
+    }
+    np_strv_free(ov);
+    if (oom) {
+        np_strv_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
                              struct np_buf *b)
 {
     const struct np_model *m = c->model;
     const char *yaml = np_automodel_yaml(m, c->row);
-    if (!m->automodel || !yaml || !c->row)
+    if (!m->automodel || !yaml || !c->row || !argv)
         return -1;
     /* torchrun's rendezvous host: the first node of the allocation (slurm.sub l.80-94) */
     np_buf_append(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
@@ -129,7 +162,7 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
     if (c->workload == NP_WORKLOAD_SYNTHETIC)
         np_buf_appendf(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for torchrun --nproc-per-node %d --nnodes %d "
                           "... benchmark.py -c examples/llm_benchmark/%s\n",
-                       c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus, c->nodes, yaml);
+                       np_automodel_nproc(c), c->nodes, yaml);
     np_buf_append(b, "srun --ntasks-per-node=1");
     /* stdout and stderr apart, as slurm.sub does; nemoperf-parse reads both */
     np_buf_append(b, " \\\n    --output ");
@@ -137,9 +170,6 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
     np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out' \\\n    --error ");
     np_buf_append_shqf(b, "%s", log_prefix);
     np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.err'");
-    char *dir = np_stage_hf_dir(c->stage_path, m->hf_repo);
-    if (!dir)
-        return -1;
     if (c->workload == NP_WORKLOAD_NEMO) {
         np_buf_append(b, " \\\n    --container-image ");
         np_buf_append_shq(b, c->image);
@@ -148,32 +178,19 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
         np_buf_append(b, " \\\n    --container-workdir " NP_AUTOMODEL_WORKDIR);
     }
     np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
-    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
-        /* the synthetic stand-in takes torchrun's place: one process per node for its GPUs */
-        for (size_t i = 0; synth_argv && synth_argv[i]; i++) {
-            automodel_word(b, synth_argv[i]);
-            if (synth_argv[i][0] == '-' && synth_argv[i + 1] && synth_argv[i + 1][0] != '-') {
-                np_buf_append(b, " ");
-                np_buf_append_shq(b, synth_argv[++i]);
-            }
+    /* torchrun (or the synthetic stand-in in its place): one line per word, an option with its value */
+    for (size_t i = 0; argv[i]; i++) {
+        const char *w = argv[i];
+        if (strncmp(w, AUTOMODEL_RDZV_WORD ":", sizeof AUTOMODEL_RDZV_WORD) == 0) {
+            np_buf_append(b, " \\\n    --rdzv_endpoint=\"$MASTER_ADDR\"");
+            np_buf_append_shq(b, w + sizeof AUTOMODEL_RDZV_WORD - 1);
+            continue;
         }
-        free(dir);
-        return b->failed ? -1 : 0;
+        automodel_word(b, w);
+        if (w[0] == '-' && !strchr(w, '=') && argv[i + 1] && argv[i + 1][0] != '-') {
+            np_buf_append(b, " ");
+            np_buf_append_shq(b, argv[++i]);
+        }
     }
-    if (c->workload == NP_WORKLOAD_NEMO) {
-        np_buf_appendf(b, " \\\n    torchrun --nproc-per-node %d --nnodes %d --rdzv_backend=c10d "
-                          "--rdzv_endpoint=\"$MASTER_ADDR\":%d",
-                       c->gpus_per_node < c->gpus ? c->gpus_per_node : c->gpus, c->nodes, NP_AUTOMODEL_RDZV_PORT);
-        automodel_word(b, "nemo_automodel/recipes/llm/benchmark.py");
-        np_buf_append(b, " \\\n    -c ");
-        np_buf_append_shqf(b, "examples/llm_benchmark/%s", yaml);
-    }
-    char **ov = np_automodel_overrides(m, c->row, c->max_steps, np_automodel_warmup(c), dir);
-    free(dir);
-    if (!ov)
-        return -1;
-    for (char **a = ov; *a; a++)
-        automodel_word(b, *a);
-    np_automodel_argv_free(ov);
     return b->failed ? -1 : 0;
 }

@@ -80,11 +80,13 @@ START_TEST(test_every_row_renders)
             ck_assert(strstr(t, "--container-image '") && strstr(t, image));
             ck_assert(strstr(t, "--container-workdir /opt/Automodel"));
             snprintf(want, sizeof want,
-                     "torchrun --nproc-per-node %d --nnodes %d --rdzv_backend=c10d --rdzv_endpoint=\"$MASTER_ADDR\":13742",
+                     "\n    'torchrun' \\\n    '--nproc-per-node=%d' \\\n    '--nnodes=%d' \\\n    "
+                     "'--rdzv_backend=c10d' \\\n    --rdzv_endpoint=\"$MASTER_ADDR\"':13742' \\\n",
                      row->gpus < 8 ? row->gpus : 8, nodes);
             ck_assert_msg(strstr(t, want), "%s: %s", want, t);
+            ck_assert(strstr(t, "\nMASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"));
             ck_assert(strstr(t, "'nemo_automodel/recipes/llm/benchmark.py'"));
-            snprintf(want, sizeof want, "-c 'examples/llm_benchmark/%s'", np_automodel_yaml(mp, row));
+            snprintf(want, sizeof want, "'-c' 'examples/llm_benchmark/%s'", np_automodel_yaml(mp, row));
             ck_assert_msg(strstr(t, want), "%s", want);
             snprintf(want, sizeof want, "'--step_scheduler.global_batch_size=%d'", row->gbs);
             ck_assert(strstr(t, want));

@@ -14,6 +14,7 @@
 #include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/scan.h"
+#include "nemoperf/shell.h" /* np_strv_free */
 
 #define NP_AUTOMODEL_WORKDIR "/opt/Automodel"
 #define NP_AUTOMODEL_RDZV_PORT 13742 /* Automodel's slurm.sub */
@@ -24,22 +25,26 @@ const char *np_automodel_yaml(const struct np_model *m, const struct np_config_r
 /* The benchmark.py overrides that reproduce the row, one "--key=value" per entry, NULL-terminated:
  * batch sizes, max_steps and warmup (the model's published 30/10 or 10/5 when max_steps <= 0);
  * model_path (the staged config/weights folder, or NULL for the Hub repo) is passed as the model's
- * pretrained_model_name_or_path.  Returns a new vector (free with np_automodel_argv_free) or NULL. */
+ * pretrained_model_name_or_path.  Returns a new vector (free with np_strv_free) or NULL. */
 char **np_automodel_overrides(const struct np_model *m, const struct np_config_row *row, int max_steps, int warmup,
                               const char *model_path);
-void np_automodel_argv_free(char **argv);
 
 struct np_launch_config;
 struct np_buf;
 /* Warm-up iterations of a job: the model's, or a third of MAX_STEPS when that is not above it. */
 int np_automodel_warmup(const struct np_launch_config *c);
+/* GPUs per node of the job (torchrun --nproc-per-node): GPUS_PER_NODE, fewer on a partial node. */
+int np_automodel_nproc(const struct np_launch_config *c);
+/* What each node's task runs for WORKLOAD=nemo: torchrun ... benchmark.py -c <yaml> <overrides>, the
+ * rendezvous word naming $MASTER_ADDR (np_automodel_render_step lets the job's shell expand it).
+ * A new NULL-terminated vector (np_strv_free) or NULL when out of memory. */
+char **np_automodel_command(const struct np_launch_config *c);
 /* Append the job's step for an AutoModel model: MASTER_ADDR from the node list, then one srun task
- * per node (stdout to <log_prefix><restart>.out, stderr to .err) running, for WORKLOAD=nemo, torchrun
- * of benchmark.py in the container from /opt/Automodel with np_automodel_overrides() (the model path
- * is the folder ./setup stages under $STAGE_PATH/hf); for WORKLOAD=synthetic, synth_argv in
- * torchrun's place.  log_prefix is already a Slurm file pattern.
- * 0, or -1 when out of memory / not an AutoModel model. */
-int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *synth_argv,
+ * per node (stdout to <log_prefix><restart>.out, stderr to .err) running argv: for WORKLOAD=nemo
+ * np_automodel_command() in the container from /opt/Automodel (the model path is the folder ./setup
+ * stages under $STAGE_PATH/hf), for WORKLOAD=synthetic nemoperf-synth in torchrun's place.
+ * log_prefix is already a Slurm file pattern.  0, or -1 when out of memory / not an AutoModel model. */
+int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
                              struct np_buf *b);
 
 /* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
