@@ -908,6 +908,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("image", CONFIG_STR(c->image));
     CONFIG_SET("account", CONFIG_STR(c->account));
     CONFIG_SET("partition", CONFIG_STR(c->partition));
+    if (c->model->automodel)
+        CONFIG_SET("automodel", np_automodel_json(c));
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT

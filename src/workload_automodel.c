@@ -107,6 +107,22 @@ static void automodel_word(struct np_buf *b, const char *w)
     np_buf_append_shq(b, w);
 }
 
+json_t *np_automodel_json(const struct np_launch_config *c)
+{
+    const struct np_automodel_spec *a = c->model->automodel;
+    char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
+    json_t *o = a && dir ? json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:i, s:i, s:s}", "yaml",
+                                     np_automodel_yaml(c->model, c->row), "workdir", NP_AUTOMODEL_WORKDIR,
+                                     "hf_repo", c->model->hf_repo, "load",
+                                     a->from_pretrained ? "from_pretrained" : "from_config", "trust_remote_code",
+                                     a->trust_remote_code, "warmup_steps", np_automodel_warmup(c), "lbs",
+                                     c->row && c->row->lbs > 0 ? c->row->lbs : c->mbs, "nproc_per_node",
+                                     np_automodel_nproc(c), "rdzv_port", NP_AUTOMODEL_RDZV_PORT, "model_path", dir)
+                           : NULL;
+    free(dir);
+    return o;
+}
+
 int np_automodel_nproc(const struct np_launch_config *c)
 {
     return c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node;

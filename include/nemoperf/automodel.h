@@ -8,6 +8,7 @@
 #ifndef NEMOPERF_AUTOMODEL_H
 #define NEMOPERF_AUTOMODEL_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "nemoperf/error.h"
@@ -33,6 +34,9 @@ struct np_launch_config;
 struct np_buf;
 /* Warm-up iterations of a job: the model's, or a third of MAX_STEPS when that is not above it. */
 int np_automodel_warmup(const struct np_launch_config *c);
+/* The job's AutoModel facts (yaml, load kind, warm-up, LBS, torchrun shape, staged model path) for
+ * --print-config and the manifest; a new reference, NULL when out of memory. */
+json_t *np_automodel_json(const struct np_launch_config *c);
 /* GPUs per node of the job (torchrun --nproc-per-node): GPUS_PER_NODE, fewer on a partial node. */
 int np_automodel_nproc(const struct np_launch_config *c);
 /* What each node's task runs for WORKLOAD=nemo: torchrun ... benchmark.py -c <yaml> <overrides>, the

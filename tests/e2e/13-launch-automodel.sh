@@ -85,6 +85,8 @@ while IFS="$(printf '\t')" read -r name id dir gpus; do
     [ -s "$out" ] && [ -s "$err" ] && grep -q '| INFO | __main__ | Average iteration time: ' "$err" &&
         grep -q '^(min, max) time across ranks (ms):$' "$out" && ! grep -q 'Average iteration time' "$out" &&
         ok "$name: stdout and stderr in two files (summary on stderr only)" || fail "$name: log files wrong"
+    grep -q '"yaml": "' "$dir/nemoperf.json" && grep -q '"load": "from_' "$dir/nemoperf.json" ||
+        fail "$name: manifest lacks the automodel facts"
     tasks=$(grep -c 'nemoperf: job' "$dir/sbatch_${job}_$id.out")
     [ "$tasks" -eq 1 ] || fail "$name: batch script ran $tasks times"
     grep -rq np-am-secret "$dir" && fail "$name: HF_TOKEN value written into $dir"
