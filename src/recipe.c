@@ -861,6 +861,11 @@ const struct np_config_row *np_row_find(const struct np_model *m, const char *gp
     return NULL;
 }
 
+const char *np_model_task(const struct np_model *m)
+{
+    return m && m->flops.lora_rank > 0 ? "lora" : "pretrain";
+}
+
 struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row)
 {
     struct np_arch a = m->arch;

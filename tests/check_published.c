@@ -119,6 +119,8 @@ START_TEST(test_every_published_number)
     int rows = 0;
     for (size_t i = 0; i < ref.n; i++) {
         const struct np_ref_row *p = &ref.rows[i];
+        if (strcmp(p->task, "pretrain") != 0 && strcmp(p->recipe, "automodel") != 0)
+            continue; /* fine-tuning rows: check_finetune.c */
         const struct np_recipe *r = np_recipe_find(&set, p->recipe);
         ck_assert_msg(r, "%s:%d: recipe %s not in recipes/", p->file, p->line, p->recipe);
         const struct np_model *m = np_model_find(r, p->model_size);
@@ -191,7 +193,8 @@ START_TEST(test_rows_match_reference)
                     if (!(row->dtypes & d))
                         continue;
                     nrows++;
-                    if (!np_ref_find(&ref, r->name, r->models[m].size, (enum np_dtype)d, row->gpu_type, row->gpus)) {
+                    if (!np_ref_find_task(&ref, np_model_task(&r->models[m]), r->name, r->models[m].size,
+                                          (enum np_dtype)d, row->gpu_type, row->gpus)) {
                         fprintf(stderr, "recipe row without published numbers: %s %s %s %s x%d\n", r->name,
                                 r->models[m].size, np_dtype_name((enum np_dtype)d, 0), row->gpu_type, row->gpus);
                         missing++;
@@ -200,11 +203,19 @@ START_TEST(test_rows_match_reference)
             }
     }
     /* seed 003: 23 rows (x2 dtypes where BF16/FP8) -> 5x2 + 6 + 6 + 6x2 = 34 results;
-     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24; seed 001: 15 rows. */
-    printf("recipes: %zu (row, dtype) pairs, reference: %zu rows\n", nrows, ref.n);
+     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24; seed 001 (AutoModel): 9 pre-training
+     * rows and 6 LoRA rows, both recomputed above (the LoRA ones are found under task "lora"). */
+    size_t npre = 0, nam_lora = 0;
+    for (size_t i = 0; i < ref.n; i++) {
+        npre += strcmp(ref.rows[i].task, "pretrain") == 0;
+        nam_lora += strcmp(ref.rows[i].task, "lora") == 0 && strcmp(ref.rows[i].recipe, "automodel") == 0;
+    }
+    printf("recipes: %zu (row, dtype) pairs, reference: %zu pre-training rows + %zu AutoModel LoRA rows\n", nrows,
+           npre, nam_lora);
     ck_assert_uint_eq(missing, 0);
-    ck_assert_uint_eq(nrows, ref.n);
-    ck_assert_uint_eq(ref.n, 34 + 24 + 24 + 15);
+    ck_assert_uint_eq(nrows, npre + nam_lora);
+    ck_assert_uint_eq(npre, 34 + 24 + 24 + 9);
+    ck_assert_uint_eq(nam_lora, 6);
 }
 END_TEST
 

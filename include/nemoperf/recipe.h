@@ -154,6 +154,10 @@ const struct np_model *np_model_find(const struct np_recipe *r, const char *size
 const struct np_config_row *np_row_find(const struct np_model *m, const char *gpu_type,
                                         enum np_dtype dtype, int gpus);
 
+/* The reference-table task a model's rows are published under: "lora" for AutoModel's LoRA
+ * benchmarks (flops.lora_rank), else "pretrain".  Static string. */
+const char *np_model_task(const struct np_model *m);
+
 /* Architecture of a row: the model's, with the row's layer count. */
 struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row);
 
