@@ -272,6 +272,8 @@ static void amlog_text(struct amlog_state *st, const char *text, size_t len)
 
 static void amlog_summary_init(struct np_amlog_summary *sum)
 {
+    memset(&sum->companion, 0, sizeof sum->companion);
+    sum->companion_status = NP_OK;
     sum->avg_step_time_s = sum->avg_mfu_percent = sum->step_tflops = sum->lora_multiplier = NAN;
     sum->warmup_steps = sum->timed_steps = sum->gbs = sum->lbs = sum->ga = sum->dp = -1;
     sum->seen = 0;
@@ -397,11 +399,28 @@ enum np_status np_amlog_read(const char *path, struct np_scan_result *out, struc
             return np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
         }
         memcpy(ep + pl - 4, ".err", 4);
-        st = amlog_load(ep, 0, &e, &en, err);
+        struct np_error cerr;
+        memset(&cerr, 0, sizeof cerr);
+        enum np_status cst = amlog_load(ep, 0, &e, &en, &cerr);
+        if (cst != NP_OK) {
+            if (cst == NP_E_NOMEM) {
+                st = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+            } else {
+                e = NULL; /* read the stdout file alone, and say why */
+                en = 0;
+            }
+        }
         free(ep);
+        if (st == NP_OK && (o || e))
+            st = np_amlog_buffers(o, on, e, en, out, sum, err);
+        sum->companion = cerr;
+        sum->companion_status = cst;
+        free(o);
+        free(e);
+        return st;
     }
-    if (st == NP_OK && (o || e))
-        st = np_amlog_buffers(o, on, e, en, out, sum, err);
+    if (st == NP_OK && o)
+        st = np_amlog_buffers(o, on, NULL, 0, out, sum, err);
     free(o);
     free(e);
     return st;

@@ -537,6 +537,8 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
         return 0;
     }
     int found = 0;
+    if (sum.companion_status != NP_OK)
+        run_slot_error(slot, &sum.companion); /* the run is still read from its stdout file */
     if (sum.seen) {
         slot->bytes += res.bytes_read;
         struct np_run *run = run_slot_add(slot, path, slot->g->dir);

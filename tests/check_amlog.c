@@ -251,6 +251,37 @@ START_TEST(test_truncated_run_is_incomplete)
 }
 END_TEST
 
+/* An unreadable stderr companion (a symlink loop) is reported, and the run is still read from stdout. */
+START_TEST(test_unreadable_companion)
+{
+    char tmp[] = "/tmp/np-amlog-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cp " DATA "/qwen3_moe_30b_te_deepep_8/nemoperf.json %s/ && cp " Q3 ".out %s/b.out && ln -s b.err %s/b.err",
+             tmp, tmp, tmp);
+    ck_assert_int_eq(system(cmd), 0);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.jobs = 1;
+    struct np_parse_result res;
+    char *paths[] = {tmp};
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, &set, &ref, &res), NP_OK);
+    int named = 0; /* the walk also reports the dangling link; the reader says it could not open it */
+    for (size_t i = 0; i < res.nerrors; i++)
+        named += strstr(res.errors[i], "b.err: cannot open") != NULL;
+    ck_assert_int_eq(named, 1);
+    ck_assert_uint_eq(res.nruns, 1);
+    const struct np_run *r = &res.runs[0];
+    ck_assert_uint_eq(r->steps_seen, 30); /* from stdout's timer blocks */
+    ck_assert_int_eq(r->status, NP_RUN_OK);
+    ck_assert(isnan(r->logged_mfu_percent)); /* the summary was on stderr */
+    np_parse_result_free(&res);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("amlog");
@@ -261,6 +292,7 @@ int main(void)
     tcase_add_test(tc, test_stdout_stderr_split);
     tcase_add_test(tc, test_lora_line_and_prefix_variants);
     tcase_add_test(tc, test_truncated_run_is_incomplete);
+    tcase_add_test(tc, test_unreadable_companion);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

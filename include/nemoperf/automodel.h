@@ -86,12 +86,15 @@ struct np_amlog_summary {
     double lora_multiplier;  /* "TFLOPS multiplier for PEFT: (2 + r) / 3 = m" */
     long gbs, lbs, ga, dp;   /* "GA steps: .., DP size: .., Local batch size: .., Global batch size: .." */
     int seen;                /* 1 when any AutoModel benchmark line was found */
+    enum np_status companion_status; /* np_amlog_read: NP_OK, or why the .err companion could not be read */
+    struct np_error companion;       /* its message; the .out is then read alone */
 };
 
 /* Read an AutoModel benchmark log: path, plus its stderr companion (same name ending in .err
  * instead of .out) when that exists, or one merged file.  Steps (iteration, "Max iter time",
  * memory, loss) go to out->steps with gen NP_GEN_AMBENCH; out is reset first.  A file that is not
- * such a log gives NP_OK with no steps and sum->seen 0.  NP_E_IO for an unreadable file. */
+ * such a log gives NP_OK with no steps and sum->seen 0.  NP_E_IO for an unreadable path; an unreadable
+ * companion is not fatal: path is read alone and sum->companion says why. */
 enum np_status np_amlog_read(const char *path, struct np_scan_result *out, struct np_amlog_summary *sum,
                              struct np_error *err);
 /* The same over memory: stdout and stderr texts (either may be NULL). */
