@@ -65,6 +65,21 @@ wait_job() {
     return 1
 }
 
+# --dry-run of every seed-001 row (WORKLOAD=nemo; the container is a stand-in file, only its path is rendered)
+printf 'stand-in' >"$W/automodel.sqsh"
+rows=0
+"$launch" --list | sed -n '/^AutoModel benchmarks/,$p' | awk 'NR > 2 { print $1, $2 }' >"$W/rows"
+while read -r model gpus; do
+    env RECIPE=automodel MODEL="$model" JOB_TOTAL_GPUS="$gpus" STAGE_PATH="$S" RUN_CONF_IMAGE="$W/automodel.sqsh" \
+        HF_TOKEN=np-am-secret "$launch" --dry-run >"$W/dry.out" 2>"$W/dry.err" || { fail "dry-run $model x$gpus: $(cat "$W/dry.err")"; continue; }
+    grep -q "^    --container-image '$W/automodel.sqsh'" "$W/dry.out" && grep -q "^    'torchrun' " "$W/dry.out" &&
+        grep -q "^    '-c' 'examples/llm_benchmark/" "$W/dry.out" && grep -q "'--step_scheduler.global_batch_size=" "$W/dry.out" &&
+        grep -q "'--benchmark.warmup_steps=" "$W/dry.out" && rows=$((rows + 1)) || fail "dry-run $model x$gpus: $(cat "$W/dry.out")"
+done <"$W/rows"
+[ "$rows" -eq 15 ] && ok "--dry-run of all 15 rows shows the container, torchrun, the YAML and the overrides" ||
+    fail "dry-run: $rows of 15 rows"
+[ -z "$(ls -A "$S" 2>/dev/null)" ] || fail "--dry-run created files under STAGE_PATH"
+
 # short runs: 6 iterations, 2 of them warm-up (MAX_STEPS below the published 30 or 10)
 run qwen3 qwen3_moe_30b_te_deepep 8 MAX_STEPS=6
 run lora70 custom_llama3_3_70b_instruct_peft_benchmark_2nodes 16 MAX_STEPS=6 HF_TOKEN=np-am-secret
