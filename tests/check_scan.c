@@ -850,6 +850,20 @@ START_TEST(test_tail_keep)
     ck_assert_int_eq(t.saw_checkpoint_save, all.saw_checkpoint_save);
     np_scan_result_free(&t);
     np_scan_result_free(&all);
+    /* found by the fuzzer seeded with the real-log corpus: tqdm-rounded "global_step=2e+3" on bars whose k/n
+     * cannot be read.  The whole file refines the second from the first (2000, then 2001, within 1995..2004);
+     * a tail that holds only the last line takes what the line says (2000).  Same line, inexact number. */
+    struct np_scan_opts ro = {.window = 1, .tail_bytes = 778, .keep = 4};
+    ck_assert_int_eq(np_scan_file("tests/data/scan/regress_tqdm_rounded_tail.log", &wo, &all, NULL), NP_OK);
+    ck_assert_int_eq(np_scan_file("tests/data/scan/regress_tqdm_rounded_tail.log", &ro, &t, NULL), NP_OK);
+    ck_assert_uint_eq(all.nsteps, 2);
+    ck_assert_uint_eq(t.nsteps, 1);
+    ck_assert_uint_eq(t.steps[0].offset, all.steps[1].offset);
+    ck_assert_int_eq(all.steps[0].iteration, 2000);
+    ck_assert_int_eq(all.steps[1].iteration, 2001);
+    ck_assert_int_eq(t.steps[0].iteration, 2000);
+    np_scan_result_free(&t);
+    np_scan_result_free(&all);
 }
 END_TEST
 
