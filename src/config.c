@@ -368,16 +368,19 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     if (st != NP_OK)
         return st;
     const struct np_recipe *r = c->recipe;
-    const char *size = config_get(x, "MODEL_SIZE");
-    if (!size)
-        size = config_get(x, "MODEL"); /* AutoModel rows are named by their benchmark YAML */
+    const char *var = "MODEL_SIZE", *size = config_get(x, "MODEL_SIZE");
+    int automodel = 0;
+    for (size_t m = 0; m < r->nmodels; m++)
+        automodel |= r->models[m].automodel != NULL;
+    if (!size && automodel && (size = config_get(x, "MODEL")) != NULL)
+        var = "MODEL"; /* AutoModel rows are named by their benchmark YAML (RECIPE=automodel MODEL=...) */
     if (!size)
         size = r->default_size;
     if (!(c->model = np_model_find(r, size))) {
-        char sizes[300] = "";
+        char sizes[1024] = "";
         for (size_t m = 0; m < r->nmodels; m++)
             config_join(sizes, sizeof sizes, r->models[m].size);
-        return config_bad(x, "MODEL_SIZE=%s: recipe %s has no such model; allowed: %s", size, r->name, sizes);
+        return config_bad(x, "%s=%s: recipe %s has no such model; allowed: %s", var, size, r->name, sizes);
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");

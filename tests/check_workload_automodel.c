@@ -132,7 +132,9 @@ START_TEST(test_validation)
     ck_assert_msg(strstr(err.text, "16"), "%s", err.text);
     t = render("qwen3_moe", 8, NULL, &err, &st);
     ck_assert_int_eq(st, NP_E_INVALID);
-    ck_assert_msg(strstr(err.text, "qwen3_moe_30b_te_deepep"), "%s", err.text); /* the allowed names */
+    ck_assert_msg(strstr(err.text, "MODEL=qwen3_moe: recipe automodel has no such model") &&
+                      strstr(err.text, "qwen3_moe_30b_te_deepep"),
+                  "%s", err.text); /* the variable, the value and the allowed names */
 }
 END_TEST
 

@@ -158,8 +158,10 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
                          struct setup_plan *p)
 {
     const char *recipe = setup_env("RECIPE"), *sizes = setup_env("MODEL_SIZE");
-    if (!sizes)
-        sizes = setup_env("MODEL"); /* AutoModel rows are named by their benchmark YAML */
+    const struct np_recipe *chosen = recipe ? np_recipe_find(set, recipe) : NULL;
+    for (size_t m = 0; !sizes && chosen && m < chosen->nmodels; m++)
+        if (chosen->models[m].automodel) /* RECIPE=automodel: rows are named by their benchmark YAML */
+            sizes = setup_env("MODEL");
     const char *run_image = setup_env("RUN_CONF_IMAGE");
     char known[512] = "";
     for (size_t i = 0; i < set->n; i++)
