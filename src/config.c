@@ -879,6 +879,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("model_size", json_string(c->model->size));
     CONFIG_SET("dtype", json_string(np_dtype_name(c->dtype, 0)));
     CONFIG_SET("gpu_type", json_string(c->gpu_type));
+    /* the system the row was published for (seed 000), so parse never assumes it */
+    CONFIG_SET("system", CONFIG_STR(c->row ? c->row->system : NULL));
     CONFIG_SET("gpus", json_integer(c->gpus));
     CONFIG_SET("gpus_per_node", json_integer(c->gpus_per_node));
     CONFIG_SET("nodes", json_integer(c->nodes));

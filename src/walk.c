@@ -110,25 +110,52 @@ static char *walk_join(const char *a, const char *b)
     return p;
 }
 
-static int walk_cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* '/' sorts before every other byte, so a folder's subtree comes before its later siblings. */
+/* Path order: '/' sorts before every other byte, so a folder's subtree comes before its later
+ * siblings; digit runs compare as numbers, so a sweep reads pretrain_..._8, _16, _32 (numbers
+ * equal but for leading zeros are ordered by them, last, to keep the order total). */
 static int walk_cmp_paths(const char *a, const char *b)
 {
-    for (;; a++, b++) {
+    int tie = 0;
+    for (;;) {
         unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= '0' && ca <= '9' && cb >= '0' && cb <= '9') {
+            const char *za = a, *zb = b;
+            while (*za == '0')
+                za++;
+            while (*zb == '0')
+                zb++;
+            size_t la = 0, lb = 0;
+            while (za[la] >= '0' && za[la] <= '9')
+                la++;
+            while (zb[lb] >= '0' && zb[lb] <= '9')
+                lb++;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = memcmp(za, zb, la);
+            if (c)
+                return c < 0 ? -1 : 1;
+            if (!tie && za - a != zb - b)
+                tie = za - a < zb - b ? -1 : 1;
+            a = za + la;
+            b = zb + lb;
+            continue;
+        }
         if (ca == cb) {
             if (!ca)
-                return 0;
+                return tie;
+            a++;
+            b++;
             continue;
         }
         ca = ca == '/' ? 1 : ca == 0 ? 0 : ca + 1;
         cb = cb == '/' ? 1 : cb == 0 ? 0 : cb + 1;
         return ca < cb ? -1 : 1;
     }
+}
+
+static int walk_cmp_names(const void *a, const void *b)
+{
+    return walk_cmp_paths(*(char *const *)a, *(char *const *)b);
 }
 
 int np_walk_group_cmp(const struct np_walk_group *a, const struct np_walk_group *b)
@@ -226,7 +253,7 @@ static struct walk_item *walk_child(const struct walk_item *it, const char *name
 
 static int walk_cmp_items(const void *a, const void *b)
 {
-    return strcmp((*(struct walk_item *const *)a)->path, (*(struct walk_item *const *)b)->path);
+    return walk_cmp_paths((*(struct walk_item *const *)a)->path, (*(struct walk_item *const *)b)->path);
 }
 
 /* Read one folder: emit its files, queue its subfolders. */
@@ -345,8 +372,10 @@ static enum np_status walk_read(struct walk_shared *w, struct walk_item *it)
             walk_item_free(kids[k]);
     }
     free(kids);
-    if (rc == NP_OK && nf) {
-        qsort(files, nf, sizeof *files, walk_cmp_names);
+    /* a folder with a launch manifest is a run even without logs (not submitted, pending, failed) */
+    if (rc == NP_OK && (nf || mine)) {
+        if (nf > 1)
+            qsort(files, nf, sizeof *files, walk_cmp_names);
         const char *m = mine;
         for (size_t i = 0; !m && i < WALK_UP - 1; i++)
             m = it->manifest[i];

@@ -391,13 +391,14 @@ START_TEST(test_config_json)
     static const char *const keys[] = {"recipe", "model_size", "dtype", "gpu_type", "gpus", "gpus_per_node", "nodes",
                                        "tp", "pp", "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "layers", "seq_len",
                                        "max_steps", "time_limit", "experiment", "experiment_dir", "profile",
-                                       "nccltrace", "checkpoint", "workload", NULL};
+                                       "nccltrace", "checkpoint", "workload", "system", NULL};
     for (const char *const *k = keys; *k; k++)
         ck_assert_msg(json_object_get(o, *k) != NULL, "key %s missing", *k);
     ck_assert(json_is_null(json_object_get(o, "ep")));
     ck_assert_int_eq(json_integer_value(json_object_get(o, "vp")), 5);
     ck_assert_int_eq(json_integer_value(json_object_get(o, "pp")), 8);
     ck_assert_str_eq(json_string_value(json_object_get(o, "workload")), "synthetic");
+    ck_assert(json_is_null(json_object_get(o, "system"))); /* seed 003 rows name no system */
     ck_assert(json_is_false(json_object_get(o, "profile")));
     json_decref(o);
     np_launch_plan_free(&plan);

@@ -5,7 +5,8 @@
  * dev/ino) is a symlink loop: reported, skipped.  Unreadable entries are
  * reported and the walk goes on.  Files named on the command line are taken
  * whatever their name.  Each folder's matching files are handed, as one group,
- * to a callback that runs on the worker thread that read the folder; groups
+ * to a callback that runs on the worker thread that read the folder (a folder
+ * holding a launch manifest is a group even without matching files); groups
  * carry a sort key (np_walk_group_cmp) that restores the order of a sorted
  * depth-first walk whatever the thread count.
  */
@@ -49,7 +50,8 @@ struct np_walk_counts {
 enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads, np_walk_fn fn,
                              void *ctx, struct np_walk_errors *errs, struct np_walk_counts *counts);
 
-/* Order of a sorted depth-first walk: by root, then path with '/' before any other byte. */
+/* Order of a sorted depth-first walk: by root, then path with '/' before any other byte and
+ * digit runs compared as numbers (pretrain_x_8 before pretrain_x_16). */
 int np_walk_group_cmp(const struct np_walk_group *a, const struct np_walk_group *b);
 
 void np_walk_group_free(struct np_walk_group *g);

@@ -349,7 +349,7 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
     if (res.nerrors || res.nruns < n)
         rc = 1;
     for (size_t i = 0; i < res.nruns; i++)
-        if (res.runs[i].status != NP_RUN_OK)
+        if (!np_run_status_good(res.runs[i].status)) /* ok, or a complete synthetic run */
             rc = 1;
     putchar('\n');
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)

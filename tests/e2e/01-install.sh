@@ -23,7 +23,7 @@ while [ $i -lt 50 ]; do
     i=$((i + 1))
 done > "$d/log-pretrain_nemotron4_15b_fp8_16_1_0.out"
 (cd / && "$R/bin/nemoperf-parse" -f csv --reference "$T/logs") > "$T/out" 2>&1 \
-    && grep -q ',132395.9596,.*,ok,132396,' "$T/out" && ok "installed nemoperf-parse reads installed recipes and reference" \
+    && grep -q ',132395.9596,.*,ok,.*,132396,.*,PASS,steady,' "$T/out" && ok "installed nemoperf-parse reads installed recipes and reference" \
     || { bad "installed parse:"; cat "$T/out"; }
 "$R/bin/nemoperf-launch" --list > "$T/list" 2>&1 && grep -q 'nemotron4' "$T/list" && ok "installed launch --list" \
     || { bad "installed launch --list"; head "$T/list"; }
