@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/nemo.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 
@@ -134,6 +135,7 @@ struct config_ctx {
     np_env_fn env;
     void *env_ctx;
     struct np_error *err;
+    const char *setup_cmd; /* "./setup" or the setup tool's real path, for hints */
 };
 
 /* Value of a variable; empty counts as unset. */
@@ -283,13 +285,32 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
     if (rname) {
         if (!(*rp = np_recipe_find(set, rname)))
             return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
+        int automodel = 0; /* AutoModel benchmarks: MODEL names them, the dtype is the rows' (BF16) */
+        for (size_t m = 0; m < (*rp)->nmodels; m++)
+            automodel |= (*rp)->models[m].automodel != NULL;
+        if (!size && automodel) {
+            if (config_get(x, "MODEL"))
+                return NP_OK;
+            char own[1024] = "";
+            for (size_t m = 0; m < (*rp)->nmodels; m++)
+                config_join(own, sizeof own, (*rp)->models[m].size);
+            return config_bad(x, "MODEL is not set; allowed (RECIPE=%s): %s", rname, own);
+        }
+        if (!size) {
+            char own[400] = "";
+            for (size_t m = 0; m < (*rp)->nmodels; m++)
+                config_join(own, sizeof own, (*rp)->models[m].size);
+            return config_bad(x, "MODEL_SIZE is not set%s (DTYPE and MODEL_SIZE are required, as in the original "
+                              "recipes); allowed: MODEL_SIZE %s (RECIPE=%s), DTYPE bf16, fp8",
+                              config_get(x, "DTYPE") ? "" : " and DTYPE is not set", own, rname);
+        }
         return NP_OK;
     }
-    if (!size)
+    if (!size) /* the seeds: "DTYPE, MODEL_SIZE are required environment variables" */
         return config_bad(x,
-                          "MODEL_SIZE is not set (and RECIPE is not set): set MODEL_SIZE (allowed: %s) or RECIPE "
-                          "(allowed: %s)",
-                          sizes, all);
+                          "MODEL_SIZE is not set%s (DTYPE and MODEL_SIZE are required, as in the original recipes); "
+                          "allowed: MODEL_SIZE %s (RECIPE %s), DTYPE bf16, fp8",
+                          config_get(x, "DTYPE") ? "" : " and DTYPE is not set", sizes, all);
     int n = 0;
     for (size_t i = 0; i < set->n; i++)
         if (set->recipes[i].infer && np_model_find(&set->recipes[i], size)) {
@@ -321,18 +342,43 @@ struct config_common {
     int max_steps, max_steps_explicit;
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    int preview, retries, gpn_explicit;
+    char srun_mpi[32];
+    char *missing[8];           /* preview: what ./setup has not staged (owned) */
+    size_t nmissing;
     const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
     char stage_path[PATH_MAX];
     char load_checkpoint[PATH_MAX];
     char image[PATH_MAX + 64];
+    char tokenizer_dir[PATH_MAX + 256];
 };
+
+/* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
+static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (c->nmissing == sizeof c->missing / sizeof c->missing[0])
+        return NP_OK;
+    if (!(c->missing[c->nmissing] = strdup(text)))
+        return np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    c->nmissing++;
+    np_warnf("not staged yet: %s", text);
+    return NP_OK;
+}
 
 static enum np_status config_stage_path(struct config_ctx *x, struct config_common *c)
 {
     const char *sp = config_get(x, "STAGE_PATH");
     if (!sp)
         return config_bad(x, "STAGE_PATH is not set: set it to the absolute path of an existing folder on storage "
-                             "all nodes share (the one ./setup staged)");
+                             "all nodes share (the one %s staged)", x->setup_cmd);
     if (sp[0] != '/')
         return config_bad(x, "STAGE_PATH=%s: not an absolute path; allowed: an absolute path of an existing folder",
                           sp);
@@ -349,8 +395,11 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     memcpy(c->stage_path, sp, n);
     c->stage_path[n] = '\0';
     struct stat st;
+    if (c->preview && stat(c->stage_path, &st) != 0 && errno == ENOENT)
+        return config_missing(x, c, "STAGE_PATH=%s: no such folder (run %s)", sp, x->setup_cmd);
     if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (create it, or run %s)", sp,
+                          x->setup_cmd);
     if (access(c->stage_path, W_OK | X_OK) != 0)
         return config_bad(x, "STAGE_PATH=%s: folder is not writable (%s); allowed: a folder you can write to", sp,
                           strerror(errno));
@@ -384,7 +433,16 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");
-    c->dtype = dt ? np_dtype_parse(dt) : r->default_dtype;
+    if (!dt && m->automodel) { /* seed 001 publishes BF16 only: the rows' one dtype */
+        unsigned all = 0;
+        for (size_t i = 0; i < m->nrows; i++)
+            all |= m->rows[i].dtypes;
+        dt = all == NP_DTYPE_FP8 ? "fp8" : "bf16";
+    }
+    if (!dt)
+        return config_bad(x, "DTYPE is not set (DTYPE and MODEL_SIZE are required, as in the original recipes); "
+                             "allowed: bf16, fp8");
+    c->dtype = np_dtype_parse(dt);
     if (c->dtype == NP_DTYPE_NONE)
         return config_bad(x, "DTYPE=%s: unknown data type; allowed: bf16, fp8", dt);
 
@@ -411,7 +469,14 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     if (!strstr(dtypes, np_dtype_name(c->dtype, 0)))
         return config_bad(x, "DTYPE=%s: %s %s on %s is published for %s only; allowed: %s",
                           dt ? dt : np_dtype_name(c->dtype, 0), r->name, m->size, c->gpu_type, dtypes, dtypes);
-    return config_intvar(x, "GPUS_PER_NODE", 1, 1024, NP_LAUNCH_DEFAULT_GPUS_PER_NODE, &c->gpus_per_node, NULL);
+    /* unset: per row, NVIDIA's GPUs per node of the system (GB200 4) */
+    return config_intvar(x, "GPUS_PER_NODE", 1, 1024, 0, &c->gpus_per_node, &c->gpn_explicit);
+}
+
+/* GPUs per node of a job at a scale: GPUS_PER_NODE, else the row's. */
+static int config_gpn(const struct config_common *c, const struct np_config_row *row)
+{
+    return c->gpn_explicit ? c->gpus_per_node : row ? row->gpus_per_node : NP_LAUNCH_DEFAULT_GPUS_PER_NODE;
 }
 
 /* Published scales of (model, gpu type, dtype), as "8, 16, 32". */
@@ -485,16 +550,16 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     if (*ngpus == 0)
         return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
     for (size_t i = 0; i < *ngpus; i++) {
-        /* AutoModel publishes 1-GPU LoRA rows: part of one node */
-        if (gpus[i] % c->gpus_per_node != 0 && !(c->model->automodel && gpus[i] < c->gpus_per_node))
-            return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
-                              gpus[i], c->gpus_per_node, scales);
         const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        /* AutoModel publishes 1-GPU LoRA rows: part of one node */
+        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
+                              gpus[i], config_gpn(c, row), scales);
         if (!row)
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
                               c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
                               scales);
-        if (row->inconsistent)
+        if (row->inconsistent && !row->ncorrections)
             return config_bad(x,
                               "JOB_TOTAL_GPUS=%s: the published %s %s %s %s row at %d GPUs is inconsistent and "
                               "cannot be launched: %s",
@@ -598,7 +663,7 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
                               ck->save_min_gpus, ck->save_max_gpus, gpus[i]);
         need += c->workload == NP_WORKLOAD_SYNTHETIC ? NP_SYNTH_CHECKPOINT_BYTES(gpus[i]) : ck->size_bytes;
     }
-    if (c->force_checkpoint)
+    if (c->force_checkpoint || (c->preview && access(c->stage_path, F_OK) != 0))
         return NP_OK;
     double avail = 0;
     int (*fs)(const char *, double *) = opts && opts->free_space ? opts->free_space : config_statvfs_free;
@@ -644,17 +709,90 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
             return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
         snprintf(c->image, sizeof c->image, "%s", sqsh);
         free(sqsh);
-        if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        if ((stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) && c->preview) {
+            enum np_status ms = config_missing(x, c, "container image %s (run %s, or set RUN_CONF_IMAGE)",
+                                               c->image, x->setup_cmd);
+            if (ms != NP_OK)
+                return ms;
+        } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image);
+                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
+                              c->image, x->setup_cmd);
+        }
     }
-    if (c->model->hf_repo && !c->hf_token && (!c->model->automodel || c->model->automodel->gated))
-        return config_bad(x,
-                          "HF_TOKEN is not set: %s %s uses the gated Hugging Face model %s; set HF_TOKEN to a token "
-                          "with access to it (or use WORKLOAD=synthetic)",
-                          c->recipe->name, c->model->size, c->model->hf_repo);
+    /* the tokenizer: files ./setup staged, read offline on the compute nodes */
+    if (c->model->tokenizer.hf) {
+        char *dir = np_stage_hf_dir(c->stage_path, c->model->tokenizer.hf);
+        if (!dir)
+            return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s", dir);
+        free(dir);
+        char cfg[sizeof c->tokenizer_dir + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", c->tokenizer_dir);
+        if (access(cfg, R_OK) != 0) {
+            if (c->preview)
+                return config_missing(x, c, "tokenizer files of %s in %s (run %s with HF_TOKEN)",
+                                      c->model->tokenizer.hf, c->tokenizer_dir, x->setup_cmd);
+            return config_bad(x,
+                              "the tokenizer of %s %s (%s) is not staged in %s: run %s with HF_TOKEN set (the "
+                              "job reads it offline), or use WORKLOAD=synthetic",
+                              c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
+                              x->setup_cmd);
+        }
+    }
+    /* AutoModel: the model folder ./setup staged, read offline (config.json, or the weights' index) */
+    if (c->model->automodel) {
+        const struct np_automodel_spec *a = c->model->automodel;
+        const char *need = a->from_pretrained ? "model.safetensors.index.json" : "config.json";
+        char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
+        char *file = NULL;
+        if (!dir || asprintf(&file, "%s/%s", dir, need) < 0) {
+            free(dir);
+            return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        }
+        enum np_status ms = NP_OK;
+        if (access(file, R_OK) != 0) {
+            if (c->preview)
+                ms = config_missing(x, c, "%s of %s in %s (run RECIPE=%s MODEL=%s %s%s)",
+                                    a->from_pretrained ? "the weights" : "config.json", c->model->hf_repo, dir,
+                                    c->recipe->name, c->model->size, x->setup_cmd, a->gated ? " with HF_TOKEN" : "");
+            else
+                ms = config_bad(x,
+                                "%s %s reads %s of %s from %s, which is not staged: run RECIPE=%s MODEL=%s %s%s (the "
+                                "job reads it offline), or use WORKLOAD=synthetic",
+                                c->recipe->name, c->model->size, a->from_pretrained ? "the weights" : "config.json",
+                                c->model->hf_repo, dir, c->recipe->name, c->model->size, x->setup_cmd,
+                                a->gated ? " with HF_TOKEN set" : "");
+        }
+        free(file);
+        free(dir);
+        if (ms != NP_OK)
+            return ms;
+    }
+    return NP_OK;
+}
+
+/* srun --mpi of the NeMo step and the requeue budget. */
+static enum np_status config_job_policy(struct config_ctx *x, struct config_common *c)
+{
+    enum np_status st = config_intvar(x, "NEMOPERF_MAX_RETRIES", 0, NP_LAUNCH_MAX_RETRIES_LIMIT, 0, &c->retries,
+                                      NULL);
+    if (st != NP_OK)
+        return st;
+    const char *mpi = config_get(x, "NEMOPERF_SRUN_MPI");
+    if (!mpi)
+        mpi = NP_LAUNCH_DEFAULT_SRUN_MPI;
+    if (strcmp(mpi, "none") != 0) {
+        for (const char *p = mpi; *p; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+                return config_bad(x, "NEMOPERF_SRUN_MPI=%s: not an MPI plugin name; allowed: pmix, pmi2, pmix_v4, "
+                                     "... (srun --mpi=list), or none",
+                                  mpi);
+        if (strlen(mpi) >= sizeof c->srun_mpi)
+            return config_bad(x, "NEMOPERF_SRUN_MPI=%s: too long", mpi);
+        snprintf(c->srun_mpi, sizeof c->srun_mpi, "%s", mpi);
+    }
     return NP_OK;
 }
 
@@ -714,17 +852,33 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->workload = cm->workload;
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
-    j->gpus_per_node = cm->gpus_per_node;
-    j->nodes = gpus >= cm->gpus_per_node ? gpus / cm->gpus_per_node : 1;
+    j->gpus_per_node = config_gpn(cm, row);
+    j->nodes = gpus >= j->gpus_per_node ? gpus / j->gpus_per_node : 1; /* AutoModel's 1-GPU rows: part of a node */
     j->tp = row->tp;
     j->pp = row->pp;
     j->cp = row->cp;
     j->ep = row->ep;
     j->dp = row->dp;
-    j->vp = row->vp;
-    j->mbs = row->mbs;
-    j->gbs = row->gbs;
-    j->ga = row->ga;
+    /* what runs: the row's corrections applied (the row keeps the published cells) */
+    j->vp = np_row_value(row, "vp", row->vp, NULL);
+    j->mbs = np_row_value(row, "mbs", row->mbs, NULL);
+    j->gbs = np_row_value(row, "gbs", row->gbs, NULL);
+    j->ga = np_row_value(row, "ga", row->ga, NULL);
+    j->etp = row->etp;
+    j->fsdp = row->fsdp > 0;
+    j->cuda_graphs = row->cuda_graphs && !j->fsdp; /* NeMo utils.py l.315-319: off under FSDP */
+    j->fp8_recipe = cm->dtype == NP_DTYPE_FP8 ? (cm->recipe->fp8_recipe ? cm->recipe->fp8_recipe : "delayed") : NULL;
+    j->retries = cm->retries;
+    snprintf(j->srun_mpi, sizeof j->srun_mpi, "%s", cm->srun_mpi);
+    if (row->tp_comm_overlap_cfg && !(j->tp_comm_overlap_cfg = np_nemo_ub_resolve(row->tp_comm_overlap_cfg, cm->dtype)))
+        oom = 1;
+    j->tokenizer_dir = config_strdup0(cm->tokenizer_dir, &oom);
+    if (cm->nmissing) {
+        if (!(j->missing = calloc(cm->nmissing + 1, sizeof *j->missing)))
+            oom = 1;
+        for (size_t i = 0; j->missing && i < cm->nmissing; i++)
+            j->missing[i] = config_strdup0(cm->missing[i], &oom);
+    }
     j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
     j->seq_len = row->seq_len;
     j->hidden = cm->model->arch.hidden;
@@ -768,13 +922,15 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
 {
     static const struct np_launch_opts no_opts;
     struct np_error local;
-    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local};
+    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local,
+                           opts && opts->setup_cmd ? opts->setup_cmd : "./setup"};
     memset(out, 0, sizeof *out);
     if (!opts)
         opts = &no_opts;
     struct config_common *c = calloc(1, sizeof *c);
     if (!c)
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    c->preview = opts->preview;
     int gpus[CONFIG_MAX_SWEEP];
     size_t ngpus = 0;
     enum np_status st = NP_OK;
@@ -803,6 +959,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_nemo(&x, c);
     if (st == NP_OK)
         st = config_sbatch_vars(&x, c);
+    if (st == NP_OK)
+        st = config_job_policy(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
     if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel)
@@ -837,6 +995,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         if (st == NP_E_NOMEM)
             np_error_set(err, st, "", 0, 0, "out of memory");
     }
+    for (size_t i = 0; i < c->nmissing; i++)
+        free(c->missing[i]);
     free(c);
     return st;
 }
@@ -851,6 +1011,9 @@ static void config_job_free(struct np_launch_config *j)
     free(j->partition);
     free(j->gres_gpus);
     free(j->experiment_dir);
+    free(j->tp_comm_overlap_cfg);
+    free(j->tokenizer_dir);
+    np_strv_free(j->missing);
     memset(j, 0, sizeof *j);
 }
 
@@ -915,6 +1078,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("partition", CONFIG_STR(c->partition));
     if (c->model->automodel)
         CONFIG_SET("automodel", np_automodel_json(c));
+    else
+        CONFIG_SET("nemo", np_nemo_json(c));
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT
@@ -927,12 +1092,104 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 
 /* ---- --list ---- */
 
-#define CONFIG_LIST_COLS 16
+#define CONFIG_LIST_COLS 18
 
-char *np_launch_list_text(const struct np_recipe_set *set)
+/* The NOTE column: corrections (published->run, first source), else inconsistency or proxy. */
+static void config_list_note(const struct np_config_row *row, char *buf, size_t size)
 {
-    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "TP", "PP", "CP",
-                                                       "EP", "DP", "VP", "MBS", "GBS", "GA", "LAYERS", "NOTE"};
+    buf[0] = '\0';
+    if (row->ncorrections) {
+        struct np_buf b;
+        np_buf_init(&b);
+        np_buf_append(&b, "corrected: ");
+        for (size_t k = 0; k < row->ncorrections; k++) {
+            const struct np_correction *cr = &row->corrections[k];
+            int pub = strcmp(cr->field, "mbs") == 0   ? row->mbs
+                      : strcmp(cr->field, "gbs") == 0 ? row->gbs
+                      : strcmp(cr->field, "ga") == 0  ? row->ga
+                                                      : row->vp;
+            char p[16];
+            snprintf(p, sizeof p, pub > 0 ? "%d" : "NA", pub);
+            np_buf_appendf(&b, "%s%s %s->%d", k ? ", " : "", cr->field, p, cr->value);
+        }
+        np_buf_appendf(&b, " (%s: %s)", row->corrections[0].reason, row->corrections[0].source);
+        char *t = np_buf_steal(&b);
+        snprintf(buf, size, "%s", t ? t : "corrected");
+        free(t);
+    } else if (row->inconsistent) {
+        snprintf(buf, size, "INCONSISTENT, not launchable: %s", row->inconsistent);
+    } else if (row->proxy) {
+        snprintf(buf, size, "proxy (reduced layers)");
+    }
+}
+
+char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_list(set, NULL, 0); }
+
+/* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
+static json_t *config_list_cell(const char *cell)
+{
+    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+        return json_null();
+    size_t i = 0;
+    while (cell[i] >= '0' && cell[i] <= '9')
+        i++;
+    if (!cell[i] && i < 15)
+        return json_integer(strtoll(cell, NULL, 10));
+    return json_string(cell);
+}
+
+static char *config_list_json(const char *const *head, int ncols, char *(*rows)[CONFIG_LIST_COLS], size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *o = json_object();
+        for (int k = 0; o && k < ncols; k++) {
+            char key[32];
+            size_t j = 0;
+            for (; head[k][j] && j + 1 < sizeof key; j++)
+                key[j] = (char)tolower((unsigned char)head[k][j]);
+            key[j] = '\0';
+            if (json_object_set_new(o, key, config_list_cell(rows[i][k])) != 0) {
+                json_decref(o);
+                o = NULL;
+            }
+        }
+        if (!o || json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    char *t = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(arr);
+    if (!t)
+        return NULL;
+    size_t len = strlen(t);
+    char *out = realloc(t, len + 2);
+    if (!out) {
+        free(t);
+        return NULL;
+    }
+    memcpy(out + len, "\n", 2);
+    return out;
+}
+
+static int config_list_match(const struct np_list_filter *f, const struct np_recipe *rp,
+                             const struct np_config_row *row)
+{
+    if (!f)
+        return 1;
+    if (f->recipe && *f->recipe && strcasecmp(f->recipe, rp->name) != 0)
+        return 0;
+    if (f->gpu_type && *f->gpu_type && strcasecmp(f->gpu_type, row->gpu_type) != 0)
+        return 0;
+    return 1;
+}
+
+char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filter *filter, int json)
+{
+    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "SYSTEM",
+                                                       "GPN", "TP", "PP", "CP", "EP", "DP", "VP", "MBS",
+                                                       "GBS", "GA", "LAYERS", "NOTE"};
     size_t cap = 64, n = 0;
     char *(*rows)[CONFIG_LIST_COLS] = malloc(cap * sizeof *rows);
     int oom = !rows;
@@ -943,8 +1200,11 @@ char *np_launch_list_text(const struct np_recipe_set *set)
         const struct np_recipe *rp = &set->recipes[r];
         for (size_t m = 0; !oom && m < rp->nmodels; m++) {
             const struct np_model *mp = &rp->models[m];
-            for (size_t i = 0; !oom && !mp->automodel && i < mp->nrows; i++) { /* AutoModel: own table below */
+            /* AutoModel rows: their own text table below (its model names are long), in the JSON array */
+            for (size_t i = 0; !oom && (!mp->automodel || json) && i < mp->nrows; i++) {
                 const struct np_config_row *row = &mp->rows[i];
+                if (!config_list_match(filter, rp, row))
+                    continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
                     if (!(row->dtypes & (unsigned)d))
                         continue;
@@ -957,28 +1217,29 @@ char *np_launch_list_text(const struct np_recipe_set *set)
                         rows = nr;
                         cap *= 2;
                     }
-                    char v[CONFIG_LIST_COLS][320];
+                    char v[CONFIG_LIST_COLS][640];
                     snprintf(v[0], sizeof v[0], "%s", rp->name);
                     snprintf(v[1], sizeof v[1], "%s", mp->size);
                     snprintf(v[2], sizeof v[2], "%s", np_dtype_name((enum np_dtype)d, 0));
                     snprintf(v[3], sizeof v[3], "%d", row->gpus);
                     snprintf(v[4], sizeof v[4], "%s", row->gpu_type);
-                    snprintf(v[5], sizeof v[5], "%d", row->tp);
-                    snprintf(v[6], sizeof v[6], "%d", row->pp);
-                    snprintf(v[7], sizeof v[7], "%d", row->cp);
-                    snprintf(v[8], sizeof v[8], row->ep > 0 ? "%d" : "NA", row->ep);
-                    snprintf(v[9], sizeof v[9], "%d", row->dp);
-                    snprintf(v[10], sizeof v[10], row->vp > 0 ? "%d" : "NA", row->vp);
-                    snprintf(v[11], sizeof v[11], "%d", row->mbs);
-                    snprintf(v[12], sizeof v[12], "%d", row->gbs);
-                    snprintf(v[13], sizeof v[13], "%d", row->ga);
-                    snprintf(v[14], sizeof v[14], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
-                    if (row->inconsistent)
-                        snprintf(v[15], sizeof v[15], "INCONSISTENT, not launchable: %s", row->inconsistent);
-                    else if (row->proxy)
-                        snprintf(v[15], sizeof v[15], "proxy (reduced layers)");
-                    else
-                        v[15][0] = '\0';
+                    snprintf(v[5], sizeof v[5], "%s", row->system ? row->system : "-");
+                    snprintf(v[6], sizeof v[6], "%d", row->gpus_per_node);
+                    snprintf(v[7], sizeof v[7], "%d", row->tp);
+                    snprintf(v[8], sizeof v[8], "%d", row->pp);
+                    snprintf(v[9], sizeof v[9], "%d", row->cp);
+                    snprintf(v[10], sizeof v[10], row->ep > 0 ? "%d" : "NA", row->ep);
+                    snprintf(v[11], sizeof v[11], "%d", row->dp);
+                    snprintf(v[12], sizeof v[12], row->vp > 0 ? "%d" : "NA", row->vp);
+                    snprintf(v[13], sizeof v[13], "%d", row->mbs);
+                    snprintf(v[14], sizeof v[14], "%d", row->gbs);
+                    snprintf(v[15], sizeof v[15], "%d", row->ga);
+                    snprintf(v[16], sizeof v[16], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
+                    config_list_note(row, v[17], sizeof v[17]);
+                    if (mp->automodel)
+                        snprintf(v[17], sizeof v[17], "AutoModel benchmark: LBS %d, examples/llm_benchmark/%s (%s)",
+                                 row->lbs, np_automodel_yaml(mp, row),
+                                 mp->automodel->from_pretrained ? "from_pretrained" : "from_config");
                     for (int k = 0; k < CONFIG_LIST_COLS; k++) {
                         rows[n][k] = strdup(v[k]);
                         if (!rows[n][k])
@@ -991,11 +1252,22 @@ char *np_launch_list_text(const struct np_recipe_set *set)
             }
         }
     }
+    if (json) {
+        char *t = oom ? NULL : config_list_json(head, CONFIG_LIST_COLS, rows, n);
+        for (size_t i = 0; rows && i < n; i++)
+            for (int k = 0; k < CONFIG_LIST_COLS; k++)
+                free(rows[i][k]);
+        free(rows);
+        return t;
+    }
     struct np_buf b;
     np_buf_init(&b);
     if (oom)
         b.failed = 1;
-    for (size_t i = 0; i <= n; i++) {
+    char *am = np_automodel_list_text(set, filter);
+    if (!am)
+        b.failed = 1;
+    for (size_t i = 0; i <= n && !(n == 0 && am && *am); i++) { /* no empty table above the AutoModel one */
         struct np_buf line;
         np_buf_init(&line);
         for (int k = 0; k < CONFIG_LIST_COLS; k++) {
@@ -1019,11 +1291,8 @@ char *np_launch_list_text(const struct np_recipe_set *set)
         }
         free(l);
     }
-    char *am = np_automodel_list_text(set);
-    if (!am)
-        b.failed = 1;
-    else
-        np_buf_append(&b, am);
+    if (am)
+        np_buf_append(&b, n ? am : am + 1); /* its leading blank line separates it from the table above */
     free(am);
     for (size_t i = 0; rows && i < n; i++)
         for (int k = 0; k < CONFIG_LIST_COLS; k++)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/sbatch_env.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 
@@ -260,7 +261,18 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
             bad |= !g || json_object_set_new(job, api->gpus_key, json_string(g));
             free(g);
         }
-        bad |= json_object_set_new(job, "requeue", json_true());
+        bad |= json_object_set_new(job, "requeue", json_boolean(c->retries > 0)); /* NEMOPERF_MAX_RETRIES */
+    }
+    /* the user's other SBATCH_* settings, as sbatch would have read them */
+    if (!bad) {
+        enum np_status sst = np_sbatch_rest_fields(env, env_ctx, job, err);
+        if (sst != NP_OK) {
+            free(output);
+            json_decref(job);
+            json_decref(envj);
+            json_decref(body);
+            return sst;
+        }
     }
     /* environment: always sent (the server refuses a job without it) */
     if (!bad) {
@@ -810,6 +822,29 @@ static enum np_status rest_query(struct np_backend *b, char *const *ids, size_t 
         return np_error_set(err, st == NP_E_NOMEM ? NP_E_NOMEM : NP_E_SLURM, im->url.display, 0, 0, "%s: %s", what,
                             why.text);
     }
+    return NP_OK;
+}
+
+enum np_status np_slurm_rest_get(struct np_backend *b, const char *what, long *http, char **body, size_t *len,
+                                 struct np_error *err)
+{
+    struct rest_impl *im = b->impl;
+    *body = NULL;
+    *len = 0;
+    enum np_status st = np_slurm_rest_connect(b, err);
+    if (st != NP_OK)
+        return st;
+    char path[128];
+    snprintf(path, sizeof path, "/slurm/%s/%s", im->api->version, what);
+    if ((st = rest_request(im, "GET", path, NULL, http, NULL, err)) != NP_OK)
+        return st;
+    *body = malloc(im->resp.len + 1);
+    if (!*body)
+        return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    if (im->resp.len)
+        memcpy(*body, im->resp.data, im->resp.len);
+    (*body)[im->resp.len] = '\0';
+    *len = im->resp.len;
     return NP_OK;
 }
 

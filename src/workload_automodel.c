@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nemoperf/config.h"
 #include "nemoperf/shell.h"
@@ -68,7 +69,7 @@ char **np_automodel_overrides(const struct np_model *m, const struct np_config_r
     return v;
 }
 
-char *np_automodel_list_text(const struct np_recipe_set *set)
+char *np_automodel_list_text(const struct np_recipe_set *set, const struct np_list_filter *filter)
 {
     struct np_buf b;
     np_buf_init(&b);
@@ -76,10 +77,13 @@ char *np_automodel_list_text(const struct np_recipe_set *set)
     for (size_t r = 0; set && r < set->n; r++)
         for (size_t m = 0; m < set->recipes[r].nmodels; m++) {
             const struct np_model *mp = &set->recipes[r].models[m];
-            if (!mp->automodel)
+            if (!mp->automodel || (filter && filter->recipe && *filter->recipe &&
+                                   strcasecmp(filter->recipe, set->recipes[r].name) != 0))
                 continue;
             for (size_t i = 0; i < mp->nrows; i++) {
                 const struct np_config_row *row = &mp->rows[i];
+                if (filter && filter->gpu_type && *filter->gpu_type && strcasecmp(filter->gpu_type, row->gpu_type) != 0)
+                    continue;
                 if (!any)
                     np_buf_appendf(&b, "\nAutoModel benchmarks (RECIPE=%s MODEL=<MODEL> JOB_TOTAL_GPUS=<GPUS>; %s):\n"
                                        "%-51s %5s %5s %5s %3s %3s %2s %2s %2s %3s  %-15s %s\n",

@@ -28,6 +28,16 @@ static void setup(void)
     FILE *f = fopen(image, "w");
     fputs("stand-in", f);
     fclose(f);
+    /* what ./setup stages (31-setup-automodel.sh tests that): config.json, or the weights' index */
+    const struct np_recipe *r = np_recipe_find(&set, "automodel");
+    ck_assert_ptr_nonnull(r);
+    for (size_t m = 0; m < r->nmodels; m++) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s/hf/%s' && echo '{}' > '%s/hf/%s/%s'", stage, r->models[m].hf_repo,
+                 stage, r->models[m].hf_repo,
+                 r->models[m].automodel->from_pretrained ? "model.safetensors.index.json" : "config.json");
+        ck_assert_int_eq(system(cmd), 0);
+    }
 }
 
 static void teardown(void)
@@ -119,14 +129,19 @@ START_TEST(test_validation)
 {
     struct np_error err;
     enum np_status st;
-    char *t = render("llama3_1_8b_peft_benchmark", 1, NULL, &err, &st); /* meta-llama is gated */
+    char *t = render("qwen3_moe_30b_te_deepep", 8, NULL, &err, &st); /* no HF_TOKEN: the job reads staged files */
+    ck_assert_msg(st == NP_OK, "%s", err.text);
+    ck_assert_ptr_null(strstr(t, "HF_TOKEN=")); /* only the comment names it */
+    free(t);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm '%s/hf/meta-llama/Llama-3.1-8B/model.safetensors.index.json'", stage);
+    ck_assert_int_eq(system(cmd), 0);
+    t = render("llama3_1_8b_peft_benchmark", 1, NULL, &err, &st); /* weights not staged */
     ck_assert_int_eq(st, NP_E_INVALID);
     ck_assert_ptr_null(t);
-    ck_assert_msg(strstr(err.text, "HF_TOKEN is not set") && strstr(err.text, "meta-llama/Llama-3.1-8B"), "%s",
-                  err.text);
-    t = render("qwen3_moe_30b_te_deepep", 8, NULL, &err, &st); /* Qwen is not */
-    ck_assert_int_eq(st, NP_OK);
-    free(t);
+    ck_assert_msg(strstr(err.text, "reads the weights of meta-llama/Llama-3.1-8B") && strstr(err.text, "not staged") &&
+                      strstr(err.text, "MODEL=llama3_1_8b_peft_benchmark") && strstr(err.text, "HF_TOKEN"),
+                  "%s", err.text);
     t = render("qwen3_moe_30b_te_deepep", 16, NULL, &err, &st);
     ck_assert_int_eq(st, NP_E_INVALID);
     ck_assert_msg(strstr(err.text, "16"), "%s", err.text);

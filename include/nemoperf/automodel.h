@@ -51,9 +51,10 @@ char **np_automodel_command(const struct np_launch_config *c);
 int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
                              struct np_buf *b);
 
-/* The AutoModel rows of the set as an aligned table (a new string, caller frees); "" when none, NULL
- * when out of memory. */
-char *np_automodel_list_text(const struct np_recipe_set *set);
+struct np_list_filter;
+/* The AutoModel rows of the set that match filter (NULL: all; see np_launch_list) as an aligned table
+ * after a blank line (a new string, caller frees); "" when none, NULL when out of memory. */
+char *np_automodel_list_text(const struct np_recipe_set *set, const struct np_list_filter *filter);
 
 /* ---- ./setup (stage_automodel.c) ---- */
 

@@ -101,6 +101,11 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
  * version in use ("v0.0.38") or NULL before discovery succeeded. */
 const char *np_slurm_rest_url(const struct np_backend *b);
 const char *np_slurm_rest_api(const struct np_backend *b);
+/* GET /slurm/<version>/<what> (e.g. "partitions"), connecting first when needed: NP_OK
+ * with the HTTP status in *http and the reply in *body (a new string, caller frees;
+ * *len its length); NP_E_HTTP/NP_E_SLURM with err when it could not be asked. */
+enum np_status np_slurm_rest_get(struct np_backend *b, const char *what, long *http, char **body, size_t *len,
+                                 struct np_error *err);
 /* Requests sent and TCP/unix connections opened so far (for the benchmark). */
 void np_slurm_rest_stats(const struct np_backend *b, long *requests, long *connections);
 

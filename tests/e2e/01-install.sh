@@ -10,7 +10,7 @@ bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 make -s install DESTDIR="$T/root" PREFIX=/opt/np > "$T/log" 2>&1 || { bad "make install failed"; cat "$T/log"; }
 R="$T/root/opt/np"
 for f in bin/nemoperf-parse bin/nemoperf-launch bin/nemoperf-setup bin/nemoperf-synth \
-         share/nemoperf/recipes/llama3.1.json share/nemoperf/reference/llama3.1.tsv \
+         share/nemoperf/recipes/llama3.1.json share/nemoperf/reference/llama3.1.tsv share/nemoperf/driver/nemoperf_nemo.py \
          share/man/man1/nemoperf-parse.1 share/man/man1/nemoperf-launch.1 share/man/man1/nemoperf-setup.1; do
     [ -f "$R/$f" ] && ok "installed $f" || bad "missing $R/$f"
 done
