@@ -84,16 +84,19 @@ char *np_automodel_list_text(const struct np_recipe_set *set, const struct np_li
                 const struct np_config_row *row = &mp->rows[i];
                 if (filter && filter->gpu_type && *filter->gpu_type && strcasecmp(filter->gpu_type, row->gpu_type) != 0)
                     continue;
-                if (!any)
+                if (!any) /* a title line ending in ':', then a table whose columns are named by its header */
                     np_buf_appendf(&b, "\nAutoModel benchmarks (RECIPE=%s MODEL=<MODEL> JOB_TOTAL_GPUS=<GPUS>; %s):\n"
-                                       "%-51s %5s %5s %5s %3s %3s %2s %2s %2s %3s  %-15s %s\n",
-                                   set->recipes[r].name, set->recipes[r].image, "MODEL", "GPUS", "NODES", "GBS", "LBS",
-                                   "GA", "TP", "PP", "CP", "EP", "LOAD", "YAML (examples/llm_benchmark/)");
+                                       "%-9s %-51s %-5s %5s %-5s %5s %5s %3s %3s %2s %2s %2s %3s  %-15s %s\n",
+                                   set->recipes[r].name, set->recipes[r].image, "RECIPE", "MODEL", "DTYPE", "GPUS",
+                                   "GPU", "NODES", "GBS", "LBS", "GA", "TP", "PP", "CP", "EP", "LOAD",
+                                   "YAML(examples/llm_benchmark/)");
                 any = 1;
                 char ep[16];
                 snprintf(ep, sizeof ep, row->ep > 0 ? "%d" : "-", row->ep);
-                np_buf_appendf(&b, "%-51s %5d %5d %5d %3d %3d %2d %2d %2d %3s  %-15s %s\n", mp->size, row->gpus,
-                               row->gpus >= 8 ? row->gpus / 8 : 1, row->gbs, row->lbs > 0 ? row->lbs : row->mbs,
+                np_buf_appendf(&b, "%-9s %-51s %-5s %5d %-5s %5d %5d %3d %3d %2d %2d %2d %3s  %-15s %s\n",
+                               set->recipes[r].name, mp->size, row->dtypes & NP_DTYPE_FP8 ? "fp8" : "bf16", row->gpus,
+                               row->gpu_type, row->gpus >= 8 ? row->gpus / 8 : 1, row->gbs,
+                               row->lbs > 0 ? row->lbs : row->mbs,
                                row->ga, row->tp, row->pp, row->cp, ep,
                                mp->automodel->from_pretrained ? "from_pretrained" : "from_config",
                                np_automodel_yaml(mp, row));
