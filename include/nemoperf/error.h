@@ -27,7 +27,7 @@ enum np_status {
 struct np_error {
     char source[512];
     int line, column;
-    char text[400];
+    char text[1024]; /* a longer message keeps its start and its end (np_error_set) */
 };
 
 /* Static string naming a status ("out of memory"); never NULL. */
