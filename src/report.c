@@ -1,13 +1,16 @@
-/* report.c - the four output formats of nemoperf-parse.
+/* report.c - the four output formats of nemoperf-parse, written as a stream.
  *
- * table: aligned columns for a terminal; markdown: the seeds' published
- * layout, cell for cell; csv: one header row, RFC 4180 quoting; json: the
- * documented {"runs":[...],"errors":[...]} shape built with Jansson.
+ * table: aligned columns for a terminal (widths from the first rows);
+ * markdown: the seeds' published layout, cell for cell, from one kept run per
+ * column; csv: one header row, RFC 4180 quoting; json: the documented
+ * {"runs":[...],"errors":[...]} shape, each run object built with Jansson,
+ * written and freed before the next.  Each format has one per-run emitter.
  */
 #include "nemoperf/report.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -86,15 +89,15 @@ static int report_cmp_groups(const void *pa, const void *pb)
     return strcasecmp(a->gpu_type, b->gpu_type);
 }
 
-static enum np_status report_markdown(FILE *out, const struct np_parse_result *res)
+static enum np_status report_markdown(FILE *out, const struct np_run *runs, size_t nruns)
 {
-    struct report_group *g = calloc(res->nruns ? res->nruns : 1, sizeof *g);
+    struct report_group *g = calloc(nruns ? nruns : 1, sizeof *g);
     if (!g)
         return NP_E_NOMEM;
     size_t ng = 0;
     enum np_status st = NP_OK;
-    for (size_t i = 0; i < res->nruns && st == NP_OK; i++) {
-        const struct np_run *r = &res->runs[i];
+    for (size_t i = 0; i < nruns && st == NP_OK; i++) {
+        const struct np_run *r = &runs[i];
         if (!report_run_in_markdown(r))
             continue;
         size_t k = 0;
@@ -105,7 +108,7 @@ static enum np_status report_markdown(FILE *out, const struct np_parse_result *r
             g[k].model = r->model;
             g[k].dtype = r->id.dtype;
             g[k].gpu_type = r->id.gpu_type;
-            g[k].cols = calloc(res->nruns, sizeof *g[k].cols);
+            g[k].cols = calloc(nruns, sizeof *g[k].cols);
             if (!g[k].cols) {
                 st = NP_E_NOMEM;
                 break;
@@ -172,6 +175,72 @@ static enum np_status report_markdown(FILE *out, const struct np_parse_result *r
     return st;
 }
 
+/* ---- held-back text: memory first, a temporary file beyond REPORT_SPILL_MEM ---- */
+
+#define REPORT_SPILL_MEM ((size_t)1 << 20)
+
+struct report_spill {
+    char *buf;
+    size_t len, cap;
+    FILE *tmp;
+    int failed;
+};
+
+static void report_spill_add(struct report_spill *s, const char *text, size_t n)
+{
+    if (s->failed)
+        return;
+    if (!s->tmp && s->len + n > REPORT_SPILL_MEM && !(s->tmp = tmpfile()))
+        s->tmp = NULL; /* no temporary file: keep it in memory rather than lose it */
+    if (s->tmp) {
+        if (fwrite(text, 1, n, s->tmp) != n)
+            s->failed = 1;
+        return;
+    }
+    if (s->len + n > s->cap) {
+        size_t nc = s->cap ? s->cap : 4096;
+        while (nc < s->len + n)
+            nc *= 2;
+        char *b = realloc(s->buf, nc);
+        if (!b) {
+            s->failed = 1;
+            return;
+        }
+        s->buf = b;
+        s->cap = nc;
+    }
+    memcpy(s->buf + s->len, text, n);
+    s->len += n;
+}
+
+/* Everything held, in order, to out. */
+static enum np_status report_spill_write(struct report_spill *s, FILE *out)
+{
+    if (s->failed)
+        return NP_E_NOMEM;
+    if (s->len && fwrite(s->buf, 1, s->len, out) != s->len)
+        return NP_E_IO;
+    if (s->tmp) {
+        char b[65536];
+        size_t n;
+        rewind(s->tmp);
+        while ((n = fread(b, 1, sizeof b, s->tmp)) > 0)
+            if (fwrite(b, 1, n, out) != n)
+                return NP_E_IO;
+        if (ferror(s->tmp))
+            return NP_E_IO;
+    }
+    return NP_OK;
+}
+
+static void report_spill_free(struct report_spill *s)
+{
+    free(s->buf);
+    if (s->tmp)
+        fclose(s->tmp);
+    memset(s, 0, sizeof *s);
+}
+
 /* ---- table ---- */
 
 /* v with `decimals` digits after the point ("%.*f"), "-" when unknown. */
@@ -184,6 +253,17 @@ static void report_num(char *buf, size_t size, int decimals, double v)
 }
 
 #define REPORT_MAXCOL 14
+#define REPORT_CELL 48
+
+static const char *const report_head[REPORT_MAXCOL] = {"EXPERIMENT", "GPUS", "DTYPE", "STEP", "STEP_S",
+                                                       "TOKENS/S", "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS",
+                                                       "STATUS", "PUBLISHED", "RATIO", "REF"};
+
+/* One table row: column 0 is the experiment name (up to 159 bytes), the others short cells. */
+struct report_row {
+    char exp[sizeof ((struct np_identity *)0)->experiment];
+    char cell[REPORT_MAXCOL][REPORT_CELL];
+};
 
 /* Text columns (name, dtype, status, result) align left, numbers right. */
 static void report_cell(FILE *out, size_t col, size_t width, const char *text)
@@ -197,75 +277,50 @@ static void report_cell(FILE *out, size_t col, size_t width, const char *text)
         fprintf(out, "%*s", (int)width, text);
 }
 
-static enum np_status report_table(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
+/* The per-run emitter of the table: one row of cells. */
+static void report_table_cells(const struct np_run *r, const struct np_parse_opts *o, struct report_row *row)
 {
-    static const char *const head[REPORT_MAXCOL] = {"EXPERIMENT", "GPUS", "DTYPE", "STEP", "STEP_S", "TOKENS/S",
-                                                    "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS", "STATUS",
-                                                    "PUBLISHED", "RATIO", "REF"};
-    size_t ncol = o->reference ? 14 : 11;
-    size_t n = res->nruns;
-    char(*cells)[REPORT_MAXCOL][48] = calloc(n ? n : 1, sizeof *cells);
-    if (!cells)
-        return NP_E_NOMEM;
-    size_t width[REPORT_MAXCOL];
-    for (size_t c = 0; c < ncol; c++)
-        width[c] = strlen(head[c]);
-    for (size_t i = 0; i < n; i++) {
-        const struct np_run *r = &res->runs[i];
-        char(*row)[48] = cells[i];
-        /* column 0 is the experiment name, printed from the run itself */
-        row[0][0] = '\0';
-        if (r->id.gpus)
-            snprintf(row[1], 48, "%d", r->id.gpus);
+    snprintf(row->exp, sizeof row->exp, "%s", r->id.experiment);
+    char(*c)[REPORT_CELL] = row->cell;
+    c[0][0] = '\0';
+    if (r->id.gpus)
+        snprintf(c[1], REPORT_CELL, "%d", r->id.gpus);
+    else
+        strcpy(c[1], "-");
+    snprintf(c[2], REPORT_CELL, "%s", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "-");
+    if (r->step >= 0 && r->total >= 0)
+        snprintf(c[3], REPORT_CELL, "%ld/%ld", r->step, r->total);
+    else if (r->step >= 0)
+        snprintf(c[3], REPORT_CELL, "%ld", r->step);
+    else
+        strcpy(c[3], "-");
+    if (isnan(r->step_time_s))
+        strcpy(c[4], "-");
+    else
+        snprintf(c[4], REPORT_CELL, "%.4g", r->step_time_s);
+    report_num(c[5], REPORT_CELL, 0, r->m.tokens_per_s);
+    report_num(c[6], REPORT_CELL, 1, r->m.tokens_per_s_per_gpu);
+    report_num(c[7], REPORT_CELL, 1, r->m.model_tflops_per_gpu);
+    report_num(c[8], REPORT_CELL, 2, r->m.mfu_percent);
+    report_num(c[9], REPORT_CELL, 2, r->m.days_to_train);
+    snprintf(c[10], REPORT_CELL, "%s", np_run_status_name(r->status));
+    if (o->reference) {
+        if (r->ref && !isnan(r->ref->tokens_per_s))
+            snprintf(c[11], REPORT_CELL, "%.0f tok/s", r->ref->tokens_per_s);
+        else if (r->ref && !isnan(r->ref->tokens_per_s_per_gpu))
+            snprintf(c[11], REPORT_CELL, "%.0f tok/s/gpu", r->ref->tokens_per_s_per_gpu);
         else
-            strcpy(row[1], "-");
-        snprintf(row[2], 48, "%s", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "-");
-        if (r->step >= 0 && r->total >= 0)
-            snprintf(row[3], 48, "%ld/%ld", r->step, r->total);
-        else if (r->step >= 0)
-            snprintf(row[3], 48, "%ld", r->step);
-        else
-            strcpy(row[3], "-");
-        if (isnan(r->step_time_s))
-            strcpy(row[4], "-");
-        else
-            snprintf(row[4], 48, "%.4g", r->step_time_s);
-        report_num(row[5], 48, 0, r->m.tokens_per_s);
-        report_num(row[6], 48, 1, r->m.tokens_per_s_per_gpu);
-        report_num(row[7], 48, 1, r->m.model_tflops_per_gpu);
-        report_num(row[8], 48, 2, r->m.mfu_percent);
-        report_num(row[9], 48, 2, r->m.days_to_train);
-        snprintf(row[10], 48, "%s", np_run_status_name(r->status));
-        if (o->reference) {
-            if (r->ref && !isnan(r->ref->tokens_per_s))
-                snprintf(row[11], 48, "%.0f tok/s", r->ref->tokens_per_s);
-            else if (r->ref && !isnan(r->ref->tokens_per_s_per_gpu))
-                snprintf(row[11], 48, "%.0f tok/s/gpu", r->ref->tokens_per_s_per_gpu);
-            else
-                strcpy(row[11], "-");
-            report_num(row[12], 48, 3, r->ref_ratio);
-            snprintf(row[13], 48, "%s", isnan(r->ref_ratio) ? "-" : r->ref_pass ? "PASS" : "FAIL");
-        }
-        if (strlen(r->id.experiment) > width[0])
-            width[0] = strlen(r->id.experiment);
-        for (size_t c = 1; c < ncol; c++)
-            if (strlen(row[c]) > width[c])
-                width[c] = strlen(row[c]);
+            strcpy(c[11], "-");
+        report_num(c[12], REPORT_CELL, 3, r->ref_ratio);
+        snprintf(c[13], REPORT_CELL, "%s", isnan(r->ref_ratio) ? "-" : r->ref_pass ? "PASS" : "FAIL");
     }
+}
+
+static void report_table_line(FILE *out, const struct report_row *row, const size_t *width, size_t ncol)
+{
     for (size_t c = 0; c < ncol; c++)
-        report_cell(out, c, width[c], head[c]);
+        report_cell(out, c, width[c], c == 0 ? row->exp : row->cell[c]);
     fputc('\n', out);
-    for (size_t i = 0; i < n; i++) {
-        for (size_t c = 0; c < ncol; c++)
-            report_cell(out, c, width[c], c == 0 ? res->runs[i].id.experiment : cells[i][c]);
-        fputc('\n', out);
-    }
-    free(cells);
-    for (size_t i = 0; i < n; i++)
-        if (res->runs[i].status != NP_RUN_OK && res->runs[i].why)
-            fprintf(out, "%s: %s: %s\n", np_run_status_name(res->runs[i].status), res->runs[i].path,
-                    res->runs[i].why);
-    return NP_OK;
 }
 
 /* ---- csv ---- */
@@ -298,7 +353,7 @@ static void report_csv_num(FILE *out, double v, int integer)
         fprintf(out, "%.10g", v);
 }
 
-static enum np_status report_csv(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
+static void report_csv_header(FILE *out, const struct np_parse_opts *o)
 {
     fputs("path,experiment,recipe,model_size,dtype,gpus,gpu_type,seq_len,global_batch_size,step,steps_seen,"
           "complete,step_time_s,window_first,window_last,window_count,window_mean_s,window_median_s,"
@@ -310,56 +365,56 @@ static enum np_status report_csv(FILE *out, const struct np_parse_result *res, c
               "reference_result",
               out);
     fputc('\n', out);
-    for (size_t i = 0; i < res->nruns; i++) {
-        const struct np_run *r = &res->runs[i];
-        report_csv_str(out, r->path);
-        fputc(',', out);
-        report_csv_str(out, r->id.experiment);
-        fputc(',', out);
-        report_csv_str(out, r->id.recipe);
-        fputc(',', out);
-        report_csv_str(out, r->id.model_size);
-        fputc(',', out);
-        fputs(r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "", out);
-        report_csv_num(out, r->id.gpus ? r->id.gpus : NAN, 1);
-        fputc(',', out);
-        report_csv_str(out, r->id.gpu_type);
-        report_csv_num(out, r->id.seq_len ? r->id.seq_len : NAN, 1);
-        report_csv_num(out, r->id.gbs ? r->id.gbs : NAN, 1);
-        report_csv_num(out, r->step >= 0 ? (double)r->step : NAN, 1);
-        report_csv_num(out, (double)r->steps_seen, 1);
-        fprintf(out, ",%s", r->complete < 0 ? "" : r->complete ? "true" : "false");
-        report_csv_num(out, r->step_time_s, 0);
-        report_csv_num(out, r->window.first >= 0 ? (double)r->window.first : NAN, 1);
-        report_csv_num(out, r->window.last >= 0 ? (double)r->window.last : NAN, 1);
-        report_csv_num(out, (double)r->window.count, 1);
-        report_csv_num(out, r->window.mean_s, 0);
-        report_csv_num(out, r->window.median_s, 0);
-        report_csv_num(out, r->window.stdev_s, 0);
-        report_csv_num(out, r->window.min_s, 0);
-        report_csv_num(out, r->window.max_s, 0);
-        report_csv_num(out, r->m.tokens_per_s, 0);
-        report_csv_num(out, r->m.tokens_per_s_per_gpu, 0);
-        report_csv_num(out, r->flops_per_sample, 0);
-        report_csv_num(out, r->m.model_tflops_per_gpu, 0);
-        report_csv_num(out, r->m.mfu_percent, 0);
-        report_csv_num(out, r->train_tokens, 0);
-        report_csv_num(out, r->m.days_to_train, 0);
-        report_csv_num(out, r->peak_memory_bytes, 1);
-        report_csv_num(out, r->loss, 0);
-        fprintf(out, ",%s", np_run_status_name(r->status));
-        if (o->reference) {
-            report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
-            report_csv_num(out, r->ref ? r->ref->tokens_per_s_per_gpu : NAN, 0);
-            report_csv_num(out, r->ref ? r->ref->step_time_s : NAN, 0);
-            report_csv_num(out, r->ref_ratio, 0);
-            fprintf(out, ",%s", isnan(r->ref_ratio) ? "" : r->ref_pass ? "PASS" : "FAIL");
-        }
-        fputc('\n', out);
-    }
-    return NP_OK;
 }
 
+/* The per-run emitter of CSV: one row. */
+static void report_csv_row(FILE *out, const struct np_run *r, const struct np_parse_opts *o)
+{
+    report_csv_str(out, r->path);
+    fputc(',', out);
+    report_csv_str(out, r->id.experiment);
+    fputc(',', out);
+    report_csv_str(out, r->id.recipe);
+    fputc(',', out);
+    report_csv_str(out, r->id.model_size);
+    fputc(',', out);
+    fputs(r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "", out);
+    report_csv_num(out, r->id.gpus ? r->id.gpus : NAN, 1);
+    fputc(',', out);
+    report_csv_str(out, r->id.gpu_type);
+    report_csv_num(out, r->id.seq_len ? r->id.seq_len : NAN, 1);
+    report_csv_num(out, r->id.gbs ? r->id.gbs : NAN, 1);
+    report_csv_num(out, r->step >= 0 ? (double)r->step : NAN, 1);
+    report_csv_num(out, (double)r->steps_seen, 1);
+    fprintf(out, ",%s", r->complete < 0 ? "" : r->complete ? "true" : "false");
+    report_csv_num(out, r->step_time_s, 0);
+    report_csv_num(out, r->window.first >= 0 ? (double)r->window.first : NAN, 1);
+    report_csv_num(out, r->window.last >= 0 ? (double)r->window.last : NAN, 1);
+    report_csv_num(out, (double)r->window.count, 1);
+    report_csv_num(out, r->window.mean_s, 0);
+    report_csv_num(out, r->window.median_s, 0);
+    report_csv_num(out, r->window.stdev_s, 0);
+    report_csv_num(out, r->window.min_s, 0);
+    report_csv_num(out, r->window.max_s, 0);
+    report_csv_num(out, r->m.tokens_per_s, 0);
+    report_csv_num(out, r->m.tokens_per_s_per_gpu, 0);
+    report_csv_num(out, r->flops_per_sample, 0);
+    report_csv_num(out, r->m.model_tflops_per_gpu, 0);
+    report_csv_num(out, r->m.mfu_percent, 0);
+    report_csv_num(out, r->train_tokens, 0);
+    report_csv_num(out, r->m.days_to_train, 0);
+    report_csv_num(out, r->peak_memory_bytes, 1);
+    report_csv_num(out, r->loss, 0);
+    fprintf(out, ",%s", np_run_status_name(r->status));
+    if (o->reference) {
+        report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
+        report_csv_num(out, r->ref ? r->ref->tokens_per_s_per_gpu : NAN, 0);
+        report_csv_num(out, r->ref ? r->ref->step_time_s : NAN, 0);
+        report_csv_num(out, r->ref_ratio, 0);
+        fprintf(out, ",%s", isnan(r->ref_ratio) ? "" : r->ref_pass ? "PASS" : "FAIL");
+    }
+    fputc('\n', out);
+}
 /* ---- json ---- */
 
 static json_t *report_jnum(double v)
@@ -445,38 +500,258 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     return j;
 }
 
-static enum np_status report_json(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
+#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+
+/* json_dump_callback target: the text of a value nested `indent` spaces deep in the envelope
+ * (JSON_INDENT output has a line break only between tokens, never inside a string). */
+struct report_jout {
+    FILE *out;
+    int indent;
+};
+
+static int report_jwrite(const char *buf, size_t size, void *data)
 {
-    json_t *runs = json_array(), *errs = json_array();
-    json_t *root = json_pack("{s:o,s:o}", "runs", runs, "errors", errs);
-    if (!root)
-        return NP_E_NOMEM;
-    for (size_t i = 0; i < res->nruns; i++) {
-        json_t *j = report_json_run(&res->runs[i], o);
-        if (!j || json_array_append_new(runs, j) != 0) {
-            json_decref(root);
-            return NP_E_NOMEM;
+    struct report_jout *j = data;
+    static const char spaces[] = "        ";
+    while (size) {
+        const char *nl = memchr(buf, '\n', size);
+        size_t n = nl ? (size_t)(nl - buf) + 1 : size;
+        if (fwrite(buf, 1, n, j->out) != n)
+            return -1;
+        if (nl && fwrite(spaces, 1, (size_t)j->indent, j->out) != (size_t)j->indent)
+            return -1;
+        buf += n;
+        size -= n;
+    }
+    return 0;
+}
+
+/* ---- the stream ---- */
+
+struct np_report {
+    FILE *out;
+    enum np_format fmt;
+    const struct np_parse_opts *o;
+    size_t nruns, nerrors;
+    enum np_status status;  /* sticky */
+    /* table */
+    struct report_row *rows; /* the first NP_REPORT_TABLE_ROWS rows, until the widths are fixed */
+    size_t nrows, ncol;
+    size_t width[REPORT_MAXCOL];
+    int widths_fixed;
+    struct report_spill why; /* table: "status: path: reason" lines, printed after the rows; json: errors */
+    /* markdown: one run per (table, GPU count), strings not owned */
+    struct np_run *md;
+    size_t nmd, capmd;
+};
+
+struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts)
+{
+    struct np_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->out = out;
+    r->fmt = fmt;
+    r->o = opts;
+    r->ncol = opts->reference ? 14 : 11;
+    for (size_t c = 0; c < r->ncol; c++)
+        r->width[c] = strlen(report_head[c]);
+    return r;
+}
+
+static void report_table_widen(struct np_report *rep, const struct report_row *row)
+{
+    if (strlen(row->exp) > rep->width[0])
+        rep->width[0] = strlen(row->exp);
+    for (size_t c = 1; c < rep->ncol; c++)
+        if (strlen(row->cell[c]) > rep->width[c])
+            rep->width[c] = strlen(row->cell[c]);
+}
+
+/* Widths from the rows held so far: header and held rows out, later rows go straight out. */
+static void report_table_fix(struct np_report *rep)
+{
+    if (rep->widths_fixed)
+        return;
+    for (size_t c = 0; c < rep->ncol; c++)
+        report_cell(rep->out, c, rep->width[c], report_head[c]);
+    fputc('\n', rep->out);
+    for (size_t i = 0; i < rep->nrows; i++)
+        report_table_line(rep->out, &rep->rows[i], rep->width, rep->ncol);
+    free(rep->rows);
+    rep->rows = NULL;
+    rep->nrows = 0;
+    rep->widths_fixed = 1;
+}
+
+static enum np_status report_table_run(struct np_report *rep, const struct np_run *r)
+{
+    struct report_row row;
+    report_table_cells(r, rep->o, &row);
+    if (r->status != NP_RUN_OK && r->why) {
+        char line[8192];
+        int n = snprintf(line, sizeof line, "%s: %s: %s\n", np_run_status_name(r->status), r->path, r->why);
+        if (n >= (int)sizeof line) {
+            /* a very long path: held whole all the same */
+            size_t len = strlen(np_run_status_name(r->status)) + strlen(r->path) + strlen(r->why) + 6;
+            char *big = malloc(len);
+            if (!big)
+                return NP_E_NOMEM;
+            snprintf(big, len, "%s: %s: %s\n", np_run_status_name(r->status), r->path, r->why);
+            report_spill_add(&rep->why, big, strlen(big));
+            free(big);
+        } else if (n > 0) {
+            report_spill_add(&rep->why, line, (size_t)n);
         }
     }
-    for (size_t i = 0; i < res->nerrors; i++)
-        json_array_append_new(errs, json_string(res->errors[i]));
-    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    fputc('\n', out);
-    json_decref(root);
+    if (rep->widths_fixed) {
+        size_t width[REPORT_MAXCOL];
+        memcpy(width, rep->width, sizeof width);
+        report_table_line(rep->out, &row, width, rep->ncol);
+        return NP_OK;
+    }
+    if (!rep->rows && !(rep->rows = malloc(NP_REPORT_TABLE_ROWS * sizeof *rep->rows)))
+        return NP_E_NOMEM;
+    report_table_widen(rep, &row);
+    rep->rows[rep->nrows++] = row;
+    if (rep->nrows == NP_REPORT_TABLE_ROWS)
+        report_table_fix(rep);
+    return NP_OK;
+}
+
+static int report_md_same(const struct np_run *a, const struct np_run *b)
+{
+    return a->recipe == b->recipe && a->model == b->model && a->id.dtype == b->id.dtype &&
+           a->id.gpus == b->id.gpus && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0;
+}
+
+/* Markdown keeps one run per (table, GPU count): the later one wins, as in the published tables. */
+static enum np_status report_md_run(struct np_report *rep, const struct np_run *r)
+{
+    if (!report_run_in_markdown(r))
+        return NP_OK;
+    struct np_run keep = *r;
+    keep.path = keep.dir = keep.why = NULL; /* not printed, not owned */
+    for (size_t i = 0; i < rep->nmd; i++)
+        if (report_md_same(&rep->md[i], r)) {
+            rep->md[i] = keep;
+            return NP_OK;
+        }
+    if (rep->nmd == rep->capmd) {
+        size_t nc = rep->capmd ? rep->capmd * 2 : 16;
+        struct np_run *m = realloc(rep->md, nc * sizeof *m);
+        if (!m)
+            return NP_E_NOMEM;
+        rep->md = m;
+        rep->capmd = nc;
+    }
+    rep->md[rep->nmd++] = keep;
+    return NP_OK;
+}
+
+static enum np_status report_json_run_out(struct np_report *rep, const struct np_run *r)
+{
+    json_t *j = report_json_run(r, rep->o);
+    if (!j)
+        return NP_E_NOMEM;
+    fputs(rep->nruns ? ",\n    " : "{\n  \"runs\": [\n    ", rep->out);
+    struct report_jout jo = {rep->out, 4};
+    int rc = json_dump_callback(j, report_jwrite, &jo, REPORT_JSON_FLAGS);
+    json_decref(j);
     return rc == 0 ? NP_OK : NP_E_IO;
+}
+
+enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
+{
+    if (rep->status != NP_OK)
+        return rep->status;
+    enum np_status st = NP_OK;
+    switch (rep->fmt) {
+    case NP_FMT_MARKDOWN: st = report_md_run(rep, run); break;
+    case NP_FMT_CSV:
+        if (rep->nruns == 0)
+            report_csv_header(rep->out, rep->o);
+        report_csv_row(rep->out, run, rep->o);
+        break;
+    case NP_FMT_JSON: st = report_json_run_out(rep, run); break;
+    default: st = report_table_run(rep, run); break;
+    }
+    rep->nruns++;
+    if (st == NP_OK && ferror(rep->out))
+        st = NP_E_IO;
+    rep->status = st;
+    return st;
+}
+
+enum np_status np_report_error(struct np_report *rep, const char *msg)
+{
+    if (rep->fmt != NP_FMT_JSON || rep->status != NP_OK)
+        return rep->status;
+    json_t *s = json_string(msg);
+    if (!s) /* not UTF-8: the bytes as Latin-1 would mislead; say what happened */
+        s = json_string("(error message not valid UTF-8)");
+    char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    json_decref(s);
+    if (!text)
+        return rep->status = NP_E_NOMEM;
+    report_spill_add(&rep->why, rep->nerrors ? ",\n    " : "\n    ", rep->nerrors ? 6 : 5);
+    report_spill_add(&rep->why, text, strlen(text));
+    free(text);
+    rep->nerrors++;
+    return NP_OK;
+}
+
+enum np_status np_report_finish(struct np_report *rep)
+{
+    enum np_status st = rep->status;
+    FILE *out = rep->out;
+    if (st == NP_OK) {
+        switch (rep->fmt) {
+        case NP_FMT_MARKDOWN: st = report_markdown(out, rep->md, rep->nmd); break;
+        case NP_FMT_CSV:
+            if (rep->nruns == 0)
+                report_csv_header(out, rep->o);
+            break;
+        case NP_FMT_JSON:
+            fputs(rep->nruns ? "\n  ],\n  \"errors\": [" : "{\n  \"runs\": [],\n  \"errors\": [", out);
+            st = report_spill_write(&rep->why, out);
+            fputs(rep->nerrors ? "\n  ]\n}\n" : "]\n}\n", out);
+            break;
+        default:
+            report_table_fix(rep);
+            st = report_spill_write(&rep->why, out);
+            break;
+        }
+    }
+    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
+        st = NP_E_IO;
+    rep->status = st == NP_OK ? rep->status : st;
+    return st;
+}
+
+void np_report_free(struct np_report *rep)
+{
+    if (!rep)
+        return;
+    free(rep->rows);
+    free(rep->md);
+    report_spill_free(&rep->why);
+    free(rep);
 }
 
 enum np_status np_report_write(FILE *out, enum np_format fmt, const struct np_parse_result *res,
                                const struct np_parse_opts *opts)
 {
-    enum np_status st;
-    switch (fmt) {
-    case NP_FMT_MARKDOWN: st = report_markdown(out, res); break;
-    case NP_FMT_CSV: st = report_csv(out, res, opts); break;
-    case NP_FMT_JSON: st = report_json(out, res, opts); break;
-    default: st = report_table(out, res, opts); break;
-    }
-    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
-        st = NP_E_IO;
+    struct np_report *rep = np_report_new(out, fmt, opts);
+    if (!rep)
+        return NP_E_NOMEM;
+    enum np_status st = NP_OK;
+    for (size_t i = 0; st == NP_OK && i < res->nruns; i++)
+        st = np_report_run(rep, &res->runs[i]);
+    for (size_t i = 0; st == NP_OK && i < res->nerrors; i++)
+        st = np_report_error(rep, res->errors[i]);
+    if (st == NP_OK)
+        st = np_report_finish(rep);
+    np_report_free(rep);
     return st;
 }

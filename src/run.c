@@ -414,17 +414,17 @@ struct run_slot {
     int nomem;
 };
 
-/* The folders analysed so far (walk threads append), sorted at the end. */
+/* One parse: options, the sink, totals (updated by the emitter, one call at a time). */
 struct run_job {
     pthread_mutex_t mu;
     pthread_cond_t pcv;   /* progress: everything finished */
     int finished;
-    struct run_slot **slots;
-    size_t nslots, cap;
     struct np_walk_counts counts;
     const struct np_parse_opts *o;
     const struct np_recipe_set *recipes;
     const struct np_ref_table *ref;
+    const struct np_run_sink *sink;
+    struct np_parse_stats stats;
 };
 
 static void run_slot_error(struct run_slot *s, const struct np_error *err)
@@ -579,8 +579,25 @@ static double run_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
-static enum np_status run_folder(void *ctx, struct np_walk_group *g)
+static void run_slot_free(struct run_slot *slot)
+{
+    if (!slot)
+        return;
+    for (size_t i = 0; i < slot->n; i++) {
+        free(slot->runs[i].path);
+        free(slot->runs[i].dir);
+        free(slot->runs[i].why);
+    }
+    for (size_t i = 0; i < slot->nerrors; i++)
+        free(slot->errors[i]);
+    free(slot->runs);
+    free(slot->errors);
+    np_walk_group_free(slot->g);
+    free(slot);
+}
+
+/* Walk callback, on a walk thread: analyse the folder now, keep the result for its turn. */
+static enum np_status run_folder(void *ctx, struct np_walk_group *g, void **result)
 {
     struct run_job *j = ctx;
     struct run_slot *slot = calloc(1, sizeof *slot);
@@ -591,48 +608,41 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g)
     slot->g = g;
     run_group(j, slot);
     g->dirfd = -1; /* open only during this call */
-    pthread_mutex_lock(&j->mu);
-    if (j->nslots == j->cap) {
-        size_t nc = j->cap ? j->cap * 2 : 256;
-        struct run_slot **ns = realloc(j->slots, nc * sizeof *ns);
-        if (!ns) {
-            pthread_mutex_unlock(&j->mu);
-            for (size_t i = 0; i < slot->n; i++) {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-            }
-            for (size_t i = 0; i < slot->nerrors; i++)
-                free(slot->errors[i]);
-            free(slot->runs);
-            free(slot->errors);
-            np_walk_group_free(g);
-            free(slot);
-            return NP_E_NOMEM;
-        }
-        j->slots = ns;
-        j->cap = nc;
+    if (slot->nomem) {
+        run_slot_free(slot);
+        return NP_E_NOMEM;
     }
-    j->slots[j->nslots++] = slot;
-    pthread_mutex_unlock(&j->mu);
+    *result = slot;
     return NP_OK;
 }
 
-static int run_cmp_slots(const void *a, const void *b)
+/* The folder's turn: its read errors, then its runs, to the sink; then freed. */
+static enum np_status run_emit(void *ctx, void *result)
 {
-    return np_walk_group_cmp((*(struct run_slot *const *)a)->g, (*(struct run_slot *const *)b)->g);
+    struct run_job *j = ctx;
+    struct run_slot *slot = result;
+    enum np_status st = NP_OK;
+    for (size_t i = 0; st == NP_OK && i < slot->nerrors; i++, j->stats.errors++)
+        st = j->sink->error(j->sink->ctx, slot->errors[i]);
+    for (size_t i = 0; st == NP_OK && i < slot->n; i++, j->stats.runs++)
+        st = j->sink->run(j->sink->ctx, &slot->runs[i]);
+    j->stats.files += slot->files;
+    j->stats.bytes_read += slot->bytes;
+    run_slot_free(slot);
+    return st;
 }
 
-static enum np_status run_add_error(struct np_parse_result *res, const char *msg)
+static enum np_status run_walk_error(void *ctx, const char *msg)
 {
-    char **e = realloc(res->errors, (res->nerrors + 1) * sizeof *e);
-    if (!e)
-        return NP_E_NOMEM;
-    res->errors = e;
-    if (!(e[res->nerrors] = strdup(msg)))
-        return NP_E_NOMEM;
-    res->nerrors++;
-    return NP_OK;
+    struct run_job *j = ctx;
+    j->stats.errors++;
+    return j->sink->error(j->sink->ctx, msg);
+}
+
+static void run_discard(void *ctx, void *result)
+{
+    (void)ctx;
+    run_slot_free(result);
 }
 
 /* Progress line on stderr while workers run (only when asked, only after 1 s). */
@@ -663,11 +673,12 @@ static void *run_progress(void *arg)
     return NULL;
 }
 
-enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
-                              const struct np_recipe_set *recipes, const struct np_ref_table *ref,
-                              struct np_parse_result *res)
+enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                               const struct np_run_sink *sink, struct np_parse_stats *stats)
 {
-    memset(res, 0, sizeof *res);
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     pthread_once(&run_once, run_init_patterns);
     struct np_error err;
     if (!run_re_ok || np_scan_init(&err) != NP_OK)
@@ -681,65 +692,76 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     job.o = o;
     job.recipes = recipes;
     job.ref = ref;
+    job.sink = sink;
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? (int)ncpu : 1);
     pthread_t prog;
     int prog_started = o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0;
 
-    struct np_walk_errors werr = {0};
-    enum np_status st = np_walk_paths(paths, npaths, o->include, nthreads, run_folder, &job, &werr, &job.counts);
+    struct np_walk_sink ws = {&job, run_folder, run_emit, run_walk_error, run_discard};
+    enum np_status st = np_walk_ordered(paths, npaths, o->include, nthreads, &ws, &job.counts);
     pthread_mutex_lock(&job.mu);
     job.finished = 1;
     pthread_cond_broadcast(&job.pcv);
     pthread_mutex_unlock(&job.mu);
     if (prog_started)
         pthread_join(prog, NULL);
-    if (job.nslots > 1)
-        qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
-
-    int nomem = st == NP_E_NOMEM;
-    for (size_t i = 0; !nomem && i < werr.n; i++)
-        nomem = run_add_error(res, werr.msgs[i]) != NP_OK;
-    np_walk_errors_free(&werr);
-    /* gather in walk order */
-    size_t total = 0;
-    for (size_t g = 0; g < job.nslots; g++) {
-        total += job.slots[g]->n;
-        nomem |= job.slots[g]->nomem;
-    }
-    res->runs = calloc(total ? total : 1, sizeof *res->runs);
-    if (!res->runs)
-        nomem = 1;
-    for (size_t g = 0; g < job.nslots; g++) {
-        struct run_slot *slot = job.slots[g];
-        for (size_t i = 0; i < slot->n; i++) {
-            if (res->runs) {
-                res->runs[res->nruns++] = slot->runs[i];
-            } else {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-            }
-        }
-        for (size_t i = 0; i < slot->nerrors; i++) {
-            if (!nomem && run_add_error(res, slot->errors[i]) != NP_OK)
-                nomem = 1;
-            free(slot->errors[i]);
-        }
-        res->files += slot->files;
-        res->bytes_read += slot->bytes;
-        free(slot->runs);
-        free(slot->errors);
-        np_walk_group_free(slot->g);
-        free(slot);
-    }
-    free(job.slots);
     pthread_mutex_destroy(&job.mu);
     pthread_cond_destroy(&job.pcv);
-    if (nomem)
+    if (stats)
+        *stats = job.stats;
+    return st;
+}
+
+/* ---- everything in memory ---- */
+
+static enum np_status run_collect_run(void *ctx, const struct np_run *run)
+{
+    struct np_parse_result *res = ctx;
+    struct np_run *r = realloc(res->runs, (res->nruns + 1) * sizeof *r);
+    if (!r)
         return NP_E_NOMEM;
-    return st == NP_OK ? NP_OK : st;
+    res->runs = r;
+    struct np_run *c = &r[res->nruns];
+    *c = *run;
+    c->path = strdup(run->path);
+    c->dir = strdup(run->dir);
+    c->why = run->why ? strdup(run->why) : NULL;
+    if (!c->path || !c->dir || (run->why && !c->why)) {
+        free(c->path);
+        free(c->dir);
+        free(c->why);
+        return NP_E_NOMEM;
+    }
+    res->nruns++;
+    return NP_OK;
+}
+
+static enum np_status run_collect_error(void *ctx, const char *msg)
+{
+    struct np_parse_result *res = ctx;
+    char **e = realloc(res->errors, (res->nerrors + 1) * sizeof *e);
+    if (!e)
+        return NP_E_NOMEM;
+    res->errors = e;
+    if (!(e[res->nerrors] = strdup(msg)))
+        return NP_E_NOMEM;
+    res->nerrors++;
+    return NP_OK;
+}
+
+enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+                              const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                              struct np_parse_result *res)
+{
+    memset(res, 0, sizeof *res);
+    struct np_run_sink sink = {res, run_collect_run, run_collect_error};
+    struct np_parse_stats stats;
+    enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, &stats);
+    res->files = stats.files;
+    res->bytes_read = stats.bytes_read;
+    return st;
 }
 
 void np_parse_result_free(struct np_parse_result *res)

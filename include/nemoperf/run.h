@@ -97,9 +97,32 @@ struct np_parse_result {
 
 void np_parse_opts_init(struct np_parse_opts *o);
 
-/* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).
- * Only NP_E_NOMEM and NP_E_INTERNAL are returned as failures; unreadable
- * inputs are listed in res->errors.  Runs are sorted by path. */
+/* Receives a parse's output in walk order (sorted depth-first), one call at a time, from
+ * whichever worker thread made it ready.  run and msg are borrowed for the call only.
+ * A non-OK return stops the parse (np_parse_stream returns it). */
+struct np_run_sink {
+    void *ctx;
+    enum np_status (*run)(void *ctx, const struct np_run *run);
+    enum np_status (*error)(void *ctx, const char *msg); /* "path: message": unreadable input */
+};
+
+struct np_parse_stats {
+    size_t runs, errors;
+    size_t files;            /* logs read */
+    unsigned long long bytes_read;
+};
+
+/* Parse the paths, handing each run to sink as soon as every run before it is known:
+ * memory does not grow with the number of runs.  recipes/ref may be NULL.  stats may be NULL.
+ * Returns NP_E_NOMEM, NP_E_INTERNAL or the sink's failure; unreadable inputs go to sink->error. */
+enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
+                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                               const struct np_run_sink *sink, struct np_parse_stats *stats);
+
+/* Parse the paths into memory (np_parse_stream collecting everything: for small trees and tests).
+ * recipes/ref may be NULL (nothing identified / no reference).  Only NP_E_NOMEM and
+ * NP_E_INTERNAL are returned as failures; unreadable inputs are listed in res->errors
+ * (in walk order).  Runs are sorted by path. */
 enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res);

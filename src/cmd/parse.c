@@ -1,9 +1,10 @@
 /* parse.c - nemoperf-parse: NeMo logs in, published-style numbers out.
  *
  * Thin front end: options (one getopt_long table), recipe and reference
- * loading, np_parse_paths(), np_report_write(), exit status.  0 when every
- * run is ok (and, with --reference, every comparison passes), 1 otherwise or
- * when no log was found, 2 for usage errors.
+ * loading, np_parse_stream() into an np_report (each run written as soon as
+ * its turn comes; read errors on stderr in the same order), exit status.  0
+ * when every run is ok (and, with --reference, every comparison passes), 1
+ * otherwise or when no log was found, 2 for usage errors.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -113,6 +114,32 @@ static int parse_copy(const char *opt, const char *arg, char *dst, size_t size)
     }
     strcpy(dst, arg);
     return 1;
+}
+
+/* The run sink: exit status, read errors on stderr, the run to the report. */
+struct parse_out {
+    struct np_report *rep;
+    const struct np_parse_opts *o;
+    int quiet;
+    size_t nruns;
+    int failed; /* a run not ok, or a reference comparison failed */
+};
+
+static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
+{
+    struct parse_out *po = ctx;
+    po->nruns++;
+    if (r->status != NP_RUN_OK || (po->o->reference && !isnan(r->ref_ratio) && !r->ref_pass))
+        po->failed = 1;
+    return np_report_run(po->rep, r);
+}
+
+static enum np_status parse_sink_error(void *ctx, const char *msg)
+{
+    struct parse_out *po = ctx;
+    if (!po->quiet)
+        np_errorf("%s", msg);
+    return np_report_error(po->rep, msg);
 }
 
 int main(int argc, char **argv)
@@ -258,32 +285,38 @@ int main(int argc, char **argv)
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
 
-    struct np_parse_result res;
-    enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
+    /* a pipe or file gets large writes; a terminal sees rows as they come */
+    static char obuf[1 << 18];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    struct parse_out po = {np_report_new(stdout, (enum np_format)fmt, &o), &o, quiet, 0, 0};
     int rc = 0;
-    if (st != NP_OK) {
-        np_errorf("%s", np_strerror(st));
+    if (!po.rep) {
+        np_errorf("%s", np_strerror(NP_E_NOMEM));
         rc = 1;
     } else {
-        if (!quiet)
-            for (size_t i = 0; i < res.nerrors; i++)
-                np_errorf("%s", res.errors[i]);
-        if (res.nruns == 0) {
-            np_errorf("no log files matching '%s' found", o.include);
+        struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
+        enum np_status st = np_parse_stream(paths, npaths, &o, &recipes, &ref, &sink, NULL);
+        if (st != NP_OK) {
+            np_errorf("%s", st == NP_E_IO ? "writing the report: output error" : np_strerror(st));
             rc = 1;
-        }
-        for (size_t i = 0; i < res.nruns; i++)
-            if (res.runs[i].status != NP_RUN_OK || (o.reference && !isnan(res.runs[i].ref_ratio) && !res.runs[i].ref_pass))
+        } else {
+            if (po.nruns == 0) {
+                np_errorf("no log files matching '%s' found", o.include);
                 rc = 1;
-        if (res.nruns || fmt == NP_FMT_JSON) {
-            enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
-            if (w != NP_OK) {
-                np_errorf("writing the report: %s", np_strerror(w));
+            }
+            if (po.failed)
                 rc = 1;
+            if (po.nruns || fmt == NP_FMT_JSON) {
+                enum np_status w = np_report_finish(po.rep);
+                if (w != NP_OK) {
+                    np_errorf("writing the report: %s", np_strerror(w));
+                    rc = 1;
+                }
             }
         }
     }
-    np_parse_result_free(&res);
+    np_report_free(po.rep);
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);
     return rc;
