@@ -19,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define WALK_UP 4               /* a folder and its 3 parents are searched for a manifest */
 #define WALK_PENDING_MAX 1024   /* results done but waiting for an earlier folder */
 #define WALK_DENTS (32 * 1024)  /* getdents64 buffer per worker */
 #define WALK_BATCH 64           /* results handed out per emitter round */
+#define WALK_DENT_MAX 512       /* more than the largest linux_dirent64 record (19 + 256 bytes, aligned) */
 
 struct walk_id {
     dev_t dev;
@@ -39,6 +41,7 @@ struct walk_node {
     const char *name;          /* last component, inside path */
     struct walk_id id;
     int is_root, is_file;
+    int one_read;              /* a short getdents64 answer is the whole rest of the folder (see walk_one_read_fs) */
     int fd;                    /* open folder, or -1 */
     size_t fd_refs;            /* own analysis + kids not yet opened */
     char *manifest;            /* this folder's NP_MANIFEST_NAME, or NULL */
@@ -59,6 +62,7 @@ struct walk_shared {
     pthread_cond_t cv;
     struct walk_node top;
     size_t busy;           /* nodes being worked on */
+    size_t waiting;        /* workers in pthread_cond_wait */
     size_t pending;        /* done, not yet emitted */
     int emitting, emit_again;
     enum np_status status; /* first fatal failure */
@@ -111,6 +115,13 @@ int np_walk_group_cmp(const struct np_walk_group *a, const struct np_walk_group 
     if (a->root != b->root)
         return a->root < b->root ? -1 : 1;
     return walk_cmp_paths(a->dir, b->dir);
+}
+
+/* Wake waiting workers, if any (lock held): most of the time nobody waits. */
+static void walk_wake(struct walk_shared *w)
+{
+    if (w->waiting)
+        pthread_cond_broadcast(&w->cv);
 }
 
 static void walk_fail_locked(struct walk_shared *w, enum np_status st)
@@ -306,7 +317,7 @@ static void walk_emit(struct walk_shared *w)
             walk_collect(w, &w->top, out, &nout, WALK_BATCH);
         if (nout == 0 && !w->emit_again)
             break;
-        pthread_cond_broadcast(&w->cv); /* pending went down */
+        walk_wake(w); /* pending went down */
         pthread_mutex_unlock(&w->mu);
         enum np_status st = NP_OK;
         for (size_t i = 0; i < nout; i++) {
@@ -377,6 +388,8 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
         }
         if (got == 0)
             break;
+        /* the EOF call is skipped only where the filesystem fills the buffer whenever it can */
+        int last = n->one_read && (size_t)got <= WALK_DENTS - WALK_DENT_MAX;
         for (ssize_t off = 0; off < got;) {
             const struct dirent64 *e = (const struct dirent64 *)(dents + off);
             off += e->d_reclen;
@@ -416,6 +429,7 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
                     goto nomem;
                 }
                 k->id = id;
+                k->one_read = n->one_read && e->d_type == DT_DIR; /* not through a symbolic link */
                 kids[nk++] = k;
             } else if (type == DT_REG) {
                 if (!n->manifest && strcmp(nm, NP_MANIFEST_NAME) == 0 && !(n->manifest = walk_join(n->path, nm)))
@@ -424,6 +438,8 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
                     goto nomem;
             }
         }
+        if (last)
+            break;
     }
     if (nk > 1)
         qsort(kids, nk, sizeof *kids, walk_cmp_nodes);
@@ -507,11 +523,6 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
         int fd = p && p->fd >= 0 ? openat(p->fd, n->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                                  : open(n->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int oerr = errno;
-        if (p && p->path) {
-            pthread_mutex_lock(&w->mu);
-            walk_fd_unref(p);
-            pthread_mutex_unlock(&w->mu);
-        }
         if (fd < 0) {
             if (!walk_node_error(n, n->path, NULL, strerror(oerr)))
                 st = NP_E_NOMEM;
@@ -520,11 +531,14 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
             st = walk_list(w, n, dents, &files);
         }
         pthread_mutex_lock(&w->mu);
+        if (p && p->path)
+            walk_fd_unref(p); /* opened: the parent's fd is no longer needed for this one */
         n->fd_refs = n->fd >= 0 ? 1 + n->nkids : 0; /* own analysis + each kid's openat */
         n->listed = 1;
         if (w->counts)
             atomic_fetch_add(&w->counts->found, n->nkids);
-        pthread_cond_broadcast(&w->cv); /* new work */
+        if (n->nkids)
+            walk_wake(w); /* new work */
         pthread_mutex_unlock(&w->mu);
         if (st == NP_OK && files.n)
             st = walk_group(w, n, n->path, n->fd, files.v, files.n, walk_manifest(n), &result, &has);
@@ -545,8 +559,7 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
     w->pending++;
     if (st != NP_OK)
         walk_fail_locked(w, st);
-    pthread_mutex_unlock(&w->mu);
-    return st;
+    return st; /* lock held */
 }
 
 static void *walk_worker(void *arg)
@@ -574,22 +587,75 @@ static void *walk_worker(void *arg)
                 w->top.exhausted = 1;
                 break;
             }
+            w->waiting++;
             pthread_cond_wait(&w->cv, &w->mu);
+            w->waiting--;
             continue;
         }
         n->claimed = 1;
         w->busy++;
         pthread_mutex_unlock(&w->mu);
-        walk_work(w, n, dents);
-        pthread_mutex_lock(&w->mu);
+        walk_work(w, n, dents); /* returns with the lock held */
         w->busy--;
         walk_emit(w);
-        pthread_cond_broadcast(&w->cv);
+        if (w->busy == 0)
+            walk_wake(w); /* maybe the end */
     }
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     free(dents);
     return NULL;
+}
+
+/* Filesystems whose getdents64 fills the buffer until the folder's end or until the
+ * next entry does not fit (ext4_readdir/ext4_dx_readdir, xfs_readdir, btrfs_real_readdir,
+ * dcache_readdir/offset_readdir): an answer with room left for one more entry is the last
+ * one, and the call that would return 0 can be skipped.  Network and FUSE filesystems
+ * may answer short: they always get the EOF call. */
+static int walk_one_read_fs(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) != 0)
+        return 0;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53UL:     /* ext2/3/4 */
+    case 0x58465342UL: /* xfs */
+    case 0x9123683EUL: /* btrfs */
+    case 0x01021994UL: /* tmpfs */
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 when some mount point lies below the folder `real` (/proc/self/mountinfo): then a
+ * subfolder may be on another filesystem, which d_type does not tell. */
+static int walk_mounts_below(const char *real)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return 1;
+    size_t rl = strlen(real);
+    char line[8192];
+    int below = 0;
+    while (!below && fgets(line, sizeof line, f)) {
+        /* "id parent maj:min root mountpoint ..." (octal escapes do not matter for a prefix test) */
+        char *p = line;
+        for (int field = 0; field < 4 && p; field++) {
+            p = strchr(p, ' ');
+            if (p)
+                p++;
+        }
+        if (!p)
+            continue;
+        char *end = strchr(p, ' ');
+        if (end)
+            *end = '\0';
+        if (strcmp(real, "/") == 0 ? strcmp(p, "/") != 0
+                                   : strncmp(p, real, rl) == 0 && p[rl] == '/')
+            below = 1;
+    }
+    fclose(f);
+    return below;
 }
 
 /* Manifests in the folders above `start`, up to WALK_UP - 1 of them, into m[]. */
@@ -658,6 +724,13 @@ enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *in
             rc = walk_scan_above(p, n->above, WALK_UP - 1);
             if (counts && !n->is_file)
                 atomic_fetch_add(&counts->found, 1);
+            if (!n->is_file) {
+                char real[4096];
+                int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                n->one_read = fd >= 0 && walk_one_read_fs(fd) && realpath(p, real) && !walk_mounts_below(real);
+                if (fd >= 0)
+                    close(fd);
+            }
         } else {
             if (!walk_node_error(n, p, NULL, "not a regular file or folder"))
                 rc = NP_E_NOMEM;
