@@ -268,13 +268,19 @@ struct report_row {
 /* Text columns (name, dtype, status, result) align left, numbers right. */
 static void report_cell(FILE *out, size_t col, size_t width, const char *text)
 {
+    static const char spaces[] = "                                ";
     int left = col == 0 || col == 2 || col == 10 || col == 13;
+    size_t len = strlen(text), pad = len < width ? width - len : 0;
     if (col)
         fputs("  ", out);
     if (left)
-        fprintf(out, "%-*s", (int)width, text);
-    else
-        fprintf(out, "%*s", (int)width, text);
+        fwrite(text, 1, len, out);
+    for (size_t n; pad; pad -= n) {
+        n = pad < sizeof spaces - 1 ? pad : sizeof spaces - 1;
+        fwrite(spaces, 1, n, out);
+    }
+    if (!left)
+        fwrite(text, 1, len, out);
 }
 
 /* The per-run emitter of the table: one row of cells. */
@@ -503,11 +509,30 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
 
 /* json_dump_callback target: the text of a value nested `indent` spaces deep in the envelope
- * (JSON_INDENT output has a line break only between tokens, never inside a string). */
+ * (JSON_INDENT output has a line break only between tokens, never inside a string), gathered
+ * in a buffer reused from run to run and written with one fwrite. */
 struct report_jout {
-    FILE *out;
+    char *buf;
+    size_t len, cap;
     int indent;
 };
+
+static int report_jput(struct report_jout *j, const char *s, size_t n)
+{
+    if (j->len + n > j->cap) {
+        size_t nc = j->cap ? j->cap : 4096;
+        while (nc < j->len + n)
+            nc *= 2;
+        char *b = realloc(j->buf, nc);
+        if (!b)
+            return -1;
+        j->buf = b;
+        j->cap = nc;
+    }
+    memcpy(j->buf + j->len, s, n);
+    j->len += n;
+    return 0;
+}
 
 static int report_jwrite(const char *buf, size_t size, void *data)
 {
@@ -516,9 +541,7 @@ static int report_jwrite(const char *buf, size_t size, void *data)
     while (size) {
         const char *nl = memchr(buf, '\n', size);
         size_t n = nl ? (size_t)(nl - buf) + 1 : size;
-        if (fwrite(buf, 1, n, j->out) != n)
-            return -1;
-        if (nl && fwrite(spaces, 1, (size_t)j->indent, j->out) != (size_t)j->indent)
+        if (report_jput(j, buf, n) != 0 || (nl && report_jput(j, spaces, (size_t)j->indent) != 0))
             return -1;
         buf += n;
         size -= n;
@@ -540,6 +563,7 @@ struct np_report {
     size_t width[REPORT_MAXCOL];
     int widths_fixed;
     struct report_spill why; /* table: "status: path: reason" lines, printed after the rows; json: errors */
+    struct report_jout json; /* json: one run object's text */
     /* markdown: one run per (table, GPU count), strings not owned */
     struct np_run *md;
     size_t nmd, capmd;
@@ -654,11 +678,16 @@ static enum np_status report_json_run_out(struct np_report *rep, const struct np
     json_t *j = report_json_run(r, rep->o);
     if (!j)
         return NP_E_NOMEM;
-    fputs(rep->nruns ? ",\n    " : "{\n  \"runs\": [\n    ", rep->out);
-    struct report_jout jo = {rep->out, 4};
-    int rc = json_dump_callback(j, report_jwrite, &jo, REPORT_JSON_FLAGS);
+    const char *sep = rep->nruns ? ",\n    " : "{\n  \"runs\": [\n    ";
+    rep->json.len = 0;
+    rep->json.indent = 4;
+    int rc = report_jput(&rep->json, sep, strlen(sep));
+    if (rc == 0)
+        rc = json_dump_callback(j, report_jwrite, &rep->json, REPORT_JSON_FLAGS);
     json_decref(j);
-    return rc == 0 ? NP_OK : NP_E_IO;
+    if (rc != 0)
+        return NP_E_NOMEM;
+    return fwrite(rep->json.buf, 1, rep->json.len, rep->out) == rep->json.len ? NP_OK : NP_E_IO;
 }
 
 enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
@@ -666,6 +695,7 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
     if (rep->status != NP_OK)
         return rep->status;
     enum np_status st = NP_OK;
+    flockfile(rep->out); /* one lock per run, not per character */
     switch (rep->fmt) {
     case NP_FMT_MARKDOWN: st = report_md_run(rep, run); break;
     case NP_FMT_CSV:
@@ -676,6 +706,7 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
     case NP_FMT_JSON: st = report_json_run_out(rep, run); break;
     default: st = report_table_run(rep, run); break;
     }
+    funlockfile(rep->out);
     rep->nruns++;
     if (st == NP_OK && ferror(rep->out))
         st = NP_E_IO;
@@ -735,6 +766,7 @@ void np_report_free(struct np_report *rep)
         return;
     free(rep->rows);
     free(rep->md);
+    free(rep->json.buf);
     report_spill_free(&rep->why);
     free(rep);
 }
