@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +550,47 @@ static int report_jwrite(const char *buf, size_t size, void *data)
     return 0;
 }
 
+/* A run object is built and dumped in one arena, reused from run to run: no malloc/free per
+ * key and value.  Jansson's allocator (json_set_alloc_funcs, set once before any worker runs)
+ * takes from the arena of the calling thread while one is active and falls back to malloc
+ * (a full arena, other threads reading manifests); free ignores arena memory. */
+#define REPORT_ARENA ((size_t)64 << 10)
+
+struct report_arena {
+    char *buf;
+    size_t used;
+};
+
+static _Thread_local struct report_arena *report_arena_cur;
+static pthread_once_t report_alloc_once = PTHREAD_ONCE_INIT;
+
+static void *report_jmalloc(size_t n)
+{
+    struct report_arena *a = report_arena_cur;
+    if (a) {
+        size_t need = (n + 15) & ~(size_t)15;
+        if (need >= n && need <= REPORT_ARENA - a->used) {
+            void *p = a->buf + a->used;
+            a->used += need;
+            return p;
+        }
+    }
+    return malloc(n);
+}
+
+static void report_jfree(void *p)
+{
+    struct report_arena *a = report_arena_cur;
+    if (a && (uintptr_t)p >= (uintptr_t)a->buf && (uintptr_t)p < (uintptr_t)a->buf + REPORT_ARENA)
+        return;
+    free(p);
+}
+
+static void report_alloc_init(void)
+{
+    json_set_alloc_funcs(report_jmalloc, report_jfree);
+}
+
 /* ---- the stream ---- */
 
 struct np_report {
@@ -564,6 +606,7 @@ struct np_report {
     int widths_fixed;
     struct report_spill why; /* table: "status: path: reason" lines, printed after the rows; json: errors */
     struct report_jout json; /* json: one run object's text */
+    struct report_arena arena; /* json: one run object's memory */
     /* markdown: one run per (table, GPU count), strings not owned */
     struct np_run *md;
     size_t nmd, capmd;
@@ -578,6 +621,8 @@ struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_p
     r->fmt = fmt;
     r->o = opts;
     r->ncol = opts->reference ? 14 : 11;
+    if (fmt == NP_FMT_JSON) /* before any worker thread runs: Jansson's allocator is process-wide */
+        pthread_once(&report_alloc_once, report_alloc_init);
     for (size_t c = 0; c < r->ncol; c++)
         r->width[c] = strlen(report_head[c]);
     return r;
@@ -673,7 +718,7 @@ static enum np_status report_md_run(struct np_report *rep, const struct np_run *
     return NP_OK;
 }
 
-static enum np_status report_json_run_out(struct np_report *rep, const struct np_run *r)
+static enum np_status report_json_run_text(struct np_report *rep, const struct np_run *r)
 {
     json_t *j = report_json_run(r, rep->o);
     if (!j)
@@ -688,6 +733,17 @@ static enum np_status report_json_run_out(struct np_report *rep, const struct np
     if (rc != 0)
         return NP_E_NOMEM;
     return fwrite(rep->json.buf, 1, rep->json.len, rep->out) == rep->json.len ? NP_OK : NP_E_IO;
+}
+
+static enum np_status report_json_run_out(struct np_report *rep, const struct np_run *r)
+{
+    if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
+        return NP_E_NOMEM;
+    rep->arena.used = 0;
+    report_arena_cur = &rep->arena;
+    enum np_status st = report_json_run_text(rep, r);
+    report_arena_cur = NULL;
+    return st;
 }
 
 enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
@@ -767,6 +823,7 @@ void np_report_free(struct np_report *rep)
     free(rep->rows);
     free(rep->md);
     free(rep->json.buf);
+    free(rep->arena.buf);
     report_spill_free(&rep->why);
     free(rep);
 }
