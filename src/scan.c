@@ -64,6 +64,20 @@ static const char *const scan_pat_src[PAT_COUNT] = {
 };
 
 static pcre2_code *scan_re[PAT_COUNT];
+static int scan_jit[PAT_COUNT]; /* JIT-compiled: matched with pcre2_jit_match (no interpreter dispatch) */
+
+/* The "^.*\\K" patterns find the last position where the rest R matches; R starts with this literal.
+ * scan_match first tries R alone (compiled anchored, scan_re_last) at the literal's last occurrence
+ * in the whole line (so \\b sees the byte before): the same match without backtracking over the
+ * line; the full pattern runs only when R fails there. */
+static const char *const scan_pat_last[PAT_COUNT] = {
+    [PAT_NEMO2_ANCHOR] = "Training epoch ",
+    [PAT_DELTA] = "Step ",
+    [PAT_NEMO1_ANCHOR] = "Epoch ",
+    [PAT_MB_ANCHOR] = "iteration",
+    [PAT_AM_ANCHOR] = "step",
+};
+static pcre2_code *scan_re_last[PAT_COUNT];
 static int scan_use_avx2; /* the candidate search may use AVX2 (set once) */
 static locale_t scan_c_locale;
 static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
@@ -97,8 +111,19 @@ static void scan_init_once(void)
         }
 #ifndef SCAN_NO_JIT
         /* Without JIT (unsupported CPU, W^X policy) pcre2_match interprets. */
-        (void)pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE);
+        scan_jit[i] = pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE) == 0;
 #endif
+        const char *lead = "^.*\\K";
+        if (scan_pat_last[i] && strncmp(scan_pat_src[i], lead, strlen(lead)) == 0) {
+            /* best effort: without it the full pattern does the work */
+            scan_re_last[i] = pcre2_compile((PCRE2_SPTR)(scan_pat_src[i] + strlen(lead)), PCRE2_ZERO_TERMINATED,
+                                            PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_UTF | PCRE2_ANCHORED,
+                                            &code, &off, NULL);
+#ifndef SCAN_NO_JIT
+            if (scan_re_last[i])
+                (void)pcre2_jit_compile(scan_re_last[i], PCRE2_JIT_COMPLETE);
+#endif
+        }
     }
 }
 
@@ -547,10 +572,40 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     return 0;
 }
 
+static int scan_match_at(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
+{
+    int rc = scan_jit[p] ? pcre2_jit_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL)
+                         : pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
+    return rc > 0;
+}
+
+/* Last occurrence of lit (length ln) in s[0..n), or NULL. */
+static const char *scan_memrmem(const char *s, size_t n, const char *lit, size_t ln)
+{
+    if (n < ln)
+        return NULL;
+    for (const char *p = s + n - ln;; p--) {
+        p = memrchr(s, lit[0], (size_t)(p - s) + 1);
+        if (!p)
+            return NULL;
+        if (memcmp(p, lit, ln) == 0)
+            return p;
+        if (p == s)
+            return NULL;
+    }
+}
+
 static int scan_match(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
 {
-    int rc = pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
-    return rc > 0;
+    if (scan_re_last[p] && off == 0) {
+        size_t ln = strlen(scan_pat_last[p]);
+        const char *q = scan_memrmem(s, n, scan_pat_last[p], ln);
+        if (!q)
+            return 0; /* every match holds the literal */
+        if (pcre2_match(scan_re_last[p], (PCRE2_SPTR)s, n, (size_t)(q - s), 0, st->md, NULL) > 0)
+            return 1; /* the last literal starts the last match: the full pattern's answer */
+    }
+    return scan_match_at(st, p, s, n, off);
 }
 
 /* Group g of the last match as (ptr, len); 0 when it did not take part. */
