@@ -651,9 +651,22 @@ static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_
     return found;
 }
 
+/* memmem for a short needle in one line: memchr to the needle's first byte, memcmp to confirm
+ * (glibc's memmem builds a shift table on every call, most of the cost on a 300-byte line). */
+static const char *scan_find_in_line(const char *s, size_t n, const char *needle, size_t nl)
+{
+    const char *p = s, *end = s + n;
+    while ((size_t)(end - p) >= nl && (p = memchr(p, needle[0], (size_t)(end - p) - nl + 1)) != NULL) {
+        if (memcmp(p + 1, needle + 1, nl - 1) == 0)
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 static const char *scan_memmem(const char *s, size_t n, const char *needle)
 {
-    return memmem(s, n, needle, strlen(needle));
+    return scan_find_in_line(s, n, needle, strlen(needle));
 }
 
 /* After "train_step_timing in s": ':' = NeMo 2.0, '=' = tqdm, 0 = neither. */
@@ -663,7 +676,7 @@ static char scan_timing_style(const char *s, size_t n)
     const size_t kl = sizeof key - 1;
     char style = 0;
     const char *p = s, *end = s + n;
-    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+    while ((p = scan_find_in_line(p, (size_t)(end - p), key, kl)) != NULL) {
         const char *q = p + kl;
         while (q < end && (*q == ' ' || *q == '\t'))
             q++;
@@ -980,7 +993,7 @@ static void scan_checkpoint(struct scan_state *st, const char *s, size_t n)
     static const char key[] = "Global Checkpoint ";
     const size_t kl = sizeof key - 1;
     const char *p = s, *end = s + n;
-    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+    while ((p = scan_find_in_line(p, (size_t)(end - p), key, kl)) != NULL) {
         p += kl;
         if ((size_t)(end - p) < 4 || (end - p > 4 && (scan_isword(p[4]))))
             continue; /* "Saver", "Loading": not the NeMo message */
