@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define WALK_UP 4               /* a folder and its 3 parents are searched for a manifest */
-#define WALK_PENDING_MAX 1024   /* results done but waiting for an earlier folder */
+#define WALK_PENDING_MAX 4096   /* results done but waiting for an earlier folder */
 #define WALK_DENTS (32 * 1024)  /* getdents64 buffer per worker */
 #define WALK_BATCH 64           /* results handed out per emitter round */
 #define WALK_DENT_MAX 512       /* more than the largest linux_dirent64 record (19 + 256 bytes, aligned) */
@@ -499,6 +499,25 @@ static char *walk_dirname(const char *path)
     return strndup(path, len);
 }
 
+/* Node n is listed: its kids may be taken (lock held).  analysing: n's files are still to be
+ * read through n->fd, which then stays open for that too. */
+static void walk_publish(struct walk_shared *w, struct walk_node *n, int analysing)
+{
+    struct walk_node *p = n->parent;
+    if (p && p->path)
+        walk_fd_unref(p); /* n is open: the parent's fd is no longer needed for it */
+    n->fd_refs = n->fd >= 0 ? (size_t)analysing + n->nkids : 0; /* each kid's openat */
+    if (n->fd >= 0 && n->fd_refs == 0) {
+        close(n->fd);
+        n->fd = -1;
+    }
+    n->listed = 1;
+    if (w->counts)
+        atomic_fetch_add(&w->counts->found, n->nkids);
+    if (n->nkids)
+        walk_wake(w); /* new work */
+}
+
 /* Work on one claimed node: open, list, publish the kids, analyse the files. */
 static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char *dents)
 {
@@ -530,21 +549,22 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
             n->fd = fd;
             st = walk_list(w, n, dents, &files);
         }
-        pthread_mutex_lock(&w->mu);
-        if (p && p->path)
-            walk_fd_unref(p); /* opened: the parent's fd is no longer needed for this one */
-        n->fd_refs = n->fd >= 0 ? 1 + n->nkids : 0; /* own analysis + each kid's openat */
-        n->listed = 1;
-        if (w->counts)
-            atomic_fetch_add(&w->counts->found, n->nkids);
-        if (n->nkids)
-            walk_wake(w); /* new work */
-        pthread_mutex_unlock(&w->mu);
+        /* Publish the subfolders before analysing the files, so that other workers can start on
+         * them; a folder without subfolders or without files is published and finished under
+         * one lock (fewer lock round trips: most folders are one or the other). */
+        int early = n->nkids && st == NP_OK && files.n;
+        if (early) {
+            pthread_mutex_lock(&w->mu);
+            walk_publish(w, n, 1);
+            pthread_mutex_unlock(&w->mu);
+        }
         if (st == NP_OK && files.n)
             st = walk_group(w, n, n->path, n->fd, files.v, files.n, walk_manifest(n), &result, &has);
         pthread_mutex_lock(&w->mu);
-        if (n->fd >= 0)
-            walk_fd_unref(n);
+        if (!early)
+            walk_publish(w, n, 0);
+        else if (n->fd >= 0)
+            walk_fd_unref(n); /* the analysis is over */
     }
     for (size_t i = 0; i < files.n; i++)
         free(files.v[i]);
