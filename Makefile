@@ -113,6 +113,8 @@ install: all
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
+	install -d $(DESTDIR)$(DATADIR)/packs
+	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
 	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:

@@ -5,7 +5,7 @@ set -eu
 what=${1:-check}
 pkgs="build-essential pkg-config libcurl4-openssl-dev libpcre2-dev libjansson-dev check"
 case $what in
-check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3" ;;
+check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3 python3-numpy" ;;
 bench) pkgs="$pkgs ripgrep" ;;
 fuzz)  pkgs="$pkgs clang" ;;
 esac

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh - build the scanner's libFuzzer target with clang and fuzz it for a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
-# Seeds are the golden logs of tests/data/scan/.  Exits non-zero when the fuzzer finds a crash, a leak,
+# Seeds are the golden logs of tests/data/scan/ and the real-log corpus tests/data/real/.  Exits non-zero when the fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-600}
 CLANG=${CLANG:-clang}
 run=fuzz/corpus-run
 mkdir -p "$run/corpus" "$run/artifacts"
-cp tests/data/scan/*.log "$run/corpus/"
+cp tests/data/scan/*.log tests/data/real/*.log "$run/corpus/"
 
 # A dictionary of the tokens the scanner keys on helps the mutator reach deep paths.
 cat >"$run/scan.dict" <<'EOF'

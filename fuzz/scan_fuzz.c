@@ -13,6 +13,22 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+/* The tail and the whole file may disagree on a step's number only where the line gives it inexactly: a
+ * tqdm-rounded global_step ("2e+3" is 1995..2004) without a readable bar, which the whole-file scan refines
+ * from the step before it (prev + 1 within the rounding) and the tail cannot.  Then the tail's number is what
+ * the line says on its own, and both lie within the rounding (at most 1 % for tqdm's 3 significant digits). */
+static void fuzz_inexact_identity(const char *buf, size_t size, const struct np_step *t, const struct np_step *r)
+{
+    struct np_scan_result alone;
+    if (t->offset > size || np_scan_buffer(buf + t->offset, size - t->offset, 0, &alone, NULL) != NP_OK)
+        abort();
+    long own = alone.nsteps ? alone.steps[0].iteration : -2;
+    np_scan_result_free(&alone);
+    long d = t->iteration > r->iteration ? t->iteration - r->iteration : r->iteration - t->iteration;
+    if (own != t->iteration || d > t->iteration / 100 + 1)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int fuzz_same_double(double a, double b)
@@ -139,9 +155,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (np_scan_file(path, &to, &t, NULL) != NP_OK)
             abort();
         fuzz_invariants(&t, data, size, 0);
-        if (t.nsteps && (!r.nsteps || t.steps[t.nsteps - 1].offset != r.steps[r.nsteps - 1].offset ||
-                         t.steps[t.nsteps - 1].iteration != r.steps[r.nsteps - 1].iteration))
+        if (t.nsteps && (!r.nsteps || t.steps[t.nsteps - 1].offset != r.steps[r.nsteps - 1].offset))
             abort();
+        if (t.nsteps && t.steps[t.nsteps - 1].iteration != r.steps[r.nsteps - 1].iteration)
+            fuzz_inexact_identity(buf, size, &t.steps[t.nsteps - 1], &r.steps[r.nsteps - 1]);
         if (t.nsteps == 0 && r.nsteps && !t.truncated_start)
             abort(); /* read it all and found nothing? */
         np_scan_result_free(&t);

@@ -33,6 +33,16 @@ double np_model_flops(enum np_flops_conv conv, const struct np_arch *a, int kv_g
     return NAN;
 }
 
+double np_finetune_flops_per_pack(const struct np_arch *a, int kv_groups, double k, double tokens, double sum_sq)
+{
+    if (!a || a->layers <= 0 || a->hidden <= 0 || a->heads <= 0 || !(k > 0) || !(tokens >= 0) || !(sum_sq >= 0))
+        return NAN;
+    const double L = a->layers, h = a->hidden, F = a->ffn_hidden, A = a->heads, V = a->vocab;
+    const double G = kv_groups > 0 ? kv_groups : a->kv_groups;
+    const double linear = L * h * h * (12 + 12 * G / A + 18 * F / h + 6 * V / (L * h));
+    return k * linear * tokens + 12 * L * h * sum_sq;
+}
+
 double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len)
 {
     if (!m)

@@ -353,25 +353,27 @@ static int hf_sleep(struct np_hf_client *c, long ms)
 }
 
 /* The 401/403 message: what to do, where. */
-static enum np_status hf_access_error(struct np_hf_client *c, const char *repo, long code,
+static enum np_status hf_access_error(struct np_hf_client *c, const char *kind, const char *repo, long code,
                                       struct np_error *err)
 {
+    /* kind: "" for a model, "datasets/" for a data set (its page is under /datasets/) */
+    const char *noun = *kind ? "data set" : "model";
     int have_token = c->o.token && *c->o.token;
     if (code == 401 && !have_token)
         return np_error_set(err, NP_E_HTTP, repo, 0, 0,
-                            "access denied (HTTP 401): the model is gated and HF_TOKEN is not set; "
-                            "request access on %s/%s and export HF_TOKEN (a read token from %s/settings/tokens)",
-                            c->endpoint, repo, c->endpoint);
+                            "access denied (HTTP 401): the %s is gated and HF_TOKEN is not set; "
+                            "request access on %s/%s%s and export HF_TOKEN (a read token from %s/settings/tokens)",
+                            noun, c->endpoint, kind, repo, c->endpoint);
     if (code == 401)
         return np_error_set(err, NP_E_HTTP, repo, 0, 0,
                             "access denied (HTTP 401): the Hub did not accept HF_TOKEN; check HF_TOKEN "
-                            "(a read token from %s/settings/tokens) and request access on %s/%s",
-                            c->endpoint, c->endpoint, repo);
+                            "(a read token from %s/settings/tokens) and request access on %s/%s%s",
+                            c->endpoint, c->endpoint, kind, repo);
     return np_error_set(err, NP_E_HTTP, repo, 0, 0,
-                        "access denied (HTTP 403): this account has no access to the gated model; "
-                        "request access on %s/%s (the page's access form) and check that HF_TOKEN "
+                        "access denied (HTTP 403): this account has no access to the gated %s; "
+                        "request access on %s/%s%s (the page's access form) and check that HF_TOKEN "
                         "belongs to the account that was granted access",
-                        c->endpoint, repo);
+                        noun, c->endpoint, kind, repo);
 }
 
 /* Run the request at url with retries.  For downloads (x->part set) the
@@ -473,7 +475,7 @@ enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long
         *http_code = code;
     if (st == NP_OK) {
         if (code == 401 || code == 403) {
-            st = hf_access_error(c, repo, code, err);
+            st = hf_access_error(c, "", repo, code, err);
         } else if (code == 404) {
             st = np_error_set(err, NP_E_NOTFOUND, repo, 0, 0,
                               "no such model on %s (HTTP 404; a gated model also answers 404 to some "
@@ -503,9 +505,26 @@ enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long
     return st;
 }
 
-enum np_status np_hf_fetch_file(struct np_hf_client *c, const char *repo, const char *revision,
-                                const char *file, const char *dest_dir, enum np_hf_fetch *what,
-                                long long *bytes, struct np_error *err)
+/* 1 when path is one or more valid names joined by '/' (no "." or ".." parts). */
+static int hf_path_valid(const char *path)
+{
+    const char *p = path;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (!hf_name_valid(p, n) || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return 0;
+        if (!slash)
+            return 1;
+        p = slash + 1;
+    }
+}
+
+/* One file of a model (kind "") or data set (kind "datasets/") into
+ * dest_dir/<last part of file>. */
+static enum np_status hf_fetch(struct np_hf_client *c, const char *kind, const char *repo, const char *revision,
+                               const char *file, const char *dest_dir, enum np_hf_fetch *what, long long *bytes,
+                               struct np_error *err)
 {
     if (what)
         *what = NP_HF_ABSENT;
@@ -515,14 +534,16 @@ enum np_status np_hf_fetch_file(struct np_hf_client *c, const char *repo, const 
         revision = NP_HF_DEFAULT_REVISION;
     if (!np_hf_repo_valid(repo))
         return np_error_set(err, NP_E_INVALID, repo ? repo : "", 0, 0, "not a Hugging Face repo id (org/name)");
-    if (!file || !hf_name_valid(file, strlen(file)) || !hf_name_valid(revision, strlen(revision)))
+    if (!file || !(*kind ? hf_path_valid(file) : hf_name_valid(file, strlen(file))) ||
+        !hf_name_valid(revision, strlen(revision)))
         return np_error_set(err, NP_E_INVALID, repo, 0, 0, "bad file name or revision");
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     enum np_status st = np_stage_mkdirs(dest_dir, err);
     if (st != NP_OK)
         return st;
-    char *final = hf_strf("%s/%s", dest_dir, file);
-    char *part = hf_strf("%s/%s.part", dest_dir, file);
-    char *url = hf_strf("%s/%s/resolve/%s/%s", c->endpoint, repo, revision, file);
+    char *final = hf_strf("%s/%s", dest_dir, base);
+    char *part = hf_strf("%s/%s.part", dest_dir, base);
+    char *url = hf_strf("%s/%s%s/resolve/%s/%s", c->endpoint, kind, repo, revision, file);
     char *label = hf_strf("%s/%s", repo, file);
     if (!final || !part || !url || !label) {
         st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
@@ -543,7 +564,7 @@ enum np_status np_hf_fetch_file(struct np_hf_client *c, const char *repo, const 
     if (st != NP_OK)
         goto out;
     if (code == 401 || code == 403) {
-        st = hf_access_error(c, repo, code, err);
+        st = hf_access_error(c, kind, repo, code, err);
     } else if (code == 404) {
         unlink(part); /* a stale prefix of a file that is gone */
     } else if (code != 200 && code != 206) {
@@ -571,4 +592,18 @@ out:
     free(url);
     free(label);
     return st;
+}
+
+enum np_status np_hf_fetch_file(struct np_hf_client *c, const char *repo, const char *revision,
+                                const char *file, const char *dest_dir, enum np_hf_fetch *what,
+                                long long *bytes, struct np_error *err)
+{
+    return hf_fetch(c, "", repo, revision, file, dest_dir, what, bytes, err);
+}
+
+enum np_status np_hf_fetch_dataset_file(struct np_hf_client *c, const char *repo, const char *revision,
+                                        const char *file, const char *dest_dir, enum np_hf_fetch *what,
+                                        long long *bytes, struct np_error *err)
+{
+    return hf_fetch(c, "datasets/", repo, revision, file, dest_dir, what, bytes, err);
 }

@@ -16,12 +16,16 @@
 
 enum ref_col {
     REF_RECIPE, REF_SIZE, REF_DTYPE, REF_GPU, REF_GPUS, REF_STEP, REF_TPS, REF_MFU, REF_DAYS, REF_TPSG,
-    REF_TFLOPS, REF_SOURCE, REF_NCOLS
+    REF_TFLOPS, REF_SOURCE,
+    /* optional from here on */
+    REF_TASK, REF_CONSISTENT, REF_NOTE, REF_GBS, REF_MBS, REF_PACK, REF_TP, REF_PP, REF_VP, REF_GA, REF_NCOLS
 };
+#define REF_FIRST_OPTIONAL REF_SOURCE
 
 static const char *const ref_col_names[REF_NCOLS] = {
     "recipe", "model_size", "dtype", "gpu_type", "gpus", "step_time_s", "tokens_per_s", "mfu_percent",
-    "days_1t", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "source"};
+    "days_1t", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "source", "task", "consistent", "note", "gbs",
+    "mbs", "pack_len", "tp", "pp", "vp", "ga"};
 
 /* Split line in place at tabs; returns the number of cells (at most max). */
 static size_t ref_split(char *line, char **cells, size_t max, size_t *cols)
@@ -62,6 +66,8 @@ static void ref_row_free(struct np_ref_row *r)
     free(r->model_size);
     free(r->gpu_type);
     free(r->source);
+    free(r->task);
+    free(r->note);
     free(r->file);
 }
 
@@ -96,7 +102,7 @@ enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct
                 for (size_t i = 0; i < n; i++)
                     if (strcmp(cells[i], ref_col_names[c]) == 0)
                         map[c] = (int)i;
-                if (map[c] < 0 && c != REF_SOURCE) {
+                if (map[c] < 0 && c < REF_FIRST_OPTIONAL) {
                     st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "header lacks column \"%s\"",
                                       ref_col_names[c]);
                     break;
@@ -132,15 +138,51 @@ enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct
             if (!ref_number(cells[map[c]], num[c - REF_STEP]))
                 st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[c]],
                                   "%s: \"%s\" is not a number or -", ref_col_names[c], cells[map[c]]);
+        int *ints[] = {&r.gbs, &r.mbs, &r.pack_len, &r.tp, &r.pp, &r.vp, &r.ga};
+        for (int c = REF_GBS; c <= REF_GA && st == NP_OK; c++) {
+            if (map[c] < 0 || strcmp(cells[map[c]], "-") == 0)
+                continue;
+            long v = strtol(cells[map[c]], &end, 10);
+            if (*end || end == cells[map[c]] || v < 0 || v > 100000000)
+                st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[c]],
+                                  "%s: expected a non-negative integer or -", ref_col_names[c]);
+            else
+                *ints[c - REF_GBS] = (int)v;
+        }
+        r.consistent = 1;
+        if (st == NP_OK && map[REF_CONSISTENT] >= 0) {
+            const char *v = cells[map[REF_CONSISTENT]];
+            if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0)
+                st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[REF_CONSISTENT]],
+                                  "consistent: expected yes or no");
+            r.consistent = strcmp(v, "no") != 0;
+        }
         if (st != NP_OK)
             break;
+        const char *task = map[REF_TASK] >= 0 ? cells[map[REF_TASK]] : "pretrain";
+        if (strcmp(task, "pretrain") != 0 && strcmp(task, "sft") != 0 && strcmp(task, "lora") != 0) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, (int)cols[map[REF_TASK]],
+                              "task: expected pretrain, sft or lora");
+            break;
+        }
+        const char *note = map[REF_NOTE] >= 0 ? cells[map[REF_NOTE]] : "-";
+        if (!r.consistent && strcmp(note, "-") == 0) {
+            st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "a row marked inconsistent needs its reason in note");
+            break;
+        }
+        r.task = strdup(task);
+        if (strcmp(note, "-") != 0 && !(r.note = strdup(note))) {
+            free(r.task);
+            st = np_error_set(err, NP_E_NOMEM, path, lineno, 0, "out of memory");
+            break;
+        }
         r.recipe = strdup(cells[map[REF_RECIPE]]);
         r.model_size = strdup(cells[map[REF_SIZE]]);
         r.gpu_type = strdup(cells[map[REF_GPU]]);
         r.source = strdup(map[REF_SOURCE] >= 0 ? cells[map[REF_SOURCE]] : "");
         r.file = strdup(path);
         struct np_ref_row *nr = realloc(t->rows, (t->n + 1) * sizeof *nr);
-        if (!r.recipe || !r.model_size || !r.gpu_type || !r.source || !r.file || !nr) {
+        if (!r.recipe || !r.model_size || !r.gpu_type || !r.source || !r.file || !r.task || !nr) {
             ref_row_free(&r);
             if (nr)
                 t->rows = nr;
@@ -197,11 +239,17 @@ enum np_status np_ref_load_default(struct np_ref_table *t, struct np_error *err)
 const struct np_ref_row *np_ref_find(const struct np_ref_table *t, const char *recipe, const char *size,
                                      enum np_dtype dtype, const char *gpu_type, int gpus)
 {
-    if (!t || !recipe || !size || !gpu_type)
+    return np_ref_find_task(t, "pretrain", recipe, size, dtype, gpu_type, gpus);
+}
+
+const struct np_ref_row *np_ref_find_task(const struct np_ref_table *t, const char *task, const char *recipe,
+                                          const char *size, enum np_dtype dtype, const char *gpu_type, int gpus)
+{
+    if (!t || !task || !recipe || !size || !gpu_type)
         return NULL;
     for (size_t i = 0; i < t->n; i++) {
         const struct np_ref_row *r = &t->rows[i];
-        if (r->gpus == gpus && r->dtype == dtype && strcasecmp(r->recipe, recipe) == 0 &&
+        if (r->gpus == gpus && r->dtype == dtype && strcmp(r->task, task) == 0 && strcasecmp(r->recipe, recipe) == 0 &&
             strcasecmp(r->model_size, size) == 0 && strcasecmp(r->gpu_type, gpu_type) == 0)
             return r;
     }

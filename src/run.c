@@ -360,6 +360,12 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         char why[96];
         snprintf(why, sizeof why, "stopped at iteration %ld of %ld", run->step, run->total);
         run_set_why(run, why);
+    } else if (isnan(run->step_time_s) && run->window.count == 0 && run->gen == NP_GEN_NEMO1) {
+        run->status = NP_RUN_INVALID;
+        char why[160];
+        snprintf(why, sizeof why, "NeMo 1.0 progress bar without train_step_timing (timing callback off): "
+                                  "last step %ld, no step time", run->step);
+        run_set_why(run, why);
     } else if (isnan(run->step_time_s)) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, "no step time in the last step line");

@@ -48,19 +48,27 @@ enum scan_pat {
     PAT_MB_ANCHOR,    /* last "iteration i/ n" */
     PAT_AM_ANCHOR,    /* last "step N |" */
     PAT_AM_KV,        /* "| key value" (AutoModel) */
+    PAT_MB_MEM,       /* Megatron "(after N iterations) memory (MB) |" */
     PAT_COUNT
 };
 
 /* All linear: no two adjacent sub-patterns can match the same characters. */
 static const char *const scan_pat_src[PAT_COUNT] = {
     [PAT_NEMO2_ANCHOR] = "^.*\\KTraining epoch (\\d+), iteration (\\d+)/(\\d+)(?=[ \\t|]|$)",
-    [PAT_PIPE_KV] = "\\|([^|:]*):([^|]*)",
-    [PAT_DELTA] = "^.*\\K\\bStep (\\d+):[ \\t]*train_step_timing in s[ \\t]*=[ \\t]*(\\S*)",
-    [PAT_NEMO1_ANCHOR] = "^.*\\K\\bEpoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
+    [PAT_PIPE_KV] = "(?:^|\\|)([^|:]*):([^|]*)", /* "^": a reporter's re-wrapped line starts with a key */
+    /* NeMo's DeltaTimingCallback logs f"Step {n}: {name} in s={dt}" with name "train_step_timing in s"
+     * (NVIDIA/NeMo nemo/utils/exp_manager.py:450 @8cfedd7): "in s" twice.  MLPerf's NeMo callbacks print
+     * "Step 19 train_step_timing 1.93 timestamp: 1713522620986.0247" (no colon, no "in s", no '='). */
+    [PAT_DELTA] = "^.*\\K\\bStep (\\d+)(?::[ \\t]*|[ \\t]+)train_step_timing(?: in s)*(?:[ \\t]*=[ \\t]*|[ \\t]+)(\\S*)",
+    /* "^M" (a pasted \r) and CloudWatch's "#015" glue the bar to what came before: no word boundary there */
+    [PAT_NEMO1_ANCHOR] = "^.*\\K(?:\\b|(?<=\\^M)|(?<=#015))Epoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
     [PAT_NEMO1_KV] = "[,\\[]([^=,\\[\\]]*)=([^,\\[\\]]*)",
     [PAT_MB_ANCHOR] = "^.*\\K\\biteration[ \\t]+(\\d+)[ \\t]*/[ \\t]*(\\d+)(?=[ \\t|]|$)",
     [PAT_AM_ANCHOR] = "^.*\\K\\bstep[ \\t]+(\\d+)[ \\t]*\\|",
-    [PAT_AM_KV] = "(?:^|\\|)[ \\t]*([A-Za-z_][A-Za-z0-9_]*)[ \\t]+([^|]*)",
+    [PAT_AM_KV] = "(?:^|\\|)[ \\t]*([A-Za-z_][A-Za-z0-9_]*):?[ \\t]+([^|]*)", /* older builds: "mem: 11.66 GiB" */
+    /* Megatron-LM report_memory: "[Rank 0] (after 10 iterations) memory (MB) | allocated: ... | max allocated: ...",
+     * older "after 5 iterations memory (MB) | ..." (printed once, after the first logged iteration). */
+    [PAT_MB_MEM] = "\\bafter[ \\t]+(\\d+)[ \\t]+iterations\\)?[ \\t]+memory \\([MG]B\\)",
 };
 
 static pcre2_code *scan_re[PAT_COUNT];
@@ -317,6 +325,8 @@ struct scan_state {
     size_t runs;
     long last_iter[SCAN_NGEN]; /* last known iteration per generation in the current run */
     int ckpt_save, ckpt_load;
+    struct np_step side;   /* the last side line that named no step known here (tail mode joins it later) */
+    int has_side;
     char *scratch; /* ANSI-stripped copy of a line */
     size_t scratch_cap;
     pcre2_match_data *md;
@@ -355,6 +365,7 @@ static void scan_step_init(struct np_step *s, enum np_log_gen gen, uint64_t offs
     s->nan_seen = 0;
     s->gen = gen;
     s->offset = offset;
+    s->side = 0;
 }
 
 /* A redraw of the same step: the newer line wins, the older fills its gaps. */
@@ -371,6 +382,11 @@ static void scan_step_merge(struct np_step *old, const struct np_step *s)
     if (isnan(m.tokens_per_s)) m.tokens_per_s = old->tokens_per_s;
     if (isnan(m.tokens_per_s_per_gpu)) m.tokens_per_s_per_gpu = old->tokens_per_s_per_gpu;
     m.nan_seen = s->nan_seen || old->nan_seen;
+    m.side = s->side && old->side;
+    if (s->side && !old->side) { /* a side line adds its fields; the step line stays the step */
+        m.offset = old->offset;
+        m.step_time_s = old->step_time_s;
+    }
     *old = m;
 }
 
@@ -381,6 +397,16 @@ static void scan_add_step(struct scan_state *st, const struct np_step *s)
     int g = (int)s->gen;
     if (st->status != NP_OK)
         return;
+    if (s->side) { /* only ever joins the step it names, when that is the last one */
+        struct np_step *last = st->n > 0 ? &st->steps[st->n - 1] : NULL;
+        if (last && !last->side && last->gen == s->gen && last->iteration == s->iteration) {
+            scan_step_merge(last, s);
+        } else {
+            st->side = *s;
+            st->has_side = 1;
+        }
+        return;
+    }
     if (st->n > 0 && s->iteration >= 0) {
         struct np_step *last = &st->steps[st->n - 1];
         if (last->gen == s->gen && last->iteration == s->iteration) {
@@ -415,7 +441,16 @@ static void scan_add_step(struct scan_state *st, const struct np_step *s)
 
 enum scan_field {
     F_LOSS = 1, F_TIME_S, F_TIME_MS, F_GBS, F_GSTEP, F_PEAKMEM, F_CONSUMED, F_TFLOPS,
-    F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS
+    F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS, F_PEAKMEM_ALLOC, F_MAXRES_MB, F_MAXALLOC_MB, F_MAXRES_GB,
+    F_MAXALLOC_GB
+};
+
+/* A step number as printed: value, and the rounding step of tqdm's short form (0 = exact).  tqdm writes a
+ * number as f"{n:.3g}" whenever that is shorter (tqdm.format_num): "global_step=2e+3" is 1995..2004,
+ * "2.56e+5" is 255500..256499.  Lightning pads the exact form ("99.00", "5.000", "6023.0"). */
+struct scan_gstep {
+    long value; /* -1: none */
+    long unit;  /* 10^(exponent-2) for the e-form, 0 exact */
 };
 
 struct scan_key {
@@ -433,6 +468,8 @@ static const struct scan_key scan_keys_nemo[] = {
     SCAN_KEY("global_batch_size", F_GBS),
     SCAN_KEY("consumed_samples", F_CONSUMED),
     SCAN_KEY("peak_memory_usage", F_PEAKMEM),
+    SCAN_KEY("max_memory_reserved", F_PEAKMEM),       /* newer NeMo 2.0 builds */
+    SCAN_KEY("max_memory_allocated", F_PEAKMEM_ALLOC), /* used when no reserved figure is printed */
     SCAN_KEY("TFLOPS_per_GPU", F_TFLOPS),
     SCAN_KEY("grad_norm", F_GRADNORM),
     {NULL, 0, 0},
@@ -446,6 +483,17 @@ static const struct scan_key scan_keys_mbridge[] = {
     SCAN_KEY("throughput per GPU (TFLOP/s/GPU)", F_TFLOPS),
     SCAN_KEY("grad norm", F_GRADNORM),
     SCAN_KEY("number of nan iterations", F_NANITERS),
+    {NULL, 0, 0},
+};
+
+/* Megatron-LM report_memory, MiB (NVIDIA/Megatron-LM megatron/training/utils/common_utils.py:313-334
+ * @d98e8a6), and Megatron-Bridge's, GB of 1e9 bytes (NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/
+ * utils/train_utils.py:1146-1209 @067f987): the reserved high-water mark, else the allocated one. */
+static const struct scan_key scan_keys_mbmem[] = {
+    SCAN_KEY("max reserved", F_MAXRES_MB),
+    SCAN_KEY("max allocated", F_MAXALLOC_MB),
+    SCAN_KEY("mem-max-reserved-gigabytes", F_MAXRES_GB),
+    SCAN_KEY("mem-max-allocated-gigabytes", F_MAXALLOC_GB),
     {NULL, 0, 0},
 };
 
@@ -514,8 +562,33 @@ static void scan_parse_tps(struct np_step *s, const char *v, size_t n)
         s->tokens_per_s_per_gpu = x;
 }
 
+/* Rounding step of a count printed in e-form ("2e+3" -> 10, "2.56e+5" -> 1000), 0 when exact. */
+static long scan_count_unit(const char *v, size_t n)
+{
+    const char *e = memchr(v, 'e', n);
+    if (!e)
+        e = memchr(v, 'E', n);
+    if (!e)
+        return 0;
+    long x;
+    const char *p = e + 1;
+    size_t rest = (size_t)(v + n - p);
+    if (rest && (*p == '+' || *p == '-')) {
+        if (*p == '-')
+            return 0; /* a negative exponent is no whole count */
+        p++;
+        rest--;
+    }
+    if (!scan_parse_digits(p, rest, &x) || x > 15)
+        return 0;
+    long unit = 1;
+    for (long i = 2; i < x; i++)
+        unit *= 10;
+    return unit;
+}
+
 /* Store one field; returns 1 when its value parsed. */
-static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, size_t n, long *gstep)
+static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, size_t n, struct scan_gstep *gstep)
 {
     double x;
     long c;
@@ -537,12 +610,25 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
             s->step_time_s = x / 1000.0;
         return 1;
     case F_PEAKMEM:
+    case F_PEAKMEM_ALLOC:
+    case F_MAXRES_MB:
+    case F_MAXALLOC_MB:
+    case F_MAXRES_GB:
+    case F_MAXALLOC_GB:
     case F_CONSUMED:
     case F_TFLOPS:
         if (!scan_parse_double(v, n, &x))
             return 0;
-        if (f == F_PEAKMEM)
+        if (f == F_MAXRES_MB || f == F_MAXALLOC_MB)
+            x *= 1048576.0; /* report_memory divides by 1024 * 1024 */
+        else if (f == F_MAXRES_GB || f == F_MAXALLOC_GB)
+            x *= 1e9;
+        if (f == F_PEAKMEM || f == F_MAXRES_MB || f == F_MAXRES_GB)
             s->peak_memory_bytes = x;
+        else if (f == F_PEAKMEM_ALLOC || f == F_MAXALLOC_MB || f == F_MAXALLOC_GB) {
+            if (isnan(s->peak_memory_bytes))
+                s->peak_memory_bytes = x;
+        }
         else if (f == F_CONSUMED)
             s->consumed_samples = x;
         else
@@ -557,8 +643,10 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
             s->nan_seen = 1;
         else if (f == F_GBS)
             s->global_batch_size = c;
-        else if (f == F_GSTEP)
-            *gstep = c;
+        else if (f == F_GSTEP) {
+            gstep->value = c;
+            gstep->unit = scan_count_unit(v, n);
+        }
         return 1;
     case F_MEM_UNIT:
         if (!scan_parse_mem(v, n, &x))
@@ -632,7 +720,7 @@ static long scan_group_digits(struct scan_state *st, const char *s, int g)
 /* Walk every key/value match of pattern p over s[0..n), storing the fields of
  * the table's keys; returns 1 when the key `want` had a valid value. */
 static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_key *keys,
-                      const char *s, size_t n, struct np_step *step, long *gstep,
+                      const char *s, size_t n, struct np_step *step, struct scan_gstep *gstep,
                       enum scan_field want)
 {
     size_t off = 0;
@@ -690,13 +778,14 @@ static char scan_timing_style(const char *s, size_t n)
 static void scan_line_nemo2(struct scan_state *st, const char *s, size_t n, uint64_t off)
 {
     struct np_step step;
-    long gstep = -1;
+    struct scan_gstep gstep = {-1, 0};
     size_t from = 0;
     int anchored = 0;
+    long it = -1, last = -1;
     scan_step_init(&step, NP_GEN_NEMO2, off);
     if (scan_match(st, PAT_NEMO2_ANCHOR, s, n, 0)) {
-        step.iteration = scan_group_digits(st, s, 2);
-        step.total = scan_group_digits(st, s, 3);
+        it = scan_group_digits(st, s, 2);
+        last = scan_group_digits(st, s, 3);
         from = pcre2_get_ovector_pointer(st->md)[0];
         anchored = 1;
     }
@@ -704,31 +793,55 @@ static void scan_line_nemo2(struct scan_state *st, const char *s, size_t n, uint
                               F_TIME_S);
     if (!anchored && !has_time)
         return; /* "train_step_timing in s:" outside a step line */
-    if (step.iteration < 0)
-        step.iteration = gstep;
+    /* ProgressPrinter prints f"iteration {n-1}/{self.total-1}" with n the step within the epoch and total =
+     * trainer.max_steps when set (NVIDIA/NeMo nemo/lightning/pytorch/callbacks/progress_printer.py:114-140
+     * @8cfedd7): "i" restarts every epoch, global_step does not, and the "n" is the run's last global step.
+     * Without max_steps the "n" is per epoch: a global step beyond it says so, and then no total is known. */
+    step.iteration = gstep.value >= 0 ? gstep.value : it;
+    step.total = last >= 0 && step.iteration <= last ? last : -1;
     scan_add_step(st, &step);
 }
 
-static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint64_t off)
+/* NeMo 1.0 tqdm bar "Epoch E: : p%|bar| k/n [elapsed<left, key=value, ...]".  NeMo's bars count optimizer
+ * steps of the epoch and reset to n = trainer.max_steps every epoch (NVIDIA/NeMo nlp_overrides.py:1808-1849
+ * CustomProgressBar, progress_bar.py:19-48 MegatronProgressBar @8cfedd7), so in epoch 0 the bar's k-1 is the
+ * global step just done and n-1 the last one, whatever the postfix says: the postfix lags the bar (it is
+ * refreshed with the metrics logged for an earlier step) and tqdm rounds its numbers (scan_gstep). */
+static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint64_t off, int need_time)
 {
     struct np_step step;
-    long gstep = -1, epoch = -1, k = -1, total = -1;
+    struct scan_gstep g = {-1, 0};
+    long epoch = -1, k = -1, barn = -1, it = -1;
     size_t from = 0;
     scan_step_init(&step, NP_GEN_NEMO1, off);
     if (scan_match(st, PAT_NEMO1_ANCHOR, s, n, 0)) {
         epoch = scan_group_digits(st, s, 1);
         k = scan_group_digits(st, s, 2);
-        total = scan_group_digits(st, s, 3);
+        barn = scan_group_digits(st, s, 3);
         from = pcre2_get_ovector_pointer(st->md)[0];
+    } else if (!need_time) {
+        return; /* "global_step=" outside a progress bar */
     }
-    int has_time = scan_pairs(st, PAT_NEMO1_KV, scan_keys_nemo, s + from, n - from, &step, &gstep,
-                              F_TIME_S);
-    if (!has_time && gstep < 0)
+    int has_time = scan_pairs(st, PAT_NEMO1_KV, scan_keys_nemo, s + from, n - from, &step, &g, F_TIME_S);
+    if (need_time && !has_time && g.value < 0)
         return;
-    step.iteration = gstep;
-    /* In epoch 0, bar position k/n with global_step k-1 means the run ends at n-1. */
-    if (epoch == 0 && k >= 1 && total >= 1 && gstep == k - 1)
-        step.total = total - 1;
+    long lo = g.value - g.unit / 2, hi = g.value + g.unit / 2; /* what the printed global_step can be */
+    if (k >= 1 && (epoch == 0 || g.value < 0)) {
+        it = k - 1;
+        /* a resumed run whose bar restarted: the (exact) global step is ahead of the bar */
+        if (g.value >= 0 && lo > it + 1)
+            it = g.value;
+    } else if (g.value >= 0 && g.unit == 0) {
+        it = g.value;
+    } else if (g.value >= 0) {
+        long prev = st->last_iter[NP_GEN_NEMO1];
+        it = prev >= 0 && prev + 1 >= lo && prev + 1 <= hi ? prev + 1 : g.value;
+    }
+    if (it < 0 && !has_time)
+        return;
+    step.iteration = it;
+    if (barn >= 1 && k >= 0 && k <= barn && it <= barn - 1)
+        step.total = barn - 1;
     scan_add_step(st, &step);
 }
 
@@ -742,7 +855,7 @@ static int scan_line_delta(struct scan_state *st, const char *s, size_t n, uint6
     scan_step_init(&step, NP_GEN_DELTA, off);
     step.iteration = scan_group_digits(st, s, 1);
     if (scan_group(st, s, 2, &v, &vn)) {
-        long unused = -1;
+        struct scan_gstep unused = {-1, 0};
         scan_set_field(&step, F_TIME_S, v, vn, &unused);
     }
     scan_add_step(st, &step);
@@ -752,7 +865,7 @@ static int scan_line_delta(struct scan_state *st, const char *s, size_t n, uint6
 static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, uint64_t off)
 {
     struct np_step step;
-    long gstep = -1;
+    struct scan_gstep gstep = {-1, 0};
     size_t from = 0;
     int anchored = 0;
     scan_step_init(&step, NP_GEN_MBRIDGE, off);
@@ -771,10 +884,30 @@ static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, ui
     scan_add_step(st, &step);
 }
 
+/* Megatron-LM's memory report names the iteration it follows ("after 10 iterations" = index 9): a side
+ * line that lends its peak memory to that step and is never a step of its own. */
+static void scan_line_mbmem(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    struct np_step step;
+    struct scan_gstep unused = {-1, 0};
+    if (!scan_match(st, PAT_MB_MEM, s, n, 0))
+        return;
+    long after = scan_group_digits(st, s, 1);
+    size_t from = pcre2_get_ovector_pointer(st->md)[1];
+    if (after < 1)
+        return;
+    scan_step_init(&step, NP_GEN_MBRIDGE, off);
+    step.iteration = after - 1;
+    step.side = 1;
+    scan_pairs(st, PAT_PIPE_KV, scan_keys_mbmem, s + from, n - from, &step, &unused, 0);
+    if (!isnan(step.peak_memory_bytes))
+        scan_add_step(st, &step);
+}
+
 static void scan_line_automodel(struct scan_state *st, const char *s, size_t n, uint64_t off)
 {
     struct np_step step;
-    long gstep = -1;
+    struct scan_gstep gstep = {-1, 0};
     size_t from = 0;
     int anchored = 0;
     scan_step_init(&step, NP_GEN_AUTOMODEL, off);
@@ -786,7 +919,7 @@ static void scan_line_automodel(struct scan_state *st, const char *s, size_t n, 
                              F_TPS);
     if (!anchored && !has_tps)
         return;
-    step.iteration = gstep;
+    step.iteration = gstep.value;
     scan_add_step(st, &step);
 }
 
@@ -804,12 +937,18 @@ static const struct scan_needle {
     {"elapsed time per iteration", 26, 3, 13},  /* 'p' ... 'p' */
     {"| tps ", 6, 0, 3},                        /* '|' ... 'p' */
     {"Global Checkpoint ", 18, 0, 11},          /* 'G' ... 'k' */
+    {"global_step=", 12, 0, 11},                /* 'g' ... '=': NeMo 1.0 bars without train_step_timing */
+    {" memory (MB) |", 14, 9, 13},              /* 'M' ... '|': Megatron-LM memory report */
+    {" memory (GB) |", 14, 9, 13},              /* 'G' ... '|': Megatron-Bridge memory report */
 };
 #define SCAN_NNEEDLE (sizeof scan_needles / sizeof scan_needles[0])
 #define SCAN_NEEDLE_TIMING 0u
 #define SCAN_NEEDLE_MBRIDGE 1u
 #define SCAN_NEEDLE_TPS 2u
 #define SCAN_NEEDLE_CKPT 3u
+#define SCAN_NEEDLE_GSTEP 4u
+#define SCAN_NEEDLE_MBMEM 5u
+#define SCAN_NEEDLE_MBMEM_GB 6u
 #define SCAN_NEEDLE_ALL ((1u << SCAN_NNEEDLE) - 1)
 
 /* Where the search stands; next[] caches memmem results (portable path). */
@@ -855,7 +994,8 @@ static const char *scan_find_sse2(const char *p, const char *end, unsigned activ
 {
     const __m128i c_bar = _mm_set1_epi8('|'), c_p = _mm_set1_epi8('p'),
                   c_g = _mm_set1_epi8('g'), c_G = _mm_set1_epi8('G'),
-                  c_k = _mm_set1_epi8('k');
+                  c_k = _mm_set1_epi8('k'), c_eq = _mm_set1_epi8('='),
+                  c_M = _mm_set1_epi8('M');
     while (end - p >= SCAN_SIMD_REACH) {
         __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
         __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 3));
@@ -868,6 +1008,9 @@ static const char *scan_find_sse2(const char *p, const char *end, unsigned activ
         m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v13, c_p)));
         m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
         m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
+        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_g), _mm_cmpeq_epi8(v11, c_eq)));
+        m = _mm_or_si128(m, _mm_and_si128(_mm_or_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v9, c_G)),
+                                          _mm_cmpeq_epi8(v13, c_bar)));
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
@@ -895,7 +1038,8 @@ __attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p,
 {
     const __m256i c_bar = _mm256_set1_epi8('|'), c_p = _mm256_set1_epi8('p'),
                   c_g = _mm256_set1_epi8('g'), c_G = _mm256_set1_epi8('G'),
-                  c_k = _mm256_set1_epi8('k');
+                  c_k = _mm256_set1_epi8('k'), c_eq = _mm256_set1_epi8('='),
+                  c_M = _mm256_set1_epi8('M');
     while (end - p >= SCAN_AVX2_REACH) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i v3 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 3));
@@ -908,6 +1052,10 @@ __attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p,
         m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v13, c_p)));
         m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v0, c_bar)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_g), _mm256_cmpeq_epi8(v11, c_eq)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v9, c_M),
+                                                                 _mm256_cmpeq_epi8(v9, c_G)),
+                                                _mm256_cmpeq_epi8(v13, c_bar)));
         unsigned mask = (unsigned)_mm256_movemask_epi8(m);
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
@@ -1019,14 +1167,19 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
             return;
         switch (scan_timing_style(s, n)) {
         case ':': scan_line_nemo2(st, s, n, off); return;
-        case '=': scan_line_nemo1(st, s, n, off); return;
+        case '=': scan_line_nemo1(st, s, n, off, 1); return;
         default: break;
         }
+    } else if (has & (1u << SCAN_NEEDLE_GSTEP)) {
+        scan_line_nemo1(st, s, n, off, 0); /* a bar without the timing callback: the step, no time */
+        return;
     }
     if (has & (1u << SCAN_NEEDLE_MBRIDGE))
         scan_line_mbridge(st, s, n, off);
     else if (has & (1u << SCAN_NEEDLE_TPS))
         scan_line_automodel(st, s, n, off);
+    else if (has & ((1u << SCAN_NEEDLE_MBMEM) | (1u << SCAN_NEEDLE_MBMEM_GB)))
+        scan_line_mbmem(st, s, n, off);
 }
 
 /* A candidate line and the needle that made it one (scan_find_at's index). */
@@ -1164,8 +1317,11 @@ static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, u
         free(sp.off);
         return;
     }
+    struct np_step side; /* a side line met (from the end) before the step line it names */
+    int has_side = 0;
     for (size_t i = sp.count; i-- > 0 && distinct < keep;) {
         one.n = 0;
+        one.has_side = 0;
         for (int g = 0; g < SCAN_NGEN; g++)
             one.last_iter[g] = -1;
         scan_line(&one, sp.ls[i], sp.n[i], sp.off[i]);
@@ -1173,9 +1329,16 @@ static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, u
             st->status = one.status;
             break;
         }
+        if (one.has_side) {
+            side = one.side;
+            has_side = 1;
+        }
         if (one.n == 0)
             continue;
-        const struct np_step *s = &one.steps[one.n - 1];
+        struct np_step *s = &one.steps[one.n - 1];
+        if (has_side && side.gen == s->gen && side.iteration == s->iteration)
+            scan_step_merge(s, &side);
+        has_side = 0;
         struct np_step *later = nrev ? &rev[nrev - 1] : NULL;
         if (later && later->gen == s->gen && s->iteration >= 0 && later->iteration >= 0) {
             if (s->iteration == later->iteration) {

@@ -540,6 +540,74 @@ START_TEST(test_bad_options_and_connection_refused)
 }
 END_TEST
 
+/* Data set files (SQuAD for fine-tuning): public without a token, a folder in the
+ * path, resumed after a cut, stored under the last part of the name; a gated data
+ * set's 401/403 name the data set's page; a ".." part is refused before any request. */
+START_TEST(test_dataset_files)
+{
+    struct np_hf_client *c = client(NULL, 3);
+    struct np_error err;
+    enum np_hf_fetch what;
+    long long bytes = 0;
+    char dir[400], final[500], ref[400], reff[500];
+    snprintf(ref, sizeof ref, "%s/ref", tmp);
+    snprintf(dir, sizeof dir, "%s/datasets/squad", tmp);
+    const char *file = "plain_text/train-00000-of-00001.parquet";
+    ck_assert_msg(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, file, ref, &what, &bytes, &err) == NP_OK, "%s",
+                  err.text);
+    ck_assert_int_eq(what, NP_HF_FETCHED);
+    ck_assert_int_eq(bytes, 4 + 8192 * 32 + 4);
+    free(ctl("reset"));
+    free(ctl("cut?bytes=70000&n=1"));
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, file, dir, &what, &bytes, &err), NP_OK);
+    char *log = ctl("log");
+    ck_assert_msg(count(log, "/datasets/rajpurkar/squad/resolve/main/plain_text/train-00000-of-00001.parquet") == 2,
+                  "%s", log);
+    ck_assert_msg(count(log, "\"range\": \"bytes=70000-\", \"status\": 206") == 1, "%s", log);
+    ck_assert_msg(count(log, "\"auth\": \"none\"") == 2, "%s", log);
+    free(log);
+    snprintf(final, sizeof final, "%s/train-00000-of-00001.parquet", dir);
+    snprintf(reff, sizeof reff, "%s/train-00000-of-00001.parquet", ref);
+    size_t n1, n2;
+    char *a = slurp(final, &n1), *b = slurp(reff, &n2);
+    ck_assert(a && b && n1 == n2 && memcmp(a, b, n1) == 0);
+    free(a);
+    free(b);
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, file, dir, &what, NULL, &err), NP_OK);
+    ck_assert_int_eq(what, NP_HF_PRESENT);
+    /* absent file: nothing written */
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, "plain_text/missing.parquet", dir, &what,
+                                              NULL, &err),
+                     NP_OK);
+    ck_assert_int_eq(what, NP_HF_ABSENT);
+    /* path checks before any request */
+    free(ctl("reset"));
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, "plain_text/../x.parquet", dir, &what,
+                                              NULL, &err),
+                     NP_E_INVALID);
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "rajpurkar/squad", NULL, "/x.parquet", dir, &what, NULL, &err),
+                     NP_E_INVALID);
+    log = ctl("log");
+    ck_assert_str_eq(log, "");
+    free(log);
+    /* gated data set */
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "acme/gated-set", NULL, "a/b.parquet", dir, &what, NULL, &err),
+                     NP_E_HTTP);
+    ck_assert_msg(strstr(err.text, "HTTP 401") && strstr(err.text, "/datasets/acme/gated-set") &&
+                      strstr(err.text, "data set"),
+                  "%s", err.text);
+    np_hf_client_free(c);
+    c = client(TOKEN, 3);
+    ck_assert_int_eq(np_hf_fetch_dataset_file(c, "acme/gated-denied-set", NULL, "a/b.parquet", dir, &what, NULL, &err),
+                     NP_E_HTTP);
+    ck_assert_msg(strstr(err.text, "HTTP 403") && strstr(err.text, "/datasets/acme/gated-denied-set"), "%s",
+                  err.text);
+    snprintf(final, sizeof final, "%s/b.parquet", dir);
+    ck_assert_int_eq(access(final, F_OK), -1);
+    np_hf_client_free(c);
+}
+END_TEST
+
 int main(void)
 {
     np_set_quiet(1);
@@ -560,6 +628,7 @@ int main(void)
     tcase_add_test(tc, test_absent_optional_and_denied_file);
     tcase_add_test(tc, test_token_never_written);
     tcase_add_test(tc, test_bad_options_and_connection_refused);
+    tcase_add_test(tc, test_dataset_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

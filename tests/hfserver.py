@@ -13,6 +13,11 @@ line on stdout):
                                             for large files; generation_config.json is absent
                                             (404) for repos whose name contains "nogen"
   GET /_lfs/<org>/<name>/<file>             the redirected file, no auth (a signed CDN URL)
+  GET /datasets/<org>/<name>/resolve/<rev>/<path>
+                                            a data set's files (path may have folders; *.parquet
+                                            bodies are deterministic, about 256 KB): public, no token
+                                            needed, unless the name contains "gated" (then the model
+                                            rules: 401 without/with a wrong token, 403 for "denied")
 Fault injection, by option or at run time through control requests:
   --fail-first N    GET /_ctl/fail?n=N     the next N requests answer 503 (Retry-After: 0)
   --cut-after B     GET /_ctl/cut?bytes=B&n=K   the next K file bodies stop after B bytes and the
@@ -32,6 +37,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 REPO_RE = r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)"
+
+
+def dataset_body(repo, path):
+    """Deterministic content of a data set file; None when absent."""
+    if not path.endswith(".parquet") or "missing" in path:
+        return None
+    out, h = [], hashlib.sha256((repo + "/" + path).encode()).digest()
+    for _ in range(8192):
+        h = hashlib.sha256(h).digest()
+        out.append(h)
+    return b"PAR1" + b"".join(out) + b"PAR1"
 
 
 def file_body(repo, name):
@@ -153,6 +169,17 @@ class Handler(BaseHTTPRequestHandler):
                 return None
             return self._file(repo, name, log)
 
+        m = re.fullmatch(r"/datasets/" + REPO_RE + r"/resolve/([A-Za-z0-9._-]+)/([A-Za-z0-9._/-]+)", path)
+        if m:
+            repo, name = m.group(1), m.group(3)
+            code = self._access(repo, auth) if "gated" in repo else (404 if "missing" in repo else 200)
+            if code != 200:
+                return self._deny(code, repo, log)
+            body = dataset_body(repo, name)
+            if body is None or ".." in name.split("/"):
+                return self._error(404, "Entry not found", log, {"X-Error-Code": "EntryNotFound"})
+            return self._file(repo, name, log, body)
+
         m = re.fullmatch(r"/_lfs/" + REPO_RE + r"/([A-Za-z0-9._-]+)", path)
         if m and file_body(m.group(1), m.group(2)) is not None:
             return self._file(m.group(1), m.group(2), log)
@@ -176,9 +203,10 @@ class Handler(BaseHTTPRequestHandler):
         return self._error(403, "Access to model %s is restricted and you are not in the authorized list."
                            % repo, log, {"X-Error-Code": "GatedRepo"})
 
-    def _file(self, repo, name, log):
+    def _file(self, repo, name, log, body=None):
         st = self.server.state
-        body = file_body(repo, name)
+        if body is None:
+            body = file_body(repo, name)
         start = 0
         rng = self.headers.get("Range")
         code = 200

@@ -20,6 +20,17 @@ double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int k
 /* Same, from a model's spec and a config row (row layer count wins; row may be NULL). */
 double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len);
 
+/* Fine-tuning FLOPs of one packed sequence of `tokens` real tokens whose
+ * sub-sequence lengths s_i have sum_i s_i^2 = sum_sq (forward + backward):
+ *   F = k L h^2 (12 + 12G/A + 18F/h + 6V/(L h)) tokens + 12 L h sum_sq
+ * attention counted in full (non-causal) and outside k; k = 1 for SFT, 2/3 for
+ * LoRA (forward + dgrad of the frozen weights, no wgrad; adapter FLOPs ignored).
+ * Megatron-Bridge fa4a01b79 src/megatron/bridge/training/utils/flop_utils.py
+ * l.190-218 (LoRA), generalised to SFT with k = 1 as seed 000's columns need
+ * (facts/seed000.md, "FLOPs behind ...").  kv_groups > 0 overrides arch's. */
+double np_finetune_flops_per_pack(const struct np_arch *arch, int kv_groups, double k, double tokens,
+                                  double sum_sq);
+
 /* Dense peak TFLOP/s of one GPU ("h100", any case) for dtype; 0 when unknown
  * (including A100 FP8, which does not exist). */
 double np_gpu_peak_tflops(const char *gpu_type, enum np_dtype dtype);

@@ -86,4 +86,12 @@ enum np_status np_hf_fetch_file(struct np_hf_client *c, const char *repo, const 
                                 const char *file, const char *dest_dir, enum np_hf_fetch *what,
                                 long long *bytes, struct np_error *err);
 
+/* The same for a data set's file: GET <endpoint>/datasets/<repo>/resolve/<rev>/<file>,
+ * where file may name a subfolder ("plain_text/train-00000-of-00001.parquet");
+ * it is stored as dest_dir/<its last part>.  Errors as np_hf_fetch_file, 401/403
+ * naming the data set's page. */
+enum np_status np_hf_fetch_dataset_file(struct np_hf_client *c, const char *repo, const char *revision,
+                                        const char *file, const char *dest_dir, enum np_hf_fetch *what,
+                                        long long *bytes, struct np_error *err);
+
 #endif

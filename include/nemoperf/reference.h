@@ -14,6 +14,11 @@
 
 struct np_ref_row {
     char *recipe, *model_size, *gpu_type, *source;
+    char *task;         /* "pretrain" (the default when the file has no task column), "sft", "lora" */
+    char *note;         /* why the row is marked, or NULL */
+    int consistent;     /* 0: the publication's columns contradict each other (kept as published) */
+    /* optional published configuration columns; 0 when the file has none */
+    int gbs, mbs, pack_len, tp, pp, vp, ga;
     enum np_dtype dtype;
     int gpus;
     /* NAN where the publication has no value */
@@ -32,7 +37,10 @@ enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct
 enum np_status np_ref_load_dir(const char *dir, struct np_ref_table *t, struct np_error *err);
 enum np_status np_ref_load_default(struct np_ref_table *t, struct np_error *err);
 
-/* Borrowed pointer valid until np_ref_free, or NULL. */
+/* Borrowed pointer valid until np_ref_free, or NULL.  np_ref_find looks among
+ * pre-training rows; np_ref_find_task among rows of the given task. */
+const struct np_ref_row *np_ref_find_task(const struct np_ref_table *t, const char *task, const char *recipe,
+                                          const char *size, enum np_dtype dtype, const char *gpu_type, int gpus);
 const struct np_ref_row *np_ref_find(const struct np_ref_table *t, const char *recipe, const char *size,
                                      enum np_dtype dtype, const char *gpu_type, int gpus);
 

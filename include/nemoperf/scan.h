@@ -18,20 +18,23 @@
 enum np_log_gen {
     NP_GEN_UNKNOWN = 0,
     NP_GEN_NEMO2,     /* "| train_step_timing in s: 12.39 |" */
-    NP_GEN_NEMO1,     /* tqdm: "train_step_timing in s=11.10]" */
-    NP_GEN_DELTA,     /* "Step 12: train_step_timing in s=1.234" */
+    NP_GEN_NEMO1,     /* tqdm: "Epoch 0: ... 50/50 [..., global_step=49.00, train_step_timing in s=11.10]" */
+    NP_GEN_DELTA,     /* "Step 12: train_step_timing in s in s=1.234", "Step 19 train_step_timing 1.93 timestamp: T" */
     NP_GEN_MBRIDGE,   /* "elapsed time per iteration (ms): 12390.1" */
     NP_GEN_AUTOMODEL  /* "step 49 | ... | tps 104882.31(13110.29/gpu)" */
 };
 
 /* One step line.  Fields the line does not carry are NAN (doubles) or -1. */
 struct np_step {
-    long iteration;            /* 0-based step index as logged (global_step / iteration i / step N); -1 */
-    long total;                /* n of "iteration i/n" (last index, NeMo 2.0 prints 49/49), -1 */
+    long iteration;            /* 0-based global step: global_step where the line prints one (NeMo 2.0 counts
+                                  "iteration i" per epoch), the tqdm bar's k-1 in epoch 0, Megatron i-1, step N; -1 */
+    long total;                /* the last global step index: n of "iteration i/n" (NeMo 2.0 prints max_steps-1),
+                                  n-1 of a NeMo 1.0 bar "k/n" (n = max_steps), Megatron n-1; -1 unknown */
     double step_time_s;        /* seconds per step (Megatron ms converted) */
     double loss;               /* reduced_train_loss / lm loss / loss */
     long global_batch_size;    /* -1 */
-    double peak_memory_bytes;  /* peak_memory_usage, or AutoModel "mem X GiB" converted */
+    double peak_memory_bytes;  /* peak_memory_usage / max_memory_reserved (else max_memory_allocated), AutoModel
+                                  "mem X GiB" / "mem: X GiB", Megatron "memory (MB) | ... max reserved: X" (bytes) */
     double tflops_per_gpu;     /* TFLOPS_per_GPU / throughput per GPU (TFLOP/s/GPU) */
     double consumed_samples;
     double tokens_per_s;       /* AutoModel tps */
@@ -39,6 +42,8 @@ struct np_step {
     int nan_seen;              /* a NaN/inf appeared in loss, timing or grad norm */
     enum np_log_gen gen;
     uint64_t offset;           /* byte offset of the line's start in the file */
+    int side;                  /* scanner-internal: a side line (Megatron memory report) that only adds fields to
+                                  the step it names; always 0 in a result */
 };
 
 struct np_scan_opts {
