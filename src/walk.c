@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define WALK_UP 4               /* a folder and its 3 parents are searched for a manifest */
-#define WALK_PENDING_MAX 4096   /* results done but waiting for an earlier folder */
+#define WALK_PENDING_MAX NP_WALK_PENDING_MAX
 #define WALK_DENTS (32 * 1024)  /* getdents64 buffer per worker */
 #define WALK_BATCH 64           /* results handed out per emitter round */
 #define WALK_DENT_MAX 512       /* more than the largest linux_dirent64 record (19 + 256 bytes, aligned) */

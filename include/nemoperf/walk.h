@@ -21,6 +21,10 @@
 
 #define NP_MANIFEST_NAME "nemoperf.json"
 
+/* Results analysed but not yet handed out (waiting for an earlier folder) are at most this many:
+ * a worker that would exceed it waits, unless it takes the folder everyone waits for. */
+#define NP_WALK_PENDING_MAX 4096
+
 /* One folder's matching files. */
 struct np_walk_group {
     size_t root;        /* index of the command-line path it came from */
