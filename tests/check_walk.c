@@ -320,6 +320,7 @@ int main(void)
     Suite *s = suite_create("walk");
     TCase *tc = tcase_create("walk");
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120); /* 6000 folders on a loaded machine */
     tcase_add_test(tc, test_order_and_threads);
     tcase_add_test(tc, test_include_and_file_roots);
     tcase_add_test(tc, test_symlinks);
