@@ -701,7 +701,10 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
     job.sink = sink;
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? (int)ncpu : 1);
+    /* twice the cores by default: a worker waiting in the kernel (a folder or log not in the
+     * page cache, a lock holder the scheduler put aside on a busy machine) leaves its core to
+     * another; measured on shape b under load 19: 0.90 s with 4 threads vs 1.04 s with 2 */
+    int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? 2 * (int)ncpu : 2);
     pthread_t prog;
     int prog_started = o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0;
 

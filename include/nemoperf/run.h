@@ -77,7 +77,7 @@ struct np_parse_opts {
     int window_strict;       /* 1: read back until `window` steps are found (--window given); 0: the
                                 window holds the last <= N steps of the log's tail, read until one is found */
     long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
-    int jobs;                /* threads; <= 0: online CPUs */
+    int jobs;                /* threads; <= 0: twice the online CPUs */
     double train_tokens;     /* 1e12 */
     struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs */
     int reference;

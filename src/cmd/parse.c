@@ -68,7 +68,7 @@ static void parse_usage(FILE *out)
             "      --tokens N       tokens for the time-to-train estimate (default 1e12)\n"
             "      --reference      compare with NVIDIA's published numbers\n"
             "      --tolerance PCT  allowed shortfall against the published throughput (default 5)\n"
-            "  -j, --jobs N         threads (default: online CPUs)\n"
+            "  -j, --jobs N         threads (default: twice the online CPUs)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
