@@ -509,46 +509,11 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
 
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
 
-/* json_dump_callback target: the text of a value nested `indent` spaces deep in the envelope
- * (JSON_INDENT output has a line break only between tokens, never inside a string), gathered
- * in a buffer reused from run to run and written with one fwrite. */
+/* A run object's text, in a buffer reused from run to run. */
 struct report_jout {
     char *buf;
-    size_t len, cap;
-    int indent;
+    size_t cap;
 };
-
-static int report_jput(struct report_jout *j, const char *s, size_t n)
-{
-    if (j->len + n > j->cap) {
-        size_t nc = j->cap ? j->cap : 4096;
-        while (nc < j->len + n)
-            nc *= 2;
-        char *b = realloc(j->buf, nc);
-        if (!b)
-            return -1;
-        j->buf = b;
-        j->cap = nc;
-    }
-    memcpy(j->buf + j->len, s, n);
-    j->len += n;
-    return 0;
-}
-
-static int report_jwrite(const char *buf, size_t size, void *data)
-{
-    struct report_jout *j = data;
-    static const char spaces[] = "        ";
-    while (size) {
-        const char *nl = memchr(buf, '\n', size);
-        size_t n = nl ? (size_t)(nl - buf) + 1 : size;
-        if (report_jput(j, buf, n) != 0 || (nl && report_jput(j, spaces, (size_t)j->indent) != 0))
-            return -1;
-        buf += n;
-        size -= n;
-    }
-    return 0;
-}
 
 /* A run object is built and dumped in one arena, reused from run to run: no malloc/free per
  * key and value.  Jansson's allocator (json_set_alloc_funcs, set once before any worker runs)
@@ -605,7 +570,7 @@ struct np_report {
     size_t width[REPORT_MAXCOL];
     int widths_fixed;
     struct report_spill why; /* table: "status: path: reason" lines, printed after the rows; json: errors */
-    struct report_jout json; /* json: one run object's text */
+    struct report_jout json; /* json: one run object's text (json_dumpb) */
     struct report_arena arena; /* json: one run object's memory */
     /* markdown: one run per (table, GPU count), strings not owned */
     struct np_run *md;
@@ -718,21 +683,40 @@ static enum np_status report_md_run(struct np_report *rep, const struct np_run *
     return NP_OK;
 }
 
+/* The run object is dumped inside a {"runs":[...]} of its own, so that Jansson indents it as
+ * deep as the envelope will hold it, and the object's lines are cut out of that text. */
+#define REPORT_JSON_HEAD "{\n  \"runs\": [\n    "
+#define REPORT_JSON_TAIL "\n  ]\n}"
+
 static enum np_status report_json_run_text(struct np_report *rep, const struct np_run *r)
 {
     json_t *j = report_json_run(r, rep->o);
-    if (!j)
+    json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
+    if (!wrap)
         return NP_E_NOMEM;
-    const char *sep = rep->nruns ? ",\n    " : "{\n  \"runs\": [\n    ";
-    rep->json.len = 0;
-    rep->json.indent = 4;
-    int rc = report_jput(&rep->json, sep, strlen(sep));
-    if (rc == 0)
-        rc = json_dump_callback(j, report_jwrite, &rep->json, REPORT_JSON_FLAGS);
-    json_decref(j);
-    if (rc != 0)
-        return NP_E_NOMEM;
-    return fwrite(rep->json.buf, 1, rep->json.len, rep->out) == rep->json.len ? NP_OK : NP_E_IO;
+    struct report_jout *b = &rep->json;
+    size_t need = json_dumpb(wrap, b->buf, b->cap, REPORT_JSON_FLAGS);
+    if (need > b->cap) {
+        char *nb = realloc(b->buf, need);
+        if (nb) {
+            b->buf = nb;
+            b->cap = need;
+            need = json_dumpb(wrap, b->buf, b->cap, REPORT_JSON_FLAGS);
+        } else {
+            need = 0;
+        }
+    }
+    json_decref(wrap);
+    const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
+    if (need < hl + tl || memcmp(b->buf, REPORT_JSON_HEAD, hl) != 0 ||
+        memcmp(b->buf + need - tl, REPORT_JSON_TAIL, tl) != 0)
+        return NP_E_NOMEM; /* json_dumpb failed (memory) */
+    if (rep->nruns)
+        fputs(",\n    ", rep->out);
+    else
+        fputs(REPORT_JSON_HEAD, rep->out);
+    size_t len = need - hl - tl;
+    return fwrite(b->buf + hl, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
 }
 
 static enum np_status report_json_run_out(struct np_report *rep, const struct np_run *r)
