@@ -23,7 +23,7 @@
 
 /* Results analysed but not yet handed out (waiting for an earlier folder) are at most this many:
  * a worker that would exceed it waits, unless it takes the folder everyone waits for. */
-#define NP_WALK_PENDING_MAX 4096
+#define NP_WALK_PENDING_MAX 1024
 
 /* One folder's matching files. */
 struct np_walk_group {
