@@ -759,8 +759,15 @@ enum np_status np_report_error(struct np_report *rep, const char *msg)
     if (rep->fmt != NP_FMT_JSON || rep->status != NP_OK)
         return rep->status;
     json_t *s = json_string(msg);
-    if (!s) /* not UTF-8: the bytes as Latin-1 would mislead; say what happened */
-        s = json_string("(error message not valid UTF-8)");
+    if (!s) { /* a path that is not UTF-8: kept, each byte above ASCII shown as '?' */
+        char *ascii = strdup(msg);
+        if (ascii)
+            for (char *c = ascii; *c; c++)
+                if ((unsigned char)*c >= 0x80)
+                    *c = '?';
+        s = ascii ? json_string(ascii) : NULL;
+        free(ascii);
+    }
     char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
     json_decref(s);
     if (!text)
