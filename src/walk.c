@@ -658,7 +658,7 @@ static int walk_mounts_below(const char *real)
     char line[8192];
     int below = 0;
     while (!below && fgets(line, sizeof line, f)) {
-        /* "id parent maj:min root mountpoint ..." (octal escapes do not matter for a prefix test) */
+        /* "id parent maj:min root mountpoint ..." */
         char *p = line;
         for (int field = 0; field < 4 && p; field++) {
             p = strchr(p, ' ');
@@ -670,6 +670,17 @@ static int walk_mounts_below(const char *real)
         char *end = strchr(p, ' ');
         if (end)
             *end = '\0';
+        /* the kernel writes space, tab, newline and backslash as \ooo */
+        char *d = p;
+        for (const char *c = p; *c; c++) {
+            if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' && c[2] <= '7' && c[3] >= '0' && c[3] <= '7') {
+                *d++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 + (c[3] - '0'));
+                c += 3;
+            } else {
+                *d++ = *c;
+            }
+        }
+        *d = '\0';
         if (strcmp(real, "/") == 0 ? strcmp(p, "/") != 0
                                    : strncmp(p, real, rl) == 0 && p[rl] == '/')
             below = 1;
