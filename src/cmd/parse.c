@@ -298,7 +298,10 @@ int main(int argc, char **argv)
         struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
         enum np_status st = np_parse_stream(paths, npaths, &o, &recipes, &ref, &sink, NULL);
         if (st != NP_OK) {
-            np_errorf("%s", st == NP_E_IO ? "writing the report: output error" : np_strerror(st));
+            if (st == NP_E_IO)
+                np_errorf("writing the report: %s", np_strerror(st));
+            else
+                np_errorf("%s", np_strerror(st));
             rc = 1;
         } else {
             if (po.nruns == 0) {
