@@ -109,10 +109,11 @@ fuzz:
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/reference \
-	    $(DESTDIR)$(MANDIR)/man1
+	    $(DESTDIR)$(DATADIR)/driver $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
+	install -m 644 share/nemoperf/driver/*.py $(DESTDIR)$(DATADIR)/driver/
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
 	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/nemo.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 
@@ -281,13 +282,21 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
     if (rname) {
         if (!(*rp = np_recipe_find(set, rname)))
             return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
+        if (!size) {
+            char own[400] = "";
+            for (size_t m = 0; m < (*rp)->nmodels; m++)
+                config_join(own, sizeof own, (*rp)->models[m].size);
+            return config_bad(x, "MODEL_SIZE is not set%s (DTYPE and MODEL_SIZE are required, as in the original "
+                              "recipes); allowed: MODEL_SIZE %s (RECIPE=%s), DTYPE bf16, fp8",
+                              config_get(x, "DTYPE") ? "" : " and DTYPE is not set", own, rname);
+        }
         return NP_OK;
     }
-    if (!size)
+    if (!size) /* the seeds: "DTYPE, MODEL_SIZE are required environment variables" */
         return config_bad(x,
-                          "MODEL_SIZE is not set (and RECIPE is not set): set MODEL_SIZE (allowed: %s) or RECIPE "
-                          "(allowed: %s)",
-                          sizes, all);
+                          "MODEL_SIZE is not set%s (DTYPE and MODEL_SIZE are required, as in the original recipes); "
+                          "allowed: MODEL_SIZE %s (RECIPE %s), DTYPE bf16, fp8",
+                          config_get(x, "DTYPE") ? "" : " and DTYPE is not set", sizes, all);
     int n = 0;
     for (size_t i = 0; i < set->n; i++)
         if (set->recipes[i].infer && np_model_find(&set->recipes[i], size)) {
@@ -319,11 +328,36 @@ struct config_common {
     int max_steps, max_steps_explicit;
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    int preview, retries, gpn_explicit;
+    char srun_mpi[32];
+    char *missing[8];           /* preview: what ./setup has not staged (owned) */
+    size_t nmissing;
     const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
     char stage_path[PATH_MAX];
     char load_checkpoint[PATH_MAX];
     char image[PATH_MAX + 64];
+    char tokenizer_dir[PATH_MAX + 256];
 };
+
+/* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
+static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (c->nmissing == sizeof c->missing / sizeof c->missing[0])
+        return NP_OK;
+    if (!(c->missing[c->nmissing] = strdup(text)))
+        return np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    c->nmissing++;
+    np_warnf("not staged yet: %s", text);
+    return NP_OK;
+}
 
 static enum np_status config_stage_path(struct config_ctx *x, struct config_common *c)
 {
@@ -347,6 +381,8 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     memcpy(c->stage_path, sp, n);
     c->stage_path[n] = '\0';
     struct stat st;
+    if (c->preview && stat(c->stage_path, &st) != 0 && errno == ENOENT)
+        return config_missing(x, c, "STAGE_PATH=%s: no such folder (run ./setup)", sp);
     if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
         return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
     if (access(c->stage_path, W_OK | X_OK) != 0)
@@ -377,7 +413,10 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");
-    c->dtype = dt ? np_dtype_parse(dt) : r->default_dtype;
+    if (!dt)
+        return config_bad(x, "DTYPE is not set (DTYPE and MODEL_SIZE are required, as in the original recipes); "
+                             "allowed: bf16, fp8");
+    c->dtype = np_dtype_parse(dt);
     if (c->dtype == NP_DTYPE_NONE)
         return config_bad(x, "DTYPE=%s: unknown data type; allowed: bf16, fp8", dt);
 
@@ -404,7 +443,14 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     if (!strstr(dtypes, np_dtype_name(c->dtype, 0)))
         return config_bad(x, "DTYPE=%s: %s %s on %s is published for %s only; allowed: %s",
                           dt ? dt : np_dtype_name(c->dtype, 0), r->name, m->size, c->gpu_type, dtypes, dtypes);
-    return config_intvar(x, "GPUS_PER_NODE", 1, 1024, NP_LAUNCH_DEFAULT_GPUS_PER_NODE, &c->gpus_per_node, NULL);
+    /* unset: per row, NVIDIA's GPUs per node of the system (GB200 4) */
+    return config_intvar(x, "GPUS_PER_NODE", 1, 1024, 0, &c->gpus_per_node, &c->gpn_explicit);
+}
+
+/* GPUs per node of a job at a scale: GPUS_PER_NODE, else the row's. */
+static int config_gpn(const struct config_common *c, const struct np_config_row *row)
+{
+    return c->gpn_explicit ? c->gpus_per_node : row ? row->gpus_per_node : NP_LAUNCH_DEFAULT_GPUS_PER_NODE;
 }
 
 /* Published scales of (model, gpu type, dtype), as "8, 16, 32". */
@@ -478,15 +524,15 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     if (*ngpus == 0)
         return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
     for (size_t i = 0; i < *ngpus; i++) {
-        if (gpus[i] % c->gpus_per_node != 0)
-            return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
-                              gpus[i], c->gpus_per_node, scales);
         const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        if (gpus[i] % config_gpn(c, row) != 0)
+            return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
+                              gpus[i], config_gpn(c, row), scales);
         if (!row)
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
                               c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
                               scales);
-        if (row->inconsistent)
+        if (row->inconsistent && !row->ncorrections)
             return config_bad(x,
                               "JOB_TOTAL_GPUS=%s: the published %s %s %s %s row at %d GPUs is inconsistent and "
                               "cannot be launched: %s",
@@ -580,7 +626,7 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
                               ck->save_min_gpus, ck->save_max_gpus, gpus[i]);
         need += c->workload == NP_WORKLOAD_SYNTHETIC ? NP_SYNTH_CHECKPOINT_BYTES(gpus[i]) : ck->size_bytes;
     }
-    if (c->force_checkpoint)
+    if (c->force_checkpoint || (c->preview && access(c->stage_path, F_OK) != 0))
         return NP_OK;
     double avail = 0;
     int (*fs)(const char *, double *) = opts && opts->free_space ? opts->free_space : config_statvfs_free;
@@ -626,17 +672,60 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
             return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
         snprintf(c->image, sizeof c->image, "%s", sqsh);
         free(sqsh);
-        if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        if ((stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) && c->preview) {
+            enum np_status ms = config_missing(x, c, "container image %s (run ./setup, or set RUN_CONF_IMAGE)",
+                                               c->image);
+            if (ms != NP_OK)
+                return ms;
+        } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
                               "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
                               c->image);
+        }
     }
-    if (c->model->hf_repo && !c->hf_token)
-        return config_bad(x,
-                          "HF_TOKEN is not set: %s %s uses the gated Hugging Face model %s; set HF_TOKEN to a token "
-                          "with access to it (or use WORKLOAD=synthetic)",
-                          c->recipe->name, c->model->size, c->model->hf_repo);
+    /* the tokenizer: files ./setup staged, read offline on the compute nodes */
+    if (c->model->tokenizer.hf) {
+        char *dir = np_stage_hf_dir(c->stage_path, c->model->tokenizer.hf);
+        if (!dir)
+            return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s", dir);
+        free(dir);
+        char cfg[sizeof c->tokenizer_dir + 16];
+        snprintf(cfg, sizeof cfg, "%s/config.json", c->tokenizer_dir);
+        if (access(cfg, R_OK) != 0) {
+            if (c->preview)
+                return config_missing(x, c, "tokenizer files of %s in %s (run ./setup with HF_TOKEN)",
+                                      c->model->tokenizer.hf, c->tokenizer_dir);
+            return config_bad(x,
+                              "the tokenizer of %s %s (%s) is not staged in %s: run ./setup with HF_TOKEN set (the "
+                              "job reads it offline), or use WORKLOAD=synthetic",
+                              c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir);
+        }
+    }
+    return NP_OK;
+}
+
+/* srun --mpi of the NeMo step and the requeue budget. */
+static enum np_status config_job_policy(struct config_ctx *x, struct config_common *c)
+{
+    enum np_status st = config_intvar(x, "NEMOPERF_MAX_RETRIES", 0, NP_LAUNCH_MAX_RETRIES_LIMIT, 0, &c->retries,
+                                      NULL);
+    if (st != NP_OK)
+        return st;
+    const char *mpi = config_get(x, "NEMOPERF_SRUN_MPI");
+    if (!mpi)
+        mpi = NP_LAUNCH_DEFAULT_SRUN_MPI;
+    if (strcmp(mpi, "none") != 0) {
+        for (const char *p = mpi; *p; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+                return config_bad(x, "NEMOPERF_SRUN_MPI=%s: not an MPI plugin name; allowed: pmix, pmi2, pmix_v4, "
+                                     "... (srun --mpi=list), or none",
+                                  mpi);
+        if (strlen(mpi) >= sizeof c->srun_mpi)
+            return config_bad(x, "NEMOPERF_SRUN_MPI=%s: too long", mpi);
+        snprintf(c->srun_mpi, sizeof c->srun_mpi, "%s", mpi);
+    }
     return NP_OK;
 }
 
@@ -696,17 +785,33 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->workload = cm->workload;
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
-    j->gpus_per_node = cm->gpus_per_node;
-    j->nodes = gpus / cm->gpus_per_node;
+    j->gpus_per_node = config_gpn(cm, row);
+    j->nodes = gpus / j->gpus_per_node;
     j->tp = row->tp;
     j->pp = row->pp;
     j->cp = row->cp;
     j->ep = row->ep;
     j->dp = row->dp;
-    j->vp = row->vp;
-    j->mbs = row->mbs;
-    j->gbs = row->gbs;
-    j->ga = row->ga;
+    /* what runs: the row's corrections applied (the row keeps the published cells) */
+    j->vp = np_row_value(row, "vp", row->vp, NULL);
+    j->mbs = np_row_value(row, "mbs", row->mbs, NULL);
+    j->gbs = np_row_value(row, "gbs", row->gbs, NULL);
+    j->ga = np_row_value(row, "ga", row->ga, NULL);
+    j->etp = row->etp;
+    j->fsdp = row->fsdp > 0;
+    j->cuda_graphs = row->cuda_graphs && !j->fsdp; /* NeMo utils.py l.315-319: off under FSDP */
+    j->fp8_recipe = cm->dtype == NP_DTYPE_FP8 ? (cm->recipe->fp8_recipe ? cm->recipe->fp8_recipe : "delayed") : NULL;
+    j->retries = cm->retries;
+    snprintf(j->srun_mpi, sizeof j->srun_mpi, "%s", cm->srun_mpi);
+    if (row->tp_comm_overlap_cfg && !(j->tp_comm_overlap_cfg = np_nemo_ub_resolve(row->tp_comm_overlap_cfg, cm->dtype)))
+        oom = 1;
+    j->tokenizer_dir = config_strdup0(cm->tokenizer_dir, &oom);
+    if (cm->nmissing) {
+        if (!(j->missing = calloc(cm->nmissing + 1, sizeof *j->missing)))
+            oom = 1;
+        for (size_t i = 0; j->missing && i < cm->nmissing; i++)
+            j->missing[i] = config_strdup0(cm->missing[i], &oom);
+    }
     j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
     j->seq_len = row->seq_len;
     j->hidden = cm->model->arch.hidden;
@@ -756,6 +861,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     struct config_common *c = calloc(1, sizeof *c);
     if (!c)
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    c->preview = opts->preview;
     int gpus[CONFIG_MAX_SWEEP];
     size_t ngpus = 0;
     enum np_status st = NP_OK;
@@ -784,6 +890,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_nemo(&x, c);
     if (st == NP_OK)
         st = config_sbatch_vars(&x, c);
+    if (st == NP_OK)
+        st = config_job_policy(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
     if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command)
@@ -818,6 +926,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         if (st == NP_E_NOMEM)
             np_error_set(err, st, "", 0, 0, "out of memory");
     }
+    for (size_t i = 0; i < c->nmissing; i++)
+        free(c->missing[i]);
     free(c);
     return st;
 }
@@ -832,6 +942,9 @@ static void config_job_free(struct np_launch_config *j)
     free(j->partition);
     free(j->gres_gpus);
     free(j->experiment_dir);
+    free(j->tp_comm_overlap_cfg);
+    free(j->tokenizer_dir);
+    np_strv_free(j->missing);
     memset(j, 0, sizeof *j);
 }
 
@@ -860,6 +973,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("model_size", json_string(c->model->size));
     CONFIG_SET("dtype", json_string(np_dtype_name(c->dtype, 0)));
     CONFIG_SET("gpu_type", json_string(c->gpu_type));
+    /* the system the row was published for (seed 000), so parse never assumes it */
+    CONFIG_SET("system", CONFIG_STR(c->row ? c->row->system : NULL));
     CONFIG_SET("gpus", json_integer(c->gpus));
     CONFIG_SET("gpus_per_node", json_integer(c->gpus_per_node));
     CONFIG_SET("nodes", json_integer(c->nodes));
@@ -892,6 +1007,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("image", CONFIG_STR(c->image));
     CONFIG_SET("account", CONFIG_STR(c->account));
     CONFIG_SET("partition", CONFIG_STR(c->partition));
+    CONFIG_SET("nemo", np_nemo_json(c));
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT
@@ -904,12 +1020,42 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 
 /* ---- --list ---- */
 
-#define CONFIG_LIST_COLS 16
+#define CONFIG_LIST_COLS 18
+
+/* The NOTE column: corrections (published->run, first source), else inconsistency or proxy. */
+static void config_list_note(const struct np_config_row *row, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (row->ncorrections) {
+        struct np_buf b;
+        np_buf_init(&b);
+        np_buf_append(&b, "corrected: ");
+        for (size_t k = 0; k < row->ncorrections; k++) {
+            const struct np_correction *cr = &row->corrections[k];
+            int pub = strcmp(cr->field, "mbs") == 0   ? row->mbs
+                      : strcmp(cr->field, "gbs") == 0 ? row->gbs
+                      : strcmp(cr->field, "ga") == 0  ? row->ga
+                                                      : row->vp;
+            char p[16];
+            snprintf(p, sizeof p, pub > 0 ? "%d" : "NA", pub);
+            np_buf_appendf(&b, "%s%s %s->%d", k ? ", " : "", cr->field, p, cr->value);
+        }
+        np_buf_appendf(&b, " (%s: %s)", row->corrections[0].reason, row->corrections[0].source);
+        char *t = np_buf_steal(&b);
+        snprintf(buf, size, "%s", t ? t : "corrected");
+        free(t);
+    } else if (row->inconsistent) {
+        snprintf(buf, size, "INCONSISTENT, not launchable: %s", row->inconsistent);
+    } else if (row->proxy) {
+        snprintf(buf, size, "proxy (reduced layers)");
+    }
+}
 
 char *np_launch_list_text(const struct np_recipe_set *set)
 {
-    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "TP", "PP", "CP",
-                                                       "EP", "DP", "VP", "MBS", "GBS", "GA", "LAYERS", "NOTE"};
+    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "SYSTEM",
+                                                       "GPN", "TP", "PP", "CP", "EP", "DP", "VP", "MBS",
+                                                       "GBS", "GA", "LAYERS", "NOTE"};
     size_t cap = 64, n = 0;
     char *(*rows)[CONFIG_LIST_COLS] = malloc(cap * sizeof *rows);
     int oom = !rows;
@@ -934,28 +1080,25 @@ char *np_launch_list_text(const struct np_recipe_set *set)
                         rows = nr;
                         cap *= 2;
                     }
-                    char v[CONFIG_LIST_COLS][320];
+                    char v[CONFIG_LIST_COLS][640];
                     snprintf(v[0], sizeof v[0], "%s", rp->name);
                     snprintf(v[1], sizeof v[1], "%s", mp->size);
                     snprintf(v[2], sizeof v[2], "%s", np_dtype_name((enum np_dtype)d, 0));
                     snprintf(v[3], sizeof v[3], "%d", row->gpus);
                     snprintf(v[4], sizeof v[4], "%s", row->gpu_type);
-                    snprintf(v[5], sizeof v[5], "%d", row->tp);
-                    snprintf(v[6], sizeof v[6], "%d", row->pp);
-                    snprintf(v[7], sizeof v[7], "%d", row->cp);
-                    snprintf(v[8], sizeof v[8], row->ep > 0 ? "%d" : "NA", row->ep);
-                    snprintf(v[9], sizeof v[9], "%d", row->dp);
-                    snprintf(v[10], sizeof v[10], row->vp > 0 ? "%d" : "NA", row->vp);
-                    snprintf(v[11], sizeof v[11], "%d", row->mbs);
-                    snprintf(v[12], sizeof v[12], "%d", row->gbs);
-                    snprintf(v[13], sizeof v[13], "%d", row->ga);
-                    snprintf(v[14], sizeof v[14], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
-                    if (row->inconsistent)
-                        snprintf(v[15], sizeof v[15], "INCONSISTENT, not launchable: %s", row->inconsistent);
-                    else if (row->proxy)
-                        snprintf(v[15], sizeof v[15], "proxy (reduced layers)");
-                    else
-                        v[15][0] = '\0';
+                    snprintf(v[5], sizeof v[5], "%s", row->system ? row->system : "-");
+                    snprintf(v[6], sizeof v[6], "%d", row->gpus_per_node);
+                    snprintf(v[7], sizeof v[7], "%d", row->tp);
+                    snprintf(v[8], sizeof v[8], "%d", row->pp);
+                    snprintf(v[9], sizeof v[9], "%d", row->cp);
+                    snprintf(v[10], sizeof v[10], row->ep > 0 ? "%d" : "NA", row->ep);
+                    snprintf(v[11], sizeof v[11], "%d", row->dp);
+                    snprintf(v[12], sizeof v[12], row->vp > 0 ? "%d" : "NA", row->vp);
+                    snprintf(v[13], sizeof v[13], "%d", row->mbs);
+                    snprintf(v[14], sizeof v[14], "%d", row->gbs);
+                    snprintf(v[15], sizeof v[15], "%d", row->ga);
+                    snprintf(v[16], sizeof v[16], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
+                    config_list_note(row, v[17], sizeof v[17]);
                     for (int k = 0; k < CONFIG_LIST_COLS; k++) {
                         rows[n][k] = strdup(v[k]);
                         if (!rows[n][k])

@@ -29,6 +29,10 @@ const struct np_hf_file_spec np_hf_model_files[] = {
     {"tokenizer_config.json", 0},
     {"special_tokens_map.json", 0},
     {"generation_config.json", 0},
+    /* GPT-2-style tokenizers without a tokenizer.json (GPT3's nvidia/megatron-gpt2-345m): the
+     * NeMo job reads the tokenizer offline from these files */
+    {"vocab.json", 0},
+    {"merges.txt", 0},
     {NULL, 0},
 };
 

@@ -281,12 +281,114 @@ static enum np_status recipe_load_checkpoint(struct recipe_ctx *c, json_t *o, co
     return NP_OK;
 }
 
+/* An object of settings {"name": scalar} into a NULL-terminated vector of
+ * "name\0value" strings (value: the string, or the JSON text of a number or
+ * boolean); NULL when absent. */
+static enum np_status recipe_settings(struct recipe_ctx *c, json_t *o, const char *path, const char *key,
+                                      int string_values, char ***out)
+{
+    char p[512];
+    recipe_path(p, sizeof p, path, key);
+    json_t *v = json_object_get(o, key);
+    *out = NULL;
+    if (!v || json_is_null(v))
+        return NP_OK;
+    if (!json_is_object(v))
+        return recipe_fail(c, p, "expected object");
+    *out = calloc(json_object_size(v) + 1, sizeof **out);
+    if (!*out)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t n = 0;
+    const char *name;
+    json_t *val;
+    json_object_foreach(v, name, val) {
+        char pi[600];
+        snprintf(pi, sizeof pi, "%s.%s", p, name);
+        for (const char *s = name; *s; s++)
+            if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+                return recipe_fail(c, pi, "expected a name of letters, digits and '_'");
+        if (string_values ? !json_is_string(val) : !(json_is_boolean(val) || json_is_integer(val)))
+            return recipe_fail(c, pi, string_values ? "expected string" : "expected true, false or an integer");
+        char *text = string_values ? strdup(json_string_value(val)) : json_dumps(val, JSON_ENCODE_ANY);
+        size_t nl = strlen(name);
+        char *kv = text ? malloc(nl + strlen(text) + 2) : NULL;
+        if (kv) {
+            memcpy(kv, name, nl + 1); /* "name\0value" */
+            strcpy(kv + nl + 1, text);
+        }
+        int newline = text && strpbrk(text, "\n\r");
+        free(text);
+        if (!kv)
+            return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+        (*out)[n++] = kv;
+        if (newline)
+            return recipe_fail(c, pi, "contains a newline");
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_corrections(struct recipe_ctx *c, json_t *o, const char *path,
+                                              struct np_config_row *r)
+{
+    static const char *const keys[] = {"field", "value", "source", "reason", NULL};
+    static const char *const fields[] = {"mbs", "gbs", "ga", "vp", NULL};
+    char p[512];
+    recipe_path(p, sizeof p, path, "corrections");
+    json_t *v = json_object_get(o, "corrections");
+    if (!v || json_is_null(v))
+        return NP_OK;
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of {field, value, source, reason}");
+    r->corrections = calloc(json_array_size(v), sizeof *r->corrections);
+    if (!r->corrections)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        char pi[560];
+        snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+        struct np_correction *k = &r->corrections[i];
+        r->ncorrections = i + 1;
+        TRY(recipe_object(c, e, pi));
+        TRY(recipe_check_keys(c, e, pi, keys));
+        TRY(recipe_str(c, e, pi, "field", 1, &k->field));
+        TRY(recipe_int(c, e, pi, "value", 1, 0, 1, 0, &k->value));
+        TRY(recipe_str(c, e, pi, "source", 1, &k->source));
+        TRY(recipe_str(c, e, pi, "reason", 1, &k->reason));
+        int known = 0;
+        for (const char *const *f = fields; *f; f++)
+            known |= strcmp(*f, k->field) == 0;
+        if (!known)
+            return recipe_fail(c, pi, "field: expected mbs, gbs, ga or vp");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(r->corrections[j].field, k->field) == 0)
+                return recipe_fail(c, pi, "field corrected twice");
+    }
+    return NP_OK;
+}
+
+int np_row_value(const struct np_config_row *row, const char *field, int published,
+                 const struct np_correction **corr)
+{
+    if (corr)
+        *corr = NULL;
+    for (size_t i = 0; row && i < row->ncorrections; i++)
+        if (strcmp(row->corrections[i].field, field) == 0) {
+            if (corr)
+                *corr = &row->corrections[i];
+            return row->corrections[i].value;
+        }
+    return published;
+}
+
 static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const char *path,
                                       const struct np_model *m, struct np_config_row *r)
 {
     static const char *const keys[] = {"gpu", "system", "dtypes", "gpus", "seq_len", "layers", "tp", "pp",
                                        "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "fsdp", "proxy",
-                                       "inconsistent", "source", "note", NULL};
+                                       "inconsistent", "source", "note", "gpus_per_node", "etp",
+                                       "cuda_graphs", "tp_comm_overlap_cfg", "model_config", "corrections",
+                                       NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -330,6 +432,12 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     TRY(recipe_str(c, o, path, "inconsistent", 0, &r->inconsistent));
     TRY(recipe_str(c, o, path, "source", 0, &r->source));
     TRY(recipe_str(c, o, path, "note", 0, &r->note));
+    TRY(recipe_int(c, o, path, "gpus_per_node", 0, 0, 1, 8, &r->gpus_per_node));
+    TRY(recipe_int(c, o, path, "etp", 0, 1, 1, 0, &r->etp));
+    TRY(recipe_bool(c, o, path, "cuda_graphs", 0, &r->cuda_graphs));
+    TRY(recipe_str(c, o, path, "tp_comm_overlap_cfg", 0, &r->tp_comm_overlap_cfg));
+    TRY(recipe_settings(c, o, path, "model_config", 0, &r->model_config));
+    TRY(recipe_load_corrections(c, o, path, r));
 
     char msg[256];
     long long prod = (long long)r->tp * r->pp * r->cp * r->dp;
@@ -338,6 +446,21 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
         snprintf(msg, sizeof msg, "TP x PP x CP x DP = %d x %d x %d x %d = %lld, but gpus is %d", r->tp, r->pp,
                  r->cp, r->dp, prod, r->gpus);
         return recipe_fail(c, p, msg);
+    }
+    if (r->gpus % r->gpus_per_node != 0) {
+        recipe_path(p, sizeof p, path, "gpus_per_node");
+        snprintf(msg, sizeof msg, "gpus %d is not a multiple of gpus_per_node %d", r->gpus, r->gpus_per_node);
+        return recipe_fail(c, p, msg);
+    }
+    if (r->ncorrections) { /* what ran must add up, whatever was published */
+        int mbs = np_row_value(r, "mbs", r->mbs, NULL), gb = np_row_value(r, "gbs", r->gbs, NULL);
+        int ga = np_row_value(r, "ga", r->ga, NULL), vp = np_row_value(r, "vp", r->vp, NULL);
+        if ((long long)mbs * r->dp * ga != gb || (vp > 1 && r->pp == 1)) {
+            recipe_path(p, sizeof p, path, "corrections");
+            snprintf(msg, sizeof msg, "corrected MBS x DP x GA = %d x %d x %d, but corrected gbs is %d (or vp > 1 "
+                     "with pp 1)", mbs, r->dp, ga, gb);
+            return recipe_fail(c, p, msg);
+        }
     }
     long long gbs = (long long)r->mbs * r->dp * r->ga;
     if (gbs != r->gbs && !r->inconsistent) {
@@ -363,7 +486,7 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
                                         struct np_model *m)
 {
     static const char *const keys[] = {"label", "factory", "hf_repo", "arch", "flops", "checkpoint",
-                                       "configs", NULL};
+                                       "configs", "tokenizer", "env", "token_drop", "gc_interval", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -378,6 +501,23 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
     TRY(recipe_str(c, o, path, "factory", 1, &m->factory));
     TRY(recipe_str(c, o, path, "hf_repo", 0, &m->hf_repo));
     json_t *v;
+    TRY(recipe_member(c, o, path, "tokenizer", 0, &v));
+    if (v) {
+        static const char *const tkeys[] = {"hf", "null_vocab_size", "on_model", NULL};
+        recipe_path(p, sizeof p, path, "tokenizer");
+        TRY(recipe_object(c, v, p));
+        TRY(recipe_check_keys(c, v, p, tkeys));
+        TRY(recipe_str(c, v, p, "hf", 0, &m->tokenizer.hf));
+        TRY(recipe_int(c, v, p, "null_vocab_size", 0, 1, 1, 0, &m->tokenizer.null_vocab));
+        TRY(recipe_bool(c, v, p, "on_model", 0, &m->tokenizer.on_model));
+        if (!m->tokenizer.hf == !m->tokenizer.null_vocab)
+            return recipe_fail(c, p, "expected exactly one of hf (a Hugging Face id) and null_vocab_size");
+        if (m->tokenizer.hf && (!m->hf_repo || strcmp(m->hf_repo, m->tokenizer.hf) != 0))
+            return recipe_fail(c, p, "hf must equal the model's hf_repo (the files ./setup stages)");
+    }
+    TRY(recipe_settings(c, o, path, "env", 1, &m->env));
+    TRY(recipe_bool(c, o, path, "token_drop", 0, &m->token_drop));
+    TRY(recipe_int(c, o, path, "gc_interval", 0, 1, 0, 0, &m->gc_interval));
     TRY(recipe_member(c, o, path, "arch", 1, &v));
     recipe_path(p, sizeof p, path, "arch");
     if (!v)
@@ -424,7 +564,10 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
 static enum np_status recipe_load_json(struct recipe_ctx *c, json_t *root, struct np_recipe *r)
 {
     static const char *const keys[] = {"schema", "recipe", "title", "source", "infer", "container",
-                                       "defaults", "command", "models", NULL};
+                                       "defaults", "command", "models", "nemo", NULL};
+    static const char *const nkeys[] = {"scripts", "source", "fp8_recipe", "numactl", "segment",
+                                        "cross_entropy_fusion_te", "flops_callback", "cuda_device_max_connections",
+                                        NULL};
     static const char *const ckeys[] = {"framework_version", "image", NULL};
     static const char *const dkeys[] = {"model_size", "dtype", "gpus", NULL};
     if (!json_is_object(root))
@@ -450,6 +593,23 @@ static enum np_status recipe_load_json(struct recipe_ctx *c, json_t *root, struc
     TRY(recipe_check_keys(c, cont, "container", ckeys));
     TRY(recipe_str(c, cont, "container", "framework_version", 1, &r->framework_version));
     TRY(recipe_str(c, cont, "container", "image", 1, &r->image));
+
+    json_t *nemo;
+    TRY(recipe_member(c, root, "", "nemo", 0, &nemo));
+    if (nemo) {
+        TRY(recipe_object(c, nemo, "nemo"));
+        TRY(recipe_check_keys(c, nemo, "nemo", nkeys));
+        TRY(recipe_str(c, nemo, "nemo", "scripts", 1, &r->nemo_scripts));
+        TRY(recipe_str(c, nemo, "nemo", "source", 1, &r->nemo_source));
+        TRY(recipe_str(c, nemo, "nemo", "fp8_recipe", 1, &r->fp8_recipe));
+        if (strcmp(r->fp8_recipe, "delayed") != 0 && strcmp(r->fp8_recipe, "current") != 0)
+            return recipe_fail(c, "nemo.fp8_recipe", "expected \"delayed\" or \"current\"");
+        TRY(recipe_bool(c, nemo, "nemo", "numactl", 0, &r->numactl));
+        TRY(recipe_bool(c, nemo, "nemo", "segment", 0, &r->segment));
+        TRY(recipe_bool(c, nemo, "nemo", "cross_entropy_fusion_te", 0, &r->cross_entropy_te));
+        TRY(recipe_bool(c, nemo, "nemo", "flops_callback", 0, &r->flops_callback));
+        TRY(recipe_settings(c, nemo, "nemo", "cuda_device_max_connections", 0, &r->max_connections));
+    }
 
     json_t *cmd;
     TRY(recipe_member(c, root, "", "command", 0, &cmd));
@@ -538,6 +698,13 @@ enum np_status np_recipe_load_file(const char *path, struct np_recipe *out, stru
     return st;
 }
 
+static void recipe_strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 static void recipe_model_free(struct np_model *m)
 {
     free(m->size);
@@ -552,8 +719,18 @@ static void recipe_model_free(struct np_model *m)
         free(r->inconsistent);
         free(r->source);
         free(r->note);
+        free(r->tp_comm_overlap_cfg);
+        recipe_strv_free(r->model_config);
+        for (size_t k = 0; k < r->ncorrections; k++) {
+            free(r->corrections[k].field);
+            free(r->corrections[k].source);
+            free(r->corrections[k].reason);
+        }
+        free(r->corrections);
     }
     free(m->rows);
+    free(m->tokenizer.hf);
+    recipe_strv_free(m->env);
 }
 
 void np_recipe_free(struct np_recipe *r)
@@ -567,6 +744,10 @@ void np_recipe_free(struct np_recipe *r)
     free(r->framework_version);
     free(r->image);
     free(r->default_size);
+    free(r->nemo_scripts);
+    free(r->nemo_source);
+    free(r->fp8_recipe);
+    recipe_strv_free(r->max_connections);
     if (r->command)
         for (char **a = r->command; *a; a++)
             free(*a);

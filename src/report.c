@@ -1,20 +1,18 @@
-/* report.c - the four output formats of nemoperf-parse, written as a stream.
+/* report.c - the four output formats of nemoperf-parse.
  *
- * table: aligned columns for a terminal (widths from the first rows);
- * markdown: the seeds' published layout, cell for cell, from one kept run per
- * column; csv: one header row, RFC 4180 quoting; json: the documented
- * {"runs":[...],"errors":[...]} shape, each run object built with Jansson,
- * written and freed before the next.  Each format has one per-run emitter.
+ * table: aligned columns; markdown: each publication's layout cell for cell (seeds 003/004 per model, seed 000
+ * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson.  One function writes one run
+ * per format (report_table_cells, report_csv_run, report_json_run); --group and markdown need all runs.
  */
 #include "nemoperf/report.h"
 
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "nemoperf/aggregate.h"
 
 int np_format_parse(const char *s)
 {
@@ -52,6 +50,13 @@ static void report_upper(const char *s, char *buf, size_t size)
     buf[i] = '\0';
 }
 
+
+/* The figure --reference compares (steady-state mean, or the last step with --verdict last). */
+static const struct np_metrics *report_basis(const struct np_run *r, const struct np_parse_opts *o)
+{
+    return o->verdict_last ? &r->m : &r->steady;
+}
+
 /* ---- markdown ---- */
 
 struct report_group {
@@ -59,187 +64,304 @@ struct report_group {
     const struct np_model *model;
     enum np_dtype dtype;
     const char *gpu_type;
+    char system[40];            /* seed-000 layout: the system's table */
+    int sysrank;                /* order of the systems as the recipe lists them */
+    int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
     const struct np_run **cols; /* one run per GPU count, ascending */
+    size_t *repeats;            /* runs seen at that GPU count */
     size_t ncols;
 };
 
 static int report_run_in_markdown(const struct np_run *r)
 {
     return r->model && r->id.dtype != NP_DTYPE_NONE && r->id.gpus > 0 && !isnan(r->m.tokens_per_s) &&
-           (r->status == NP_RUN_OK || r->status == NP_RUN_INCOMPLETE);
+           (np_run_status_good(r->status) || r->status == NP_RUN_INCOMPLETE);
 }
 
-
-static int report_cmp_group(const struct report_group *a, const struct np_run *r)
+/* Seed 000 publishes one table per system (its rows name a system); seeds 003/004 one per model. */
+static int report_per_system(const struct np_recipe *r)
 {
-    return a->recipe == r->recipe && a->model == r->model && a->dtype == r->id.dtype &&
-           strcasecmp(a->gpu_type, r->id.gpu_type) == 0;
+    for (size_t m = 0; r && m < r->nmodels; m++)
+        for (size_t i = 0; i < r->models[m].nrows; i++)
+            if (r->models[m].rows[i].system)
+                return 1;
+    return 0;
+}
+
+static void report_system_of(const struct np_run *r, char *buf, size_t size, int *rank)
+{
+    char up[24];
+    *rank = 1 << 20;
+    for (size_t i = 0; r->model && i < r->model->nrows; i++)
+        if (r->id.gpu_type[0] && strcasecmp(r->model->rows[i].gpu_type, r->id.gpu_type) == 0) {
+            *rank = (int)i;
+            break;
+        }
+    if (r->id.system[0])
+        snprintf(buf, size, "%s", r->id.system);
+    else if (r->id.gpu_type[0]) {
+        report_upper(r->id.gpu_type, up, sizeof up);
+        snprintf(buf, size, "DGX-%s", up);
+    } else
+        snprintf(buf, size, "unknown (GPU type unknown)");
+}
+
+/* Seeds 003/004: one table per recipe, model, dtype and GPU type.  Seed 000: one per system (and dtype), all
+ * its recipes' models in it. */
+static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
+{
+    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic)
+        return 0;
+    if (report_per_system(r->recipe))
+        return report_per_system(a->recipe) && strcmp(a->system, system) == 0;
+    return a->recipe == r->recipe && a->model == r->model && strcasecmp(a->gpu_type, r->id.gpu_type) == 0;
 }
 
 static int report_cmp_groups(const void *pa, const void *pb)
 {
     const struct report_group *a = pa, *b = pb;
+    int sa = report_per_system(a->recipe), sb = report_per_system(b->recipe);
+    if (sa != sb)
+        return sa - sb; /* the seeds 003/004 tables first, then the systems */
+    if (sa) {
+        if (a->sysrank != b->sysrank)
+            return a->sysrank < b->sysrank ? -1 : 1;
+        int c = strcmp(a->system, b->system);
+        if (c)
+            return c;
+        if (a->dtype != b->dtype)
+            return a->dtype < b->dtype ? -1 : 1;
+        return a->synthetic - b->synthetic;
+    }
     int c = strcmp(a->recipe->name, b->recipe->name);
     if (c)
         return c;
     size_t ma = (size_t)(a->model - a->recipe->models), mb = (size_t)(b->model - b->recipe->models);
-    if (ma != mb)
+    if (!sa && ma != mb)
         return ma < mb ? -1 : 1;
     if (a->dtype != b->dtype)
         return a->dtype < b->dtype ? -1 : 1;
     return strcasecmp(a->gpu_type, b->gpu_type);
 }
 
-static enum np_status report_markdown(FILE *out, const struct np_run *runs, size_t nruns)
+/* Columns of a seed-000 system table are (model, GPU count), in the recipe's model order. */
+/* Rows of a seed-000 system table: by recipe name, the recipe's model order, then GPU count. */
+static int report_col_before(const struct report_group *g, const struct np_run *a, const struct np_run *b)
 {
-    struct report_group *g = calloc(nruns ? nruns : 1, sizeof *g);
+    if (report_per_system(g->recipe) && a->recipe != b->recipe)
+        return strcmp(a->recipe->name, b->recipe->name) < 0;
+    if (report_per_system(g->recipe) && a->model != b->model)
+        return a->model < b->model;
+    return a->id.gpus < b->id.gpus;
+}
+
+static int report_col_same(const struct report_group *g, const struct np_run *a, const struct np_run *b)
+{
+    return a->id.gpus == b->id.gpus && (!report_per_system(g->recipe) || a->model == b->model);
+}
+
+static void report_md_verdict_cell(FILE *out, const struct np_run *r)
+{
+    if (r->verdict == NP_VERDICT_NOT_COMPARED || r->verdict == NP_VERDICT_NONE)
+        fputs(" n/a |", out);
+    else
+        fprintf(out, " %s |", np_verdict_name(r->verdict));
+}
+
+/* Seeds 003/004: "Llama 3.1 8b BF16 | 8x H100 GPUs | ..." with the four published rows. */
+static void report_md_model_table(FILE *out, const struct report_group *g, const struct np_parse_opts *o)
+{
+    char gpu[32], cell[64];
+    report_upper(g->gpu_type, gpu, sizeof gpu);
+    fprintf(out, "%s %s %s%s |", g->recipe->title, g->model->size, np_dtype_name(g->dtype, 1),
+            g->synthetic ? " (synthetic CPU workload)" : "");
+    for (size_t c = 0; c < g->ncols; c++)
+        fprintf(out, " %dx %s GPUs%s |", g->cols[c]->id.gpus, gpu, g->synthetic ? " (simulated)" : "");
+    fputc('\n', out);
+    for (size_t c = 0; c <= g->ncols; c++)
+        fputs("---|", out);
+    fputc('\n', out);
+    fputs("Training step time (seconds per step) |", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        np_report_trim2(g->cols[c]->step_time_s, cell, sizeof cell);
+        fprintf(out, " %s |", cell);
+    }
+    fputs("\nThroughput in tokens per second |", out);
+    for (size_t c = 0; c < g->ncols; c++)
+        fprintf(out, " %.0f |", g->cols[c]->m.tokens_per_s);
+    fputs("\nModel flops utilization |", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        if (isnan(g->cols[c]->m.mfu_percent))
+            fputs(" n/a |", out);
+        else
+            fprintf(out, " %.2f%% |", g->cols[c]->m.mfu_percent);
+    }
+    fputs("\nTime to train 1T tokens in days |", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct np_run *r = g->cols[c];
+        /* the seeds print n/a for proxy rows: a reduced-layer model says nothing of the full one */
+        if ((r->row && r->row->proxy) || isnan(r->m.days_to_train)) {
+            fputs(" n/a |", out);
+        } else {
+            np_report_trim2(r->m.days_to_train, cell, sizeof cell);
+            fprintf(out, " %s |", cell);
+        }
+    }
+    fputc('\n', out);
+    if (!o->reference)
+        return;
+    fprintf(out, "Steady-state throughput in tokens per second (%s) |",
+            o->verdict_last ? "last step" : "window mean");
+    for (size_t c = 0; c < g->ncols; c++) {
+        double v = report_basis(g->cols[c], o)->tokens_per_s;
+        if (isnan(v))
+            fputs(" n/a |", out);
+        else
+            fprintf(out, " %.0f |", v);
+    }
+    fputs("\nPublished throughput in tokens per second |", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct np_run *r = g->cols[c];
+        if (r->ref && !isnan(r->ref->tokens_per_s))
+            fprintf(out, " %.0f |", r->ref->tokens_per_s);
+        else
+            fputs(" n/a |", out);
+    }
+    fputs("\nRatio to published |", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        if (isnan(g->cols[c]->ref_ratio))
+            fputs(" n/a |", out);
+        else
+            fprintf(out, " %.3f |", g->cols[c]->ref_ratio);
+    }
+    fputs("\nVerdict |", out);
+    for (size_t c = 0; c < g->ncols; c++)
+        report_md_verdict_cell(out, g->cols[c]);
+    fputc('\n', out);
+}
+
+/* Seed 000: "System: DGX-GB200", then model | #-GPUs | Tokens / sec / GPU | Model TFLOP / sec / GPU.
+ * Its figures come from NVIDIA's parser, which averages the steady-state window: so do these. */
+static void report_md_system_table(FILE *out, const struct report_group *g, const struct np_parse_opts *o)
+{
+    fprintf(out, "System: %s (%s%s)\n\n", g->system, np_dtype_name(g->dtype, 1),
+            g->synthetic ? ", synthetic CPU workload" : "");
+    fputs("Model | #-GPUs | Tokens / sec / GPU | Model TFLOP / sec / GPU |", out);
+    if (o->reference)
+        fputs(" Published tokens / sec / GPU | Ratio | Verdict |", out);
+    fputs(o->reference ? "\n---|---|---|---|---|---|---|\n" : "\n---|---|---|---|\n", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct np_run *r = g->cols[c];
+        const struct np_metrics *m = isnan(r->steady.tokens_per_s_per_gpu) ? &r->m : &r->steady;
+        fprintf(out, "%s | %d |", r->model->label ? r->model->label : r->model->size, r->id.gpus);
+        if (isnan(m->tokens_per_s_per_gpu))
+            fputs(" n/a |", out);
+        else
+            fprintf(out, " %.0f |", m->tokens_per_s_per_gpu);
+        if (isnan(m->model_tflops_per_gpu))
+            fputs(" n/a |", out);
+        else
+            fprintf(out, " %.0f |", m->model_tflops_per_gpu);
+        if (o->reference) {
+            if (r->ref && !isnan(r->ref->tokens_per_s_per_gpu))
+                fprintf(out, " %.0f |", r->ref->tokens_per_s_per_gpu);
+            else
+                fputs(" n/a |", out);
+            if (isnan(r->ref_ratio))
+                fputs(" n/a |", out);
+            else
+                fprintf(out, " %.3f |", r->ref_ratio);
+            report_md_verdict_cell(out, r);
+        }
+        fputc('\n', out);
+    }
+}
+
+static enum np_status report_markdown(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
+{
+    struct report_group *g = calloc(res->nruns ? res->nruns : 1, sizeof *g);
     if (!g)
         return NP_E_NOMEM;
     size_t ng = 0;
     enum np_status st = NP_OK;
-    for (size_t i = 0; i < nruns && st == NP_OK; i++) {
-        const struct np_run *r = &runs[i];
+    for (size_t i = 0; i < res->nruns && st == NP_OK; i++) {
+        const struct np_run *r = &res->runs[i];
         if (!report_run_in_markdown(r))
             continue;
+        char system[40] = "";
+        int rank = 0;
+        if (report_per_system(r->recipe))
+            report_system_of(r, system, sizeof system, &rank);
         size_t k = 0;
-        while (k < ng && !report_cmp_group(&g[k], r))
+        while (k < ng && !report_same_group(&g[k], r, system))
             k++;
         if (k == ng) {
             g[k].recipe = r->recipe;
             g[k].model = r->model;
             g[k].dtype = r->id.dtype;
             g[k].gpu_type = r->id.gpu_type;
-            g[k].cols = calloc(nruns, sizeof *g[k].cols);
-            if (!g[k].cols) {
+            g[k].sysrank = rank;
+            g[k].synthetic = r->id.synthetic;
+            snprintf(g[k].system, sizeof g[k].system, "%s", system);
+            g[k].cols = calloc(res->nruns, sizeof *g[k].cols);
+            g[k].repeats = calloc(res->nruns, sizeof *g[k].repeats);
+            if (!g[k].cols || !g[k].repeats) {
+                free(g[k].cols);
+                free(g[k].repeats);
                 st = NP_E_NOMEM;
                 break;
             }
             ng++;
         }
-        /* insert by GPU count; the same count again: the later run (newer timestamp folder) wins */
+        /* insert by GPU count; the same count again: the later run (newer timestamp folder) shows,
+         * and the repeat is said below the table */
         size_t c = 0;
-        while (c < g[k].ncols && g[k].cols[c]->id.gpus < r->id.gpus)
+        while (c < g[k].ncols && report_col_before(&g[k], g[k].cols[c], r))
             c++;
-        if (c < g[k].ncols && g[k].cols[c]->id.gpus == r->id.gpus) {
+        if (c < g[k].ncols && report_col_same(&g[k], g[k].cols[c], r)) {
             g[k].cols[c] = r;
+            g[k].repeats[c]++;
             continue;
         }
         memmove(&g[k].cols[c + 1], &g[k].cols[c], (g[k].ncols - c) * sizeof *g[k].cols);
+        memmove(&g[k].repeats[c + 1], &g[k].repeats[c], (g[k].ncols - c) * sizeof *g[k].repeats);
         g[k].cols[c] = r;
+        g[k].repeats[c] = 1;
         g[k].ncols++;
     }
     if (st == NP_OK)
         qsort(g, ng, sizeof *g, report_cmp_groups);
     for (size_t k = 0; k < ng && st == NP_OK; k++) {
-        char gpu[32], cell[64];
-        report_upper(g[k].gpu_type, gpu, sizeof gpu);
         if (k)
             fputc('\n', out);
-        fprintf(out, "%s %s %s |", g[k].recipe->title, g[k].model->size, np_dtype_name(g[k].dtype, 1));
+        if (report_per_system(g[k].recipe))
+            report_md_system_table(out, &g[k], o);
+        else
+            report_md_model_table(out, &g[k], o);
         for (size_t c = 0; c < g[k].ncols; c++)
-            fprintf(out, " %dx %s GPUs |", g[k].cols[c]->id.gpus, gpu);
-        fputc('\n', out);
-        for (size_t c = 0; c <= g[k].ncols; c++)
-            fputs("---|", out);
-        fputc('\n', out);
-        fputs("Training step time (seconds per step) |", out);
-        for (size_t c = 0; c < g[k].ncols; c++) {
-            np_report_trim2(g[k].cols[c]->step_time_s, cell, sizeof cell);
-            fprintf(out, " %s |", cell);
-        }
-        fputs("\nThroughput in tokens per second |", out);
-        for (size_t c = 0; c < g[k].ncols; c++)
-            fprintf(out, " %.0f |", g[k].cols[c]->m.tokens_per_s);
-        fputs("\nModel flops utilization |", out);
-        for (size_t c = 0; c < g[k].ncols; c++) {
-            if (isnan(g[k].cols[c]->m.mfu_percent))
-                fputs(" n/a |", out);
-            else
-                fprintf(out, " %.2f%% |", g[k].cols[c]->m.mfu_percent);
-        }
-        fputs("\nTime to train 1T tokens in days |", out);
-        for (size_t c = 0; c < g[k].ncols; c++) {
-            const struct np_run *r = g[k].cols[c];
-            /* the seeds print n/a for proxy rows: a reduced-layer model says nothing of the full one */
-            if ((r->row && r->row->proxy) || isnan(r->m.days_to_train)) {
-                fputs(" n/a |", out);
-            } else {
-                np_report_trim2(r->m.days_to_train, cell, sizeof cell);
-                fprintf(out, " %s |", cell);
-            }
-        }
-        fputc('\n', out);
+            if (g[k].repeats[c] > 1)
+                fprintf(out, "\n%zu runs at %d GPUs: the table shows the last (%s%s); --group aggregates them.\n",
+                        g[k].repeats[c], g[k].cols[c]->id.gpus, g[k].cols[c]->job_id[0] ? "job " : "",
+                        g[k].cols[c]->job_id[0] ? g[k].cols[c]->job_id : g[k].cols[c]->path);
     }
-    for (size_t k = 0; k < ng; k++)
+    /* every run is accounted for: those not in a table are listed */
+    int listed = 0;
+    for (size_t i = 0; i < res->nruns; i++) {
+        const struct np_run *r = &res->runs[i];
+        if (report_run_in_markdown(r) && r->status != NP_RUN_INCOMPLETE)
+            continue;
+        if (!listed)
+            fputs(ng ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n", out);
+        listed = 1;
+        fprintf(out, "- `%s`: %s%s%s\n", r->path, np_run_status_name(r->status), r->why ? ": " : "",
+                r->why ? r->why : "");
+    }
+    for (size_t k = 0; k < ng; k++) {
         free(g[k].cols);
+        free(g[k].repeats);
+    }
     free(g);
     return st;
-}
-
-/* ---- held-back text: memory first, a temporary file beyond REPORT_SPILL_MEM ---- */
-
-#define REPORT_SPILL_MEM ((size_t)1 << 20)
-
-struct report_spill {
-    char *buf;
-    size_t len, cap;
-    FILE *tmp;
-    int failed;
-};
-
-static void report_spill_add(struct report_spill *s, const char *text, size_t n)
-{
-    if (s->failed)
-        return;
-    if (!s->tmp && s->len + n > REPORT_SPILL_MEM && !(s->tmp = tmpfile()))
-        s->tmp = NULL; /* no temporary file: keep it in memory rather than lose it */
-    if (s->tmp) {
-        if (fwrite(text, 1, n, s->tmp) != n)
-            s->failed = 1;
-        return;
-    }
-    if (s->len + n > s->cap) {
-        size_t nc = s->cap ? s->cap : 4096;
-        while (nc < s->len + n)
-            nc *= 2;
-        char *b = realloc(s->buf, nc);
-        if (!b) {
-            s->failed = 1;
-            return;
-        }
-        s->buf = b;
-        s->cap = nc;
-    }
-    memcpy(s->buf + s->len, text, n);
-    s->len += n;
-}
-
-/* Everything held, in order, to out. */
-static enum np_status report_spill_write(struct report_spill *s, FILE *out)
-{
-    if (s->failed)
-        return NP_E_NOMEM;
-    if (s->len && fwrite(s->buf, 1, s->len, out) != s->len)
-        return NP_E_IO;
-    if (s->tmp) {
-        char b[65536];
-        size_t n;
-        rewind(s->tmp);
-        while ((n = fread(b, 1, sizeof b, s->tmp)) > 0)
-            if (fwrite(b, 1, n, out) != n)
-                return NP_E_IO;
-        if (ferror(s->tmp))
-            return NP_E_IO;
-    }
-    return NP_OK;
-}
-
-static void report_spill_free(struct report_spill *s)
-{
-    free(s->buf);
-    if (s->tmp)
-        fclose(s->tmp);
-    memset(s, 0, sizeof *s);
 }
 
 /* ---- table ---- */
@@ -249,85 +371,186 @@ static void report_num(char *buf, size_t size, int decimals, double v)
 {
     if (isnan(v) || isinf(v))
         snprintf(buf, size, "-");
+    else if (fabs(v) >= 1e9) /* only an implausible run gets there: keep the column narrow */
+        snprintf(buf, size, "%.3g", v);
     else
         snprintf(buf, size, "%.*f", decimals, v);
 }
 
-#define REPORT_MAXCOL 14
-#define REPORT_CELL 48
-
-static const char *const report_head[REPORT_MAXCOL] = {"EXPERIMENT", "GPUS", "DTYPE", "STEP", "STEP_S",
-                                                       "TOKENS/S", "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS",
-                                                       "STATUS", "PUBLISHED", "RATIO", "REF"};
-
-/* One table row: column 0 is the experiment name (up to 159 bytes), the others short cells. */
-struct report_row {
-    char exp[sizeof ((struct np_identity *)0)->experiment];
-    char cell[REPORT_MAXCOL][REPORT_CELL];
+enum {
+    REPORT_EXPERIMENT = 0, REPORT_JOB, REPORT_START, REPORT_GPU, REPORT_GPUS, REPORT_DTYPE, REPORT_STEP,
+    REPORT_STEP_S, REPORT_STEADY, REPORT_TOKENS, REPORT_TPG, REPORT_TFLOPS, REPORT_MFU, REPORT_DAYS, REPORT_EFF,
+    REPORT_STATUS, REPORT_PUBLISHED, REPORT_RATIO, REPORT_REF, REPORT_MAXCOL
 };
 
-/* Text columns (name, dtype, status, result) align left, numbers right. */
+#define REPORT_CELL 64
+
+static const char *const report_head[REPORT_MAXCOL] = {
+    "EXPERIMENT", "JOB", "START", "GPU", "GPUS", "DTYPE", "STEP", "STEP_S", "STEADY_S(MEAN+-SD)", "TOKENS/S",
+    "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS", "EFF%", "STATUS", "PUBLISHED", "RATIO", "REF"};
+
+/* Text columns align left, numbers right. */
+static int report_left(size_t col)
+{
+    return col == REPORT_EXPERIMENT || col == REPORT_START || col == REPORT_GPU || col == REPORT_DTYPE ||
+           col == REPORT_STATUS || col == REPORT_REF;
+}
+
 static void report_cell(FILE *out, size_t col, size_t width, const char *text)
 {
-    static const char spaces[] = "                                ";
-    int left = col == 0 || col == 2 || col == 10 || col == 13;
-    size_t len = strlen(text), pad = len < width ? width - len : 0;
     if (col)
         fputs("  ", out);
-    if (left)
-        fwrite(text, 1, len, out);
-    for (size_t n; pad; pad -= n) {
-        n = pad < sizeof spaces - 1 ? pad : sizeof spaces - 1;
-        fwrite(spaces, 1, n, out);
-    }
-    if (!left)
-        fwrite(text, 1, len, out);
+    if (report_left(col))
+        fprintf(out, "%-*s", (int)width, text);
+    else
+        fprintf(out, "%*s", (int)width, text);
 }
 
-/* The per-run emitter of the table: one row of cells. */
-static void report_table_cells(const struct np_run *r, const struct np_parse_opts *o, struct report_row *row)
+/* One run's cells (column 0, the experiment name, is printed from the run itself). */
+static void report_table_cells(const struct np_run *r, const struct np_parse_opts *o, char (*row)[REPORT_CELL])
 {
-    snprintf(row->exp, sizeof row->exp, "%s", r->id.experiment);
-    char(*c)[REPORT_CELL] = row->cell;
-    c[0][0] = '\0';
+    row[REPORT_EXPERIMENT][0] = '\0';
+    snprintf(row[REPORT_JOB], REPORT_CELL, "%s", r->job_id[0] ? r->job_id : "-");
+    snprintf(row[REPORT_START], REPORT_CELL, "%s", r->launch.submit_time[0] ? r->launch.submit_time : "-");
+    /* "*": not recorded, the only GPU type the recipe is published for (said below the table) */
+    snprintf(row[REPORT_GPU], REPORT_CELL, "%s%s", r->id.gpu_type[0] ? r->id.gpu_type : "?",
+             r->gpu_source && strcmp(r->gpu_source, "recipe") == 0 ? "*" : "");
     if (r->id.gpus)
-        snprintf(c[1], REPORT_CELL, "%d", r->id.gpus);
+        snprintf(row[REPORT_GPUS], REPORT_CELL, "%d", r->id.gpus);
     else
-        strcpy(c[1], "-");
-    snprintf(c[2], REPORT_CELL, "%s", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "-");
+        strcpy(row[REPORT_GPUS], "-");
+    snprintf(row[REPORT_DTYPE], REPORT_CELL, "%s", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "-");
     if (r->step >= 0 && r->total >= 0)
-        snprintf(c[3], REPORT_CELL, "%ld/%ld", r->step, r->total);
+        snprintf(row[REPORT_STEP], REPORT_CELL, "%ld/%ld", r->step, r->total);
     else if (r->step >= 0)
-        snprintf(c[3], REPORT_CELL, "%ld", r->step);
+        snprintf(row[REPORT_STEP], REPORT_CELL, "%ld", r->step);
     else
-        strcpy(c[3], "-");
+        strcpy(row[REPORT_STEP], "-");
     if (isnan(r->step_time_s))
-        strcpy(c[4], "-");
+        strcpy(row[REPORT_STEP_S], "-");
     else
-        snprintf(c[4], REPORT_CELL, "%.4g", r->step_time_s);
-    report_num(c[5], REPORT_CELL, 0, r->m.tokens_per_s);
-    report_num(c[6], REPORT_CELL, 1, r->m.tokens_per_s_per_gpu);
-    report_num(c[7], REPORT_CELL, 1, r->m.model_tflops_per_gpu);
-    report_num(c[8], REPORT_CELL, 2, r->m.mfu_percent);
-    report_num(c[9], REPORT_CELL, 2, r->m.days_to_train);
-    snprintf(c[10], REPORT_CELL, "%s", np_run_status_name(r->status));
+        snprintf(row[REPORT_STEP_S], REPORT_CELL, "%.4g", r->step_time_s);
+    if (isnan(r->window.mean_s))
+        strcpy(row[REPORT_STEADY], "-");
+    else
+        snprintf(row[REPORT_STEADY], REPORT_CELL, "%.4g+-%.2g [%ld-%ld]", r->window.mean_s, r->window.stdev_s,
+                 r->window.first, r->window.last);
+    report_num(row[REPORT_TOKENS], REPORT_CELL, 0, r->m.tokens_per_s);
+    report_num(row[REPORT_TPG], REPORT_CELL, 1, r->m.tokens_per_s_per_gpu);
+    report_num(row[REPORT_TFLOPS], REPORT_CELL, 1, r->m.model_tflops_per_gpu);
+    report_num(row[REPORT_MFU], REPORT_CELL, 2, r->m.mfu_percent);
+    report_num(row[REPORT_DAYS], REPORT_CELL, 2, r->m.days_to_train);
+    report_num(row[REPORT_EFF], REPORT_CELL, 1, r->scaling_eff * 100.0);
+    snprintf(row[REPORT_STATUS], REPORT_CELL, "%s", np_run_status_name(r->status));
     if (o->reference) {
         if (r->ref && !isnan(r->ref->tokens_per_s))
-            snprintf(c[11], REPORT_CELL, "%.0f tok/s", r->ref->tokens_per_s);
+            snprintf(row[REPORT_PUBLISHED], REPORT_CELL, "%.0f tok/s", r->ref->tokens_per_s);
         else if (r->ref && !isnan(r->ref->tokens_per_s_per_gpu))
-            snprintf(c[11], REPORT_CELL, "%.0f tok/s/gpu", r->ref->tokens_per_s_per_gpu);
+            snprintf(row[REPORT_PUBLISHED], REPORT_CELL, "%.0f tok/s/gpu", r->ref->tokens_per_s_per_gpu);
         else
-            strcpy(c[11], "-");
-        report_num(c[12], REPORT_CELL, 3, r->ref_ratio);
-        snprintf(c[13], REPORT_CELL, "%s", isnan(r->ref_ratio) ? "-" : r->ref_pass ? "PASS" : "FAIL");
+            strcpy(row[REPORT_PUBLISHED], "-");
+        report_num(row[REPORT_RATIO], REPORT_CELL, 3, r->ref_ratio);
+        snprintf(row[REPORT_REF], REPORT_CELL, "%s", np_verdict_name(r->verdict));
     }
 }
 
-static void report_table_line(FILE *out, const struct report_row *row, const size_t *width, size_t ncol)
+/* Footer lines: consecutive runs with the same message share one line. */
+static void report_table_footer(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
 {
+    for (size_t i = 0; i < res->nruns; i++)
+        if (res->runs[i].gpu_source && strcmp(res->runs[i].gpu_source, "recipe") == 0) {
+            fputs("*: GPU type not recorded (no manifest, no --gpu): the only one the recipe is published for\n", out);
+            break;
+        }
+    for (size_t i = 0; i < res->nruns; i++)
+        if (!np_run_status_good(res->runs[i].status) && res->runs[i].why)
+            fprintf(out, "%s: %s: %s\n", np_run_status_name(res->runs[i].status), res->runs[i].path,
+                    res->runs[i].why);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && !o->reference)
+            break;
+        for (size_t i = 0; i < res->nruns;) {
+            const struct np_run *r = &res->runs[i];
+            const char *msg = pass == 0 ? r->note : r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL;
+            if (!msg || !*msg) {
+                i++;
+                continue;
+            }
+            size_t j = i + 1;
+            for (; j < res->nruns; j++) {
+                const struct np_run *q = &res->runs[j];
+                const char *m2 = pass == 0 ? q->note : q->verdict == NP_VERDICT_NOT_COMPARED ? q->ref_why : NULL;
+                if (!m2 || strcmp(m2, msg) != 0)
+                    break;
+            }
+            const char *what = pass == 0 ? "note" : "reference not compared";
+            if (j - i == 1)
+                fprintf(out, "%s: %s: %s\n", what, r->path, msg);
+            else
+                fprintf(out, "%s: %zu runs (%s ... %s): %s\n", what, j - i, r->id.experiment,
+                        res->runs[j - 1].id.experiment, msg);
+            i = j;
+        }
+    }
+    if (o->reference)
+        fprintf(out, "reference: %s compared, tolerance +-%g %% (FAST: faster than published by more)\n",
+                o->verdict_last ? "the last step's throughput" : "the steady-state window's mean throughput",
+                o->tolerance_pct);
+}
+
+static void report_table_groups(FILE *out, const struct np_groups *gs)
+{
+    fprintf(out, "\n%-10s %-6s %-5s %-6s %5s %4s %10s %9s %10s %10s %12s %11s %12s %12s %7s\n", "RECIPE", "SIZE",
+            "DTYPE", "GPU", "GPUS", "N", "STEP_MEAN", "STEP_SD", "STEP_MIN", "STEP_MAX", "TOK/S_MEAN", "TOK/S_SD",
+            "TOK/S_MIN", "TOK/S_MAX", "EFF%");
+    for (size_t k = 0; k < gs->n; k++) {
+        const struct np_group *g = &gs->g[k];
+        const struct np_identity *id = &g->first->id;
+        char eff[32];
+        report_num(eff, sizeof eff, 1, g->scaling_eff * 100.0);
+        fprintf(out, "%-10s %-6s %-5s %-6s %5d %4zu %10.4g %9.2g %10.4g %10.4g %12.0f %11.0f %12.0f %12.0f %7s\n",
+                id->recipe, id->model_size, np_dtype_name(id->dtype, 0), id->gpu_type[0] ? id->gpu_type : "?",
+                id->gpus, g->n, g->step_mean_s, g->step_stdev_s, g->step_min_s, g->step_max_s, g->tps_mean,
+                g->tps_stdev, g->tps_min, g->tps_max, eff);
+    }
+    if (gs->left_out)
+        fprintf(out, "(%zu run%s not counted in groups: status not ok, or no steady-state window)\n", gs->left_out,
+                gs->left_out == 1 ? "" : "s");
+}
+
+static enum np_status report_table(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
+                                   const struct np_groups *gs)
+{
+    size_t ncol = o->reference ? REPORT_MAXCOL : REPORT_STATUS + 1;
+    size_t n = res->nruns;
+    char(*cells)[REPORT_MAXCOL][REPORT_CELL] = calloc(n ? n : 1, sizeof *cells);
+    if (!cells)
+        return NP_E_NOMEM;
+    size_t width[REPORT_MAXCOL];
     for (size_t c = 0; c < ncol; c++)
-        report_cell(out, c, width[c], c == 0 ? row->exp : row->cell[c]);
+        width[c] = strlen(report_head[c]);
+    for (size_t i = 0; i < n; i++) {
+        const struct np_run *r = &res->runs[i];
+        report_table_cells(r, o, cells[i]);
+        if (strlen(r->id.experiment) > width[0])
+            width[0] = strlen(r->id.experiment);
+        for (size_t c = 1; c < ncol; c++)
+            if (strlen(cells[i][c]) > width[c])
+                width[c] = strlen(cells[i][c]);
+    }
+    for (size_t c = 0; c < ncol; c++)
+        report_cell(out, c, width[c], report_head[c]);
     fputc('\n', out);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < ncol; c++)
+            report_cell(out, c, width[c], c == 0 ? res->runs[i].id.experiment : cells[i][c]);
+        fputc('\n', out);
+    }
+    free(cells);
+    report_table_footer(out, res, o);
+    if (gs)
+        report_table_groups(out, gs);
+    return NP_OK;
 }
 
 /* ---- csv ---- */
@@ -360,22 +583,24 @@ static void report_csv_num(FILE *out, double v, int integer)
         fprintf(out, "%.10g", v);
 }
 
-static void report_csv_header(FILE *out, const struct np_parse_opts *o)
+static void report_csv_head(FILE *out, const struct np_parse_opts *o)
 {
     fputs("path,experiment,recipe,model_size,dtype,gpus,gpu_type,seq_len,global_batch_size,step,steps_seen,"
           "complete,step_time_s,window_first,window_last,window_count,window_mean_s,window_median_s,"
           "window_stdev_s,window_min_s,window_max_s,tokens_per_s,tokens_per_s_per_gpu,model_flops_per_sample,"
           "model_tflops_per_gpu,mfu_percent,train_tokens,days_to_train,peak_memory_bytes,loss,status",
           out);
+    fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,window_rule,steady_tokens_per_s,"
+          "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency",
+          out);
     if (o->reference)
         fputs(",reference_tokens_per_s,reference_tokens_per_s_per_gpu,reference_step_time_s,reference_ratio,"
-              "reference_result",
+              "reference_result,reference_basis,reference_reason",
               out);
     fputc('\n', out);
 }
 
-/* The per-run emitter of CSV: one row. */
-static void report_csv_row(FILE *out, const struct np_run *r, const struct np_parse_opts *o)
+static void report_csv_run(FILE *out, const struct np_run *r, const struct np_parse_opts *o)
 {
     report_csv_str(out, r->path);
     fputc(',', out);
@@ -412,16 +637,79 @@ static void report_csv_row(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_num(out, r->m.days_to_train, 0);
     report_csv_num(out, r->peak_memory_bytes, 1);
     report_csv_num(out, r->loss, 0);
-    fprintf(out, ",%s", np_run_status_name(r->status));
+    fprintf(out, ",%s,", np_run_status_name(r->status));
+    report_csv_str(out, r->why);
+    fputc(',', out);
+    report_csv_str(out, r->note);
+    fputc(',', out);
+    report_csv_str(out, r->job_id);
+    fputc(',', out);
+    report_csv_str(out, r->launch.submit_time);
+    fputc(',', out);
+    report_csv_str(out, r->gpu_source);
+    fputc(',', out);
+    report_csv_str(out, r->id.system);
+    fprintf(out, ",%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "");
+    report_csv_str(out, r->window.rule);
+    report_csv_num(out, r->steady.tokens_per_s, 0);
+    report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
+    report_csv_num(out, r->steady.model_tflops_per_gpu, 0);
+    report_csv_num(out, r->steady.mfu_percent, 0);
+    report_csv_num(out, r->scaling_eff, 0);
     if (o->reference) {
         report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
         report_csv_num(out, r->ref ? r->ref->tokens_per_s_per_gpu : NAN, 0);
         report_csv_num(out, r->ref ? r->ref->step_time_s : NAN, 0);
         report_csv_num(out, r->ref_ratio, 0);
-        fprintf(out, ",%s", isnan(r->ref_ratio) ? "" : r->ref_pass ? "PASS" : "FAIL");
+        fprintf(out, ",%s,%s,", r->verdict == NP_VERDICT_NOT_COMPARED ? "" : np_verdict_name(r->verdict),
+                o->verdict_last ? "last" : "steady");
+        report_csv_str(out, r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL);
     }
     fputc('\n', out);
 }
+
+static void report_csv_groups(FILE *out, const struct np_groups *gs)
+{
+    fputs("recipe,model_size,dtype,gpu_type,gpus,global_batch_size,n,step_mean_s,step_stdev_s,step_min_s,"
+          "step_max_s,tokens_per_s_mean,tokens_per_s_stdev,tokens_per_s_min,tokens_per_s_max,scaling_efficiency\n",
+          out);
+    for (size_t k = 0; k < gs->n; k++) {
+        const struct np_group *g = &gs->g[k];
+        const struct np_identity *id = &g->first->id;
+        report_csv_str(out, id->recipe);
+        fputc(',', out);
+        report_csv_str(out, id->model_size);
+        fprintf(out, ",%s,", np_dtype_name(id->dtype, 0));
+        report_csv_str(out, id->gpu_type);
+        report_csv_num(out, id->gpus, 1);
+        report_csv_num(out, id->gbs ? id->gbs : NAN, 1);
+        report_csv_num(out, (double)g->n, 1);
+        report_csv_num(out, g->step_mean_s, 0);
+        report_csv_num(out, g->step_stdev_s, 0);
+        report_csv_num(out, g->step_min_s, 0);
+        report_csv_num(out, g->step_max_s, 0);
+        report_csv_num(out, g->tps_mean, 0);
+        report_csv_num(out, g->tps_stdev, 0);
+        report_csv_num(out, g->tps_min, 0);
+        report_csv_num(out, g->tps_max, 0);
+        report_csv_num(out, g->scaling_eff, 0);
+        fputc('\n', out);
+    }
+}
+
+static enum np_status report_csv(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
+                                 const struct np_groups *gs)
+{
+    if (gs) { /* --group: the groups are the table */
+        report_csv_groups(out, gs);
+        return NP_OK;
+    }
+    report_csv_head(out, o);
+    for (size_t i = 0; i < res->nruns; i++)
+        report_csv_run(out, &res->runs[i], o);
+    return NP_OK;
+}
+
 /* ---- json ---- */
 
 static json_t *report_jnum(double v)
@@ -434,37 +722,112 @@ static json_t *report_jint(long long v, int known)
     return known ? json_integer(v) : json_null();
 }
 
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), 0 if invalid. */
+static size_t report_utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        n = 2;
+        cp = s[0] & 0x1f;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        n = 3;
+        cp = s[0] & 0x0f;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        n = 4;
+        cp = s[0] & 0x07;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return n;
+}
+
+/* A JSON string of s; bytes that are not UTF-8 (a file name may hold any byte) become the
+ * text "\xNN" (and a backslash "\\"... only then, so valid names are kept as they are). */
+static json_t *report_jtext(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t len = strlen(s);
+    char *buf = malloc(len * 4 + 1);
+    if (!buf)
+        return NULL;
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = report_utf8_len(p);
+        if (n) {
+            memcpy(buf + o, p, n);
+            o += n;
+            p += n;
+        } else {
+            o += (size_t)sprintf(buf + o, "\\x%02X", *p);
+            p++;
+        }
+    }
+    buf[o] = '\0';
+    j = json_string(buf);
+    free(buf);
+    return j;
+}
+
 static json_t *report_jstr(const char *s)
 {
-    return s && *s ? json_string(s) : json_null();
+    return s && *s ? report_jtext(s) : json_null();
+}
+
+static json_t *report_jmetrics(const struct np_metrics *m)
+{
+    return json_pack("{s:o,s:o,s:o,s:o,s:o}", "tokens_per_s", report_jnum(m->tokens_per_s), "tokens_per_s_per_gpu",
+                     report_jnum(m->tokens_per_s_per_gpu), "model_tflops_per_gpu",
+                     report_jnum(m->model_tflops_per_gpu), "mfu_percent", report_jnum(m->mfu_percent),
+                     "days_to_train", report_jnum(m->days_to_train));
 }
 
 static json_t *report_json_run(const struct np_run *r, const struct np_parse_opts *o)
 {
-    json_t *w = json_pack("{s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o}", "first",
+    json_t *w = json_pack("{s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "first",
                           report_jint(r->window.first, r->window.first >= 0), "last",
                           report_jint(r->window.last, r->window.last >= 0), "count", (json_int_t)r->window.count,
-                          "requested", (json_int_t)r->window.requested,
+                          "requested", (json_int_t)r->window.requested, "rule", report_jstr(r->window.rule),
                           "mean_s", report_jnum(r->window.mean_s), "median_s", report_jnum(r->window.median_s),
                           "stdev_s", report_jnum(r->window.stdev_s), "min_s", report_jnum(r->window.min_s),
                           "max_s", report_jnum(r->window.max_s));
     json_t *j = json_object();
-    if (!j || !w) {
+    json_t *steady = report_jmetrics(&r->steady);
+    json_t *path = report_jtext(r->path);
+    if (!j || !w || !steady || !path) {
         json_decref(j);
         json_decref(w);
+        json_decref(steady);
+        json_decref(path);
         return NULL;
     }
-    json_object_set_new(j, "path", json_string(r->path));
+    json_object_set_new(j, "path", path);
     json_object_set_new(j, "experiment", report_jstr(r->id.experiment));
     json_object_set_new(j, "recipe", report_jstr(r->id.recipe));
     json_object_set_new(j, "model_size", report_jstr(r->id.model_size));
     json_object_set_new(j, "dtype", r->id.dtype ? json_string(np_dtype_name(r->id.dtype, 0)) : json_null());
     json_object_set_new(j, "gpus", report_jint(r->id.gpus, r->id.gpus > 0));
     json_object_set_new(j, "gpu_type", report_jstr(r->id.gpu_type));
+    json_object_set_new(j, "gpu_type_source", report_jstr(r->gpu_source));
+    json_object_set_new(j, "system", report_jstr(r->id.system));
+    json_object_set_new(j, "workload", r->id.synthetic ? json_string("synthetic") : json_null());
+    json_object_set_new(j, "job_id", report_jstr(r->job_id));
+    json_object_set_new(j, "start_time", report_jstr(r->launch.submit_time));
     json_object_set_new(j, "seq_len", report_jint(r->id.seq_len, r->id.seq_len > 0));
     json_object_set_new(j, "global_batch_size", report_jint(r->id.gbs, r->id.gbs > 0));
     json_object_set_new(j, "identified_by", report_jstr(r->id_source));
-    json_object_set_new(j, "log_format", r->status == NP_RUN_NO_STEPS ? json_null() : json_string(np_log_gen_name(r->gen)));
+    json_object_set_new(j, "log_format", r->steps_seen == 0 ? json_null() : json_string(np_log_gen_name(r->gen)));
     json_object_set_new(j, "attempts", json_integer((json_int_t)r->attempts));
     json_object_set_new(j, "step", report_jint(r->step, r->step >= 0));
     json_object_set_new(j, "final_step", report_jint(r->total, r->total >= 0));
@@ -480,16 +843,18 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "mfu_percent", report_jnum(r->m.mfu_percent));
     json_object_set_new(j, "train_tokens", report_jnum(r->train_tokens));
     json_object_set_new(j, "days_to_train", report_jnum(r->m.days_to_train));
+    json_object_set_new(j, "steady", steady);
+    json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
     json_object_set_new(j, "peak_memory_bytes", report_jnum(r->peak_memory_bytes));
     json_object_set_new(j, "loss", report_jnum(r->loss));
     json_object_set_new(j, "checkpoint_saved", json_boolean(r->checkpoint_saved));
     json_object_set_new(j, "checkpoint_loaded", json_boolean(r->checkpoint_loaded));
     json_object_set_new(j, "status", json_string(np_run_status_name(r->status)));
     json_object_set_new(j, "reason", report_jstr(r->why));
+    json_object_set_new(j, "note", report_jstr(r->note));
     if (o->reference) {
-        json_t *ref = json_null();
+        json_t *ref = json_object();
         if (r->ref) {
-            ref = json_object();
             json_object_set_new(ref, "source", report_jstr(r->ref->source));
             json_object_set_new(ref, "step_time_s", report_jnum(r->ref->step_time_s));
             json_object_set_new(ref, "tokens_per_s", report_jnum(r->ref->tokens_per_s));
@@ -497,341 +862,95 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
             json_object_set_new(ref, "mfu_percent", report_jnum(r->ref->mfu_percent));
             json_object_set_new(ref, "days_1t", report_jnum(r->ref->days_1t));
             json_object_set_new(ref, "model_tflops_per_gpu", report_jnum(r->ref->model_tflops_per_gpu));
-            json_object_set_new(ref, "ratio", report_jnum(r->ref_ratio));
-            json_object_set_new(ref, "tolerance_percent", json_real(o->tolerance_pct));
-            json_object_set_new(ref, "result", isnan(r->ref_ratio) ? json_null()
-                                                                   : json_string(r->ref_pass ? "PASS" : "FAIL"));
         }
+        json_object_set_new(ref, "basis", json_string(o->verdict_last ? "last" : "steady"));
+        json_object_set_new(ref, "ratio", report_jnum(r->ref_ratio));
+        json_object_set_new(ref, "tolerance_percent", json_real(o->tolerance_pct));
+        json_object_set_new(ref, "result", r->verdict == NP_VERDICT_NOT_COMPARED ? json_null()
+                                                                                  : json_string(np_verdict_name(r->verdict)));
+        json_object_set_new(ref, "reason", r->verdict == NP_VERDICT_NOT_COMPARED ? report_jstr(r->ref_why) : json_null());
         json_object_set_new(j, "reference", ref);
     }
     return j;
 }
 
-#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
-
-/* A run object's text, in a buffer reused from run to run. */
-struct report_jout {
-    char *buf;
-    size_t cap;
-};
-
-/* A run object is built and dumped in one arena, reused from run to run: no malloc/free per
- * key and value.  Jansson's allocator (json_set_alloc_funcs, set once before any worker runs)
- * takes from the arena of the calling thread while one is active and falls back to malloc
- * (a full arena, other threads reading manifests); free ignores arena memory. */
-#define REPORT_ARENA ((size_t)64 << 10)
-
-struct report_arena {
-    char *buf;
-    size_t used;
-};
-
-static _Thread_local struct report_arena *report_arena_cur;
-static pthread_once_t report_alloc_once = PTHREAD_ONCE_INIT;
-
-static void *report_jmalloc(size_t n)
+static json_t *report_json_groups(const struct np_groups *gs)
 {
-    struct report_arena *a = report_arena_cur;
-    if (a) {
-        size_t need = (n + 15) & ~(size_t)15;
-        if (need >= n && need <= REPORT_ARENA - a->used) {
-            void *p = a->buf + a->used;
-            a->used += need;
-            return p;
+    json_t *a = json_array();
+    for (size_t k = 0; a && k < gs->n; k++) {
+        const struct np_group *g = &gs->g[k];
+        const struct np_identity *id = &g->first->id;
+        json_t *o = json_object();
+        if (!o || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
         }
+        json_object_set_new(o, "recipe", report_jstr(id->recipe));
+        json_object_set_new(o, "model_size", report_jstr(id->model_size));
+        json_object_set_new(o, "dtype", json_string(np_dtype_name(id->dtype, 0)));
+        json_object_set_new(o, "gpu_type", report_jstr(id->gpu_type));
+        json_object_set_new(o, "gpus", json_integer(id->gpus));
+        json_object_set_new(o, "global_batch_size", report_jint(id->gbs, id->gbs > 0));
+        json_object_set_new(o, "n", json_integer((json_int_t)g->n));
+        json_object_set_new(o, "step_time_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->step_mean_s),
+                                                         "stdev", report_jnum(g->step_stdev_s), "min",
+                                                         report_jnum(g->step_min_s), "max", report_jnum(g->step_max_s)));
+        json_object_set_new(o, "tokens_per_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->tps_mean),
+                                                          "stdev", report_jnum(g->tps_stdev), "min",
+                                                          report_jnum(g->tps_min), "max", report_jnum(g->tps_max)));
+        json_object_set_new(o, "scaling_efficiency", report_jnum(g->scaling_eff));
     }
-    return malloc(n);
+    return a;
 }
 
-static void report_jfree(void *p)
+static enum np_status report_json(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
+                                  const struct np_groups *gs)
 {
-    struct report_arena *a = report_arena_cur;
-    if (a && (uintptr_t)p >= (uintptr_t)a->buf && (uintptr_t)p < (uintptr_t)a->buf + REPORT_ARENA)
-        return;
-    free(p);
-}
-
-static void report_alloc_init(void)
-{
-    json_set_alloc_funcs(report_jmalloc, report_jfree);
-}
-
-/* ---- the stream ---- */
-
-struct np_report {
-    FILE *out;
-    enum np_format fmt;
-    const struct np_parse_opts *o;
-    size_t nruns, nerrors;
-    enum np_status status;  /* sticky */
-    /* table */
-    struct report_row *rows; /* the first NP_REPORT_TABLE_ROWS rows, until the widths are fixed */
-    size_t nrows, ncol;
-    size_t width[REPORT_MAXCOL];
-    int widths_fixed;
-    struct report_spill why; /* table: "status: path: reason" lines, printed after the rows; json: errors */
-    struct report_jout json; /* json: one run object's text (json_dumpb) */
-    struct report_arena arena; /* json: one run object's memory */
-    /* markdown: one run per (table, GPU count), strings not owned */
-    struct np_run *md;
-    size_t nmd, capmd;
-};
-
-struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts)
-{
-    struct np_report *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
-    r->out = out;
-    r->fmt = fmt;
-    r->o = opts;
-    r->ncol = opts->reference ? 14 : 11;
-    if (fmt == NP_FMT_JSON) /* before any worker thread runs: Jansson's allocator is process-wide */
-        pthread_once(&report_alloc_once, report_alloc_init);
-    for (size_t c = 0; c < r->ncol; c++)
-        r->width[c] = strlen(report_head[c]);
-    return r;
-}
-
-static void report_table_widen(struct np_report *rep, const struct report_row *row)
-{
-    if (strlen(row->exp) > rep->width[0])
-        rep->width[0] = strlen(row->exp);
-    for (size_t c = 1; c < rep->ncol; c++)
-        if (strlen(row->cell[c]) > rep->width[c])
-            rep->width[c] = strlen(row->cell[c]);
-}
-
-/* Widths from the rows held so far: header and held rows out, later rows go straight out. */
-static void report_table_fix(struct np_report *rep)
-{
-    if (rep->widths_fixed)
-        return;
-    for (size_t c = 0; c < rep->ncol; c++)
-        report_cell(rep->out, c, rep->width[c], report_head[c]);
-    fputc('\n', rep->out);
-    for (size_t i = 0; i < rep->nrows; i++)
-        report_table_line(rep->out, &rep->rows[i], rep->width, rep->ncol);
-    free(rep->rows);
-    rep->rows = NULL;
-    rep->nrows = 0;
-    rep->widths_fixed = 1;
-}
-
-static enum np_status report_table_run(struct np_report *rep, const struct np_run *r)
-{
-    struct report_row row;
-    report_table_cells(r, rep->o, &row);
-    if (r->status != NP_RUN_OK && r->why) {
-        char line[8192];
-        int n = snprintf(line, sizeof line, "%s: %s: %s\n", np_run_status_name(r->status), r->path, r->why);
-        if (n >= (int)sizeof line) {
-            /* a very long path: held whole all the same */
-            size_t len = strlen(np_run_status_name(r->status)) + strlen(r->path) + strlen(r->why) + 6;
-            char *big = malloc(len);
-            if (!big)
-                return NP_E_NOMEM;
-            snprintf(big, len, "%s: %s: %s\n", np_run_status_name(r->status), r->path, r->why);
-            report_spill_add(&rep->why, big, strlen(big));
-            free(big);
-        } else if (n > 0) {
-            report_spill_add(&rep->why, line, (size_t)n);
-        }
-    }
-    if (rep->widths_fixed) {
-        size_t width[REPORT_MAXCOL];
-        memcpy(width, rep->width, sizeof width);
-        report_table_line(rep->out, &row, width, rep->ncol);
-        return NP_OK;
-    }
-    if (!rep->rows && !(rep->rows = malloc(NP_REPORT_TABLE_ROWS * sizeof *rep->rows)))
+    json_t *runs = json_array(), *errs = json_array();
+    json_t *root = json_pack("{s:o,s:o}", "runs", runs, "errors", errs);
+    if (!root)
         return NP_E_NOMEM;
-    report_table_widen(rep, &row);
-    rep->rows[rep->nrows++] = row;
-    if (rep->nrows == NP_REPORT_TABLE_ROWS)
-        report_table_fix(rep);
-    return NP_OK;
-}
-
-static int report_md_same(const struct np_run *a, const struct np_run *b)
-{
-    return a->recipe == b->recipe && a->model == b->model && a->id.dtype == b->id.dtype &&
-           a->id.gpus == b->id.gpus && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0;
-}
-
-/* Markdown keeps one run per (table, GPU count): the later one wins, as in the published tables. */
-static enum np_status report_md_run(struct np_report *rep, const struct np_run *r)
-{
-    if (!report_run_in_markdown(r))
-        return NP_OK;
-    struct np_run keep = *r;
-    keep.path = keep.dir = keep.why = NULL; /* not printed, not owned */
-    for (size_t i = 0; i < rep->nmd; i++)
-        if (report_md_same(&rep->md[i], r)) {
-            rep->md[i] = keep;
-            return NP_OK;
-        }
-    if (rep->nmd == rep->capmd) {
-        size_t nc = rep->capmd ? rep->capmd * 2 : 16;
-        struct np_run *m = realloc(rep->md, nc * sizeof *m);
-        if (!m)
+    for (size_t i = 0; i < res->nruns; i++) {
+        json_t *j = report_json_run(&res->runs[i], o);
+        if (!j || json_array_append_new(runs, j) != 0) {
+            json_decref(root);
             return NP_E_NOMEM;
-        rep->md = m;
-        rep->capmd = nc;
-    }
-    rep->md[rep->nmd++] = keep;
-    return NP_OK;
-}
-
-/* The run object is dumped inside a {"runs":[...]} of its own, so that Jansson indents it as
- * deep as the envelope will hold it, and the object's lines are cut out of that text. */
-#define REPORT_JSON_HEAD "{\n  \"runs\": [\n    "
-#define REPORT_JSON_TAIL "\n  ]\n}"
-
-static enum np_status report_json_run_text(struct np_report *rep, const struct np_run *r)
-{
-    json_t *j = report_json_run(r, rep->o);
-    json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
-    if (!wrap)
-        return NP_E_NOMEM;
-    struct report_jout *b = &rep->json;
-    size_t need = json_dumpb(wrap, b->buf, b->cap, REPORT_JSON_FLAGS);
-    if (need > b->cap) {
-        char *nb = realloc(b->buf, need);
-        if (nb) {
-            b->buf = nb;
-            b->cap = need;
-            need = json_dumpb(wrap, b->buf, b->cap, REPORT_JSON_FLAGS);
-        } else {
-            need = 0;
         }
     }
-    json_decref(wrap);
-    const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
-    if (need < hl + tl || memcmp(b->buf, REPORT_JSON_HEAD, hl) != 0 ||
-        memcmp(b->buf + need - tl, REPORT_JSON_TAIL, tl) != 0)
-        return NP_E_NOMEM; /* json_dumpb failed (memory) */
-    if (rep->nruns)
-        fputs(",\n    ", rep->out);
-    else
-        fputs(REPORT_JSON_HEAD, rep->out);
-    size_t len = need - hl - tl;
-    return fwrite(b->buf + hl, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
-}
-
-static enum np_status report_json_run_out(struct np_report *rep, const struct np_run *r)
-{
-    if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
-        return NP_E_NOMEM;
-    rep->arena.used = 0;
-    report_arena_cur = &rep->arena;
-    enum np_status st = report_json_run_text(rep, r);
-    report_arena_cur = NULL;
-    return st;
-}
-
-enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
-{
-    if (rep->status != NP_OK)
-        return rep->status;
-    enum np_status st = NP_OK;
-    flockfile(rep->out); /* one lock per run, not per character */
-    switch (rep->fmt) {
-    case NP_FMT_MARKDOWN: st = report_md_run(rep, run); break;
-    case NP_FMT_CSV:
-        if (rep->nruns == 0)
-            report_csv_header(rep->out, rep->o);
-        report_csv_row(rep->out, run, rep->o);
-        break;
-    case NP_FMT_JSON: st = report_json_run_out(rep, run); break;
-    default: st = report_table_run(rep, run); break;
-    }
-    funlockfile(rep->out);
-    rep->nruns++;
-    if (st == NP_OK && ferror(rep->out))
-        st = NP_E_IO;
-    rep->status = st;
-    return st;
-}
-
-enum np_status np_report_error(struct np_report *rep, const char *msg)
-{
-    if (rep->fmt != NP_FMT_JSON || rep->status != NP_OK)
-        return rep->status;
-    json_t *s = json_string(msg);
-    if (!s) { /* a path that is not UTF-8: kept, each byte above ASCII shown as '?' */
-        char *ascii = strdup(msg);
-        if (ascii)
-            for (char *c = ascii; *c; c++)
-                if ((unsigned char)*c >= 0x80)
-                    *c = '?';
-        s = ascii ? json_string(ascii) : NULL;
-        free(ascii);
-    }
-    char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
-    json_decref(s);
-    if (!text)
-        return rep->status = NP_E_NOMEM;
-    report_spill_add(&rep->why, rep->nerrors ? ",\n    " : "\n    ", rep->nerrors ? 6 : 5);
-    report_spill_add(&rep->why, text, strlen(text));
-    free(text);
-    rep->nerrors++;
-    return NP_OK;
-}
-
-enum np_status np_report_finish(struct np_report *rep)
-{
-    enum np_status st = rep->status;
-    FILE *out = rep->out;
-    if (st == NP_OK) {
-        switch (rep->fmt) {
-        case NP_FMT_MARKDOWN: st = report_markdown(out, rep->md, rep->nmd); break;
-        case NP_FMT_CSV:
-            if (rep->nruns == 0)
-                report_csv_header(out, rep->o);
-            break;
-        case NP_FMT_JSON:
-            fputs(rep->nruns ? "\n  ],\n  \"errors\": [" : "{\n  \"runs\": [],\n  \"errors\": [", out);
-            st = report_spill_write(&rep->why, out);
-            fputs(rep->nerrors ? "\n  ]\n}\n" : "]\n}\n", out);
-            break;
-        default:
-            report_table_fix(rep);
-            st = report_spill_write(&rep->why, out);
-            break;
+    for (size_t i = 0; i < res->nerrors; i++)
+        json_array_append_new(errs, report_jtext(res->errors[i]));
+    if (gs) {
+        json_t *g = report_json_groups(gs);
+        if (!g || json_object_set_new(root, "groups", g) != 0) {
+            json_decref(root);
+            return NP_E_NOMEM;
         }
     }
-    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
-        st = NP_E_IO;
-    rep->status = st == NP_OK ? rep->status : st;
-    return st;
-}
-
-void np_report_free(struct np_report *rep)
-{
-    if (!rep)
-        return;
-    free(rep->rows);
-    free(rep->md);
-    free(rep->json.buf);
-    free(rep->arena.buf);
-    report_spill_free(&rep->why);
-    free(rep);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(root);
+    return rc == 0 ? NP_OK : NP_E_IO;
 }
 
 enum np_status np_report_write(FILE *out, enum np_format fmt, const struct np_parse_result *res,
                                const struct np_parse_opts *opts)
 {
-    struct np_report *rep = np_report_new(out, fmt, opts);
-    if (!rep)
-        return NP_E_NOMEM;
-    enum np_status st = NP_OK;
-    for (size_t i = 0; st == NP_OK && i < res->nruns; i++)
-        st = np_report_run(rep, &res->runs[i]);
-    for (size_t i = 0; st == NP_OK && i < res->nerrors; i++)
-        st = np_report_error(rep, res->errors[i]);
-    if (st == NP_OK)
-        st = np_report_finish(rep);
-    np_report_free(rep);
+    struct np_groups groups = {0};
+    const struct np_groups *gs = NULL;
+    if (opts->group && fmt != NP_FMT_MARKDOWN) {
+        if (np_groups_build(res, &groups) != NP_OK)
+            return NP_E_NOMEM;
+        gs = &groups;
+    }
+    enum np_status st;
+    switch (fmt) {
+    case NP_FMT_MARKDOWN: st = report_markdown(out, res, opts); break;
+    case NP_FMT_CSV: st = report_csv(out, res, opts, gs); break;
+    case NP_FMT_JSON: st = report_json(out, res, opts, gs); break;
+    default: st = report_table(out, res, opts, gs); break;
+    }
+    np_groups_free(&groups);
+    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
+        st = NP_E_IO;
     return st;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/runstate.h"
 #include "nemoperf/walk.h"
 
 const char *np_run_status_name(enum np_run_status s)
@@ -32,8 +33,32 @@ const char *np_run_status_name(enum np_run_status s)
     case NP_RUN_INVALID: return "invalid";
     case NP_RUN_INCOMPLETE: return "incomplete";
     case NP_RUN_UNIDENTIFIED: return "unidentified";
+    case NP_RUN_IMPLAUSIBLE: return "implausible";
+    case NP_RUN_SYNTHETIC: return "synthetic";
+    case NP_RUN_NOT_SUBMITTED: return "not-submitted";
+    case NP_RUN_PENDING: return "pending";
+    case NP_RUN_RUNNING: return "running";
+    case NP_RUN_FAILED: return "failed";
+    case NP_RUN_NO_LOG: return "no-log";
     }
     return "?";
+}
+
+int np_run_status_good(enum np_run_status s)
+{
+    return s == NP_RUN_OK || s == NP_RUN_SYNTHETIC;
+}
+
+const char *np_verdict_name(enum np_verdict v)
+{
+    switch (v) {
+    case NP_VERDICT_PASS: return "PASS";
+    case NP_VERDICT_FAIL: return "FAIL";
+    case NP_VERDICT_FAST: return "FAST";
+    case NP_VERDICT_NOT_COMPARED: return "n/a";
+    case NP_VERDICT_NONE: break;
+    }
+    return "-";
 }
 
 void np_parse_opts_init(struct np_parse_opts *o)
@@ -51,6 +76,7 @@ void np_parse_opts_init(struct np_parse_opts *o)
 
 static pcre2_code *run_re_folder;  /* pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace] */
 static pcre2_code *run_re_attempt; /* log-<anything>_<job>_<restart>.out */
+static pcre2_code *run_re_sbatch;  /* sbatch_<anything>_<job>.out */
 static pthread_once_t run_once = PTHREAD_ONCE_INIT;
 static int run_re_ok;
 
@@ -69,7 +95,8 @@ static void run_init_patterns(void)
     run_re_folder = run_compile("^pretrain_([a-z0-9][a-z0-9.]*)_([0-9][a-z0-9.]*)_(bf16|fp8)_([1-9][0-9]{0,6})"
                                 "(?:_(nsys|nccltrace))?(?:_[0-9]+)?$");
     run_re_attempt = run_compile("^log-.*_([0-9]{1,18})_([0-9]{1,9})\\.out$");
-    run_re_ok = run_re_folder && run_re_attempt;
+    run_re_sbatch = run_compile("^sbatch_.*_([0-9]{1,18})\\.out$");
+    run_re_ok = run_re_folder && run_re_attempt && run_re_sbatch;
 }
 
 static void run_copy(char *dst, size_t size, const char *src, size_t len)
@@ -138,7 +165,7 @@ static void run_json_str(json_t *o, const char *key, char *dst, size_t size)
         run_copy(dst, size, json_string_value(v), strlen(json_string_value(v)));
 }
 
-int np_identity_from_manifest(const char *file, struct np_identity *id)
+int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li)
 {
     json_error_t jerr;
     json_t *root = json_load_file(file, 0, &jerr);
@@ -152,8 +179,11 @@ int np_identity_from_manifest(const char *file, struct np_identity *id)
     run_json_str(c, "recipe", t.recipe, sizeof t.recipe);
     run_json_str(c, "model_size", t.model_size, sizeof t.model_size);
     run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type);
+    run_json_str(c, "system", t.system, sizeof t.system);
     run_json_str(c, "experiment", t.experiment, sizeof t.experiment);
-    char dt[16] = "";
+    for (char *q = t.gpu_type; *q; q++)
+        *q = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
+    char dt[16] = "", wl[32] = "";
     run_json_str(c, "dtype", dt, sizeof dt);
     t.dtype = np_dtype_parse(dt);
     t.gpus = run_json_int(c, "gpus");
@@ -164,11 +194,34 @@ int np_identity_from_manifest(const char *file, struct np_identity *id)
         strcpy(t.variant, "nsys");
     else if (json_is_true(json_object_get(c, "nccltrace")))
         strcpy(t.variant, "nccltrace");
+    run_json_str(root, "workload", wl, sizeof wl);
+    if (!wl[0])
+        run_json_str(c, "workload", wl, sizeof wl);
+    t.synthetic = strcmp(wl, "synthetic") == 0;
+    if (li) {
+        memset(li, 0, sizeof *li);
+        li->present = 1;
+        run_json_str(root, "state", li->state, sizeof li->state);
+        /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
+        li->submitted = json_is_true(json_object_get(root, "submitted")) || strcmp(li->state, "submitted") == 0;
+        json_t *jid = json_object_get(root, "job_id");
+        if (json_is_integer(jid))
+            snprintf(li->job_id, sizeof li->job_id, "%lld", (long long)json_integer_value(jid));
+        else
+            run_json_str(root, "job_id", li->job_id, sizeof li->job_id);
+        run_json_str(root, "submit_time", li->submit_time, sizeof li->submit_time);
+        run_json_str(root, "error", li->error, sizeof li->error);
+    }
     json_decref(root);
     if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
         return 0;
     *id = t;
     return 1;
+}
+
+int np_identity_from_manifest(const char *file, struct np_identity *id)
+{
+    return np_manifest_read(file, id, NULL);
 }
 
 /* Fill unknown fields of id from the given options. */
@@ -180,6 +233,8 @@ static void run_identity_fill(struct np_identity *id, const struct np_identity *
         memcpy(id->model_size, g->model_size, sizeof id->model_size);
     if (!id->gpu_type[0])
         memcpy(id->gpu_type, g->gpu_type, sizeof id->gpu_type);
+    if (!id->system[0])
+        memcpy(id->system, g->system, sizeof id->system);
     if (id->dtype == NP_DTYPE_NONE)
         id->dtype = g->dtype;
     if (!id->gpus)
@@ -190,6 +245,45 @@ static void run_identity_fill(struct np_identity *id, const struct np_identity *
         id->gbs = g->gbs;
 }
 
+/* An option that says otherwise than the manifest / folder name: the message, or "" when none. */
+static void run_identity_conflict(const struct np_identity *id, const struct np_identity *g, const char *src,
+                                  char *msg, size_t size)
+{
+    msg[0] = '\0';
+    if (g->recipe[0] && id->recipe[0] && strcmp(g->recipe, id->recipe) != 0)
+        snprintf(msg, size, "--recipe %s contradicts the %s (%s)", g->recipe, src, id->recipe);
+    else if (g->model_size[0] && id->model_size[0] && strcasecmp(g->model_size, id->model_size) != 0)
+        snprintf(msg, size, "--size %s contradicts the %s (%s)", g->model_size, src, id->model_size);
+    else if (g->dtype && id->dtype && g->dtype != id->dtype)
+        snprintf(msg, size, "--dtype %s contradicts the %s (%s)", np_dtype_name(g->dtype, 0), src,
+                 np_dtype_name(id->dtype, 0));
+    else if (g->gpus && id->gpus && g->gpus != id->gpus)
+        snprintf(msg, size, "--gpus %d contradicts the %s (%d GPUs)", g->gpus, src, id->gpus);
+    else if (g->gpu_type[0] && id->gpu_type[0] && strcasecmp(g->gpu_type, id->gpu_type) != 0)
+        snprintf(msg, size, "--gpu %s contradicts the %s (%s)", g->gpu_type, src, id->gpu_type);
+    else if (g->system[0] && id->system[0] && strcasecmp(g->system, id->system) != 0)
+        snprintf(msg, size, "--system %s contradicts the %s (%s)", g->system, src, id->system);
+    else if (g->seq_len && id->seq_len && g->seq_len != id->seq_len)
+        snprintf(msg, size, "--seq-len %d contradicts the %s (%d)", g->seq_len, src, id->seq_len);
+    else if (g->gbs && id->gbs && g->gbs != id->gbs)
+        snprintf(msg, size, "--gbs %d contradicts the %s (%d)", g->gbs, src, id->gbs);
+}
+
+/* The one GPU type every published row of the recipe is for, when the publication
+ * names no system (seeds 003/004: "h100"); NULL when it covers several (seed 000). */
+static const char *run_recipe_only_gpu(const struct np_recipe *r)
+{
+    const char *only = NULL;
+    for (size_t m = 0; r && m < r->nmodels; m++)
+        for (size_t i = 0; i < r->models[m].nrows; i++) {
+            const struct np_config_row *row = &r->models[m].rows[i];
+            if (row->system || (only && strcasecmp(only, row->gpu_type) != 0))
+                return NULL;
+            only = row->gpu_type;
+        }
+    return only;
+}
+
 /* ---- statistics ---- */
 
 static int run_cmp_double(const void *a, const void *b)
@@ -198,33 +292,60 @@ static int run_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* NVIDIA's parser (dgxc-benchmarking v25.05 common/parse_train_timing.sh, see
+ * ../shared/facts/seed000.md "Log line") averages iterations 11-44 of a 50-step run. */
+#define RUN_NV_STEPS 50
+#define RUN_NV_FIRST 11
+#define RUN_NV_LAST 44
+
 static void run_window(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
 {
     struct np_window_stats *w = &run->window;
     w->first = w->last = -1;
     w->count = 0;
+    w->requested = 0;
+    w->rule = NULL;
     w->mean_s = w->median_s = w->stdev_s = w->min_s = w->max_s = NAN;
     if (!scan->nsteps)
         return;
     double *v = malloc(scan->nsteps * sizeof *v);
     if (!v)
         return;
-    size_t n = 0, from = 0, to = scan->nsteps;
+    size_t n = 0;
+    long lo = -1, hi = -1;
     if (o->steps_first >= 0) {
+        lo = o->steps_first;
+        hi = o->steps_last;
+        w->rule = "--steps";
+    } else if (!o->window_strict && run->total == RUN_NV_STEPS - 1) {
+        lo = RUN_NV_FIRST;
+        hi = RUN_NV_LAST;
+        w->rule = "iterations 11-44 of 50 (NVIDIA's parser)";
+    }
+    if (lo >= 0) {
         for (size_t i = 0; i < scan->nsteps; i++) {
             long it = scan->steps[i].iteration;
-            if (it >= o->steps_first && it <= o->steps_last && isfinite(scan->steps[i].step_time_s)) {
+            if (it >= lo && it <= hi && isfinite(scan->steps[i].step_time_s)) {
                 if (w->first < 0)
                     w->first = it;
                 w->last = it;
                 v[n++] = scan->steps[i].step_time_s;
             }
         }
-    } else {
+    }
+    if (lo >= 0 && n == 0 && o->steps_first < 0) /* none of 11-44 in the part read: the last steps found */
+        lo = -1;
+    if (lo < 0) {
         size_t want = o->window ? o->window : 10;
+        int cut = scan->truncated_start;
         w->requested = want;
-        from = scan->nsteps > want ? scan->nsteps - want : 0;
-        for (size_t i = from; i < to; i++)
+        w->rule = o->window_strict                     ? "--window"
+                  : run->total == RUN_NV_STEPS - 1 && cut ? "last 10 steps (iterations 11-44 are before the part "
+                                                            "of the log read: --all-steps reads them)"
+                  : run->total == RUN_NV_STEPS - 1 ? "last 10 steps (the log has none of iterations 11-44)"
+                                                   : "last 10 steps";
+        size_t from = scan->nsteps > want ? scan->nsteps - want : 0;
+        for (size_t i = from; i < scan->nsteps; i++)
             if (isfinite(scan->steps[i].step_time_s)) {
                 if (n == 0)
                     w->first = scan->steps[i].iteration;
@@ -242,6 +363,8 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
         for (size_t i = 0; i < n; i++)
             ss += (v[i] - w->mean_s) * (v[i] - w->mean_s);
         w->stdev_s = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+        if (w->stdev_s < 1e-9 * fabs(w->mean_s))
+            w->stdev_s = 0.0; /* equal times: rounding noise of the mean, not spread */
         qsort(v, n, sizeof *v, run_cmp_double);
         w->min_s = v[0];
         w->max_s = v[n - 1];
@@ -256,28 +379,151 @@ static void run_set_why(struct np_run *run, const char *why)
     run->why = why ? strdup(why) : NULL;
 }
 
+/* Add a note after those already there. */
+static void run_add_note(struct np_run *run, const char *note)
+{
+    char *n = NULL;
+    if (run->note && asprintf(&n, "%s; %s", run->note, note) < 0)
+        n = NULL;
+    else if (!run->note)
+        n = strdup(note);
+    if (n) {
+        free(run->note);
+        run->note = n;
+    }
+}
+
+/* The fastest peak any known GPU has for dtype (the plausibility floor when the GPU is unknown). */
+static double run_max_peak(enum np_dtype dtype, const char **which)
+{
+    double best = 0;
+    for (const char *const *g = np_gpu_types(); *g; g++) {
+        double p = np_gpu_peak_tflops(*g, dtype);
+        if (p > best) {
+            best = p;
+            *which = *g;
+        }
+    }
+    return best;
+}
+
+/* MFU above 100 %, or a step faster than the model's FLOPs allow on the peak: why, else 0. */
+static int run_implausible(const struct np_run *run, char *why, size_t size)
+{
+    const struct np_identity *id = &run->id;
+    double fastest = run->step_time_s;
+    if (!isnan(run->window.min_s) && (isnan(fastest) || run->window.min_s < fastest))
+        fastest = run->window.min_s;
+    if (isnan(fastest) || !(run->flops_per_sample > 0) || id->gbs <= 0 || id->gpus <= 0)
+        return 0;
+    const char *gpu = id->gpu_type;
+    double peak = run->peak_tflops;
+    if (!(peak > 0))
+        peak = run_max_peak(id->dtype ? id->dtype : NP_DTYPE_FP8, &gpu);
+    if (!(peak > 0))
+        return 0;
+    /* the least time one step can take: GBS x FLOPs per sample over every GPU at its peak */
+    double floor_s = id->gbs * run->flops_per_sample / (id->gpus * peak * 1e12);
+    if (fastest >= floor_s)
+        return 0;
+    double mfu = 100.0 * floor_s / fastest;
+    char m[48];
+    if (isfinite(mfu) && mfu < 1e9)
+        snprintf(m, sizeof m, "%.0f %%", mfu);
+    else
+        snprintf(m, sizeof m, "more than 1e9 %%");
+    char up[16];
+    size_t i = 0;
+    for (; gpu[i] && i + 1 < sizeof up; i++)
+        up[i] = (char)(gpu[i] >= 'a' && gpu[i] <= 'z' ? gpu[i] - 32 : gpu[i]);
+    up[i] = '\0';
+    snprintf(why, size, "step time %.4g s is below the %.4g s the model's FLOPs need on %d %s%s at %.0f TFLOP/s "
+             "(MFU %s)", fastest, floor_s, id->gpus, up, run->peak_tflops > 0 ? "" : " (the fastest GPU known)",
+             peak, m);
+    return 1;
+}
+
+/* --reference: compare the steady-state mean (or, --verdict last, the last step) with the
+ * published throughput; two-sided. */
+static void run_reference(struct np_run *run, const struct np_parse_opts *o, const struct np_ref_table *ref)
+{
+    struct np_identity *id = &run->id;
+    run->verdict = NP_VERDICT_NOT_COMPARED;
+    run->ref_ratio = NAN;
+    if (ref && run->model && run->gpu_source && !id->synthetic)
+        run->ref = np_ref_find(ref, id->recipe, id->model_size, id->dtype, id->gpu_type, id->gpus);
+    const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
+    const char *why = NULL;
+    char buf[160];
+    if (id->synthetic)
+        why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
+    else if (!run->gpu_source)
+        why = "GPU type unknown (no manifest, no --gpu): not compared";
+    else if (!run->ref) {
+        snprintf(buf, sizeof buf, "nothing published for %s %s %s on %d %s", id->recipe[0] ? id->recipe : "?",
+                 id->model_size[0] ? id->model_size : "?", id->dtype ? np_dtype_name(id->dtype, 0) : "?", id->gpus,
+                 id->gpu_type);
+        why = buf;
+    } else if (!np_run_status_good(run->status)) {
+        snprintf(buf, sizeof buf, "run is %s: not compared", np_run_status_name(run->status));
+        why = buf;
+    }
+    if (!why) {
+        double pub = run->ref->tokens_per_s, mine = mm->tokens_per_s;
+        if (isnan(pub) && !isnan(run->ref->tokens_per_s_per_gpu)) {
+            pub = run->ref->tokens_per_s_per_gpu;
+            mine = mm->tokens_per_s_per_gpu;
+        }
+        if (isnan(pub) || !(pub > 0) || isnan(mine))
+            why = o->verdict_last ? "no throughput for the last step" : "no steady-state throughput (empty window)";
+        else {
+            run->ref_ratio = mine / pub;
+            double tol = o->tolerance_pct / 100.0;
+            run->verdict = run->ref_ratio < 1.0 - tol   ? NP_VERDICT_FAIL
+                           : run->ref_ratio > 1.0 + tol ? NP_VERDICT_FAST
+                                                        : NP_VERDICT_PASS;
+        }
+    }
+    if (why)
+        snprintf(run->ref_why, sizeof run->ref_why, "%s", why);
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
     struct np_identity *id = &run->id;
-    if (!id->gpu_type[0])
-        snprintf(id->gpu_type, sizeof id->gpu_type, "h100"); /* what the recipes target */
     run->recipe = np_recipe_find(recipes, id->recipe);
     run->model = run->recipe ? np_model_find(run->recipe, id->model_size) : NULL;
-    run->row = run->model ? np_row_find(run->model, id->gpu_type, id->dtype, id->gpus) : NULL;
+    if (!run->gpu_source && id->gpu_type[0])
+        run->gpu_source = run->id_source && strcmp(run->id_source, "manifest") == 0 ? "manifest" : "option";
+    if (!id->gpu_type[0]) {
+        const char *only = run_recipe_only_gpu(run->recipe);
+        if (only) { /* seeds 003/004 publish for H100 only: that is what the recipe means */
+            snprintf(id->gpu_type, sizeof id->gpu_type, "%s", only);
+            run->gpu_source = "recipe";
+        }
+    }
+    run->row = run->model && id->gpu_type[0] ? np_row_find(run->model, id->gpu_type, id->dtype, id->gpus) : NULL;
+    if (run->row && !id->system[0] && run->row->system)
+        snprintf(id->system, sizeof id->system, "%s", run->row->system);
     run->step = run->total = -1;
     run->complete = -1;
     run->step_time_s = run->flops_per_sample = run->peak_memory_bytes = run->loss = NAN;
-    run->logged_tflops_per_gpu = run->ref_ratio = NAN;
+    run->logged_tflops_per_gpu = run->ref_ratio = run->scaling_eff = NAN;
     run->train_tokens = o->train_tokens;
     np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &run->m);
+    run->steady = run->m;
     run->steps_seen = scan ? scan->nsteps : 0;
     run->runs_in_file = scan ? scan->runs : 0;
     run->window.first = run->window.last = -1;
     run->window.mean_s = run->window.median_s = run->window.stdev_s = run->window.min_s = run->window.max_s = NAN;
+    if (!run->job_id[0] && run->launch.job_id[0])
+        snprintf(run->job_id, sizeof run->job_id, "%s", run->launch.job_id);
     if (!scan || scan->nsteps == 0) {
         run->status = NP_RUN_NO_STEPS;
         run_set_why(run, "no training-step line in the logs");
+        if (o->reference)
+            run_reference(run, o, NULL);
         return;
     }
     run->checkpoint_saved = scan->saw_checkpoint_save;
@@ -291,7 +537,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
     if (run->total >= 0 && run->step >= 0)
         run->complete = run->step >= run->total;
     /* last known values, newest first */
-    int nan_seen = 0;
+    int nan_seen = last->nan_seen;
     long gbs_logged = -1;
     for (size_t i = scan->nsteps; i-- > 0;) {
         const struct np_step *s = &scan->steps[i];
@@ -305,9 +551,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             gbs_logged = s->global_batch_size;
     }
     run_window(run, scan, o);
-    size_t from = scan->nsteps > run->window.count ? scan->nsteps - run->window.count : 0;
-    for (size_t i = from; i < scan->nsteps; i++)
-        if (scan->steps[i].nan_seen)
+    for (size_t i = 0; i < scan->nsteps; i++)
+        if (scan->steps[i].nan_seen && scan->steps[i].iteration >= run->window.first &&
+            scan->steps[i].iteration <= run->window.last)
             nan_seen = 1;
     /* GBS: the log line wins over the manifest/recipe */
     int gbs = gbs_logged > 0 && gbs_logged < 100000000 ? (int)gbs_logged : id->gbs;
@@ -324,25 +570,46 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
     if (run->model)
         run->flops_per_sample = np_model_flops_row(run->model, run->row, id->seq_len);
     run->peak_tflops = np_gpu_peak_tflops(id->gpu_type, id->dtype);
-    np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, run->flops_per_sample,
-                         run->peak_tflops, o->train_tokens, &run->m);
+    /* the synthetic workload does CPU work: no GPU FLOPs, MFU or time to train mean anything */
+    double flops = id->synthetic ? NAN : run->flops_per_sample, peak = id->synthetic ? 0 : run->peak_tflops;
+    double tokens = id->synthetic ? 0 : o->train_tokens;
+    np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->m);
+    np_metrics_from_step(run->window.mean_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->steady);
     if (isnan(run->m.tokens_per_s) && last->tokens_per_s > 0) { /* AutoModel without seq/GBS */
         run->m.tokens_per_s = last->tokens_per_s;
-        if (o->train_tokens > 0)
-            run->m.days_to_train = o->train_tokens / last->tokens_per_s / 86400.0;
+        if (tokens > 0)
+            run->m.days_to_train = tokens / last->tokens_per_s / 86400.0;
         if (id->gpus > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s / id->gpus;
         else if (last->tokens_per_s_per_gpu > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
     }
+    if (id->synthetic)
+        run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
+                          "time to train");
+    else if (!run->gpu_source && run->model)
+        run_add_note(run, "GPU type unknown (no manifest, the folder name carries none, no --gpu; the recipe is "
+                          "published for several GPU types): no MFU, no --reference comparison");
 
-    if (nan_seen || (!isnan(last->step_time_s) && !isfinite(last->step_time_s)) ||
-        (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
+    char why[320];
+    if (run->window.rule && strncmp(run->window.rule, "iterations 11-44", 16) == 0 &&
+        run->window.count < RUN_NV_LAST - RUN_NV_FIRST + 1) {
+        /* the tail read holds only part of NVIDIA's window: say so, the mean is of fewer steps */
+        snprintf(why, sizeof why, "steady-state window holds %zu of NVIDIA's %d steps (iterations %ld-%ld; %s)",
+                 run->window.count, RUN_NV_LAST - RUN_NV_FIRST + 1, run->window.first, run->window.last,
+                 scan->truncated_start ? "the others are before the part of the log read: --all-steps reads them"
+                                       : "the log has no others");
+        run_add_note(run, why);
+    }
+    if (run->conflict[0]) {
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, run->conflict);
+    } else if (nan_seen || (!isnan(last->step_time_s) && !isfinite(last->step_time_s)) ||
+               (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, "NaN or infinite loss, grad norm or step time");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
-        char why[256];
         if (id->recipe[0] && !run->recipe)
             snprintf(why, sizeof why, "unknown recipe \"%s\"", id->recipe);
         else if (run->recipe && !run->model)
@@ -355,14 +622,15 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         else
             snprintf(why, sizeof why, "GPU count unknown (--gpus)");
         run_set_why(run, why);
+    } else if (!id->synthetic && run_implausible(run, why, sizeof why)) {
+        run->status = NP_RUN_IMPLAUSIBLE;
+        run_set_why(run, why);
     } else if (run->complete == 0) {
         run->status = NP_RUN_INCOMPLETE;
-        char why[96];
         snprintf(why, sizeof why, "stopped at iteration %ld of %ld", run->step, run->total);
         run_set_why(run, why);
     } else if (isnan(run->step_time_s) && run->window.count == 0 && run->gen == NP_GEN_NEMO1) {
         run->status = NP_RUN_INVALID;
-        char why[160];
         snprintf(why, sizeof why, "NeMo 1.0 progress bar without train_step_timing (timing callback off): "
                                   "last step %ld, no step time", run->step);
         run_set_why(run, why);
@@ -370,24 +638,10 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         run->status = NP_RUN_INVALID;
         run_set_why(run, "no step time in the last step line");
     } else {
-        run->status = NP_RUN_OK;
+        run->status = id->synthetic ? NP_RUN_SYNTHETIC : NP_RUN_OK;
     }
-
-    if (o->reference && ref && run->model) {
-        run->ref = np_ref_find(ref, id->recipe, id->model_size, id->dtype, id->gpu_type, id->gpus);
-        if (run->ref && !isnan(run->m.tokens_per_s)) {
-            double pub = run->ref->tokens_per_s;
-            double mine = run->m.tokens_per_s;
-            if (isnan(pub) && !isnan(run->ref->tokens_per_s_per_gpu)) {
-                pub = run->ref->tokens_per_s_per_gpu;
-                mine = run->m.tokens_per_s_per_gpu;
-            }
-            if (!isnan(pub) && pub > 0 && !isnan(mine)) {
-                run->ref_ratio = mine / pub;
-                run->ref_pass = run->ref_ratio >= 1.0 - o->tolerance_pct / 100.0;
-            }
-        }
-    }
+    if (o->reference)
+        run_reference(run, o, ref);
 }
 
 /* ---- one folder ---- */
@@ -420,23 +674,40 @@ struct run_slot {
     int nomem;
 };
 
-/* One parse: options, the sink, totals (updated by the emitter, one call at a time). */
+/* The folders analysed so far (walk threads append), sorted at the end. */
 struct run_job {
     pthread_mutex_t mu;
     pthread_cond_t pcv;   /* progress: everything finished */
     int finished;
+    struct run_slot **slots;
+    size_t nslots, cap;
     struct np_walk_counts counts;
     const struct np_parse_opts *o;
     const struct np_recipe_set *recipes;
     const struct np_ref_table *ref;
-    const struct np_run_sink *sink;
-    struct np_parse_stats stats;
 };
+
+static void run_slot_text(struct run_slot *s, const char *buf);
 
 static void run_slot_error(struct run_slot *s, const struct np_error *err)
 {
     char buf[1200];
     np_error_format(err, buf, sizeof buf);
+    run_slot_text(s, buf);
+}
+
+/* An option that contradicts the manifest or folder name is an error of the parse too. */
+static void run_slot_conflict(struct run_slot *s, const struct np_run *run)
+{
+    if (!run->conflict[0])
+        return;
+    char buf[1400];
+    snprintf(buf, sizeof buf, "%s: %s", run->path, run->conflict);
+    run_slot_text(s, buf);
+}
+
+static void run_slot_text(struct run_slot *s, const char *buf)
+{
     char **e = realloc(s->errors, (s->nerrors + 1) * sizeof *e);
     if (!e || !(e[s->nerrors] = strdup(buf))) {
         if (e)
@@ -478,18 +749,49 @@ static const char *run_basename(const char *p)
 
 static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
 {
-    if (manifest && np_identity_from_manifest(manifest, &run->id))
+    const char *src = NULL;
+    struct np_identity mid;
+    memset(&mid, 0, sizeof mid);
+    int from_manifest = manifest && np_manifest_read(manifest, &mid, &run->launch);
+    if (from_manifest) {
+        run->id = mid;
         run->id_source = "manifest";
-    else if (np_identity_from_path(run->path, &run->id))
+        src = "manifest";
+    } else if (np_identity_from_path(run->path, &run->id)) {
         run->id_source = "folder";
-    else if (o->given.recipe[0] || o->given.gpus)
+        src = "folder name";
+    } else if (o->given.recipe[0] || o->given.gpus) {
         run->id_source = "options";
+    }
+    if (src)
+        run_identity_conflict(&run->id, &o->given, src, run->conflict, sizeof run->conflict);
+    if (run->id.gpu_type[0])
+        run->gpu_source = "manifest";
+    else if (o->given.gpu_type[0])
+        run->gpu_source = "option";
     run_identity_fill(&run->id, &o->given);
     if (!run->id.experiment[0]) {
         const char *b = run_basename(run->dir);
         run_copy(run->id.experiment, sizeof run->id.experiment, b, strlen(b));
     }
 }
+
+/* The job id in a log's name: log-<exp>_<job>_<restart>.out or sbatch_<exp>_<job>.out. */
+static void run_job_from_name(struct np_run *run, const char *path)
+{
+    const char *b = run_basename(path);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(run_re_attempt, NULL);
+    if (!md)
+        return;
+    if (pcre2_match(run_re_attempt, (PCRE2_SPTR)b, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 3 ||
+        pcre2_match(run_re_sbatch, (PCRE2_SPTR)b, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 2) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        run_copy(run->job_id, sizeof run->job_id, b + ov[2], ov[3] - ov[2]);
+    }
+    pcre2_match_data_free(md);
+}
+
+static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace);
 
 /* Scan one log into a new run of the slot when it has steps (or always, with force). */
 static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *path, const struct np_scan_opts *so,
@@ -512,13 +814,90 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
             if (run) {
                 run->attempts = attempts;
                 run_identify(run, slot->g->manifest, j->o);
+                if (!run->launch.job_id[0])
+                    run_job_from_name(run, path);
+                if (slot->g->manifest && !run->launch.present) {
+                    char note[1200];
+                    snprintf(note, sizeof note, "%s is not a JSON manifest nemoperf can read: identity from the "
+                             "folder name or options", slot->g->manifest);
+                    run_add_note(run, note);
+                }
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+                run_slot_conflict(slot, run);
+                /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
+                if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
+                    run->status = NP_RUN_FAILED;
             }
             found = 1;
         }
     }
     np_scan_result_free(&res);
     return found;
+}
+
+/* The last error of the folder's logs (newest attempt first; a Slurm message anywhere wins)
+ * into why, after what it says already (append) or instead of it.  1 when one was found. */
+static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace)
+{
+    const struct np_walk_group *g = slot->g;
+    char best[300] = "", msg[300];
+    enum np_log_error kind = NP_LOGERR_NONE;
+    int dfd = g->dirfd >= 0 ? g->dirfd : AT_FDCWD;
+    for (size_t f = g->nfiles; f-- > 0;) { /* names sort by job and attempt: the newest last */
+        const char *name = dfd == AT_FDCWD ? g->files[f] : run_basename(g->files[f]);
+        enum np_log_error k = np_log_last_error_at(dfd, name, msg, sizeof msg);
+        if (k == NP_LOGERR_SLURM || (k != NP_LOGERR_NONE && kind == NP_LOGERR_NONE)) {
+            if (kind == NP_LOGERR_SLURM)
+                continue;
+            kind = k;
+            memcpy(best, msg, sizeof best);
+        }
+    }
+    if (kind == NP_LOGERR_NONE)
+        return 0;
+    char buf[700];
+    if (replace || !run->why)
+        snprintf(buf, sizeof buf, "%s", best);
+    else
+        snprintf(buf, sizeof buf, "%s; %s", run->why, best);
+    run_set_why(run, buf);
+    return 1;
+}
+
+/* A folder without steps: what launch recorded, what the logs end with. */
+static void run_no_steps(struct np_run *run, struct run_slot *slot)
+{
+    const struct np_launch_info *li = &run->launch;
+    char why[400];
+    int unsure = li->present && !li->submitted &&
+                 (strcmp(li->state, "submitting") == 0 || strcmp(li->state, "unknown") == 0);
+    if (li->present && !li->submitted && !unsure) {
+        run->status = NP_RUN_NOT_SUBMITTED;
+        snprintf(why, sizeof why, "launch did not get the job accepted%s%s%s%s", li->state[0] ? " (state " : "",
+                 li->state, li->state[0] ? ")" : "", li->error[0] ? ": " : "");
+        size_t l = strlen(why);
+        snprintf(why + l, sizeof why - l, "%s", li->error);
+        run_set_why(run, why);
+        return;
+    }
+    if (slot->g->nfiles && run_add_log_error(run, slot, 1)) {
+        run->status = NP_RUN_FAILED;
+        return;
+    }
+    if (slot->g->nfiles)
+        return; /* logs without steps and without an error: no-steps */
+    run->status = NP_RUN_NO_LOG;
+    if (unsure)
+        snprintf(why, sizeof why, "launch recorded the submission as \"%s\"%s%s: the job may exist, no log found",
+                 li->state, li->error[0] ? ": " : "", li->error);
+    else if (li->present)
+        snprintf(why, sizeof why, "job %s submitted%s%s, no log found (--slurm asks the scheduler)",
+                 li->job_id[0] ? li->job_id : "?", li->submit_time[0] ? " at " : "", li->submit_time);
+    else if (slot->g->manifest)
+        snprintf(why, sizeof why, "%s is not a JSON manifest nemoperf can read; no log found", slot->g->manifest);
+    else
+        snprintf(why, sizeof why, "no log found");
+    run_set_why(run, why);
 }
 
 static void run_group(struct run_job *j, struct run_slot *slot)
@@ -529,7 +908,8 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     /* Default mode reads each log's tail only: enough for the last step (the seeds' rule) and for
      * as many of the last N steps as the tail holds.  --window N insists on N steps. */
     so.window = j->o->window_strict && j->o->window ? j->o->window : 1;
-    so.keep = j->o->window ? j->o->window : 10; /* tail mode parses only the steps the window can use */
+    /* tail mode parses only the steps the window can use: NVIDIA's 11-44 of 50 needs the last 39 */
+    so.keep = j->o->window_strict && j->o->window ? j->o->window : 40;
 
     struct run_attempt *att = malloc((g->nfiles ? g->nfiles : 1) * sizeof *att);
     char *is_att = calloc(g->nfiles ? g->nfiles : 1, 1);
@@ -566,12 +946,16 @@ static void run_group(struct run_job *j, struct run_slot *slot)
         if (!is_att[f] && !(have_run && strncmp(run_basename(g->files[f]), "sbatch_", 7) == 0))
             run_scan_one(j, slot, g->files[f], &so, 0);
     if (slot->n == 0) {
-        const char *path = natt ? g->files[att[0].file] : g->dir;
+        const char *path = natt ? g->files[att[0].file] : g->nfiles ? g->files[0] : g->dir;
         struct np_run *run = run_slot_add(slot, path, g->dir);
         if (run) {
             run->attempts = natt;
             run_identify(run, g->manifest, j->o);
+            if (!run->launch.job_id[0] && g->nfiles)
+                run_job_from_name(run, path);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
+            run_no_steps(run, slot);
+            run_slot_conflict(slot, run);
         }
     }
     free(att);
@@ -585,25 +969,8 @@ static double run_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void run_slot_free(struct run_slot *slot)
-{
-    if (!slot)
-        return;
-    for (size_t i = 0; i < slot->n; i++) {
-        free(slot->runs[i].path);
-        free(slot->runs[i].dir);
-        free(slot->runs[i].why);
-    }
-    for (size_t i = 0; i < slot->nerrors; i++)
-        free(slot->errors[i]);
-    free(slot->runs);
-    free(slot->errors);
-    np_walk_group_free(slot->g);
-    free(slot);
-}
-
-/* Walk callback, on a walk thread: analyse the folder now, keep the result for its turn. */
-static enum np_status run_folder(void *ctx, struct np_walk_group *g, void **result)
+/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
+static enum np_status run_folder(void *ctx, struct np_walk_group *g)
 {
     struct run_job *j = ctx;
     struct run_slot *slot = calloc(1, sizeof *slot);
@@ -614,41 +981,49 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g, void **resu
     slot->g = g;
     run_group(j, slot);
     g->dirfd = -1; /* open only during this call */
-    if (slot->nomem) {
-        run_slot_free(slot);
-        return NP_E_NOMEM;
+    pthread_mutex_lock(&j->mu);
+    if (j->nslots == j->cap) {
+        size_t nc = j->cap ? j->cap * 2 : 256;
+        struct run_slot **ns = realloc(j->slots, nc * sizeof *ns);
+        if (!ns) {
+            pthread_mutex_unlock(&j->mu);
+            for (size_t i = 0; i < slot->n; i++) {
+                free(slot->runs[i].path);
+                free(slot->runs[i].dir);
+                free(slot->runs[i].why);
+                free(slot->runs[i].note);
+            }
+            for (size_t i = 0; i < slot->nerrors; i++)
+                free(slot->errors[i]);
+            free(slot->runs);
+            free(slot->errors);
+            np_walk_group_free(g);
+            free(slot);
+            return NP_E_NOMEM;
+        }
+        j->slots = ns;
+        j->cap = nc;
     }
-    *result = slot;
+    j->slots[j->nslots++] = slot;
+    pthread_mutex_unlock(&j->mu);
     return NP_OK;
 }
 
-/* The folder's turn: its read errors, then its runs, to the sink; then freed. */
-static enum np_status run_emit(void *ctx, void *result)
+static int run_cmp_slots(const void *a, const void *b)
 {
-    struct run_job *j = ctx;
-    struct run_slot *slot = result;
-    enum np_status st = NP_OK;
-    for (size_t i = 0; st == NP_OK && i < slot->nerrors; i++, j->stats.errors++)
-        st = j->sink->error(j->sink->ctx, slot->errors[i]);
-    for (size_t i = 0; st == NP_OK && i < slot->n; i++, j->stats.runs++)
-        st = j->sink->run(j->sink->ctx, &slot->runs[i]);
-    j->stats.files += slot->files;
-    j->stats.bytes_read += slot->bytes;
-    run_slot_free(slot);
-    return st;
+    return np_walk_group_cmp((*(struct run_slot *const *)a)->g, (*(struct run_slot *const *)b)->g);
 }
 
-static enum np_status run_walk_error(void *ctx, const char *msg)
+static enum np_status run_add_error(struct np_parse_result *res, const char *msg)
 {
-    struct run_job *j = ctx;
-    j->stats.errors++;
-    return j->sink->error(j->sink->ctx, msg);
-}
-
-static void run_discard(void *ctx, void *result)
-{
-    (void)ctx;
-    run_slot_free(result);
+    char **e = realloc(res->errors, (res->nerrors + 1) * sizeof *e);
+    if (!e)
+        return NP_E_NOMEM;
+    res->errors = e;
+    if (!(e[res->nerrors] = strdup(msg)))
+        return NP_E_NOMEM;
+    res->nerrors++;
+    return NP_OK;
 }
 
 /* Progress line on stderr while workers run (only when asked, only after 1 s). */
@@ -679,12 +1054,44 @@ static void *run_progress(void *arg)
     return NULL;
 }
 
-enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
-                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
-                               const struct np_run_sink *sink, struct np_parse_stats *stats)
+static void run_slot_clear(struct run_slot *slot)
 {
-    if (stats)
-        memset(stats, 0, sizeof *stats);
+    for (size_t i = 0; i < slot->n; i++) {
+        free(slot->runs[i].path);
+        free(slot->runs[i].dir);
+        free(slot->runs[i].why);
+        free(slot->runs[i].note);
+    }
+    slot->n = 0;
+}
+
+/* A folder with a manifest and no log whose manifest is the one a subfolder's logs use
+ * (a manifest above the logs) is not a run of its own.  Its subfolders follow it in the
+ * sorted order. */
+static void run_drop_parent_manifests(struct run_job *j)
+{
+    for (size_t i = 0; i < j->nslots; i++) {
+        const struct np_walk_group *g = j->slots[i]->g;
+        if (g->nfiles || !g->manifest)
+            continue;
+        size_t dl = strlen(g->dir);
+        for (size_t k = i + 1; k < j->nslots; k++) {
+            const struct np_walk_group *h = j->slots[k]->g;
+            if (h->root != g->root || strncmp(h->dir, g->dir, dl) != 0 || h->dir[dl] != '/')
+                break;
+            if (h->nfiles && h->manifest && strcmp(h->manifest, g->manifest) == 0) {
+                run_slot_clear(j->slots[i]);
+                break;
+            }
+        }
+    }
+}
+
+enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+                              const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                              struct np_parse_result *res)
+{
+    memset(res, 0, sizeof *res);
     pthread_once(&run_once, run_init_patterns);
     struct np_error err;
     if (!run_re_ok || np_scan_init(&err) != NP_OK)
@@ -698,79 +1105,67 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
     job.o = o;
     job.recipes = recipes;
     job.ref = ref;
-    job.sink = sink;
 
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    /* twice the cores by default: a worker waiting in the kernel (a folder or log not in the
-     * page cache, a lock holder the scheduler put aside on a busy machine) leaves its core to
-     * another; measured on shape b under load 19: 0.90 s with 4 threads vs 1.04 s with 2 */
-    int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? 2 * (int)ncpu : 2);
+    int nthreads = o->jobs > 0 ? o->jobs : (ncpu > 0 ? (int)ncpu : 1);
     pthread_t prog;
     int prog_started = o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0;
 
-    struct np_walk_sink ws = {&job, run_folder, run_emit, run_walk_error, run_discard};
-    enum np_status st = np_walk_ordered(paths, npaths, o->include, nthreads, &ws, &job.counts);
+    struct np_walk_errors werr = {0};
+    enum np_status st = np_walk_paths(paths, npaths, o->include, nthreads, run_folder, &job, &werr, &job.counts);
     pthread_mutex_lock(&job.mu);
     job.finished = 1;
     pthread_cond_broadcast(&job.pcv);
     pthread_mutex_unlock(&job.mu);
     if (prog_started)
         pthread_join(prog, NULL);
+    if (job.nslots > 1)
+        qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
+    run_drop_parent_manifests(&job);
+
+    int nomem = st == NP_E_NOMEM;
+    for (size_t i = 0; !nomem && i < werr.n; i++)
+        nomem = run_add_error(res, werr.msgs[i]) != NP_OK;
+    np_walk_errors_free(&werr);
+    /* gather in walk order */
+    size_t total = 0;
+    for (size_t g = 0; g < job.nslots; g++) {
+        total += job.slots[g]->n;
+        nomem |= job.slots[g]->nomem;
+    }
+    res->runs = calloc(total ? total : 1, sizeof *res->runs);
+    if (!res->runs)
+        nomem = 1;
+    for (size_t g = 0; g < job.nslots; g++) {
+        struct run_slot *slot = job.slots[g];
+        for (size_t i = 0; i < slot->n; i++) {
+            if (res->runs) {
+                res->runs[res->nruns++] = slot->runs[i];
+            } else {
+                free(slot->runs[i].path);
+                free(slot->runs[i].dir);
+                free(slot->runs[i].why);
+                free(slot->runs[i].note);
+            }
+        }
+        for (size_t i = 0; i < slot->nerrors; i++) {
+            if (!nomem && run_add_error(res, slot->errors[i]) != NP_OK)
+                nomem = 1;
+            free(slot->errors[i]);
+        }
+        res->files += slot->files;
+        res->bytes_read += slot->bytes;
+        free(slot->runs);
+        free(slot->errors);
+        np_walk_group_free(slot->g);
+        free(slot);
+    }
+    free(job.slots);
     pthread_mutex_destroy(&job.mu);
     pthread_cond_destroy(&job.pcv);
-    if (stats)
-        *stats = job.stats;
-    return st;
-}
-
-/* ---- everything in memory ---- */
-
-static enum np_status run_collect_run(void *ctx, const struct np_run *run)
-{
-    struct np_parse_result *res = ctx;
-    struct np_run *r = realloc(res->runs, (res->nruns + 1) * sizeof *r);
-    if (!r)
+    if (nomem)
         return NP_E_NOMEM;
-    res->runs = r;
-    struct np_run *c = &r[res->nruns];
-    *c = *run;
-    c->path = strdup(run->path);
-    c->dir = strdup(run->dir);
-    c->why = run->why ? strdup(run->why) : NULL;
-    if (!c->path || !c->dir || (run->why && !c->why)) {
-        free(c->path);
-        free(c->dir);
-        free(c->why);
-        return NP_E_NOMEM;
-    }
-    res->nruns++;
-    return NP_OK;
-}
-
-static enum np_status run_collect_error(void *ctx, const char *msg)
-{
-    struct np_parse_result *res = ctx;
-    char **e = realloc(res->errors, (res->nerrors + 1) * sizeof *e);
-    if (!e)
-        return NP_E_NOMEM;
-    res->errors = e;
-    if (!(e[res->nerrors] = strdup(msg)))
-        return NP_E_NOMEM;
-    res->nerrors++;
-    return NP_OK;
-}
-
-enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
-                              const struct np_recipe_set *recipes, const struct np_ref_table *ref,
-                              struct np_parse_result *res)
-{
-    memset(res, 0, sizeof *res);
-    struct np_run_sink sink = {res, run_collect_run, run_collect_error};
-    struct np_parse_stats stats;
-    enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, &stats);
-    res->files = stats.files;
-    res->bytes_read = stats.bytes_read;
-    return st;
+    return st == NP_OK ? NP_OK : st;
 }
 
 void np_parse_result_free(struct np_parse_result *res)
@@ -781,6 +1176,7 @@ void np_parse_result_free(struct np_parse_result *res)
         free(res->runs[i].path);
         free(res->runs[i].dir);
         free(res->runs[i].why);
+        free(res->runs[i].note);
     }
     free(res->runs);
     for (size_t i = 0; i < res->nerrors; i++)

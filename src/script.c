@@ -1,8 +1,10 @@
 /* script.c - the sbatch batch script of one job, rendered from a launch config.
  *
  * Shape (NeMo-Run's SlurmExecutor, see facts/nemo-recipes.md): #SBATCH lines,
- * exported environment, one srun step running the workload (pyxis container +
- * recipe command template, or nemoperf-synth), then requeue on failure.  All
+ * exported environment, NVIDIA's vboost step (NeMo), one srun step running the
+ * workload (pyxis container + the recipe's command: the in-container driver with
+ * its arguments from nemo.c; or nemoperf-synth), then a requeue on failure only
+ * when NEMOPERF_MAX_RETRIES asks.  All
  * values are quoted: sh words with single quotes, #SBATCH arguments with sbatch's
  * double-quote rules, Slurm file-name patterns with % doubled.
  */
@@ -13,69 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/nemo.h"
 #include "nemoperf/shell.h"
-
-/* ---- a growable string vector ---- */
-
-struct script_strv {
-    char **v;
-    size_t n, cap;
-    int failed;
-};
-
-static void script_strv_push(struct script_strv *s, const char *str)
-{
-    if (s->failed)
-        return;
-    if (s->n + 2 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 32;
-        char **v = realloc(s->v, cap * sizeof *v);
-        if (!v) {
-            s->failed = 1;
-            return;
-        }
-        s->v = v;
-        s->cap = cap;
-    }
-    if (!(s->v[s->n] = strdup(str))) {
-        s->failed = 1;
-        return;
-    }
-    s->v[++s->n] = NULL;
-}
-
-static void script_strv_pushf(struct script_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void script_strv_pushf(struct script_strv *s, const char *fmt, ...)
-{
-    char buf[4096 + 512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) {
-        s->failed = 1;
-        return;
-    }
-    script_strv_push(s, buf);
-}
-
-/* Hand over the vector (NULL-terminated) or NULL after a failure. */
-static char **script_strv_steal(struct script_strv *s)
-{
-    if (s->failed || !s->v) {
-        if (!s->failed && !s->v) {
-            char **v = calloc(1, sizeof *v);
-            return v;
-        }
-        np_strv_free(s->v);
-        memset(s, 0, sizeof *s);
-        return NULL;
-    }
-    char **v = s->v;
-    memset(s, 0, sizeof *s);
-    return v;
-}
 
 /* ---- environment ---- */
 
@@ -91,8 +32,12 @@ size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *va
         }                                                                                                         \
     } while (0)
     SCRIPT_VAR("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
-    if (c->hf_token)
+    if (c->workload == NP_WORKLOAD_NEMO) { /* the tokenizer is staged: no network on the compute nodes */
+        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "1");
+        SCRIPT_VAR("HF_HUB_OFFLINE", "1");
+    } else if (c->hf_token) {
         SCRIPT_VAR("TRANSFORMERS_OFFLINE", "0");
+    }
     SCRIPT_VAR("TOKENIZERS_PARALLELISM", "False");
     SCRIPT_VAR("NCCL_NVLS_ENABLE", "0");
     SCRIPT_VAR("NVTE_FLASH_ATTN", "1");
@@ -100,10 +45,15 @@ size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *va
     SCRIPT_VAR("NEMO_LOG_MEMORY_USAGE", "1");
     SCRIPT_VAR("PYTHONUNBUFFERED", "1");
     SCRIPT_VAR("SLURM_UNBUFFEREDIO", "1");
-    if (c->tp > 1 || c->cp > 1)
-        SCRIPT_VAR("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+    /* PerfEnvPlugin (NeMo v2.2.1 / v2.3.1 nemo/lightning/run/plugins.py) */
+    if (np_nemo_max_connections(c))
+        SCRIPT_VAR("CUDA_DEVICE_MAX_CONNECTIONS", np_nemo_max_connections(c));
+    SCRIPT_VAR("NVTE_FWD_LAYERNORM_SM_MARGIN", "16");
+    SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
     if (c->pp > 1)
         SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
+    for (char **e = c->model->env; e && *e; e++) /* per model: NVTE_NORM_*_USE_CUDNN (405B, 340B) */
+        SCRIPT_VAR(*e, np_setting_value(*e));
     if (c->nccltrace) {
         SCRIPT_VAR("NCCL_DEBUG", "INFO");
         SCRIPT_VAR("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
@@ -120,12 +70,12 @@ char **np_script_env_names(const struct np_launch_config *c)
 {
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
     size_t n = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
-    struct script_strv s = {0};
+    struct np_strv s = {0};
     for (size_t i = 0; i < n; i++)
-        script_strv_push(&s, vars[i].name);
+        np_strv_push(&s, vars[i].name);
     if (c->hf_token)
-        script_strv_push(&s, "HF_TOKEN");
-    return script_strv_steal(&s);
+        np_strv_push(&s, "HF_TOKEN");
+    return np_strv_steal(&s);
 }
 
 /* ---- command templates ---- */
@@ -133,8 +83,8 @@ char **np_script_env_names(const struct np_launch_config *c)
 static const char *const script_scalars[] = {
     "recipe", "model_size", "dtype", "gpu_type", "factory", "hf_repo", "nodes", "gpus", "gpus_per_node",
     "tp", "pp", "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "layers", "seq_len", "hidden", "max_steps",
-    "stage_path", "experiment", "job_name", "experiment_dir", "profile_start", "profile_stop", NULL};
-static const char *const script_lists[] = {"fp8_overrides", "checkpoint_overrides", NULL};
+    "stage_path", "experiment", "job_name", "experiment_dir", "profile_start", "profile_stop", "driver", NULL};
+static const char *const script_lists[] = {"driver_args", NULL};
 
 static int script_name_in(const char *const *names, const char *s, size_t n)
 {
@@ -199,36 +149,28 @@ static const char *script_scalar(const struct np_launch_config *c, const char *n
         return c->job_name;
     if (SCRIPT_IS("experiment_dir"))
         return c->experiment_dir;
+    if (SCRIPT_IS("driver"))
+        return NP_NEMO_DRIVER;
 #undef SCRIPT_INT
 #undef SCRIPT_IS
     return NULL;
 }
 
-static void script_list(const struct np_launch_config *c, const char *name, struct script_strv *out)
+static void script_list(const struct np_launch_config *c, const char *name, struct np_strv *out)
 {
-    if (strcmp(name, "fp8_overrides") == 0) {
-        if (c->dtype == NP_DTYPE_FP8) {
-            script_strv_push(out, "trainer.plugins=bf16_with_fp8_mixed");
-            script_strv_push(out, "trainer.plugins.grad_reduce_in_fp32=False");
-        }
-    } else if (strcmp(name, "checkpoint_overrides") == 0) {
-        if (c->checkpoint) {
-            script_strv_push(out, "trainer.enable_checkpointing=True");
-            script_strv_pushf(out, "log.ckpt.every_n_train_steps=%d", c->max_steps);
-            script_strv_push(out, "log.ckpt.save_last=False");
-        } else {
-            script_strv_push(out, "trainer.enable_checkpointing=False");
-        }
-        if (c->load_checkpoint) {
-            script_strv_pushf(out, "resume.resume_from_path=%s", c->load_checkpoint);
-            script_strv_push(out, "resume.resume_if_exists=True");
-        }
+    if (strcmp(name, "driver_args") == 0) { /* the in-container driver's explicit arguments (nemo.c) */
+        char **args = np_nemo_driver_args(c);
+        if (!args)
+            out->failed = 1;
+        for (size_t i = 0; args && args[i]; i++)
+            np_strv_push(out, args[i]);
+        np_strv_free(args);
     }
 }
 
 /* Expand (c != NULL) or only check (c == NULL) one template element. */
 static enum np_status script_expand(const struct np_launch_config *c, const char *elem, size_t idx,
-                                    const char *source, struct script_strv *out, struct np_error *err)
+                                    const char *source, struct np_strv *out, struct np_error *err)
 {
     size_t len = strlen(elem);
     if (len > 2 && elem[0] == '{' && elem[len - 1] == '}' && script_name_in(script_lists, elem + 1, len - 2) &&
@@ -275,7 +217,7 @@ static enum np_status script_expand(const struct np_launch_config *c, const char
                     strncat(known, *k, sizeof known - strlen(known) - 1);
                     strncat(known, " ", sizeof known - strlen(known) - 1);
                 }
-                strncat(known, "{fp8_overrides} {checkpoint_overrides}", sizeof known - strlen(known) - 1);
+                strncat(known, "{driver_args}", sizeof known - strlen(known) - 1);
                 np_buf_free(&b);
                 return np_error_set(err, NP_E_INVALID, source, 0, 0,
                                     "command[%zu]: unknown placeholder {%.*s}; known: %s", idx, (int)n, p + 1, known);
@@ -294,7 +236,7 @@ static enum np_status script_expand(const struct np_launch_config *c, const char
     if (!s)
         return np_error_set(err, NP_E_NOMEM, source, 0, 0, "out of memory");
     if (c)
-        script_strv_push(out, s);
+        np_strv_push(out, s);
     free(s);
     return NP_OK;
 }
@@ -311,19 +253,19 @@ enum np_status np_script_check_template(char *const *tmpl, const char *source, s
     return NP_OK;
 }
 
-static void script_synth_argv(const struct np_launch_config *c, struct script_strv *s)
+static void script_synth_argv(const struct np_launch_config *c, struct np_strv *s)
 {
-    script_strv_push(s, c->synth_path);
-    script_strv_push(s, "--recipe");
-    script_strv_push(s, c->recipe->name);
-    script_strv_push(s, "--model-size");
-    script_strv_push(s, c->model->size);
-    script_strv_push(s, "--dtype");
-    script_strv_push(s, np_dtype_name(c->dtype, 0));
+    np_strv_push(s, c->synth_path);
+    np_strv_push(s, "--recipe");
+    np_strv_push(s, c->recipe->name);
+    np_strv_push(s, "--model-size");
+    np_strv_push(s, c->model->size);
+    np_strv_push(s, "--dtype");
+    np_strv_push(s, np_dtype_name(c->dtype, 0));
 #define SCRIPT_OPT(o, v)                                                                                          \
     do {                                                                                                          \
-        script_strv_push(s, o);                                                                                   \
-        script_strv_pushf(s, "%d", (v));                                                                          \
+        np_strv_push(s, o);                                                                                   \
+        np_strv_pushf(s, "%d", (v));                                                                          \
     } while (0)
     SCRIPT_OPT("--gpus", c->gpus);
     SCRIPT_OPT("--tp", c->tp);
@@ -347,20 +289,20 @@ static void script_synth_argv(const struct np_launch_config *c, struct script_st
     }
 #undef SCRIPT_OPT
     if (c->nccltrace)
-        script_strv_push(s, "--nccltrace");
+        np_strv_push(s, "--nccltrace");
     if (c->checkpoint) {
-        script_strv_push(s, "--checkpoint-save");
-        script_strv_pushf(s, "%s/code/nemo_experiments/default/checkpoints", c->experiment_dir);
+        np_strv_push(s, "--checkpoint-save");
+        np_strv_pushf(s, "%s/code/nemo_experiments/default/checkpoints", c->experiment_dir);
     }
     if (c->load_checkpoint) {
-        script_strv_push(s, "--checkpoint-load");
-        script_strv_push(s, c->load_checkpoint);
+        np_strv_push(s, "--checkpoint-load");
+        np_strv_push(s, c->load_checkpoint);
     }
 }
 
 enum np_status np_script_command(const struct np_launch_config *c, char ***argv, struct np_error *err)
 {
-    struct script_strv s = {0};
+    struct np_strv s = {0};
     *argv = NULL;
     if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
@@ -378,7 +320,7 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
             }
         }
     }
-    *argv = script_strv_steal(&s);
+    *argv = np_strv_steal(&s);
     if (!*argv)
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
     return NP_OK;
@@ -447,7 +389,11 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         script_sbatch_line(&b, "partition", c->partition);
     if (c->gres_gpus)
         script_sbatch_line(&b, "gpus-per-node", c->gres_gpus);
-    np_buf_append(&b, "#SBATCH --export=ALL\n#SBATCH --requeue\n");
+    if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
+        np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_nemo_segment(c));
+    /* NeMo-Run never requeued (TORCHX_MAX_RETRIES=0): only when NEMOPERF_MAX_RETRIES asks */
+    np_buf_append(&b, c->retries > 0 ? "#SBATCH --export=ALL\n#SBATCH --requeue\n"
+                                     : "#SBATCH --export=ALL\n#SBATCH --no-requeue\n");
 
     np_buf_appendf(&b,
                    "\n# Generated by nemoperf-launch %s: %s, %s workload, %d GPUs on %d node(s).\n"
@@ -467,6 +413,23 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
 
     np_buf_append(&b, "\necho \"nemoperf: job ${SLURM_JOB_ID:-?} restart ${SLURM_RESTART_COUNT:-0} on "
                       "${SLURM_JOB_NODELIST:-?}\"\n");
+    /* Slurm may still requeue (node failure; slurmrestd 22.05 ignores "requeue": false):
+     * an attempt beyond what the user allowed does not run again */
+    np_buf_appendf(&b,
+                   "if [ \"${SLURM_RESTART_COUNT:-0}\" -gt %d ]; then\n"
+                   "    echo \"nemoperf: requeued by Slurm, but NEMOPERF_MAX_RETRIES=%d: not running again\"\n"
+                   "    exit 1\n"
+                   "fi\n",
+                   c->retries, c->retries);
+    if (c->workload == NP_WORKLOAD_NEMO && pat) {
+        /* PerfEnvPlugin's vboost step: one task per node on the host, failures ignored */
+        np_buf_appendf(&b, "srun --ntasks=%d --ntasks-per-node=1 --output ", c->nodes);
+        np_buf_append_shqf(&b, "%s/vboost.out", pat);
+        np_buf_append(&b, " --error ");
+        np_buf_append_shqf(&b, "%s/vboost.err", pat);
+        np_buf_append(&b, " bash -c 'sudo nvidia-smi boost-slider --vboost 1' ||\n"
+                          "    echo \"nemoperf: vboost failed (ignored)\"\n");
+    }
     np_buf_append(&b, "srun");
     /* the srun log: literal folder (pattern-escaped, quoted), srun's %j, and the
      * restart count expanded by the job's shell (the one unquoted expansion) */
@@ -484,7 +447,9 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     }
     np_buf_append(&b, " \\\n    --wait=60 --kill-on-bad-exit=1");
     if (c->workload == NP_WORKLOAD_NEMO) {
-        np_buf_append(&b, " --mpi=pmix \\\n    --container-env=");
+        if (c->srun_mpi[0])
+            np_buf_appendf(&b, " --mpi=%s", c->srun_mpi);
+        np_buf_append(&b, " \\\n    --container-env=");
         char **names = np_script_env_names(c);
         if (!names)
             b.failed = 1;
@@ -492,10 +457,15 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_appendf(&b, "%s%s", i ? "," : "", names[i]);
         np_strv_free(names);
     }
+    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85: numactl per task, bound to the
+     * task's own NUMA node (expanded by each task's shell, not by the batch shell) */
+    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl)
+        np_buf_append(&b, " \\\n    bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) "
+                          "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl");
     /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
         np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
-                          " --capture-range-end=stop --cuda-graph-trace=node -o ");
+                          " --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -o ");
         np_buf_append_shqf(&b, "%s/profile_%%p", c->experiment_dir);
     }
     /* one line per word, an option and its value together */
@@ -507,14 +477,15 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         }
     }
     np_buf_append(&b, "\nrc=$?\n");
-    np_buf_appendf(&b,
-                   "if [ \"$rc\" -ne 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n"
-                   "    echo \"nemoperf: step failed (exit $rc); requeueing job ${SLURM_JOB_ID:-?} "
-                   "(restart $((${SLURM_RESTART_COUNT:-0} + 1)) of %d)\"\n"
-                   "    scontrol requeue \"$SLURM_JOB_ID\" && exit 0\n"
-                   "fi\n"
-                   "exit \"$rc\"\n",
-                   NP_LAUNCH_MAX_RETRIES, NP_LAUNCH_MAX_RETRIES);
+    if (c->retries > 0)
+        np_buf_appendf(&b,
+                       "if [ \"$rc\" -ne 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n"
+                       "    echo \"nemoperf: step failed (exit $rc); requeueing job ${SLURM_JOB_ID:-?} "
+                       "(restart $((${SLURM_RESTART_COUNT:-0} + 1)) of %d)\"\n"
+                       "    scontrol requeue \"$SLURM_JOB_ID\" && exit 0\n"
+                       "fi\n",
+                       c->retries, c->retries);
+    np_buf_append(&b, "exit \"$rc\"\n");
     free(pat);
     np_strv_free(cmd);
     *out = np_buf_steal(&b);

@@ -167,3 +167,51 @@ void np_strv_free(char **v)
         free(*p);
     free(v);
 }
+
+void np_strv_push(struct np_strv *s, const char *str)
+{
+    if (s->failed)
+        return;
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 32;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) {
+            s->failed = 1;
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    if (!(s->v[s->n] = strdup(str))) {
+        s->failed = 1;
+        return;
+    }
+    s->v[++s->n] = NULL;
+}
+
+void np_strv_pushf(struct np_strv *s, const char *fmt, ...)
+{
+    char buf[4096 + 512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf) {
+        s->failed = 1;
+        return;
+    }
+    np_strv_push(s, buf);
+}
+
+char **np_strv_steal(struct np_strv *s)
+{
+    char **v = s->v;
+    if (s->failed) {
+        np_strv_free(v);
+        v = NULL;
+    } else if (!v) {
+        v = calloc(1, sizeof *v);
+    }
+    memset(s, 0, sizeof *s);
+    return v;
+}

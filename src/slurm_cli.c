@@ -2,8 +2,9 @@
  *
  * Runs `sbatch --parsable <script>` (and `squeue`, once per poll for every job of a
  * launch) with fork/execve, never a shell, output captured through pipes, in its own
- * process group killed after the timeout.  Inherited SLURM_* / SBATCH_* variables are
- * dropped (SLURM_CONF kept): a launch from inside a job does not inherit its settings.
+ * process group killed after the timeout.  Inherited SLURM_* variables are dropped
+ * (SLURM_CONF kept): a launch from inside a job does not inherit its settings; the
+ * user's SBATCH_* settings reach sbatch unchanged, as with the originals.
  */
 #include "nemoperf/slurm.h"
 
@@ -119,7 +120,8 @@ char **np_slurm_child_env(char *const *envp)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const char *e = envp[i];
-        if ((strncmp(e, "SLURM_", 6) == 0 || strncmp(e, "SBATCH_", 7) == 0) && strncmp(e, "SLURM_CONF=", 11) != 0)
+        /* SBATCH_* are the user's settings: sbatch reads them as the originals' sbatch did */
+        if (strncmp(e, "SLURM_", 6) == 0 && strncmp(e, "SLURM_CONF=", 11) != 0)
             continue;
         out[k++] = envp[i];
     }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/sbatch_env.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 
@@ -260,7 +261,18 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
             bad |= !g || json_object_set_new(job, api->gpus_key, json_string(g));
             free(g);
         }
-        bad |= json_object_set_new(job, "requeue", json_true());
+        bad |= json_object_set_new(job, "requeue", json_boolean(c->retries > 0)); /* NEMOPERF_MAX_RETRIES */
+    }
+    /* the user's other SBATCH_* settings, as sbatch would have read them */
+    if (!bad) {
+        enum np_status sst = np_sbatch_rest_fields(env, env_ctx, job, err);
+        if (sst != NP_OK) {
+            free(output);
+            json_decref(job);
+            json_decref(envj);
+            json_decref(body);
+            return sst;
+        }
     }
     /* environment: always sent (the server refuses a job without it) */
     if (!bad) {

@@ -84,30 +84,58 @@ static char *walk_join(const char *a, const char *b)
     return p;
 }
 
-static int walk_cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int walk_cmp_nodes(const void *a, const void *b)
-{
-    return strcmp((*(struct walk_node *const *)a)->name, (*(struct walk_node *const *)b)->name);
-}
-
-/* '/' sorts before every other byte, so a folder's subtree comes before its later siblings. */
+/* Path order: '/' sorts before every other byte, so a folder's subtree comes before its later
+ * siblings; digit runs compare as numbers, so a sweep reads pretrain_..._8, _16, _32 (numbers
+ * equal but for leading zeros are ordered by them, last, to keep the order total). */
 static int walk_cmp_paths(const char *a, const char *b)
 {
-    for (;; a++, b++) {
+    int tie = 0;
+    for (;;) {
         unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= '0' && ca <= '9' && cb >= '0' && cb <= '9') {
+            const char *za = a, *zb = b;
+            while (*za == '0')
+                za++;
+            while (*zb == '0')
+                zb++;
+            size_t la = 0, lb = 0;
+            while (za[la] >= '0' && za[la] <= '9')
+                la++;
+            while (zb[lb] >= '0' && zb[lb] <= '9')
+                lb++;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = memcmp(za, zb, la);
+            if (c)
+                return c < 0 ? -1 : 1;
+            if (!tie && za - a != zb - b)
+                tie = za - a < zb - b ? -1 : 1;
+            a = za + la;
+            b = zb + lb;
+            continue;
+        }
         if (ca == cb) {
             if (!ca)
-                return 0;
+                return tie;
+            a++;
+            b++;
             continue;
         }
         ca = ca == '/' ? 1 : ca == 0 ? 0 : ca + 1;
         cb = cb == '/' ? 1 : cb == 0 ? 0 : cb + 1;
         return ca < cb ? -1 : 1;
     }
+}
+
+static int walk_cmp_names(const void *a, const void *b)
+{
+    return walk_cmp_paths(*(char *const *)a, *(char *const *)b);
+}
+
+/* Subfolders in walk order (names hold no '/'). */
+static int walk_cmp_nodes(const void *a, const void *b)
+{
+    return walk_cmp_paths((*(struct walk_node *const *)a)->name, (*(struct walk_node *const *)b)->name);
 }
 
 int np_walk_group_cmp(const struct np_walk_group *a, const struct np_walk_group *b)
@@ -552,13 +580,15 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
         /* Publish the subfolders before analysing the files, so that other workers can start on
          * them; a folder without subfolders or without files is published and finished under
          * one lock (fewer lock round trips: most folders are one or the other). */
-        int early = n->nkids && st == NP_OK && files.n;
+        /* a folder with a launch manifest is a run even without logs (not submitted, pending, failed) */
+        int group = st == NP_OK && (files.n || n->manifest);
+        int early = n->nkids && group;
         if (early) {
             pthread_mutex_lock(&w->mu);
             walk_publish(w, n, 1);
             pthread_mutex_unlock(&w->mu);
         }
-        if (st == NP_OK && files.n)
+        if (group)
             st = walk_group(w, n, n->path, n->fd, files.v, files.n, walk_manifest(n), &result, &has);
         pthread_mutex_lock(&w->mu);
         if (!early)

@@ -54,6 +54,11 @@ static void setup(void)
     write_file(p, "x");
     snprintf(p, sizeof p, "%s/empty", stage);
     mkdir(p, 0755);
+    /* the tokenizer files ./setup stages for llama3.1 8b */
+    snprintf(p, sizeof p, "mkdir -p '%s/hf/meta-llama/Meta-Llama-3-8B'", stage);
+    ck_assert(system(p) == 0);
+    snprintf(p, sizeof p, "%s/hf/meta-llama/Meta-Llama-3-8B/config.json", stage);
+    write_file(p, "{}");
     snprintf(p, sizeof p, "%s/weights", outside);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/weights/__0_0.distcp", outside);
@@ -71,26 +76,38 @@ static void teardown(void)
     np_recipe_set_free(&set);
 }
 
-/* Resolve env (NULL-terminated "NAME=VALUE" list, "STAGE_PATH=@" means the fixture). */
+/* Resolve env (NULL-terminated "NAME=VALUE" list, "STAGE_PATH=@" means the fixture).
+ * DTYPE is required: a list without it gets DTYPE=bf16, except when it holds
+ * "DTYPE=-", which means "leave DTYPE unset". */
 static enum np_status resolve(const char *const *env, const char *synth, struct np_launch_plan *plan,
                               struct np_error *err)
 {
     const char *e[64];
     char sp[600], lp[600];
-    size_t n = 0;
-    for (; env[n]; n++) {
+    size_t n = 0, k = 0;
+    int has_dtype = 0;
+    for (; env[k]; k++)
+        has_dtype |= strncmp(env[k], "DTYPE=", 6) == 0;
+    if (!has_dtype)
+        e[n++] = "DTYPE=bf16";
+    for (k = 0; env[k]; k++) {
         ck_assert(n < 62);
-        if (strncmp(env[n], "STAGE_PATH=@", 12) == 0) {
-            snprintf(sp, sizeof sp, "STAGE_PATH=%s%s", stage, env[n] + 12);
-            e[n] = sp;
-        } else if (strcmp(env[n], "LOAD_CHECKPOINT_PATH=@outside") == 0) {
-            snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s", outside);
-            e[n] = lp;
-        } else {
-            e[n] = env[n];
-        }
+        if (strcmp(env[k], "DTYPE=-") == 0)
+            continue;
+        e[n++] = env[k];
     }
     e[n] = NULL;
+    for (n = 0; e[n]; n++) {
+        if (strncmp(e[n], "STAGE_PATH=@", 12) == 0) {
+            snprintf(sp, sizeof sp, "STAGE_PATH=%s%s", stage, e[n] + 12);
+            e[n] = sp;
+        } else if (strcmp(e[n], "LOAD_CHECKPOINT_PATH=@outside") == 0) {
+            snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s", outside);
+            e[n] = lp;
+        }
+    }
+    if (0) {
+    }
     struct np_launch_opts o = {.now = 1700000000, .synth_path = synth, .free_space = fake_free_space};
     memset(err, 0, sizeof *err);
     return np_launch_resolve(&set, np_env_list, (void *)e, &o, plan, err);
@@ -116,6 +133,11 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, "RECIPE=llama4", NULL}, {"RECIPE=llama4", "unknown recipe", "allowed: gpt3, llama3.1, llama3, mixtral, nemotron, nemotron4", NULL}},
     {{SP, SYN, "MODEL_SIZE=9b", NULL}, {"MODEL_SIZE=9b", "allowed: 8b, 70b, 405b, 15b, 340b", NULL}},
     {{SP, SYN, NULL}, {"MODEL_SIZE is not set", "RECIPE", "8b", NULL}},
+    {{SP, SYN, "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "required", "bf16, fp8", NULL}},
+    {{SP, SYN, L8, "DTYPE=-", NULL}, {"DTYPE is not set", "required", "allowed: bf16, fp8", NULL}},
+    {{SP, SYN, "RECIPE=gpt3", "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "MODEL_SIZE 175b (RECIPE=gpt3)", NULL}},
+    {{SP, SYN, L8, "NEMOPERF_MAX_RETRIES=-1", NULL}, {"NEMOPERF_MAX_RETRIES=-1", "allowed: 0 to 100", NULL}},
+    {{SP, SYN, L8, "NEMOPERF_SRUN_MPI=pmix x", NULL}, {"NEMOPERF_SRUN_MPI=pmix x", "pmix", "none", NULL}},
     {{SP, SYN, "RECIPE=llama3.1", "MODEL_SIZE=15b", NULL}, {"MODEL_SIZE=15b", "recipe llama3.1 has no such model", "allowed: 8b, 70b, 405b", NULL}},
     {{SP, SYN, L8, "DTYPE=fp16", NULL}, {"DTYPE=fp16", "allowed: bf16, fp8", NULL}},
     {{SP, SYN, "RECIPE=llama3", L8, "DTYPE=bf16", NULL}, {"DTYPE=bf16", "fp8 only", "allowed: fp8", NULL}},
@@ -132,7 +154,6 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,16,256", NULL}, {"JOB_TOTAL_GPUS=8,16,256", "256", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,8", NULL}, {"JOB_TOTAL_GPUS=8,8", "listed twice", NULL}},
     {{SP, SYN, "MODEL_SIZE=70b", NULL}, {"JOB_TOTAL_GPUS is not set", "allowed: 64, 128, 256, 512, 1024, 2048", NULL}},
-    {{SP, SYN, "RECIPE=mixtral", "MODEL_SIZE=8x22b", "JOB_TOTAL_GPUS=256", NULL}, {"JOB_TOTAL_GPUS=256", "inconsistent", "no data-parallel layout", NULL}},
     {{SP, SYN, L8, "ENABLE_PROFILE=maybe", NULL}, {"ENABLE_PROFILE=maybe", "true, false, 1, 0, yes, no", NULL}},
     {{SP, SYN, L8, "ENABLE_NCCLTRACE=2", NULL}, {"ENABLE_NCCLTRACE=2", "not a boolean", NULL}},
     {{SP, SYN, L8, "ENABLE_CHECKPOINT=y", NULL}, {"ENABLE_CHECKPOINT=y", "not a boolean", NULL}},
@@ -148,7 +169,7 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "TIME_LIMIT=00:00:00", NULL}, {"TIME_LIMIT=00:00:00", "not zero", NULL}},
     {{SP, SYN, L8, "ENABLE_CHECKPOINT=true", NULL}, {"ENABLE_CHECKPOINT=true", "16 to 128 GPUs", "JOB_TOTAL_GPUS=8", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=16,256", "ENABLE_CHECKPOINT=1", NULL}, {"JOB_TOTAL_GPUS=16,256", NULL}},
-    {{SP, SYN, "RECIPE=llama3", L8, "ENABLE_CHECKPOINT=yes", NULL}, {"ENABLE_CHECKPOINT=yes", "no checkpoint support", "llama3 8b", NULL}},
+    {{SP, SYN, "RECIPE=llama3", L8, "DTYPE=fp8", "ENABLE_CHECKPOINT=yes", NULL}, {"ENABLE_CHECKPOINT=yes", "no checkpoint support", "llama3 8b", NULL}},
     {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=@outside", NULL}, {"LOAD_CHECKPOINT_PATH=/tmp/np-config-out-", "not under STAGE_PATH=", NULL}},
     {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=/nonexistent/ck", NULL}, {"LOAD_CHECKPOINT_PATH=/nonexistent/ck", "no such folder", NULL}},
     {{SP, SYN, L8, "LOAD_CHECKPOINT_PATH=relative/ck", NULL}, {"LOAD_CHECKPOINT_PATH=relative/ck", "no such folder", NULL}},
@@ -157,9 +178,9 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=eight", NULL}, {"SBATCH_GPUS_PER_NODE=eight", "h100:8", NULL}},
     /* NeMo workload */
     {{SP, L8, "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent/x.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent/x.sqsh", "no such file", NULL}},
-    {{SP, L8, NULL}, {"HF_TOKEN is not set", "meta-llama/Llama-3.1-8B", "WORKLOAD=synthetic", NULL}},
-    {{"STAGE_PATH=/tmp", "MODEL_SIZE=15b", NULL}, {"RUN_CONF_IMAGE is not set", "/tmp/nvidia+nemo+25.02.01.sqsh", "run ./setup", NULL}},
-    {{SP, "RECIPE=mixtral", "MODEL_SIZE=8x7b", "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}},
+    {{SP, "MODEL_SIZE=70b", "JOB_TOTAL_GPUS=64", NULL}, {"tokenizer of llama3.1 70b (meta-llama/Meta-Llama-3-70B) is not staged", "run ./setup", "WORKLOAD=synthetic", NULL}},
+    {{"STAGE_PATH=/tmp", "MODEL_SIZE=15b", "DTYPE=fp8", NULL}, {"RUN_CONF_IMAGE is not set", "/tmp/nvidia+nemo+25.02.01.sqsh", "run ./setup", NULL}},
+    {{SP, "RECIPE=mixtral", "MODEL_SIZE=8x7b", "DTYPE=fp8", "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent.sqsh", NULL}},
 };
 
 START_TEST(test_validation_failures)
@@ -259,7 +280,7 @@ START_TEST(test_defaults_and_inference)
 {
     struct np_launch_plan plan;
     struct np_error err;
-    const char *e[] = {"STAGE_PATH=@//", L8, "HF_TOKEN=secret", "DTYPE=", NULL};
+    const char *e[] = {"STAGE_PATH=@//", L8, "HF_TOKEN=secret", "DTYPE=BF16", NULL};
     ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s", err.text);
     ck_assert_uint_eq(plan.n, 1);
     const struct np_launch_config *c = &plan.jobs[0];
@@ -284,8 +305,8 @@ START_TEST(test_defaults_and_inference)
     ck_assert_int_eq(c->hf_token, 1);
     np_launch_plan_free(&plan);
 
-    /* nemotron4 is inferred from 15b, defaults fp8 x16; no HF token needed */
-    const char *e2[] = {SP, "MODEL_SIZE=15B", "GPU_TYPE=H100", NULL};
+    /* nemotron4 is inferred from 15b, defaults x16 for fp8; no HF token needed */
+    const char *e2[] = {SP, "MODEL_SIZE=15B", "DTYPE=fp8", "GPU_TYPE=H100", NULL};
     ck_assert_msg(resolve1(e2, &plan, &err) == NP_OK, "%s", err.text);
     ck_assert_str_eq(plan.jobs[0].experiment, "pretrain_nemotron4_15b_fp8_16");
     ck_assert_int_eq(plan.jobs[0].nodes, 2);
@@ -391,13 +412,14 @@ START_TEST(test_config_json)
     static const char *const keys[] = {"recipe", "model_size", "dtype", "gpu_type", "gpus", "gpus_per_node", "nodes",
                                        "tp", "pp", "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "layers", "seq_len",
                                        "max_steps", "time_limit", "experiment", "experiment_dir", "profile",
-                                       "nccltrace", "checkpoint", "workload", NULL};
+                                       "nccltrace", "checkpoint", "workload", "system", NULL};
     for (const char *const *k = keys; *k; k++)
         ck_assert_msg(json_object_get(o, *k) != NULL, "key %s missing", *k);
     ck_assert(json_is_null(json_object_get(o, "ep")));
     ck_assert_int_eq(json_integer_value(json_object_get(o, "vp")), 5);
     ck_assert_int_eq(json_integer_value(json_object_get(o, "pp")), 8);
     ck_assert_str_eq(json_string_value(json_object_get(o, "workload")), "synthetic");
+    ck_assert(json_is_null(json_object_get(o, "system"))); /* seed 003 rows name no system */
     ck_assert(json_is_false(json_object_get(o, "profile")));
     json_decref(o);
     np_launch_plan_free(&plan);
@@ -420,8 +442,9 @@ static const struct seed_rule seed_rules[] = {
     {"llama3.1", "70b", 2, {64, 128, 256, 512, 1024, 2048}, 4, 8, 1, 5, 1, 80, 8192, 2, 1},
     {"llama3.1", "405b", 3, {512, 1024, 2048}, 8, 8, 2, 8, 1, 126, 8192, 1, 2},
     {"nemotron4", "15b", 3, {16, 32, 64, 128, 256, 512, 1024, 2048}, 2, 1, 1, 0, 2, 32, 4096, 4, 1},
-    /* seed 004's table prints VP "NA" for 340b (NeMo's recipe uses 12); the table is the reference */
-    {"nemotron4", "340b", 3, {256, 512, 1024, 2048}, 8, 8, 1, 0, 1, 96, 4096, 1, 4},
+    /* seed 004's table prints VP "NA" for 340b; the original launch.sh ran -vp 12 (a correction in
+     * the data: the launch runs 12, the row keeps the published NA) */
+    {"nemotron4", "340b", 3, {256, 512, 1024, 2048}, 8, 8, 1, 12, 1, 96, 4096, 1, 4},
 };
 
 /* 405b proxies (seed 003): gpus, layers, pp, vp, gbs */
@@ -496,10 +519,13 @@ START_TEST(test_list_text)
     char *t = np_launch_list_text(&set);
     ck_assert_ptr_nonnull(t);
     ck_assert_ptr_nonnull(strstr(t, "RECIPE"));
-    ck_assert_ptr_nonnull(strstr(t, "INCONSISTENT, not launchable"));
-    /* aligned columns */
-    ck_assert_ptr_nonnull(strstr(t, "RECIPE     SIZE   DTYPE  GPUS  GPU    TP"));
-    ck_assert_ptr_nonnull(strstr(t, "\nllama3.1   8b     bf16   8     h100   1 "));
+    /* corrections shown with the published and the corrected value */
+    ck_assert_ptr_nonnull(strstr(t, "corrected: mbs 64->1, gbs 1->64 ("));
+    ck_assert_ptr_nonnull(strstr(t, "corrected: vp NA->12 ("));
+    /* aligned columns, with the system and NVIDIA's GPUs per node */
+    ck_assert_ptr_nonnull(strstr(t, "RECIPE     SIZE   DTYPE  GPUS  GPU    SYSTEM     GPN  TP"));
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3.1   8b     bf16   8     h100   -          8    1 "));
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3     8b     fp8    8     gb200  DGX-GB200  4    1 "));
     int lines = 0;
     for (const char *p = t; *p; p++)
         lines += *p == '\n';
@@ -518,14 +544,14 @@ START_TEST(test_templates)
     char *bad1[] = {(char *)"x", (char *)"--tp={tpp}", NULL};
     ck_assert_int_eq(np_script_check_template(bad1, "t.json", &err), NP_E_INVALID);
     ck_assert_msg(strstr(err.text, "command[1]: unknown placeholder {tpp}"), "%s", err.text);
-    char *bad2[] = {(char *)"a{fp8_overrides}", NULL};
+    char *bad2[] = {(char *)"a{driver_args}", NULL};
     ck_assert_int_eq(np_script_check_template(bad2, "t.json", &err), NP_E_INVALID);
     ck_assert_msg(strstr(err.text, "whole element"), "%s", err.text);
     char *bad3[] = {(char *)"{tp", NULL};
     ck_assert_int_eq(np_script_check_template(bad3, "t.json", &err), NP_E_INVALID);
     char *bad4[] = {(char *)"tp}", NULL};
     ck_assert_int_eq(np_script_check_template(bad4, "t.json", &err), NP_E_INVALID);
-    char *good[] = {(char *)"{{literal}}", (char *)"{fp8_overrides}", (char *)"x={tp}/{vp}", NULL};
+    char *good[] = {(char *)"{{literal}}", (char *)"{driver_args}", (char *)"x={tp}/{vp}", (char *)"{driver}", NULL};
     ck_assert_int_eq(np_script_check_template(good, "t.json", &err), NP_OK);
 }
 END_TEST

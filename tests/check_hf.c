@@ -477,7 +477,8 @@ START_TEST(test_token_never_written)
     snprintf(dir, sizeof dir, "%s/hf/%s", tmp, REPO);
     for (const struct np_hf_file_spec *f = np_hf_model_files; f->name; f++) {
         ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, f->name, dir, &what, NULL, &err), NP_OK);
-        ck_assert_int_eq(what, NP_HF_FETCHED);
+        /* the loopback Hub serves a Llama repository: no GPT-2 vocab.json/merges.txt (optional) */
+        ck_assert(what == NP_HF_FETCHED || (!f->required && what == NP_HF_ABSENT));
     }
     free(ctl("cut?bytes=777&n=1"));
     snprintf(dir, sizeof dir, "%s/partial", tmp);

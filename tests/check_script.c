@@ -43,6 +43,13 @@ static void setup(void)
     char p[1200];
     snprintf(p, sizeof p, "%s/nvidia+nemo+25.02.01.sqsh", stage);
     write_file(p, "sqsh", 0644);
+    /* the tokenizer files ./setup stages for llama3.1 8b and 70b */
+    for (int i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "mkdir -p '%s/hf/meta-llama/Meta-Llama-3-%s'", stage, i ? "70B" : "8B");
+        ck_assert(system(p) == 0);
+        snprintf(p, sizeof p, "%s/hf/meta-llama/Meta-Llama-3-%s/config.json", stage, i ? "70B" : "8B");
+        write_file(p, "{}", 0644);
+    }
     snprintf(p, sizeof p, "%s/bin", tmp);
     ck_assert(mkdir(p, 0755) == 0);
     /* stubs: srun prints each argument and a few variables; synth is a plain file */
@@ -76,9 +83,14 @@ static struct np_launch_config *resolve(const char *sp, const char *const *env, 
     snprintf(spv, sizeof spv, "STAGE_PATH=%s", sp ? sp : stage);
     snprintf(synth, sizeof synth, "%s/bin/nemoperf-synth", tmp);
     size_t n = 0;
+    int has_dtype = 0;
     e[n++] = spv;
-    for (; *env; env++)
+    for (; *env; env++) {
+        has_dtype |= strncmp(*env, "DTYPE=", 6) == 0;
         e[n++] = *env;
+    }
+    if (!has_dtype) /* required; the tests that do not care run bf16 */
+        e[n++] = "DTYPE=bf16";
     e[n] = NULL;
     struct np_launch_opts o = {.now = 1700000000, .synth_path = synth};
     struct np_error err;
@@ -125,12 +137,13 @@ START_TEST(test_synthetic_script)
              c->experiment_dir);
     HAS(s, want);
     HAS(s, "#SBATCH --account=\"acct\"\n#SBATCH --partition=\"batch\"\n#SBATCH --gpus-per-node=\"8\"\n");
-    HAS(s, "#SBATCH --export=ALL\n#SBATCH --requeue\n");
+    HAS(s, "#SBATCH --export=ALL\n#SBATCH --no-requeue\n"); /* NeMo-Run never requeued */
     HAS(s, "export TORCH_NCCL_AVOID_RECORD_STREAMS='1'\n");
     HAS(s, "export TRANSFORMERS_OFFLINE='0'\n");
     HAS(s, "export TOKENIZERS_PARALLELISM='False'\nexport NCCL_NVLS_ENABLE='0'\nexport NVTE_FLASH_ATTN='1'\n"
            "export NVTE_FUSED_ATTN='1'\nexport NEMO_LOG_MEMORY_USAGE='1'\nexport PYTHONUNBUFFERED='1'\n"
-           "export SLURM_UNBUFFEREDIO='1'\nexport CUDA_DEVICE_MAX_CONNECTIONS='1'\n"); /* TP2 */
+           "export SLURM_UNBUFFEREDIO='1'\nexport CUDA_DEVICE_MAX_CONNECTIONS='1'\n" /* TP2 */
+           "export NVTE_FWD_LAYERNORM_SM_MARGIN='16'\nexport NVTE_BWD_LAYERNORM_SM_MARGIN='16'\n");
     HASNT(s, "NCCL_P2P_NET_CHUNKSIZE"); /* PP1 */
     HASNT(s, "NCCL_DEBUG");
     HASNT(s, "supersecret");
@@ -145,8 +158,10 @@ START_TEST(test_synthetic_script)
     HAS(s, "'--seq-len' '4096'");
     HASNT(s, "--container");
     HASNT(s, "--vp");
-    HAS(s, "scontrol requeue \"$SLURM_JOB_ID\"");
-    HAS(s, "-lt 3 ]");
+    HASNT(s, "scontrol requeue");
+    HAS(s, "if [ \"${SLURM_RESTART_COUNT:-0}\" -gt 0 ]; then\n"
+           "    echo \"nemoperf: requeued by Slurm, but NEMOPERF_MAX_RETRIES=0: not running again\"\n    exit 1\nfi\n");
+    HASNT(s, "vboost"); /* the synthetic job has no GPUs to boost */
     syntax_ok(s);
     char **names = np_script_env_names(c);
     int has_tok = 0;
@@ -176,38 +191,75 @@ START_TEST(test_nemo_script)
     HAS(s, want);
     HAS(s, "--container-workdir /nemo_run/code");
     HAS(s, "--wait=60 --kill-on-bad-exit=1 --mpi=pmix");
-    HAS(s, "--container-env=TORCH_NCCL_AVOID_RECORD_STREAMS,TRANSFORMERS_OFFLINE,");
+    HAS(s, "--container-env=TORCH_NCCL_AVOID_RECORD_STREAMS,TRANSFORMERS_OFFLINE,HF_HUB_OFFLINE,");
+    HAS(s, "export TRANSFORMERS_OFFLINE='1'\nexport HF_HUB_OFFLINE='1'\n");
     HAS(s, ",NEMO_HOME,HF_HOME,HF_TOKEN \\\n");
     HASNT(s, "supersecret");
     snprintf(want, sizeof want, "nsys profile -s none -t nvtx,cuda --force-overwrite=true "
                                 "--capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "
-                                "-o '%s/profile_%%p'",
+                                "--cuda-event-trace=false -o '%s/profile_%%p'",
              c->experiment_dir);
     HAS(s, want);
-    HAS(s, "'nemo' \\\n    'llm' \\\n    'pretrain' \\\n    '--yes' \\\n"
-           "    '--factory' 'llama3_70b(num_nodes=8,num_gpus_per_node=8,performance_mode=True)'");
-    HAS(s, "'trainer.max_steps=25'");
-    HAS(s, "'trainer.strategy.tensor_model_parallel_size=4'");
-    HAS(s, "'trainer.strategy.pipeline_model_parallel_size=8'");
-    HAS(s, "'trainer.strategy.virtual_pipeline_model_parallel_size=5'");
-    HAS(s, "'data.global_batch_size=128'");
-    HAS(s, "'trainer.plugins=bf16_with_fp8_mixed'");
-    HAS(s, "'trainer.enable_checkpointing=False'");
+    /* vboost: one task per node on the host, failures ignored */
+    HAS(s, "srun --ntasks=8 --ntasks-per-node=1 --output '");
+    HAS(s, "bash -c 'sudo nvidia-smi boost-slider --vboost 1' ||\n    echo \"nemoperf: vboost failed (ignored)\"\n");
+    /* the driver, with the settings NVIDIA's pretrain_llama31.py applied */
+    HAS(s, "'python' \\\n    '/nemo_run/code/nemoperf_nemo.py' \\\n    '--task' 'pretrain' \\\n"
+           "    '--factory' 'llama3_70b' \\\n    '--nodes' '8' \\\n    '--gpus-per-node' '8' \\\n"
+           "    '--max-steps' '25' \\\n    '--tp' '4' \\\n    '--pp' '8' \\\n    '--cp' '1' \\\n"
+           "    '--vp' '5' \\\n");
+    HAS(s, "'--gbs' '128'");
+    HAS(s, "'--fp8' 'delayed'");
+    HAS(s, "'--tp-comm-overlap-cfg' 'userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192'");
+    HAS(s, "'--profile-start' '20' \\\n    '--profile-stop' '25' \\\n    '--profile-ranks' '8'");
+    snprintf(want, sizeof want, "'--tokenizer-hf' '%s/hf/meta-llama/Meta-Llama-3-70B'", stage);
+    HAS(s, want);
+    HASNT(s, "--checkpoint-save");
+    HASNT(s, "numactl"); /* 25.02 did not bind */
+    HASNT(s, "--segment");
+    HASNT(s, "scontrol requeue");
+    HAS(s, "#SBATCH --no-requeue\n");
     HAS(s, "pretrain_llama3.1_70b_fp8_64_nsys");
     syntax_ok(s);
     free(s);
     np_launch_plan_free(&plan);
 
-    /* NCCL trace: debug variables, 5 steps, 15 minutes; bf16 8b: VP None, no fp8 plugin */
-    const char *env2[] = {"MODEL_SIZE=8b", "HF_TOKEN=t", "ENABLE_NCCLTRACE=yes", NULL};
+    /* NCCL trace: debug variables, 5 steps, 15 minutes; bf16 8b: VP None, no FP8 */
+    const char *env2[] = {"MODEL_SIZE=8b", "ENABLE_NCCLTRACE=yes", "NEMOPERF_MAX_RETRIES=2",
+                          "NEMOPERF_SRUN_MPI=none", NULL};
     c = resolve(NULL, env2, &plan);
     s = render(c);
     HAS(s, "export NCCL_DEBUG='INFO'\nexport NCCL_DEBUG_SUBSYS='COLL,P2P,NET'\n");
     HAS(s, "#SBATCH --time=00:15:00\n");
-    HAS(s, "'trainer.max_steps=5'");
-    HAS(s, "'trainer.strategy.virtual_pipeline_model_parallel_size=None'");
-    HASNT(s, "fp8_mixed");
+    HAS(s, "'--max-steps' '5'");
+    HAS(s, "'--vp' 'none'");
+    HAS(s, "'--fp8' 'none'");
+    HASNT(s, "--tp-comm-overlap-cfg");
     HASNT(s, "nsys");
+    HASNT(s, "--mpi=");
+    /* requeue only when asked */
+    HAS(s, "#SBATCH --requeue\n");
+    HAS(s, "scontrol requeue \"$SLURM_JOB_ID\"");
+    HAS(s, "-lt 2 ]");
+    syntax_ok(s);
+    free(s);
+    np_launch_plan_free(&plan);
+
+    /* seed 000, GB200: 4 GPUs per node, numactl per task, --segment beyond 18 nodes */
+    snprintf(want, sizeof want, "%s/nvidia+nemo+25.04.sqsh", stage);
+    write_file(want, "sqsh", 0644);
+    const char *env3[] = {"RECIPE=nemotron", "MODEL_SIZE=340b", "DTYPE=fp8", "GPU_TYPE=gb200", "JOB_TOTAL_GPUS=128", NULL};
+    c = resolve(NULL, env3, &plan);
+    s = render(c);
+    HAS(s, "#SBATCH --nodes=32\n#SBATCH --ntasks-per-node=4\n");
+    HAS(s, "#SBATCH --segment=16\n");
+    HAS(s, "export CUDA_DEVICE_MAX_CONNECTIONS='32'\n");
+    HAS(s, "export NVTE_NORM_FWD_USE_CUDNN='1'\nexport NVTE_NORM_BWD_USE_CUDNN='1'\n");
+    HAS(s, "bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4)) \"$@\"' "
+           "numactl \\\n    'python'");
+    HAS(s, "'--fp8' 'current'");
+    HAS(s, "'--cuda-graphs'");
+    HAS(s, "'--tokenizer-null' '256000' \\\n    '--tokenizer-on-model'");
     syntax_ok(s);
     free(s);
     np_launch_plan_free(&plan);
@@ -244,9 +296,9 @@ START_TEST(test_checkpoint_args)
                           "NEMOPERF_FORCE_CHECKPOINT=1", NULL};
     c = resolve(NULL, env2, &plan);
     s = render(c);
-    HAS(s, "'trainer.enable_checkpointing=True'");
-    HAS(s, "'log.ckpt.every_n_train_steps=1'");
-    snprintf(want, sizeof want, "'resume.resume_from_path=%s'", real);
+    HAS(s, "'--checkpoint-save'");
+    HAS(s, "'--overlap-param-gather-with-optimizer-step' 'false'");
+    snprintf(want, sizeof want, "'--checkpoint-load' '%s'", real);
     HAS(s, want);
     free(s);
     np_launch_plan_free(&plan);
@@ -285,7 +337,7 @@ START_TEST(test_hostile_stage_path)
     ck_assert(mkdir(hostile, 0755) == 0);
     struct np_launch_plan plan;
     const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=8", "MAX_STEPS=3", "ENABLE_PROFILE=1",
-                         "PROFILE_START_STEP=1", "PROFILE_STOP_STEP=3", NULL};
+                         "PROFILE_START_STEP=1", "PROFILE_STOP_STEP=3", "NEMOPERF_MAX_RETRIES=3", NULL};
     struct np_launch_config *c = resolve(hostile, env, &plan);
     struct np_error err;
     ck_assert_msg(np_experiment_create(c, &err) == NP_OK, "%s", err.text);
@@ -329,6 +381,15 @@ START_TEST(test_hostile_stage_path)
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
     fclose(f);
     ck_assert_str_eq(line, "scontrol requeue 77\n");
+    /* an attempt Slurm requeued beyond NEMOPERF_MAX_RETRIES=3 does not run the step again */
+    char *late = malloc(strlen(s) + 64);
+    ck_assert_ptr_nonnull(late);
+    ck_assert_int_eq(strncmp(s, "#!/bin/bash\n", 12), 0);
+    sprintf(late, "#!/bin/bash\nexport SLURM_RESTART_COUNT=4\n%s", s + 12);
+    rec = run_script(late, tmp, 0, &status);
+    ck_assert_msg(rec == NULL, "srun ran in a fifth attempt");
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    free(late);
     free(s);
     np_launch_plan_free(&plan);
 }

@@ -4,7 +4,7 @@
  * for hostile inputs and every byte value; nothing may execute.  The sbatch
  * backend runs small stub programs written here: success, refusal, garbage
  * output, a hang (killed with its children after the timeout), and the
- * environment it passes (inherited SLURM_* / SBATCH_* dropped, SLURM_CONF kept).
+ * environment it passes (inherited SLURM_* dropped, SLURM_CONF and the user's SBATCH_* kept).
  */
 #include <check.h>
 #include <errno.h>
@@ -152,9 +152,10 @@ START_TEST(test_parsable_and_env)
     char **f = np_slurm_child_env(envp);
     ck_assert_str_eq(f[0], "PATH=/bin");
     ck_assert_str_eq(f[1], "SLURM_CONF=/c/slurm.conf");
-    ck_assert_str_eq(f[2], "SLURMD_NODENAME=n1");
-    ck_assert_str_eq(f[3], "HF_TOKEN=t");
-    ck_assert_ptr_null(f[4]);
+    ck_assert_str_eq(f[2], "SBATCH_ACCOUNT=a"); /* the user's sbatch setting: sbatch reads it */
+    ck_assert_str_eq(f[3], "SLURMD_NODENAME=n1");
+    ck_assert_str_eq(f[4], "HF_TOKEN=t");
+    ck_assert_ptr_null(f[5]);
     free(f);
 
     char *p = np_path_search("sh", "/nonexistent:/bin:/usr/bin");
@@ -231,7 +232,7 @@ START_TEST(test_cli_submit_ok)
     ck_assert_ptr_nonnull(strstr(env, "SLURM_CONF=/c/slurm.conf\n"));
     ck_assert_ptr_nonnull(strstr(env, "HF_TOKEN=tok\n"));
     ck_assert_ptr_null(strstr(env, "SLURM_JOB_ID"));
-    ck_assert_ptr_null(strstr(env, "SBATCH_PARTITION"));
+    ck_assert_ptr_nonnull(strstr(env, "SBATCH_PARTITION=p\n")); /* passed through unchanged */
 }
 END_TEST
 

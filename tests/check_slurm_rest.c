@@ -20,6 +20,7 @@
 
 #include "nemoperf/config.h"
 #include "nemoperf/script.h"
+#include "nemoperf/sbatch_env.h"
 #include "nemoperf/slurm_rest.h"
 
 #define DATA "tests/data/rest/"
@@ -140,6 +141,7 @@ static void resolve(const char *const *extra, struct np_launch_plan *plan)
     e[n++] = sp;
     e[n++] = "WORKLOAD=synthetic";
     e[n++] = "MODEL_SIZE=8b";
+    e[n++] = "DTYPE=bf16";
     for (size_t i = 0; extra && extra[i]; i++)
         e[n++] = extra[i];
     e[n] = NULL;
@@ -184,7 +186,7 @@ START_TEST(test_body_v38)
     ck_assert_str_eq(json_string_value(json_object_get(job, "partition")), "batch");
     ck_assert_str_eq(json_string_value(json_object_get(job, "gpus_per_node")), "8");
     ck_assert_ptr_null(json_object_get(job, "tres_per_node")); /* refused by v0.0.38 */
-    ck_assert(json_is_true(json_object_get(job, "requeue")));
+    ck_assert(json_is_false(json_object_get(job, "requeue"))); /* NEMOPERF_MAX_RETRIES unset: never requeued */
     ck_assert_str_eq(json_string_value(json_object_get(job, "open_mode")), "append");
     json_t *env = json_object_get(job, "environment");
     ck_assert(json_is_object(env));
@@ -239,6 +241,42 @@ START_TEST(test_body_newer_and_minimal)
         ck_assert(strncmp(json_string_value(e), "HF_TOKEN=", 9) != 0); /* not set: not sent */
     }
     json_decref(body);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* The user's SBATCH_* settings: mapped to job fields, or refused by name (sbatch_env.c). */
+START_TEST(test_sbatch_env_fields)
+{
+    struct np_launch_plan plan;
+    resolve(NULL, &plan);
+    const struct np_launch_config *c = &plan.jobs[0];
+    json_t *body = NULL;
+    struct np_error err;
+    static const char *const mapped[] = {"PATH=/usr/bin", "SBATCH_QOS=high", "SBATCH_RESERVATION=resv1",
+                                         "SBATCH_CONSTRAINT=ib&nvl", "SBATCH_WCKEY=proj", "SBATCH_TIMEOUTX=", NULL};
+    ck_assert_int_eq(np_rest_job_body(np_rest_api_find("v0.0.38"), c, "s", np_env_list, (void *)mapped, &body, &err),
+                     NP_OK);
+    json_t *job = json_object_get(body, "job");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "qos")), "high");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "reservation")), "resv1");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "constraints")), "ib&nvl");
+    ck_assert_str_eq(json_string_value(json_object_get(job, "wckey")), "proj");
+    json_decref(body);
+    /* no REST field: refused with its name, nothing built */
+    static const char *const unmapped[] = {"PATH=/usr/bin", "SBATCH_QOS=high", "SBATCH_SIGNAL=B:USR1@60", NULL};
+    body = NULL;
+    ck_assert_int_eq(np_rest_job_body(np_rest_api_find("v0.0.38"), c, "s", np_env_list, (void *)unmapped, &body,
+                                      &err),
+                     NP_E_INVALID);
+    ck_assert_ptr_null(body);
+    ck_assert_msg(strstr(err.text, "SBATCH_SIGNAL is set") && strstr(err.text, "SLURM_SUBMIT=cli") &&
+                      strstr(err.text, "SBATCH_QOS"),
+                  "%s", err.text);
+    ck_assert_int_eq(np_sbatch_rest_check(np_env_list, (void *)unmapped, &err), NP_E_INVALID);
+    ck_assert_int_eq(np_sbatch_rest_check(np_env_list, (void *)mapped, &err), NP_OK);
+    ck_assert_str_eq(np_sbatch_rest_field("SBATCH_ACCOUNT"), ""); /* config.c's own field */
+    ck_assert_ptr_null(np_sbatch_rest_field("SBATCH_EXCLUDE")); /* sbatch itself reads no such variable */
     np_launch_plan_free(&plan);
 }
 END_TEST
@@ -579,6 +617,7 @@ int main(void)
     tcase_add_test(t, test_time_minutes);
     tcase_add_test(t, test_body_v38);
     tcase_add_test(t, test_body_newer_and_minimal);
+    tcase_add_test(t, test_sbatch_env_fields);
     tcase_add_test(t, test_recorded_ping);
     tcase_add_test(t, test_recorded_submit);
     tcase_add_test(t, test_malformed_submit);

@@ -110,23 +110,26 @@ START_TEST(test_order_and_threads)
     struct np_walk_errors e1, e8;
     walk(paths, 1, 1, "*.out", &c1, &e1);
     walk(paths, 1, 8, "*.out", &c8, &e8);
-    /* depth first, names sorted, a folder's subtree before its later siblings ("b/c" before "b-x") */
-    const char *want[] = {"a/deep/er", "a/deep/er/even/deeper", "b", "b/c", "b-x"};
-    ck_assert_uint_eq(c1.n, 5);
-    ck_assert_uint_eq(c8.n, 5);
-    for (size_t i = 0; i < 5; i++) {
+    /* depth first, names sorted, a folder's subtree before its later siblings ("b/c" before "b-x");
+     * "a" holds a launch manifest and no log: a group of its own (a run that left no log) */
+    const char *want[] = {"a", "a/deep/er", "a/deep/er/even/deeper", "b", "b/c", "b-x"};
+    ck_assert_uint_eq(c1.n, 6);
+    ck_assert_uint_eq(c8.n, 6);
+    for (size_t i = 0; i < 6; i++) {
         ck_assert_str_eq(rel(c1.g[i]->dir), want[i]);
         ck_assert_str_eq(c8.g[i]->dir, c1.g[i]->dir);
         ck_assert_uint_eq(c8.g[i]->nfiles, c1.g[i]->nfiles);
     }
-    ck_assert_uint_eq(c1.g[2]->nfiles, 2); /* b: x.out y.out, not ignored.txt */
-    ck_assert_str_eq(rel(c1.g[2]->files[0]), "b/x.out");
-    ck_assert_str_eq(rel(c1.g[2]->files[1]), "b/y.out");
-    /* manifests: a/nemoperf.json is 2 levels above a/deep/er, 4 above a/deep/er/even/deeper (too far) */
-    ck_assert_ptr_nonnull(c1.g[0]->manifest);
+    ck_assert_uint_eq(c1.g[0]->nfiles, 0);
     ck_assert_str_eq(rel(c1.g[0]->manifest), "a/nemoperf.json");
-    ck_assert_ptr_null(c1.g[1]->manifest);
+    ck_assert_uint_eq(c1.g[3]->nfiles, 2); /* b: x.out y.out, not ignored.txt */
+    ck_assert_str_eq(rel(c1.g[3]->files[0]), "b/x.out");
+    ck_assert_str_eq(rel(c1.g[3]->files[1]), "b/y.out");
+    /* manifests: a/nemoperf.json is 2 levels above a/deep/er, 4 above a/deep/er/even/deeper (too far) */
+    ck_assert_ptr_nonnull(c1.g[1]->manifest);
+    ck_assert_str_eq(rel(c1.g[1]->manifest), "a/nemoperf.json");
     ck_assert_ptr_null(c1.g[2]->manifest);
+    ck_assert_ptr_null(c1.g[3]->manifest);
     ck_assert_uint_eq(e1.n, 0);
     release(&c1, &e1);
     release(&c8, &e8);
@@ -143,13 +146,38 @@ START_TEST(test_include_and_file_roots)
     struct np_walk_errors e;
     walk(paths, 3, 2, "*.txt", &c, &e);
     /* a file named on the command line is taken whatever its name; the glob picks the rest */
-    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.n, 3); /* and "a", for its manifest */
     ck_assert_uint_eq(c.g[0]->root, 0);
     ck_assert_str_eq(c.g[0]->files[0], f);
     ck_assert_uint_eq(c.g[1]->root, 1);
-    ck_assert_str_eq(rel(c.g[1]->files[0]), "b/ignored.txt");
+    ck_assert_str_eq(rel(c.g[1]->dir), "a");
+    ck_assert_uint_eq(c.g[1]->nfiles, 0);
+    ck_assert_uint_eq(c.g[2]->root, 1);
+    ck_assert_str_eq(rel(c.g[2]->files[0]), "b/ignored.txt");
     ck_assert_uint_eq(e.n, 1);
     ck_assert_ptr_nonnull(strstr(e.msgs[0], "nope: No such file or directory"));
+    release(&c, &e);
+}
+END_TEST
+
+START_TEST(test_numeric_order)
+{
+    /* a sweep reads in GPU-count order, not as text (16, 32, 8); equal numbers order by leading zeros */
+    touch("s/pretrain_x_16/l.out");
+    touch("s/pretrain_x_8/l.out");
+    touch("s/pretrain_x_32/l.out");
+    touch("s/pretrain_x_08/l.out");
+    touch("s/pretrain_x_8a/l.out");
+    char p[256];
+    snprintf(p, sizeof p, "%s/s", root);
+    char *paths[] = {p};
+    struct collect c;
+    struct np_walk_errors e;
+    walk(paths, 1, 3, "*.out", &c, &e);
+    const char *want[] = {"s/pretrain_x_8", "s/pretrain_x_08", "s/pretrain_x_8a", "s/pretrain_x_16", "s/pretrain_x_32"};
+    ck_assert_uint_eq(c.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_str_eq(rel(c.g[i]->dir), want[i]);
     release(&c, &e);
 }
 END_TEST
@@ -168,7 +196,7 @@ START_TEST(test_symlinks)
     struct collect c;
     struct np_walk_errors e;
     walk(paths, 1, 4, "*.out", &c, &e);
-    ck_assert_uint_eq(c.n, 7); /* 5 + link-to-a/deep/er + link-to-a/deep/er/even/deeper */
+    ck_assert_uint_eq(c.n, 9); /* 6 + link-to-a (its manifest) + link-to-a/deep/er + .../even/deeper */
     int loop = 0, dangling = 0;
     for (size_t i = 0; i < e.n; i++) {
         loop |= strstr(e.msgs[i], "b/c/up: symbolic link loop") != NULL;
@@ -274,7 +302,7 @@ START_TEST(test_ordered_stream)
     seq_walk(&q4, 4, NULL);
     /* handed out already in depth-first order (no sorting), the same with 1 and 4 threads;
      * a folder's read errors just before its group */
-    const char *want[] = {"G a/deep/er", "G a/deep/er/even/deeper", "G b",
+    const char *want[] = {"G a", "G a/deep/er", "G a/deep/er/even/deeper", "G b",
                           "E b/c/dangling.out: dangling symbolic link",
                           "E b/c/up: symbolic link loop (folder already being walked); skipped", "G b/c", "G b-x"};
     ck_assert_uint_eq(q1.n, sizeof want / sizeof want[0]);
@@ -304,8 +332,9 @@ START_TEST(test_bounded_ahead)
     seq_walk(&q, 4, "a/deep/er");
     size_t ahead = atomic_load(&q.max_ahead);
     ck_assert_msg(ahead <= NP_WALK_PENDING_MAX + 64 + 4, "%zu results waited", ahead);
-    ck_assert_uint_eq(q.n, 5 + 6000);
-    ck_assert_str_eq(q.ev[0], "G a/deep/er");
+    ck_assert_uint_eq(q.n, 6 + 6000); /* "a" is a group for its manifest */
+    ck_assert_str_eq(q.ev[0], "G a");
+    ck_assert_str_eq(q.ev[1], "G a/deep/er");
     ck_assert_str_eq(q.ev[q.n - 1], "G w/5999");
     for (size_t i = 1; i < q.n; i++)
         ck_assert_msg(strcmp(q.ev[i - 1], q.ev[i]) < 0 || strncmp(q.ev[i], "G b-x", 5) == 0, "%s then %s",
@@ -326,6 +355,7 @@ int main(void)
     tcase_add_test(tc, test_symlinks);
     tcase_add_test(tc, test_ordered_stream);
     tcase_add_test(tc, test_bounded_ahead);
+    tcase_add_test(tc, test_numeric_order);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

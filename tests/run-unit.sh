@@ -10,5 +10,12 @@ for t in "$dir"/check_*; do
     echo "== ${t##*/}"
     CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60} "$t" || fail=$((fail + 1))
 done
+# the in-container NeMo driver: it compiles, and keeps its contract with a strict stand-in of NeMo
+n=$((n + 1))
+echo "== nemoperf_nemo.py (py_compile, tests/driver/test_driver.py, tests/driver/mutate.py)"
+tmpc=$(mktemp -d "${TMPDIR:-/tmp}/np-pyc.XXXXXX")
+if PYTHONPYCACHEPREFIX="$tmpc" python3 -m py_compile share/nemoperf/driver/nemoperf_nemo.py &&
+    python3 -B tests/driver/test_driver.py && python3 -B tests/driver/mutate.py; then :; else fail=$((fail + 1)); fi
+rm -rf "$tmpc"
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]

@@ -20,7 +20,8 @@
 /* The one version string of the toolkit. */
 #include "nemoperf/version.h" /* NP_VERSION */
 
-#define NP_LAUNCH_MAX_RETRIES 3            /* requeues after a failed step, as NeMo-Run */
+#define NP_LAUNCH_MAX_RETRIES_LIMIT 100    /* NEMOPERF_MAX_RETRIES at most (default 0: no requeue, as NeMo-Run) */
+#define NP_LAUNCH_DEFAULT_SRUN_MPI "pmix"  /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step, as NeMo-Run */
 #define NP_LAUNCH_DEFAULT_TIME_LIMIT "00:30:00"
 #define NP_LAUNCH_NCCLTRACE_TIME_LIMIT "00:15:00"
 #define NP_LAUNCH_NCCLTRACE_STEPS 5
@@ -57,6 +58,10 @@ struct np_launch_opts {
     const char *synth_path;     /* absolute path of nemoperf-synth; NULL refuses WORKLOAD=synthetic */
     /* Free bytes of the file system holding path; 0 ok.  NULL: statvfs(). */
     int (*free_space)(const char *path, double *bytes);
+    /* 1 for --dry-run/--print-config: what ./setup stages (STAGE_PATH folder,
+     * container image, tokenizer files) may be missing; it is listed in
+     * np_launch_config.missing instead of refused. */
+    int preview;
 };
 
 /* One job.  Pointers to recipe data are borrowed from the set passed to
@@ -88,6 +93,16 @@ struct np_launch_config {
     char job_name[192];          /* experiment, plus _nsys or _nccltrace */
     long long timestamp;         /* the <unix-ts> of the folder */
     char *experiment_dir;        /* <stage>/experiments/<exp>/<exp>_<ts>/<job_name> */
+    /* the NeMo job (nemo.h); mbs, gbs, ga and vp above are the values that run
+     * (a row's corrections applied), the row keeps the published ones */
+    int etp;                     /* expert tensor parallel size, 0 = None */
+    int fsdp, cuda_graphs;       /* Megatron FSDP, CUDA graphs */
+    const char *fp8_recipe;      /* "delayed"/"current" for DTYPE=fp8, NULL for bf16; borrowed */
+    char *tp_comm_overlap_cfg;   /* userbuffers config name, or NULL (the recipe's own) */
+    char *tokenizer_dir;         /* staged Hugging Face tokenizer folder, or NULL (null tokenizer) */
+    int retries;                 /* NEMOPERF_MAX_RETRIES: requeues after a failed step (0: --no-requeue) */
+    char srun_mpi[32];           /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step ("" = none) */
+    char **missing;              /* preview only: what ./setup has not staged yet, NULL-terminated, or NULL */
 };
 
 struct np_launch_plan {

@@ -10,6 +10,7 @@
 #define NEMOPERF_RECIPE_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "nemoperf/error.h"
 
@@ -43,6 +44,16 @@ struct np_checkpoint_info {
     int load_min_gpus;  /* minimum tested load scale */
 };
 
+/* A correction of a published cell: what NVIDIA actually ran.  The published
+ * value stays in the row (the published tables are reproduced from it); a
+ * launch uses the corrected one. */
+struct np_correction {
+    char *field;        /* "mbs", "gbs", "ga" or "vp" */
+    int value;          /* the value NVIDIA ran */
+    char *source;       /* repo/ref/file/lines that show it */
+    char *reason;       /* why the published cell is not what ran */
+};
+
 /* One published parallel-config row.  Integers are >= 1 except vp and fsdp
  * (0 = not used / "NA" in the seed).  Key: (gpu_type, dtype, gpus). */
 struct np_config_row {
@@ -54,6 +65,21 @@ struct np_config_row {
     char *inconsistent; /* reason the published row is not self-consistent, or NULL */
     char *source;       /* e.g. "seed 003" */
     char *note;         /* free text, or NULL */
+    /* what the NeMo job runs for this row (the recipe file's configs[i]) */
+    int gpus_per_node;  /* NVIDIA's GPUs per node on this system (8; GB200 4) */
+    int etp;            /* expert tensor parallel size, 0 = None */
+    int cuda_graphs;    /* 1: CUDA graphs on */
+    char *tp_comm_overlap_cfg; /* userbuffers config name ("{dtype}" = bf16|fp8), NULL: the recipe's */
+    char **model_config; /* extra model.config settings "name\0json", NULL-terminated, or NULL (np_setting_value) */
+    struct np_correction *corrections;
+    size_t ncorrections;
+};
+
+/* The tokenizer NVIDIA's script gave the recipe. */
+struct np_tokenizer {
+    char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
+    int null_vocab;     /* NullTokenizer vocab size when hf is NULL */
+    int on_model;       /* 1: also model.tokenizer (Nemotron4 340b) */
 };
 
 struct np_model {
@@ -64,6 +90,10 @@ struct np_model {
     char *hf_repo;      /* gated Hugging Face repo, or NULL */
     char *factory;      /* NeMo recipe factory, e.g. "llama3_8b" */
     struct np_checkpoint_info checkpoint;
+    struct np_tokenizer tokenizer;
+    char **env;         /* extra job environment "NAME\0VALUE", NULL-terminated, or NULL */
+    int token_drop;     /* recipe adds MegatronTokenDropCallback (performance mode) */
+    int gc_interval;    /* GarbageCollectionCallback interval of the recipe, 0 = none */
     struct np_config_row *rows;
     size_t nrows;
 };
@@ -80,6 +110,15 @@ struct np_recipe {
     enum np_dtype default_dtype;
     int default_gpus;
     char **command;     /* NULL-terminated argv template with {placeholders}, or NULL */
+    /* how NVIDIA's scripts/performance of this container ran it ("nemo" block) */
+    char *nemo_scripts; /* "25.02" / "25.04" */
+    char *nemo_source;  /* repo/ref/files the block follows */
+    char *fp8_recipe;   /* "delayed" / "current" */
+    int numactl;        /* srun under numactl --cpunodebind/--membind=$((SLURM_LOCALID/4)) */
+    int segment;        /* sbatch --segment on 4-GPU nodes beyond 18 nodes */
+    int cross_entropy_te; /* model.config.cross_entropy_fusion_impl = "te" */
+    int flops_callback; /* FLOPsMeasurementCallback (pre-training) */
+    char **max_connections; /* "gpu\0N": CUDA_DEVICE_MAX_CONNECTIONS when TP or CP > 1, NULL-terminated */
     struct np_model *models;
     size_t nmodels;
 };
@@ -112,6 +151,17 @@ const struct np_recipe *np_recipe_find(const struct np_recipe_set *s, const char
 const struct np_model *np_model_find(const struct np_recipe *r, const char *size);
 const struct np_config_row *np_row_find(const struct np_model *m, const char *gpu_type,
                                         enum np_dtype dtype, int gpus);
+
+/* The value a launch uses for field ("mbs", "gbs", "ga", "vp"): the correction
+ * if the row has one, else published; *corr (may be NULL) gets the correction or NULL. */
+int np_row_value(const struct np_config_row *row, const char *field, int published,
+                 const struct np_correction **corr);
+
+/* The value of a "name\0value" setting (model env, model_config, max_connections). */
+static inline const char *np_setting_value(const char *s)
+{
+    return s + strlen(s) + 1;
+}
 
 /* Architecture of a row: the model's, with the row's layer count. */
 struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row);

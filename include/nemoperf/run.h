@@ -3,7 +3,10 @@
  * Walks the paths, groups logs by folder (restarts "log-<exp>_<job>_<n>.out"
  * of one folder resolve to the latest attempt that has steps), scans them in
  * parallel, identifies each run (manifest nemoperf.json, else the recipes'
- * folder names, else options) and computes its metrics.
+ * folder names, else options; the GPU type is never assumed but for a recipe
+ * published for one GPU type only), computes its last-step and steady-state
+ * metrics, judges plausibility and --reference two-sided.  A folder with a
+ * manifest and no usable log is a run too (not submitted, no log, failed).
  */
 #ifndef NEMOPERF_RUN_H
 #define NEMOPERF_RUN_H
@@ -15,9 +18,34 @@
 #include "nemoperf/reference.h"
 #include "nemoperf/scan.h"
 
-enum np_run_status { NP_RUN_OK = 0, NP_RUN_NO_STEPS, NP_RUN_INVALID, NP_RUN_INCOMPLETE, NP_RUN_UNIDENTIFIED };
+enum np_run_status {
+    NP_RUN_OK = 0,
+    NP_RUN_NO_STEPS,
+    NP_RUN_INVALID,
+    NP_RUN_INCOMPLETE,
+    NP_RUN_UNIDENTIFIED,
+    NP_RUN_IMPLAUSIBLE,    /* MFU > 100 % or a step faster than the model's FLOPs allow */
+    NP_RUN_SYNTHETIC,      /* a complete run of the synthetic CPU workload: no GPU figures */
+    NP_RUN_NOT_SUBMITTED,  /* manifest: launch never got the job accepted */
+    NP_RUN_PENDING,        /* --slurm: the scheduler says PENDING */
+    NP_RUN_RUNNING,        /* --slurm: the scheduler says RUNNING (no usable log yet) */
+    NP_RUN_FAILED,         /* the log ends in an error, or the scheduler says it failed */
+    NP_RUN_NO_LOG          /* submitted, no log found */
+};
 
 const char *np_run_status_name(enum np_run_status s);
+/* 1 for the statuses that do not fail the exit status (ok, synthetic). */
+int np_run_status_good(enum np_run_status s);
+
+/* --reference outcome. */
+enum np_verdict {
+    NP_VERDICT_NONE = 0,     /* --reference not asked */
+    NP_VERDICT_PASS,
+    NP_VERDICT_FAIL,         /* slower than published by more than the tolerance */
+    NP_VERDICT_FAST,         /* faster than published by more than the tolerance: suspicious */
+    NP_VERDICT_NOT_COMPARED  /* ref_why says why */
+};
+const char *np_verdict_name(enum np_verdict v); /* "PASS" ... "n/a" */
 
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
@@ -31,6 +59,18 @@ struct np_identity {
     int max_steps;
     char variant[16];   /* "", "nsys", "nccltrace" */
     char experiment[160];
+    char system[32];    /* "DGX-GB200" (manifest or --system), "" unknown */
+    int synthetic;      /* 1: the manifest says WORKLOAD=synthetic */
+};
+
+/* What launch recorded about the job (nemoperf.json), beyond the identity. */
+struct np_launch_info {
+    int present;        /* 1: a manifest was read */
+    int submitted;      /* 1: the scheduler accepted the job */
+    char state[16];     /* "state" when the manifest has one ("submitted", "submitting", "unknown"), else "" */
+    char job_id[32];    /* "" unknown */
+    char submit_time[32]; /* "2026-11-22T13:00:00Z", "" unknown */
+    char error[240];    /* the scheduler's message when not submitted */
 };
 
 struct np_window_stats {
@@ -38,6 +78,7 @@ struct np_window_stats {
     size_t count;
     size_t requested;   /* N of "the last N steps" (0 with --steps) */
     double mean_s, median_s, stdev_s, min_s, max_s; /* NAN when count == 0 */
+    const char *rule;   /* "11-44 of 50" (NVIDIA's parser), "last 10", "--steps", "--window" */
 };
 
 struct np_run {
@@ -45,6 +86,11 @@ struct np_run {
     char *dir;               /* its folder */
     struct np_identity id;
     const char *id_source;   /* "manifest", "folder", "options", or NULL */
+    const char *gpu_source;  /* where gpu_type came from: "manifest", "option", "recipe" (the only GPU type
+                                the recipe is published for), or NULL (unknown: no MFU, no reference) */
+    struct np_launch_info launch;
+    char job_id[32];         /* manifest, else the log's file name; "" unknown */
+    char conflict[200];      /* an option contradicting the manifest/folder name ("" none): status invalid */
     const struct np_recipe *recipe; /* borrowed from the recipe set, or NULL */
     const struct np_model *model;
     const struct np_config_row *row; /* published row for (gpu, dtype, gpus), or NULL */
@@ -55,7 +101,10 @@ struct np_run {
     size_t steps_seen;
     int complete;            /* 1 final iteration reached, 0 not, -1 unknown */
     double step_time_s;      /* the last step's time (the seeds' rule) */
-    struct np_window_stats window;
+    struct np_window_stats window; /* the steady-state window */
+    struct np_metrics steady;      /* metrics of the window's mean step time */
+    double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
+                                configuration (weak scaling); NAN when there is no sweep */
     double flops_per_sample; /* NAN when the model is unknown */
     double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
     double train_tokens;
@@ -64,10 +113,12 @@ struct np_run {
     int checkpoint_saved, checkpoint_loaded;
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */
+    char *note;              /* what was not computed and why (e.g. GPU type unknown), or NULL */
     /* --reference */
     const struct np_ref_row *ref;
-    double ref_ratio;        /* measured / published throughput; NAN without a reference */
-    int ref_pass;
+    double ref_ratio;        /* measured / published throughput; NAN when not compared */
+    enum np_verdict verdict;
+    char ref_why[160];       /* why not compared */
 };
 
 struct np_parse_opts {
@@ -77,11 +128,14 @@ struct np_parse_opts {
     int window_strict;       /* 1: read back until `window` steps are found (--window given); 0: the
                                 window holds the last <= N steps of the log's tail, read until one is found */
     long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
-    int jobs;                /* threads; <= 0: twice the online CPUs */
+    int jobs;                /* threads; <= 0: online CPUs */
     double train_tokens;     /* 1e12 */
-    struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs */
+    struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs --system: a value that
+                                 contradicts the manifest or the folder name makes the run invalid */
     int reference;
     double tolerance_pct;    /* 5 */
+    int verdict_last;        /* 1: --verdict last (compare the last step, not the steady-state mean) */
+    int group;               /* --group: the report adds (csv: is) the groups of repeats */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
 };
@@ -97,32 +151,9 @@ struct np_parse_result {
 
 void np_parse_opts_init(struct np_parse_opts *o);
 
-/* Receives a parse's output in walk order (sorted depth-first), one call at a time, from
- * whichever worker thread made it ready.  run and msg are borrowed for the call only.
- * A non-OK return stops the parse (np_parse_stream returns it). */
-struct np_run_sink {
-    void *ctx;
-    enum np_status (*run)(void *ctx, const struct np_run *run);
-    enum np_status (*error)(void *ctx, const char *msg); /* "path: message": unreadable input */
-};
-
-struct np_parse_stats {
-    size_t runs, errors;
-    size_t files;            /* logs read */
-    unsigned long long bytes_read;
-};
-
-/* Parse the paths, handing each run to sink as soon as every run before it is known:
- * memory does not grow with the number of runs.  recipes/ref may be NULL.  stats may be NULL.
- * Returns NP_E_NOMEM, NP_E_INTERNAL or the sink's failure; unreadable inputs go to sink->error. */
-enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
-                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
-                               const struct np_run_sink *sink, struct np_parse_stats *stats);
-
-/* Parse the paths into memory (np_parse_stream collecting everything: for small trees and tests).
- * recipes/ref may be NULL (nothing identified / no reference).  Only NP_E_NOMEM and
- * NP_E_INTERNAL are returned as failures; unreadable inputs are listed in res->errors
- * (in walk order).  Runs are sorted by path. */
+/* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).
+ * Only NP_E_NOMEM and NP_E_INTERNAL are returned as failures; unreadable
+ * inputs are listed in res->errors.  Runs are sorted by path. */
 enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res);
@@ -136,6 +167,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
 int np_identity_from_path(const char *path, struct np_identity *id);
 /* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */
 int np_identity_from_manifest(const char *file, struct np_identity *id);
+/* The same, and what launch recorded about the job into li (li may be NULL; li->present
+ * is 1 whenever the file is a JSON object, even when the identity is incomplete). */
+int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li);
 
 void np_parse_result_free(struct np_parse_result *res);
 

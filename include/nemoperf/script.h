@@ -1,9 +1,9 @@
 /* script.h - render the sbatch batch script of one launch job.
  *
  * The script carries the #SBATCH lines, the environment the original recipes
- * exported, the srun step (pyxis container + the recipe's command template for
- * WORKLOAD=nemo, nemoperf-synth for WORKLOAD=synthetic) and NeMo-Run's
- * requeue-on-failure.  Every interpolated value is quoted (see shell.h); the
+ * exported, the srun step (pyxis container + the recipe's command template, which
+ * runs the in-container driver, for WORKLOAD=nemo; nemoperf-synth for
+ * WORKLOAD=synthetic) and, when NEMOPERF_MAX_RETRIES > 0, a requeue on failure.  Every interpolated value is quoted (see shell.h); the
  * one deliberate expansion is ${SLURM_RESTART_COUNT:-0} in the srun log name.
  */
 #ifndef NEMOPERF_SCRIPT_H
@@ -39,7 +39,7 @@ char **np_script_env_names(const struct np_launch_config *c);
 enum np_status np_script_check_template(char *const *tmpl, const char *source, struct np_error *err);
 
 /* The workload's argv for c: nemoperf-synth and its options, or the recipe's
- * command template with placeholders substituted.  New NULL-terminated array
+ * command template with placeholders substituted ({driver_args}: nemo.h).  New NULL-terminated array
  * in *argv (np_strv_free).  NP_E_INVALID for a bad template, NP_E_NOMEM. */
 enum np_status np_script_command(const struct np_launch_config *c, char ***argv, struct np_error *err);
 

@@ -50,4 +50,19 @@ char *np_slurm_pattern_escape(const char *s);
 /* Free a NULL-terminated array of strings and the array; NULL-safe. */
 void np_strv_free(char **v);
 
+/* A growing NULL-terminated string vector with sticky allocation failure:
+ * after a failure every push is a no-op and np_strv_steal() returns NULL. */
+struct np_strv {
+    char **v;
+    size_t n, cap;
+    int failed;
+};
+
+/* Append a copy of str / of the formatted text. */
+void np_strv_push(struct np_strv *s, const char *str);
+void np_strv_pushf(struct np_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hand over the vector (an empty one when nothing was pushed; caller frees with
+ * np_strv_free) and reset s; NULL after a failure (everything freed). */
+char **np_strv_steal(struct np_strv *s);
+
 #endif

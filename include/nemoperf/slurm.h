@@ -3,8 +3,8 @@
  * A backend is a small descriptor with a submit() function, so the sbatch
  * command-line backend (slurm_cli.c) and a slurmrestd backend can be chosen at
  * run time.  The CLI backend runs sbatch with fork/execve (no shell), a
- * filtered environment (inherited SLURM_* and SBATCH_* job variables dropped,
- * SLURM_CONF kept), a timeout after which sbatch and its children are killed,
+ * filtered environment (inherited SLURM_* job variables dropped, SLURM_CONF
+ * kept; the user's SBATCH_* settings reach sbatch unchanged), a timeout after which sbatch and its children are killed,
  * and parses --parsable output ("jobid[;cluster]").  A backend may also report
  * the state of submitted jobs (query(), used by wait.c): squeue for the CLI
  * backend, GET /slurm/vX/jobs for slurmrestd (slurm_rest.h).
@@ -88,7 +88,7 @@ enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_
  * a '/' is taken as is); a new string (caller frees) or NULL when not found. */
 char *np_path_search(const char *prog, const char *path);
 
-/* envp without SLURM_* and SBATCH_* entries, except SLURM_CONF; a new
+/* envp without SLURM_* entries, except SLURM_CONF (SBATCH_* kept); a new
  * NULL-terminated array of borrowed strings (free only the array). */
 char **np_slurm_child_env(char *const *envp);
 

@@ -4,7 +4,8 @@
  * first folder not yet taken), read them with openat()+getdents64() on the fd
  * their parent holds (d_type: a file costs no stat; real subfolders take their
  * identity from the directory entry) and analyse each folder's matching files
- * themselves.  Results are handed back in depth-first order as soon as every
+ * themselves (a folder holding a launch manifest is a group even without
+ * matching files).  Results are handed back in depth-first order as soon as every
  * folder before them is done, and freed; workers wait when too many results
  * are waiting for an earlier folder, so memory does not grow with the tree.
  * A folder already on its own ancestor chain (same dev/ino) is a symlink
@@ -74,7 +75,8 @@ enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *in
 enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads, np_walk_fn fn,
                              void *ctx, struct np_walk_errors *errs, struct np_walk_counts *counts);
 
-/* Order of a sorted depth-first walk: by root, then path with '/' before any other byte. */
+/* Order of a sorted depth-first walk: by root, then path with '/' before any other byte and
+ * digit runs compared as numbers (pretrain_x_8 before pretrain_x_16). */
 int np_walk_group_cmp(const struct np_walk_group *a, const struct np_walk_group *b);
 
 void np_walk_group_free(struct np_walk_group *g);

@@ -16,8 +16,10 @@
 #include "nemoperf/config.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/manifest.h"
+#include "nemoperf/nemo.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/report.h"
+#include "nemoperf/sbatch_env.h"
 #include "nemoperf/run.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
@@ -34,8 +36,8 @@ struct launch_option {
 };
 
 static const struct launch_option launch_options[] = {
-    {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing"},
-    {"print-config", 'c', "print the resolved configuration as JSON (an array for a sweep)"},
+    {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
+    {"print-config", 'c', "print the resolved configuration as JSON, \"nemo\": the NeMo job (works before ./setup)"},
     {"list", 'l', "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
     {"wait", 'w', "after submitting, follow the jobs to their end and print the parse table"},
     {"help", 'h', "show this help and exit"},
@@ -55,14 +57,16 @@ static void launch_usage(FILE *f)
             "\nEnvironment (defaults in brackets):\n"
             "  STAGE_PATH            staged folder (required, absolute, existing)\n"
             "  RECIPE                recipe name [inferred from MODEL_SIZE]\n"
-            "  MODEL_SIZE, DTYPE     model size and bf16|fp8 [the recipe's defaults]\n"
+            "  MODEL_SIZE, DTYPE     model size and bf16|fp8 (required)\n"
             "  JOB_TOTAL_GPUS        GPU count, or a comma list for a sweep (8,16,32) [recipe default]\n"
-            "  GPUS_PER_NODE [8]  GPU_TYPE [h100]  WORKLOAD nemo|synthetic [nemo]\n"
+            "  GPUS_PER_NODE [NVIDIA's for the system: 8, GB200 4]  GPU_TYPE [h100]\n"
+            "  WORKLOAD nemo|synthetic [nemo]\n"
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP [20], PROFILE_STOP_STEP [25]  ENABLE_NCCLTRACE\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
-            "  HF_TOKEN (gated models, WORKLOAD=nemo)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
-            "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE\n"
+            "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
+            "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE; other SBATCH_* reach sbatch\n"
+            "  NEMOPERF_MAX_RETRIES [0]: requeues after a failed step; NEMOPERF_SRUN_MPI [pmix]\n"
             "  NEMOPERF_SBATCH_TIMEOUT seconds sbatch (or one slurmrestd request) may take [60]\n"
             "  NEMOPERF_DATADIR recipe data\n"
             "  SLURM_SUBMIT cli|rest [cli]: submit with sbatch or through slurmrestd\n"
@@ -146,6 +150,8 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
 {
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
+        st = np_nemo_stage_driver(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);
         return st;
@@ -227,6 +233,8 @@ static int launch_backend(struct np_backend *be, int timeout)
             np_errorf("SLURM_SUBMIT=rest needs SLURMRESTD_URL (unix:/path/to/rest.sock or http(s)://host:port)");
             return 2;
         }
+        if ((st = np_sbatch_rest_check(np_env_getenv, NULL, &err)) != NP_OK) /* before any folder exists */
+            return launch_fail(st, &err);
         const char *tok = getenv("SLURM_JWT");
         struct np_slurm_rest_opts o = {.url = url, .token = tok && *tok ? tok : NULL, .user = getenv("SLURM_USER"),
                                        .timeout_s = timeout};
@@ -348,7 +356,7 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
     if (res.nerrors || res.nruns < n)
         rc = 1;
     for (size_t i = 0; i < res.nruns; i++)
-        if (res.runs[i].status != NP_RUN_OK)
+        if (!np_run_status_good(res.runs[i].status)) /* ok, or a complete synthetic run */
             rc = 1;
     putchar('\n');
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
@@ -527,7 +535,8 @@ int main(int argc, char **argv)
     }
 
     char *synth = launch_synth_path();
-    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth};
+    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth,
+                                  .preview = mode == LAUNCH_PRINT_CONFIG || mode == LAUNCH_DRY_RUN};
     struct np_launch_plan plan;
     st = np_launch_resolve(&set, np_env_getenv, NULL, &opts, &plan, &err);
     if (st != NP_OK)

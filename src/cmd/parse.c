@@ -1,10 +1,10 @@
 /* parse.c - nemoperf-parse: NeMo logs in, published-style numbers out.
  *
  * Thin front end: options (one getopt_long table), recipe and reference
- * loading, np_parse_stream() into an np_report (each run written as soon as
- * its turn comes; read errors on stderr in the same order), exit status.  0
- * when every run is ok (and, with --reference, every comparison passes), 1
- * otherwise or when no log was found, 2 for usage errors.
+ * loading, np_parse_paths(), the passes over all runs (--slurm states, weak-scaling
+ * efficiency), np_report_write(), exit status.  0 when every run is ok or synthetic
+ * (and, with --reference, no comparison is FAIL or FAST) and every folder could be
+ * read, 1 otherwise or when no log was found, 2 for usage errors.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,17 +15,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nemoperf/aggregate.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/flops.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/reference.h"
 #include "nemoperf/report.h"
 #include "nemoperf/run.h"
+#include "nemoperf/runstate.h"
+#include "nemoperf/slurm.h"
+#include "nemoperf/slurm_rest.h"
 #include "nemoperf/version.h"
 
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
-    OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS, OPT_VERSION
+    OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS, OPT_VERSION,
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM
 };
 
 static const struct option parse_options[] = {
@@ -45,6 +50,10 @@ static const struct option parse_options[] = {
     {"gbs", required_argument, NULL, OPT_GBS},
     {"reference", no_argument, NULL, OPT_REFERENCE},
     {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"verdict", required_argument, NULL, OPT_VERDICT},
+    {"group", no_argument, NULL, OPT_GROUP},
+    {"slurm", no_argument, NULL, OPT_SLURM},
+    {"system", required_argument, NULL, OPT_SYSTEM},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -63,20 +72,26 @@ static void parse_usage(FILE *out)
             "      --include GLOB   log file names to read (default '*.out')\n"
             "      --all-steps      read whole logs (default: read each log from its end)\n"
             "      --window N       steady-state window: the last N steps, reading back as far as needed\n"
-            "                       (default: up to the last 10 steps found in each log's tail)\n"
+            "                       (default as NVIDIA's parser: iterations 11-44 of a 50-step run, else\n"
+            "                       the last 10 steps found in each log's tail)\n"
             "      --steps A-B      steady-state window: iterations A..B (e.g. 35-44)\n"
             "      --tokens N       tokens for the time-to-train estimate (default 1e12)\n"
-            "      --reference      compare with NVIDIA's published numbers\n"
-            "      --tolerance PCT  allowed shortfall against the published throughput (default 5)\n"
-            "  -j, --jobs N         threads (default: twice the online CPUs)\n"
+            "      --reference      compare with NVIDIA's published numbers (PASS, FAIL, FAST)\n"
+            "      --verdict WHAT   steady (default: the window's mean) or last (the last step)\n"
+            "      --tolerance PCT  allowed difference from the published throughput, either way (default 5)\n"
+            "      --group          aggregate repeats of a configuration (n, mean, stdev, min, max)\n"
+            "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
+            "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
+            "  -j, --jobs N         threads (default: online CPUs)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
-            "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --seq-len N --gbs N\n"
+            "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
+            "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
-            "Exit status: 0 every run ok (and every --reference comparison PASS), 1 otherwise or no log\n"
-            "found, 2 usage error.  See nemoperf-parse(1).\n");
+            "Exit status: 0 every run ok or synthetic, no --reference comparison FAIL or FAST, every folder\n"
+            "read; 1 otherwise or no log found; 2 usage error.  See nemoperf-parse(1).\n");
 }
 
 /* Strict positive integer in [1, max]; names the option on error. */
@@ -116,30 +131,34 @@ static int parse_copy(const char *opt, const char *arg, char *dst, size_t size)
     return 1;
 }
 
-/* The run sink: exit status, read errors on stderr, the run to the report. */
-struct parse_out {
-    struct np_report *rep;
-    const struct np_parse_opts *o;
-    int quiet;
-    size_t nruns;
-    int failed; /* a run not ok, or a reference comparison failed */
-};
-
-static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
+/* --slurm: the backend SLURM_SUBMIT names, as nemoperf-launch chooses it (nothing is sent yet).
+ * 0 ok, else the exit code (2 for a bad setting), the message printed. */
+static int parse_backend(struct np_backend *be)
 {
-    struct parse_out *po = ctx;
-    po->nruns++;
-    if (r->status != NP_RUN_OK || (po->o->reference && !isnan(r->ref_ratio) && !r->ref_pass))
-        po->failed = 1;
-    return np_report_run(po->rep, r);
-}
-
-static enum np_status parse_sink_error(void *ctx, const char *msg)
-{
-    struct parse_out *po = ctx;
-    if (!po->quiet)
-        np_errorf("%s", msg);
-    return np_report_error(po->rep, msg);
+    struct np_error err;
+    const char *how = getenv("SLURM_SUBMIT");
+    enum np_status st;
+    if (!how || !*how || strcmp(how, "cli") == 0) {
+        struct np_slurm_cli_opts co = {0};
+        st = np_slurm_cli_backend(be, &co, &err);
+    } else if (strcmp(how, "rest") == 0) {
+        const char *url = getenv("SLURMRESTD_URL"), *tok = getenv("SLURM_JWT");
+        if (!url || !*url) {
+            np_errorf("--slurm: SLURM_SUBMIT=rest needs SLURMRESTD_URL (unix:/path/to/rest.sock or "
+                      "http(s)://host:port)");
+            return 2;
+        }
+        struct np_slurm_rest_opts ro = {.url = url, .token = tok && *tok ? tok : NULL, .user = getenv("SLURM_USER")};
+        st = np_slurm_rest_backend(be, &ro, &err);
+    } else {
+        np_errorf("--slurm: SLURM_SUBMIT=%s: unknown; allowed: cli (squeue), rest (slurmrestd)", how);
+        return 2;
+    }
+    if (st != NP_OK) {
+        np_error_print(&err);
+        return np_exit_code(st);
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -147,7 +166,7 @@ int main(int argc, char **argv)
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
-    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0;
+    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0;
     long l;
     double d;
     int c;
@@ -250,12 +269,32 @@ int main(int argc, char **argv)
                 return 2;
             o.tolerance_pct = d;
             break;
+        case OPT_VERDICT:
+            if (strcmp(optarg, "last") == 0)
+                o.verdict_last = 1;
+            else if (strcmp(optarg, "steady") == 0)
+                o.verdict_last = 0;
+            else {
+                np_errorf("--verdict: '%s' is not steady or last", optarg);
+                return 2;
+            }
+            break;
+        case OPT_GROUP: o.group = 1; break;
+        case OPT_SLURM: slurm = 1; break;
+        case OPT_SYSTEM:
+            if (!parse_copy("--system", optarg, o.given.system, sizeof o.given.system))
+                return 2;
+            break;
         case OPT_NO_PROGRESS: no_progress = 1; break;
         case 'q': quiet = 1; break;
         case 'h': parse_usage(stdout); return 0;
         case OPT_VERSION: printf("nemoperf-parse %s\n", NP_VERSION); return 0;
         default: parse_usage(stderr); return 2;
         }
+    }
+    if (o.group && fmt == NP_FMT_MARKDOWN) {
+        np_errorf("--group: not with --format markdown (the published tables show one run per column)");
+        return 2;
     }
     o.progress = !no_progress && isatty(STDERR_FILENO);
     const char *after = getenv("NEMOPERF_PROGRESS_AFTER"); /* seconds; tests set 0 */
@@ -269,58 +308,69 @@ int main(int argc, char **argv)
         o.progress_after = v;
     }
 
+    struct np_backend be = {0};
+    if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
+        int brc = parse_backend(&be);
+        if (brc)
+            return brc;
+    }
     struct np_error err;
     struct np_recipe_set recipes;
     if (np_recipe_set_load_default(&recipes, &err) != NP_OK) {
         np_error_print(&err);
+        np_backend_free(&be);
         return 1;
     }
     struct np_ref_table ref = {0};
     if (o.reference && np_ref_load_default(&ref, &err) != NP_OK) {
         np_error_print(&err);
         np_recipe_set_free(&recipes);
+        np_backend_free(&be);
         return 1;
     }
     char *dot[] = {(char *)".", NULL};
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
 
-    /* a pipe or file gets large writes; a terminal sees rows as they come */
-    static char obuf[1 << 18];
-    if (!isatty(STDOUT_FILENO))
-        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    struct parse_out po = {np_report_new(stdout, (enum np_format)fmt, &o), &o, quiet, 0, 0};
+    struct np_parse_result res;
+    enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
-    if (!po.rep) {
-        np_errorf("%s", np_strerror(NP_E_NOMEM));
+    if (st != NP_OK) {
+        np_errorf("%s", np_strerror(st));
         rc = 1;
     } else {
-        struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
-        enum np_status st = np_parse_stream(paths, npaths, &o, &recipes, &ref, &sink, NULL);
-        if (st != NP_OK) {
-            if (st == NP_E_IO)
-                np_errorf("writing the report: %s", np_strerror(st));
-            else
-                np_errorf("%s", np_strerror(st));
+        if (!quiet)
+            for (size_t i = 0; i < res.nerrors; i++)
+                np_errorf("%s", res.errors[i]);
+        if (res.nruns == 0) {
+            np_errorf("no log files matching '%s' found", o.include);
             rc = 1;
-        } else {
-            if (po.nruns == 0) {
-                np_errorf("no log files matching '%s' found", o.include);
+        }
+        if (res.nerrors)
+            rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
+        if (slurm) {
+            enum np_status qs = np_runs_ask_slurm(&res, &be, &err);
+            if (qs != NP_OK) {
+                np_errorf("--slurm: cannot ask the scheduler: %s: %s", err.source, err.text);
                 rc = 1;
             }
-            if (po.failed)
+        }
+        np_runs_scaling_efficiency(&res);
+        for (size_t i = 0; i < res.nruns; i++)
+            if (!np_run_status_good(res.runs[i].status) || res.runs[i].verdict == NP_VERDICT_FAIL ||
+                res.runs[i].verdict == NP_VERDICT_FAST)
                 rc = 1;
-            if (po.nruns || fmt == NP_FMT_JSON) {
-                enum np_status w = np_report_finish(po.rep);
-                if (w != NP_OK) {
-                    np_errorf("writing the report: %s", np_strerror(w));
-                    rc = 1;
-                }
+        if (res.nruns || fmt == NP_FMT_JSON) {
+            enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
+            if (w != NP_OK) {
+                np_errorf("writing the report: %s", np_strerror(w));
+                rc = 1;
             }
         }
     }
-    np_report_free(po.rep);
+    np_parse_result_free(&res);
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);
+    np_backend_free(&be);
     return rc;
 }

@@ -10,7 +10,7 @@ bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 make -s install DESTDIR="$T/root" PREFIX=/opt/np > "$T/log" 2>&1 || { bad "make install failed"; cat "$T/log"; }
 R="$T/root/opt/np"
 for f in bin/nemoperf-parse bin/nemoperf-launch bin/nemoperf-setup bin/nemoperf-synth \
-         share/nemoperf/recipes/llama3.1.json share/nemoperf/reference/llama3.1.tsv \
+         share/nemoperf/recipes/llama3.1.json share/nemoperf/reference/llama3.1.tsv share/nemoperf/driver/nemoperf_nemo.py \
          share/man/man1/nemoperf-parse.1 share/man/man1/nemoperf-launch.1 share/man/man1/nemoperf-setup.1; do
     [ -f "$R/$f" ] && ok "installed $f" || bad "missing $R/$f"
 done
@@ -23,7 +23,7 @@ while [ $i -lt 50 ]; do
     i=$((i + 1))
 done > "$d/log-pretrain_nemotron4_15b_fp8_16_1_0.out"
 (cd / && "$R/bin/nemoperf-parse" -f csv --reference "$T/logs") > "$T/out" 2>&1 \
-    && grep -q ',132395.9596,.*,ok,132396,' "$T/out" && ok "installed nemoperf-parse reads installed recipes and reference" \
+    && grep -q ',132395.9596,.*,ok,.*,132396,.*,PASS,steady,' "$T/out" && ok "installed nemoperf-parse reads installed recipes and reference" \
     || { bad "installed parse:"; cat "$T/out"; }
 "$R/bin/nemoperf-launch" --list > "$T/list" 2>&1 && grep -q 'nemotron4' "$T/list" && ok "installed launch --list" \
     || { bad "installed launch --list"; head "$T/list"; }

@@ -44,7 +44,7 @@ H="$W/st a'ge \"q\" \$(touch pwned) \`touch pwned\` ;x"
 mkdir -p "$S" "$H" || die "mkdir"
 JOBS="$W/jobs" # lines: name<TAB>jobid<TAB>dir
 : >"$JOBS"
-export WORKLOAD=synthetic MAX_STEPS=6
+export WORKLOAD=synthetic MAX_STEPS=6 DTYPE=bf16
 
 # run_launch NAME [VAR=VALUE...]: launch, record "job ID: DIR" lines under NAME
 run_launch() {
@@ -125,7 +125,7 @@ check_run() {
 
 # ---- launch everything that needs no earlier result --------------------------------------
 run_launch single MODEL_SIZE=8b JOB_TOTAL_GPUS=8 STAGE_PATH="$S" HF_TOKEN=np-secret-value \
-    SLURM_JOB_ID=999999 SLURM_NNODES=7 SBATCH_RESERVATION=no-such-reservation SLURM_CONF="$SLURM_CONF"
+    SLURM_JOB_ID=999999 SLURM_NNODES=7 SBATCH_DELAY_BOOT=3 SLURM_CONF="$SLURM_CONF"
 run_launch sweep MODEL_SIZE=8b DTYPE=bf16 JOB_TOTAL_GPUS=8,16,32 STAGE_PATH="$S"
 run_launch nemotron MODEL_SIZE=15b DTYPE=fp8 JOB_TOTAL_GPUS=16 STAGE_PATH="$S"
 run_launch profile MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_PROFILE=true PROFILE_START_STEP=2 PROFILE_STOP_STEP=5 STAGE_PATH="$S"
@@ -145,7 +145,13 @@ d=$(dir_of single 8)
 grep -rq np-secret-value "$d" && fail "HF_TOKEN's value was written into $d" || ok "HF_TOKEN value in no file"
 grep -q '"HF_TOKEN"' "$d/nemoperf.json" && ok "manifest lists HF_TOKEN among env_passed (name only)" ||
     fail "HF_TOKEN name missing from env_passed"
-ok "inherited SLURM_JOB_ID/SLURM_NNODES/SBATCH_RESERVATION did not reach sbatch (job ran on $(sed -n 's/.* on //p' "$d"/sbatch_*.out))"
+ok "inherited SLURM_JOB_ID/SLURM_NNODES did not reach sbatch (job ran on $(sed -n 's/.* on //p' "$d"/sbatch_*.out))"
+# the user's SBATCH_* settings reach sbatch unchanged, as with the originals (sbatch reads them itself)
+id=$(awk -F '\t' '$1 == "single" { print $2; exit }' "$JOBS")
+scontrol -o show job "$id" | grep -q 'DelayBoot=00:03:00' && ok "SBATCH_DELAY_BOOT=3 reached sbatch (job $id: DelayBoot=00:03:00)" ||
+    fail "SBATCH_DELAY_BOOT did not reach sbatch: $(scontrol -o show job "$id" | grep -o 'DelayBoot=[^ ]*')"
+grep -q '^#SBATCH --no-requeue$' "$d"/sbatch_*.sh && ! grep -q 'scontrol requeue' "$d"/sbatch_*.sh &&
+    ok "no requeue unless NEMOPERF_MAX_RETRIES asks" || fail "the script requeues by default"
 for g in 8 16 32; do
     d=$(dir_of sweep "$g")
     [ -n "$d" ] || { fail "sweep: no job at $g GPUs"; continue; }
@@ -205,14 +211,34 @@ if [ -x "$parse" ]; then
     "$parse" --format json "$@" >"$W/parse.json" 2>"$W/parse.err"
     rc=$?
     runs=$(grep -c '"status": ' "$W/parse.json")
-    oks=$(grep -c '"status": "ok"' "$W/parse.json")
+    oks=$(grep -c '"status": "synthetic"' "$W/parse.json") # WORKLOAD=synthetic: complete runs, no GPU figures
     if [ "$rc" -eq 0 ] && [ "$runs" -eq "$#" ] && [ "$oks" -eq "$#" ]; then
-        ok "nemoperf-parse: $oks of $# runs ok"
+        ok "nemoperf-parse: $oks of $# runs complete (synthetic)"
     else
-        fail "nemoperf-parse exit $rc, $oks ok of $runs runs (want $#): $(grep -A1 '"status"' "$W/parse.json" | grep -v '"ok"' | head -10) $(head -5 "$W/parse.err")"
+        fail "nemoperf-parse exit $rc, $oks synthetic of $runs runs (want $#): $(grep -A1 '"status"' "$W/parse.json" | grep -v '"synthetic"' | head -10) $(head -5 "$W/parse.err")"
     fi
 else
     fail "$parse not built"
+fi
+
+# ---- WORKLOAD=nemo: it cannot train here (no pyxis, no GPU, no NeMo container), but its
+# submission stages the driver, the vboost step's failure is ignored, and the failed job
+# is not requeued (NEMOPERF_MAX_RETRIES unset). The "image" is a placeholder file.
+echo placeholder >"$W/fake.sqsh"
+if env WORKLOAD=nemo MODEL_SIZE=15b DTYPE=fp8 JOB_TOTAL_GPUS=16 STAGE_PATH="$S" RUN_CONF_IMAGE="$W/fake.sqsh" \
+    "$launch" >"$W/nemo.out" 2>"$W/nemo.err"; then
+    id=$(sed -n 's/^job \([0-9]*\): .*/\1/p' "$W/nemo.out" | head -1)
+    dir=$(sed -n 's/^job [0-9]*: //p' "$W/nemo.out" | head -1)
+    cmp -s "$root/share/nemoperf/driver/nemoperf_nemo.py" "$dir/code/nemoperf_nemo.py" &&
+        ok "WORKLOAD=nemo: the driver was copied to $dir/code/" || fail "WORKLOAD=nemo: no driver in $dir/code/"
+    st=$(wait_job "$id")
+    [ "$st" = FAILED ] && ok "WORKLOAD=nemo without pyxis: job $id FAILED" || fail "WORKLOAD=nemo job $id ended $st"
+    grep -q 'nemoperf: vboost failed (ignored)' "$dir"/sbatch_*.out && ok "the vboost step failed and was ignored" ||
+        fail "no ignored vboost failure in $(cat "$dir"/sbatch_*.out)"
+    [ "$(scontrol -o show job "$id" | sed -n 's/.* Restarts=\([0-9]*\).*/\1/p')" = 0 ] && ! ls "$dir"/log-*_1.out >/dev/null 2>&1 &&
+        ok "the failed job was not requeued" || fail "the failed NeMo job was requeued"
+else
+    fail "WORKLOAD=nemo launch exited non-zero: $(cat "$W/nemo.err")"
 fi
 
 if [ "$fails" -gt 0 ]; then

@@ -49,7 +49,10 @@ expect_bad() {
     done
     shift
     before=$(snapshot)
-    env "$@" "$launch" >"$W/log/out" 2>"$W/log/err"
+    case " $* " in # the launch command (with options) may be given after the variables
+    *" $launch "*) env "$@" >"$W/log/out" 2>"$W/log/err" ;;
+    *) env "$@" "$launch" >"$W/log/out" 2>"$W/log/err" ;;
+    esac
     rc=$?
     after=$(snapshot)
     msg=$(cat "$W/log/err")
@@ -64,7 +67,7 @@ expect_bad() {
     return 0
 }
 
-SYN="WORKLOAD=synthetic"
+SYN="WORKLOAD=synthetic DTYPE=bf16" # DTYPE is required: the cases that do not test it set bf16
 expect_bad "STAGE_PATH is not set" -- $SYN MODEL_SIZE=8b
 expect_bad "STAGE_PATH=rel/dir" "not an absolute path" -- $SYN MODEL_SIZE=8b STAGE_PATH=rel/dir
 expect_bad "STAGE_PATH=$W/missing" "no such folder" -- $SYN MODEL_SIZE=8b STAGE_PATH="$W/missing"
@@ -72,6 +75,11 @@ expect_bad "WORKLOAD=docker" "nemo, synthetic" -- WORKLOAD=docker MODEL_SIZE=8b 
 expect_bad "RECIPE=llama9" "allowed:" "llama3.1" -- $SYN RECIPE=llama9 STAGE_PATH="$S"
 expect_bad "MODEL_SIZE=9b" "allowed: 8b, 70b, 405b, 15b, 340b" -- $SYN MODEL_SIZE=9b STAGE_PATH="$S"
 expect_bad "MODEL_SIZE is not set" "RECIPE" -- $SYN STAGE_PATH="$S"
+expect_bad "MODEL_SIZE is not set and DTYPE is not set" "required" -- WORKLOAD=synthetic STAGE_PATH="$S"
+expect_bad "DTYPE is not set" "required" "allowed: bf16, fp8" -- WORKLOAD=synthetic MODEL_SIZE=8b STAGE_PATH="$S"
+expect_bad "DTYPE is not set" -- MODEL_SIZE=70b JOB_TOTAL_GPUS=64 STAGE_PATH="$N" "$launch" --print-config
+expect_bad "NEMOPERF_MAX_RETRIES=many" "allowed: 0 to 100" -- $SYN MODEL_SIZE=8b NEMOPERF_MAX_RETRIES=many STAGE_PATH="$S"
+expect_bad "SBATCH_SIGNAL is set" "SLURM_SUBMIT=cli" -- $SYN MODEL_SIZE=8b SBATCH_SIGNAL=USR1@60 SLURM_SUBMIT=rest SLURMRESTD_URL="unix:$W/none.sock" STAGE_PATH="$S"
 expect_bad "DTYPE=fp16" "allowed: bf16, fp8" -- $SYN MODEL_SIZE=8b DTYPE=fp16 STAGE_PATH="$S"
 expect_bad "GPU_TYPE=a100" "allowed: h100" -- $SYN MODEL_SIZE=8b GPU_TYPE=a100 STAGE_PATH="$S"
 expect_bad "GPUS_PER_NODE=0" "allowed: 1 to" -- $SYN MODEL_SIZE=8b GPUS_PER_NODE=0 STAGE_PATH="$S"
@@ -80,7 +88,6 @@ expect_bad "JOB_TOTAL_GPUS=0" "positive integer" -- $SYN MODEL_SIZE=8b JOB_TOTAL
 expect_bad "JOB_TOTAL_GPUS=12" "not a multiple of GPUS_PER_NODE=8" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=12 STAGE_PATH="$S"
 expect_bad "JOB_TOTAL_GPUS=24" "allowed: 8, 16, 32, 64, 128" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=24 STAGE_PATH="$S"
 expect_bad "JOB_TOTAL_GPUS=8,16,48" "48" "allowed: 8, 16, 32, 64, 128" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=8,16,48 STAGE_PATH="$S"
-expect_bad "JOB_TOTAL_GPUS=256" "inconsistent" -- $SYN RECIPE=mixtral MODEL_SIZE=8x22b DTYPE=fp8 JOB_TOTAL_GPUS=256 STAGE_PATH="$S"
 expect_bad "ENABLE_PROFILE=true" "ENABLE_NCCLTRACE=true" -- $SYN MODEL_SIZE=8b ENABLE_PROFILE=true ENABLE_NCCLTRACE=true STAGE_PATH="$S"
 expect_bad "ENABLE_PROFILE=perhaps" "true, false, 1, 0, yes, no" -- $SYN MODEL_SIZE=8b ENABLE_PROFILE=perhaps STAGE_PATH="$S"
 expect_bad "PROFILE_START_STEP=25" "PROFILE_STOP_STEP=10" -- $SYN MODEL_SIZE=8b ENABLE_PROFILE=1 PROFILE_START_STEP=25 PROFILE_STOP_STEP=10 STAGE_PATH="$S"
@@ -91,17 +98,33 @@ expect_bad "ENABLE_CHECKPOINT=1" "free" "4.4 TB (4400000000000 bytes)" "NEMOPERF
 expect_bad "LOAD_CHECKPOINT_PATH=$O" "not under STAGE_PATH" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$O" STAGE_PATH="$S"
 expect_bad "LOAD_CHECKPOINT_PATH=$S/nope" "no such folder" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$S/nope" STAGE_PATH="$S"
 expect_bad "LOAD_CHECKPOINT_PATH=$S/empty-ck" "weights/*.distcp" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$S/empty-ck" STAGE_PATH="$S"
-expect_bad "RUN_CONF_IMAGE is not set" "run ./setup" -- MODEL_SIZE=15b STAGE_PATH="$N"
-expect_bad "RUN_CONF_IMAGE=/nonexistent.sqsh" "no such file" -- MODEL_SIZE=15b RUN_CONF_IMAGE=/nonexistent.sqsh STAGE_PATH="$N"
-expect_bad "HF_TOKEN is not set" "meta-llama/Llama-3.1-8B" -- MODEL_SIZE=8b STAGE_PATH="$S"
+expect_bad "RUN_CONF_IMAGE is not set" "run ./setup" -- MODEL_SIZE=15b DTYPE=fp8 STAGE_PATH="$N"
+expect_bad "RUN_CONF_IMAGE=/nonexistent.sqsh" "no such file" -- MODEL_SIZE=15b DTYPE=fp8 RUN_CONF_IMAGE=/nonexistent.sqsh STAGE_PATH="$N"
+expect_bad "meta-llama/Meta-Llama-3-8B" "is not staged" "run ./setup with HF_TOKEN" -- MODEL_SIZE=8b DTYPE=bf16 STAGE_PATH="$S"
 expect_bad "SBATCH_ACCOUNT=a b" "allowed:" -- $SYN MODEL_SIZE=8b "SBATCH_ACCOUNT=a b" STAGE_PATH="$S"
 expect_bad "sbatch: not found on PATH=$W/empty-path" -- $SYN MODEL_SIZE=8b STAGE_PATH="$S" PATH="$W/empty-path"
 expect_bad "NEMOPERF_SBATCH_TIMEOUT=0" -- $SYN MODEL_SIZE=8b STAGE_PATH="$S" NEMOPERF_SBATCH_TIMEOUT=0
 expect_bad "unexpected argument" -- $SYN MODEL_SIZE=8b STAGE_PATH="$S" "$launch" extra-arg
 
 # the same requests pass validation when fixed (so each case above failed for its own reason)
-env WORKLOAD=synthetic MODEL_SIZE=8b JOB_TOTAL_GPUS=8,16 STAGE_PATH="$S" "$launch" --dry-run >/dev/null 2>&1 ||
+env WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 JOB_TOTAL_GPUS=8,16 STAGE_PATH="$S" "$launch" --dry-run >/dev/null 2>&1 ||
     fail "the fixed request is refused too"
+# before ./setup: --print-config and --dry-run say what is missing instead of refusing, and create nothing
+before=$(snapshot)
+for mode in --print-config --dry-run; do
+    env MODEL_SIZE=70b DTYPE=fp8 JOB_TOTAL_GPUS=64 STAGE_PATH="$W/never-staged" "$launch" $mode >"$W/log/out" 2>"$W/log/err" ||
+        fail "$mode before ./setup exited $?: $(cat "$W/log/err")"
+    grep -q 'not staged yet: STAGE_PATH=' "$W/log/err" && grep -q 'not staged yet: container image' "$W/log/err" &&
+        grep -q 'not staged yet: tokenizer files of meta-llama/Meta-Llama-3-70B' "$W/log/err" ||
+        fail "$mode before ./setup does not say what is missing: $(cat "$W/log/err")"
+done
+grep -q "/nemo_run/code/nemoperf_nemo.py" "$W/log/out" || fail "--dry-run before ./setup renders no driver step"
+[ -e "$W/never-staged" ] && fail "--dry-run created $W/never-staged"
+[ "$before" = "$(snapshot)" ] || fail "--print-config/--dry-run before ./setup created files"
+# the Mixtral-8x22B rows (published MBS/GBS swapped) launch with NVIDIA's values
+env WORKLOAD=synthetic RECIPE=mixtral MODEL_SIZE=8x22b DTYPE=fp8 JOB_TOTAL_GPUS=256 STAGE_PATH="$S" "$launch" --print-config \
+    >"$W/log/out" 2>&1 && grep -q '"mbs": 1,' "$W/log/out" && grep -q '"gbs": 256,' "$W/log/out" ||
+    fail "mixtral 8x22b h100: not MBS 1, GBS 256: $(head -c 600 "$W/log/out")"
 env MODEL_SIZE=340b DTYPE=fp8 JOB_TOTAL_GPUS=256 ENABLE_CHECKPOINT=1 NEMOPERF_FORCE_CHECKPOINT=yes STAGE_PATH="$S" \
     "$launch" --print-config >/dev/null 2>&1 || fail "NEMOPERF_FORCE_CHECKPOINT does not override the free-space check"
 

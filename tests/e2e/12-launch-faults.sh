@@ -24,7 +24,7 @@ mkdir -p "$W/stage" "$W/fail" "$W/hang" || die "mkdir"
 # copies, so the stubs run whatever file modes a checkout gave them
 cp "$root/tests/stubs/sbatch-fail/sbatch" "$W/fail/sbatch" && cp "$root/tests/stubs/sbatch-hang/sbatch" "$W/hang/sbatch" &&
     chmod 755 "$W/fail/sbatch" "$W/hang/sbatch" || die "cannot copy the stubs"
-export STAGE_PATH="$W/stage" WORKLOAD=synthetic MODEL_SIZE=8b MAX_STEPS=5
+export STAGE_PATH="$W/stage" WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=5
 
 mfield() { sed -n "s/^ *\"$2\": \(.*\)$/\1/p" "$1" | head -1 | sed 's/,$//'; }
 

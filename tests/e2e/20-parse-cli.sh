@@ -73,12 +73,21 @@ mkdir -p "$T/empty"
     || bad "no logs: rc=$rc $(cat "$T/err")"
 
 # usage errors -> exit 2, naming the option
-for args in "--format xml" "--window 0" "--steps 9-3" "--gpus abc" "--dtype fp16" "--gpu v100" "--tolerance -1" "--bogus"; do
+for args in "--format xml" "--window 0" "--steps 9-3" "--gpus abc" "--dtype fp16" "--gpu v100" "--tolerance -1" "--bogus" \
+    "--verdict best" "--group --format markdown"; do
     # shellcheck disable=SC2086
     "$P" $args "$E" > /dev/null 2>"$T/err"; rc=$?
     opt=${args%% *}
     [ $rc -eq 2 ] && grep -q -- "$opt" "$T/err" && ok "usage: $args -> 2" || bad "usage: $args rc=$rc $(cat "$T/err")"
 done
+
+# --slurm with a bad scheduler setting: a usage error before anything is read
+SLURM_SUBMIT=bogus "$P" --slurm "$E" > "$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'SLURM_SUBMIT=bogus' "$T/err" && [ ! -s "$T/out" ] && ok "--slurm: bad SLURM_SUBMIT -> 2" ||
+    bad "--slurm bad SLURM_SUBMIT: rc=$rc $(cat "$T/err")"
+SLURM_SUBMIT=rest SLURMRESTD_URL= "$P" --slurm "$E" > /dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'needs SLURMRESTD_URL' "$T/err" && ok "--slurm: rest without a URL -> 2" ||
+    bad "--slurm rest without URL: rc=$rc $(cat "$T/err")"
 
 # a log file given directly, any name, with options for identity
 cp "$E/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8/log-pretrain_llama3.1_8b_bf16_8_42_0.out" "$T/my.log"

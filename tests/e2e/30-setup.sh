@@ -36,7 +36,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
 TOKEN=hf_e2e_secret_7f3a9c1d2b
-REPO=meta-llama/Llama-3.1-8B
+REPO=meta-llama/Meta-Llama-3-8B
 
 # ---- the Hugging Face stand-in --------------------------------------------------
 python3 "$root/tests/hfserver.py" --token "$TOKEN" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
@@ -149,7 +149,7 @@ for f in config.json tokenizer.json tokenizer_config.json special_tokens_map.jso
 done
 [ "$(wc -c <"$S/hf/$REPO/tokenizer.json")" -eq 280941 ] && ok "tokenizer.json complete (280941 bytes)" \
     || fail "tokenizer.json has the wrong size"
-[ -e "$S/hf/meta-llama/Llama-3.1-70B" ] && fail "MODEL_SIZE=8b also fetched the 70b files"
+[ -e "$S/hf/meta-llama/Meta-Llama-3-70B" ] && fail "MODEL_SIZE=8b also fetched the 70b files"
 ls "$S"/*.sqsh >/dev/null 2>&1 && fail "--skip-image imported an image"
 grep -q "^hf  *$REPO -> $S/hf/$REPO (downloaded 5," "$tmp/skip.out" && ok "summary line on stdout" \
     || fail "no summary line: $(cat "$tmp/skip.out")"
@@ -174,14 +174,14 @@ grep -q 'hsqs stub image of docker://nvcr.io#nvidia/nemo:25.02.01' "$SQSH" 2>/de
 [ "$(grep -c '^argv: ' "$NP_STUB_LOG")" -eq 1 ] && ok "enroot ran once for the two recipes' shared image" \
     || fail "enroot ran $(grep -c '^argv: ' "$NP_STUB_LOG") times"
 ls -a "$S" | grep -q importing && fail "a temporary import file was left"
-for r in meta-llama/Llama-3.1-70B meta-llama/Llama-3.1-405B; do
+for r in meta-llama/Meta-Llama-3-70B meta-llama/Llama-3.1-405B; do
     [ -s "$S/hf/$r/config.json" ] && [ -s "$S/hf/$r/tokenizer.json" ] || fail "$r files missing"
 done
 grep -q 'HTTP 503; retrying' "$tmp/full.err" && ok "503 answers were retried" || fail "no retry after 503"
 grep -q 'bytes=60000-' "$tmp/requests.log" && ok "the cut download resumed with a Range request" \
     || fail "no Range request after the dropped connection"
 find "$S" -name '*.part' | grep -q . && fail ".part files left: $(find "$S" -name '*.part')"
-for r in meta-llama/Llama-3.1-70B meta-llama/Llama-3.1-405B; do
+for r in meta-llama/Meta-Llama-3-70B meta-llama/Llama-3.1-405B; do
     [ "$(wc -c <"$S/hf/$r/tokenizer.json")" -eq 280941 ] || fail "$r/tokenizer.json incomplete"
 done
 
@@ -209,7 +209,7 @@ grep -q "request access on $EP/$REPO" "$tmp/bad401.err" && ok "401 message gives
 grep -q hf_wrong_0000 "$tmp/bad401.err" "$tmp/bad401.out" && fail "the bad token was echoed"
 [ -e "$tmp/stage401/hf/$REPO/config.json" ] && fail "files were written after a 401"
 mkdir -p "$tmp/data/recipes"
-sed 's#"meta-llama/Llama-3.1-8B"#"acme/denied-model"#' "$root/recipes/llama3.1.json" >"$tmp/data/recipes/llama3.1.json"
+sed 's#"meta-llama/Meta-Llama-3-8B"#"acme/denied-model"#' "$root/recipes/llama3.1.json" >"$tmp/data/recipes/llama3.1.json"
 run bad403 PATH="$NOENROOT" NEMOPERF_DATADIR="$tmp/data" STAGE_PATH="$tmp/stage403" HF_TOKEN="$TOKEN" MODEL_SIZE=8b \
     "$setup" --skip-image
 expect_fail bad403 1 "HTTP 403"

@@ -20,7 +20,7 @@ wait_id() {
 
 launch_as cancel --wait SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" JOB_TOTAL_GPUS=8 MAX_STEPS=300 &
 pc=$!
-launch_as requeue --wait SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" JOB_TOTAL_GPUS=8 MAX_STEPS=40 &
+launch_as requeue --wait SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" JOB_TOTAL_GPUS=8 MAX_STEPS=40 NEMOPERF_MAX_RETRIES=1 &
 pr=$!
 
 cid=$(wait_id cancel) || fail "cancel: no job id printed"

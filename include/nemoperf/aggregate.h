@@ -1,0 +1,40 @@
+/* aggregate.h - passes over all runs of a parse: weak-scaling efficiency and --group.
+ *
+ * Both need every run of a configuration, so they run once the parse is complete,
+ * apart from the per-run report (which can stream).  A configuration is (recipe, model
+ * size, dtype, GPU type, sequence length, variant, synthetic); a group adds the GPU
+ * count and global batch size.  Only runs with status ok or synthetic are counted.
+ */
+#ifndef NEMOPERF_AGGREGATE_H
+#define NEMOPERF_AGGREGATE_H
+
+#include <stddef.h>
+
+#include "nemoperf/error.h"
+#include "nemoperf/run.h"
+
+/* Repeats of one configuration at one scale. */
+struct np_group {
+    const struct np_run *first;   /* borrowed: the identity of the group, valid while the result lives */
+    size_t n;                     /* runs counted */
+    /* of the runs' steady-state mean step times and steady-state throughputs (tokens/s) */
+    double step_mean_s, step_stdev_s, step_min_s, step_max_s;
+    double tps_mean, tps_stdev, tps_min, tps_max;
+    double scaling_eff;           /* mean tokens/s/GPU over the smallest scale's; NAN without a sweep */
+};
+
+struct np_groups {
+    struct np_group *g;           /* owned, in the order of their first run */
+    size_t n;
+    size_t left_out;              /* runs not counted (status not ok/synthetic, or no steady-state figure) */
+};
+
+/* Set run->scaling_eff for every counted run of a configuration seen at two scales or more:
+ * its steady tokens/s/GPU over the mean of the smallest scale's runs. */
+void np_runs_scaling_efficiency(struct np_parse_result *res);
+
+/* Build the groups of res.  NP_E_NOMEM. */
+enum np_status np_groups_build(const struct np_parse_result *res, struct np_groups *out);
+void np_groups_free(struct np_groups *g);
+
+#endif

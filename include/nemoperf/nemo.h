@@ -1,0 +1,53 @@
+/* nemo.h - the real NeMo job of a launch: what NVIDIA's scripts/performance ran, as
+ * explicit arguments for the in-container driver (share/nemoperf/driver/).
+ *
+ * The C side decides every setting up front from the recipe data and the
+ * resolved launch config; the driver (Python, because NeMo is configured in
+ * Python) only translates the arguments into NeMo objects.  This module makes
+ * those arguments, the NeMo part of the job environment, the "nemo" object of
+ * --print-config, and copies the driver into the experiment's code/ folder.
+ */
+#ifndef NEMOPERF_NEMO_H
+#define NEMOPERF_NEMO_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "nemoperf/config.h"
+#include "nemoperf/error.h"
+
+#define NP_NEMO_DRIVER "nemoperf_nemo.py"    /* file name under share/nemoperf/driver/ and <exp>/code/ */
+#define NP_NEMO_CODE_DIR "/nemo_run/code"     /* where <exp>/code is mounted in the container */
+#define NP_NEMO_PROFILE_RANKS 8               /* NsysCallback ranks 0..7, as NVIDIA's scripts */
+
+/* A userbuffers config name with "{dtype}" replaced by bf16/fp8; a new string
+ * (caller frees), NULL for a NULL template or out of memory. */
+char *np_nemo_ub_resolve(const char *tmpl, enum np_dtype d);
+
+/* The driver's argument list for c (without "python" and the driver path): a new
+ * NULL-terminated array (np_strv_free), NULL when out of memory. */
+char **np_nemo_driver_args(const struct np_launch_config *c);
+
+/* CUDA_DEVICE_MAX_CONNECTIONS for c when TP or CP > 1 (the recipe's value for the
+ * GPU type, "1" by default), NULL otherwise.  Borrowed (recipe data or static). */
+const char *np_nemo_max_connections(const struct np_launch_config *c);
+
+/* Samples of one epoch NVIDIA gave MockDataModule for max_steps (num_train_samples). */
+long long np_nemo_train_samples(const struct np_launch_config *c);
+
+/* sbatch --segment for c: the largest divisor of the node count not above 18 when
+ * the recipe asks for it, nodes > 18 and 4 GPUs per node (GB200); 0 otherwise. */
+int np_nemo_segment(const struct np_launch_config *c);
+
+/* The "nemo" object of --print-config; a new reference, NULL when out of memory. */
+json_t *np_nemo_json(const struct np_launch_config *c);
+
+/* Path of the driver shipped with nemoperf (share/nemoperf/driver/<NP_NEMO_DRIVER>);
+ * a new string (caller frees) or NULL when not found. */
+char *np_nemo_driver_source(void);
+
+/* Copy the driver into <experiment_dir>/code/ (created if needed), atomically.
+ * NP_E_NOTFOUND when the driver is not installed, NP_E_IO, NP_E_NOMEM. */
+enum np_status np_nemo_stage_driver(const struct np_launch_config *c, struct np_error *err);
+
+#endif

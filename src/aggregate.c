@@ -1,0 +1,145 @@
+/* aggregate.c - weak-scaling efficiency and --group: passes that need every run.
+ *
+ * Kept apart from report.c so the per-run output can be written one run at a time; these
+ * passes run once on the finished result.  Arithmetic: sample stdev (n - 1), efficiency =
+ * tokens/s/GPU / tokens/s/GPU of the smallest GPU count (mean of its repeats).
+ */
+#include "nemoperf/aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int aggregate_counted(const struct np_run *r)
+{
+    return np_run_status_good(r->status) && r->model && r->id.gpus > 0 && !isnan(r->window.mean_s);
+}
+
+static double aggregate_tpg(const struct np_run *r)
+{
+    return isnan(r->steady.tokens_per_s_per_gpu) ? r->m.tokens_per_s_per_gpu : r->steady.tokens_per_s_per_gpu;
+}
+
+/* Same configuration (scale aside). */
+static int aggregate_same_config(const struct np_run *a, const struct np_run *b)
+{
+    return a->model == b->model && a->id.dtype == b->id.dtype && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0 &&
+           a->id.seq_len == b->id.seq_len && strcmp(a->id.variant, b->id.variant) == 0 &&
+           a->id.synthetic == b->id.synthetic;
+}
+
+void np_runs_scaling_efficiency(struct np_parse_result *res)
+{
+    for (size_t i = 0; i < res->nruns; i++) {
+        struct np_run *r = &res->runs[i];
+        r->scaling_eff = NAN;
+        if (!aggregate_counted(r) || isnan(aggregate_tpg(r)))
+            continue;
+        int smallest = r->id.gpus, scales = 0, other = 0;
+        for (size_t k = 0; k < res->nruns; k++) {
+            const struct np_run *o = &res->runs[k];
+            if (!aggregate_counted(o) || !aggregate_same_config(r, o) || isnan(aggregate_tpg(o)))
+                continue;
+            if (o->id.gpus != r->id.gpus)
+                other = 1;
+            if (o->id.gpus < smallest)
+                smallest = o->id.gpus;
+        }
+        if (!other)
+            continue; /* one scale only: no sweep to compare with */
+        double sum = 0;
+        for (size_t k = 0; k < res->nruns; k++) {
+            const struct np_run *o = &res->runs[k];
+            if (aggregate_counted(o) && aggregate_same_config(r, o) && o->id.gpus == smallest &&
+                !isnan(aggregate_tpg(o))) {
+                sum += aggregate_tpg(o);
+                scales++;
+            }
+        }
+        if (scales && sum > 0)
+            r->scaling_eff = aggregate_tpg(r) / (sum / scales);
+    }
+}
+
+static void aggregate_stats(const double *v, size_t n, double *mean, double *sd, double *mn, double *mx)
+{
+    double s = 0;
+    *mn = *mx = v[0];
+    for (size_t i = 0; i < n; i++) {
+        s += v[i];
+        if (v[i] < *mn)
+            *mn = v[i];
+        if (v[i] > *mx)
+            *mx = v[i];
+    }
+    *mean = s / n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - *mean) * (v[i] - *mean);
+    *sd = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+}
+
+enum np_status np_groups_build(const struct np_parse_result *res, struct np_groups *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = res->nruns ? res->nruns : 1;
+    out->g = calloc(cap, sizeof *out->g);
+    size_t *owner = calloc(cap, sizeof *owner);
+    double *a = calloc(cap, sizeof *a), *b = calloc(cap, sizeof *b);
+    if (!out->g || !owner || !a || !b) {
+        free(owner);
+        free(a);
+        free(b);
+        np_groups_free(out);
+        return NP_E_NOMEM;
+    }
+    for (size_t i = 0; i < res->nruns; i++) {
+        const struct np_run *r = &res->runs[i];
+        if (!aggregate_counted(r)) {
+            out->left_out++;
+            owner[i] = (size_t)-1;
+            continue;
+        }
+        size_t k = 0;
+        while (k < out->n && !(aggregate_same_config(out->g[k].first, r) && out->g[k].first->id.gpus == r->id.gpus &&
+                               out->g[k].first->id.gbs == r->id.gbs))
+            k++;
+        if (k == out->n)
+            out->g[out->n++].first = r;
+        out->g[k].n++;
+        owner[i] = k;
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        struct np_group *g = &out->g[k];
+        size_t n = 0;
+        double eff = 0;
+        size_t neff = 0;
+        for (size_t i = 0; i < res->nruns; i++)
+            if (owner[i] == k) {
+                a[n] = res->runs[i].window.mean_s;
+                b[n] = isnan(res->runs[i].steady.tokens_per_s) ? res->runs[i].m.tokens_per_s
+                                                                : res->runs[i].steady.tokens_per_s;
+                if (!isnan(res->runs[i].scaling_eff)) {
+                    eff += res->runs[i].scaling_eff;
+                    neff++;
+                }
+                n++;
+            }
+        aggregate_stats(a, n, &g->step_mean_s, &g->step_stdev_s, &g->step_min_s, &g->step_max_s);
+        aggregate_stats(b, n, &g->tps_mean, &g->tps_stdev, &g->tps_min, &g->tps_max);
+        g->scaling_eff = neff ? eff / neff : NAN;
+    }
+    free(owner);
+    free(a);
+    free(b);
+    return NP_OK;
+}
+
+void np_groups_free(struct np_groups *g)
+{
+    if (!g)
+        return;
+    free(g->g);
+    memset(g, 0, sizeof *g);
+}
