@@ -44,8 +44,40 @@ done
 
 # every run once, in depth-first order ('/' before any other byte), whatever the thread count
 python3 - "$tmp" <<'EOF' || fail=$((fail + 1))
-import csv, json, sys
+import csv, functools, json, sys
 tmp = sys.argv[1]
+def walk_cmp(a, b):
+    """nemoperf's walk order: '/' before any other byte, digit runs compared as numbers
+    (equal numbers: fewer leading zeros first)."""
+    i = j = 0
+    tie = 0
+    while True:
+        ca = a[i] if i < len(a) else ""
+        cb = b[j] if j < len(b) else ""
+        if ca.isdigit() and cb.isdigit():
+            ea, eb = i, j
+            while ea < len(a) and a[ea].isdigit():
+                ea += 1
+            while eb < len(b) and b[eb].isdigit():
+                eb += 1
+            da, db = a[i:ea].lstrip("0"), b[j:eb].lstrip("0")
+            if len(da) != len(db):
+                return -1 if len(da) < len(db) else 1
+            if da != db:
+                return -1 if da < db else 1
+            if not tie and (ea - i) != (eb - j):
+                tie = -1 if (ea - i) < (eb - j) else 1
+            i, j = ea, eb
+            continue
+        if ca == cb:
+            if ca == "":
+                return tie
+            i += 1
+            j += 1
+            continue
+        ka = 0 if ca == "" else 1 if ca == "/" else ord(ca) + 1
+        kb = 0 if cb == "" else 1 if cb == "/" else ord(cb) + 1
+        return -1 if ka < kb else 1
 rows = list(csv.DictReader(open(f"{tmp}/out.15000.csv")))
 paths = [r["path"] for r in rows]
 ok = True
@@ -54,13 +86,14 @@ def check(cond, what):
     print(("ok: " if cond else "FAIL: ") + what)
     ok = ok and cond
 check(len(paths) == 15000 and len(set(paths)) == 15000, f"csv: 15000 distinct runs ({len(paths)} rows)")
-check(paths == sorted(paths, key=lambda p: p.replace("/", "\x01")), "csv: rows in depth-first order")
+check(paths == sorted(paths, key=functools.cmp_to_key(walk_cmp)), "csv: rows in depth-first order")
 check(all(r["status"] == "ok" for r in rows), "csv: every run ok")
 doc = json.load(open(f"{tmp}/out.15000.json"))
 check(len(doc["runs"]) == 15000 and doc["errors"] == [], "json: one document, 15000 runs, no errors")
 check([r["path"] for r in doc["runs"]] == paths, "json: the same runs in the same order as csv")
 table = open(f"{tmp}/out.15000.table").read().splitlines()
-check(len(table) == 15001 and table[0].startswith("EXPERIMENT"), "table: header and 15000 rows")
+check(table[0].startswith("EXPERIMENT") and sum(l.startswith("pretrain_") for l in table) == 15000,
+      "table: header and 15000 rows")
 sys.exit(0 if ok else 1)
 EOF
 
