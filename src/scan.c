@@ -1300,10 +1300,19 @@ static void scan_line_remember(struct scan_state *st, const char *s, size_t n, u
  * until `keep` steps of the last run are known, and replay those steps in file
  * order through the usual run bookkeeping.  Parsing 10 lines instead of every
  * step line of the tail is what makes reading thousands of logs fast. */
-static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep)
+static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep,
+                           int cut)
 {
     struct scan_spans sp = {0};
     scan_feed_with(st, buf, len, base, scan_line_remember, &sp);
+    if (cut && sp.count < keep) {
+        /* fewer candidate lines than the budget in a tail that does not reach the file's start:
+         * the caller reads a longer tail anyway, so parsing these would be work thrown away */
+        free(sp.ls);
+        free(sp.n);
+        free(sp.off);
+        return;
+    }
     struct scan_state one;
     struct np_step *rev = NULL;
     size_t nrev = 0, distinct = 0;
@@ -1505,9 +1514,10 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
 
 /* Tail mode with a step budget: read bytes [from, to) whole into one buffer
  * (the cut first line and an unterminated last line are dropped) and parse
- * only its last `keep` steps. */
+ * only its last `keep` steps.  may_grow: the caller reads a longer tail when the
+ * budget is not met, so a tail with fewer candidate lines than `keep` is not parsed. */
 static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_t to, struct scan_state *st,
-                                     size_t keep, struct np_error *err)
+                                     size_t keep, int may_grow, struct np_error *err)
 {
     size_t span = (size_t)(to - from), got = 0;
     char *buf = malloc(span ? span : 1);
@@ -1534,7 +1544,7 @@ static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_
     }
     size_t whole = got > start ? scan_whole_lines(buf + start, got - start) : 0;
     if (whole)
-        scan_feed_tail(st, buf + start, whole, from + start, keep);
+        scan_feed_tail(st, buf + start, whole, from + start, keep, may_grow && from > 0 && got == span);
     free(buf);
     if (st->status != NP_OK)
         return np_error_set(err, st->status, f->path, 0, 0, "out of memory");
@@ -1610,7 +1620,8 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             /* One byte early: if it is a terminator the first line is whole. */
             from = start > 0 ? start - 1 : 0;
             if (o.keep && f.size - from <= SCAN_TAIL_BUFFER_MAX)
-                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep, err);
+                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep,
+                                    want < o.tail_bytes, err);
             else
                 rc = scan_range(&f, from, f.size, &st, err);
             if (rc != NP_OK || from == 0 || st.runs >= 2)
