@@ -1614,7 +1614,9 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         /* With a step budget, start small: the budget is often met well inside the tail
          * (ordinary logs print a step line every KiB or so), and bytes not read are the
          * main cost of a scan over thousands of logs.  Grow up to tail_bytes to fill it. */
-        uint64_t want = o.keep && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
+        /* (a budget of more than 16 steps, as NVIDIA's 34-step window needs, rarely fits in the
+         * first 16 KiB of a log with chatter: then the whole tail is read at once) */
+        uint64_t want = o.keep && o.keep <= 16 && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
         for (;;) {
             uint64_t start = f.size > want ? f.size - want : 0;
             /* One byte early: if it is a terminator the first line is whole. */
