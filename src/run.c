@@ -1371,10 +1371,46 @@ static int run_spill_str(FILE *f, const char *s)
     return fwrite(&n, sizeof n, 1, f) == 1 && (!s || fwrite(s, 1, n, f) == n);
 }
 
+/* The struct's bytes as (literal length, literals, zero count) pairs: most of a run is the
+ * unused tail of fixed-size text fields, so a million runs take ~0.4 GB of temporary file, not 1.5. */
+static int run_spill_bytes(FILE *f, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t lit = i;
+        while (lit < n && !(p[lit] == 0 && lit + 8 <= n && !memcmp(p + lit, "\0\0\0\0\0\0\0\0", 8)))
+            lit++;
+        size_t zeros = lit;
+        while (zeros < n && p[zeros] == 0)
+            zeros++;
+        uint32_t hdr[2] = {(uint32_t)(lit - i), (uint32_t)(zeros - lit)};
+        if (fwrite(hdr, sizeof hdr, 1, f) != 1 || fwrite(p + i, 1, lit - i, f) != lit - i)
+            return 0;
+        i = zeros;
+    }
+    return 1;
+}
+
+static int run_unspill_bytes(FILE *f, unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t hdr[2];
+        if (fread(hdr, sizeof hdr, 1, f) != 1 || hdr[0] > n - i || hdr[1] > n - i - hdr[0] ||
+            fread(p + i, 1, hdr[0], f) != hdr[0])
+            return 0;
+        memset(p + i + hdr[0], 0, hdr[1]);
+        i += (size_t)hdr[0] + hdr[1];
+        if (!hdr[0] && !hdr[1])
+            return 0;
+    }
+    return 1;
+}
+
 enum np_status np_run_spill_put(FILE *f, const struct np_run *run)
 {
-    if (fwrite(run, sizeof *run, 1, f) != 1 || !run_spill_str(f, run->path) || !run_spill_str(f, run->dir) ||
-        !run_spill_str(f, run->why) || !run_spill_str(f, run->note))
+    if (!run_spill_bytes(f, (const unsigned char *)run, sizeof *run) || !run_spill_str(f, run->path) ||
+        !run_spill_str(f, run->dir) || !run_spill_str(f, run->why) || !run_spill_str(f, run->note))
         return NP_E_IO;
     return NP_OK;
 }
@@ -1401,8 +1437,12 @@ static int run_spill_getstr(FILE *f, char **out)
 
 int np_run_spill_get(FILE *f, struct np_run *run)
 {
-    if (fread(run, sizeof *run, 1, f) != 1)
-        return feof(f) ? 0 : -1;
+    int c = getc(f);
+    if (c == EOF)
+        return ferror(f) ? -1 : 0;
+    ungetc(c, f);
+    if (!run_unspill_bytes(f, (unsigned char *)run, sizeof *run))
+        return -1;
     run->path = run->dir = run->why = run->note = NULL;
     if (!run_spill_getstr(f, &run->path) || !run_spill_getstr(f, &run->dir) || !run_spill_getstr(f, &run->why) ||
         !run_spill_getstr(f, &run->note)) {
