@@ -149,7 +149,7 @@ bench_shape() { # shape runs size
     # small files are read by the first untimed run of every command instead (find | cat alone
     # takes minutes there)
     if [ "$_s" = c ]; then
-        _outb=$(find "$EXP" -type f -name '*.out' -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
+        _outb=$(find "$EXP" -type f -name '*.out' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f", s }')
     else
         _outb=$(find "$EXP" -type f -name '*.out' -exec cat {} + | wc -c)
         find "$EXP" -type f ! -name '*.out' -exec cat {} + >/dev/null
