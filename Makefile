@@ -4,10 +4,12 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/nemoperf
 MANDIR  ?= $(PREFIX)/share/man
+# bash-completion loads completions/<command> on demand from $XDG_DATA_DIRS (/usr/local/share, /usr/share)
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libcurl libpcre2-8 jansson
+PKGS    := libcurl libpcre2-8 jansson cairo fontconfig
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g
@@ -109,7 +111,7 @@ fuzz:
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/recipes $(DESTDIR)$(DATADIR)/reference \
-	    $(DESTDIR)$(DATADIR)/driver $(DESTDIR)$(MANDIR)/man1
+	    $(DESTDIR)$(DATADIR)/driver $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
@@ -117,11 +119,16 @@ install: all
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
 	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	for t in launch parse setup; do \
+	    install -m 644 share/bash-completion/completions/nemoperf $(DESTDIR)$(BASHCOMPDIR)/nemoperf-$$t || exit 1; \
+	done
 
 uninstall:
 	rm -f $(TOOLS:$(BIN)/%=$(DESTDIR)$(BINDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)
 	for m in share/man/man1/*.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$${m##*/}; done
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/nemoperf-launch $(DESTDIR)$(BASHCOMPDIR)/nemoperf-parse \
+	    $(DESTDIR)$(BASHCOMPDIR)/nemoperf-setup
 
 clean:
 	rm -rf build build-san bin

@@ -1,6 +1,7 @@
 #!/bin/sh
 # demo.sh - `make demo`: a local Slurm cluster, a synthetic Llama 3.1 8b BF16 sweep at 8, 16 and 32 GPUs
-# launched exactly as a user would (./launch), then nemoperf-parse's markdown table of the three runs.
+# launched exactly as a user would (./launch), then nemoperf-parse's markdown table of the three runs
+# and its plot (throughput per GPU and MFU against GPU count), whose path is printed.
 # The cluster (munge, slurmctld, 4 slurmd, slurmrestd) stays up; `tests/slurm/cluster down` stops it.
 set -eu
 cd "$(dirname "$0")/.."
@@ -37,8 +38,12 @@ for j in $jobs; do scontrol show job "$j" 2>/dev/null | grep -o 'JobState=[A-Z_]
 echo
 echo "== bin/nemoperf-parse --format markdown (the published layout; the manifests say WORKLOAD=synthetic: CPU work"
 echo "   standing in for the GPU job, so step time and tokens/s are measured, GPU MFU and time to train are n/a)"
+plot=$(cd "$STAGE" && pwd)/sweep-llama3.1-8b-bf16.png
 # shellcheck disable=SC2086
-printf '%s\n' "$dirs" | tr '\n' '\0' | xargs -0 bin/nemoperf-parse --format markdown
+printf '%s\n' "$dirs" | tr '\n' '\0' | xargs -0 bin/nemoperf-parse --format markdown --plot "$plot"
+echo
+echo "== the sweep as a picture (throughput per GPU and MFU against GPU count, perfect weak scaling dashed):"
+echo "$plot"
 echo
 echo "== bin/nemoperf-parse --reference (NVIDIA's published H100 figures are for the real workload)"
 printf '%s\n' "$dirs" | tr '\n' '\0' | xargs -0 bin/nemoperf-parse --reference | grep '^reference not compared' \

@@ -133,6 +133,7 @@ struct config_ctx {
     np_env_fn env;
     void *env_ctx;
     struct np_error *err;
+    const char *setup_cmd; /* "./setup" or the setup tool's real path, for hints */
 };
 
 /* Value of a variable; empty counts as unset. */
@@ -364,7 +365,7 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     const char *sp = config_get(x, "STAGE_PATH");
     if (!sp)
         return config_bad(x, "STAGE_PATH is not set: set it to the absolute path of an existing folder on storage "
-                             "all nodes share (the one ./setup staged)");
+                             "all nodes share (the one %s staged)", x->setup_cmd);
     if (sp[0] != '/')
         return config_bad(x, "STAGE_PATH=%s: not an absolute path; allowed: an absolute path of an existing folder",
                           sp);
@@ -382,9 +383,10 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     c->stage_path[n] = '\0';
     struct stat st;
     if (c->preview && stat(c->stage_path, &st) != 0 && errno == ENOENT)
-        return config_missing(x, c, "STAGE_PATH=%s: no such folder (run ./setup)", sp);
+        return config_missing(x, c, "STAGE_PATH=%s: no such folder (run %s)", sp, x->setup_cmd);
     if (stat(c->stage_path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (run ./setup first)", sp);
+        return config_bad(x, "STAGE_PATH=%s: no such folder; allowed: an existing folder (create it, or run %s)", sp,
+                          x->setup_cmd);
     if (access(c->stage_path, W_OK | X_OK) != 0)
         return config_bad(x, "STAGE_PATH=%s: folder is not writable (%s); allowed: a folder you can write to", sp,
                           strerror(errno));
@@ -673,15 +675,15 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         snprintf(c->image, sizeof c->image, "%s", sqsh);
         free(sqsh);
         if ((stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) && c->preview) {
-            enum np_status ms = config_missing(x, c, "container image %s (run ./setup, or set RUN_CONF_IMAGE)",
-                                               c->image);
+            enum np_status ms = config_missing(x, c, "container image %s (run %s, or set RUN_CONF_IMAGE)",
+                                               c->image, x->setup_cmd);
             if (ms != NP_OK)
                 return ms;
         } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image);
+                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
+                              c->image, x->setup_cmd);
         }
     }
     /* the tokenizer: files ./setup staged, read offline on the compute nodes */
@@ -695,12 +697,13 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         snprintf(cfg, sizeof cfg, "%s/config.json", c->tokenizer_dir);
         if (access(cfg, R_OK) != 0) {
             if (c->preview)
-                return config_missing(x, c, "tokenizer files of %s in %s (run ./setup with HF_TOKEN)",
-                                      c->model->tokenizer.hf, c->tokenizer_dir);
+                return config_missing(x, c, "tokenizer files of %s in %s (run %s with HF_TOKEN)",
+                                      c->model->tokenizer.hf, c->tokenizer_dir, x->setup_cmd);
             return config_bad(x,
-                              "the tokenizer of %s %s (%s) is not staged in %s: run ./setup with HF_TOKEN set (the "
+                              "the tokenizer of %s %s (%s) is not staged in %s: run %s with HF_TOKEN set (the "
                               "job reads it offline), or use WORKLOAD=synthetic",
-                              c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir);
+                              c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
+                              x->setup_cmd);
         }
     }
     return NP_OK;
@@ -854,7 +857,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
 {
     static const struct np_launch_opts no_opts;
     struct np_error local;
-    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local};
+    struct config_ctx x = {env ? env : np_env_getenv, env_ctx, err ? err : &local,
+                           opts && opts->setup_cmd ? opts->setup_cmd : "./setup"};
     memset(out, 0, sizeof *out);
     if (!opts)
         opts = &no_opts;
@@ -1051,7 +1055,69 @@ static void config_list_note(const struct np_config_row *row, char *buf, size_t 
     }
 }
 
-char *np_launch_list_text(const struct np_recipe_set *set)
+char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_list(set, NULL, 0); }
+
+/* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
+static json_t *config_list_cell(const char *cell)
+{
+    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+        return json_null();
+    size_t i = 0;
+    while (cell[i] >= '0' && cell[i] <= '9')
+        i++;
+    if (!cell[i] && i < 15)
+        return json_integer(strtoll(cell, NULL, 10));
+    return json_string(cell);
+}
+
+static char *config_list_json(const char *const *head, int ncols, char *(*rows)[CONFIG_LIST_COLS], size_t n)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        json_t *o = json_object();
+        for (int k = 0; o && k < ncols; k++) {
+            char key[32];
+            size_t j = 0;
+            for (; head[k][j] && j + 1 < sizeof key; j++)
+                key[j] = (char)tolower((unsigned char)head[k][j]);
+            key[j] = '\0';
+            if (json_object_set_new(o, key, config_list_cell(rows[i][k])) != 0) {
+                json_decref(o);
+                o = NULL;
+            }
+        }
+        if (!o || json_array_append_new(arr, o) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    }
+    char *t = arr ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(arr);
+    if (!t)
+        return NULL;
+    size_t len = strlen(t);
+    char *out = realloc(t, len + 2);
+    if (!out) {
+        free(t);
+        return NULL;
+    }
+    memcpy(out + len, "\n", 2);
+    return out;
+}
+
+static int config_list_match(const struct np_list_filter *f, const struct np_recipe *rp,
+                             const struct np_config_row *row)
+{
+    if (!f)
+        return 1;
+    if (f->recipe && *f->recipe && strcasecmp(f->recipe, rp->name) != 0)
+        return 0;
+    if (f->gpu_type && *f->gpu_type && strcasecmp(f->gpu_type, row->gpu_type) != 0)
+        return 0;
+    return 1;
+}
+
+char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filter *filter, int json)
 {
     static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "SYSTEM",
                                                        "GPN", "TP", "PP", "CP", "EP", "DP", "VP", "MBS",
@@ -1068,6 +1134,8 @@ char *np_launch_list_text(const struct np_recipe_set *set)
             const struct np_model *mp = &rp->models[m];
             for (size_t i = 0; !oom && i < mp->nrows; i++) {
                 const struct np_config_row *row = &mp->rows[i];
+                if (!config_list_match(filter, rp, row))
+                    continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
                     if (!(row->dtypes & (unsigned)d))
                         continue;
@@ -1110,6 +1178,14 @@ char *np_launch_list_text(const struct np_recipe_set *set)
                 }
             }
         }
+    }
+    if (json) {
+        char *t = oom ? NULL : config_list_json(head, CONFIG_LIST_COLS, rows, n);
+        for (size_t i = 0; rows && i < n; i++)
+            for (int k = 0; k < CONFIG_LIST_COLS; k++)
+                free(rows[i][k]);
+        free(rows);
+        return t;
     }
     struct np_buf b;
     np_buf_init(&b);

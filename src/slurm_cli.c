@@ -450,6 +450,84 @@ static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n
     return st;
 }
 
+/* A Slurm client program from sbatch's folder (the same installation), else PATH; new string or NULL. */
+static char *cli_sibling(const struct cli_impl *im, const char *prog)
+{
+    const char *slash = strrchr(im->sbatch, '/');
+    if (slash) {
+        size_t dl = (size_t)(slash - im->sbatch), n = dl + strlen(prog) + 2;
+        char *cand = malloc(n);
+        if (cand) {
+            snprintf(cand, n, "%.*s/%s", (int)dl, im->sbatch, prog);
+            if (access(cand, X_OK) == 0)
+                return cand;
+            free(cand);
+        }
+    }
+    return np_path_search(prog, getenv("PATH"));
+}
+
+enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_path, char **message,
+                                      struct np_error *err)
+{
+    /* what sbatch/slurmctld say when a request can never be satisfied (slurm_errno.h texts) */
+    static const char *const never[] = {"Requested node configuration is not available",
+                                        "Node count specification invalid",
+                                        "More processors requested than permitted",
+                                        "Requested partition configuration not available",
+                                        "Invalid partition name specified",
+                                        "Invalid generic resource (gres) specification",
+                                        "Invalid Trackable RESource (TRES) specification",
+                                        "Memory required by task is not available",
+                                        "Requested time limit is invalid",
+                                        NULL};
+    struct cli_impl *im = b->impl;
+    *message = NULL;
+    char *const argv[] = {im->sbatch, (char *)"--test-only", (char *)script_path, NULL};
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    if (st != NP_OK)
+        return NP_E_SLURM;
+    char *msg = cli_trim(ebuf);
+    free(obuf);
+    free(ebuf);
+    if (timed_out) {
+        free(msg);
+        return np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "--test-only: no answer within %d s", im->timeout_s);
+    }
+    *message = msg;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return NP_OK;
+    for (size_t i = 0; msg && never[i]; i++)
+        if (strstr(msg, never[i]))
+            return np_error_set(err, NP_E_INVALID, im->sbatch, 0, 0, "--test-only: %s", never[i]);
+    return np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "--test-only failed: %.300s", msg ? msg : "no message");
+}
+
+enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err)
+{
+    struct cli_impl *im = b->impl;
+    *out = NULL;
+    char *scontrol = cli_sibling(im, "scontrol");
+    if (!scontrol)
+        return np_error_set(err, NP_E_SLURM, "scontrol", 0, 0, "not found next to sbatch or on PATH");
+    char *const argv[] = {scontrol, (char *)"show", (char *)"partition", (char *)"-o", NULL};
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    free(scontrol);
+    free(ebuf);
+    if (st == NP_OK && (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+        st = np_error_set(err, NP_E_SLURM, "scontrol show partition", 0, 0, "failed");
+    if (st != NP_OK) {
+        free(obuf);
+        return NP_E_SLURM;
+    }
+    *out = obuf;
+    return NP_OK;
+}
+
 static void cli_free(struct np_backend *b)
 {
     struct cli_impl *im = b->impl;

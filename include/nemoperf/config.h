@@ -56,6 +56,7 @@ int np_time_limit_valid(const char *s);
 struct np_launch_opts {
     time_t now;                 /* experiment timestamp; 0: time(NULL) */
     const char *synth_path;     /* absolute path of nemoperf-synth; NULL refuses WORKLOAD=synthetic */
+    const char *setup_cmd;      /* how messages name the setup tool (its real path); NULL: "./setup" */
     /* Free bytes of the file system holding path; 0 ok.  NULL: statvfs(). */
     int (*free_space)(const char *path, double *bytes);
     /* 1 for --dry-run/--print-config: what ./setup stages (STAGE_PATH folder,
@@ -128,5 +129,13 @@ json_t *np_launch_config_json(const struct np_launch_config *c);
 /* Every launchable row of the set as an aligned text table, inconsistent rows
  * marked; returns a new string (caller frees) or NULL when out of memory. */
 char *np_launch_list_text(const struct np_recipe_set *set);
+/* --list [--recipe R] [--gpu G] [--format json]: the rows whose recipe and GPU type match
+ * (NULL or "" matches all; any case); json: an array of objects keyed by the lower-case
+ * column names, numbers as numbers, NA and empty notes as null.  A new string, caller frees. */
+struct np_list_filter {
+    const char *recipe;
+    const char *gpu_type;
+};
+char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filter *filter, int json);
 
 #endif

@@ -84,6 +84,17 @@ struct np_slurm_cli_opts {
  * not executable (err names it and the PATH searched), NP_E_NOMEM. */
 enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_cli_opts *o, struct np_error *err);
 
+/* sbatch --test-only SCRIPT: can the job ever be scheduled (nothing is submitted)?
+ * NP_OK with sbatch's estimate, NP_E_INVALID when Slurm says the request cannot be
+ * satisfied (node count, processors, partition, GRES, memory), NP_E_SLURM when it could
+ * not tell (sbatch failed otherwise, timed out).  *message: sbatch's stderr, trimmed
+ * (new string or NULL, caller frees).  b must be a CLI backend. */
+enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_path, char **message,
+                                      struct np_error *err);
+/* `scontrol show partition -o` (one line per partition) from the installation sbatch
+ * comes from: a new string in *out (caller frees).  NP_E_SLURM when it failed. */
+enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err);
+
 /* Absolute or relative path of prog found in the ':'-separated path (prog with
  * a '/' is taken as is); a new string (caller frees) or NULL when not found. */
 char *np_path_search(const char *prog, const char *path);

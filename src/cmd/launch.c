@@ -15,8 +15,11 @@
 
 #include "nemoperf/config.h"
 #include "nemoperf/diag.h"
+#include "nemoperf/envcheck.h"
+#include "nemoperf/flops.h"
 #include "nemoperf/manifest.h"
 #include "nemoperf/nemo.h"
+#include "nemoperf/preflight.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/report.h"
 #include "nemoperf/sbatch_env.h"
@@ -29,19 +32,28 @@
 
 enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_HELP, LAUNCH_VERSION };
 
+extern char **environ;
+
 struct launch_option {
     const char *name;
     int id;
+    const char *arg; /* the argument's name, or NULL */
     const char *help;
 };
 
+enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT };
+
 static const struct launch_option launch_options[] = {
-    {"dry-run", 'n', "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
-    {"print-config", 'c', "print the resolved configuration as JSON, \"nemo\": the NeMo job (works before ./setup)"},
-    {"list", 'l', "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
-    {"wait", 'w', "after submitting, follow the jobs to their end and print the parse table"},
-    {"help", 'h', "show this help and exit"},
-    {"version", 'V', "show the version and exit"},
+    {"dry-run", 'n', NULL, "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
+    {"print-config", 'c', NULL,
+     "print the resolved configuration as JSON (an array for a sweep), \"nemo\": the NeMo job (works before ./setup)"},
+    {"list", 'l', NULL, "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
+    {"recipe", LAUNCH_OPT_RECIPE, "R", "with --list: only recipe R"},
+    {"gpu", LAUNCH_OPT_GPU, "G", "with --list: only GPU type G (h100, b200, gb200)"},
+    {"format", LAUNCH_OPT_FORMAT, "F", "with --list: table (default) or json"},
+    {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
+    {"help", 'h', NULL, "show this help and exit"},
+    {"version", 'V', NULL, "show the version and exit"},
 };
 #define LAUNCH_NOPTS (sizeof launch_options / sizeof launch_options[0])
 
@@ -51,8 +63,13 @@ static void launch_usage(FILE *f)
                "Submit NeMo pre-training benchmark jobs to Slurm, configured by the environment:\n"
                "  STAGE_PATH=/shared/stage MODEL_SIZE=70b DTYPE=fp8 JOB_TOTAL_GPUS=64 nemoperf-launch\n\n"
                "Options:\n");
-    for (size_t i = 0; i < LAUNCH_NOPTS; i++)
-        fprintf(f, "  --%-14s %s\n", launch_options[i].name, launch_options[i].help);
+    for (size_t i = 0; i < LAUNCH_NOPTS; i++) {
+        char o[40];
+        snprintf(o, sizeof o, "%s%s%s", launch_options[i].name, launch_options[i].arg ? " " : "",
+                 launch_options[i].arg ? launch_options[i].arg : "");
+        fprintf(f, "  %s--%-14s %s\n", launch_options[i].id == 'h' ? "-h, " : launch_options[i].id == 'V' ? "-V, " : "    ",
+                o, launch_options[i].help);
+    }
     fprintf(f,
             "\nEnvironment (defaults in brackets):\n"
             "  STAGE_PATH            staged folder (required, absolute, existing)\n"
@@ -79,8 +96,8 @@ static void launch_usage(FILE *f)
             "See nemoperf-launch(1).\n");
 }
 
-/* nemoperf-synth next to this executable, or NULL. */
-static char *launch_synth_path(void)
+/* tool (nemoperf-synth, nemoperf-parse) next to this executable, or NULL. */
+static char *launch_tool_path(const char *tool)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -91,16 +108,57 @@ static char *launch_synth_path(void)
     if (!slash)
         return NULL;
     *slash = '\0';
-    size_t len = strlen(exe) + sizeof "/nemoperf-synth";
+    size_t len = strlen(exe) + strlen(tool) + 2;
     char *p = malloc(len);
     if (!p)
         return NULL;
-    snprintf(p, len, "%s/nemoperf-synth", exe);
+    snprintf(p, len, "%s/%s", exe, tool);
     if (access(p, X_OK) != 0) {
         free(p);
         return NULL;
     }
     return p;
+}
+
+/* How to name tool (nemoperf-parse, nemoperf-setup) in a hint so that it runs as printed: the bare name
+ * when PATH finds the one beside this program, else its real path (shell-quoted when needed).  front
+ * (may be NULL) replaces that path when this program runs from the source tree (./launch -> ./setup).
+ * A new string, or NULL when out of memory. */
+static char *launch_tool_hint(const char *tool, const char *front)
+{
+    char *path = launch_tool_path(tool), *onpath = np_path_search(tool, getenv("PATH"));
+    char *r1 = path ? realpath(path, NULL) : NULL, *r2 = onpath ? realpath(onpath, NULL) : NULL;
+    struct np_buf b;
+    np_buf_init(&b);
+    if (!path || (r1 && r2 && strcmp(r1, r2) == 0)) {
+        np_buf_append(&b, tool);
+    } else {
+        const char *name = path;
+        char *fr = NULL;
+        if (front) { /* <tree>/bin/nemoperf-setup -> <tree>/setup, when that front door exists */
+            char *slash = strrchr(path, '/');
+            size_t dl = slash ? (size_t)(slash - path) : 0;
+            if (dl >= 4 && strncmp(path + dl - 4, "/bin", 4) == 0) {
+                size_t n = dl - 4 + strlen(front) + 2;
+                fr = malloc(n);
+                if (fr) {
+                    snprintf(fr, n, "%.*s/%s", (int)(dl - 4), path, front);
+                    if (access(fr, X_OK) == 0)
+                        name = fr;
+                }
+            }
+        }
+        if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+") == strlen(name))
+            np_buf_append(&b, name);
+        else
+            np_buf_append_shq(&b, name);
+        free(fr);
+    }
+    free(path);
+    free(onpath);
+    free(r1);
+    free(r2);
+    return np_buf_steal(&b);
 }
 
 static int launch_fail(enum np_status st, const struct np_error *err)
@@ -367,6 +425,41 @@ static int launch_wait(struct np_backend *be, char **ids, char **dirs, char **la
     return rc;
 }
 
+/* ---- checks before anything is written (preflight.c): each job can ever run where it is
+ * sent; through slurmrestd, the jobs' user can write the experiment folders.  Exit code. */
+static int launch_preflight(struct np_backend *be, const struct np_launch_plan *plan)
+{
+    struct np_preflight_opts po = {0};
+    struct np_rest_url u = {0};
+    const char *url = getenv("SLURMRESTD_URL"), *tok = getenv("SLURM_JWT");
+    if (strcmp(be->name, "cli") != 0 && url && np_rest_url_parse(url, &u, NULL) == NP_OK)
+        po.rest_socket = u.socket;
+    po.rest_token = tok && *tok;
+    po.rest_user = getenv("SLURM_USER");
+    char *self = launch_tool_hint("nemoperf-launch", "launch");
+    po.launch_cmd = self;
+    struct np_error err;
+    enum np_status st = np_launch_preflight(be, plan, &po, &err);
+    np_rest_url_free(&u);
+    free(self);
+    if (st != NP_OK)
+        return launch_fail(st, &err);
+    return 0;
+}
+
+/* Environment names that look like ours but are not (MODLE_SIZE): exit code 2 with one line each. */
+static int launch_env_typos(void)
+{
+    char *m = np_env_check(environ);
+    if (!m)
+        return 0;
+    for (char *line = strtok(m, "\n"); line; line = strtok(NULL, "\n"))
+        np_errorf("%s", line);
+    np_errorf("nothing was written or submitted; correct or unset what is named above");
+    free(m);
+    return 2;
+}
+
 static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_recipe_set *set)
 {
     /* everything that can be refused is refused before the first folder exists */
@@ -408,6 +501,10 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
     int rc = launch_backend(&be, timeout);
     if (rc)
         return rc;
+    if ((rc = launch_preflight(&be, plan)) != 0) {
+        np_backend_free(&be);
+        return rc;
+    }
 
     size_t cap = plan->n * (size_t)copies, nsub = 0;
     char **ids = calloc(cap + 1, sizeof *ids), **dirs = calloc(cap + 1, sizeof *dirs);
@@ -421,9 +518,13 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
         return 1;
     }
     int failed = 0;
+    /* the hint names the parser a user can run as printed */
     struct np_buf parse;
     np_buf_init(&parse);
-    np_buf_append(&parse, "nemoperf-parse");
+    char *parser = launch_tool_hint("nemoperf-parse", NULL);
+    np_buf_append(&parse, parser ? parser : "nemoperf-parse");
+    free(parser);
+    size_t parse_len0 = parse.len;
     for (size_t i = 0; i < plan->n; i++) {
         struct np_launch_config *c = &plan->jobs[i];
         for (long k = 0; k < copies; k++) {
@@ -450,7 +551,7 @@ static int launch_submit(struct np_launch_plan *plan, int wait, const struct np_
         }
     }
     char *cmd = np_buf_steal(&parse);
-    if (!wait && cmd && strcmp(cmd, "nemoperf-parse") != 0)
+    if (!wait && cmd && strlen(cmd) > parse_len0)
         printf("when %s: %s\n", cap > 1 ? "the jobs have ended" : "the job has ended", cmd);
     free(cmd);
     if (copies > 1 && np_slurm_rest_url(&be)) {
@@ -476,12 +577,14 @@ int main(int argc, char **argv)
     np_set_progname(argv[0]);
     struct option longopts[LAUNCH_NOPTS + 1];
     for (size_t i = 0; i < LAUNCH_NOPTS; i++)
-        longopts[i] = (struct option){launch_options[i].name, no_argument, NULL, launch_options[i].id};
+        longopts[i] = (struct option){launch_options[i].name, launch_options[i].arg ? required_argument : no_argument,
+                                      NULL, launch_options[i].id};
+    const char *list_recipe = NULL, *list_gpu = NULL, *list_format = NULL;
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
     int c, nmodes = 0, wait = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': mode = LAUNCH_DRY_RUN; nmodes++; break;
         case 'c': mode = LAUNCH_PRINT_CONFIG; nmodes++; break;
@@ -489,6 +592,12 @@ int main(int argc, char **argv)
         case 'w': wait = 1; break;
         case 'h': mode = LAUNCH_HELP; nmodes++; break;
         case 'V': mode = LAUNCH_VERSION; nmodes++; break;
+        case LAUNCH_OPT_RECIPE: list_recipe = optarg; break;
+        case LAUNCH_OPT_GPU: list_gpu = optarg; break;
+        case LAUNCH_OPT_FORMAT: list_format = optarg; break;
+        case ':':
+            np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
+            return 2;
         default:
             np_errorf("unknown option '%s'; see --help", argv[optind - 1]);
             return 2;
@@ -507,6 +616,23 @@ int main(int argc, char **argv)
         np_errorf("--wait goes with a submission, not with --dry-run, --print-config or --list");
         return 2;
     }
+    if ((list_recipe || list_gpu || list_format) && mode != LAUNCH_LIST && mode != LAUNCH_HELP &&
+        mode != LAUNCH_VERSION) {
+        np_errorf("--recipe, --gpu and --format go with --list (a launch reads RECIPE and GPU_TYPE from the "
+                  "environment)");
+        return 2;
+    }
+    if (list_format && strcmp(list_format, "table") != 0 && strcmp(list_format, "json") != 0) {
+        np_errorf("--format: '%s' is not one of table, json", list_format);
+        return 2;
+    }
+    if (list_gpu && np_gpu_peak_tflops(list_gpu, NP_DTYPE_BF16) <= 0) {
+        char known[128] = "";
+        for (const char *const *g = np_gpu_types(); *g; g++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", *g);
+        np_errorf("--gpu: '%s' is not a known GPU type (%s)", list_gpu, known);
+        return 2;
+    }
     if (mode == LAUNCH_HELP) {
         launch_usage(stdout);
         return 0;
@@ -523,7 +649,17 @@ int main(int argc, char **argv)
         return launch_fail(st, &err);
     int rc = 0;
     if (mode == LAUNCH_LIST) {
-        char *t = np_launch_list_text(&set);
+        if (list_recipe && !np_recipe_find(&set, list_recipe)) {
+            char known[300] = "";
+            for (size_t i = 0; i < set.n; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
+                         set.recipes[i].name);
+            np_errorf("--recipe: '%s' is not a recipe (%s)", list_recipe, known);
+            np_recipe_set_free(&set);
+            return 2;
+        }
+        struct np_list_filter lf = {list_recipe, list_gpu};
+        char *t = np_launch_list(&set, &lf, list_format && strcmp(list_format, "json") == 0);
         if (t)
             fputs(t, stdout);
         else
@@ -534,8 +670,13 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    char *synth = launch_synth_path();
-    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth,
+    if ((rc = launch_env_typos()) != 0) {
+        np_recipe_set_free(&set);
+        return rc;
+    }
+    char *synth = launch_tool_path("nemoperf-synth");
+    char *setup_hint = launch_tool_hint("nemoperf-setup", "setup");
+    struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth, .setup_cmd = setup_hint,
                                   .preview = mode == LAUNCH_PRINT_CONFIG || mode == LAUNCH_DRY_RUN};
     struct np_launch_plan plan;
     st = np_launch_resolve(&set, np_env_getenv, NULL, &opts, &plan, &err);
@@ -550,5 +691,6 @@ int main(int argc, char **argv)
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);
+    free(setup_hint);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "nemoperf/aggregate.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/flops.h"
+#include "nemoperf/plot.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/reference.h"
 #include "nemoperf/report.h"
@@ -30,8 +31,8 @@
 
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
-    OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS, OPT_VERSION,
-    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM
+    OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT
 };
 
 static const struct option parse_options[] = {
@@ -58,7 +59,8 @@ static const struct option parse_options[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    {"plot", required_argument, NULL, OPT_PLOT},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -83,9 +85,11 @@ static void parse_usage(FILE *out)
             "      --group          aggregate repeats of a configuration (n, mean, stdev, min, max)\n"
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
+            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
             "  -j, --jobs N         threads (default: online CPUs)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
+            "  -h, --help           this help;  -V, --version  the version\n"
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
@@ -253,10 +257,11 @@ int main(int argc, char **argv)
     struct np_parse_opts o;
     np_parse_opts_init(&o);
     int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0;
+    const char *plot = NULL;
     long l;
     double d;
     int c;
-    while ((c = getopt_long(argc, argv, "f:j:qh", parse_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:j:qhV", parse_options, NULL)) != -1) {
         switch (c) {
         case 'f':
             if ((fmt = np_format_parse(optarg)) < 0) {
@@ -374,7 +379,14 @@ int main(int argc, char **argv)
         case OPT_NO_PROGRESS: no_progress = 1; break;
         case 'q': quiet = 1; break;
         case 'h': parse_usage(stdout); return 0;
-        case OPT_VERSION: printf("nemoperf-parse %s\n", NP_VERSION); return 0;
+        case OPT_PLOT:
+            if (np_plot_kind_of(optarg) == NP_PLOT_NONE) {
+                np_errorf("--plot: '%s': the file name must end in .svg, .png or .pdf", optarg);
+                return 2;
+            }
+            plot = optarg;
+            break;
+        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
         default: parse_usage(stderr); return 2;
         }
     }
@@ -464,6 +476,14 @@ int main(int argc, char **argv)
                 np_errorf("writing the report: %s", np_strerror(w));
                 rc = 1;
             }
+        }
+        if (plot && res.nruns) {
+            struct np_error perr;
+            if (np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr) != NP_OK) {
+                np_error_print(&perr);
+                rc = 1;
+            }
+            np_plot_cleanup();
         }
     }
     np_parse_result_free(&res);

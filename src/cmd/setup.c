@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/envcheck.h"
 #include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/shell.h"
@@ -24,7 +25,9 @@
 #include "nemoperf/stage.h"
 #include "nemoperf/version.h"
 
-enum { OPT_SBATCH = 256, OPT_SKIP_IMAGE, OPT_SKIP_HF, OPT_VERSION };
+extern char **environ;
+
+enum { OPT_SBATCH = 256, OPT_SKIP_IMAGE, OPT_SKIP_HF };
 
 static const struct option setup_options[] = {
     {"sbatch", no_argument, NULL, OPT_SBATCH},
@@ -33,7 +36,7 @@ static const struct option setup_options[] = {
     {"dry-run", no_argument, NULL, 'n'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},
+    {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
@@ -50,7 +53,7 @@ static void setup_usage(FILE *out)
             "      --skip-hf     do not check Hugging Face access nor download files\n"
             "  -n, --dry-run     print the plan; create, import and download nothing\n"
             "  -q, --quiet       no progress notes on stderr (errors still print)\n"
-            "  -h, --help        this help;  --version  the version\n"
+            "  -h, --help        this help;  -V, --version  the version\n"
             "\n"
             "Environment:\n"
             "  STAGE_PATH        required, absolute: the shared folder (NEMO_HOME and HF_HOME)\n"
@@ -464,7 +467,7 @@ int main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
     int sbatch = 0, skip_image = 0, skip_hf = 0, dry_run = 0, quiet = 0, c;
-    while ((c = getopt_long(argc, argv, "nqh", setup_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "nqhV", setup_options, NULL)) != -1) {
         switch (c) {
         case OPT_SBATCH: sbatch = 1; break;
         case OPT_SKIP_IMAGE: skip_image = 1; break;
@@ -472,7 +475,7 @@ int main(int argc, char **argv)
         case 'n': dry_run = 1; break;
         case 'q': quiet = 1; break;
         case 'h': setup_usage(stdout); return 0;
-        case OPT_VERSION: printf("nemoperf-setup %s\n", NP_VERSION); return 0;
+        case 'V': printf("nemoperf-setup %s\n", NP_VERSION); return 0;
         default: setup_usage(stderr); return 2;
         }
     }
@@ -483,6 +486,14 @@ int main(int argc, char **argv)
     np_set_quiet(quiet);
 
     /* ---- validation: nothing is created before this block passes ---- */
+    char *typos = np_env_check(environ);
+    if (typos) {
+        for (char *line = strtok(typos, "\n"); line; line = strtok(NULL, "\n"))
+            np_errorf("%s", line);
+        np_errorf("nothing was created; correct or unset what is named above");
+        free(typos);
+        return 2;
+    }
     struct np_error err = {0};
     const char *stage = getenv("STAGE_PATH");
     if (np_stage_check_path(stage, &err) != NP_OK) {

@@ -68,7 +68,8 @@ run_launch() {
             ;;
         esac
     done <"$W/$name.out"
-    grep -q '^when the jobs\{0,1\} ha[sv]e\{0,1\} ended: nemoperf-parse ' "$W/$name.out" ||
+    # the hint names the parser a user can run as printed: its real path unless PATH finds it
+    grep -Eq "^when the jobs? ha(s|ve) ended: ($parse|nemoperf-parse) " "$W/$name.out" ||
         fail "$name: no nemoperf-parse line in: $(cat "$W/$name.out")"
     [ "$n" -gt 0 ] || fail "$name: no 'job ID: DIR' line in: $(cat "$W/$name.out")"
     return 0

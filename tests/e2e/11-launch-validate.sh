@@ -98,9 +98,9 @@ expect_bad "ENABLE_CHECKPOINT=1" "free" "4.4 TB (4400000000000 bytes)" "NEMOPERF
 expect_bad "LOAD_CHECKPOINT_PATH=$O" "not under STAGE_PATH" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$O" STAGE_PATH="$S"
 expect_bad "LOAD_CHECKPOINT_PATH=$S/nope" "no such folder" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$S/nope" STAGE_PATH="$S"
 expect_bad "LOAD_CHECKPOINT_PATH=$S/empty-ck" "weights/*.distcp" -- $SYN MODEL_SIZE=8b LOAD_CHECKPOINT_PATH="$S/empty-ck" STAGE_PATH="$S"
-expect_bad "RUN_CONF_IMAGE is not set" "run ./setup" -- MODEL_SIZE=15b DTYPE=fp8 STAGE_PATH="$N"
+expect_bad "RUN_CONF_IMAGE is not set" "setup first (or set RUN_CONF_IMAGE" -- MODEL_SIZE=15b DTYPE=fp8 STAGE_PATH="$N"
 expect_bad "RUN_CONF_IMAGE=/nonexistent.sqsh" "no such file" -- MODEL_SIZE=15b DTYPE=fp8 RUN_CONF_IMAGE=/nonexistent.sqsh STAGE_PATH="$N"
-expect_bad "meta-llama/Meta-Llama-3-8B" "is not staged" "run ./setup with HF_TOKEN" -- MODEL_SIZE=8b DTYPE=bf16 STAGE_PATH="$S"
+expect_bad "meta-llama/Meta-Llama-3-8B" "is not staged" "with HF_TOKEN" -- MODEL_SIZE=8b DTYPE=bf16 STAGE_PATH="$S"
 expect_bad "SBATCH_ACCOUNT=a b" "allowed:" -- $SYN MODEL_SIZE=8b "SBATCH_ACCOUNT=a b" STAGE_PATH="$S"
 expect_bad "sbatch: not found on PATH=$W/empty-path" -- $SYN MODEL_SIZE=8b STAGE_PATH="$S" PATH="$W/empty-path"
 expect_bad "NEMOPERF_SBATCH_TIMEOUT=0" -- $SYN MODEL_SIZE=8b STAGE_PATH="$S" NEMOPERF_SBATCH_TIMEOUT=0

@@ -1,0 +1,152 @@
+/* envcheck.c - spot mistyped nemoperf variables before a tool acts (MODLE_SIZE=8b -> MODEL_SIZE).
+ *
+ * The table below is every environment variable the tools (launch, setup, parse, synth) and
+ * the scripts (make demo, make check, the local cluster, bench, fuzz) read.  A variable near
+ * one of them, or under a known prefix, is reported with the nearest known name.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nemoperf/envcheck.h"
+#include "nemoperf/shell.h"
+
+static const char *const envcheck_names[] = {
+    /* launch: the original recipes' variables, then nemoperf's */
+    "DTYPE", "MODEL_SIZE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "STAGE_PATH", "HF_TOKEN", "SBATCH_ACCOUNT",
+    "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP",
+    "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "RECIPE",
+    "GPU_TYPE", "WORKLOAD", "NEMOPERF_FORCE_CHECKPOINT", "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY",
+    "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES", "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "SLURM_SUBMIT",
+    "SLURMRESTD_URL", "SLURM_JWT", "SLURM_USER",
+    "SLURM_CONF",
+    /* setup */
+    "HF_ENDPOINT",
+    /* every tool */
+    "NEMOPERF_DATADIR",
+    /* parse */
+    "NEMOPERF_PROGRESS_AFTER",
+    /* synth (set by the rendered script) */
+    "NEMOPERF_PROFILE_DIR",
+    /* make demo */
+    "NEMOPERF_DEMO_STAGE", "NEMOPERF_DEMO_STEPS", "NEMOPERF_DEMO_TIMEOUT",
+    /* tests/slurm/cluster and the test runners */
+    "NP_CLUSTER_DIR", "NP_CLUSTER_USER", "NP_CLUSTER_REST_PORT", "NP_CLUSTER_CTLD_PORT", "NP_CLUSTER_NODE_PORT",
+    "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT", "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR",
+    "NP_CLUSTER_SHARE", "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT",
+    /* make bench, make fuzz */
+    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "FUZZ_SECONDS",
+    NULL};
+
+static const char *const envcheck_prefixes[] = {"NEMOPERF_", "NP_CLUSTER_", NULL};
+
+/* Common variables of shells and systems that sit near a known name; never suspect. */
+static const char *const envcheck_ignore[] = {"OSTYPE", "HOSTTYPE", "MACHTYPE", "CPUTYPE", NULL};
+
+const char *const *np_env_known(void) { return envcheck_names; }
+
+int np_env_is_known(const char *name)
+{
+    for (size_t i = 0; envcheck_names[i]; i++)
+        if (strcmp(name, envcheck_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+size_t np_env_distance(const char *a, const char *b, size_t cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if ((la > lb ? la - lb : lb - la) > cap || la > 255 || lb > 255)
+        return cap + 1;
+    size_t row[256], prev;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        prev = row[0];
+        row[0] = i;
+        size_t best = row[0];
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t del = row[j] + 1, ins = row[j - 1] + 1;
+            prev = row[j];
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            if (row[j] < best)
+                best = row[j];
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+const char *np_env_suggest(const char *name, int *prefix_only)
+{
+    int dummy;
+    if (!prefix_only)
+        prefix_only = &dummy;
+    *prefix_only = 0;
+    if (!name || !*name || np_env_is_known(name))
+        return NULL;
+    for (size_t i = 0; envcheck_ignore[i]; i++)
+        if (strcmp(name, envcheck_ignore[i]) == 0)
+            return NULL;
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (size_t i = 0; envcheck_names[i]; i++) {
+        size_t d = np_env_distance(name, envcheck_names[i], 2);
+        if (d < bestd) {
+            bestd = d;
+            best = envcheck_names[i];
+        }
+    }
+    if (best)
+        return best;
+    for (size_t p = 0; envcheck_prefixes[p]; p++) {
+        size_t pl = strlen(envcheck_prefixes[p]);
+        if (strncmp(name, envcheck_prefixes[p], pl) != 0)
+            continue;
+        /* under a known prefix: the nearest known name with that prefix */
+        size_t far = (size_t)-1;
+        for (size_t i = 0; envcheck_names[i]; i++) {
+            if (strncmp(envcheck_names[i], envcheck_prefixes[p], pl) != 0)
+                continue;
+            size_t d = np_env_distance(name + pl, envcheck_names[i] + pl, 64);
+            if (d < far) {
+                far = d;
+                best = envcheck_names[i];
+            }
+        }
+        *prefix_only = 1;
+        return best;
+    }
+    return NULL;
+}
+
+char *np_env_check(char *const *envp)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    for (size_t i = 0; envp && envp[i]; i++) {
+        const char *eq = strchr(envp[i], '=');
+        if (!eq || eq == envp[i] || eq - envp[i] > 200)
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - envp[i]), envp[i]);
+        int prefix_only = 0;
+        const char *s = np_env_suggest(name, &prefix_only);
+        if (!s)
+            continue;
+        /* a value that may be a credential is never echoed */
+        int secret = strstr(name, "TOK") || strstr(name, "JWT") || strstr(name, "KEY") || strstr(name, "PASS") ||
+                     strstr(name, "SECRET") || strcmp(s, "HF_TOKEN") == 0 || strcmp(s, "SLURM_JWT") == 0;
+        np_buf_appendf(&b, "%s%s%.60s%s: not a nemoperf variable; %s %s?\n", name, secret ? "" : "=",
+                       secret ? "" : eq + 1, secret ? "" : strlen(eq + 1) > 60 ? "..." : "",
+                       prefix_only ? "the nearest one is" : "did you mean", s);
+    }
+    if (b.len == 0) {
+        np_buf_free(&b);
+        return NULL;
+    }
+    return np_buf_steal(&b);
+}

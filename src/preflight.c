@@ -1,0 +1,338 @@
+/* preflight.c - can each job of a launch ever run where it is sent?  Checked before anything is written.
+ *
+ * CLI: `sbatch --test-only` per job; when Slurm says never, the partition's limits from
+ * `scontrol show partition -o` name the one exceeded.  REST: the partition's node/GPU limits from
+ * GET partitions, and the user the jobs run as must be able to write the folders created here.
+ * When a check cannot be made (no answer), a warning says so and the launch goes on.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/diag.h"
+#include "nemoperf/preflight.h"
+#include "nemoperf/script.h"
+#include "nemoperf/slurm_rest.h"
+
+/* gres/gpu count in a TRES string ("cpu=64,mem=16000M,node=4,gres/gpu=32"), -1 when absent. */
+static long preflight_tres_gpus(const char *tres)
+{
+    if (!tres)
+        return -1;
+    const char *p = strstr(tres, "gres/gpu=");
+    if (!p)
+        p = strstr(tres, "gres/gpu:");
+    if (!p)
+        return -1;
+    p = strchr(p, '=');
+    if (!p)
+        return -1;
+    char *end;
+    long v = strtol(p + 1, &end, 10);
+    return end == p + 1 || v < 0 ? -1 : v;
+}
+
+static void preflight_reset(struct np_partition *p)
+{
+    memset(p, 0, sizeof *p);
+    p->total_nodes = p->max_nodes_per_job = p->total_gpus = -1;
+}
+
+/* Value of "Key=" in one `scontrol -o` line, copied into buf (up to the next space). */
+static const char *preflight_kv(const char *line, const char *key, char *buf, size_t size)
+{
+    size_t kl = strlen(key);
+    for (const char *p = line; (p = strstr(p, key)) != NULL; p += kl) {
+        if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+            const char *v = p + kl + 1, *e = strpbrk(v, " \n");
+            size_t n = e ? (size_t)(e - v) : strlen(v);
+            snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), v);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+int np_partition_from_scontrol(const char *text, const char *name, struct np_partition *out)
+{
+    int found = 0, lines = 0;
+    struct np_partition only;
+    preflight_reset(out);
+    preflight_reset(&only);
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        char *l = strndup(line, n), v[1024];
+        line = nl ? nl + 1 : line + n;
+        if (!l)
+            return 0;
+        struct np_partition p;
+        preflight_reset(&p);
+        if (preflight_kv(l, "PartitionName", v, sizeof v)) {
+            snprintf(p.name, sizeof p.name, "%.63s", v);
+            p.is_default = preflight_kv(l, "Default", v, sizeof v) && strcmp(v, "YES") == 0;
+            if (preflight_kv(l, "TotalNodes", v, sizeof v))
+                p.total_nodes = strtol(v, NULL, 10);
+            if (preflight_kv(l, "MaxNodes", v, sizeof v) && strcmp(v, "UNLIMITED") != 0)
+                p.max_nodes_per_job = strtol(v, NULL, 10);
+            if (preflight_kv(l, "TRES", v, sizeof v))
+                p.total_gpus = preflight_tres_gpus(v);
+            lines++;
+            only = p;
+            if ((name && *name) ? strcmp(p.name, name) == 0 : p.is_default) {
+                *out = p;
+                found = 1;
+            }
+        }
+        free(l);
+        if (found)
+            break;
+    }
+    if (!found && !(name && *name) && lines == 1) {
+        *out = only;
+        found = 1;
+    }
+    return found;
+}
+
+/* A count in either form: 4, or {"set":true,"infinite":false,"number":4}; -1 unknown/unlimited. */
+static long preflight_jcount(const json_t *v)
+{
+    if (json_is_integer(v))
+        return json_integer_value(v) < 0 ? -1 : (long)json_integer_value(v);
+    if (json_is_object(v)) {
+        if (json_is_true(json_object_get(v, "infinite")) || json_is_false(json_object_get(v, "set")))
+            return -1;
+        return preflight_jcount(json_object_get(v, "number"));
+    }
+    return -1;
+}
+
+static int preflight_has_flag(const json_t *arr, const char *flag)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(arr, i, e) {
+        const char *s = json_string_value(e);
+        if (s && strcasecmp(s, flag) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+enum np_status np_partition_from_rest(long http, const char *body, size_t len, const char *name,
+                                      struct np_partition *out, struct np_error *err)
+{
+    preflight_reset(out);
+    json_error_t je;
+    json_t *j = body && len ? json_loadb(body, len, 0, &je) : NULL;
+    const json_t *parts = json_object_get(j, "partitions");
+    if (http >= 400 || !json_is_array(parts)) {
+        char *t = np_rest_errors_text(j);
+        np_error_set(err, http >= 400 ? NP_E_SLURM : NP_E_PARSE, "GET partitions", 0, 0, "HTTP %ld: %s", http,
+                     t ? t : "no \"partitions\" array in the reply");
+        free(t);
+        json_decref(j);
+        return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
+    }
+    char names[300] = "";
+    size_t i;
+    const json_t *p;
+    int found = 0;
+    json_array_foreach(parts, i, p) {
+        const char *pn = json_string_value(json_object_get(p, "name"));
+        if (!pn)
+            continue;
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", *names ? ", " : "", pn);
+        const json_t *inner = json_object_get(p, "partition"); /* v0.0.40+: {"state":[...]} */
+        int is_default = preflight_has_flag(json_object_get(p, "flags"), "default") ||
+                         preflight_has_flag(json_object_get(inner, "state"), "default") ||
+                         json_is_true(json_object_get(p, "default"));
+        if (!((name && *name) ? strcmp(pn, name) == 0 : (is_default || json_array_size(parts) == 1)))
+            continue;
+        snprintf(out->name, sizeof out->name, "%s", pn);
+        out->is_default = is_default;
+        const json_t *nodes = json_object_get(p, "nodes");
+        out->total_nodes = json_is_object(nodes) ? preflight_jcount(json_object_get(nodes, "total"))
+                                                 : preflight_jcount(json_object_get(p, "total_nodes"));
+        const json_t *maxs = json_object_get(p, "maximums");
+        out->max_nodes_per_job = json_is_object(maxs) ? preflight_jcount(json_object_get(maxs, "nodes"))
+                                                      : preflight_jcount(json_object_get(p, "maximum_nodes_per_job"));
+        const json_t *tres = json_object_get(p, "tres");
+        out->total_gpus = preflight_tres_gpus(json_is_object(tres) ? json_string_value(json_object_get(tres, "configured"))
+                                                                   : json_string_value(tres));
+        found = 1;
+        break;
+    }
+    json_decref(j);
+    if (!found)
+        return np_error_set(err, NP_E_NOTFOUND, "SBATCH_PARTITION", 0, 0, "%s: no such partition (the cluster has: %s)",
+                            name && *name ? name : "(the default)", *names ? names : "none");
+    return NP_OK;
+}
+
+const char *np_partition_misfit(const struct np_partition *p, const struct np_launch_config *c, char *buf,
+                                size_t size)
+{
+    if (p->total_nodes >= 0 && c->nodes > p->total_nodes) {
+        snprintf(buf, size, "needs %d nodes (%d GPUs, %d per node) but partition %s has %ld node%s in total",
+                 c->nodes, c->gpus, c->gpus_per_node, p->name, p->total_nodes, p->total_nodes == 1 ? "" : "s");
+        return buf;
+    }
+    if (p->max_nodes_per_job >= 0 && c->nodes > p->max_nodes_per_job) {
+        snprintf(buf, size, "needs %d nodes but partition %s allows at most %ld per job (MaxNodes)", c->nodes,
+                 p->name, p->max_nodes_per_job);
+        return buf;
+    }
+    if (c->gres_gpus && p->total_gpus >= 0) {
+        const char *colon = strrchr(c->gres_gpus, ':');
+        long per = strtol(colon ? colon + 1 : c->gres_gpus, NULL, 10);
+        if (per > 0 && per * c->nodes > p->total_gpus) {
+            snprintf(buf, size, "needs %ld GPUs (%d nodes x SBATCH_GPUS_PER_NODE=%s) but partition %s has %ld (TRES gres/gpu)",
+                     per * c->nodes, c->nodes, c->gres_gpus, p->name, p->total_gpus);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+static enum np_status preflight_refuse(const struct np_launch_config *c, const char *why, struct np_error *err)
+{
+    return np_error_set(err, NP_E_INVALID, "JOB_TOTAL_GPUS", 0, 0, "%d: job %s can never run: %s; nothing was submitted",
+                        c->gpus, c->job_name, why);
+}
+
+static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, struct np_error *err)
+{
+    char *parts = NULL;
+    int parts_tried = 0;
+    enum np_status st = NP_OK;
+    for (size_t i = 0; st == NP_OK && i < plan->n; i++) {
+        const struct np_launch_config *c = &plan->jobs[i];
+        char *script = NULL;
+        if ((st = np_script_render(c, &script, err)) != NP_OK)
+            break;
+        const char *tmpdir = getenv("TMPDIR");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/nemoperf-test-only.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        int fd = mkstemp(path);
+        size_t n = strlen(script);
+        int ok = fd >= 0 && write(fd, script, n) == (ssize_t)n;
+        if (fd >= 0)
+            close(fd);
+        free(script);
+        if (!ok) {
+            np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
+                     c->job_name, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+            if (fd >= 0)
+                unlink(path);
+            continue;
+        }
+        char *msg = NULL;
+        struct np_error terr;
+        enum np_status t = np_slurm_cli_test_only(be, path, &msg, &terr);
+        unlink(path);
+        if (t == NP_E_INVALID) {
+            if (!parts_tried) {
+                parts_tried = 1;
+                struct np_error perr;
+                np_slurm_cli_partitions(be, &parts, &perr);
+            }
+            struct np_partition p;
+            char buf[400], why[900];
+            const char *limit = parts && np_partition_from_scontrol(parts, c->partition, &p)
+                                    ? np_partition_misfit(&p, c, buf, sizeof buf)
+                                    : NULL;
+            snprintf(why, sizeof why, "%s (sbatch --test-only: %.300s)", limit ? limit : "Slurm refuses the request",
+                     msg ? msg : terr.text);
+            st = preflight_refuse(c, why, err);
+        } else if (t != NP_OK) {
+            np_warnf("%s: cannot check that the job can run (%s); submitting anyway", c->job_name, terr.text);
+        }
+        free(msg);
+    }
+    free(parts);
+    return st;
+}
+
+/* The uid the REST jobs run as, or -1 when it cannot be told; who gets the user name, how why. */
+static long preflight_rest_uid(const struct np_preflight_opts *o, char *who, size_t size, char *how, size_t hsize)
+{
+    if (o->rest_socket) {
+        struct stat sb;
+        if (stat(o->rest_socket, &sb) != 0)
+            return -1;
+        struct passwd *pw = getpwuid(sb.st_uid);
+        snprintf(who, size, "%s", pw ? pw->pw_name : "?");
+        snprintf(how, hsize, "uid %ld, owner of the socket", (long)sb.st_uid);
+        return (long)sb.st_uid;
+    }
+    if (o->rest_token) {
+        const char *u = o->rest_user && *o->rest_user ? o->rest_user : NULL;
+        struct passwd *pw = u ? getpwnam(u) : getpwuid(geteuid());
+        if (!pw)
+            return -1;
+        snprintf(who, size, "%s", pw->pw_name);
+        snprintf(how, hsize, "uid %ld, SLURM_USER", (long)pw->pw_uid);
+        return (long)pw->pw_uid;
+    }
+    return -1;
+}
+
+static enum np_status preflight_rest(struct np_backend *be, const struct np_launch_plan *plan,
+                                     const struct np_preflight_opts *o, struct np_error *err)
+{
+    char who[64], how[80];
+    long uid = preflight_rest_uid(o, who, sizeof who, how, sizeof how);
+    if (uid > 0 && (uid_t)uid != geteuid() && plan->n > 0) {
+        struct passwd *me = getpwuid(geteuid());
+        return np_error_set(err, NP_E_INVALID, "SLURM_SUBMIT=rest", 0, 0,
+                            "the jobs would run as %s (%s), who cannot write the folders this process creates "
+                            "as %s under %.120s/experiments: every job would fail without a log; run it as "
+                            "%s (runuser -u %s -- %.200s) or use SLURM_SUBMIT=cli; nothing was submitted",
+                            who, how, me ? me->pw_name : "you", plan->jobs[0].stage_path, who, who,
+                            o->launch_cmd ? o->launch_cmd : "./launch");
+    }
+    long http = 0;
+    char *body = NULL;
+    size_t len = 0;
+    struct np_error gerr;
+    if (np_slurm_rest_get(be, "partitions", &http, &body, &len, &gerr) != NP_OK) {
+        np_warnf("cannot check that the jobs can run (GET partitions: %s); submitting anyway", gerr.text);
+        free(body);
+        return NP_OK;
+    }
+    struct np_partition p;
+    enum np_status st = np_partition_from_rest(http, body, len, plan->n ? plan->jobs[0].partition : NULL, &p, &gerr);
+    free(body);
+    if (st == NP_E_NOTFOUND)
+        return np_error_set(err, NP_E_INVALID, gerr.source, 0, 0, "%s; nothing was submitted", gerr.text);
+    if (st != NP_OK) {
+        np_warnf("cannot check that the jobs can run (%s); submitting anyway", gerr.text);
+        return NP_OK;
+    }
+    for (size_t i = 0; i < plan->n; i++) {
+        char buf[400];
+        const char *why = np_partition_misfit(&p, &plan->jobs[i], buf, sizeof buf);
+        if (why)
+            return preflight_refuse(&plan->jobs[i], why, err);
+    }
+    return NP_OK;
+}
+
+enum np_status np_launch_preflight(struct np_backend *be, const struct np_launch_plan *plan,
+                                   const struct np_preflight_opts *o, struct np_error *err)
+{
+    static const struct np_preflight_opts none;
+    if (!o)
+        o = &none;
+    if (be->name && strcmp(be->name, "cli") == 0)
+        return preflight_cli(be, plan, err);
+    return preflight_rest(be, plan, o, err);
+}
