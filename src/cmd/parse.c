@@ -1,8 +1,8 @@
 /* parse.c - nemoperf-parse: NeMo logs in, published-style numbers out.
  *
  * Thin front end: options (one getopt_long table), recipe and reference
- * loading, np_parse_stream() into a streamed report (np_parse_paths() for --slurm, --group and
- * markdown), the passes over all runs (--slurm states, weak-scaling
+ * loading, np_parse_stream() into a streamed report (np_parse_paths() for --slurm, --group,
+ * --plot and markdown), the passes over all runs (--slurm states, weak-scaling
  * efficiency), np_report_write(), exit status.  0 when every run is ok or synthetic
  * (and, with --reference, no comparison is FAIL or FAST) and every folder could be
  * read, 1 otherwise or when no log was found, 2 for usage errors.
@@ -86,7 +86,7 @@ static void parse_usage(FILE *out)
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
             "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
-            "  -j, --jobs N         threads (default: online CPUs)\n"
+            "  -j, --jobs N         threads (default: twice the online CPUs)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
             "  -h, --help           this help;  -V, --version  the version\n"
@@ -434,14 +434,14 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (!slurm && !o.group && fmt != NP_FMT_MARKDOWN) {
+    if (!slurm && !o.group && !plot && fmt != NP_FMT_MARKDOWN) {
         int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
         return rc;
     }
-    /* --slurm, --group and markdown work on every run at once */
+    /* --slurm, --group, --plot and markdown work on every run at once */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
