@@ -213,38 +213,59 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     }
     struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
     enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, NULL);
-    if (st == NP_OK && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0))
+    int spill_bad = 0, out_bad = 0, e = 0; /* which I/O failed, and why (issue 13) */
+    if (st == NP_OK && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0)) {
         st = NP_E_IO;
+        spill_bad = 1;
+        e = errno;
+    }
     struct np_run r;
     int got = 0;
     while (st == NP_OK && (got = np_run_spill_get(po.spill, &r)) == 1) {
         r.scaling_eff = np_scaling_eff(&po.eff, &r);
         if (!np_run_status_good(r.status) || r.verdict == NP_VERDICT_FAIL || r.verdict == NP_VERDICT_FAST)
             rc = 1;
+        errno = 0;
         st = np_report_run(po.rep, &r);
+        if (st == NP_E_IO) {
+            out_bad = 1;
+            e = errno;
+        }
         np_run_clear(&r);
     }
-    if (st == NP_OK && got < 0)
+    if (st == NP_OK && got < 0) {
         st = NP_E_IO;
+        spill_bad = 1;
+        e = errno;
+    }
     if (st != NP_OK) {
-        if (st == NP_E_IO)
+        if (out_bad && e) /* a full disk, a closed pipe: said as such */
+            np_errorf("cannot write the report to standard output: %s", strerror(e));
+        else if (spill_bad)
+            np_errorf("cannot use the temporary file of the report (TMPDIR): %s", e ? strerror(e) : "I/O error");
+        else if (st == NP_E_IO)
             np_errorf("writing the report: %s", np_strerror(st));
         else
             np_errorf("%s", np_strerror(st));
         rc = 1;
     } else {
-        if (po.nruns == 0) {
-            np_errorf("no log files matching '%s' found", o->include);
+        if (po.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
+            if (po.nerrors == 0)
+                np_errorf("no log files matching '%s' found", o->include);
             rc = 1;
         }
         if (po.nerrors)
             rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
         if (po.nruns || fmt == NP_FMT_JSON) {
+            errno = 0;
             enum np_status w = np_report_finish(po.rep);
-            if (w != NP_OK) {
+            e = errno;
+            if (w == NP_E_IO && e)
+                np_errorf("cannot write the report to standard output: %s", strerror(e));
+            else if (w != NP_OK)
                 np_errorf("writing the report: %s", np_strerror(w));
+            if (w != NP_OK)
                 rc = 1;
-            }
         }
     }
     np_report_free(po.rep);
