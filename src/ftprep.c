@@ -274,8 +274,9 @@ int np_ftprep_download(const struct np_ftprep_plan *p, struct np_hf_client *c,
     for (size_t i = 0; i < p->n && !failures && !(cancel && *cancel); i++) {
         for (char **f = shards[i]; f && *f && !(cancel && *cancel); f++) {
             enum np_hf_fetch what = NP_HF_FETCHED;
-            if (ftprep_fetch(c, p->models[i].model->hf_repo, *f, dirs[i], 0, &what) != 0 || what == NP_HF_ABSENT) {
-                if (what == NP_HF_ABSENT)
+            int bad = ftprep_fetch(c, p->models[i].model->hf_repo, *f, dirs[i], 0, &what) != 0;
+            if (bad || what == NP_HF_ABSENT) {
+                if (!bad)
                     np_errorf("%s: %s is not in the repository (HTTP 404)", p->models[i].model->hf_repo, *f);
                 failures++;
                 break;
@@ -291,8 +292,9 @@ int np_ftprep_download(const struct np_ftprep_plan *p, struct np_hf_client *c,
             sprintf(dir, "%s/%s/plain_text", p->stage, NP_FT_PARQUET_DIR);
         for (const char *const *f = np_ftprep_squad_files; dir && *f && !(cancel && *cancel); f++) {
             enum np_hf_fetch what = NP_HF_FETCHED;
-            if (ftprep_fetch(c, NP_FT_SQUAD_REPO, *f, dir, 1, &what) != 0 || what == NP_HF_ABSENT) {
-                if (what == NP_HF_ABSENT)
+            int bad = ftprep_fetch(c, NP_FT_SQUAD_REPO, *f, dir, 1, &what) != 0;
+            if (bad || what == NP_HF_ABSENT) {
+                if (!bad)
                     np_errorf("%s: %s is not in the data set (HTTP 404)", NP_FT_SQUAD_REPO, *f);
                 failures++;
                 break;
