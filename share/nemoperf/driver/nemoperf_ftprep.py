@@ -72,7 +72,6 @@ def prepare_data(a):
         print("nemoperf_ftprep: SQuAD packed to %s already prepared, kept" % a.pack_len, flush=True)
         return
     import datasets
-    import nemo_run as run
     from nemo.collections.common.tokenizers.huggingface.auto_tokenizer import AutoTokenizer
     from nemo.collections.llm.gpt.data.packed_sequence import PackedSequenceSpecs
     from nemo.collections.llm.gpt.data.squad import SquadDataModule
@@ -84,7 +83,7 @@ def prepare_data(a):
         dset = datasets.load_dataset("parquet", data_files={
             "train": os.path.join(a.parquet_dir, "train-00000-of-00001.parquet"),
             "validation": os.path.join(a.parquet_dir, "validation-00000-of-00001.parquet")})
-        tokenizer = run.build(run.Config(AutoTokenizer, pretrained_model_name=a.hf_dir, use_fast=True))
+        tokenizer = AutoTokenizer(pretrained_model_name=a.hf_dir, use_fast=True)  # the staged files
         for i, p in enumerate(todo):
             # the data module of the recipe (finetune_default.py l.63-70, llama3_8b.py l.323-327)
             dm = SquadDataModule(dataset_root=tmp, seq_length=p, tokenizer=tokenizer, micro_batch_size=1,
