@@ -2,8 +2,9 @@
  *
  * libcurl does every HTTP exchange (one easy handle per launch: one connection),
  * Jansson builds every request body and reads every reply.  The API version is
- * found by pinging rest_apis[] newest first; every version difference is in that
- * table.  Only connect failures are retried: no request is ever sent twice.
+ * found by pinging rest_apis[] newest first (v0.0.45 ... v0.0.38); every version
+ * difference is a column of that table.  Only connect failures are retried: no
+ * request is ever sent twice.
  */
 #include "nemoperf/slurm_rest.h"
 
@@ -19,23 +20,43 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/diag.h"
 #include "nemoperf/sbatch_env.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
 
 #define REST_BODY_MAX (64L * 1024 * 1024) /* refuse replies larger than this */
 
-/* Every difference between API versions.  v0.0.38 (Slurm 22.05) is exercised
- * against a real slurmrestd by tests/e2e/40-rest-*.sh; the newer rows follow
- * Slurm's published OpenAPI descriptions (data_parser plugins) and are untested. */
+/* Every difference between API versions, newest first.  Each row with a release in
+ * the last column runs against that real slurmrestd in tests/e2e/40-*.sh (cluster up
+ * --slurm X) and has recorded replies in tests/data/rest/.  Sources (SchedMD/slurm,
+ * src/plugins/data_parser/<version>/parsers.c, and src/slurmrestd/plugins/openapi/
+ * slurmctld/jobs.c):
+ * - exclusivity: "shared" takes the flags "none", "oversubscribe", "user", "mcs" from
+ *   v0.0.39 on (slurm-23-02-8-1 v0.0.39 parsers.c:5391 JOB_SHARED); "exclusive" is
+ *   deprecated from v0.0.40 (slurm-24-11-5-1 v0.0.41 parsers.c:8032 add_parse_deprec)
+ *   and unknown from v0.0.42 ("Ignoring unknown field", only a warning: the job runs
+ *   shared; tests/data/rest/v0.0.4x-submit-unknown-field.json).  22.05's document
+ *   lists "true" for exclusive, but only "exclusive", "user" and "mcs" are accepted
+ *   (tests/data/rest/v0.0.38-submit-error-400.json).
+ * - ping: v0.0.38 "ping":"UP"; v0.0.39-v0.0.41 "pinged":"UP"|"DOWN"; v0.0.42-v0.0.44
+ *   add "responding"; v0.0.45 keeps only "responding" (master v0.0.45 parsers.c:10213
+ *   CONTROLLER_PING; tests/data/rest/v0.0.4x-ping-down.json).
+ * - jobs/state?job_id=..: from v0.0.42 (replies: tests/data/rest/v0.0.4x-jobs-state.json);
+ *   before it GET job/{id}.  The top-level "script" is deprecated from v0.0.41: job.script. */
 static const struct np_rest_api rest_apis[] = {
-    /* version    environment          numbers              nodes                  GPUs per node                   exclusive   tested */
-    {"v0.0.41", NP_REST_ENV_ARRAY, NP_REST_NUM_NO_VAL, NP_REST_NODES_MINMAX, "tres_per_node", "gres/gpu:", "true", 0},
-    {"v0.0.40", NP_REST_ENV_ARRAY, NP_REST_NUM_NO_VAL, NP_REST_NODES_MINMAX, "tres_per_node", "gres/gpu:", "true", 0},
-    {"v0.0.39", NP_REST_ENV_ARRAY, NP_REST_NUM_NO_VAL, NP_REST_NODES_MINMAX, "tres_per_node", "gres/gpu:", "true", 0},
-    /* 22.05: its OpenAPI document lists "true" for exclusive, but only "exclusive", "user"
-     * and "mcs" are accepted (recorded: tests/data/rest/v0.0.38-submit-error-400.json) */
-    {"v0.0.38", NP_REST_ENV_OBJECT, NP_REST_NUM_PLAIN, NP_REST_NODES_RANGE, "gpus_per_node", "", "exclusive", 1},
+#define REST_NEW NP_REST_ENV_ARRAY, NP_REST_NUM_NO_VAL, NP_REST_NODES_MINMAX, "tres_per_node", "gres/gpu:", NP_REST_EXCL_SHARED
+    /* version             exclusivity etc.  script              ping                     --wait asks     tested on */
+    {"v0.0.45", REST_NEW, NP_REST_SCRIPT_JOB, NP_REST_PING_RESPONDING, NP_REST_QUERY_STATE, "26.05"},
+    {"v0.0.44", REST_NEW, NP_REST_SCRIPT_JOB, NP_REST_PING_RESPONDING, NP_REST_QUERY_STATE, "26.05"},
+    {"v0.0.43", REST_NEW, NP_REST_SCRIPT_JOB, NP_REST_PING_RESPONDING, NP_REST_QUERY_STATE, "26.05"},
+    {"v0.0.42", REST_NEW, NP_REST_SCRIPT_JOB, NP_REST_PING_RESPONDING, NP_REST_QUERY_STATE, "26.05"},
+    {"v0.0.41", REST_NEW, NP_REST_SCRIPT_JOB, NP_REST_PING_PINGED, NP_REST_QUERY_JOB, "24.11"},
+    {"v0.0.40", REST_NEW, NP_REST_SCRIPT_TOP, NP_REST_PING_PINGED, NP_REST_QUERY_JOB, "24.11"},
+    {"v0.0.39", REST_NEW, NP_REST_SCRIPT_TOP, NP_REST_PING_PINGED, NP_REST_QUERY_JOB, NULL}, /* 23.02: not in Debian */
+#undef REST_NEW
+    {"v0.0.38", NP_REST_ENV_OBJECT, NP_REST_NUM_PLAIN, NP_REST_NODES_RANGE, "gpus_per_node", "", NP_REST_EXCL_STRING,
+     NP_REST_SCRIPT_TOP, NP_REST_PING_PING, NP_REST_QUERY_JOB, "22.05"},
 };
 #define REST_NAPIS (sizeof rest_apis / sizeof rest_apis[0])
 
@@ -243,7 +264,10 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
         }
         bad |= json_object_set_new(job, "tasks_per_node", json_integer(c->gpus_per_node));
         bad |= json_object_set_new(job, "tasks", json_integer((json_int_t)c->nodes * c->gpus_per_node));
-        bad |= json_object_set_new(job, "exclusive", json_string(api->exclusive));
+        if (api->exclusive == NP_REST_EXCL_SHARED)
+            bad |= json_object_set_new(job, "shared", json_pack("[s]", "none"));
+        else
+            bad |= json_object_set_new(job, "exclusive", json_string("exclusive"));
         bad |= json_object_set_new(job, "memory_per_node", rest_number(api, 0)); /* --mem=0: all of it */
         bad |= json_object_set_new(job, "open_mode", json_string("append"));
         bad |= json_object_set_new(job, "time_limit", rest_number(api, minutes));
@@ -293,8 +317,9 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
                 bad |= rest_env_add(api, envj, "HF_TOKEN", tok);
         }
         bad |= json_object_set(job, "environment", envj);
+        bad |= json_object_set_new(api->script == NP_REST_SCRIPT_JOB ? job : body, "script",
+                                   json_string(script ? script : ""));
         bad |= json_object_set(body, "job", job);
-        bad |= json_object_set_new(body, "script", json_string(script ? script : ""));
     }
     free(output);
     json_decref(job);
@@ -332,9 +357,9 @@ static void rest_snippet(const char *body, size_t len, char *buf, size_t size)
     buf[k] = '\0';
 }
 
-char *np_rest_errors_text(const json_t *body)
+char *np_rest_list_text(const json_t *body, const char *key)
 {
-    const json_t *errs = json_is_object(body) ? json_object_get(body, "errors") : NULL;
+    const json_t *errs = json_is_object(body) && key ? json_object_get(body, key) : NULL;
     if (!json_is_array(errs) || json_array_size(errs) == 0)
         return NULL;
     struct np_buf b;
@@ -374,10 +399,17 @@ char *np_rest_errors_text(const json_t *body)
             np_buf_appendf(&b, "%s(code %lld)", desc || what ? " " : "", (long long)code);
         any = 1;
     }
-    if (!any) /* entries, but none with a readable text: still an error */
-        np_buf_appendf(&b, "the reply lists %zu error%s without a readable text", json_array_size(errs),
-                       json_array_size(errs) == 1 ? "" : "s");
+    if (!any) { /* entries, but none with a readable text: still reported */
+        size_t n = json_array_size(errs), kl = strlen(key);
+        np_buf_appendf(&b, "the reply lists %zu %.*s without a readable text", n,
+                       (int)(n == 1 && kl > 1 && key[kl - 1] == 's' ? kl - 1 : kl), key);
+    }
     return np_buf_steal(&b);
+}
+
+char *np_rest_errors_text(const json_t *body)
+{
+    return np_rest_list_text(body, "errors");
 }
 
 /* Decode body as a JSON object; NULL (err set, naming the HTTP status and the start
@@ -415,7 +447,28 @@ static enum np_status rest_check_errors(long http, const json_t *j, const char *
     return st;
 }
 
-enum np_status np_rest_parse_ping(long http, const char *body, size_t len, struct np_error *err)
+/* Does one pings[] entry say its controller is up, in the form of the version? */
+static int rest_ping_up(const struct np_rest_api *api, const json_t *p)
+{
+    const char *ping = json_string_value(json_object_get(p, "ping"));
+    const char *pinged = json_string_value(json_object_get(p, "pinged"));
+    const json_t *resp = json_object_get(p, "responding");
+    if (!api) /* form unknown: any of them, and an entry with none of them counts as up */
+        return (ping && strcmp(ping, "UP") == 0) || (pinged && strcmp(pinged, "UP") == 0) || json_is_true(resp) ||
+               (!ping && !pinged && !resp);
+    switch (api->ping) {
+    case NP_REST_PING_PING:
+        return ping && strcmp(ping, "UP") == 0;
+    case NP_REST_PING_PINGED:
+        return pinged && strcmp(pinged, "UP") == 0;
+    case NP_REST_PING_RESPONDING:
+        return json_is_true(resp);
+    }
+    return 0;
+}
+
+enum np_status np_rest_parse_ping(const struct np_rest_api *api, long http, const char *body, size_t len,
+                                  struct np_error *err)
 {
     json_t *j = rest_decode(http, body, len, "ping", err);
     if (!j)
@@ -427,14 +480,16 @@ enum np_status np_rest_parse_ping(long http, const char *body, size_t len, struc
     if (st == NP_OK) {
         size_t i, up = 0, n = json_array_size(pings);
         const json_t *p;
+        const char *why = NULL;
         json_array_foreach(pings, i, p) {
-            const char *s = json_string_value(json_object_get(p, "ping"));      /* v0.0.38 */
-            const json_t *r = json_object_get(p, "responding");                 /* v0.0.39+ */
-            if ((s && strcmp(s, "UP") == 0) || json_is_true(r) || (!s && !r))
+            if (rest_ping_up(api, p))
                 up++;
+            else if (!why) /* v0.0.45 says why in "status" */
+                why = json_string_value(json_object_get(p, "status"));
         }
         if (n > 0 && up == 0)
-            st = np_error_set(err, NP_E_SLURM, "ping", 0, 0, "slurmrestd answers, but no slurmctld is UP");
+            st = np_error_set(err, NP_E_SLURM, "ping", 0, 0, "slurmrestd answers, but no slurmctld is UP%s%.200s",
+                              why ? ": " : "", why ? why : "");
     }
     json_decref(j);
     return st;
@@ -457,19 +512,78 @@ static char *rest_job_id(const json_t *v)
     return strdup(s);
 }
 
-enum np_status np_rest_parse_submit(long http, const char *body, size_t len, char **job_id, struct np_error *err)
+void np_rest_submit_reply_free(struct np_rest_submit_reply *r)
 {
-    *job_id = NULL;
+    if (!r)
+        return;
+    free(r->job_id);
+    free(r->notes);
+    free(r->dropped);
+    memset(r, 0, sizeof *r);
+}
+
+/* The request fields warnings[] says were ignored ("Ignoring unknown field "x" ...",
+ * source "#/job/x/"), as "job/x, job/y"; a new string or NULL. */
+static char *rest_dropped(const json_t *j)
+{
+    const json_t *w = json_object_get(j, "warnings");
+    size_t i;
+    const json_t *e;
+    struct np_buf b;
+    np_buf_init(&b);
+    json_array_foreach(w, i, e) {
+        const char *d = json_string_value(json_is_object(e) ? json_object_get(e, "description") : e);
+        if (!d || (!strstr(d, "Ignoring") && !strstr(d, "ignored") && !strstr(d, "nknown field")))
+            continue;
+        const char *src = json_string_value(json_object_get(e, "source"));
+        size_t n = src ? strlen(src) : 0;
+        if (src && strncmp(src, "#/", 2) == 0) {
+            src += 2;
+            n -= 2;
+        }
+        while (n > 0 && src[n - 1] == '/')
+            n--;
+        if (n > 0)
+            np_buf_appendf(&b, "%s%.*s", b.len ? ", " : "", (int)(n > 100 ? 100 : n), src);
+        else
+            np_buf_appendf(&b, "%s\"%.200s\"", b.len ? ", " : "", d);
+    }
+    char *t = np_buf_steal(&b);
+    if (t && !*t) {
+        free(t);
+        t = NULL;
+    }
+    return t;
+}
+
+enum np_status np_rest_parse_submit(long http, const char *body, size_t len, struct np_rest_submit_reply *out,
+                                    struct np_error *err)
+{
+    memset(out, 0, sizeof *out);
     json_t *j = rest_decode(http, body, len, "job/submit", err);
     if (!j)
         return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
-    enum np_status st = rest_check_errors(http, j, "job/submit", err);
-    if (st == NP_OK) {
-        const json_t *id = json_object_get(j, "job_id");
-        if (!id) /* v0.0.39+ also nest it in "result" */
-            id = json_object_get(json_object_get(j, "result"), "job_id");
-        *job_id = rest_job_id(id);
-        if (!*job_id)
+    const json_t *id = json_object_get(j, "job_id");
+    if (!id) /* v0.0.39-v0.0.41 also nest it in "result" */
+        id = json_object_get(json_object_get(j, "result"), "job_id");
+    out->job_id = rest_job_id(id);
+    enum np_status st = NP_OK;
+    if (out->job_id) {
+        /* the job exists: whatever else the reply says is told, not a refusal
+         * (24.11 can answer a job id beside errors[]) */
+        char *w = np_rest_list_text(j, "warnings"), *e = np_rest_errors_text(j);
+        if (w || e) {
+            struct np_buf b;
+            np_buf_init(&b);
+            np_buf_appendf(&b, "%s%s%s%s", w ? w : "", w && e ? "; " : "", e ? "errors: " : "", e ? e : "");
+            out->notes = np_buf_steal(&b);
+        }
+        free(w);
+        free(e);
+        out->dropped = rest_dropped(j);
+    } else {
+        st = rest_check_errors(http, j, "job/submit", err);
+        if (st == NP_OK)
             st = np_error_set(err, NP_E_PARSE, "job/submit", 0, 0,
                               "HTTP %ld: the reply has no usable \"job_id\" (got %s)", http,
                               !id ? "none" : json_is_string(id) ? "a non-numeric string"
@@ -502,6 +616,24 @@ static char *rest_state_text(const json_t *v)
     return t;
 }
 
+/* A reply about a job the controller does not know: HTTP 404 (24.11+) or errors[]
+ * holding only 2017 "Invalid job id specified" (22.05 answers 500), and no job. */
+static int rest_unknown_job(long http, const json_t *j)
+{
+    if (json_array_size(json_object_get(j, "jobs")) > 0)
+        return 0;
+    const json_t *errs = json_object_get(j, "errors");
+    size_t i, n2017 = 0;
+    const json_t *e;
+    json_array_foreach(errs, i, e) {
+        if (json_integer_value(json_object_get(e, "error_number")) == 2017)
+            n2017++;
+    }
+    if (n2017 > 0 && n2017 == json_array_size(errs))
+        return 1;
+    return http == 404 && json_array_size(errs) == 0;
+}
+
 enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char *const *ids, size_t n,
                                   struct np_job_list *out, struct np_error *err)
 {
@@ -509,6 +641,10 @@ enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char 
     json_t *j = rest_decode(http, body, len, "jobs", err);
     if (!j)
         return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
+    if (rest_unknown_job(http, j)) {
+        json_decref(j);
+        return NP_OK;
+    }
     enum np_status st = rest_check_errors(http, j, "jobs", err);
     const json_t *jobs = json_object_get(j, "jobs");
     if (st == NP_OK && !json_is_array(jobs))
@@ -517,11 +653,15 @@ enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char 
     const json_t *e;
     if (st == NP_OK) {
         json_array_foreach(jobs, i, e) {
+            /* an array task of jobs/state is "7_2": never one of ours (nemoperf submits no arrays) */
             char *id = rest_job_id(json_object_get(e, "job_id"));
             int wanted = 0;
             for (size_t k = 0; id && k < n && !wanted; k++)
                 wanted = strcmp(ids[k], id) == 0;
-            char *state = wanted ? rest_state_text(json_object_get(e, "job_state")) : NULL;
+            const json_t *sv = json_object_get(e, "job_state"); /* jobs, job/{id} */
+            if (!sv)
+                sv = json_object_get(e, "state"); /* jobs/state (v0.0.42+) */
+            char *state = wanted ? rest_state_text(sv) : NULL;
             const char *reason = json_string_value(json_object_get(e, "state_reason"));
             if (reason && (!*reason || strcmp(reason, "None") == 0))
                 reason = NULL;
@@ -540,6 +680,57 @@ enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char 
         np_job_list_free(out);
     json_decref(j);
     return st;
+}
+
+/* Compare "v0.0.41" and "v0.0.45" by their numbers (qsort, newest first). */
+static int rest_version_cmp(const void *a, const void *b)
+{
+    unsigned x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+    sscanf(*(const char *const *)a, "v%u.%u.%u", &x[0], &x[1], &x[2]);
+    sscanf(*(const char *const *)b, "v%u.%u.%u", &y[0], &y[1], &y[2]);
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? 1 : -1;
+    return 0;
+}
+
+char *np_rest_openapi_versions(const char *body, size_t len)
+{
+    json_t *j = body && len ? json_loadb(body, len, 0, NULL) : NULL;
+    const json_t *paths = json_object_get(j, "paths");
+    char *found[32];
+    size_t nf = 0;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)paths, key, v) {
+        if (strncmp(key, "/slurm/v", 8) != 0)
+            continue;
+        size_t n = strcspn(key + 7, "/");
+        if (n < 2 || n > 15 || strspn(key + 8, "0123456789.") != n - 1)
+            continue;
+        int seen = 0;
+        for (size_t i = 0; i < nf && !seen; i++)
+            seen = strlen(found[i]) == n && strncmp(found[i], key + 7, n) == 0;
+        if (!seen && nf < sizeof found / sizeof found[0]) {
+            found[nf] = strndup(key + 7, n);
+            if (found[nf])
+                nf++;
+        }
+    }
+    json_decref(j);
+    qsort(found, nf, sizeof found[0], rest_version_cmp);
+    struct np_buf b;
+    np_buf_init(&b);
+    for (size_t i = 0; i < nf; i++) {
+        np_buf_appendf(&b, "%s%s", i ? ", " : "", found[i]);
+        free(found[i]);
+    }
+    char *t = np_buf_steal(&b);
+    if (t && !*t) {
+        free(t);
+        t = NULL;
+    }
+    return t;
 }
 
 /* ---- the backend ---- */
@@ -720,13 +911,20 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
             continue;
         }
         struct np_error why;
-        st = np_rest_parse_ping(http, im->resp.data, im->resp.len, &why);
+        st = np_rest_parse_ping(&rest_apis[i], http, im->resp.data, im->resp.len, &why);
         if (st != NP_OK) {
             np_buf_free(&tried);
             char what[80];
             snprintf(what, sizeof what, "GET /slurm/%s/ping", rest_apis[i].version);
             if (http == 401 || http == 403 || (im->have_token && http >= 500))
                 return rest_refused(im, http, &why, what, err);
+            if (im->have_token && http == 200 && strstr(why.text, "no slurmctld is UP"))
+                /* 24.11+: a token the controller refuses makes its ping fail: "DOWN" */
+                return np_error_set(err, NP_E_SLURM, im->url.display, 0, 0,
+                                    "%s: %s: slurmctld answered no ping made with SLURM_JWT for user %s; either "
+                                    "authentication failed (the token is expired, signed with another key or "
+                                    "issued for another user: get one with `scontrol token`) or slurmctld is down",
+                                    what, why.text, im->user ? im->user : "?");
             return np_error_set(err, st == NP_E_PARSE ? NP_E_PARSE : NP_E_SLURM, im->url.display, 0, 0, "%s: %s",
                                 what, why.text);
         }
@@ -735,12 +933,46 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
         return NP_OK;
     }
     char *t = np_buf_steal(&tried);
+    /* which versions does it serve?  Its OpenAPI document lists their paths */
+    long http = 0;
+    char *served = NULL;
+    struct np_error ignored;
+    if (rest_request(im, "GET", "/openapi/v3", NULL, &http, NULL, &ignored) == NP_OK && http == 200)
+        served = np_rest_openapi_versions(im->resp.data, im->resp.len);
     np_error_set(err, NP_E_HTTP, im->url.display, 0, 0,
-                 "slurmrestd serves none of the API versions nemoperf knows (%s all answered 404); "
-                 "its own list is in GET /openapi/v3 (start slurmrestd with -s openapi/v0.0.38 or newer)",
-                 t ? t : "?");
+                 "slurmrestd serves none of the API versions nemoperf knows (%s all answered 404); it serves %s; "
+                 "start slurmrestd with a version nemoperf knows enabled: -d data_parser/%s (Slurm 23.02 and "
+                 "newer; -d list shows what it has) or -s openapi/v0.0.38 (Slurm 22.05)",
+                 t ? t : "?", served ? served : "no slurm API version its /openapi/v3 document names",
+                 rest_apis[0].version);
+    free(served);
     free(t);
     return NP_E_HTTP;
+}
+
+/* The job exists but without a setting nemoperf asked for (say exclusivity): an
+ * error.  The job is cancelled so that it does not run as it was not meant to; its
+ * id stays in res (the manifest records it) either way. */
+static enum np_status rest_dropped_setting(struct rest_impl *im, struct np_submit_result *res, const char *dropped,
+                                           const char *notes, struct np_error *err)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/slurm/%s/job/%s", im->api->version, res->job_id);
+    long http = 0;
+    struct np_error why;
+    enum np_status st = rest_request(im, "DELETE", path, NULL, &http, NULL, &why);
+    json_t *j = st == NP_OK ? json_loadb(im->resp.data, im->resp.len, 0, NULL) : NULL;
+    char *e = np_rest_errors_text(j);
+    int cancelled = st == NP_OK && http == 200 && !e;
+    json_decref(j);
+    np_error_set(err, NP_E_SLURM, im->url.display, 0, 0,
+                 "slurmrestd (%s) accepted job %s but ignored %s (%s); %s", im->api->version, res->job_id, dropped,
+                 notes ? notes : "", cancelled ? "the job was cancelled"
+                 : "it could not be cancelled: cancel it with `scancel` before launching again");
+    free(e);
+    free(res->message);
+    res->message = strdup(err ? err->text : "setting dropped");
+    return NP_E_SLURM;
 }
 
 static enum np_status rest_submit(struct np_backend *b, const struct np_submit_request *req,
@@ -781,8 +1013,18 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
         return st;
     }
     struct np_error why;
-    st = np_rest_parse_submit(http, im->resp.data, im->resp.len, &res->job_id, &why);
-    if (st != NP_OK) {
+    struct np_rest_submit_reply reply;
+    st = np_rest_parse_submit(http, im->resp.data, im->resp.len, &reply, &why);
+    if (st == NP_OK) {
+        res->job_id = reply.job_id;
+        reply.job_id = NULL;
+        if (reply.dropped)
+            st = rest_dropped_setting(im, res, reply.dropped, reply.notes, err);
+        else if (reply.notes)
+            np_warnf("job %s: slurmrestd (%s) says: %s", res->job_id, im->api->version, reply.notes);
+    }
+    np_rest_submit_reply_free(&reply);
+    if (st != NP_OK && !res->job_id) {
         char what[80];
         snprintf(what, sizeof what, "POST %s", path);
         if (http == 401 || http == 403 || (im->have_token && http >= 500))
@@ -797,6 +1039,37 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     return st;
 }
 
+/* One GET of job states; its jobs appended to out. */
+static enum np_status rest_query_one(struct rest_impl *im, const char *path, char *const *ids, size_t n,
+                                     struct np_job_list *out, struct np_error *err)
+{
+    long http = 0;
+    enum np_status st = rest_request(im, "GET", path, NULL, &http, NULL, err);
+    if (st != NP_OK)
+        return st;
+    struct np_error why;
+    struct np_job_list got;
+    st = np_rest_parse_jobs(http, im->resp.data, im->resp.len, ids, n, &got, &why);
+    if (st != NP_OK) {
+        char what[80];
+        snprintf(what, sizeof what, "GET %.70s", path);
+        if (http == 401 || http == 403 || (im->have_token && http >= 500))
+            return rest_refused(im, http, &why, what, err);
+        return np_error_set(err, st == NP_E_NOMEM ? NP_E_NOMEM : NP_E_SLURM, im->url.display, 0, 0, "%s: %s", what,
+                            why.text);
+    }
+    for (size_t i = 0; i < got.n && st == NP_OK; i++)
+        if (np_job_list_add(out, got.jobs[i].job_id, got.jobs[i].state, got.jobs[i].reason) != 0)
+            st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    np_job_list_free(&got);
+    return st;
+}
+
+#define REST_STATE_IDS 64 /* job ids per jobs/state request (keeps the URL short) */
+
+/* Only the jobs asked for: GET jobs/state?job_id=A&job_id=B (v0.0.42+; the
+ * parameter is repeated, a comma list is refused) in groups, or GET job/{id} for
+ * each job on older versions.  Never GET jobs (every job of the cluster). */
 static enum np_status rest_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
                                  struct np_error *err)
 {
@@ -804,25 +1077,30 @@ static enum np_status rest_query(struct np_backend *b, char *const *ids, size_t 
     memset(out, 0, sizeof *out);
     if (n == 0)
         return NP_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!ids[i] || !*ids[i] || strlen(ids[i]) > 20 || strspn(ids[i], "0123456789") != strlen(ids[i]))
+            return np_error_set(err, NP_E_INVALID, "slurmrestd", 0, 0, "%.40s: not a job id", ids[i] ? ids[i] : "");
     enum np_status st = np_slurm_rest_connect(b, err);
-    if (st != NP_OK)
-        return st;
-    char path[64];
-    snprintf(path, sizeof path, "/slurm/%s/jobs", im->api->version);
-    long http = 0;
-    if ((st = rest_request(im, "GET", path, NULL, &http, NULL, err)) != NP_OK)
-        return st;
-    struct np_error why;
-    st = np_rest_parse_jobs(http, im->resp.data, im->resp.len, ids, n, out, &why);
-    if (st != NP_OK) {
-        char what[80];
-        snprintf(what, sizeof what, "GET %s", path);
-        if (http == 401 || http == 403 || (im->have_token && http >= 500))
-            return rest_refused(im, http, &why, what, err);
-        return np_error_set(err, st == NP_E_NOMEM ? NP_E_NOMEM : NP_E_SLURM, im->url.display, 0, 0, "%s: %s", what,
-                            why.text);
+    for (size_t i = 0; st == NP_OK && i < n;) {
+        struct np_buf p;
+        np_buf_init(&p);
+        size_t k = i;
+        if (im->api->query == NP_REST_QUERY_STATE) {
+            np_buf_appendf(&p, "/slurm/%s/jobs/state", im->api->version);
+            for (; k < n && k - i < REST_STATE_IDS; k++)
+                np_buf_appendf(&p, "%cjob_id=%s", k == i ? '?' : '&', ids[k]);
+        } else {
+            np_buf_appendf(&p, "/slurm/%s/job/%s", im->api->version, ids[k++]);
+        }
+        char *path = np_buf_steal(&p);
+        st = path ? rest_query_one(im, path, ids + i, k - i, out, err)
+                  : np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+        free(path);
+        i = k;
     }
-    return NP_OK;
+    if (st != NP_OK)
+        np_job_list_free(out);
+    return st;
 }
 
 enum np_status np_slurm_rest_get(struct np_backend *b, const char *what, long *http, char **body, size_t *len,

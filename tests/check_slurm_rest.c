@@ -1,9 +1,10 @@
 /* check_slurm_rest.c - the slurmrestd backend: version table, URL, job description, replies.
  *
- * Replies recorded from the local slurmrestd 22.05 (tests/data/rest/) plus malformed and
- * unexpected ones (clear error, no crash); the job description field by field for v0.0.38
- * and v0.0.40; connect failures on local sockets: nothing listening (retried) and a peer
- * closing after accepting (never retried: a request is not sent twice).
+ * Replies recorded from the local slurmrestd 22.05, 24.11 and 26.05 (tests/data/rest/, every
+ * version v0.0.38, v0.0.40 ... v0.0.45) plus malformed and unexpected ones (clear error, no
+ * crash); the job description field by field for v0.0.38, v0.0.40 and v0.0.45; connect
+ * failures on local sockets: nothing listening (retried) and a peer closing after accepting
+ * (never retried: a request is not sent twice).
  */
 #include <check.h>
 #include <errno.h>
@@ -65,15 +66,27 @@ START_TEST(test_api_table)
 {
     size_t n = 0;
     const struct np_rest_api *t = np_rest_apis(&n);
-    ck_assert_uint_ge(n, 4);
-    ck_assert_str_eq(t[0].version, "v0.0.41");
+    ck_assert_uint_eq(n, 8);
+    ck_assert_str_eq(t[0].version, "v0.0.45");
     ck_assert_str_eq(t[n - 1].version, "v0.0.38");
     for (size_t i = 1; i < n; i++) /* newest first */
         ck_assert_int_gt(strcmp(t[i - 1].version, t[i].version), 0);
+    for (size_t i = 0; i < n; i++) {
+        /* exclusivity from v0.0.39 on is "shared":["none"] ("exclusive" is unknown from v0.0.42) */
+        ck_assert_int_eq(t[i].exclusive, strcmp(t[i].version, "v0.0.38") == 0 ? NP_REST_EXCL_STRING
+                                                                                : NP_REST_EXCL_SHARED);
+        ck_assert_int_eq(t[i].query, strcmp(t[i].version, "v0.0.42") >= 0 ? NP_REST_QUERY_STATE : NP_REST_QUERY_JOB);
+        if (!t[i].tested)
+            continue;
+        /* a version tested against a real slurmrestd has its recorded ping */
+        char path[128];
+        snprintf(path, sizeof path, DATA "%s-ping.json", t[i].version);
+        ck_assert_msg(access(path, R_OK) == 0, "%s: no recorded ping", path);
+    }
     const struct np_rest_api *a = np_rest_api_find("v0.0.38");
     ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq(a->tested, 1);
-    ck_assert_str_eq(a->exclusive, "exclusive");
+    ck_assert_str_eq(a->tested, "22.05");
+    ck_assert_ptr_null(np_rest_api_find("v0.0.39")->tested); /* Slurm 23.02: not available here */
     ck_assert_ptr_null(np_rest_api_find("v0.0.37"));
     ck_assert_ptr_null(np_rest_api_find(NULL));
 }
@@ -220,6 +233,11 @@ START_TEST(test_body_newer_and_minimal)
                      NP_OK);
     json_t *job = json_object_get(body, "job");
     ck_assert_ptr_null(json_object_get(job, "nodes"));
+    ck_assert_ptr_null(json_object_get(job, "exclusive")); /* deprecated in v0.0.40, unknown from v0.0.42 */
+    json_t *shared = json_object_get(job, "shared");
+    ck_assert(json_is_array(shared) && json_array_size(shared) == 1);
+    ck_assert_str_eq(json_string_value(json_array_get(shared, 0)), "none");
+    ck_assert_str_eq(json_string_value(json_object_get(body, "script")), "s"); /* top level up to v0.0.40 */
     ck_assert_int_eq(json_integer_value(json_object_get(job, "minimum_nodes")), 1);
     ck_assert_int_eq(json_integer_value(json_object_get(job, "maximum_nodes")), 1);
     json_t *tl = json_object_get(job, "time_limit");
@@ -240,6 +258,15 @@ START_TEST(test_body_newer_and_minimal)
         ck_assert_ptr_nonnull(strchr(json_string_value(e), '='));
         ck_assert(strncmp(json_string_value(e), "HF_TOKEN=", 9) != 0); /* not set: not sent */
     }
+    json_decref(body);
+    /* v0.0.45: the script inside the job (the top-level one is deprecated from v0.0.41) */
+    ck_assert_int_eq(np_rest_job_body(np_rest_api_find("v0.0.45"), c, "s", np_env_list, (void *)noenv, &body, &err),
+                     NP_OK);
+    job = json_object_get(body, "job");
+    ck_assert_ptr_null(json_object_get(body, "script"));
+    ck_assert_str_eq(json_string_value(json_object_get(job, "script")), "s");
+    ck_assert_str_eq(json_string_value(json_array_get(json_object_get(job, "shared"), 0)), "none");
+    ck_assert_ptr_null(json_object_get(job, "exclusive"));
     json_decref(body);
     np_launch_plan_free(&plan);
 }
@@ -283,32 +310,227 @@ END_TEST
 
 /* ---- replies ---- */
 
+/* A recorded reply of tests/data/rest/ (record.sh): body and HTTP status. */
+static char *recorded(const char *version, const char *name, long *http, size_t *len)
+{
+    char path[256];
+    snprintf(path, sizeof path, DATA "%s-%s.http", version, name);
+    size_t hl;
+    char *h = slurp(path, &hl);
+    *http = strtol(h, NULL, 10);
+    free(h);
+    ck_assert_msg(*http >= 200 && *http < 600, "%s", path);
+    snprintf(path, sizeof path, DATA "%s-%s.json", version, name);
+    return slurp(path, len);
+}
+
+static const char *const recorded_versions[] = {"v0.0.45", "v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40",
+                                                NULL};
+
+/* Every version of 24.11 and 26.05: ping UP and DOWN in its own form, submit (a job
+ * id; a field it does not know: the job exists but the setting is reported dropped),
+ * environment missing (refused), the state of our job and of an unknown job. */
+START_TEST(test_recorded_versions)
+{
+    for (size_t v = 0; recorded_versions[v]; v++) {
+        const char *ver = recorded_versions[v];
+        const struct np_rest_api *api = np_rest_api_find(ver);
+        ck_assert_ptr_nonnull(api);
+        long http;
+        size_t n;
+        struct np_error err;
+        char *b = recorded(ver, "ping", &http, &n);
+        ck_assert_msg(np_rest_parse_ping(api, http, b, n, &err) == NP_OK, "%s: %s", ver, err.text);
+        free(b);
+        b = recorded(ver, "ping-down", &http, &n);
+        ck_assert_int_eq(http, 200);
+        ck_assert_msg(np_rest_parse_ping(api, http, b, n, &err) == NP_E_SLURM, "%s: DOWN taken as up", ver);
+        ck_assert_msg(strstr(err.text, "no slurmctld is UP"), "%s: %s", ver, err.text);
+        if (api->ping == NP_REST_PING_RESPONDING && !strstr(b, "\"pinged\"")) /* v0.0.45 says why */
+            ck_assert_msg(strstr(err.text, "UP: Unable to contact slurm controller"), "%s: %s", ver, err.text);
+        free(b);
+
+        struct np_rest_submit_reply r;
+        b = recorded(ver, "submit-ok", &http, &n);
+        ck_assert_msg(np_rest_parse_submit(http, b, n, &r, &err) == NP_OK, "%s: %s", ver, err.text);
+        ck_assert_ptr_nonnull(r.job_id);
+        char ours[32];
+        snprintf(ours, sizeof ours, "%s", r.job_id);
+        ck_assert_ptr_null(r.notes);
+        ck_assert_ptr_null(r.dropped);
+        np_rest_submit_reply_free(&r);
+        free(b);
+        b = recorded(ver, "submit-unknown-field", &http, &n);
+        ck_assert_int_eq(np_rest_parse_submit(http, b, n, &r, &err), NP_OK);
+        ck_assert_ptr_nonnull(r.job_id);
+        ck_assert_msg(r.dropped && strcmp(r.dropped, "job/nemoperf_no_such_field") == 0, "%s: dropped %s", ver,
+                      r.dropped ? r.dropped : "(none)");
+        ck_assert_msg(r.notes && strstr(r.notes, "Ignoring unknown field \"nemoperf_no_such_field\""), "%s", ver);
+        np_rest_submit_reply_free(&r);
+        free(b);
+        b = recorded(ver, "submit-partition-down", &http, &n);
+        ck_assert_int_eq(np_rest_parse_submit(http, b, n, &r, &err), NP_OK);
+        ck_assert_ptr_nonnull(r.job_id);
+        np_rest_submit_reply_free(&r);
+        free(b);
+        b = recorded(ver, "submit-error-noenv", &http, &n);
+        ck_assert_int_ge(http, 400);
+        ck_assert_int_eq(np_rest_parse_submit(http, b, n, &r, &err), NP_E_SLURM);
+        ck_assert_ptr_null(r.job_id);
+        /* 26.05: 422 "Environment is missing in job" (2127); 24.11: 500, reported as 2019 */
+        ck_assert_msg(strstr(err.text, "Batch job submission failed: ") &&
+                          (strstr(err.text, "Environment is missing in job (code 2127)") ||
+                           strstr(err.text, "I/O error writing script/environment to file (code 2019)")),
+                      "%s: %s", ver, err.text);
+        free(b);
+
+        /* our job's state; the unknown job is absent, not an error */
+        char *ids[] = {ours, (char *)"999999"};
+        struct np_job_list l;
+        int state = api->query == NP_REST_QUERY_STATE;
+        b = recorded(ver, state ? "jobs-state" : "job", &http, &n);
+        ck_assert_msg(np_rest_parse_jobs(http, b, n, ids, 2, &l, &err) == NP_OK, "%s: %s", ver, err.text);
+        ck_assert_uint_eq(l.n, 1);
+        ck_assert_str_eq(l.jobs[0].job_id, ours);
+        ck_assert_msg(strcmp(l.jobs[0].state, "RUNNING") == 0 || strcmp(l.jobs[0].state, "PENDING") == 0, "%s: %s",
+                      ver, l.jobs[0].state);
+        np_job_list_free(&l);
+        free(b);
+        b = recorded(ver, state ? "jobs-state-unknown" : "job-unknown", &http, &n);
+        ck_assert_int_eq(http, state ? 200 : 404);
+        ck_assert_msg(np_rest_parse_jobs(http, b, n, ids + 1, 1, &l, &err) == NP_OK, "%s: %s", ver, err.text);
+        ck_assert_uint_eq(l.n, 0);
+        free(b);
+    }
+}
+END_TEST
+
+/* Array jobs: jobs/state lists the tasks of an array asked for as "7_2" (never taken
+ * for job 7); job/{id} of an array gives its records with numeric ids and times in the
+ * {set,infinite,number} form. */
+START_TEST(test_recorded_arrays)
+{
+    long http;
+    size_t n;
+    struct np_error err;
+    struct np_job_list l;
+    char *b = recorded("v0.0.45", "jobs-state", &http, &n);
+    json_t *j = json_loads(b, 0, NULL);
+    size_t i;
+    json_t *e;
+    int tasks = 0;
+    json_array_foreach(json_object_get(j, "jobs"), i, e) {
+        const char *id = json_string_value(json_object_get(e, "job_id"));
+        ck_assert_ptr_nonnull(id);
+        if (!strchr(id, '_'))
+            continue;
+        tasks++;
+        char base[32];
+        snprintf(base, sizeof base, "%.*s", (int)strcspn(id, "_"), id);
+        char *ids[] = {base};
+        ck_assert_int_eq(np_rest_parse_jobs(http, b, n, ids, 1, &l, &err), NP_OK);
+        ck_assert_uint_eq(l.n, 0);
+    }
+    ck_assert_int_ge(tasks, 2);
+    json_decref(j);
+    free(b);
+    b = recorded("v0.0.40", "job-array", &http, &n);
+    j = json_loads(b, 0, NULL);
+    json_t *first = json_array_get(json_object_get(j, "jobs"), 0);
+    ck_assert(json_is_object(json_object_get(first, "array_job_id"))); /* {set,infinite,number} */
+    ck_assert(json_is_object(json_object_get(first, "time_limit")));
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(first, "job_id")));
+    char *ids[] = {id};
+    ck_assert_int_eq(np_rest_parse_jobs(http, b, n, ids, 1, &l, &err), NP_OK);
+    ck_assert_uint_ge(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].job_id, id);
+    ck_assert_str_eq(l.jobs[0].state, json_string_value(json_array_get(json_object_get(first, "job_state"), 0)));
+    np_job_list_free(&l);
+    json_decref(j);
+    free(b);
+}
+END_TEST
+
+/* Warnings that are not a dropped setting: said, the job recorded; a job id beside
+ * errors[]: the job exists. */
+START_TEST(test_recorded_warnings)
+{
+    long http;
+    size_t n;
+    struct np_error err;
+    struct np_rest_submit_reply r;
+    char *b = recorded("v0.0.40", "submit-plain-number", &http, &n);
+    ck_assert_int_eq(np_rest_parse_submit(http, b, n, &r, &err), NP_OK);
+    ck_assert_ptr_nonnull(r.job_id);
+    ck_assert_ptr_null(r.dropped);
+    ck_assert_msg(r.notes && strstr(r.notes, "Expected OpenAPI type=object"), "%s", r.notes ? r.notes : "(none)");
+    np_rest_submit_reply_free(&r);
+    free(b);
+    /* v0.0.41-submit-id-and-errors.json is v0.0.41-submit-ok.json with an errors[] entry added by
+     * hand, as jobs.c adds one beside the job id (see tests/data/rest/README) */
+    b = recorded("v0.0.41", "submit-id-and-errors", &http, &n);
+    ck_assert_int_eq(np_rest_parse_submit(http, b, n, &r, &err), NP_OK);
+    ck_assert_ptr_nonnull(r.job_id);
+    ck_assert_msg(r.notes && strstr(r.notes, "errors: Unexpected failure (code 5000)"), "%s", r.notes ? r.notes : "");
+    np_rest_submit_reply_free(&r);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_openapi_versions)
+{
+    size_t n;
+    char *b = slurp(DATA "slurm-24.11-openapi-paths.json", &n);
+    char *v = np_rest_openapi_versions(b, n);
+    ck_assert_str_eq(v, "v0.0.42, v0.0.41, v0.0.40");
+    free(v);
+    free(b);
+    const char *doc = "{\"paths\":{\"/slurm/v0.0.9/ping\":{},\"/slurm/v0.0.47/jobs\":{},\"/slurmdb/v0.0.46/x\":{},"
+                      "\"/slurm/v0.0.47/ping\":{},\"/slurm/vx/y\":{},\"/slurm/v0.0.100/ping\":{}}}";
+    v = np_rest_openapi_versions(doc, strlen(doc));
+    ck_assert_str_eq(v, "v0.0.100, v0.0.47, v0.0.9");
+    free(v);
+    ck_assert_ptr_null(np_rest_openapi_versions("{}", 2));
+    ck_assert_ptr_null(np_rest_openapi_versions("not json", 8));
+    ck_assert_ptr_null(np_rest_openapi_versions(NULL, 0));
+}
+END_TEST
+
 START_TEST(test_recorded_ping)
 {
     size_t n;
     struct np_error err;
     char *b = slurp(DATA "v0.0.38-ping.json", &n);
-    ck_assert_int_eq(np_rest_parse_ping(200, b, n, &err), NP_OK);
+    const struct np_rest_api *v38 = np_rest_api_find("v0.0.38");
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, b, n, &err), NP_OK);
     free(b);
     b = slurp(DATA "v0.0.41-ping-404.txt", &n);
-    ck_assert_int_eq(np_rest_parse_ping(404, b, n, &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_ping(np_rest_api_find("v0.0.41"), 404, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 404: Unable find requested URL"), "%s", err.text);
     free(b);
     b = slurp(DATA "v0.0.38-ping-badtoken.json", &n);
-    ck_assert_int_eq(np_rest_parse_ping(500, b, n, &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 500, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "slurmctld config is unable to load"), "%s", err.text);
     free(b);
     b = slurp(DATA "v0.0.38-ping-noauth-401.txt", &n);
-    ck_assert_int_eq(np_rest_parse_ping(401, b, n, &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 401, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 401: Authentication failure"), "%s", err.text);
     free(b);
+    /* 22.05 with slurmctld stopped: HTTP 500 and an error (recorded) */
+    b = slurp(DATA "v0.0.38-ping-down.json", &n);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 500, b, n, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "HTTP 500: slurmctld config is unable to load"), "%s", err.text);
+    free(b);
     const char *down = "{\"errors\":[],\"pings\":[{\"hostname\":\"a\",\"ping\":\"DOWN\"}]}";
-    ck_assert_int_eq(np_rest_parse_ping(200, down, strlen(down), &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, down, strlen(down), &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "no slurmctld is UP"), "%s", err.text);
     const char *newer = "{\"pings\":[{\"hostname\":\"a\",\"responding\":true}],\"errors\":[]}";
-    ck_assert_int_eq(np_rest_parse_ping(200, newer, strlen(newer), &err), NP_OK);
+    ck_assert_int_eq(np_rest_parse_ping(NULL, 200, newer, strlen(newer), &err), NP_OK);
+    /* the version's own form: an entry without it is not up */
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, newer, strlen(newer), &err), NP_E_SLURM);
     const char *nopings = "{\"errors\":[]}";
-    ck_assert_int_eq(np_rest_parse_ping(200, nopings, strlen(nopings), &err), NP_E_PARSE);
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, nopings, strlen(nopings), &err), NP_E_PARSE);
 }
 END_TEST
 
@@ -316,11 +538,14 @@ START_TEST(test_recorded_submit)
 {
     size_t n;
     struct np_error err;
-    char *id = NULL;
+    struct np_rest_submit_reply r;
     char *b = slurp(DATA "v0.0.38-submit-ok.json", &n);
-    ck_assert_int_eq(np_rest_parse_submit(200, b, n, &id, &err), NP_OK);
-    ck_assert_str_eq(id, "86");
-    free(id);
+    ck_assert_int_eq(np_rest_parse_submit(200, b, n, &r, &err), NP_OK);
+    ck_assert_str_eq(r.job_id, "86");
+    ck_assert_ptr_null(r.notes);
+    np_rest_submit_reply_free(&r);
+    np_rest_submit_reply_free(&r); /* twice is harmless */
+    np_rest_submit_reply_free(NULL);
     free(b);
     static const struct {
         const char *file;
@@ -340,9 +565,8 @@ START_TEST(test_recorded_submit)
         char path[256];
         snprintf(path, sizeof path, DATA "%s", bad[i].file);
         b = slurp(path, &n);
-        id = (char *)"x";
-        ck_assert_int_eq(np_rest_parse_submit(bad[i].http, b, n, &id, &err), NP_E_SLURM);
-        ck_assert_ptr_null(id);
+        ck_assert_int_eq(np_rest_parse_submit(bad[i].http, b, n, &r, &err), NP_E_SLURM);
+        ck_assert_ptr_null(r.job_id);
         for (size_t k = 0; k < 3 && bad[i].pieces[k]; k++)
             ck_assert_msg(strstr(err.text, bad[i].pieces[k]), "%s: want \"%s\" in \"%s\"", bad[i].file,
                           bad[i].pieces[k], err.text);
@@ -351,7 +575,7 @@ START_TEST(test_recorded_submit)
     /* errors[] in a 200 reply is a refusal too */
     const char *e200 = "{\"errors\":[{\"error\":\"Job violates accounting/QOS policy\",\"error_code\":2050}],"
                        "\"job_id\":0}";
-    ck_assert_int_eq(np_rest_parse_submit(200, e200, strlen(e200), &id, &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_submit(200, e200, strlen(e200), &r, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 200: Job violates accounting/QOS policy (code 2050)"), "%s", err.text);
 }
 END_TEST
@@ -379,8 +603,8 @@ START_TEST(test_malformed_submit)
         {"{\"job_id\":[7]}", 0, 200, NP_E_PARSE, "another type"},
         {"{\"job_id\":7,\"job_id\":8}", 0, 200, NP_E_PARSE, "duplicate"},
         {"{\"errors\":\"oops\"}", 0, 200, NP_E_PARSE, "no usable"},        /* errors of the wrong type: ignored */
-        {"{\"errors\":[1,null,{}],\"job_id\":3}", 0, 200, NP_E_SLURM, "3 errors without a readable text"},
-        {"{\"errors\":[{\"description\":5,\"error\":[]}],\"job_id\":3}", 0, 200, NP_E_SLURM, "without a readable"},
+        {"{\"errors\":[1,null,{}],\"job_id\":0}", 0, 200, NP_E_SLURM, "3 errors without a readable text"},
+        {"{\"errors\":[{\"description\":5,\"error\":[]}]}", 0, 200, NP_E_SLURM, "1 error without a readable"},
         {"{\"errors\":[\"plain text error\"]}", 0, 500, NP_E_SLURM, "HTTP 500: plain text error"},
         {"<html><body>502 Bad Gateway</body></html>", 0, 502, NP_E_SLURM, "HTTP 502: <html><body>502 Bad"},
         {"{\"job_id\":\x00 5}", 13, 200, NP_E_PARSE, "not JSON"},
@@ -389,11 +613,11 @@ START_TEST(test_malformed_submit)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct np_error err;
-        char *id = NULL;
+        struct np_rest_submit_reply r;
         size_t len = cases[i].len ? cases[i].len : strlen(cases[i].body);
-        enum np_status st = np_rest_parse_submit(cases[i].http, cases[i].body, len, &id, &err);
+        enum np_status st = np_rest_parse_submit(cases[i].http, cases[i].body, len, &r, &err);
         ck_assert_msg(st == cases[i].st, "case %zu: status %d, want %d (%s)", i, st, cases[i].st, err.text);
-        ck_assert_ptr_null(id);
+        ck_assert_ptr_null(r.job_id);
         ck_assert_msg(strstr(err.text, cases[i].piece), "case %zu: want \"%s\" in \"%s\"", i, cases[i].piece, err.text);
     }
     /* a nested document far deeper than any reply: refused by the parser, no crash */
@@ -404,10 +628,17 @@ START_TEST(test_malformed_submit)
     memset(deep + depth, ']', depth);
     deep[2 * depth] = '\0';
     struct np_error err;
-    char *id = NULL;
-    ck_assert_int_eq(np_rest_parse_submit(200, deep, 2 * depth, &id, &err), NP_E_PARSE);
+    struct np_rest_submit_reply r;
+    ck_assert_int_eq(np_rest_parse_submit(200, deep, 2 * depth, &r, &err), NP_E_PARSE);
     free(deep);
-    ck_assert_int_eq(np_rest_parse_submit(200, NULL, 0, &id, &err), NP_E_PARSE);
+    ck_assert_int_eq(np_rest_parse_submit(200, NULL, 0, &r, &err), NP_E_PARSE);
+    /* a job id beside unreadable errors: the job exists, the errors are told */
+    const char *odd = "{\"errors\":[1,null,{}],\"job_id\":3,\"warnings\":[{\"description\":\"w\"}]}";
+    ck_assert_int_eq(np_rest_parse_submit(500, odd, strlen(odd), &r, &err), NP_OK);
+    ck_assert_str_eq(r.job_id, "3");
+    ck_assert_str_eq(r.notes, "w; errors: the reply lists 3 errors without a readable text");
+    ck_assert_ptr_null(r.dropped);
+    np_rest_submit_reply_free(&r);
 }
 END_TEST
 
@@ -432,12 +663,15 @@ START_TEST(test_recorded_jobs)
     ck_assert_str_eq(l.jobs[0].job_id, "12");
     np_job_list_free(&l);
     free(b);
+    /* an unknown job (22.05: HTTP 500 with error 2017) is absent, not an error */
     b = slurp(DATA "v0.0.38-job-unknown.json", &n);
-    ck_assert_int_eq(np_rest_parse_jobs(500, b, n, ids, 1, &l, &err), NP_E_SLURM);
-    ck_assert_msg(strstr(err.text, "Unable to find JobId=999999: Invalid job id specified (code 2017)"), "%s",
-                  err.text);
+    ck_assert_int_eq(np_rest_parse_jobs(500, b, n, ids + 3, 1, &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 0);
     free(b);
+    /* other errors beside 2017 are errors */
+    const char *mixed = "{\"jobs\":[],\"errors\":[{\"error_number\":2017},{\"error\":\"boom\",\"error_number\":1}]}";
+    ck_assert_int_eq(np_rest_parse_jobs(500, mixed, strlen(mixed), ids, 1, &l, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "boom (code 1)"), "%s", err.text);
 }
 END_TEST
 
@@ -498,7 +732,8 @@ static enum np_status submit_to(const char *url, const char *token, int retries,
     struct np_submit_request req = {.script_path = "x", .script_text = "#!/bin/bash\n", .workdir = stage,
                                     .job_name = "j", .config = &plan.jobs[0]};
     enum np_status st = be.submit(&be, &req, res, err);
-    ck_assert_ptr_null(np_slurm_rest_api(&be));
+    if (st == NP_E_HTTP) /* no version found */
+        ck_assert_ptr_null(np_slurm_rest_api(&be));
     np_backend_free(&be);
     np_launch_plan_free(&plan);
     return st;
@@ -576,9 +811,214 @@ START_TEST(test_never_resent)
     ssize_t got = read(pfd[0], buf, sizeof buf);
     close(pfd[0]);
     ck_assert_int_eq(got, 1); /* one connection: not retried after the request may have been sent */
-    ck_assert_msg(strstr(err.text, "GET /slurm/v0.0.41/ping"), "%s", err.text);
+    ck_assert_msg(strstr(err.text, "GET /slurm/v0.0.45/ping"), "%s", err.text);
     ck_assert_ptr_null(strstr(err.text, "SECRET"));
     np_submit_result_free(&res);
+}
+END_TEST
+
+/* ---- a scripted server (fault injection: replies real slurmrestd does not give on demand) ---- */
+
+struct canned {
+    const char *request; /* "GET /slurm/v0.0.45/ping" */
+    int status;
+    const char *body;
+};
+
+/* Serve each connection's requests from the table (404 otherwise); every request line
+ * is written to the pipe fd log, one per line. */
+static void canned_serve(int lfd, const struct canned *c, int log)
+{
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            _exit(0);
+        char buf[65536];
+        size_t got = 0;
+        for (;;) { /* requests on this connection */
+            char *end;
+            while (!(end = memmem(buf, got, "\r\n\r\n", 4))) {
+                ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+                if (r <= 0)
+                    goto next;
+                got += (size_t)r;
+            }
+            buf[got] = '\0';
+            size_t head = (size_t)(end + 4 - buf), clen = 0;
+            char *cl = strcasestr(buf, "Content-Length:");
+            if (cl && cl < end)
+                clen = strtoul(cl + 15, NULL, 10);
+            while (got < head + clen) {
+                ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+                if (r <= 0)
+                    goto next;
+                got += (size_t)r;
+            }
+            char line[256];
+            snprintf(line, sizeof line, "%.*s", (int)strcspn(buf, "\r"), buf);
+            char *sp = strrchr(line, ' '); /* drop " HTTP/1.1" */
+            if (sp)
+                *sp = '\0';
+            (void)!write(log, line, strlen(line));
+            (void)!write(log, "\n", 1);
+            int status = 404;
+            const char *body = "not found";
+            for (size_t i = 0; c[i].request; i++)
+                if (strcmp(c[i].request, line) == 0) {
+                    status = c[i].status;
+                    body = c[i].body;
+                }
+            char out[8192];
+            int n = snprintf(out, sizeof out, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+                             "Content-Length: %zu\r\n\r\n%s", status, strlen(body), body);
+            (void)!write(fd, out, (size_t)n);
+            memmove(buf, buf + head + clen, got - head - clen);
+            got -= head + clen;
+        }
+    next:
+        close(fd);
+    }
+}
+
+/* Against a canned server: submit one job (res) or, with ids, ask for their states
+ * (out); the requests it saw in log (caller frees). */
+static enum np_status canned_run(const struct canned *c, struct np_submit_result *res, char *const *ids, size_t n,
+                                 struct np_job_list *out, struct np_error *err, char **log)
+{
+    char path[64];
+    snprintf(path, sizeof path, "%s/canned.sock", stage);
+    int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(listen(lfd, 8), 0);
+    int pfd[2];
+    ck_assert_int_eq(pipe(pfd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        canned_serve(lfd, c, pfd[1]);
+    }
+    close(lfd);
+    close(pfd[1]);
+    char url[80];
+    snprintf(url, sizeof url, "unix:%s", path);
+    enum np_status st;
+    if (res) {
+        st = submit_to(url, NULL, -1, res, err);
+    } else {
+        struct np_slurm_rest_opts o = {.url = url, .connect_retries = -1, .timeout_s = 5};
+        struct np_backend be;
+        ck_assert_int_eq(np_slurm_rest_backend(&be, &o, err), NP_OK);
+        st = be.query(&be, ids, n, out, err);
+        np_backend_free(&be);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    char *b = calloc(1, 4096);
+    ck_assert(b);
+    ck_assert_int_ge(read(pfd[0], b, 4095), 0);
+    close(pfd[0]);
+    unlink(path);
+    *log = b;
+    return st;
+}
+
+/* A setting the server ignored (only a warning, as v0.0.42+ does with "exclusive"): an
+ * error, the job (which exists) cancelled, its id kept. */
+START_TEST(test_dropped_setting)
+{
+    static const struct canned c[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":77,\"errors\":[],\"warnings\":[{\"description\":\"Ignoring unknown field \\\"shared\\\" of "
+         "type list in DATA_PARSER_JOB_DESC_MSG\",\"source\":\"#/job/shared/\"}]}"},
+        {"DELETE /slurm/v0.0.45/job/77", 200, "{\"status\":[],\"errors\":[],\"warnings\":[]}"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(res.job_id, "77");
+    ck_assert_msg(strstr(err.text, "accepted job 77 but ignored job/shared") && strstr(err.text, "the job was cancelled"),
+                  "%s", err.text);
+    ck_assert_ptr_nonnull(res.message);
+    ck_assert_msg(strstr(log, "POST /slurm/v0.0.45/job/submit\nDELETE /slurm/v0.0.45/job/77\n"), "%s", log);
+    np_submit_result_free(&res);
+    free(log);
+    /* a warning that is not a dropped setting: the job is simply submitted */
+    static const struct canned w[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":78,\"errors\":[],\"warnings\":[{\"description\":\"something to know\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(w, &res, NULL, 0, NULL, &err, &log), NP_OK);
+    ck_assert_str_eq(res.job_id, "78");
+    ck_assert_ptr_null(strstr(log, "DELETE"));
+    np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
+/* --wait asks only for its own jobs: jobs/state with the repeated job_id parameter
+ * (v0.0.42+), job/{id} per job before; never GET jobs (the whole queue). */
+START_TEST(test_query_own_jobs)
+{
+    static const struct canned c45[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs/state?job_id=5&job_id=6", 200,
+         "{\"jobs\":[{\"job_id\":\"5\",\"state\":[\"RUNNING\"]},{\"job_id\":\"6\",\"state\":[\"PENDING\"]}],"
+         "\"errors\":[]}"},
+        {NULL, 0, NULL}};
+    static const struct canned c41[] = {
+        {"GET /slurm/v0.0.41/ping", 200, "{\"pings\":[{\"pinged\":\"UP\"}]}"},
+        {"GET /slurm/v0.0.41/job/5", 200, "{\"jobs\":[{\"job_id\":5,\"job_state\":[\"COMPLETED\"]}]}"},
+        {"GET /slurm/v0.0.41/job/6", 404,
+         "{\"jobs\":[],\"errors\":[{\"error_number\":2017,\"error\":\"Invalid job id specified\"}]}"},
+        {NULL, 0, NULL}};
+    char *ids[] = {(char *)"5", (char *)"6"};
+    struct np_job_list l;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(c45, NULL, ids, 2, &l, &err, &log), NP_OK);
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.jobs[1].state, "PENDING");
+    ck_assert_str_eq(log, "GET /slurm/v0.0.45/ping\nGET /slurm/v0.0.45/jobs/state?job_id=5&job_id=6\n");
+    np_job_list_free(&l);
+    free(log);
+    ck_assert_int_eq(canned_run(c41, NULL, ids, 2, &l, &err, &log), NP_OK);
+    ck_assert_uint_eq(l.n, 1); /* 6 is unknown: absent */
+    ck_assert_str_eq(l.jobs[0].state, "COMPLETED");
+    ck_assert_msg(strstr(log, "GET /slurm/v0.0.41/job/5\nGET /slurm/v0.0.41/job/6\n") && !strstr(log, "/jobs"), "%s",
+                  log);
+    np_job_list_free(&l);
+    free(log);
+    char *bad[] = {(char *)"5&x=1"};
+    ck_assert_int_eq(canned_run(c45, NULL, bad, 1, &l, &err, &log), NP_E_INVALID);
+    ck_assert_ptr_null(strstr(log, "jobs/state"));
+    free(log);
+}
+END_TEST
+
+/* No known version served: the message names what is served and how to enable one. */
+START_TEST(test_unknown_versions)
+{
+    static const struct canned c[] = {
+        {"GET /openapi/v3", 200, "{\"paths\":{\"/slurm/v0.0.47/ping\":{},\"/slurm/v0.0.46/ping\":{}}}"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_HTTP);
+    ck_assert_msg(strstr(err.text, "v0.0.45, v0.0.44, v0.0.43, v0.0.42, v0.0.41, v0.0.40, v0.0.39, v0.0.38 all "
+                                   "answered 404); it serves v0.0.47, v0.0.46;") &&
+                      strstr(err.text, "-d data_parser/v0.0.45"),
+                  "%s", err.text);
+    ck_assert_ptr_null(res.job_id);
+    ck_assert_ptr_null(strstr(log, "POST"));
+    np_submit_result_free(&res);
+    free(log);
 }
 END_TEST
 
@@ -623,9 +1063,16 @@ int main(void)
     tcase_add_test(t, test_malformed_submit);
     tcase_add_test(t, test_recorded_jobs);
     tcase_add_test(t, test_malformed_jobs);
+    tcase_add_test(t, test_recorded_versions);
+    tcase_add_test(t, test_recorded_arrays);
+    tcase_add_test(t, test_recorded_warnings);
+    tcase_add_test(t, test_openapi_versions);
     tcase_add_test(t, test_no_server);
     tcase_add_test(t, test_never_resent);
     tcase_add_test(t, test_backend_refusals);
+    tcase_add_test(t, test_dropped_setting);
+    tcase_add_test(t, test_unknown_versions);
+    tcase_add_test(t, test_query_own_jobs);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

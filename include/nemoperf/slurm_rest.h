@@ -5,9 +5,10 @@
  * no credentials) or TCP ("http(s)://host:port[/prefix]", rest_auth/jwt: SLURM_JWT
  * and SLURM_USER sent as X-SLURM-USER-TOKEN / X-SLURM-USER-NAME headers; the token
  * is never printed, logged, put in a URL or an error message).  The API version is
- * discovered by pinging the known versions newest first; everything that differs
- * between versions is one row of the table below.  Request bodies are built and
- * replies parsed with Jansson; the builders and parsers are public for tests.
+ * discovered by pinging the known versions (v0.0.45 ... v0.0.38) newest first;
+ * everything that differs between versions is one row of the table in slurm_rest.c,
+ * described by struct np_rest_api.  Request bodies are built and replies parsed with
+ * Jansson; the builders and parsers are public for tests.
  */
 #ifndef NEMOPERF_SLURM_REST_H
 #define NEMOPERF_SLURM_REST_H
@@ -26,6 +27,17 @@
 enum np_rest_env_form { NP_REST_ENV_OBJECT = 0, NP_REST_ENV_ARRAY };    /* {"K":"V"} or ["K=V"] */
 enum np_rest_num_form { NP_REST_NUM_PLAIN = 0, NP_REST_NUM_NO_VAL };    /* 30 or {"set":true,"infinite":false,"number":30} */
 enum np_rest_nodes_form { NP_REST_NODES_RANGE = 0, NP_REST_NODES_MINMAX }; /* "nodes":[2,2] or minimum_/maximum_nodes */
+enum np_rest_excl_form { NP_REST_EXCL_STRING = 0, NP_REST_EXCL_SHARED };   /* "exclusive":"exclusive" or "shared":["none"] */
+enum np_rest_script_form { NP_REST_SCRIPT_TOP = 0, NP_REST_SCRIPT_JOB };   /* {"script":..} or {"job":{"script":..}} */
+enum np_rest_ping_form {                                                   /* how pings[] says a controller is up */
+    NP_REST_PING_PING = 0,   /* "ping":"UP" */
+    NP_REST_PING_PINGED,     /* "pinged":"UP" ("DOWN") */
+    NP_REST_PING_RESPONDING  /* "responding":true (false) */
+};
+enum np_rest_query_form {                                                  /* how --wait asks for its jobs */
+    NP_REST_QUERY_JOB = 0,   /* GET job/{id}, one request per job */
+    NP_REST_QUERY_STATE      /* GET jobs/state?job_id=A&job_id=B (repeated parameter) */
+};
 
 struct np_rest_api {
     const char *version;              /* "v0.0.38": the path component */
@@ -34,8 +46,11 @@ struct np_rest_api {
     enum np_rest_nodes_form nodes;
     const char *gpus_key;             /* SBATCH_GPUS_PER_NODE goes to this field ... */
     const char *gpus_prefix;          /* ... with this prefix: "gpus_per_node":"8" or "tres_per_node":"gres/gpu:8" */
-    const char *exclusive;            /* value of "exclusive" for sbatch --exclusive */
-    int tested;                       /* 1: run against a real slurmrestd in the tests */
+    enum np_rest_excl_form exclusive; /* sbatch --exclusive */
+    enum np_rest_script_form script;
+    enum np_rest_ping_form ping;
+    enum np_rest_query_form query;
+    const char *tested;               /* Slurm release the tests run it against ("24.11"), or NULL */
 };
 
 /* The table, newest first; *n receives its length. */
@@ -65,18 +80,38 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
                                 const char *script, np_env_fn env, void *env_ctx, json_t **out,
                                 struct np_error *err);
 
-/* The server's errors[] as one line ("text; text (code 2000)"), a new string; NULL
- * when there are none (or body is not an object). */
+/* The server's errors[] (key "errors") or warnings[] (key "warnings") as one line
+ * ("text; text (code 2000)"), a new string; NULL when there are none (or body is not
+ * an object). */
 char *np_rest_errors_text(const json_t *body);
+char *np_rest_list_text(const json_t *body, const char *key);
+
+/* What a job/submit reply says.  Strings owned; np_rest_submit_reply_free. */
+struct np_rest_submit_reply {
+    char *job_id;   /* set: the job exists (whatever else the reply says) */
+    char *notes;    /* warnings[] (and errors[] beside a job id) as one line, or NULL */
+    char *dropped;  /* fields of the request the server ignored ("job/exclusive, ..."), or NULL:
+                       the job exists but without a setting nemoperf asked for */
+};
+void np_rest_submit_reply_free(struct np_rest_submit_reply *r);
+
+/* The slurm API versions an OpenAPI document (GET /openapi/v3) lists, newest first,
+ * as "v0.0.47, v0.0.46"; a new string, or NULL when it lists none. */
+char *np_rest_openapi_versions(const char *body, size_t len);
 
 /* Parse replies.  http is the status, body/len the raw reply (any bytes).  On
  * failure err names what was wrong with the server's own text; never crashes on
  * malformed JSON or unexpected types. */
-enum np_status np_rest_parse_ping(long http, const char *body, size_t len, struct np_error *err);
-/* NP_OK with a new string in *job_id. */
-enum np_status np_rest_parse_submit(long http, const char *body, size_t len, char **job_id,
+/* api: the version's ping form (NULL: any); a controller that is not up is NP_E_SLURM. */
+enum np_status np_rest_parse_ping(const struct np_rest_api *api, long http, const char *body, size_t len,
+                                  struct np_error *err);
+/* NP_OK when the reply carries a job id (out->job_id set, even beside errors[]: the job
+ * exists); otherwise the server's reason in err.  out is reset first. */
+enum np_status np_rest_parse_submit(long http, const char *body, size_t len, struct np_rest_submit_reply *out,
                                     struct np_error *err);
-/* Jobs of ids found in a GET jobs reply, appended to out (reset first). */
+/* Jobs of ids found in a GET jobs, job/{id} or jobs/state reply, appended to out
+ * (reset first).  A job the controller does not know (HTTP 404, or only error 2017
+ * "Invalid job id") is absent from out, not an error. */
 enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char *const *ids, size_t n,
                                   struct np_job_list *out, struct np_error *err);
 

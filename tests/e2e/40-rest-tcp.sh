@@ -1,7 +1,8 @@
 #!/bin/sh
 # 40-rest-tcp.sh - SLURM_SUBMIT=rest over TCP with JWT (slurmrestd rest_auth/jwt on loopback,
-# token from `scontrol token`): a run with --wait ending in the parse table; the token in no
-# file and no output.  A bad token and a missing token: a clear authentication message, exit 1,
+# token from `scontrol token`): a sweep 8,16 with --wait ending in the parse table, its jobs
+# exclusive with the nodes, tasks, GPUs and time limit asked for; the token in no file and no
+# output.  A bad token and a missing token: a clear authentication message, exit 1,
 # the manifest marked not submitted, nothing reaches the queue.  SLURMRESTD_URL without
 # SLURM_SUBMIT=rest changes nothing (sbatch is used).
 . "$(dirname "$0")/40-rest-lib.inc"
@@ -13,10 +14,18 @@ unset SLURMRESTD_URL SLURM_JWT
 ok "JWT token for $SLURM_USER from scontrol token; slurmrestd at $TCP_URL"
 
 launch_as tcp --wait SLURM_SUBMIT=rest SLURMRESTD_URL="$TCP_URL" SLURM_JWT="$TOKEN" SLURM_USER="$SLURM_USER" \
-    JOB_TOTAL_GPUS=8
-check_waited tcp 1 && ok "run through REST over TCP+JWT: COMPLETED, table ends the output"
-d=$(dirs_of tcp)
-[ -n "$d" ] && check_rest_manifest "$d" "$TCP_URL"
+    JOB_TOTAL_GPUS=8,16 SBATCH_GPUS_PER_NODE=8
+check_waited tcp 2 && ok "sweep 8,16 through REST over TCP+JWT: 2 jobs COMPLETED, table ends the output"
+for d in $(dirs_of tcp); do check_rest_manifest "$d" "$TCP_URL"; done
+for id in $(ids_of tcp); do
+    g=$(sed -n "s/^job $id: .*_//p" "$W/tcp.out")
+    os=$(job_field "$id" OverSubscribe) nn=$(job_field "$id" NumNodes) nt=$(job_field "$id" NumTasks)
+    tl=$(job_field "$id" TimeLimit) tr=$(job_field "$id" TresPerNode)
+    [ "$os" = NO ] && [ "$nn" = $((g / 8)) ] && [ "$nt" = "$g" ] && [ "$tl" = 00:30:00 ] &&
+        case $tr in *gpu:8*) true ;; *) false ;; esac &&
+        ok "TCP+JWT job $id: exclusive, $nn node(s) x 8 tasks, gpu:8, 00:30:00" ||
+        fail "TCP+JWT job $id: OverSubscribe=$os NumNodes=$nn NumTasks=$nt TimeLimit=$tl TresPerNode=$tr (want $g GPUs)"
+done
 grep -rqF "$TOKEN" "$S" "$W"/*.out "$W"/*.err && fail "the token was written or printed" ||
     ok "the token is in no file and no output"
 

@@ -1,10 +1,11 @@
 #!/bin/sh
 # 40-wait-cli.sh - --wait with the sbatch backend (SLURM_SUBMIT unset and =cli): a sweep 8,16
 # followed with one squeue per poll to COMPLETED, ending in the parse table (exit 0); a job
-# cancelled with scancel during --wait is reported CANCELLED (exit 1).
+# cancelled with scancel during --wait is reported CANCELLED (exit 1).  The sweep's jobs are
+# exclusive (OverSubscribe=NO) with the nodes, tasks, GPUs and time limit asked for.
 . "$(dirname "$0")/40-rest-lib.inc"
 
-launch_as sweep --wait JOB_TOTAL_GPUS=8,16 &
+launch_as sweep --wait JOB_TOTAL_GPUS=8,16 SBATCH_GPUS_PER_NODE=8 TIME_LIMIT=00:20:00 &
 p1=$!
 launch_as cancel --wait SLURM_SUBMIT=cli JOB_TOTAL_GPUS=8 MAX_STEPS=300 &
 p2=$!
@@ -25,6 +26,18 @@ check_waited sweep 2 && ok "sbatch backend: sweep 8,16 followed to COMPLETED, 2 
 for d in $(dirs_of sweep); do
     [ "$(mfield "$d/nemoperf.json" backend)" = '"cli"' ] || fail "$d: backend not cli"
     grep -q '"slurmrestd"' "$d/nemoperf.json" && fail "$d: a cli manifest with a slurmrestd record"
+done
+for id in $(ids_of sweep); do
+    d=$(sed -n "s/^job $id: //p" "$W/sweep.out")
+    g=${d##*_}
+    nn=$(job_field "$id" NumNodes) nt=$(job_field "$id" NumTasks) tl=$(job_field "$id" TimeLimit)
+    os=$(job_field "$id" OverSubscribe) tr=$(job_field "$id" TresPerNode)
+    if [ "$os" = NO ] && [ "$nn" = $((g / 8)) ] && [ "$nt" = "$g" ] && [ "$tl" = 00:20:00 ] &&
+        case $tr in *gpu:8*) true ;; *) false ;; esac; then
+        ok "sbatch backend: job $id exclusive, $nn node(s) x 8 tasks, gpu:8 per node, 00:20:00"
+    else
+        fail "sbatch job $id: OverSubscribe=$os NumNodes=$nn NumTasks=$nt TimeLimit=$tl TresPerNode=$tr (want $g GPUs)"
+    fi
 done
 rc_of cancel
 [ "$rc" -eq 1 ] && grep -q "^job $cid CANCELLED: " "$W/cancel.out" &&
