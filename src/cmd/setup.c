@@ -18,6 +18,7 @@
 
 #include "nemoperf/diag.h"
 #include "nemoperf/envcheck.h"
+#include "nemoperf/ftjob.h"
 #include "nemoperf/ftprep.h"
 #include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
@@ -485,6 +486,11 @@ static int setup_task(const struct np_recipe_set *set, const char *stage, int sk
                   t);
         return 2;
     }
+    if (strpbrk(stage, ":,")) {
+        np_errorf("STAGE_PATH=%s: TASK=%s mounts it into the container with pyxis --container-mounts, which cannot "
+                  "take a path with ':' or ','; allowed: a path without them", stage, t);
+        return 2;
+    }
     struct np_error err = {0};
     if (np_ftprep_resolve(set, setup_env("RECIPE"), setup_env("MODEL_SIZE"), *task, stage, ftp, &err) != NP_OK) {
         np_error_print(&err);
@@ -511,10 +517,22 @@ static int setup_task(const struct np_recipe_set *set, const char *stage, int sk
 }
 
 static void setup_dry_run_ft(const struct np_ftprep_plan *ftp, const struct setup_plan *p,
-                             const struct np_import_opts *io)
+                             const struct np_import_opts *io, const char *endpoint)
 {
     printf("# TASK=%s: about %.1f GB more on %s; the weights and SQuAD from the Hub, then one job per model\n",
            np_task_name(ftp->task), ftp->need_bytes / 1e9, p->stage);
+    int data = 0;
+    for (size_t i = 0; i < ftp->n; i++) {
+        const struct np_ftprep_model *m = &ftp->models[i];
+        data |= !m->prepared;
+        if (!m->imported)
+            printf("GET %s/%s/resolve/%s/model.safetensors.index.json -> %s/%s/%s/ (then each shard it names; "
+                   "the free space is checked first)\n",
+                   endpoint, m->model->hf_repo, NP_HF_DEFAULT_REVISION, p->stage, NP_STAGE_HF, m->model->hf_repo);
+    }
+    for (const char *const *f = np_ftprep_squad_files; data && *f; f++)
+        printf("GET %s/datasets/%s/resolve/%s/%s -> %s/%s/plain_text/\n", endpoint, NP_FT_SQUAD_REPO, NP_FT_SQUAD_REV, *f,
+               p->stage, NP_FT_PARQUET_DIR);
     struct np_ftprep_job_opts fo = {p->nimages ? p->images[0].sqsh : NULL, NULL, io->account, io->partition,
                                     io->log_dir, NULL};
     for (size_t i = 0; i < ftp->n; i++) {
@@ -654,7 +672,7 @@ int main(int argc, char **argv)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
         if (rc == 0 && task != NP_TASK_PRETRAIN)
-            setup_dry_run_ft(&ftp, &plan, &io);
+            setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
         np_hf_client_free(client);
         setup_plan_free(&plan);
         np_recipe_set_free(&set);
