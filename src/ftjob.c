@@ -5,65 +5,50 @@
  */
 #include "nemoperf/ftjob.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nemoperf/recipe.h"
 
-static char *ftjob_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *ftjob_fmt(const char *fmt, ...)
+/* "<stage>/<mid>/<tail>" as a new string, NULL when out of memory. */
+static char *ftjob_path(const char *stage, const char *mid, const char *tail)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s) {
-        va_start(ap, fmt);
-        vsnprintf(s, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    return s;
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_appendf(&b, "%s/%s/%s", stage, mid, tail);
+    return np_buf_steal(&b);
 }
 
 char *np_ft_model_dir(const char *stage, const char *hf_repo)
 {
-    return stage && hf_repo ? ftjob_fmt("%s/models/%s", stage, hf_repo) : NULL;
+    return stage && hf_repo ? ftjob_path(stage, "models", hf_repo) : NULL;
 }
 
 char *np_ft_tokenizer_model_name(const char *hf_repo)
 {
     if (!hf_repo)
         return NULL;
-    char *s = strdup(hf_repo);
-    if (!s)
-        return NULL;
-    /* fine_tuning.py l.350: name.replace("/", "--") */
-    size_t slashes = 0;
-    for (char *p = s; *p; p++)
-        slashes += *p == '/';
-    char *out = malloc(strlen(s) + slashes + 1), *o = out;
-    for (char *p = s; out && *p; p++) {
-        if (*p == '/') {
-            *o++ = '-';
-            *o++ = '-';
-        } else {
-            *o++ = *p;
-        }
-    }
-    if (out)
-        *o = '\0';
-    free(s);
-    return out;
+    struct np_buf b; /* fine_tuning.py l.350: name.replace("/", "--") */
+    np_buf_init(&b);
+    np_buf_append(&b, "");
+    for (const char *p = hf_repo; *p; p++)
+        np_buf_append(&b, *p == '/' ? "--" : (char[2]){*p, '\0'});
+    return np_buf_steal(&b);
 }
 
 static char *ftjob_pack_file(const char *stage, const char *hf_repo, const char *file)
 {
     char *tok = np_ft_tokenizer_model_name(hf_repo);
-    char *p = stage && tok ? ftjob_fmt("%s/%s/packed/%s/%s", stage, NP_FT_SQUAD_DIR, tok, file) : NULL;
+    char *rel = NULL;
+    if (tok) {
+        struct np_buf b;
+        np_buf_init(&b);
+        np_buf_appendf(&b, "%s/%s", tok, file);
+        rel = np_buf_steal(&b);
+    }
+    char *p = stage && rel ? ftjob_path(stage, NP_FT_SQUAD_DIR "/packed", rel) : NULL;
+    free(rel);
     free(tok);
     return p;
 }
