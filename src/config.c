@@ -762,6 +762,10 @@ static enum np_status config_ft_staged(struct config_ctx *x, struct config_commo
 {
     if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO)
         return NP_OK;
+    if (c->load_raw) /* the recipe restores the imported checkpoint (nemo://<org>/<name>) */
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s with TASK=%s: a fine-tuning job starts from the checkpoint "
+                             "TASK=%s ./setup imported; allowed: LOAD_CHECKPOINT_PATH unset",
+                          c->load_raw, np_task_name(c->task), np_task_name(c->task));
     const char *repo = c->model->hf_repo;
     enum np_status st = NP_OK;
     char *dir = np_ft_model_dir(c->stage_path, repo), *ctx = NULL;

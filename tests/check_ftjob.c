@@ -342,6 +342,17 @@ START_TEST(test_bad_task)
     ck_assert_int_eq(np_launch_resolve(&set, np_env_list, (void *)e5, &o, &plan, &err), NP_E_INVALID);
     ck_assert_msg(strstr(err.text, "WORKLOAD=synthetic"), "%s", err.text);
     np_launch_plan_free(&plan);
+    /* a fine-tuning job starts from the imported checkpoint, not from LOAD_CHECKPOINT_PATH */
+    char ck[700], cmd[1500];
+    snprintf(ck, sizeof ck, "%s/ck", stage);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/weights' && : > '%s/weights/__0_0.distcp'", ck, ck);
+    sh(cmd);
+    char lp[800];
+    snprintf(lp, sizeof lp, "LOAD_CHECKPOINT_PATH=%s", ck);
+    const char *e7[] = {sp, "RECIPE=llama3", "MODEL_SIZE=8b", "DTYPE=fp8", "TASK=sft", "GPU_TYPE=h100", lp, NULL};
+    ck_assert_int_eq(np_launch_resolve(&set, np_env_list, (void *)e7, &o, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "LOAD_CHECKPOINT_PATH=") && strstr(err.text, "TASK=sft"), "%s", err.text);
+    np_launch_plan_free(&plan);
     /* TASK=pretrain is the default, spelled out */
     const char *e6[] = {sp, "RECIPE=llama3", "MODEL_SIZE=8b", "DTYPE=fp8", "TASK=PRETRAIN", NULL};
     ck_assert_int_eq(np_launch_resolve(&set, np_env_list, (void *)e6, &o, &plan, &err), NP_OK);
