@@ -11,6 +11,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/automodel.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/runstate.h"
 #include "nemoperf/walk.h"
@@ -269,17 +271,23 @@ static void run_identity_conflict(const struct np_identity *id, const struct np_
         snprintf(msg, size, "--gbs %d contradicts the %s (%d)", g->gbs, src, id->gbs);
 }
 
-/* The one GPU type every published row of the recipe is for, when the publication
- * names no system (seeds 003/004: "h100"); NULL when it covers several (seed 000). */
+/* The one GPU type every published row of the recipe is for, when the publication names no
+ * system or the same one for every row (seeds 003/004: "h100"; seed 001: DGX-H100 only);
+ * NULL when it covers several (seed 000). */
 static const char *run_recipe_only_gpu(const struct np_recipe *r)
 {
-    const char *only = NULL;
+    const char *only = NULL, *system = NULL;
+    int first = 1;
     for (size_t m = 0; r && m < r->nmodels; m++)
         for (size_t i = 0; i < r->models[m].nrows; i++) {
             const struct np_config_row *row = &r->models[m].rows[i];
-            if (row->system || (only && strcasecmp(only, row->gpu_type) != 0))
+            /* one GPU type, and one system or none (seed 001: every row on DGX-H100) */
+            if (!first && ((only && strcasecmp(only, row->gpu_type) != 0) || !system != !row->system ||
+                           (system && strcmp(system, row->system) != 0)))
                 return NULL;
             only = row->gpu_type;
+            system = row->system;
+            first = 0;
         }
     return only;
 }
@@ -317,6 +325,10 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
         lo = o->steps_first;
         hi = o->steps_last;
         w->rule = "--steps";
+    } else if (!o->window_strict && run->bench_summary) {
+        lo = run->bench_warmup; /* AutoModel's summary averages every iteration after its warm-up */
+        hi = LONG_MAX;
+        w->rule = "iterations after the warm-up (AutoModel's summary)";
     } else if (!o->window_strict && run->total == RUN_NV_STEPS - 1) {
         lo = RUN_NV_FIRST;
         hi = RUN_NV_LAST;
@@ -451,10 +463,11 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     run->verdict = NP_VERDICT_NOT_COMPARED;
     run->ref_ratio = NAN;
     if (ref && run->model && run->gpu_source && !id->synthetic)
-        run->ref = np_ref_find(ref, id->recipe, id->model_size, id->dtype, id->gpu_type, id->gpus);
+        run->ref = np_ref_find_task(ref, np_model_task(run->model), id->recipe, id->model_size, id->dtype,
+                                    id->gpu_type, id->gpus);
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
-    char buf[160];
+    char buf[256];
     if (id->synthetic)
         why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
     else if (!run->gpu_source)
@@ -488,12 +501,23 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
         snprintf(run->ref_why, sizeof run->ref_why, "%s", why);
 }
 
+/* The one dtype every row of m is published in, or NP_DTYPE_NONE. */
+static enum np_dtype run_single_dtype(const struct np_model *m)
+{
+    unsigned all = 0;
+    for (size_t i = 0; i < m->nrows; i++)
+        all |= m->rows[i].dtypes;
+    return all == NP_DTYPE_BF16 || all == NP_DTYPE_FP8 ? (enum np_dtype)all : NP_DTYPE_NONE;
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
     struct np_identity *id = &run->id;
     run->recipe = np_recipe_find(recipes, id->recipe);
     run->model = run->recipe ? np_model_find(run->recipe, id->model_size) : NULL;
+    if (id->dtype == NP_DTYPE_NONE && run->model) /* a model published in one precision only */
+        id->dtype = run_single_dtype(run->model);
     if (!run->gpu_source && id->gpu_type[0])
         run->gpu_source = run->id_source && strcmp(run->id_source, "manifest") == 0 ? "manifest" : "option";
     if (!id->gpu_type[0]) {
@@ -509,7 +533,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
     run->step = run->total = -1;
     run->complete = -1;
     run->step_time_s = run->flops_per_sample = run->peak_memory_bytes = run->loss = NAN;
-    run->logged_tflops_per_gpu = run->ref_ratio = run->scaling_eff = NAN;
+    run->logged_tflops_per_gpu = run->ref_ratio = run->scaling_eff = run->logged_mfu_percent = NAN;
     run->train_tokens = o->train_tokens;
     np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &run->m);
     run->steady = run->m;
@@ -793,6 +817,69 @@ static void run_job_from_name(struct np_run *run, const char *path)
 
 static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace);
 
+/* ---- AutoModel benchmark logs (amlog.c): read when the scanner finds no NeMo step line ---- */
+
+/* The summary's average is seed 001's "Time per Global Step": the run's step time and its steady
+ * state (the window shows the iterations it averages).  The setup line's TFLOPs are the whole step
+ * on all GPUs. */
+static void run_apply_amlog(struct np_run *run, const struct np_amlog_summary *s, const struct np_parse_opts *o,
+                            const struct np_ref_table *ref)
+{
+    struct np_identity *id = &run->id;
+    if (s->avg_mfu_percent >= 0)
+        run->logged_mfu_percent = s->avg_mfu_percent;
+    if (!(s->avg_step_time_s > 0) || !isfinite(s->avg_step_time_s) || run->status == NP_RUN_INVALID ||
+        run->status == NP_RUN_NO_STEPS)
+        return;
+    double flops = id->synthetic ? NAN : run->flops_per_sample, peak = id->synthetic ? 0 : run->peak_tflops;
+    double tokens = id->synthetic ? 0 : o->train_tokens;
+    run->step_time_s = s->avg_step_time_s;
+    np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->m);
+    run->steady = run->m;
+    if (s->step_tflops > 0 && id->gpus > 0 && !id->synthetic)
+        run->logged_tflops_per_gpu = s->step_tflops / id->gpus / s->avg_step_time_s;
+    if (o->reference)
+        run_reference(run, o, ref);
+}
+
+static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts)
+{
+    struct np_scan_result res;
+    struct np_amlog_summary sum;
+    struct np_error err;
+    if (np_amlog_read(path, &res, &sum, &err) != NP_OK) {
+        run_slot_error(slot, &err);
+        return 0;
+    }
+    if (sum.companion_status != NP_OK)
+        run_slot_error(slot, &sum.companion); /* the run is still read from its stdout file */
+    int found = 0;
+    if (sum.seen) {
+        slot->bytes += res.bytes_read;
+        struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+        if (run) {
+            run->attempts = attempts;
+            run_identify(run, slot->g->manifest, j->o);
+            if (!run->launch.job_id[0])
+                run_job_from_name(run, path);
+            if (sum.warmup_steps >= 0 && sum.timed_steps > 0) /* the summary names the last iteration */
+                run->id.max_steps = (int)(sum.warmup_steps + sum.timed_steps);
+            run->bench_summary = sum.warmup_steps >= 0;
+            run->bench_warmup = sum.warmup_steps;
+            for (size_t i = 0; sum.gbs > 0 && i < res.nsteps; i++)
+                res.steps[i].global_batch_size = sum.gbs;
+            np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+            run_apply_amlog(run, &sum, j->o, j->ref);
+            run_slot_conflict(slot, run);
+            if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
+                run->status = NP_RUN_FAILED;
+        }
+        found = res.nsteps > 0;
+    }
+    np_scan_result_free(&res);
+    return found;
+}
+
 /* Scan one log into a new run of the slot when it has steps (or always, with force). */
 static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *path, const struct np_scan_opts *so,
                         size_t attempts)
@@ -829,6 +916,8 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     run->status = NP_RUN_FAILED;
             }
             found = 1;
+        } else {
+            found = run_scan_automodel(j, slot, path, attempts);
         }
     }
     np_scan_result_free(&res);

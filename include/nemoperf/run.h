@@ -50,7 +50,7 @@ const char *np_verdict_name(enum np_verdict v); /* "PASS" ... "n/a" */
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
     char recipe[64];
-    char model_size[32];
+    char model_size[64];  /* "8b", or an AutoModel benchmark YAML's base name */
     char gpu_type[16];
     enum np_dtype dtype;
     int gpus;
@@ -110,6 +110,9 @@ struct np_run {
     double train_tokens;
     struct np_metrics m;
     double peak_memory_bytes, loss, logged_tflops_per_gpu;
+    double logged_mfu_percent; /* AutoModel's "Average MFU", NAN otherwise */
+    int bench_summary;       /* AutoModel benchmark log with its summary: the window is the iterations ... */
+    long bench_warmup;       /* ... from this one on (after the warm-up), as the summary's average */
     int checkpoint_saved, checkpoint_loaded;
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */
@@ -118,7 +121,7 @@ struct np_run {
     const struct np_ref_row *ref;
     double ref_ratio;        /* measured / published throughput; NAN when not compared */
     enum np_verdict verdict;
-    char ref_why[160];       /* why not compared */
+    char ref_why[256];       /* why not compared */
 };
 
 struct np_parse_opts {

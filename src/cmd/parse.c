@@ -44,6 +44,7 @@ static const struct option parse_options[] = {
     {"tokens", required_argument, NULL, OPT_TOKENS},
     {"recipe", required_argument, NULL, OPT_RECIPE},
     {"size", required_argument, NULL, OPT_SIZE},
+    {"model", required_argument, NULL, OPT_SIZE}, /* AutoModel: the benchmark YAML's base name */
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"gpus", required_argument, NULL, OPT_GPUS},
     {"gpu", required_argument, NULL, OPT_GPU},
@@ -92,6 +93,7 @@ static void parse_usage(FILE *out)
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
+            "      --model CONFIG   same as --size, for --recipe automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
             "Exit status: 0 every run ok or synthetic, no --reference comparison FAIL or FAST, every folder\n"
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_SIZE:
-            if (!parse_copy("--size", optarg, o.given.model_size, sizeof o.given.model_size))
+            if (!parse_copy("--size/--model", optarg, o.given.model_size, sizeof o.given.model_size))
                 return 2;
             break;
         case OPT_DTYPE:
