@@ -9,7 +9,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC      ?= cc
-PKGS    := libcurl libpcre2-8 jansson cairo fontconfig
+PKGS    := libcurl libpcre2-8 jansson
+# cairo draws nemoperf-parse --plot: only parse (and the tests) link it, so the job-side tools
+# (nemoperf-synth runs inside the 24.11/26.05 chroot clusters) need no graphics libraries.
+PKGS_DRAW := cairo fontconfig
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g
@@ -20,14 +23,17 @@ XCFLAGS ?=
 XLDFLAGS ?=
 
 # Evaluated lazily: `make check` installs pkg-config packages before it uses them.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(PKGS_DRAW) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+DRAW_LIBS  = $(shell pkg-config --libs $(PKGS_DRAW) 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
              -DNP_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+TOOL_LIBS  =
+$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS)
 
 LIB_SRC  := $(wildcard src/*.c)
 CMD_SRC  := $(wildcard src/cmd/*.c)
@@ -57,14 +63,14 @@ $(LIB): $(LIB_OBJ)
 
 $(BIN)/nemoperf-%: $(B)/cmd/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(TOOL_LIBS) $(LDLIBS_ALL)
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(B)/tests/check_%: $(B)/tests/check_%.o $(LIB)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(LDLIBS_ALL)
 
 tests: $(TESTS) $(TOOLS)
 

@@ -4,7 +4,9 @@
  * plus sbatch_<exp>_<job>.out and sbatch.sh), cycling over the Llama 3.1 and Nemotron4 scale tables.
  * Each log holds realistic chatter (NeMo INFO/warnings, Python warnings, NCCL init and COLL trace lines,
  * \r-redrawn tqdm bars), 50 ProgressPrinter step lines spread through the file, the last one a few KB
- * before a short teardown epilogue.  Standalone: cc -O2 -std=c11 -D_GNU_SOURCE -o gencorpus gencorpus.c
+ * before a short teardown epilogue.  --lean writes only a small log (no chatter, --size ignored), one
+ * folder level down (experiments/<exp>/<exp>_<ts>/log-<exp>_<job>_0.out): the 1,000,000-run archive shape.
+ * Standalone: cc -O2 -std=c11 -D_GNU_SOURCE -o gencorpus gencorpus.c
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -684,6 +686,20 @@ static void gen_write_log(const char *path, struct gen_run *r, const char *exp, 
     gen_close(o);
 }
 
+/* --lean: a small log (a few lines of preamble, the step lines, the end line). */
+static void gen_write_small_log(const char *path, struct gen_run *r, int steps, struct gen_out *o)
+{
+    gen_open(o, path);
+    gen_puts(o, "GPU available: True (cuda), used: True\nTPU available: False, using: 0 TPU cores\n");
+    gen_nemo_i(o, r);
+    gen_puts(o, "Experiments will be logged at /nemo_run/code/nemo_experiments/default\n");
+    double loss = (r->c->recipe[0] == 'l' ? 12.95 : 13.8) + 0.05 * gen_gauss();
+    for (int i = 0; i < steps; i++)
+        gen_step(o, r, i, steps, &loss);
+    gen_pf(o, "`Trainer.fit` stopped: `max_steps=%d` reached.\n", steps);
+    gen_close(o);
+}
+
 static void gen_write_sbatch_out(const char *path, struct gen_run *r, struct gen_out *o)
 {
     gen_open(o, path);
@@ -726,6 +742,7 @@ struct gen_args {
     uint64_t seed;
     int steps;
     int jobs;
+    int lean;
 };
 
 static void gen_run_one(const struct gen_args *a, long idx, struct gen_out *o)
@@ -753,6 +770,11 @@ static void gen_run_one(const struct gen_args *a, long idx, struct gen_out *o)
     gen_mkdir(p1);
     gen_path(p2, sizeof p2, "%s/%s_%ld", p1, exp, r.ts);
     gen_mkdir(p2);
+    if (a->lean) { /* the log alone, in its own timestamped folder */
+        gen_path(file, sizeof file, "%s/log-%s_%ld_0.out", p2, exp, r.jobid);
+        gen_write_small_log(file, &r, a->steps, o);
+        return;
+    }
     gen_path(p3, sizeof p3, "%s/%s", p2, exp);
     gen_mkdir(p3);
 
@@ -770,8 +792,9 @@ static void gen_run_one(const struct gen_args *a, long idx, struct gen_out *o)
 
 static void gen_usage(FILE *f)
 {
-    fprintf(f, "usage: gencorpus --out DIR --runs N --size BYTES [--seed S] [--steps 50] [--jobs J]\n"
+    fprintf(f, "usage: gencorpus --out DIR --runs N --size BYTES [--seed S] [--steps 50] [--jobs J] [--lean]\n"
                "Writes N synthetic NeMo runs under DIR/experiments; each log is BYTES +-10%%.\n"
+               "--lean: only a small log (steps, no chatter; BYTES ignored) in experiments/<exp>/<exp>_<ts>/.\n"
                "BYTES accepts K/M/G suffixes (powers of 1000).\n");
 }
 
@@ -797,9 +820,10 @@ int main(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},   {"runs", required_argument, NULL, 'n'},
         {"size", required_argument, NULL, 's'},  {"seed", required_argument, NULL, 'S'},
         {"steps", required_argument, NULL, 't'}, {"jobs", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},        {"lean", no_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
     };
-    struct gen_args a = {NULL, 0, 0, 1, 50, 0};
+    struct gen_args a = {NULL, 0, 0, 1, 50, 0, 0};
     int ch;
     while ((ch = getopt_long(argc, argv, "o:n:s:S:t:j:h", opts, NULL)) != -1) {
         switch (ch) {
@@ -809,6 +833,7 @@ int main(int argc, char **argv)
         case 'S': a.seed = strtoull(optarg, NULL, 10); break;
         case 't': a.steps = atoi(optarg); break;
         case 'j': a.jobs = atoi(optarg); break;
+        case 'L': a.lean = 1; break;
         case 'h': gen_usage(stdout); return 0;
         default: gen_usage(stderr); return 2;
         }

@@ -1,16 +1,19 @@
 #!/bin/sh
 # run.sh - `make bench`: time nemoperf-parse against the seed's grep, ripgrep and a tail-read floor.
 #
-# Generates (once; reused while its stamp matches) two synthetic trees of NeMo 2.0 logs with bench/gencorpus:
-#   shape a: 300 runs x ~5 MB (~1.5 GB), shape b: 20 000 runs x ~50 KB (~1.4 GB on disk),
-# warms the page cache, then times each command alternately BENCH_REPS times and prints median/min and ratios.
-# Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (ab | a | b)  BENCH_SCALE (1; divides the run counts)
+# Generates (once; reused while its stamp matches) three synthetic trees of NeMo 2.0 logs with bench/gencorpus:
+#   shape a: 300 runs x ~5 MB (~1.5 GB), shape b: 20 000 runs x ~50 KB, each run in its own three-level folder
+#   (experiments/<exp>/<exp>_<ts>/<exp>/log-...out, ~1.4 GB on disk), shape c: 1 000 000 runs of small logs
+#   (~2.8 KB, experiments/<exp>/<exp>_<ts>/log-...out, ~8 GB on disk: the archive of a benchmarking team),
+# warms the page cache, then times each command alternately BENCH_REPS times and prints median/min, ratios and
+# the peak resident memory (max over the reps) of each command.
+# Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abc, any of a b c)  BENCH_SCALE (1; divides the run counts)
 #        BENCH_REPS (5)  BENCH_SEED (1)  BENCH_JOBS (all cores; tailread threads)  CC (cc)  NP_PARSE (bin/nemoperf-parse)
 set -eu
 
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-bench/scratch}
-BENCH_SHAPES=${BENCH_SHAPES:-ab}
+BENCH_SHAPES=${BENCH_SHAPES:-abc}
 BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_REPS=${BENCH_REPS:-5}
 BENCH_SEED=${BENCH_SEED:-1}
@@ -25,7 +28,7 @@ ispos() { isnum "$1" && [ "$1" -ge 1 ]; }
 ispos "$BENCH_SCALE" || die "BENCH_SCALE must be a positive integer (got '$BENCH_SCALE')"
 ispos "$BENCH_REPS" || die "BENCH_REPS must be a positive integer (got '$BENCH_REPS')"
 isnum "$BENCH_SEED" || die "BENCH_SEED must be a non-negative integer (got '$BENCH_SEED')"
-case $BENCH_SHAPES in a | b | ab | ba) ;; *) die "BENCH_SHAPES must be a, b or ab (got '$BENCH_SHAPES')" ;; esac
+case $BENCH_SHAPES in '' | *[!abc]*) die "BENCH_SHAPES must be letters among a, b, c (got '$BENCH_SHAPES')" ;; esac
 JOBS=${BENCH_JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 ispos "$JOBS" || die "BENCH_JOBS must be a positive integer (got '$JOBS')"
 [ "$BENCH_REPS" -ge 5 ] || echo "bench: note: BENCH_REPS=$BENCH_REPS (< 5): quick run, medians are rough" >&2
@@ -60,9 +63,11 @@ median() { sort -g "$1" | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; el
 minof() { sort -g "$1" | head -n 1; }
 
 # ---- corpus: one folder per shape, reused while its stamp matches
-corpus() { # shape runs size -> sets EXP
+corpus() { # shape runs size [gencorpus flags] -> sets EXP
     _dir=$BENCH_DIR/shape-$1
-    _stamp="gencorpus $(cksum <bench/gencorpus.c | awk '{print $1}') runs=$2 size=$3 seed=$BENCH_SEED steps=$STEPS"
+    _steps=$STEPS _flags=
+    if [ "$1" = c ]; then _steps=10 _flags=--lean; fi
+    _stamp="gencorpus $(cksum <bench/gencorpus.c | awk '{print $1}') runs=$2 size=$3 seed=$BENCH_SEED steps=$_steps $_flags"
     EXP=$_dir/experiments
     if [ -f "$_dir/.stamp" ] && [ "$(cat "$_dir/.stamp")" = "$_stamp" ]; then
         echo "bench: reusing $_dir ($_stamp)" >&2
@@ -73,12 +78,14 @@ corpus() { # shape runs size -> sets EXP
         rm -rf "$_dir"
     fi
     _need=$(awk -v r="$2" -v s="$3" 'BEGIN { printf "%d", (r * (s * 1.1 + 20000)) / 1024 * 1.2 }')
+    [ "$1" != c ] || _need=$(awk -v r="$2" 'BEGIN { printf "%d", r * 8.5 * 1.2 }') # a 4 KiB folder + a 4 KiB block
     _free=$(df -Pk "$BENCH_DIR" | awk 'NR == 2 { print $4 }')
     [ "${_free:-0}" -ge "$_need" ] || die "not enough space in $BENCH_DIR for shape $1: need ${_need} KiB, have ${_free} KiB"
     mkdir -p "$_dir"
     echo "incomplete $_stamp" >"$_dir/.stamp"
     echo "bench: generating shape $1: $2 runs x $3 bytes into $_dir" >&2
-    _t=$("$TI" "$GEN" --out "$_dir" --runs "$2" --size "$3" --seed "$BENCH_SEED" --steps "$STEPS" --jobs "$JOBS")
+    # shellcheck disable=SC2086 # $_flags: empty or one word
+    _t=$("$TI" "$GEN" --out "$_dir" --runs "$2" --size "$3" --seed "$BENCH_SEED" --steps "$_steps" --jobs "$JOBS" $_flags)
     # shellcheck disable=SC2086 # split "seconds status bytes lines"
     set -- $_t
     [ "$2" = 0 ] || die "gencorpus failed (exit $2)"
@@ -89,31 +96,42 @@ corpus() { # shape runs size -> sets EXP
 }
 
 # ---- one shape: warm, time alternately, table
-KEYS="parse parse_all grep rg tailread tailread_p"
+keys_for() { # shape -> the commands timed on it
+    case $1 in
+    c) echo "parse parse_csv parse_json rg_c" ;;
+    *) echo "parse parse_csv parse_json parse_all grep rg rg_c tailread tailread_p" ;;
+    esac
+}
 label() {
     case $1 in
-    parse) echo "nemoperf-parse --format csv" ;;
+    parse) echo "nemoperf-parse (table)" ;;
+    parse_csv) echo "nemoperf-parse --format csv" ;;
+    parse_json) echo "nemoperf-parse --format json" ;;
     parse_all) echo "nemoperf-parse --all-steps --format csv" ;;
     grep) echo "grep -r --include '*.out' train_step_timing" ;;
     rg) echo "rg --no-config -uu -g '*.out' train_step_timing" ;;
+    rg_c) echo "rg -c --no-config -uu -g '*.out' train_step_timing" ;;
     tailread) echo "tailread -j $JOBS (nftw walk, last 64 KiB)" ;;
     tailread_p) echo "tailread -p -j $JOBS (parallel walk)" ;;
     esac
 }
 enabled() {
     case $1 in
-    parse | parse_all) [ "$have_parse" = 1 ] ;;
-    rg) [ "$have_rg" = 1 ] ;;
+    parse*) [ "$have_parse" = 1 ] ;;
+    rg | rg_c) [ "$have_rg" = 1 ] ;;
     *) return 0 ;;
     esac
 }
-runkey() { # key [-l] -> "seconds status bytes lines"
+runkey() { # key [-l] -> "seconds status bytes lines maxrss_kb"
     _k=$1; shift
     case $_k in
-    parse) "$TI" -p "$@" "$NP_PARSE" --format csv "$EXP" ;;
+    parse) "$TI" -p "$@" "$NP_PARSE" "$EXP" ;;
+    parse_csv) "$TI" -p "$@" "$NP_PARSE" --format csv "$EXP" ;;
+    parse_json) "$TI" -p "$@" "$NP_PARSE" --format json "$EXP" ;;
     parse_all) "$TI" -p "$@" "$NP_PARSE" --all-steps --format csv "$EXP" ;;
     grep) "$TI" -p "$@" grep -r --include '*.out' train_step_timing "$EXP" ;;
     rg) "$TI" -p "$@" rg --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
+    rg_c) "$TI" -p "$@" rg -c --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
     tailread) "$TI" -p "$@" "$TR" -j "$JOBS" "$EXP" ;;
     tailread_p) "$TI" -p "$@" "$TR" -p -j "$JOBS" "$EXP" ;;
     esac
@@ -122,35 +140,49 @@ runkey() { # key [-l] -> "seconds status bytes lines"
 FAILED=0
 bench_shape() { # shape runs size
     _s=$1 _runs=$2 _size=$3
+    KEYS=$(keys_for "$_s")
     corpus "$_s" "$_runs" "$_size"
     _w=$BENCH_DIR/work-$_s
     rm -rf "$_w"
     mkdir -p "$_w"
-    # warm the cache: read every file once (and count the bytes of the logs)
-    _outb=$(find "$EXP" -type f -name '*.out' -exec cat {} + | wc -c)
-    find "$EXP" -type f ! -name '*.out' -exec cat {} + >/dev/null
+    # warm the cache: read every file once (and count the bytes of the logs); shape c's million
+    # small files are read by the first untimed run of every command instead (find | cat alone
+    # takes minutes there)
+    if [ "$_s" = c ]; then
+        _outb=$(find "$EXP" -type f -name '*.out' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f", s }')
+    else
+        _outb=$(find "$EXP" -type f -name '*.out' -exec cat {} + | wc -c)
+        find "$EXP" -type f ! -name '*.out' -exec cat {} + >/dev/null
+    fi
     _gb=$(awk -v b="$_outb" 'BEGIN { printf "%.2f", b / 1e9 }')
     out ""
     out "== shape $_s: $_runs runs x ~$_size bytes, $_gb GB of *.out, warm cache, $BENCH_REPS reps, median; $JOBS cores; dir $EXP"
+    out "   load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
     [ "$have_parse" = 1 ] || out "   note: $NP_PARSE not built yet: parse rows skipped"
-    [ "$have_rg" = 1 ] || out "   note: rg (ripgrep) not found: rg row skipped (apt-get install ripgrep)"
-    # one untimed run each: warms code pages and checks the outputs
+    [ "$have_rg" = 1 ] || out "   note: rg (ripgrep) not found: rg rows skipped (apt-get install ripgrep)"
+    # one untimed run each: warms code pages and checks the outputs (shape c: rg -c only, which
+    # reads every file; the others' outputs are checked on their timed runs)
     for _k in $KEYS; do
+        echo 0 >"$_w/$_k.status"
         enabled "$_k" || continue
-        # shellcheck disable=SC2046 # split "seconds status bytes lines"
+        if [ "$_s" = c ] && [ "$_k" != rg_c ] && [ "$have_rg" = 1 ]; then continue; fi
+        # shellcheck disable=SC2046 # split "seconds status bytes lines maxrss"
         set -- $(runkey "$_k" -l)
-        [ -n "${2:-}" ] || set -- 0 127 0 0
+        [ -n "${2:-}" ] || set -- 0 127 0 0 0
         echo "$2" >"$_w/$_k.status"
         echo "$4" >"$_w/$_k.lines"
+        echo "${5:-0}" >>"$_w/$_k.rss"
     done
     _r=1
     while [ "$_r" -le "$BENCH_REPS" ]; do
         for _k in $KEYS; do
             enabled "$_k" || continue
             # shellcheck disable=SC2046
-            set -- $(runkey "$_k")
-            [ -n "${2:-}" ] || set -- 0 127 0 0
+            set -- $(runkey "$_k" -l)
+            [ -n "${2:-}" ] || set -- 0 127 0 0 0
             echo "$1" >>"$_w/$_k.times"
+            echo "$4" >"$_w/$_k.lines"
+            echo "${5:-0}" >>"$_w/$_k.rss"
             [ "$2" = 0 ] || echo "$2" >"$_w/$_k.status"
         done
         _r=$((_r + 1))
@@ -159,52 +191,61 @@ bench_shape() { # shape runs size
         if enabled "$_k" && [ "$(cat "$_w/$_k.status")" = 0 ]; then
             median "$_w/$_k.times" >"$_w/$_k.med"
             minof "$_w/$_k.times" >"$_w/$_k.min"
+            sort -g "$_w/$_k.rss" | tail -n 1 | awk '{ printf "%.1f\n", $1 / 1024 }' >"$_w/$_k.mb"
         else
             echo nan >"$_w/$_k.med"
             echo nan >"$_w/$_k.min"
+            echo nan >"$_w/$_k.mb"
         fi
     done
-    _g=$(cat "$_w/grep.med") _rg=$(cat "$_w/rg.med") _tr=$(cat "$_w/tailread.med")
-    out "$(printf '%-48s %10s %10s %9s %9s %9s  %s' command 'median s' 'min s' grep/x rg/x x/tailrd 'output lines')"
+    med() { if [ -f "$_w/$1.med" ]; then cat "$_w/$1.med"; else echo nan; fi; }
+    _g=$(med grep) _rg=$(med rg) _rc=$(med rg_c) _tr=$(med tailread)
+    out "$(printf '%-48s %9s %9s %8s %8s %8s %8s %9s  %s' command 'median s' 'min s' grep/x rg/x 'rg -c/x' x/tailrd 'peak MiB' 'output lines')"
     for _k in $KEYS; do
         if ! enabled "$_k"; then
-            out "$(printf '%-48s %10s' "$(label "$_k")" skipped)"
+            out "$(printf '%-48s %9s' "$(label "$_k")" skipped)"
             continue
         fi
         _st=$(cat "$_w/$_k.status")
         if [ "$_st" != 0 ]; then
-            out "$(printf '%-48s %10s' "$(label "$_k")" "FAILED (exit $_st)")"
+            out "$(printf '%-48s %9s' "$(label "$_k")" "FAILED (exit $_st)")"
             FAILED=1
             continue
         fi
-        out "$(awk -v l="$(label "$_k")" -v m="$(cat "$_w/$_k.med")" -v n="$(cat "$_w/$_k.min")" \
-            -v g="$_g" -v r="$_rg" -v t="$_tr" -v lines="$(cat "$_w/$_k.lines")" '
+        out "$(awk -v l="$(label "$_k")" -v m="$(med "$_k")" -v n="$(cat "$_w/$_k.min")" -v mb="$(cat "$_w/$_k.mb")" \
+            -v g="$_g" -v r="$_rg" -v rc="$_rc" -v t="$_tr" -v lines="$(cat "$_w/$_k.lines")" '
             function ratio(a, b) { return (a == "nan" || b == "nan" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
-            BEGIN { printf "%-48s %10.4f %10.4f %9s %9s %9s  %s\n", l, m, n, ratio(g, m), ratio(r, m), ratio(m, t), lines }')"
+            BEGIN { printf "%-48s %9.4f %9.4f %8s %8s %8s %8s %9s  %s\n", l, m, n, ratio(g, m), ratio(r, m), ratio(rc, m), ratio(m, t), mb, lines }')"
     done
-    _want=$((_runs * STEPS))
-    for _k in grep rg; do
-        enabled "$_k" || continue
-        _l=$(cat "$_w/$_k.lines")
-        [ "$_l" = "$_want" ] || out "   warning: $_k printed $_l lines, expected $_want ($_runs runs x $STEPS steps)"
-    done
-    # summary and targets (issue: a: default >= 50x grep, >= 10x rg, all-steps <= grep; b: default >= 1.5x rg)
-    out "$(awk -v s="$_s" -v runs="$_runs" -v gb="$_gb" -v p="$(cat "$_w/parse.med")" -v pa="$(cat "$_w/parse_all.med")" \
-        -v g="$_g" -v r="$_rg" -v t="$_tr" -v tp="$(cat "$_w/tailread_p.med")" '
-        function x(a, b) { return (a == "nan" || b == "nan" || b + 0 == 0) ? "?" : sprintf("%.1fx", a / b) }
+    if [ "$_s" != c ]; then
+        _want=$((_runs * STEPS))
+        for _k in grep rg; do
+            enabled "$_k" || continue
+            _l=$(cat "$_w/$_k.lines")
+            [ "$_l" = "$_want" ] || out "   warning: $_k printed $_l lines, expected $_want ($_runs runs x $STEPS steps)"
+        done
+    fi
+    out "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    # targets (issue 15): a: every format >= 20x grep and >= 5x rg; b: every format >= 1.5x rg -c;
+    # c: every format faster than rg -c with a peak RSS <= 64 MiB
+    out "$(awk -v s="$_s" -v runs="$_runs" -v gb="$_gb" -v g="$_g" -v r="$_rg" -v rc="$_rc" \
+        -v p="$(med parse)" -v pc="$(med parse_csv)" -v pj="$(med parse_json)" -v pa="$(med parse_all)" \
+        -v mp="$(cat "$_w/parse.mb")" -v mc="$(cat "$_w/parse_csv.mb")" -v mj="$(cat "$_w/parse_json.mb")" '
+        function x(a, b) { return (a == "nan" || b == "nan" || b + 0 == 0) ? "?" : sprintf("%.2fx", a / b) }
         function ok(c) { return c ? "MET" : "MISSED" }
         function f(v) { return v == "nan" ? "-" : sprintf("%.3f", v) }
+        function all3(base, k) {
+            if (base == "nan" || p == "nan" || pc == "nan" || pj == "nan") return "?"
+            return ok(base / p >= k && base / pc >= k && base / pj >= k)
+        }
         BEGIN {
-            line = sprintf("summary %s: %d runs, %s GB: grep %s s, rg %s s, tailread %s s (parallel walk %s s)", s, runs, gb, f(g), f(r), f(t), f(tp))
+            line = sprintf("summary %s: %d runs, %s GB: grep %s s, rg %s s, rg -c %s s", s, runs, gb, f(g), f(r), f(rc))
             if (p == "nan") { print line "; nemoperf-parse: not measured"; exit }
-            line = line sprintf("; parse %.4f s = %s grep, %s rg, %s tailread", p, x(g, p), x(r, p), x(p, t))
-            if (pa != "nan") line = line sprintf("; --all-steps %.3f s = %s grep, %s rg", pa, x(g, pa), x(r, pa))
-            if (s == "a") {
-                line = line sprintf(" | targets: default>=50x grep %s, >=10x rg %s", ok(g / p >= 50), (r == "nan") ? "?" : ok(r / p >= 10))
-                if (pa != "nan") line = line sprintf(", all-steps<=grep %s", ok(pa <= g))
-            } else {
-                line = line sprintf(" | target: default>=1.5x rg %s", (r == "nan") ? "?" : ok(r / p >= 1.5))
-            }
+            line = line sprintf("; parse table %.4f s (%s rg -c), csv %.4f s (%s), json %.4f s (%s)", p, x(rc, p), pc, x(rc, pc), pj, x(rc, pj))
+            line = line sprintf("; peak RSS table %s MiB, csv %s MiB, json %s MiB", mp, mc, mj)
+            if (s == "a") line = line sprintf(" | targets: every format >=20x grep %s, >=5x rg %s", all3(g, 20), all3(r, 5))
+            if (s == "b") line = line sprintf(" | target: every format >=1.5x rg -c %s", all3(rc, 1.5))
+            if (s == "c") line = line sprintf(" | targets: every format faster than rg -c %s, peak RSS <= 64 MiB %s", all3(rc, 1), (mp == "nan" || mc == "nan" || mj == "nan") ? "?" : ok(mp <= 64 && mc <= 64 && mj <= 64))
             print line
         }')"
 }
@@ -213,6 +254,7 @@ out "nemoperf bench $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -sm), $JOBS c
 out "command: BENCH_SHAPES=$BENCH_SHAPES BENCH_SCALE=$BENCH_SCALE BENCH_REPS=$BENCH_REPS sh bench/run.sh"
 case $BENCH_SHAPES in *a*) bench_shape a $((300 / BENCH_SCALE > 0 ? 300 / BENCH_SCALE : 1)) 5000000 ;; esac
 case $BENCH_SHAPES in *b*) bench_shape b $((20000 / BENCH_SCALE > 0 ? 20000 / BENCH_SCALE : 1)) 50000 ;; esac
+case $BENCH_SHAPES in *c*) bench_shape c $((1000000 / BENCH_SCALE > 0 ? 1000000 / BENCH_SCALE : 1)) 3000 ;; esac
 out ""
-out "(results also in $LOG; timed output goes to a pipe drained by bench/timeit, not /dev/null)"
+out "(results also in $LOG; timed output goes to a pipe drained by bench/timeit, not /dev/null; peak MiB = max RSS over the reps)"
 exit "$FAILED"

@@ -4,8 +4,9 @@
  * Runs CMD with stdin from /dev/null and stdout to FILE (default /dev/null), or with -p to a pipe that timeit
  * drains itself (like a terminal or `| wc`; -l also counts the lines).  Use -p for grep: GNU grep stops at the
  * first match of each file when its stdout is /dev/null, which is not what the seed's command costs.
- * Prints "SECONDS STATUS BYTES LINES" (monotonic clock; STATUS = exit code or 128+signal; BYTES/LINES of the
- * drained output, 0 without -p, LINES -1 without -l) and exits 0, or 127 when CMD cannot be started.
+ * Prints "SECONDS STATUS BYTES LINES MAXRSS_KB" (monotonic clock; STATUS = exit code or 128+signal; BYTES/LINES of
+ * the drained output, 0 without -p, LINES -1 without -l; MAXRSS_KB = the command's peak resident memory, from
+ * wait4's rusage) and exits 0, or 127 when CMD cannot be started.
  * Standalone: cc -O2 -std=c11 -D_GNU_SOURCE -o timeit timeit.c
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +95,9 @@ int main(int argc, char **argv)
         close(pfd[0]);
     }
     int st;
-    while (waitpid(pid, &st, 0) < 0)
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &st, 0, &ru) < 0)
         if (errno != EINTR) {
             fprintf(stderr, "timeit: waitpid: %s\n", strerror(errno));
             return 127;
@@ -103,6 +107,6 @@ int main(int argc, char **argv)
     free(buf);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
-    printf("%.6f %d %llu %lld\n", s, rc, bytes, lines);
+    printf("%.6f %d %llu %lld %ld\n", s, rc, bytes, lines, ru.ru_maxrss);
     return rc == 127 ? 127 : 0;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - build the scanner's libFuzzer target with clang and fuzz it for a while.
+# run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader) with clang and fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
 # Seeds are the golden logs of tests/data/scan/ and the real-log corpus tests/data/real/.  Exits non-zero when the fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
@@ -63,3 +63,47 @@ echo "fuzz/run.sh: fuzzing the scanner for ${FUZZ_SECONDS}s" >&2
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$run/scan_fuzz" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=131072 \
     -dict="$run/scan.dict" -artifact_prefix="$run/artifacts/" -print_final_stats=1 "$run/corpus"
+
+# The AutoModel benchmark log reader (src/amlog.c), seeded with the golden logs of tests/data/amlog/.
+FUZZ_AMLOG_SECONDS=${FUZZ_AMLOG_SECONDS:-$((FUZZ_SECONDS / 5))}
+mkdir -p "$run/amlog-corpus"
+for f in tests/data/amlog/*/*.err tests/data/amlog/*/*.out; do
+    head -c 16384 "$f" >"$run/amlog-corpus/$(echo "$f" | tr / _)"
+done
+cat >"$run/amlog.dict" <<'EOF2'
+"Rank 0 | Iteration "
+" | num_label_tokens="
+" | Max Memory Allocated: "
+" GB | loss="
+"Max iter time: "
+" seconds"
+"MFU: "
+"Average iteration time: "
+" (excluding first "
+" warmup iterations)"
+" (all "
+" iterations)"
+"Average MFU: "
+"Total iteration time ("
+" steps): "
+"TFLOPs/GPU: "
+"TFLOPS multiplier for PEFT: (2 + "
+") / 3 = "
+"GA steps: "
+", DP size: "
+", Local batch size: "
+", Global batch size: "
+"    iteration ......: ("
+"    iteration_warmup ....: ("
+"2026-04-17 10:00:01 | INFO | __main__ | "
+"nan"
+"inf"
+"\x0d"
+EOF2
+"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -o "$run/amlog_fuzz" fuzz/amlog_fuzz.c src/amlog.c src/scan.c src/error.c src/diag.c \
+    $(pkg-config --cflags --libs libpcre2-8) -lpthread -lm
+echo "fuzz/run.sh: fuzzing the AutoModel log reader for ${FUZZ_AMLOG_SECONDS}s" >&2
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    "$run/amlog_fuzz" -max_total_time="$FUZZ_AMLOG_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+    -dict="$run/amlog.dict" -artifact_prefix="$run/artifacts/amlog-" -print_final_stats=1 "$run/amlog-corpus"

@@ -143,3 +143,83 @@ void np_groups_free(struct np_groups *g)
     free(g->g);
     memset(g, 0, sizeof *g);
 }
+
+/* ---- the streamed form ---- */
+
+struct np_scaling_cfg {
+    const struct np_model *model;
+    enum np_dtype dtype;
+    char gpu_type[sizeof ((struct np_identity *)0)->gpu_type];
+    int seq_len, synthetic;
+    char variant[sizeof ((struct np_identity *)0)->variant];
+    int min_gpus, max_gpus;
+    double sum;                   /* tokens/s/GPU of the runs at min_gpus */
+    size_t count;
+};
+
+static struct np_scaling_cfg *aggregate_cfg(const struct np_scaling *s, const struct np_run *r)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const struct np_scaling_cfg *c = &s->c[i];
+        if (c->model == r->model && c->dtype == r->id.dtype && strcasecmp(c->gpu_type, r->id.gpu_type) == 0 &&
+            c->seq_len == r->id.seq_len && strcmp(c->variant, r->id.variant) == 0 && c->synthetic == r->id.synthetic)
+            return &s->c[i];
+    }
+    return NULL;
+}
+
+enum np_status np_scaling_add(struct np_scaling *s, const struct np_run *r)
+{
+    if (!aggregate_counted(r) || isnan(aggregate_tpg(r)))
+        return NP_OK;
+    struct np_scaling_cfg *c = aggregate_cfg(s, r);
+    if (!c) {
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 16;
+            struct np_scaling_cfg *a = realloc(s->c, nc * sizeof *a);
+            if (!a)
+                return NP_E_NOMEM;
+            s->c = a;
+            s->cap = nc;
+        }
+        c = &s->c[s->n++];
+        memset(c, 0, sizeof *c);
+        c->model = r->model;
+        c->dtype = r->id.dtype;
+        memcpy(c->gpu_type, r->id.gpu_type, sizeof c->gpu_type);
+        c->seq_len = r->id.seq_len;
+        c->synthetic = r->id.synthetic;
+        memcpy(c->variant, r->id.variant, sizeof c->variant);
+        c->min_gpus = c->max_gpus = r->id.gpus;
+    }
+    if (r->id.gpus > c->max_gpus)
+        c->max_gpus = r->id.gpus;
+    if (r->id.gpus < c->min_gpus) {
+        c->min_gpus = r->id.gpus;
+        c->sum = 0;
+        c->count = 0;
+    }
+    if (r->id.gpus == c->min_gpus) {
+        c->sum += aggregate_tpg(r);
+        c->count++;
+    }
+    return NP_OK;
+}
+
+double np_scaling_eff(const struct np_scaling *s, const struct np_run *r)
+{
+    if (!aggregate_counted(r) || isnan(aggregate_tpg(r)))
+        return NAN;
+    const struct np_scaling_cfg *c = aggregate_cfg(s, r);
+    if (!c || c->min_gpus == c->max_gpus || !c->count || !(c->sum > 0))
+        return NAN; /* one scale only: no sweep to compare with */
+    return aggregate_tpg(r) / (c->sum / (double)c->count);
+}
+
+void np_scaling_free(struct np_scaling *s)
+{
+    if (!s)
+        return;
+    free(s->c);
+    memset(s, 0, sizeof *s);
+}

@@ -6,6 +6,8 @@
  * variable, the bad value and what is allowed; nothing here writes files.
  */
 #include "nemoperf/config.h"
+
+#include "nemoperf/automodel.h"
 #include "nemoperf/stage.h"
 
 #include <ctype.h>
@@ -284,6 +286,17 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
     if (rname) {
         if (!(*rp = np_recipe_find(set, rname)))
             return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
+        int automodel = 0; /* AutoModel benchmarks: MODEL names them, the dtype is the rows' (BF16) */
+        for (size_t m = 0; m < (*rp)->nmodels; m++)
+            automodel |= (*rp)->models[m].automodel != NULL;
+        if (!size && automodel) {
+            if (config_get(x, "MODEL"))
+                return NP_OK;
+            char own[1024] = "";
+            for (size_t m = 0; m < (*rp)->nmodels; m++)
+                config_join(own, sizeof own, (*rp)->models[m].size);
+            return config_bad(x, "MODEL is not set; allowed (RECIPE=%s): %s", rname, own);
+        }
         if (!size) {
             char own[400] = "";
             for (size_t m = 0; m < (*rp)->nmodels; m++)
@@ -438,17 +451,28 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     if (st != NP_OK)
         return st;
     const struct np_recipe *r = c->recipe;
-    const char *size = config_get(x, "MODEL_SIZE");
+    const char *var = "MODEL_SIZE", *size = config_get(x, "MODEL_SIZE");
+    int automodel = 0;
+    for (size_t m = 0; m < r->nmodels; m++)
+        automodel |= r->models[m].automodel != NULL;
+    if (!size && automodel && (size = config_get(x, "MODEL")) != NULL)
+        var = "MODEL"; /* AutoModel rows are named by their benchmark YAML (RECIPE=automodel MODEL=...) */
     if (!size)
         size = r->default_size;
     if (!(c->model = np_model_find(r, size))) {
-        char sizes[300] = "";
+        char sizes[1024] = "";
         for (size_t m = 0; m < r->nmodels; m++)
             config_join(sizes, sizeof sizes, r->models[m].size);
-        return config_bad(x, "MODEL_SIZE=%s: recipe %s has no such model; allowed: %s", size, r->name, sizes);
+        return config_bad(x, "%s=%s: recipe %s has no such model; allowed: %s", var, size, r->name, sizes);
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");
+    if (!dt && m->automodel) { /* seed 001 publishes BF16 only: the rows' one dtype */
+        unsigned all = 0;
+        for (size_t i = 0; i < m->nrows; i++)
+            all |= m->rows[i].dtypes;
+        dt = all == NP_DTYPE_FP8 ? "fp8" : "bf16";
+    }
     if (!dt)
         return config_bad(x, "DTYPE is not set (DTYPE and MODEL_SIZE are required, as in the original recipes); "
                              "allowed: bf16, fp8");
@@ -574,7 +598,8 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
         return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
     for (size_t i = 0; i < *ngpus; i++) {
         const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
-        if (gpus[i] % config_gpn(c, row) != 0)
+        /* AutoModel publishes 1-GPU LoRA rows: part of one node */
+        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
                               gpus[i], config_gpn(c, row), scales);
         if (!row)
@@ -602,6 +627,12 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
         return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
                              "same job; allowed: at most one of them true",
                           config_get(x, "ENABLE_PROFILE"), config_get(x, "ENABLE_NCCLTRACE"));
+    if (c->model->automodel && (c->profile || c->nccltrace))
+        return config_bad(x, "%s=%s: RECIPE=%s MODEL=%s runs AutoModel's benchmark recipe, which nemoperf does not "
+                             "profile or trace; allowed: false",
+                          c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE",
+                          config_get(x, c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE"), c->recipe->name,
+                          c->model->size);
     if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, NP_LAUNCH_DEFAULT_PROFILE_START, &c->profile_start,
                             NULL)) ||
         (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, NP_LAUNCH_DEFAULT_PROFILE_STOP, &c->profile_stop,
@@ -629,6 +660,10 @@ static enum np_status config_load_path(struct config_ctx *x, struct config_commo
     c->load_raw = lp;
     if (!lp)
         return NP_OK;
+    if (c->model->automodel)
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: AutoModel's benchmark recipe runs without checkpoints "
+                             "(checkpoint.enabled: false); allowed: unset",
+                          lp);
     char real[PATH_MAX], stage[PATH_MAX];
     struct stat st;
     if (!realpath(lp, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -752,6 +787,35 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                               c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
                               x->setup_cmd);
         }
+    }
+    /* AutoModel: the model folder ./setup staged, read offline (config.json, or the weights' index) */
+    if (c->model->automodel) {
+        const struct np_automodel_spec *a = c->model->automodel;
+        const char *need = a->from_pretrained ? "model.safetensors.index.json" : "config.json";
+        char *dir = np_stage_hf_dir(c->stage_path, c->model->hf_repo);
+        char *file = NULL;
+        if (!dir || asprintf(&file, "%s/%s", dir, need) < 0) {
+            free(dir);
+            return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        }
+        enum np_status ms = NP_OK;
+        if (access(file, R_OK) != 0) {
+            if (c->preview)
+                ms = config_missing(x, c, "%s of %s in %s (run RECIPE=%s MODEL=%s %s%s)",
+                                    a->from_pretrained ? "the weights" : "config.json", c->model->hf_repo, dir,
+                                    c->recipe->name, c->model->size, x->setup_cmd, a->gated ? " with HF_TOKEN" : "");
+            else
+                ms = config_bad(x,
+                                "%s %s reads %s of %s from %s, which is not staged: run RECIPE=%s MODEL=%s %s%s (the "
+                                "job reads it offline), or use WORKLOAD=synthetic",
+                                c->recipe->name, c->model->size, a->from_pretrained ? "the weights" : "config.json",
+                                c->model->hf_repo, dir, c->recipe->name, c->model->size, x->setup_cmd,
+                                a->gated ? " with HF_TOKEN set" : "");
+        }
+        free(file);
+        free(dir);
+        if (ms != NP_OK)
+            return ms;
     }
     return NP_OK;
 }
@@ -881,7 +945,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
     j->gpus_per_node = config_gpn(cm, row);
-    j->nodes = gpus / j->gpus_per_node;
+    j->nodes = gpus >= j->gpus_per_node ? gpus / j->gpus_per_node : 1; /* AutoModel's 1-GPU rows: part of a node */
     j->tp = row->tp;
     j->pp = row->pp;
     j->cp = row->cp;
@@ -923,6 +987,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->max_steps = cm->profile ? cm->profile_stop
                    : cm->nccltrace ? NP_LAUNCH_NCCLTRACE_STEPS
                    : cm->load_checkpoint[0] ? 1
+                   : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
                                             : cm->max_steps;
     snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
     j->hf_token = cm->hf_token;
@@ -998,7 +1063,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_job_policy(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command)
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel)
         st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
                           "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
                           "WORKLOAD=synthetic",
@@ -1111,8 +1176,11 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("image", CONFIG_STR(c->image));
     CONFIG_SET("account", CONFIG_STR(c->account));
     CONFIG_SET("partition", CONFIG_STR(c->partition));
-    CONFIG_SET("nemo", np_nemo_json(c));
-    CONFIG_SET("task", json_string(np_task_name(c->task)));
+    if (c->model->automodel)
+        CONFIG_SET("automodel", np_automodel_json(c));
+    else
+        CONFIG_SET("nemo", np_nemo_json(c));
+    CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
     CONFIG_SET("pack_len", c->task != NP_TASK_PRETRAIN ? json_integer(c->seq_len) : json_null());
     CONFIG_SET("finetune", np_ft_json(c));
 #undef CONFIG_SET
@@ -1232,8 +1300,9 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
         const struct np_recipe *rp = &set->recipes[r];
         for (size_t m = 0; !oom && m < rp->nmodels; m++) {
             const struct np_model *mp = &rp->models[m];
-            /* the pre-training rows, then the fine-tuning rows (TASK sft/lora, SEQ = pack length) */
-            for (size_t i = 0; !oom && i < mp->nrows + mp->nft_rows; i++) {
+            /* the pre-training rows, then the fine-tuning rows (TASK sft/lora, note: pack length); AutoModel
+             * rows: their own text table below (its model names are long), in the JSON array */
+            for (size_t i = 0; !oom && (!mp->automodel || json) && i < mp->nrows + mp->nft_rows; i++) {
                 const struct np_config_row *row = i < mp->nrows ? &mp->rows[i] : &mp->ft_rows[i - mp->nrows];
                 if (!config_list_match(filter, rp, row))
                     continue;
@@ -1252,7 +1321,7 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
                     char v[CONFIG_LIST_COLS][640];
                     snprintf(v[0], sizeof v[0], "%s", rp->name);
                     snprintf(v[1], sizeof v[1], "%s", mp->size);
-                    snprintf(v[2], sizeof v[2], "%s", np_task_name(row->task));
+                    snprintf(v[2], sizeof v[2], "%s", mp->automodel ? np_model_task(mp) : np_task_name(row->task));
                     snprintf(v[3], sizeof v[3], "%s", np_dtype_name((enum np_dtype)d, 0));
                     snprintf(v[4], sizeof v[4], "%d", row->gpus);
                     snprintf(v[5], sizeof v[5], "%s", row->gpu_type);
@@ -1276,6 +1345,10 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
                             snprintf(t + w, sizeof t - (size_t)w, "; %.580s", v[18]);
                         memcpy(v[18], t, sizeof t);
                     }
+                    if (mp->automodel)
+                        snprintf(v[18], sizeof v[18], "AutoModel benchmark: LBS %d, examples/llm_benchmark/%s (%s)",
+                                 row->lbs, np_automodel_yaml(mp, row),
+                                 mp->automodel->from_pretrained ? "from_pretrained" : "from_config");
                     for (int k = 0; k < CONFIG_LIST_COLS; k++) {
                         rows[n][k] = strdup(v[k]);
                         if (!rows[n][k])
@@ -1300,7 +1373,10 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
     np_buf_init(&b);
     if (oom)
         b.failed = 1;
-    for (size_t i = 0; i <= n; i++) {
+    char *am = np_automodel_list_text(set, filter);
+    if (!am)
+        b.failed = 1;
+    for (size_t i = 0; i <= n && !(n == 0 && am && *am); i++) { /* no empty table above the AutoModel one */
         struct np_buf line;
         np_buf_init(&line);
         for (int k = 0; k < CONFIG_LIST_COLS; k++) {
@@ -1324,6 +1400,9 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
         }
         free(l);
     }
+    if (am)
+        np_buf_append(&b, n ? am : am + 1); /* its leading blank line separates it from the table above */
+    free(am);
     for (size_t i = 0; rows && i < n; i++)
         for (int k = 0; k < CONFIG_LIST_COLS; k++)
             free(rows[i][k]);

@@ -21,6 +21,8 @@ static const char *const envcheck_names[] = {
     "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES", "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "SLURM_SUBMIT",
     "SLURMRESTD_URL", "SLURM_JWT", "SLURM_USER",
     "SLURM_CONF",
+    /* launch and setup with RECIPE=automodel */
+    "MODEL",
     /* setup */
     "HF_ENDPOINT",
     /* every tool */
@@ -37,6 +39,7 @@ static const char *const envcheck_names[] = {
     "NP_CLUSTER_SHARE", "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT",
     /* make bench, make fuzz */
     "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "FUZZ_SECONDS",
+    "FUZZ_AMLOG_SECONDS",
     NULL};
 
 static const char *const envcheck_prefixes[] = {"NEMOPERF_", "NP_CLUSTER_", NULL};

@@ -29,6 +29,8 @@ double np_model_flops(enum np_flops_conv conv, const struct np_arch *a, int kv_g
         return S * (24 * L * h * h + 12 * c * L * h * S + 48 * L * h * h + 6 * V * h);
     case NP_FLOPS_GPT3:
         return (24 * S * h * h + 4 * c * S * S * h) * 3 * L + 6 * S * h * V;
+    default: /* the AutoModel families need np_arch_extra: np_model_flops_row */
+        break;
     }
     return NAN;
 }
@@ -48,6 +50,12 @@ double np_model_flops_row(const struct np_model *m, const struct np_config_row *
     if (!m)
         return NAN;
     struct np_arch a = np_row_arch(m, row);
+    if (NP_FLOPS_IS_AUTOMODEL(m->flops.conv)) {
+        double f = np_flops_automodel(m->flops.conv, &a, &m->xa, seq_len);
+        if (m->flops.lora_rank > 0)
+            f *= np_flops_lora_multiplier(&a, &m->xa, m->flops.lora_rank, m->flops.lora_lm_head, NULL, NULL);
+        return f;
+    }
     return np_model_flops(m->flops.conv, &a, m->flops.kv_groups, m->flops.causal, seq_len);
 }
 

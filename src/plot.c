@@ -30,7 +30,7 @@ struct plot_point {
 };
 
 struct plot_series {
-    char recipe[64], size[32], gpu[16];
+    char recipe[64], size[64], gpu[16];
     enum np_dtype dtype;
     struct plot_point *pts, *ref;
     size_t n, nref, cap, capref;

@@ -8,10 +8,13 @@
  */
 #include "nemoperf/recipe.h"
 
+#include "nemoperf/flops.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +43,10 @@ const char *np_dtype_name(enum np_dtype d, int upper)
     }
 }
 
-static const char *const recipe_conv_names[] = {"llama3", "nemotron", "nemotron-legacy", "mixtral", "gpt3"};
+static const char *const recipe_conv_names[] = {"llama3",          "nemotron",          "nemotron-legacy",
+                                                "mixtral",         "gpt3",              "automodel-llama",
+                                                "automodel-qwen3", "automodel-deepseekv3", "automodel-gptoss",
+                                                "automodel-nemotronh"};
 
 const char *np_flops_conv_name(enum np_flops_conv c)
 {
@@ -197,10 +203,63 @@ static enum np_status recipe_object(struct recipe_ctx *c, json_t *v, const char 
 
 /* ---- sections ---- */
 
+/* The AutoModel-only architecture fields (all optional, see struct np_arch_extra). */
+static enum np_status recipe_load_arch_extra(struct recipe_ctx *c, json_t *o, const char *path,
+                                             struct np_model *m)
+{
+    struct np_arch_extra *x = &m->xa;
+    static const struct {
+        const char *key;
+        size_t off;
+    } ints[] = {
+#define RECIPE_XA(k, f) {k, offsetof(struct np_arch_extra, f)}
+        RECIPE_XA("head_dim", head_dim),
+        RECIPE_XA("moe_ffn_hidden", moe_ffn_hidden),
+        RECIPE_XA("shared_ffn_hidden", shared_ffn_hidden),
+        RECIPE_XA("q_lora_rank", q_lora_rank),
+        RECIPE_XA("kv_lora_rank", kv_lora_rank),
+        RECIPE_XA("qk_nope_head_dim", qk_nope_head_dim),
+        RECIPE_XA("qk_rope_head_dim", qk_rope_head_dim),
+        RECIPE_XA("v_head_dim", v_head_dim),
+        RECIPE_XA("sliding_window", sliding_window),
+        RECIPE_XA("mamba_heads", mamba_heads),
+        RECIPE_XA("mamba_head_dim", mamba_head_dim),
+        RECIPE_XA("mamba_state", mamba_state),
+        RECIPE_XA("mamba_groups", mamba_groups),
+        RECIPE_XA("moe_latent", moe_latent),
+#undef RECIPE_XA
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        TRY(recipe_int(c, o, path, ints[i].key, 0, 0, 1, 0, (int *)(void *)((char *)x + ints[i].off)));
+    TRY(recipe_bool(c, o, path, "qkv_bias", 0, &x->qkv_bias));
+    TRY(recipe_bool(c, o, path, "tied_embeddings", 0, &x->tied_embeddings));
+    TRY(recipe_str(c, o, path, "hybrid_pattern", 0, &m->pattern));
+    if (m->pattern) {
+        char p[512];
+        recipe_path(p, sizeof p, path, "hybrid_pattern");
+        for (const char *s = m->pattern; *s; s++) {
+            switch (*s) {
+            case 'M': x->n_mamba++; break;
+            case 'E': x->n_moe++; break;
+            case '*': x->n_attention++; break;
+            case '-': x->n_mlp++; break;
+            default: return recipe_fail(c, p, "expected only M (Mamba), E (MoE), * (attention) and - (MLP)");
+            }
+        }
+        if ((long)strlen(m->pattern) != m->arch.layers)
+            return recipe_fail(c, p, "one character per layer: its length must equal layers");
+    }
+    return NP_OK;
+}
+
 static enum np_status recipe_load_arch(struct recipe_ctx *c, json_t *o, const char *path, struct np_arch *a)
 {
     static const char *const keys[] = {"layers", "hidden", "ffn_hidden", "heads", "kv_groups", "vocab",
-                                       "experts", "top_k", NULL};
+                                       "experts", "top_k", "head_dim", "moe_ffn_hidden", "shared_ffn_hidden",
+                                       "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                       "v_head_dim", "sliding_window", "mamba_heads", "mamba_head_dim",
+                                       "mamba_state", "mamba_groups", "moe_latent", "qkv_bias",
+                                       "tied_embeddings", "hybrid_pattern", NULL};
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
     TRY(recipe_int(c, o, path, "layers", 1, 0, 1, 0, &a->layers));
@@ -226,7 +285,8 @@ static enum np_status recipe_load_arch(struct recipe_ctx *c, json_t *o, const ch
 static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const char *path,
                                         const struct np_arch *arch, struct np_flops_spec *f)
 {
-    static const char *const keys[] = {"convention", "causal", "kv_groups", "note", NULL};
+    static const char *const keys[] = {"convention", "causal", "kv_groups", "note", "lora_rank", "lora_lm_head",
+                                       NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -239,12 +299,20 @@ static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const c
     free(conv);
     if (found < 0) {
         recipe_path(p, sizeof p, path, "convention");
-        return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral or gpt3)");
+        return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral, gpt3, "
+                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss or "
+                                 "automodel-nemotronh)");
     }
     f->conv = (enum np_flops_conv)found;
     TRY(recipe_bool(c, o, path, "causal", 0, &f->causal));
     TRY(recipe_int(c, o, path, "kv_groups", 0, 0, 1, arch->kv_groups, &f->kv_groups));
     TRY(recipe_str(c, o, path, "note", 0, &f->note));
+    TRY(recipe_int(c, o, path, "lora_rank", 0, 0, 1, 0, &f->lora_rank));
+    TRY(recipe_bool(c, o, path, "lora_lm_head", 0, &f->lora_lm_head));
+    if (f->lora_rank && !NP_FLOPS_IS_AUTOMODEL(f->conv)) {
+        recipe_path(p, sizeof p, path, "lora_rank");
+        return recipe_fail(c, p, "the LoRA multiplier is AutoModel's: only with an automodel-* convention");
+    }
     if (f->conv == NP_FLOPS_MIXTRAL && arch->top_k == 0) {
         recipe_path(p, sizeof p, path, "convention");
         return recipe_fail(c, p, "mixtral convention needs arch.experts and arch.top_k");
@@ -394,8 +462,8 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
                                       const struct np_model *m, int ft, struct np_config_row *r)
 {
     static const char *const keys[] = {"gpu", "system", "dtypes", "gpus", "seq_len", "layers", "tp", "pp",
-                                       "cp", "ep", "dp", "vp", "mbs", "gbs", "ga", "fsdp", "proxy",
-                                       "inconsistent", "source", "note", "gpus_per_node", "etp",
+                                       "cp", "ep", "dp", "vp", "mbs", "lbs", "gbs", "ga", "fsdp", "proxy",
+                                       "inconsistent", "source", "note", "yaml", "gpus_per_node", "etp",
                                        "cuda_graphs", "tp_comm_overlap_cfg", "model_config", "corrections",
                                        "task", NULL};
     char p[512];
@@ -434,6 +502,7 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     TRY(recipe_int(c, o, path, "dp", 1, 0, 1, 0, &r->dp));
     TRY(recipe_int(c, o, path, "vp", 1, 1, 1, 0, &r->vp));
     TRY(recipe_int(c, o, path, "mbs", 1, 0, 1, 0, &r->mbs));
+    TRY(recipe_int(c, o, path, "lbs", 0, 0, 1, 0, &r->lbs));
     TRY(recipe_int(c, o, path, "gbs", 1, 0, 1, 0, &r->gbs));
     TRY(recipe_int(c, o, path, "ga", 1, 0, 1, 0, &r->ga));
     TRY(recipe_int(c, o, path, "fsdp", 0, 0, 0, 0, &r->fsdp));
@@ -441,6 +510,11 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     TRY(recipe_str(c, o, path, "inconsistent", 0, &r->inconsistent));
     TRY(recipe_str(c, o, path, "source", 0, &r->source));
     TRY(recipe_str(c, o, path, "note", 0, &r->note));
+    TRY(recipe_str(c, o, path, "yaml", 0, &r->yaml));
+    if (r->yaml && !m->automodel) {
+        recipe_path(p, sizeof p, path, "yaml");
+        return recipe_fail(c, p, "a benchmark YAML belongs to an AutoModel model (one with \"automodel\")");
+    }
     TRY(recipe_int(c, o, path, "gpus_per_node", 0, 0, 1, 8, &r->gpus_per_node));
     TRY(recipe_int(c, o, path, "etp", 0, 1, 1, 0, &r->etp));
     TRY(recipe_bool(c, o, path, "cuda_graphs", 0, &r->cuda_graphs));
@@ -465,7 +539,7 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
                  r->cp, r->dp, prod, r->gpus);
         return recipe_fail(c, p, msg);
     }
-    if (r->gpus % r->gpus_per_node != 0) {
+    if (r->gpus % r->gpus_per_node != 0 && !(m->automodel && r->gpus < r->gpus_per_node)) { /* 1-GPU LoRA */
         recipe_path(p, sizeof p, path, "gpus_per_node");
         snprintf(msg, sizeof msg, "gpus %d is not a multiple of gpus_per_node %d", r->gpus, r->gpus_per_node);
         return recipe_fail(c, p, msg);
@@ -480,13 +554,15 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
             return recipe_fail(c, p, msg);
         }
     }
-    long long gbs = (long long)r->mbs * r->dp * r->ga;
+    /* AutoModel publishes LBS (one step per GPU) beside the pipeline micro-batch: GBS = LBS x DP x GA. */
+    int per_rank = r->lbs ? r->lbs : r->mbs;
+    long long gbs = (long long)per_rank * r->dp * r->ga;
     if (gbs != r->gbs && !r->inconsistent) {
         recipe_path(p, sizeof p, path, "gbs");
         snprintf(msg, sizeof msg,
-                 "MBS x DP x GA = %d x %d x %d = %lld, but gbs is %d (a published row that is not self-consistent "
+                 "%s x DP x GA = %d x %d x %d = %lld, but gbs is %d (a published row that is not self-consistent "
                  "must say why in \"inconsistent\")",
-                 r->mbs, r->dp, r->ga, gbs, r->gbs);
+                 r->lbs ? "LBS" : "MBS", per_rank, r->dp, r->ga, gbs, r->gbs);
         return recipe_fail(c, p, msg);
     }
     if (gbs == r->gbs && r->inconsistent) {
@@ -569,26 +645,72 @@ static enum np_status recipe_load_finetune(struct recipe_ctx *c, json_t *o, cons
     return NP_OK;
 }
 
+static enum np_status recipe_load_automodel(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
+{
+    static const char *const keys[] = {"yaml", "load", "trust_remote_code", "gated", "warmup_steps", "max_steps",
+                                       NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    struct np_automodel_spec *a = calloc(1, sizeof *a);
+    if (!a)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    m->automodel = a;
+    TRY(recipe_str(c, o, path, "yaml", 1, &a->yaml));
+    recipe_path(p, sizeof p, path, "yaml");
+    if (a->yaml[0] == '/' || strstr(a->yaml, "..") || strlen(a->yaml) < 6 ||
+        strcmp(a->yaml + strlen(a->yaml) - 5, ".yaml") != 0)
+        return recipe_fail(c, p, "expected a .yaml path relative to examples/llm_benchmark/");
+    char *load = NULL;
+    TRY(recipe_str(c, o, path, "load", 1, &load));
+    a->from_pretrained = strcmp(load, "from_pretrained") == 0;
+    int ok = a->from_pretrained || strcmp(load, "from_config") == 0;
+    free(load);
+    if (!ok) {
+        recipe_path(p, sizeof p, path, "load");
+        return recipe_fail(c, p, "expected \"from_config\" (config.json only) or \"from_pretrained\" (weights)");
+    }
+    TRY(recipe_bool(c, o, path, "trust_remote_code", 0, &a->trust_remote_code));
+    TRY(recipe_bool(c, o, path, "gated", 0, &a->gated));
+    TRY(recipe_int(c, o, path, "warmup_steps", 1, 0, 0, 0, &a->warmup_steps));
+    TRY(recipe_int(c, o, path, "max_steps", 1, 0, 1, 0, &a->max_steps));
+    if (a->warmup_steps >= a->max_steps) {
+        recipe_path(p, sizeof p, path, "warmup_steps");
+        return recipe_fail(c, p, "must be below max_steps (the summary averages the steps after the warm-up)");
+    }
+    return NP_OK;
+}
+
 static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, json_t *o, const char *path,
                                         struct np_model *m)
 {
-    static const char *const keys[] = {"label", "factory", "hf_repo", "arch", "flops", "checkpoint",
-                                       "configs", "tokenizer", "env", "token_drop", "gc_interval",
+    static const char *const keys[] = {"label", "factory", "hf_repo", "automodel", "arch", "flops",
+                                       "checkpoint", "configs", "tokenizer", "env", "token_drop", "gc_interval",
                                        "finetune", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
     for (const char *s = size; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.')) {
-            return recipe_fail(c, path, "model size keys are lower case letters, digits and dots (e.g. \"8b\", \"8x7b\")");
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '_')) {
+            return recipe_fail(c, path, "model keys are lower case letters, digits, dots and underscores (e.g. "
+                                        "\"8b\", \"8x7b\", \"qwen3_moe_30b_te_deepep\")");
         }
     m->size = strdup(size);
     if (!m->size)
         return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
     TRY(recipe_str(c, o, path, "label", 1, &m->label));
-    TRY(recipe_str(c, o, path, "factory", 1, &m->factory));
-    TRY(recipe_str(c, o, path, "hf_repo", 0, &m->hf_repo));
     json_t *v;
+    TRY(recipe_member(c, o, path, "automodel", 0, &v));
+    if (v) {
+        recipe_path(p, sizeof p, path, "automodel");
+        TRY(recipe_load_automodel(c, v, p, m));
+    }
+    TRY(recipe_str(c, o, path, "factory", !m->automodel, &m->factory));
+    TRY(recipe_str(c, o, path, "hf_repo", 0, &m->hf_repo));
+    if (m->automodel && !m->hf_repo) {
+        recipe_path(p, sizeof p, path, "hf_repo");
+        return recipe_fail(c, p, "an AutoModel benchmark needs the Hugging Face repo of its model");
+    }
     TRY(recipe_member(c, o, path, "tokenizer", 0, &v));
     if (v) {
         static const char *const tkeys[] = {"hf", "null_vocab_size", "on_model", NULL};
@@ -611,11 +733,22 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
     if (!v)
         return recipe_fail(c, p, "expected object");
     TRY(recipe_load_arch(c, v, p, &m->arch));
+    TRY(recipe_load_arch_extra(c, v, p, m));
     TRY(recipe_member(c, o, path, "flops", 1, &v));
     recipe_path(p, sizeof p, path, "flops");
     if (!v)
         return recipe_fail(c, p, "expected object");
     TRY(recipe_load_flops(c, v, p, &m->arch, &m->flops));
+    if (NP_FLOPS_IS_AUTOMODEL(m->flops.conv)) {
+        const char *missing = np_flops_automodel_missing(m->flops.conv, &m->arch, &m->xa, m->pattern);
+        if (missing) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the %s convention needs arch.%s", np_flops_conv_name(m->flops.conv), missing);
+            return recipe_fail(c, p, msg);
+        }
+        if (m->flops.lora_rank && m->arch.experts > 0)
+            return recipe_fail(c, p, "lora_rank: the LoRA multiplier counts dense-decoder parameters only");
+    }
     TRY(recipe_member(c, o, path, "checkpoint", 0, &v));
     if (v) {
         recipe_path(p, sizeof p, path, "checkpoint");
@@ -815,6 +948,7 @@ static void recipe_rows_free(struct np_config_row *rows, size_t n)
             free(r->corrections[k].reason);
         }
         free(r->corrections);
+        free(r->yaml);
     }
     free(rows);
 }
@@ -826,12 +960,16 @@ static void recipe_model_free(struct np_model *m)
     free(m->factory);
     free(m->hf_repo);
     free(m->flops.note);
+    free(m->pattern);
     recipe_rows_free(m->rows, m->nrows);
     recipe_rows_free(m->ft_rows, m->nft_rows);
     recipe_strv_free(m->lora.targets);
     free(m->ft_source);
     free(m->tokenizer.hf);
     recipe_strv_free(m->env);
+    if (m->automodel)
+        free(m->automodel->yaml);
+    free(m->automodel);
 }
 
 void np_recipe_free(struct np_recipe *r)
@@ -1041,6 +1179,11 @@ int np_task_parse(const char *s, enum np_task *out)
 const char *np_task_name(enum np_task t)
 {
     return (unsigned)t < 3 ? recipe_task_names[t] : "pretrain";
+}
+
+const char *np_model_task(const struct np_model *m)
+{
+    return m && m->flops.lora_rank > 0 ? "lora" : "pretrain";
 }
 
 struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row *row)

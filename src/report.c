@@ -1,13 +1,18 @@
-/* report.c - the four output formats of nemoperf-parse.
+/* report.c - the four output formats of nemoperf-parse, in memory or as a stream.
  *
  * table: aligned columns; markdown: each publication's layout cell for cell (seeds 003/004 per model, seed 000
  * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson.  One function writes one run
- * per format (report_table_cells, report_csv_run, report_json_run); --group and markdown need all runs.
+ * per format (report_table_cells, report_csv_run, report_json_run), used by both; --group and markdown need all
+ * runs (np_report_write), the rest streams (np_report_new/run/finish) in bounded memory.
  */
 #include "nemoperf/report.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -953,4 +958,402 @@ enum np_status np_report_write(FILE *out, enum np_format fmt, const struct np_pa
     if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
         st = NP_E_IO;
     return st;
+}
+
+/* ---- the stream (table, csv, json) ---- */
+
+/* Held-back text: memory first, a temporary file beyond REPORT_SPILL_MEM. */
+#define REPORT_SPILL_MEM ((size_t)1 << 20)
+
+struct report_spill {
+    char *buf;
+    size_t len, cap;
+    FILE *tmp;
+    int failed;
+};
+
+static void report_spill_add(struct report_spill *s, const char *text, size_t n)
+{
+    if (s->failed)
+        return;
+    if (!s->tmp && s->len + n > REPORT_SPILL_MEM)
+        s->tmp = tmpfile(); /* NULL: no temporary file, kept in memory rather than lost */
+    if (s->tmp) {
+        if (fwrite(text, 1, n, s->tmp) != n)
+            s->failed = 1;
+        return;
+    }
+    if (s->len + n > s->cap) {
+        size_t nc = s->cap ? s->cap : 4096;
+        while (nc < s->len + n)
+            nc *= 2;
+        char *b = realloc(s->buf, nc);
+        if (!b) {
+            s->failed = 1;
+            return;
+        }
+        s->buf = b;
+        s->cap = nc;
+    }
+    memcpy(s->buf + s->len, text, n);
+    s->len += n;
+}
+
+static void report_spill_printf(struct report_spill *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report_spill_printf(struct report_spill *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *text = NULL;
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        s->failed = 1;
+        return;
+    }
+    report_spill_add(s, text, (size_t)n);
+    free(text);
+}
+
+/* Everything held, in order, to out. */
+static enum np_status report_spill_write(struct report_spill *s, FILE *out)
+{
+    if (s->failed)
+        return NP_E_NOMEM;
+    if (s->len && fwrite(s->buf, 1, s->len, out) != s->len)
+        return NP_E_IO;
+    if (s->tmp) {
+        char b[65536];
+        size_t n;
+        rewind(s->tmp);
+        while ((n = fread(b, 1, sizeof b, s->tmp)) > 0)
+            if (fwrite(b, 1, n, out) != n)
+                return NP_E_IO;
+        if (ferror(s->tmp))
+            return NP_E_IO;
+    }
+    return NP_OK;
+}
+
+static void report_spill_free(struct report_spill *s)
+{
+    free(s->buf);
+    if (s->tmp)
+        fclose(s->tmp);
+    memset(s, 0, sizeof *s);
+}
+
+/* Consecutive runs with the same message share one footer line (report_table_footer's rule). */
+struct report_streak {
+    char *msg, *path;
+    char first[sizeof ((struct np_identity *)0)->experiment], last[sizeof ((struct np_identity *)0)->experiment];
+    size_t n;
+};
+
+static void report_streak_end(struct report_streak *k, struct report_spill *s, const char *what)
+{
+    if (k->msg) {
+        if (k->n == 1)
+            report_spill_printf(s, "%s: %s: %s\n", what, k->path, k->msg);
+        else
+            report_spill_printf(s, "%s: %zu runs (%s ... %s): %s\n", what, k->n, k->first, k->last, k->msg);
+    }
+    free(k->msg);
+    free(k->path);
+    memset(k, 0, sizeof *k);
+}
+
+static void report_streak_add(struct report_streak *k, struct report_spill *s, const char *what,
+                              const struct np_run *r, const char *msg)
+{
+    if (k->msg && msg && *msg && strcmp(k->msg, msg) == 0) {
+        k->n++;
+        snprintf(k->last, sizeof k->last, "%s", r->id.experiment);
+        return;
+    }
+    report_streak_end(k, s, what);
+    if (!msg || !*msg)
+        return;
+    k->msg = strdup(msg);
+    k->path = strdup(r->path);
+    if (!k->msg || !k->path) {
+        s->failed = 1;
+        free(k->msg);
+        free(k->path);
+        k->msg = k->path = NULL;
+        return;
+    }
+    k->n = 1;
+    snprintf(k->first, sizeof k->first, "%s", r->id.experiment);
+    snprintf(k->last, sizeof k->last, "%s", r->id.experiment);
+}
+
+/* A run object is built and dumped in one arena, reused from run to run: no malloc/free per key
+ * and value.  Jansson's allocator (json_set_alloc_funcs, set once before any worker runs) takes
+ * from the arena of the calling thread while one is active and falls back to malloc (a full
+ * arena, other threads reading manifests); free ignores arena memory. */
+#define REPORT_ARENA ((size_t)64 << 10)
+
+struct report_arena {
+    char *buf;
+    size_t used;
+};
+
+static _Thread_local struct report_arena *report_arena_cur;
+static pthread_once_t report_alloc_once = PTHREAD_ONCE_INIT;
+
+static void *report_jmalloc(size_t n)
+{
+    struct report_arena *a = report_arena_cur;
+    if (a) {
+        size_t need = (n + 15) & ~(size_t)15;
+        if (need >= n && need <= REPORT_ARENA - a->used) {
+            void *p = a->buf + a->used;
+            a->used += need;
+            return p;
+        }
+    }
+    return malloc(n);
+}
+
+static void report_jfree(void *p)
+{
+    struct report_arena *a = report_arena_cur;
+    if (a && (uintptr_t)p >= (uintptr_t)a->buf && (uintptr_t)p < (uintptr_t)a->buf + REPORT_ARENA)
+        return;
+    free(p);
+}
+
+static void report_alloc_init(void)
+{
+    json_set_alloc_funcs(report_jmalloc, report_jfree);
+}
+
+/* One table row held until the widths are fixed. */
+struct report_row {
+    char exp[sizeof ((struct np_identity *)0)->experiment];
+    char cell[REPORT_MAXCOL][REPORT_CELL];
+};
+
+struct np_report {
+    FILE *out;
+    enum np_format fmt;
+    const struct np_parse_opts *o;
+    size_t nruns, nerrors;
+    enum np_status status; /* sticky */
+    /* table */
+    struct report_row *rows; /* the first NP_REPORT_TABLE_ROWS rows, until the widths are fixed */
+    size_t nrows, ncol;
+    size_t width[REPORT_MAXCOL];
+    int widths_fixed, gpu_star;
+    struct report_spill why, notes, refs; /* footer parts (json: `why` holds the errors) */
+    struct report_streak note_k, ref_k;
+    /* json */
+    char *jbuf;
+    size_t jcap;
+    struct report_arena arena;
+};
+
+struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts)
+{
+    if (fmt == NP_FMT_MARKDOWN)
+        return NULL; /* needs every run: np_report_write */
+    struct np_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->out = out;
+    r->fmt = fmt;
+    r->o = opts;
+    r->ncol = opts->reference ? REPORT_MAXCOL : REPORT_STATUS + 1;
+    for (size_t c = 0; c < r->ncol; c++)
+        r->width[c] = strlen(report_head[c]);
+    if (fmt == NP_FMT_JSON) /* before any worker thread runs: Jansson's allocator is process-wide */
+        pthread_once(&report_alloc_once, report_alloc_init);
+    return r;
+}
+
+static void report_table_line(FILE *out, const struct report_row *row, const size_t *width, size_t ncol)
+{
+    for (size_t c = 0; c < ncol; c++)
+        report_cell(out, c, width[c], c == 0 ? row->exp : row->cell[c]);
+    fputc('\n', out);
+}
+
+/* Widths from the rows held so far: header and held rows out; later rows go straight out. */
+static void report_table_fix(struct np_report *rep)
+{
+    if (rep->widths_fixed)
+        return;
+    for (size_t c = 0; c < rep->ncol; c++)
+        report_cell(rep->out, c, rep->width[c], report_head[c]);
+    fputc('\n', rep->out);
+    for (size_t i = 0; i < rep->nrows; i++)
+        report_table_line(rep->out, &rep->rows[i], rep->width, rep->ncol);
+    free(rep->rows);
+    rep->rows = NULL;
+    rep->nrows = 0;
+    rep->widths_fixed = 1;
+}
+
+static enum np_status report_table_stream(struct np_report *rep, const struct np_run *r)
+{
+    struct report_row row;
+    report_table_cells(r, rep->o, row.cell);
+    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
+    /* the footer, as report_table_footer writes it */
+    if (r->gpu_source && strcmp(r->gpu_source, "recipe") == 0)
+        rep->gpu_star = 1;
+    if (!np_run_status_good(r->status) && r->why)
+        report_spill_printf(&rep->why, "%s: %s: %s\n", np_run_status_name(r->status), r->path, r->why);
+    report_streak_add(&rep->note_k, &rep->notes, "note", r, r->note);
+    if (rep->o->reference)
+        report_streak_add(&rep->ref_k, &rep->refs, "reference not compared", r,
+                          r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL);
+    if (rep->why.failed || rep->notes.failed || rep->refs.failed)
+        return NP_E_NOMEM;
+    if (rep->widths_fixed) {
+        report_table_line(rep->out, &row, rep->width, rep->ncol);
+        return NP_OK;
+    }
+    if (!rep->rows && !(rep->rows = malloc(NP_REPORT_TABLE_ROWS * sizeof *rep->rows)))
+        return NP_E_NOMEM;
+    if (strlen(row.exp) > rep->width[0])
+        rep->width[0] = strlen(row.exp);
+    for (size_t c = 1; c < rep->ncol; c++)
+        if (strlen(row.cell[c]) > rep->width[c])
+            rep->width[c] = strlen(row.cell[c]);
+    rep->rows[rep->nrows++] = row;
+    if (rep->nrows == NP_REPORT_TABLE_ROWS)
+        report_table_fix(rep);
+    return NP_OK;
+}
+
+/* The run object is dumped inside a {"runs":[...]} of its own, so that Jansson indents it as deep
+ * as the envelope holds it, and cut out of that text. */
+#define REPORT_JSON_HEAD "{\n  \"runs\": [\n    "
+#define REPORT_JSON_TAIL "\n  ]\n}"
+
+static enum np_status report_json_stream(struct np_report *rep, const struct np_run *r)
+{
+    if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
+        return NP_E_NOMEM;
+    rep->arena.used = 0;
+    report_arena_cur = &rep->arena;
+    json_t *j = report_json_run(r, rep->o);
+    json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
+    size_t need = wrap ? json_dumpb(wrap, rep->jbuf, rep->jcap, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : 0;
+    if (wrap && need > rep->jcap) {
+        char *nb = realloc(rep->jbuf, need);
+        if (nb) {
+            rep->jbuf = nb;
+            rep->jcap = need;
+            need = json_dumpb(wrap, rep->jbuf, rep->jcap, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        } else {
+            need = 0;
+        }
+    }
+    json_decref(wrap);
+    report_arena_cur = NULL;
+    const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
+    if (need < hl + tl || memcmp(rep->jbuf, REPORT_JSON_HEAD, hl) != 0 ||
+        memcmp(rep->jbuf + need - tl, REPORT_JSON_TAIL, tl) != 0)
+        return NP_E_NOMEM; /* json_dumpb failed: memory */
+    fputs(rep->nruns ? ",\n    " : REPORT_JSON_HEAD, rep->out);
+    size_t len = need - hl - tl;
+    return fwrite(rep->jbuf + hl, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
+}
+
+enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
+{
+    if (rep->status != NP_OK)
+        return rep->status;
+    enum np_status st = NP_OK;
+    flockfile(rep->out); /* one lock per run, not per character */
+    switch (rep->fmt) {
+    case NP_FMT_CSV:
+        if (rep->nruns == 0)
+            report_csv_head(rep->out, rep->o);
+        report_csv_run(rep->out, run, rep->o);
+        break;
+    case NP_FMT_JSON: st = report_json_stream(rep, run); break;
+    default: st = report_table_stream(rep, run); break;
+    }
+    funlockfile(rep->out);
+    rep->nruns++;
+    if (st == NP_OK && ferror(rep->out))
+        st = NP_E_IO;
+    return rep->status = st;
+}
+
+enum np_status np_report_error(struct np_report *rep, const char *msg)
+{
+    if (rep->fmt != NP_FMT_JSON || rep->status != NP_OK)
+        return rep->status;
+    json_t *s = report_jtext(msg);
+    char *text = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    json_decref(s);
+    if (!text)
+        return rep->status = NP_E_NOMEM;
+    report_spill_add(&rep->why, rep->nerrors ? ",\n    " : "\n    ", rep->nerrors ? 6 : 5);
+    report_spill_add(&rep->why, text, strlen(text));
+    free(text);
+    rep->nerrors++;
+    return rep->why.failed ? (rep->status = NP_E_NOMEM) : NP_OK;
+}
+
+enum np_status np_report_finish(struct np_report *rep)
+{
+    enum np_status st = rep->status;
+    FILE *out = rep->out;
+    if (st == NP_OK) {
+        switch (rep->fmt) {
+        case NP_FMT_CSV:
+            if (rep->nruns == 0)
+                report_csv_head(out, rep->o);
+            break;
+        case NP_FMT_JSON:
+            fputs(rep->nruns ? "\n  ],\n  \"errors\": [" : "{\n  \"runs\": [],\n  \"errors\": [", out);
+            st = report_spill_write(&rep->why, out);
+            fputs(rep->nerrors ? "\n  ]\n}\n" : "]\n}\n", out);
+            break;
+        default:
+            report_table_fix(rep);
+            report_streak_end(&rep->note_k, &rep->notes, "note");
+            report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
+            if (rep->gpu_star)
+                fputs("*: GPU type not recorded (no manifest, no --gpu): the only one the recipe is published for\n",
+                      out);
+            st = report_spill_write(&rep->why, out);
+            if (st == NP_OK)
+                st = report_spill_write(&rep->notes, out);
+            if (st == NP_OK)
+                st = report_spill_write(&rep->refs, out);
+            if (st == NP_OK && rep->o->reference)
+                fprintf(out, "reference: %s compared, tolerance +-%g %% (FAST: faster than published by more)\n",
+                        rep->o->verdict_last ? "the last step's throughput"
+                                             : "the steady-state window's mean throughput",
+                        rep->o->tolerance_pct);
+            break;
+        }
+    }
+    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
+        st = NP_E_IO;
+    if (st != NP_OK)
+        rep->status = st;
+    return st;
+}
+
+void np_report_free(struct np_report *rep)
+{
+    if (!rep)
+        return;
+    free(rep->rows);
+    free(rep->jbuf);
+    free(rep->arena.buf);
+    report_streak_end(&rep->note_k, &rep->notes, "note"); /* frees; text already written or dropped */
+    report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
+    report_spill_free(&rep->why);
+    report_spill_free(&rep->notes);
+    report_spill_free(&rep->refs);
+    free(rep);
 }

@@ -35,7 +35,7 @@
 #define SCAN_TAIL_DEFAULT ((size_t)64 << 10)
 #define SCAN_TAIL_FIRST ((uint64_t)16 << 10) /* first read with a step budget */
 #define SCAN_WINDOW_DEFAULT 10
-#define SCAN_NGEN 6
+#define SCAN_NGEN 7 /* one slot per enum np_log_gen value (NP_GEN_AMBENCH steps come from amlog.c) */
 
 /* ---- patterns ---------------------------------------------------------- */
 
@@ -72,6 +72,20 @@ static const char *const scan_pat_src[PAT_COUNT] = {
 };
 
 static pcre2_code *scan_re[PAT_COUNT];
+static int scan_jit[PAT_COUNT]; /* JIT-compiled: matched with pcre2_jit_match (no interpreter dispatch) */
+
+/* The "^.*\\K" patterns find the last position where the rest R matches; R starts with this literal.
+ * scan_match first tries R alone (compiled anchored, scan_re_last) at the literal's last occurrence
+ * in the whole line (so \\b sees the byte before): the same match without backtracking over the
+ * line; the full pattern runs only when R fails there. */
+static const char *const scan_pat_last[PAT_COUNT] = {
+    [PAT_NEMO2_ANCHOR] = "Training epoch ",
+    [PAT_DELTA] = "Step ",
+    [PAT_NEMO1_ANCHOR] = "Epoch ",
+    [PAT_MB_ANCHOR] = "iteration",
+    [PAT_AM_ANCHOR] = "step",
+};
+static pcre2_code *scan_re_last[PAT_COUNT];
 static int scan_use_avx2; /* the candidate search may use AVX2 (set once) */
 static locale_t scan_c_locale;
 static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
@@ -105,8 +119,19 @@ static void scan_init_once(void)
         }
 #ifndef SCAN_NO_JIT
         /* Without JIT (unsupported CPU, W^X policy) pcre2_match interprets. */
-        (void)pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE);
+        scan_jit[i] = pcre2_jit_compile(scan_re[i], PCRE2_JIT_COMPLETE) == 0;
 #endif
+        const char *lead = "^.*\\K";
+        if (scan_pat_last[i] && strncmp(scan_pat_src[i], lead, strlen(lead)) == 0) {
+            /* best effort: without it the full pattern does the work */
+            scan_re_last[i] = pcre2_compile((PCRE2_SPTR)(scan_pat_src[i] + strlen(lead)), PCRE2_ZERO_TERMINATED,
+                                            PCRE2_DOTALL | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_UTF | PCRE2_ANCHORED,
+                                            &code, &off, NULL);
+#ifndef SCAN_NO_JIT
+            if (scan_re_last[i])
+                (void)pcre2_jit_compile(scan_re_last[i], PCRE2_JIT_COMPLETE);
+#endif
+        }
     }
 }
 
@@ -127,6 +152,7 @@ const char *np_log_gen_name(enum np_log_gen gen)
     case NP_GEN_DELTA: return "delta";
     case NP_GEN_MBRIDGE: return "mbridge";
     case NP_GEN_AUTOMODEL: return "automodel";
+    case NP_GEN_AMBENCH: return "automodel-bench";
     case NP_GEN_UNKNOWN: break;
     }
     return "unknown";
@@ -635,10 +661,40 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     return 0;
 }
 
+static int scan_match_at(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
+{
+    int rc = scan_jit[p] ? pcre2_jit_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL)
+                         : pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
+    return rc > 0;
+}
+
+/* Last occurrence of lit (length ln) in s[0..n), or NULL. */
+static const char *scan_memrmem(const char *s, size_t n, const char *lit, size_t ln)
+{
+    if (n < ln)
+        return NULL;
+    for (const char *p = s + n - ln;; p--) {
+        p = memrchr(s, lit[0], (size_t)(p - s) + 1);
+        if (!p)
+            return NULL;
+        if (memcmp(p, lit, ln) == 0)
+            return p;
+        if (p == s)
+            return NULL;
+    }
+}
+
 static int scan_match(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
 {
-    int rc = pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
-    return rc > 0;
+    if (scan_re_last[p] && off == 0) {
+        size_t ln = strlen(scan_pat_last[p]);
+        const char *q = scan_memrmem(s, n, scan_pat_last[p], ln);
+        if (!q)
+            return 0; /* every match holds the literal */
+        if (pcre2_match(scan_re_last[p], (PCRE2_SPTR)s, n, (size_t)(q - s), 0, st->md, NULL) > 0)
+            return 1; /* the last literal starts the last match: the full pattern's answer */
+    }
+    return scan_match_at(st, p, s, n, off);
 }
 
 /* Group g of the last match as (ptr, len); 0 when it did not take part. */
@@ -684,9 +740,22 @@ static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_
     return found;
 }
 
+/* memmem for a short needle in one line: memchr to the needle's first byte, memcmp to confirm
+ * (glibc's memmem builds a shift table on every call, most of the cost on a 300-byte line). */
+static const char *scan_find_in_line(const char *s, size_t n, const char *needle, size_t nl)
+{
+    const char *p = s, *end = s + n;
+    while ((size_t)(end - p) >= nl && (p = memchr(p, needle[0], (size_t)(end - p) - nl + 1)) != NULL) {
+        if (memcmp(p + 1, needle + 1, nl - 1) == 0)
+            return p;
+        p++;
+    }
+    return NULL;
+}
+
 static const char *scan_memmem(const char *s, size_t n, const char *needle)
 {
-    return memmem(s, n, needle, strlen(needle));
+    return scan_find_in_line(s, n, needle, strlen(needle));
 }
 
 /* After "train_step_timing in s": ':' = NeMo 2.0, '=' = tqdm, 0 = neither. */
@@ -696,7 +765,7 @@ static char scan_timing_style(const char *s, size_t n)
     const size_t kl = sizeof key - 1;
     char style = 0;
     const char *p = s, *end = s + n;
-    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+    while ((p = scan_find_in_line(p, (size_t)(end - p), key, kl)) != NULL) {
         const char *q = p + kl;
         while (q < end && (*q == ' ' || *q == '\t'))
             q++;
@@ -1073,7 +1142,7 @@ static void scan_checkpoint(struct scan_state *st, const char *s, size_t n)
     static const char key[] = "Global Checkpoint ";
     const size_t kl = sizeof key - 1;
     const char *p = s, *end = s + n;
-    while ((p = memmem(p, (size_t)(end - p), key, kl)) != NULL) {
+    while ((p = scan_find_in_line(p, (size_t)(end - p), key, kl)) != NULL) {
         p += kl;
         if ((size_t)(end - p) < 4 || (end - p > 4 && (scan_isword(p[4]))))
             continue; /* "Saver", "Loading": not the NeMo message */
@@ -1232,10 +1301,19 @@ static void scan_line_remember(struct scan_state *st, const char *s, size_t n, u
  * until `keep` steps of the last run are known, and replay those steps in file
  * order through the usual run bookkeeping.  Parsing 10 lines instead of every
  * step line of the tail is what makes reading thousands of logs fast. */
-static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep)
+static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep,
+                           int cut)
 {
     struct scan_spans sp = {0};
     scan_feed_with(st, buf, len, base, scan_line_remember, &sp);
+    if (cut && sp.count < keep) {
+        /* fewer candidate lines than the budget in a tail that does not reach the file's start:
+         * the caller reads a longer tail anyway, so parsing these would be work thrown away */
+        free(sp.ls);
+        free(sp.n);
+        free(sp.off);
+        return;
+    }
     struct scan_state one;
     struct np_step *rev = NULL;
     size_t nrev = 0, distinct = 0;
@@ -1437,9 +1515,10 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
 
 /* Tail mode with a step budget: read bytes [from, to) whole into one buffer
  * (the cut first line and an unterminated last line are dropped) and parse
- * only its last `keep` steps. */
+ * only its last `keep` steps.  may_grow: the caller reads a longer tail when the
+ * budget is not met, so a tail with fewer candidate lines than `keep` is not parsed. */
 static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_t to, struct scan_state *st,
-                                     size_t keep, struct np_error *err)
+                                     size_t keep, int may_grow, struct np_error *err)
 {
     size_t span = (size_t)(to - from), got = 0;
     char *buf = malloc(span ? span : 1);
@@ -1466,7 +1545,7 @@ static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_
     }
     size_t whole = got > start ? scan_whole_lines(buf + start, got - start) : 0;
     if (whole)
-        scan_feed_tail(st, buf + start, whole, from + start, keep);
+        scan_feed_tail(st, buf + start, whole, from + start, keep, may_grow && from > 0 && got == span);
     free(buf);
     if (st->status != NP_OK)
         return np_error_set(err, st->status, f->path, 0, 0, "out of memory");
@@ -1536,13 +1615,16 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         /* With a step budget, start small: the budget is often met well inside the tail
          * (ordinary logs print a step line every KiB or so), and bytes not read are the
          * main cost of a scan over thousands of logs.  Grow up to tail_bytes to fill it. */
-        uint64_t want = o.keep && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
+        /* (a budget of more than 16 steps, as NVIDIA's 34-step window needs, rarely fits in the
+         * first 16 KiB of a log with chatter: then the whole tail is read at once) */
+        uint64_t want = o.keep && o.keep <= 16 && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
         for (;;) {
             uint64_t start = f.size > want ? f.size - want : 0;
             /* One byte early: if it is a terminator the first line is whole. */
             from = start > 0 ? start - 1 : 0;
             if (o.keep && f.size - from <= SCAN_TAIL_BUFFER_MAX)
-                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep, err);
+                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep,
+                                    want < o.tail_bytes, err);
             else
                 rc = scan_range(&f, from, f.size, &st, err);
             if (rc != NP_OK || from == 0 || st.runs >= 2)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/automodel.h"
+#include "nemoperf/flops.h"
 #include "nemoperf/nemo.h"
 #include "nemoperf/shell.h"
 
@@ -276,7 +278,8 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
     SCRIPT_OPT("--dp", c->dp);
     if (c->vp > 0)
         SCRIPT_OPT("--vp", c->vp);
-    SCRIPT_OPT("--mbs", c->mbs);
+    /* AutoModel: GBS = LBS x DP x GA, each task stands for a node's GPUs (torchrun --nproc-per-node) */
+    SCRIPT_OPT("--mbs", c->model->automodel && c->row && c->row->lbs > 0 ? c->row->lbs : c->mbs);
     SCRIPT_OPT("--gbs", c->gbs);
     SCRIPT_OPT("--ga", c->ga);
     SCRIPT_OPT("--layers", c->layers);
@@ -286,6 +289,14 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
     if (c->profile) {
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
+    }
+    if (c->model->automodel) {
+        np_strv_push(s, "--log-format");
+        np_strv_push(s, "automodel");
+        SCRIPT_OPT("--nproc-per-node", np_automodel_nproc(c));
+        SCRIPT_OPT("--warmup-steps", np_automodel_warmup(c));
+        np_strv_push(s, "--step-tflops");
+        np_strv_pushf(s, "%.6f", c->row ? c->gbs * np_model_flops_row(c->model, c->row, c->seq_len) / 1e12 : 0.0);
     }
 #undef SCRIPT_OPT
     if (c->nccltrace)
@@ -306,6 +317,11 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
     *argv = NULL;
     if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
+    } else if (c->model->automodel) { /* what each node's task runs (workload_automodel.c) */
+        *argv = np_automodel_command(c);
+        if (!*argv)
+            return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+        return NP_OK;
     } else {
         if (!c->recipe->command) {
             np_strv_free(s.v);
@@ -372,7 +388,8 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     np_buf_append(&b, "#!/bin/bash\n");
     np_buf_appendf(&b, "#SBATCH --job-name=%s\n", c->job_name);
     np_buf_appendf(&b, "#SBATCH --nodes=%d\n", c->nodes);
-    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->gpus_per_node);
+    /* AutoModel: one task per node, torchrun starts the GPUs' processes */
+    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->model->automodel ? 1 : c->gpus_per_node);
     np_buf_append(&b, "#SBATCH --exclusive\n#SBATCH --mem=0\n#SBATCH --open-mode=append\n");
     np_buf_appendf(&b, "#SBATCH --time=%s\n", c->time_limit);
     if (pat) {
@@ -421,6 +438,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
                    "    exit 1\n"
                    "fi\n",
                    c->retries, c->retries);
+    if (c->model->automodel) { /* workload_automodel.c: one task per node, torchrun or its stand-in */
+        char *prefix = NULL;
+        if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
+            np_automodel_render_step(c, prefix, cmd, &b) != 0)
+            b.failed = 1;
+        free(prefix);
+        goto requeue;
+    }
     if (c->workload == NP_WORKLOAD_NEMO && pat) {
         /* PerfEnvPlugin's vboost step: one task per node on the host, failures ignored */
         np_buf_appendf(&b, "srun --ntasks=%d --ntasks-per-node=1 --output ", c->nodes);
@@ -476,6 +501,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_append_shq(&b, cmd[++i]);
         }
     }
+requeue:
     np_buf_append(&b, "\nrc=$?\n");
     if (c->retries > 0)
         np_buf_appendf(&b,

@@ -81,8 +81,8 @@ START_TEST(test_every_row_parses_back)
     int rows = 0;
     for (size_t i = 0; i < ref.n; i++) {
         const struct np_ref_row *p = &ref.rows[i];
-        if (strcmp(p->task, "pretrain") == 0)
-            continue;
+        if (strcmp(p->task, "pretrain") == 0 || strcmp(p->recipe, "automodel") == 0)
+            continue; /* seed 001's LoRA rows: check_amlog */
         rows++;
         enum np_task t;
         ck_assert_int_eq(np_task_parse(p->task, &t), 0);

@@ -74,6 +74,8 @@ static void teardown(void)
 }
 
 static int checked, listed, failures, blanks;
+static int am_rows;
+static double am_worst_tps, am_worst_tflops;
 
 /* Compare one cell; returns 1 when it passes or is listed as unmatchable. */
 static void cell(const char *key, const char *col, double got, double want, double tol, int relative,
@@ -117,7 +119,7 @@ START_TEST(test_every_published_number)
     int rows = 0;
     for (size_t i = 0; i < ref.n; i++) {
         const struct np_ref_row *p = &ref.rows[i];
-        if (strcmp(p->task, "pretrain") != 0)
+        if (strcmp(p->task, "pretrain") != 0 && strcmp(p->recipe, "automodel") != 0)
             continue; /* fine-tuning rows: check_finetune.c */
         const struct np_recipe *r = np_recipe_find(&set, p->recipe);
         ck_assert_msg(r, "%s:%d: recipe %s not in recipes/", p->file, p->line, p->recipe);
@@ -142,7 +144,17 @@ START_TEST(test_every_published_number)
         snprintf(arith, sizeof arith, "%d x %d / %g s = %.1f tok/s; %d x %.4e / %g / %d / %g T = %.2f%%",
                  row->seq_len, row->gbs, step, mt.tokens_per_s, row->gbs, flops, step, row->gpus, peak,
                  mt.mfu_percent);
-        if (!isnan(p->step_time_s)) { /* seeds 003/004 publish step time, throughput, MFU, days */
+        if (!isnan(p->step_time_s) && !isnan(p->tokens_per_s_per_gpu)) {
+            /* seed 001 (AutoModel) publishes "Time per Global Step", tokens/s/GPU and model TFLOP/s/GPU:
+             * both recomputed from the step time within 1 %, the FLOPs per the model's family (and LoRA) */
+            cell(key, "tokens_per_s_per_gpu", mt.tokens_per_s_per_gpu, p->tokens_per_s_per_gpu, 0.01, 1, arith);
+            cell(key, "model_tflops_per_gpu", mt.model_tflops_per_gpu, p->model_tflops_per_gpu, 0.01, 1, arith);
+            am_rows++;
+            double e1 = fabs(mt.tokens_per_s_per_gpu / p->tokens_per_s_per_gpu - 1);
+            double e2 = fabs(mt.model_tflops_per_gpu / p->model_tflops_per_gpu - 1);
+            am_worst_tps = e1 > am_worst_tps ? e1 : am_worst_tps;
+            am_worst_tflops = e2 > am_worst_tflops ? e2 : am_worst_tflops;
+        } else if (!isnan(p->step_time_s)) { /* seeds 003/004 publish step time, throughput, MFU, days */
             cell(key, "tokens_per_s", mt.tokens_per_s, p->tokens_per_s, 1.0, 0, arith);
             cell(key, "mfu_percent", mt.mfu_percent, p->mfu_percent, 0.2, 0, arith);
             cell(key, "days_1t", mt.days_to_train, p->days_1t, 0.01, 0, arith);
@@ -155,12 +167,15 @@ START_TEST(test_every_published_number)
             fprintf(stderr, "unmatched.txt lists %s %s, which is not a published cell\n", um[i].key, um[i].column);
             failures++;
         }
+    printf("seed 001: %d rows, worst tokens/s/GPU %.3f %%, worst TFLOP/s/GPU %.3f %%\n", am_rows,
+           100 * am_worst_tps, 100 * am_worst_tflops);
+    ck_assert_int_eq(am_rows, 15);
     printf("published: %d rows, %d cells recomputed (%d listed as unmatchable), %d blank cells explained in "
            "unmatched.txt, %d failures\n",
            rows, checked, listed, blanks, failures);
     ck_assert_int_eq(failures, 0);
     /* seeds 003/004: 58 rows x 3 cells - 6 n/a days; seed 000: 24 TFLOP cells - 3 blank */
-    ck_assert_int_eq(checked, 58 * 3 - 6 + 21);
+    ck_assert_int_eq(checked, 58 * 3 - 6 + 21 + 15 * 2);
     ck_assert_int_eq(blanks, 6 + 3);
 }
 END_TEST
@@ -178,7 +193,8 @@ START_TEST(test_rows_match_reference)
                     if (!(row->dtypes & d))
                         continue;
                     nrows++;
-                    if (!np_ref_find(&ref, r->name, r->models[m].size, (enum np_dtype)d, row->gpu_type, row->gpus)) {
+                    if (!np_ref_find_task(&ref, np_model_task(&r->models[m]), r->name, r->models[m].size,
+                                          (enum np_dtype)d, row->gpu_type, row->gpus)) {
                         fprintf(stderr, "recipe row without published numbers: %s %s %s %s x%d\n", r->name,
                                 r->models[m].size, np_dtype_name((enum np_dtype)d, 0), row->gpu_type, row->gpus);
                         missing++;
@@ -187,14 +203,19 @@ START_TEST(test_rows_match_reference)
             }
     }
     /* seed 003: 23 rows (x2 dtypes where BF16/FP8) -> 5x2 + 6 + 6 + 6x2 = 34 results;
-     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24. */
-    size_t npre = 0;
-    for (size_t i = 0; i < ref.n; i++)
+     * seed 004: 12 rows x2 = 24; seed 000: 8 models x 3 systems = 24; seed 001 (AutoModel): 9 pre-training
+     * rows and 6 LoRA rows, both recomputed above (the LoRA ones are found under task "lora"). */
+    size_t npre = 0, nam_lora = 0;
+    for (size_t i = 0; i < ref.n; i++) {
         npre += strcmp(ref.rows[i].task, "pretrain") == 0;
-    printf("recipes: %zu (row, dtype) pairs, reference: %zu pre-training rows\n", nrows, npre);
+        nam_lora += strcmp(ref.rows[i].task, "lora") == 0 && strcmp(ref.rows[i].recipe, "automodel") == 0;
+    }
+    printf("recipes: %zu (row, dtype) pairs, reference: %zu pre-training rows + %zu AutoModel LoRA rows\n", nrows,
+           npre, nam_lora);
     ck_assert_uint_eq(missing, 0);
-    ck_assert_uint_eq(nrows, npre);
-    ck_assert_uint_eq(npre, 34 + 24 + 24);
+    ck_assert_uint_eq(nrows, npre + nam_lora);
+    ck_assert_uint_eq(npre, 34 + 24 + 24 + 9);
+    ck_assert_uint_eq(nam_lora, 6);
 }
 END_TEST
 

@@ -195,6 +195,107 @@ START_TEST(test_table_and_formats)
 }
 END_TEST
 
+/* ---- the stream ---- */
+
+static char *stream(enum np_format f, size_t n, size_t wide_at, enum np_run_status st, const char **errs,
+                    size_t nerrs)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    struct np_report *rep = np_report_new(m, f, &opts);
+    ck_assert_ptr_nonnull(rep);
+    struct np_run r = runs[0];
+    char path[64];
+    r.path = path;
+    r.status = st;
+    r.why = st == NP_RUN_OK ? NULL : (char *)"no training-step line in the logs";
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "/x/run-%06zu.out", i);
+        if (i == wide_at)
+            strcpy(r.id.experiment, "pretrain_llama3.1_405b_bf16_32_with_a_much_longer_name");
+        else
+            strcpy(r.id.experiment, runs[0].id.experiment);
+        ck_assert_int_eq(np_report_run(rep, &r), NP_OK);
+    }
+    for (size_t i = 0; i < nerrs; i++)
+        ck_assert_int_eq(np_report_error(rep, errs[i]), NP_OK);
+    ck_assert_int_eq(np_report_finish(rep), NP_OK);
+    np_report_free(rep);
+    fclose(m);
+    return buf;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+START_TEST(test_stream_table_widths)
+{
+    /* widths come from the first NP_REPORT_TABLE_ROWS rows; a wider cell later widens its own row */
+    char *t = stream(NP_FMT_TABLE, NP_REPORT_TABLE_ROWS + 500, NP_REPORT_TABLE_ROWS + 200, NP_RUN_OK, NULL, 0);
+    ck_assert(strncmp(t, "EXPERIMENT", 10) == 0);
+    size_t first = strcspn(t, "\n"), longer = 0, same = 0;
+    for (const char *l = t; *l; l += strcspn(l, "\n") + 1) {
+        size_t len = strcspn(l, "\n");
+        if (strncmp(l, "pretrain", 8) != 0 && strncmp(l, "EXPERIMENT", 10) != 0)
+            continue; /* the footer */
+        same += len == first;
+        longer += len > first;
+    }
+    ck_assert_uint_eq(same, NP_REPORT_TABLE_ROWS + 500);
+    ck_assert_uint_eq(longer, 1);
+    free(t);
+    /* a short table is aligned on all its rows, the wide one included */
+    t = stream(NP_FMT_TABLE, 10, 5, NP_RUN_OK, NULL, 0);
+    first = strcspn(t, "\n");
+    for (const char *l = t; *l; l += strcspn(l, "\n") + 1)
+        if (strncmp(l, "pretrain", 8) == 0)
+            ck_assert_uint_eq(strcspn(l, "\n"), first);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_stream_reasons_spill)
+{
+    /* 30 000 reasons (~1.7 MB) are held past the 1 MiB kept in memory, and printed after the rows, in order */
+    char *t = stream(NP_FMT_TABLE, 30000, (size_t)-1, NP_RUN_NO_STEPS, NULL, 0);
+    ck_assert_uint_ge(count_lines(t), 1 + 30000 + 30000);
+    const char *first = strstr(t, "no-steps: /x/run-000000.out: no training-step line in the logs\n");
+    const char *last = strstr(t, "no-steps: /x/run-029999.out: no training-step line in the logs\n");
+    const char *lastrow = strstr(t, "\npretrain");
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_nonnull(last);
+    ck_assert(first < last && lastrow < first);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_stream_json)
+{
+    const char *errs[] = {"/x/unreadable: Permission denied", "/x/caf\xe9.out: cannot open: No such file"};
+    for (size_t n = 0; n <= 3; n += 3) {
+        char *t = stream(NP_FMT_JSON, n, (size_t)-1, NP_RUN_OK, errs, 2);
+        json_error_t e;
+        json_t *doc = json_loads(t, 0, &e);
+        ck_assert_msg(doc != NULL, "%s: %s", e.text, t);
+        ck_assert_uint_eq(json_array_size(json_object_get(doc, "runs")), n);
+        json_t *je = json_object_get(doc, "errors");
+        ck_assert_uint_eq(json_array_size(je), 2);
+        ck_assert_str_eq(json_string_value(json_array_get(je, 1)), "/x/caf\\xE9.out: cannot open: No such file");
+        if (n)
+            ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 2), "path")),
+                             "/x/run-000002.out");
+        json_decref(doc);
+        free(t);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -206,6 +307,9 @@ int main(void)
     tcase_add_test(tc, test_json_numbers_and_nulls);
     tcase_add_test(tc, test_table_and_formats);
     tcase_add_test(tc, test_json_non_utf8_path);
+    tcase_add_test(tc, test_stream_table_widths);
+    tcase_add_test(tc, test_stream_reasons_spill);
+    tcase_add_test(tc, test_stream_json);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -110,8 +110,8 @@ START_TEST(test_every_published_row_and_markdown)
     int made = 0;
     for (size_t i = 0; i < ref.n; i++) {
         const struct np_ref_row *p = &ref.rows[i];
-        if (isnan(p->step_time_s))
-            continue; /* seed 000 publishes no step time */
+        if (isnan(p->step_time_s) || strcmp(p->recipe, "automodel") == 0)
+            continue; /* seed 000 publishes no step time; seed 001's AutoModel rows: check_amlog */
         const struct np_config_row *row = np_row_find(
             np_model_find(np_recipe_find(&recipes, p->recipe), p->model_size), p->gpu_type, p->dtype, p->gpus);
         ck_assert_ptr_nonnull(row);

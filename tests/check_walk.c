@@ -207,14 +207,154 @@ START_TEST(test_symlinks)
 }
 END_TEST
 
+/* ---- the ordered interface ---- */
+
+struct seq {
+    pthread_mutex_t mu;
+    char **ev;           /* "G <dir>" or "E <msg>", in emission order */
+    size_t n;
+    atomic_size_t analysed, emitted, max_ahead;
+    const char *slow;    /* a folder whose analysis takes 300 ms */
+};
+
+static enum np_status seq_group(void *ctx, struct np_walk_group *g, void **result)
+{
+    struct seq *q = ctx;
+    if (q->slow && strcmp(rel(g->dir), q->slow) == 0)
+        usleep(300 * 1000);
+    size_t a = atomic_fetch_add(&q->analysed, 1) + 1, e = atomic_load(&q->emitted);
+    size_t m = atomic_load(&q->max_ahead);
+    while (a - e > m && !atomic_compare_exchange_weak(&q->max_ahead, &m, a - e))
+        ;
+    char *s = malloc(strlen(g->dir) + 3);
+    sprintf(s, "G %s", rel(g->dir));
+    *result = s;
+    np_walk_group_free(g);
+    return NP_OK;
+}
+
+static void seq_push(struct seq *q, char *s)
+{
+    pthread_mutex_lock(&q->mu); /* emit/error are one at a time: the lock only proves it */
+    q->ev = realloc(q->ev, (q->n + 1) * sizeof *q->ev);
+    q->ev[q->n++] = s;
+    pthread_mutex_unlock(&q->mu);
+}
+
+static enum np_status seq_emit(void *ctx, void *result)
+{
+    struct seq *q = ctx;
+    atomic_fetch_add(&q->emitted, 1);
+    seq_push(q, result);
+    return NP_OK;
+}
+
+static enum np_status seq_error(void *ctx, const char *msg)
+{
+    char *s = malloc(strlen(msg) + 3);
+    sprintf(s, "E %s", strstr(msg, root) ? rel(msg) : msg);
+    seq_push(ctx, s);
+    return NP_OK;
+}
+
+static void seq_discard(void *ctx, void *result)
+{
+    (void)ctx;
+    free(result);
+}
+
+static void seq_walk(struct seq *q, int threads, const char *slow)
+{
+    memset(q, 0, sizeof *q);
+    pthread_mutex_init(&q->mu, NULL);
+    q->slow = slow;
+    char *paths[] = {root};
+    struct np_walk_sink sink = {q, seq_group, seq_emit, seq_error, seq_discard};
+    ck_assert_int_eq(np_walk_ordered(paths, 1, "*.out", threads, &sink, NULL), NP_OK);
+}
+
+static void seq_free(struct seq *q)
+{
+    for (size_t i = 0; i < q->n; i++)
+        free(q->ev[i]);
+    free(q->ev);
+    pthread_mutex_destroy(&q->mu);
+}
+
+static size_t seq_find(const struct seq *q, const char *ev)
+{
+    for (size_t i = 0; i < q->n; i++)
+        if (strcmp(q->ev[i], ev) == 0)
+            return i;
+    ck_abort_msg("event '%s' not emitted", ev);
+    return 0;
+}
+
+START_TEST(test_ordered_stream)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/b/c/up", root);
+    ck_assert_int_eq(symlink("../..", p), 0);
+    snprintf(p, sizeof p, "%s/b/c/dangling.out", root);
+    ck_assert_int_eq(symlink("/nonexistent/x.out", p), 0);
+    struct seq q1, q4;
+    seq_walk(&q1, 1, NULL);
+    seq_walk(&q4, 4, NULL);
+    /* handed out already in depth-first order (no sorting), the same with 1 and 4 threads;
+     * a folder's read errors just before its group */
+    const char *want[] = {"G a", "G a/deep/er", "G a/deep/er/even/deeper", "G b",
+                          "E b/c/dangling.out: dangling symbolic link",
+                          "E b/c/up: symbolic link loop (folder already being walked); skipped", "G b/c", "G b-x"};
+    ck_assert_uint_eq(q1.n, sizeof want / sizeof want[0]);
+    ck_assert_uint_eq(q4.n, q1.n);
+    for (size_t i = 0; i < q1.n; i++) {
+        ck_assert_str_eq(q1.ev[i], want[i]);
+        ck_assert_str_eq(q4.ev[i], want[i]);
+    }
+    /* one thread: each folder is handed out as soon as it is analysed */
+    ck_assert_uint_le(atomic_load(&q1.max_ahead), 1);
+    seq_free(&q1);
+    seq_free(&q4);
+}
+END_TEST
+
+START_TEST(test_bounded_ahead)
+{
+    /* 6000 more folders after a slow one: the others may run ahead of it by at most
+     * NP_WALK_PENDING_MAX results (plus one per worker, plus the emitter's batch of 64 that
+     * has left the walk but not yet reached seq_emit), then wait */
+    char p[256];
+    for (int i = 0; i < 6000; i++) {
+        snprintf(p, sizeof p, "w/%04d/x.out", i);
+        touch(p);
+    }
+    struct seq q;
+    seq_walk(&q, 4, "a/deep/er");
+    size_t ahead = atomic_load(&q.max_ahead);
+    ck_assert_msg(ahead <= NP_WALK_PENDING_MAX + 64 + 4, "%zu results waited", ahead);
+    ck_assert_uint_eq(q.n, 6 + 6000); /* "a" is a group for its manifest */
+    ck_assert_str_eq(q.ev[0], "G a");
+    ck_assert_str_eq(q.ev[1], "G a/deep/er");
+    ck_assert_str_eq(q.ev[q.n - 1], "G w/5999");
+    for (size_t i = 1; i < q.n; i++)
+        ck_assert_msg(strcmp(q.ev[i - 1], q.ev[i]) < 0 || strncmp(q.ev[i], "G b-x", 5) == 0, "%s then %s",
+                      q.ev[i - 1], q.ev[i]);
+    (void)seq_find(&q, "G b/c");
+    seq_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("walk");
     TCase *tc = tcase_create("walk");
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120); /* 6000 folders on a loaded machine */
     tcase_add_test(tc, test_order_and_threads);
     tcase_add_test(tc, test_include_and_file_roots);
     tcase_add_test(tc, test_symlinks);
+    tcase_add_test(tc, test_ordered_stream);
+    tcase_add_test(tc, test_bounded_ahead);
     tcase_add_test(tc, test_numeric_order);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

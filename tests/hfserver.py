@@ -22,6 +22,10 @@ line on stdout):
                                             bodies are deterministic, about 256 KB): public, no token
                                             needed, unless the name contains "gated" (then the model
                                             rules: 401 without/with a wrong token, 403 for "denied")
+  --files DIR       a repo's files are first looked up as DIR/<org>/<name>/<file> (real JSON,
+                    remote code, weight shards written by a test), then the built-in bodies above
+  --public REPO     (repeatable) REPO answers without a token, as a non-gated repo on the Hub
+                    (a wrong token is still refused, as the Hub does)
 Fault injection, by option or at run time through control requests:
   --fail-first N    GET /_ctl/fail?n=N     the next N requests answer 503 (Retry-After: 0)
   --cut-after B     GET /_ctl/cut?bytes=B&n=K   the next K file bodies stop after B bytes and the
@@ -41,6 +45,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 REPO_RE = r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)"
+FILES_DIR = None
+PUBLIC = set()
 
 
 def dataset_body(repo, path):
@@ -68,6 +74,12 @@ SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
 
 def file_body(repo, name):
     """Deterministic content of <repo>/<name>; tokenizer.json is large (about 300 KB)."""
+    if FILES_DIR and ".." not in repo and ".." not in name:
+        import os
+        p = os.path.join(FILES_DIR, repo, name)
+        if os.path.isfile(p):
+            with open(p, "rb") as f:
+                return f.read()
     if name == "model.safetensors.index.json":
         if "unsharded" in repo:
             return None
@@ -215,6 +227,8 @@ class Handler(BaseHTTPRequestHandler):
     def _access(self, repo, auth):
         if "missing" in repo:
             return 404
+        if repo in PUBLIC and auth != "bad":
+            return 200
         if auth != "ok":
             return 401
         if "denied" in repo:
@@ -307,7 +321,12 @@ def main():
     ap.add_argument("--cut-after", type=int, default=-1)
     ap.add_argument("--cut-count", type=int, default=1)
     ap.add_argument("--log", default=None)
+    ap.add_argument("--files", default=None)
+    ap.add_argument("--public", action="append", default=[])
     a = ap.parse_args()
+    global FILES_DIR
+    FILES_DIR = a.files
+    PUBLIC.update(a.public)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     srv.state = State(a.token, a.fail_first, a.cut_after, a.cut_count, a.log)

@@ -33,6 +33,17 @@ struct np_groups {
  * its steady tokens/s/GPU over the mean of the smallest scale's runs. */
 void np_runs_scaling_efficiency(struct np_parse_result *res);
 
+/* The same efficiency from a stream of runs, in memory that grows with the number of
+ * configurations only: add every run (np_scaling_add), then ask for each (np_scaling_eff). */
+struct np_scaling_cfg;
+struct np_scaling {
+    struct np_scaling_cfg *c;     /* owned */
+    size_t n, cap;
+};
+enum np_status np_scaling_add(struct np_scaling *s, const struct np_run *r);
+double np_scaling_eff(const struct np_scaling *s, const struct np_run *r);
+void np_scaling_free(struct np_scaling *s);
+
 /* Build the groups of res.  NP_E_NOMEM. */
 enum np_status np_groups_build(const struct np_parse_result *res, struct np_groups *out);
 void np_groups_free(struct np_groups *g);

@@ -7,6 +7,7 @@
  *   nemotron-legacy: S (24 L h^2 + 12 c L h S + 48 L h^2 + 6 V h)   (seed 004's printed formula)
  *   mixtral:         llama3 with 18 k F/h
  *   gpt3:            (24 S h^2 + 4 c S^2 h) 3 L + 6 S h V
+ *   automodel-*:     NeMo AutoModel's flops_utils.py families (seed 001), in flops_automodel.c
  */
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
@@ -17,7 +18,20 @@
 double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,
                       int seq_len);
 
-/* Same, from a model's spec and a config row (row layer count wins; row may be NULL). */
+/* AutoModel family conv (NP_FLOPS_IS_AUTOMODEL) for one sample; NAN when a field it needs is 0. */
+double np_flops_automodel(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                          int seq_len);
+/* Name of the first field conv needs that a/x lack (pattern: the hybrid pattern or NULL), or NULL. */
+const char *np_flops_automodel_missing(enum np_flops_conv conv, const struct np_arch *a,
+                                       const struct np_arch_extra *x, const char *pattern);
+/* AutoModel's LoRA multiplier (2 + lora/frozen)/3 for a dense decoder with rank-`rank` adapters on
+ * every linear layer (and lm_head); the counts go to lora_params and frozen_params when not NULL.
+ * NAN for a mixture of experts or rank <= 0. */
+double np_flops_lora_multiplier(const struct np_arch *a, const struct np_arch_extra *x, int rank, int lm_head,
+                                double *lora_params, double *frozen_params);
+
+/* Same, from a model's spec and a config row (row layer count wins; row may be NULL); AutoModel
+ * families include the LoRA multiplier when the spec has a lora_rank. */
 double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len);
 
 /* Fine-tuning FLOPs of one packed sequence of `tokens` real tokens whose

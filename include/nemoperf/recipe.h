@@ -25,12 +25,37 @@ enum np_flops_conv {
     NP_FLOPS_NEMOTRON,        /* NeMo flops_formulas nemotron: 12F/h (squared ReLU, 2 matrices) */
     NP_FLOPS_NEMOTRON_LEGACY, /* seed 004's printed formula: S(24Lh^2 + 12LhS + 48Lh^2 + 6Vh) */
     NP_FLOPS_MIXTRAL,         /* llama3 with 18kF/h for top-k experts */
-    NP_FLOPS_GPT3             /* (24Sh^2 + 4S^2h)3L + 6ShV */
+    NP_FLOPS_GPT3,            /* (24Sh^2 + 4S^2h)3L + 6ShV */
+    /* NeMo AutoModel's flops_utils.py families (seed 001), see flops_automodel.c */
+    NP_FLOPS_AM_LLAMA,        /* llama2_flops */
+    NP_FLOPS_AM_QWEN3,        /* qwen3_flops (Qwen2, Qwen3, Qwen3-MoE) */
+    NP_FLOPS_AM_DEEPSEEKV3,   /* deepseekv3_flops (DeepSeek V3, Kimi K2): MLA + MoE */
+    NP_FLOPS_AM_GPTOSS,       /* gpt_oss_flops: alternating sliding-window layers, MoE */
+    NP_FLOPS_AM_NEMOTRONH     /* nemotronh_flops: hybrid Mamba / attention / MoE */
 };
+
+/* Is c one of the AutoModel families (they read struct np_arch_extra)? */
+#define NP_FLOPS_IS_AUTOMODEL(c) ((c) >= NP_FLOPS_AM_LLAMA && (c) <= NP_FLOPS_AM_NEMOTRONH)
 
 struct np_arch {
     int layers, hidden, ffn_hidden, heads, kv_groups, vocab;
     int experts, top_k; /* 0 for dense models */
+};
+
+/* What the AutoModel families need beyond struct np_arch (HF config.json names in
+ * brackets); 0 = absent.  Kept apart from np_arch so that its users stay unchanged. */
+struct np_arch_extra {
+    int head_dim;                       /* [head_dim] */
+    int moe_ffn_hidden;                 /* [moe_intermediate_size] */
+    int shared_ffn_hidden;              /* [moe_shared_expert_intermediate_size] (Nemotron-H) */
+    int q_lora_rank, kv_lora_rank;      /* MLA */
+    int qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    int sliding_window;                 /* [sliding_window] (GPT-OSS, every odd layer) */
+    int mamba_heads, mamba_head_dim, mamba_state, mamba_groups; /* Nemotron-H */
+    int moe_latent;                     /* [moe_latent_size] */
+    int n_mamba, n_moe, n_attention, n_mlp; /* counted from hybrid_override_pattern */
+    int qkv_bias;                       /* q/k/v projections carry biases (Qwen2) */
+    int tied_embeddings;                /* lm_head shares the embedding */
 };
 
 struct np_flops_spec {
@@ -38,6 +63,8 @@ struct np_flops_spec {
     int causal;         /* 1: attention-score term halved (causal mask) */
     int kv_groups;      /* value used in the formula (may differ from arch: 405b G=16) */
     char *note;         /* why an override exists, or NULL */
+    int lora_rank;      /* > 0: LoRA on every linear layer, TFLOPs x (2 + lora/frozen)/3 (AutoModel) */
+    int lora_lm_head;   /* the LoRA adapters include lm_head (match_all_linear) */
 };
 
 struct np_checkpoint_info {
@@ -64,10 +91,12 @@ struct np_config_row {
     char *system;       /* "DGX-H100" or NULL */
     unsigned dtypes;    /* bitmask of enum np_dtype */
     int gpus, seq_len, layers, tp, pp, cp, ep, dp, vp, mbs, gbs, ga, fsdp;
+    int lbs;            /* AutoModel local batch size (GBS = LBS x DP x GA), 0 = not published */
     int proxy;          /* 1: reduced-layer proxy of the full model */
     char *inconsistent; /* reason the published row is not self-consistent, or NULL */
     char *source;       /* e.g. "seed 003" */
     char *note;         /* free text, or NULL */
+    char *yaml;         /* AutoModel: this row's own benchmark YAML (else the model's), or NULL */
     /* what the NeMo job runs for this row (the recipe file's configs[i]) */
     int gpus_per_node;  /* NVIDIA's GPUs per node on this system (8; GB200 4) */
     int etp;            /* expert tensor parallel size, 0 = None */
@@ -86,6 +115,15 @@ struct np_lora {
     char **targets;     /* target_modules, NULL-terminated ("linear_qkv") */
 };
 
+/* How NeMo AutoModel's benchmark recipe runs a model (recipes/automodel.json). */
+struct np_automodel_spec {
+    char *yaml;            /* examples/llm_benchmark/<yaml> */
+    int from_pretrained;   /* 1: full weights (from_pretrained); 0: config.json only (from_config) */
+    int trust_remote_code; /* the config needs the repo's Python code */
+    int gated;             /* the Hub repo needs an accepted licence and HF_TOKEN */
+    int warmup_steps, max_steps; /* benchmark.warmup_steps of step_scheduler.max_steps */
+};
+
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
     char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
@@ -97,9 +135,12 @@ struct np_model {
     char *size;         /* key, lower case: "8b", "8x7b" */
     char *label;        /* as the seed prints it: "8b", "LLAMA3-8B" */
     struct np_arch arch;
+    struct np_arch_extra xa;   /* AutoModel families only; zero otherwise */
+    char *pattern;      /* Nemotron-H hybrid_override_pattern, or NULL */
     struct np_flops_spec flops;
     char *hf_repo;      /* gated Hugging Face repo, or NULL */
-    char *factory;      /* NeMo recipe factory, e.g. "llama3_8b" */
+    char *factory;      /* NeMo recipe factory, e.g. "llama3_8b"; NULL for AutoModel */
+    struct np_automodel_spec *automodel; /* owned, or NULL (not an AutoModel benchmark) */
     struct np_checkpoint_info checkpoint;
     struct np_tokenizer tokenizer;
     char **env;         /* extra job environment "NAME\0VALUE", NULL-terminated, or NULL */
@@ -181,6 +222,10 @@ const struct np_config_row *np_model_rows(const struct np_model *m, enum np_task
 
 /* The published cell of a correctable field ("mbs", "gbs", "ga", "vp", "seq_len"). */
 int np_row_published(const struct np_config_row *row, const char *field);
+
+/* The reference-table task a model's rows are published under: "lora" for AutoModel's LoRA
+ * benchmarks (flops.lora_rank), else "pretrain".  Static string. */
+const char *np_model_task(const struct np_model *m);
 
 /* The value a launch uses for field ("mbs", "gbs", "ga", "vp"): the correction
  * if the row has one, else published; *corr (may be NULL) gets the correction or NULL. */

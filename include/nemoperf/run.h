@@ -12,6 +12,7 @@
 #define NEMOPERF_RUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "nemoperf/flops.h"
 #include "nemoperf/recipe.h"
@@ -50,7 +51,7 @@ const char *np_verdict_name(enum np_verdict v); /* "PASS" ... "n/a" */
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
     char recipe[64];
-    char model_size[32];
+    char model_size[64];  /* "8b", or an AutoModel benchmark YAML's base name */
     char gpu_type[16];
     enum np_dtype dtype;
     int gpus;
@@ -113,6 +114,9 @@ struct np_run {
     double train_tokens;
     struct np_metrics m;
     double peak_memory_bytes, loss, logged_tflops_per_gpu;
+    double logged_mfu_percent; /* AutoModel's "Average MFU", NAN otherwise */
+    int bench_summary;       /* AutoModel benchmark log with its summary: the window is the iterations ... */
+    long bench_warmup;       /* ... from this one on (after the warm-up), as the summary's average */
     int checkpoint_saved, checkpoint_loaded;
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */
@@ -121,7 +125,7 @@ struct np_run {
     const struct np_ref_row *ref;
     double ref_ratio;        /* measured / published throughput; NAN when not compared */
     enum np_verdict verdict;
-    char ref_why[160];       /* why not compared */
+    char ref_why[256];       /* why not compared */
 };
 
 struct np_parse_opts {
@@ -131,7 +135,7 @@ struct np_parse_opts {
     int window_strict;       /* 1: read back until `window` steps are found (--window given); 0: the
                                 window holds the last <= N steps of the log's tail, read until one is found */
     long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
-    int jobs;                /* threads; <= 0: online CPUs */
+    int jobs;                /* threads; <= 0: twice the online CPUs */
     double train_tokens;     /* 1e12 */
     struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs --system: a value that
                                  contradicts the manifest or the folder name makes the run invalid */
@@ -153,6 +157,40 @@ struct np_parse_result {
 };
 
 void np_parse_opts_init(struct np_parse_opts *o);
+
+/* Receives a parse's output in walk order (sorted depth-first), one call at a time, from
+ * whichever worker thread made it ready.  run and msg are borrowed for the call only.
+ * A non-OK return stops the parse (np_parse_stream returns it). */
+struct np_run_sink {
+    void *ctx;
+    enum np_status (*run)(void *ctx, const struct np_run *run);
+    enum np_status (*error)(void *ctx, const char *msg); /* "path: message": unreadable input */
+};
+
+struct np_parse_stats {
+    size_t runs, errors;
+    size_t files;            /* logs read */
+    unsigned long long bytes_read;
+};
+
+/* Parse the paths, handing each run to sink as soon as every run before it is known (the
+ * runs np_parse_paths would list, in its order; read errors in walk order, just before the
+ * runs of their folder): memory does not grow with the number of runs.  Cross-run passes
+ * (scaling efficiency, --group, --slurm) are the caller's.  stats may be NULL.
+ * Returns NP_E_NOMEM, NP_E_INTERNAL or the sink's failure. */
+enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
+                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
+                               const struct np_run_sink *sink, struct np_parse_stats *stats);
+
+/* A run written to a temporary file of this process and read back (for passes that need every
+ * run before the first is printed, in bounded memory).  Borrowed pointers (recipe, model, row,
+ * ref, static strings) stay valid only within the process that wrote them.  put: NP_E_IO;
+ * get: 1 with *run filled (its path, dir, why and note new strings: np_run_clear), 0 at the end,
+ * -1 on a read or memory failure. */
+enum np_status np_run_spill_put(FILE *f, const struct np_run *run);
+int np_run_spill_get(FILE *f, struct np_run *run);
+/* Frees what a run owns (path, dir, why, note); NULL-safe. */
+void np_run_clear(struct np_run *run);
 
 /* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).
  * Only NP_E_NOMEM and NP_E_INTERNAL are returned as failures; unreadable

@@ -1,14 +1,16 @@
-/* walk.h - find log files under paths, in parallel, following directory symlinks safely.
+/* walk.h - find log files under paths, in parallel, in depth-first order, in bounded memory.
  *
- * Worker threads share a stack of folders to read (openat/fdopendir, d_type:
- * a file costs no stat).  A folder already on its own ancestor chain (same
- * dev/ino) is a symlink loop: reported, skipped.  Unreadable entries are
- * reported and the walk goes on.  Files named on the command line are taken
- * whatever their name.  Each folder's matching files are handed, as one group,
- * to a callback that runs on the worker thread that read the folder (a folder
- * holding a launch manifest is a group even without matching files); groups
- * carry a sort key (np_walk_group_cmp) that restores the order of a sorted
- * depth-first walk whatever the thread count.
+ * Worker threads take folders in the order of a sorted depth-first walk (the
+ * first folder not yet taken), read them with openat()+getdents64() on the fd
+ * their parent holds (d_type: a file costs no stat; real subfolders take their
+ * identity from the directory entry) and analyse each folder's matching files
+ * themselves (a folder holding a launch manifest is a group even without
+ * matching files).  Results are handed back in depth-first order as soon as every
+ * folder before them is done, and freed; workers wait when too many results
+ * are waiting for an earlier folder, so memory does not grow with the tree.
+ * A folder already on its own ancestor chain (same dev/ino) is a symlink
+ * loop: reported, skipped.  Unreadable entries are reported in order and the
+ * walk goes on.  Files named on the command line are taken whatever their name.
  */
 #ifndef NEMOPERF_WALK_H
 #define NEMOPERF_WALK_H
@@ -19,6 +21,10 @@
 #include "nemoperf/error.h"
 
 #define NP_MANIFEST_NAME "nemoperf.json"
+
+/* Results analysed but not yet handed out (waiting for an earlier folder) are at most this many:
+ * a worker that would exceed it waits, unless it takes the folder everyone waits for. */
+#define NP_WALK_PENDING_MAX 1024
 
 /* One folder's matching files. */
 struct np_walk_group {
@@ -44,9 +50,28 @@ struct np_walk_counts {
     atomic_size_t read, found;
 };
 
+/* The ordered walk's callbacks.  group runs on worker threads, concurrently, and
+ * receives ownership of g (free with np_walk_group_free; g->dirfd is open during
+ * the call only); what it stores in *result is handed to emit later.  emit and
+ * error are called one at a time (on any worker thread) in the order of a
+ * sorted depth-first walk: a folder's read errors, then its group's result, then
+ * its subfolders.  error's msg ("path: message") is borrowed for the call.  A
+ * non-OK return from any of them stops the walk. */
+struct np_walk_sink {
+    void *ctx;
+    enum np_status (*group)(void *ctx, struct np_walk_group *g, void **result);
+    enum np_status (*emit)(void *ctx, void *result);
+    enum np_status (*error)(void *ctx, const char *msg);
+    void (*discard)(void *ctx, void *result); /* a result never emitted (the walk stopped); may be NULL */
+};
+
 /* Walk each path with nthreads workers (<= 0: one); include is a fnmatch(3)
- * glob on base names ("*.out").  counts may be NULL.  Only NP_E_NOMEM (or the
- * callback's failure) is fatal; read problems land in errs. */
+ * glob on base names ("*.out").  counts may be NULL.  Only NP_E_NOMEM (or a
+ * callback's failure) is fatal; read problems go to sink->error. */
+enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *include, int nthreads,
+                               const struct np_walk_sink *sink, struct np_walk_counts *counts);
+
+/* The same with an unordered per-group callback: errors are collected in errs, sorted. */
 enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads, np_walk_fn fn,
                              void *ctx, struct np_walk_errors *errs, struct np_walk_counts *counts);
 

@@ -75,6 +75,7 @@ static void launch_usage(FILE *f)
             "  STAGE_PATH            staged folder (required, absolute, existing)\n"
             "  RECIPE                recipe name [inferred from MODEL_SIZE]\n"
             "  MODEL_SIZE, DTYPE     model size and bf16|fp8 (required)\n"
+            "  MODEL                 RECIPE=automodel: the benchmark name --list shows (e.g. qwen3_moe_30b_te_deepep)\n"
             "  JOB_TOTAL_GPUS        GPU count, or a comma list for a sweep (8,16,32) [recipe default]\n"
             "  GPUS_PER_NODE [NVIDIA's for the system: 8, GB200 4]  GPU_TYPE [h100]\n"
             "  WORKLOAD nemo|synthetic [nemo]\n"

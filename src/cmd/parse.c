@@ -1,7 +1,8 @@
 /* parse.c - nemoperf-parse: NeMo logs in, published-style numbers out.
  *
  * Thin front end: options (one getopt_long table), recipe and reference
- * loading, np_parse_paths(), the passes over all runs (--slurm states, weak-scaling
+ * loading, np_parse_stream() into a streamed report (np_parse_paths() for --slurm, --group,
+ * --plot and markdown), the passes over all runs (--slurm states, weak-scaling
  * efficiency), np_report_write(), exit status.  0 when every run is ok or synthetic
  * (and, with --reference, no comparison is FAIL or FAST) and every folder could be
  * read, 1 otherwise or when no log was found, 2 for usage errors.
@@ -44,6 +45,7 @@ static const struct option parse_options[] = {
     {"tokens", required_argument, NULL, OPT_TOKENS},
     {"recipe", required_argument, NULL, OPT_RECIPE},
     {"size", required_argument, NULL, OPT_SIZE},
+    {"model", required_argument, NULL, OPT_SIZE}, /* AutoModel: the benchmark YAML's base name */
     {"dtype", required_argument, NULL, OPT_DTYPE},
     {"gpus", required_argument, NULL, OPT_GPUS},
     {"gpu", required_argument, NULL, OPT_GPU},
@@ -86,7 +88,7 @@ static void parse_usage(FILE *out)
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
             "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
-            "  -j, --jobs N         threads (default: online CPUs)\n"
+            "  -j, --jobs N         threads (default: twice the online CPUs)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
             "  -h, --help           this help;  -V, --version  the version\n"
@@ -94,6 +96,7 @@ static void parse_usage(FILE *out)
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
             "      --task pretrain|sft|lora (fine-tuning: --seq-len is the packed sequence length)\n"
+            "      --model CONFIG   same as --size, for --recipe automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
             "Exit status: 0 every run ok or synthetic, no --reference comparison FAIL or FAST, every folder\n"
@@ -167,6 +170,91 @@ static int parse_backend(struct np_backend *be)
     return 0;
 }
 
+/* ---- the streamed report: table, CSV, JSON without --slurm or --group ---- */
+
+/* The runs of the walk go to a temporary file while the scaling efficiency of their
+ * configurations is summed (it needs every run of a sweep); then each run is read back, given
+ * its efficiency and written: memory holds the walk's folders in flight, not the runs. */
+struct parse_out {
+    struct np_report *rep;
+    int quiet;
+    FILE *spill;
+    struct np_scaling eff;
+    size_t nruns, nerrors;
+};
+
+static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
+{
+    struct parse_out *po = ctx;
+    po->nruns++;
+    enum np_status st = np_run_spill_put(po->spill, r);
+    return st == NP_OK ? np_scaling_add(&po->eff, r) : st;
+}
+
+static enum np_status parse_sink_error(void *ctx, const char *msg)
+{
+    struct parse_out *po = ctx;
+    po->nerrors++;
+    if (!po->quiet)
+        np_errorf("%s", msg);
+    return np_report_error(po->rep, msg);
+}
+
+static int parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+                        const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
+                        int quiet)
+{
+    struct parse_out po = {np_report_new(stdout, fmt, o), quiet, tmpfile(), {0}, 0, 0};
+    int rc = 0;
+    if (!po.rep || !po.spill) {
+        np_errorf("%s", po.spill ? np_strerror(NP_E_NOMEM) : "cannot create a temporary file (TMPDIR)");
+        np_report_free(po.rep);
+        if (po.spill)
+            fclose(po.spill);
+        return 1;
+    }
+    struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
+    enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, NULL);
+    if (st == NP_OK && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0))
+        st = NP_E_IO;
+    struct np_run r;
+    int got = 0;
+    while (st == NP_OK && (got = np_run_spill_get(po.spill, &r)) == 1) {
+        r.scaling_eff = np_scaling_eff(&po.eff, &r);
+        if (!np_run_status_good(r.status) || r.verdict == NP_VERDICT_FAIL || r.verdict == NP_VERDICT_FAST)
+            rc = 1;
+        st = np_report_run(po.rep, &r);
+        np_run_clear(&r);
+    }
+    if (st == NP_OK && got < 0)
+        st = NP_E_IO;
+    if (st != NP_OK) {
+        if (st == NP_E_IO)
+            np_errorf("writing the report: %s", np_strerror(st));
+        else
+            np_errorf("%s", np_strerror(st));
+        rc = 1;
+    } else {
+        if (po.nruns == 0) {
+            np_errorf("no log files matching '%s' found", o->include);
+            rc = 1;
+        }
+        if (po.nerrors)
+            rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
+        if (po.nruns || fmt == NP_FMT_JSON) {
+            enum np_status w = np_report_finish(po.rep);
+            if (w != NP_OK) {
+                np_errorf("writing the report: %s", np_strerror(w));
+                rc = 1;
+            }
+        }
+    }
+    np_report_free(po.rep);
+    np_scaling_free(&po.eff);
+    fclose(po.spill);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
@@ -232,7 +320,7 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_SIZE:
-            if (!parse_copy("--size", optarg, o.given.model_size, sizeof o.given.model_size))
+            if (!parse_copy("--size/--model", optarg, o.given.model_size, sizeof o.given.model_size))
                 return 2;
             break;
         case OPT_DTYPE:
@@ -355,6 +443,18 @@ int main(int argc, char **argv)
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
 
+    /* a pipe or file gets large writes; a terminal sees output as it comes */
+    static char obuf[1 << 18];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    if (!slurm && !o.group && !plot && fmt != NP_FMT_MARKDOWN) {
+        int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
+        np_ref_free(&ref);
+        np_recipe_set_free(&recipes);
+        np_backend_free(&be);
+        return rc;
+    }
+    /* --slurm, --group, --plot and markdown work on every run at once */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/automodel.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/envcheck.h"
 #include "nemoperf/ftjob.h"
@@ -65,6 +66,8 @@ static void setup_usage(FILE *out)
             "  RECIPE            recipe to stage (default: every recipe with \"infer\": true; with TASK\n"
             "                    sft/lora: the recipe of the fine-tuning rows)\n"
             "  MODEL_SIZE        only these model sizes (comma-separated), e.g. 8b\n"
+            "  MODEL             the same, for RECIPE=automodel: benchmark names as launch --list shows them;\n"
+            "                    their config.json (+ remote code) or, for LoRA/Llama rows, the weights\n"
             "  RUN_CONF_IMAGE    an existing .sqsh (no import) or an image reference to import\n"
             "  HF_ENDPOINT       default %s\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION   for --sbatch\n"
@@ -110,6 +113,7 @@ struct setup_image {
 /* One gated repo to check and fetch. */
 struct setup_repo {
     const char *repo;      /* borrowed from the recipe set */
+    const struct np_model *am; /* an AutoModel benchmark model of this repo (weights preferred), or NULL */
     char *dir;             /* $STAGE_PATH/hf/<repo> */
     char models[256];      /* "llama3.1 8b, ..." */
 };
@@ -163,6 +167,10 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
                          struct setup_plan *p)
 {
     const char *recipe = setup_env("RECIPE"), *sizes = setup_env("MODEL_SIZE");
+    const struct np_recipe *chosen = recipe ? np_recipe_find(set, recipe) : NULL;
+    for (size_t m = 0; !sizes && chosen && m < chosen->nmodels; m++)
+        if (chosen->models[m].automodel) /* RECIPE=automodel: rows are named by their benchmark YAML */
+            sizes = setup_env("MODEL");
     const char *run_image = setup_env("RUN_CONF_IMAGE");
     char known[512] = "";
     for (size_t i = 0; i < set->n; i++)
@@ -227,12 +235,15 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
                     return 2;
                 }
                 p->repos[k].repo = mod->hf_repo;
+                p->repos[k].am = NULL;
                 p->repos[k].dir = np_stage_hf_dir(stage, mod->hf_repo);
                 p->repos[k].models[0] = '\0';
                 p->nrepos++;
                 if (!p->repos[k].dir)
                     return 1;
             }
+            if (mod->automodel && (!p->repos[k].am || mod->automodel->from_pretrained))
+                p->repos[k].am = mod;
             char item[96];
             snprintf(item, sizeof item, "%s %s", r->name, mod->size);
             setup_append_name(p->repos[k].models, sizeof p->repos[k].models, item);
@@ -377,6 +388,22 @@ static void setup_dry_run(const struct setup_plan *p, const struct np_import_opt
     }
     for (size_t i = 0; i < p->nrepos; i++) {
         const struct setup_repo *r = &p->repos[i];
+        if (r->am) {
+            const struct np_automodel_spec *a = r->am->automodel;
+            printf("# Hugging Face %s (%s; models: %s%s)\n", r->repo, a->gated ? "gated" : "not gated", r->models,
+                   a->gated ? (have_token ? "; Authorization: Bearer <HF_TOKEN, not shown>" : "; HF_TOKEN MISSING")
+                            : "");
+            printf("GET %s/api/models/%s\n", endpoint, r->repo);
+            printf("GET %s/%s/resolve/%s/config.json -> %s/config.json\n", endpoint, r->repo, NP_HF_DEFAULT_REVISION,
+                   r->dir);
+            if (a->trust_remote_code)
+                printf("GET the Python modules config.json's auto_map names (trust_remote_code) -> %s/\n", r->dir);
+            if (a->from_pretrained)
+                printf("GET model.safetensors.index.json, then every shard it lists (from_pretrained: the weights; "
+                       "free space checked against its total_size first, .part files resumed) -> %s/\n",
+                       r->dir);
+            continue;
+        }
         printf("# Hugging Face %s (gated; models: %s; Authorization: Bearer <HF_TOKEN%s>)\n", r->repo, r->models,
                have_token ? ", not shown" : " MISSING");
         printf("GET %s/api/models/%s\n", endpoint, r->repo);
@@ -430,6 +457,19 @@ static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
         }
         np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
         free(sha);
+        if (r->am) {
+            struct np_automodel_staged sd;
+            st = np_automodel_stage(c, r->am, r->dir, NULL, &sd, &err);
+            if (st != NP_OK) {
+                np_error_print(&err);
+                failures++;
+            }
+            printf("hf       %s -> %s (%s: downloaded %d, already staged %d, not in repo %d; %d remote-code "
+                   "module(s), %d weight shard(s)%s)\n",
+                   r->repo, r->dir, r->am->automodel->from_pretrained ? "from_pretrained" : "from_config", sd.fetched,
+                   sd.present, sd.absent, sd.code_files, sd.shards, st != NP_OK ? ", FAILED" : "");
+            continue;
+        }
         int fetched = 0, present = 0, absent = 0, bad = 0;
         for (const struct np_hf_file_spec *f = np_hf_model_files; f->name && !setup_signal; f++) {
             enum np_hf_fetch what;
@@ -623,14 +663,21 @@ int main(int argc, char **argv)
         np_error_print(&err);
         rc = 2;
     }
-    if (rc == 0 && plan.nrepos && !token) {
+    size_t ngated = 0;
+    for (size_t i = 0; i < plan.nrepos; i++)
+        ngated += !plan.repos[i].am || plan.repos[i].am->automodel->gated;
+    if (rc == 0 && ngated && !token) {
         char repos[512] = "";
         for (size_t i = 0; i < plan.nrepos; i++)
-            setup_append_name(repos, sizeof repos, plan.repos[i].repo);
-        char *url = np_hf_model_url(client, plan.repos[0].repo);
+            if (!plan.repos[i].am || plan.repos[i].am->automodel->gated)
+                setup_append_name(repos, sizeof repos, plan.repos[i].repo);
+        size_t g = 0;
+        while (g + 1 < plan.nrepos && plan.repos[g].am && !plan.repos[g].am->automodel->gated)
+            g++;
+        char *url = np_hf_model_url(client, plan.repos[g].repo);
         np_errorf("HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a read "
                   "token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
-                  repos, plan.nrepos > 1 ? "are" : "is", url ? url : "the model page");
+                  repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
         free(url);
         rc = 2;
     }

@@ -5,7 +5,10 @@
  * NeMo 2.0 job prints (preamble, ProgressPrinter step lines, checkpoint save and
  * load lines, nsys and NCCL-trace markers), so launch -> Slurm -> parse can be
  * proven on a cluster before any GPU hour is spent.  No MPI: ranks meet only
- * through the checkpoint directory.
+ * through the checkpoint directory.  With --log-format automodel, rank 0 prints
+ * instead what NeMo AutoModel's benchmark.py prints (logger lines on stderr,
+ * print()s and timer blocks on stdout), one task per node standing for
+ * --nproc-per-node GPUs, as torchrun's processes would.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -50,7 +53,8 @@ enum {
     SYNTH_O_CP, SYNTH_O_EP, SYNTH_O_DP, SYNTH_O_VP, SYNTH_O_MBS, SYNTH_O_GBS, SYNTH_O_GA,
     SYNTH_O_LAYERS, SYNTH_O_SEQ_LEN, SYNTH_O_HIDDEN, SYNTH_O_MAX_STEPS, SYNTH_O_STEP_SECONDS,
     SYNTH_O_PROFILE_START, SYNTH_O_PROFILE_STOP, SYNTH_O_NCCLTRACE, SYNTH_O_CKPT_SAVE,
-    SYNTH_O_CKPT_LOAD, SYNTH_O_SEED
+    SYNTH_O_CKPT_LOAD, SYNTH_O_SEED, SYNTH_O_LOG_FORMAT, SYNTH_O_NPROC, SYNTH_O_WARMUP, SYNTH_O_STEP_TFLOPS,
+    SYNTH_O_PEAK_TFLOPS
 };
 
 struct synth_config {
@@ -60,6 +64,10 @@ struct synth_config {
     double step_seconds;
     int nccltrace;
     int gpus_from_env; /* gpus came from SLURM_NTASKS, not --gpus */
+    int automodel;     /* --log-format automodel */
+    long nproc;        /* GPUs each task stands for (torchrun --nproc-per-node) */
+    long warmup_steps; /* AutoModel: iterations left out of the summary's average */
+    double step_tflops, peak_tflops; /* AutoModel: model TFLOPs of one global step, GPU peak */
 };
 
 #define SYNTH_NOFIELD ((size_t)-1)
@@ -124,6 +132,16 @@ static const struct synth_option synth_options[] = {
      "load the checkpoint DIR (the parent of weights/) at the start"},
     {"seed", required_argument, SYNTH_O_SEED, "N", SYNTH_F(seed), 0, LONG_MAX,
      "seed of the loss noise and the checkpoint data (default: 1234)"},
+    {"log-format", required_argument, SYNTH_O_LOG_FORMAT, "nemo|automodel", SYNTH_NOFIELD, 0, 0,
+     "what rank 0 prints: NeMo 2.0 lines, or AutoModel benchmark.py's (default: nemo)"},
+    {"nproc-per-node", required_argument, SYNTH_O_NPROC, "G", SYNTH_F(nproc), 1, 1024,
+     "GPUs each task stands for (one task per node, as torchrun; default: 1)"},
+    {"warmup-steps", required_argument, SYNTH_O_WARMUP, "N", SYNTH_F(warmup_steps), 0, 10000000,
+     "automodel: warm-up iterations, left out of the average (default: max steps / 3)"},
+    {"step-tflops", required_argument, SYNTH_O_STEP_TFLOPS, "X", SYNTH_NOFIELD, 0, 0,
+     "automodel: model TFLOPs of one global step, printed as \"TFLOPs/GPU\" (default: 0)"},
+    {"peak-tflops", required_argument, SYNTH_O_PEAK_TFLOPS, "X", SYNTH_NOFIELD, 0, 0,
+     "automodel: GPU peak TFLOP/s for the MFU lines (default: 989)"},
     {"help", no_argument, 'h', NULL, SYNTH_NOFIELD, 0, 0, "show this help and exit"},
 };
 
@@ -161,6 +179,7 @@ struct synth_run {
     double *prof_times; /* step times inside the capture range */
     size_t prof_n;
     int profiling;
+    double am_setup_s, am_warm_s, am_timed_s; /* AutoModel summary: measured seconds */
 };
 
 static volatile uint64_t synth_sink; /* keeps the work observable */
@@ -609,6 +628,9 @@ static int synth_parse_args(int argc, char **argv, struct synth_config *cfg, int
     cfg->step_seconds = 0.1;
     cfg->profile_start = cfg->profile_stop = -1;
     cfg->seed = 1234;
+    cfg->nproc = 1;
+    cfg->warmup_steps = -1;
+    cfg->peak_tflops = 989;
 
     opterr = 0;
     int c;
@@ -670,6 +692,26 @@ static int synth_parse_args(int argc, char **argv, struct synth_config *cfg, int
             break;
         }
         case SYNTH_O_NCCLTRACE: cfg->nccltrace = 1; break;
+        case SYNTH_O_LOG_FORMAT:
+            if (strcmp(optarg, "nemo") != 0 && strcmp(optarg, "automodel") != 0)
+                return synth_usage_error(quiet, "--log-format '%s': expected nemo or automodel", optarg);
+            cfg->automodel = strcmp(optarg, "automodel") == 0;
+            break;
+        case SYNTH_O_STEP_TFLOPS:
+        case SYNTH_O_PEAK_TFLOPS: {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !isfinite(v) || v < 0 || v > 1e12 ||
+                isspace((unsigned char)optarg[0]) || (c == SYNTH_O_PEAK_TFLOPS && v == 0))
+                return synth_usage_error(quiet, "--%s '%s': expected a %s number", o->name, optarg,
+                                         c == SYNTH_O_PEAK_TFLOPS ? "positive" : "non-negative");
+            if (c == SYNTH_O_STEP_TFLOPS)
+                cfg->step_tflops = v;
+            else
+                cfg->peak_tflops = v;
+            break;
+        }
         case SYNTH_O_CKPT_SAVE:
         case SYNTH_O_CKPT_LOAD:
             if (!*optarg || strlen(optarg) > PATH_MAX - 256)
@@ -703,12 +745,14 @@ static int synth_config_finish(struct synth_config *cfg, const struct synth_env 
     if (!cfg->hidden) cfg->hidden = 4096;
     long model = synth_mul(synth_mul(cfg->tp, cfg->pp), cfg->cp);
 
-    if (cfg->gpus && env->under_slurm && cfg->gpus != env->world)
-        return synth_usage_error(quiet, "--gpus %ld does not match SLURM_NTASKS=%d (tasks srun started)",
-                                 cfg->gpus, env->world);
+    long tasks_gpus = synth_mul(env->world, cfg->nproc);
+    if (cfg->gpus && env->under_slurm && cfg->gpus != tasks_gpus)
+        return synth_usage_error(quiet, "--gpus %ld does not match SLURM_NTASKS=%d x --nproc-per-node %ld (tasks srun "
+                                        "started)",
+                                 cfg->gpus, env->world, cfg->nproc);
     if (!cfg->gpus) {
         if (env->under_slurm) {
-            cfg->gpus = env->world;
+            cfg->gpus = tasks_gpus;
             cfg->gpus_from_env = 1;
         } else {
             cfg->gpus = dp_given ? synth_mul(model, cfg->dp) : model;
@@ -752,6 +796,14 @@ static int synth_config_finish(struct synth_config *cfg, const struct synth_env 
                                      cfg->gbs);
     }
 
+    if (cfg->warmup_steps < 0)
+        cfg->warmup_steps = cfg->max_steps / 3;
+    if (cfg->automodel && cfg->warmup_steps >= cfg->max_steps)
+        return synth_usage_error(quiet, "--warmup-steps %ld must be below --max-steps %ld", cfg->warmup_steps,
+                                 cfg->max_steps);
+    if (cfg->automodel && (cfg->nccltrace || cfg->profile_start >= 0 || cfg->ckpt_save || cfg->ckpt_load))
+        return synth_usage_error(quiet, "--log-format automodel: the AutoModel benchmark has no profile, NCCL trace "
+                                        "or checkpoint variants here");
     if ((cfg->profile_start >= 0) != (cfg->profile_stop >= 0))
         return synth_usage_error(quiet, "--profile-start and --profile-stop go together (got only %s %ld)",
                                  cfg->profile_start >= 0 ? "--profile-start" : "--profile-stop",
@@ -1380,6 +1432,104 @@ static void synth_step_line(const struct synth_run *run, long i, double step_s)
     fflush(stdout);
 }
 
+/* ---- AutoModel benchmark.py's rank-0 output (Automodel e45812012) -------- */
+
+/* logger.info(): "YYYY-mm-dd HH:MM:SS | INFO | __main__ | msg" on stderr (components/loggers/log_utils.py
+ * l.79-84; benchmark.py runs as __main__). */
+static void synth_am_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void synth_am_log(const char *fmt, ...)
+{
+    char date[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+    fprintf(stderr, "%s | INFO | __main__ | ", date);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Timers.log on stdout: "(min, max) time across ranks (ms):" with seconds (timers.py l.393-410). */
+static void synth_am_timer(const char *name, double min_s, double max_s)
+{
+    char label[64];
+    snprintf(label, sizeof label, "%s ", name);
+    printf("    %s", label);
+    for (size_t k = strlen(label); k < 48; k++)
+        putchar('.');
+    printf(": (%.2f, %.2f)\n", min_s, max_s);
+}
+
+/* benchmark.py setup() l.146-190 and run_benchmark() l.228-236 */
+static void synth_am_setup(const struct synth_run *run, double setup_s)
+{
+    const struct synth_config *c = &run->cfg;
+    synth_am_log("Using batch_size=%ld from step_scheduler.local_batch_size", c->mbs);
+    synth_am_log("TFLOPs/GPU: %.6f", c->step_tflops);
+    printf("(min, max) time across ranks (ms):\n");
+    synth_am_timer("setup", setup_s, setup_s);
+    synth_am_log("Running %ld iterations with %ld warmup steps", c->max_steps, c->warmup_steps);
+    synth_am_log("GA steps: %ld, DP size: %ld, Local batch size: %ld, Global batch size: %ld", c->ga, c->dp,
+                 c->mbs, c->gbs);
+    fflush(stdout);
+}
+
+static double synth_am_mfu(const struct synth_config *c, double t)
+{
+    return t > 0 ? c->step_tflops / (double)c->gpus / t / c->peak_tflops * 100.0 : 0.0;
+}
+
+/* One iteration's lines after its work (l.326-380); "Rank 0 | Iteration i" comes before it. */
+static void synth_am_step(const struct synth_run *run, long i, double step_s)
+{
+    const struct synth_config *c = &run->cfg;
+    uint64_t s = (uint64_t)c->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+    double noise = (double)(synth_splitmix(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    double loss = 12.0 - 0.5 * (1.0 - exp(-(double)i / 10.0)) + 0.02 * noise;
+    long long tokens = (long long)c->gbs * (c->seq_len - 1);
+    printf("num_label_tokens=%lld | loss=%.4f\n", tokens, loss);
+    fflush(stdout);
+    synth_am_log("Rank 0 | Iteration %ld | num_label_tokens=%lld | Max Memory Allocated: %.2f GB | loss=%.4f", i, tokens,
+                 (double)run->mem_peak / 1073741824.0, loss);
+    synth_am_log("Max iter time: %.6f seconds", step_s);
+    synth_am_log("MFU: %.6f%%", synth_am_mfu(c, step_s));
+    printf("(min, max) time across ranks (ms):\n");
+    synth_am_timer(i < c->warmup_steps ? "iteration_warmup" : "iteration", step_s, step_s);
+    synth_am_timer("optimizer", step_s * 0.01, step_s * 0.01);
+    for (long g = 0; g < c->ga && g < 64; g++) {
+        char name[32];
+        snprintf(name, sizeof name, "forward_backward_%ld", g);
+        synth_am_timer(name, step_s * 0.99 / (double)c->ga, step_s * 0.99 / (double)c->ga);
+    }
+    fflush(stdout);
+}
+
+/* _log_benchmark_summary() l.382-427 */
+static void synth_am_summary(const struct synth_run *run, double setup_s, double warm_s, double timed_s)
+{
+    const struct synth_config *c = &run->cfg;
+    long timed = c->max_steps - c->warmup_steps;
+    char rule[61];
+    memset(rule, '=', 60);
+    rule[60] = '\0';
+    synth_am_log("%s", rule);
+    synth_am_log("Benchmarking Summary");
+    synth_am_log("%s", rule);
+    synth_am_log("Total setup time: %.2f seconds", setup_s);
+    synth_am_log("Total warmup time (%ld steps): %.2f seconds", c->warmup_steps, warm_s);
+    synth_am_log("Total iteration time (%ld steps): %.2f seconds", timed, timed_s);
+    double avg = timed_s / (double)timed;
+    char tail[80];
+    snprintf(tail, sizeof tail, " (excluding first %ld warmup iterations)", c->warmup_steps);
+    synth_am_log("Average iteration time: %.3f seconds%s", avg, tail);
+    synth_am_log("Average MFU: %.6f%%%s", synth_am_mfu(c, avg), tail);
+    synth_am_log("%s\n", rule);
+}
+
 /* Sleep until the absolute CLOCK_MONOTONIC time t, unless a signal arrives. */
 static void synth_sleep_until(double t)
 {
@@ -1421,6 +1571,8 @@ static enum np_status synth_train(struct synth_run *run, long *done)
             w->ranks_here = run->env.ranks_on_node > peers ? run->env.ranks_on_node : peers;
             synth_work_budget(w, c->step_seconds);
         }
+        if (rank0 && c->automodel)
+            synth_am_log("Rank 0 | Iteration %ld", i);
         double t0 = synth_now(CLOCK_MONOTONIC);
         for (long u = 0; u < w->units && !synth_signal; u++)
             synth_work_unit(w, (int)(u % w->local_layers));
@@ -1431,7 +1583,13 @@ static enum np_status synth_train(struct synth_run *run, long *done)
         total += dt;
         if (run->profiling && run->prof_n < SYNTH_PROFILE_MAX_STEPS)
             run->prof_times[run->prof_n++] = dt;
-        if (rank0) {
+        if (i < c->warmup_steps)
+            run->am_warm_s += dt;
+        else
+            run->am_timed_s += dt;
+        if (rank0 && c->automodel) {
+            synth_am_step(run, i, dt);
+        } else if (rank0) {
             if (c->nccltrace)
                 synth_nccl_step(run);
             synth_step_line(run, i, dt);
@@ -1444,7 +1602,9 @@ static enum np_status synth_train(struct synth_run *run, long *done)
         if (st != NP_OK)
             return st;
     }
-    if (!synth_signal && rank0) {
+    if (!synth_signal && rank0 && c->automodel) {
+        synth_am_summary(run, run->am_setup_s, run->am_warm_s, run->am_timed_s);
+    } else if (!synth_signal && rank0) {
         printf("`Trainer.fit` stopped: `max_steps=%ld` reached.\n", c->max_steps);
         synth_log("nemoperf-synth: %ld steps in %.3f s, mean step time %.4g s", *done, total,
                   *done ? total / (double)*done : 0.0);
@@ -1488,6 +1648,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    double t_start = synth_now(CLOCK_MONOTONIC);
     synth_memory(&run);
     st = synth_work_init(&run);
     if (st != NP_OK) {
@@ -1496,7 +1657,10 @@ int main(int argc, char **argv)
         free(run.prof_times);
         return np_exit_code(st);
     }
-    if (rank0 && !synth_signal) {
+    if (rank0 && !synth_signal && c->automodel) {
+        run.am_setup_s = synth_now(CLOCK_MONOTONIC) - t_start;
+        synth_am_setup(&run, run.am_setup_s);
+    } else if (rank0 && !synth_signal) {
         synth_preamble(&run);
         if (c->nccltrace)
             synth_nccl_init(&run);

@@ -42,7 +42,9 @@ got=$(complete_words nemoperf-parse --dtype "")
 [ "$got" = "bf16 fp8" ] && ok "--dtype <TAB>: $got" || fail "--dtype <TAB> gave '$got'"
 
 # values read from the real --list (columns found by name), beside the completed program
-want_recipes=$("$bindir/nemoperf-launch" --list | awk 'NR==1{for(i=1;i<=NF;i++)if($i=="RECIPE")c=i;next}{print $c}' | sort -u | tr '\n' ' ' | sed 's/ $//')
+# (from --list --format json: every row, the AutoModel ones included, whatever the text layout)
+want_recipes=$("$bindir/nemoperf-launch" --list --format json |
+    python3 -c 'import json,sys; print(" ".join(sorted({r["recipe"] for r in json.load(sys.stdin)})))')
 got=$(complete_words "$bindir/nemoperf-parse" --recipe "")
 [ -n "$got" ] && [ "$got" = "$want_recipes" ] && ok "nemoperf-parse --recipe <TAB>: $got" || fail "--recipe <TAB> gave '$got', want '$want_recipes'"
 got=$(complete_words "$bindir/nemoperf-launch" --gpu "")

@@ -1,0 +1,216 @@
+/* stage_automodel.c - what ./setup stages for an AutoModel benchmark model, from the Hub.
+ *
+ * from_config rows need config.json only, plus the Python modules its "auto_map" names when
+ * the YAML sets trust_remote_code; from_pretrained rows need the weights: the safetensors index,
+ * every shard it lists (resumed through hf.c's .part files), after checking that the folder's
+ * file system holds what is still missing.  Downloads go through hf.c (libcurl).
+ */
+#include "nemoperf/automodel.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#define STAGE_AM_MAX_FILES 512
+
+/* Unique names, in first-seen order. */
+struct stage_am_names {
+    char *v[STAGE_AM_MAX_FILES];
+    size_t n;
+};
+
+static int stage_am_add(struct stage_am_names *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], name) == 0)
+            return 0;
+    if (s->n == STAGE_AM_MAX_FILES)
+        return -1;
+    if (!(s->v[s->n] = strdup(name)))
+        return -1;
+    s->n++;
+    return 0;
+}
+
+static void stage_am_names_free(struct stage_am_names *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    s->n = 0;
+}
+
+/* A plain file name: no path, no leading dot. */
+static int stage_am_plain(const char *s)
+{
+    if (!*s || *s == '.' || strlen(s) > 200)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '-' || *s == '.'))
+            return 0;
+    return 1;
+}
+
+static int stage_am_statvfs(const char *path, double *bytes)
+{
+    struct statvfs sv;
+    if (statvfs(path, &sv) != 0)
+        return -1;
+    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
+    return 0;
+}
+
+static double stage_am_file_size(const char *dir, const char *name, const char *suffix)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s%s", dir, name, suffix);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) ? (double)st.st_size : -1;
+}
+
+static enum np_status stage_am_fetch(struct np_hf_client *c, const char *repo, const char *name, int required,
+                                     const char *dir, struct np_automodel_staged *out, struct np_error *err)
+{
+    enum np_hf_fetch what;
+    long long bytes = 0;
+    enum np_status st = np_hf_fetch_file(c, repo, NULL, name, dir, &what, &bytes, err);
+    if (st != NP_OK)
+        return st;
+    if (what == NP_HF_ABSENT) {
+        if (required)
+            return np_error_set(err, NP_E_NOTFOUND, repo, 0, 0, "%s is not in the repository (HTTP 404) but is "
+                                                                 "required",
+                                name);
+        out->absent++;
+    } else if (what == NP_HF_PRESENT) {
+        out->present++;
+    } else {
+        out->fetched++;
+        out->bytes += (double)bytes;
+    }
+    return NP_OK;
+}
+
+/* Module files of config.json's auto_map ("configuration_x.Class" -> configuration_x.py). */
+static enum np_status stage_am_remote_code(const char *dir, struct stage_am_names *mods, struct np_error *err)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    json_error_t je;
+    json_t *cfg = json_load_file(p, 0, &je);
+    if (!cfg)
+        return np_error_set(err, NP_E_PARSE, p, je.line, je.column, "%s", je.text);
+    json_t *am = json_object_get(cfg, "auto_map");
+    const char *key;
+    json_t *v;
+    enum np_status st = NP_OK;
+    json_object_foreach(am, key, v) {
+        size_t n = json_is_array(v) ? json_array_size(v) : 1;
+        for (size_t i = 0; i < n && st == NP_OK; i++) {
+            json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
+            if (!json_is_string(e))
+                continue;
+            const char *ref = json_string_value(e), *sep = strstr(ref, "--");
+            if (sep) /* "org/repo--module.Class": code of another repo; not ours to stage */
+                continue;
+            const char *dot = strrchr(ref, '.');
+            char mod[256];
+            if (!dot || (size_t)(dot - ref) >= sizeof mod - 3)
+                continue;
+            snprintf(mod, sizeof mod, "%.*s.py", (int)(dot - ref), ref);
+            if (!stage_am_plain(mod))
+                st = np_error_set(err, NP_E_PARSE, p, 0, 0, "auto_map.%s: \"%s\" is not a module of this repo", key,
+                                  ref);
+            else if (stage_am_add(mods, mod) != 0)
+                st = np_error_set(err, NP_E_NOMEM, p, 0, 0, "out of memory");
+        }
+    }
+    json_decref(cfg);
+    return st;
+}
+
+/* Shards of model.safetensors.index.json and its metadata.total_size (-1 when absent). */
+static enum np_status stage_am_shards(const char *dir, struct stage_am_names *shards, double *total,
+                                      struct np_error *err)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+    json_error_t je;
+    json_t *idx = json_load_file(p, 0, &je);
+    if (!idx)
+        return np_error_set(err, NP_E_PARSE, p, je.line, je.column, "%s", je.text);
+    json_t *ts = json_object_get(json_object_get(idx, "metadata"), "total_size");
+    *total = json_is_number(ts) ? json_number_value(ts) : -1;
+    json_t *map = json_object_get(idx, "weight_map");
+    enum np_status st = NP_OK;
+    if (!json_is_object(map) || json_object_size(map) == 0)
+        st = np_error_set(err, NP_E_PARSE, p, 0, 0, "weight_map: expected a non-empty object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(map, key, v) {
+        if (st != NP_OK)
+            break;
+        if (!json_is_string(v) || !stage_am_plain(json_string_value(v)))
+            st = np_error_set(err, NP_E_PARSE, p, 0, 0, "weight_map.%s: expected a shard file name", key);
+        else if (stage_am_add(shards, json_string_value(v)) != 0)
+            st = np_error_set(err, NP_E_NOMEM, p, 0, 0, "out of memory (or more than %d shards)", STAGE_AM_MAX_FILES);
+    }
+    json_decref(idx);
+    return st;
+}
+
+enum np_status np_automodel_stage(struct np_hf_client *c, const struct np_model *m, const char *dir,
+                                  int (*free_space)(const char *path, double *bytes),
+                                  struct np_automodel_staged *out, struct np_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || !m->automodel || !m->hf_repo)
+        return np_error_set(err, NP_E_USAGE, "stage", 0, 0, "not an AutoModel benchmark model");
+    const char *repo = m->hf_repo;
+    enum np_status st = stage_am_fetch(c, repo, "config.json", 1, dir, out, err);
+    struct stage_am_names names = {{NULL}, 0};
+    if (st == NP_OK && m->automodel->trust_remote_code) {
+        st = stage_am_remote_code(dir, &names, err);
+        for (size_t i = 0; st == NP_OK && i < names.n; i++)
+            st = stage_am_fetch(c, repo, names.v[i], 1, dir, out, err);
+        out->code_files = (int)names.n;
+        stage_am_names_free(&names);
+    }
+    if (st != NP_OK || !m->automodel->from_pretrained)
+        return st;
+    /* the weights: generation config and tokenizer files are small and optional */
+    static const char *const extra[] = {"generation_config.json", "tokenizer.json", "tokenizer_config.json",
+                                        "special_tokens_map.json"};
+    for (size_t i = 0; st == NP_OK && i < sizeof extra / sizeof extra[0]; i++)
+        st = stage_am_fetch(c, repo, extra[i], 0, dir, out, err);
+    if (st == NP_OK)
+        st = stage_am_fetch(c, repo, "model.safetensors.index.json", 1, dir, out, err);
+    double total = -1;
+    if (st == NP_OK)
+        st = stage_am_shards(dir, &names, &total, err);
+    if (st == NP_OK) {
+        /* what is still to come: the index's total size minus the shards (and .part prefixes) on disk */
+        double have = 0;
+        for (size_t i = 0; i < names.n; i++) {
+            double f = stage_am_file_size(dir, names.v[i], "");
+            double part = f < 0 ? stage_am_file_size(dir, names.v[i], ".part") : -1;
+            have += f >= 0 ? f : part > 0 ? part : 0;
+        }
+        double need = total > have ? total - have : 0, avail = 0;
+        out->weights_total = total;
+        if (need > 0 && (free_space ? free_space : stage_am_statvfs)(dir, &avail) == 0 && avail < need * 1.02)
+            st = np_error_set(err, NP_E_IO, dir, 0, 0,
+                              "%s: the weights need %.1f GB more (%.1f GB in all, %zu shards) but only %.1f GB are "
+                              "free there; free space or use another STAGE_PATH (what is downloaded is kept)",
+                              repo, need / 1e9, total / 1e9, names.n, avail / 1e9);
+    }
+    for (size_t i = 0; st == NP_OK && i < names.n; i++)
+        st = stage_am_fetch(c, repo, names.v[i], 1, dir, out, err);
+    out->shards = (int)names.n;
+    stage_am_names_free(&names);
+    return st;
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# 22-parse-scale.sh - nemoperf-parse streams: memory does not grow with the number of runs, every format.
+# Trees of 3 000 and 15 000 small runs (bench/gencorpus --lean: experiments/<exp>/<exp>_<ts>/log-...out) are
+# parsed in table, CSV and JSON; bench/timeit gives each run's peak RSS (wait4).  Checked: every run is reported
+# once, in depth-first order, the JSON is one valid document, and the peak RSS of the large tree is within a few
+# MiB of the small one's (an in-memory report grows by ~10 MB per 15 000 runs in JSON) and under 64 MiB.
+# Under ASan (make sanitize) the RSS checks are skipped: its quarantine keeps freed memory on purpose.
+set -u
+here=$(pwd)
+P="$here/${NP_BIN:-bin}/nemoperf-parse"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+cc -O2 -std=c11 -D_GNU_SOURCE -o "$tmp/gencorpus" bench/gencorpus.c &&
+    cc -O2 -std=c11 -D_GNU_SOURCE -o "$tmp/timeit" bench/timeit.c || { echo "FAIL: building bench helpers"; exit 1; }
+
+for n in 3000 15000; do
+    "$tmp/gencorpus" --out "$tmp/t$n" --runs "$n" --size 3000 --steps 10 --lean --jobs 2 ||
+        { echo "FAIL: gencorpus $n"; exit 1; }
+done
+
+rss() { # n format -> peak KiB; output in $tmp/out.<n>.<format>
+    # shellcheck disable=SC2046 # "seconds status bytes lines maxrss"
+    set -- "$1" "$2" $("$tmp/timeit" -o "$tmp/out.$1.$2" "$P" --no-progress --format "$2" "$tmp/t$1/experiments")
+    [ "$4" = 0 ] || bad "$2, $1 runs: exit $4"
+    echo "$7"
+}
+
+for f in table csv json; do
+    small=$(rss 3000 "$f")
+    big=$(rss 15000 "$f")
+    echo "   $f: peak RSS $small KiB for 3000 runs, $big KiB for 15000 runs"
+    if [ -n "${ASAN_OPTIONS:-}" ]; then
+        ok "$f: RSS not checked under ASan"
+    elif [ "$big" -le $((small + 6144)) ] && [ "$big" -le 65536 ]; then
+        ok "$f: peak memory does not grow with the number of runs"
+    else
+        bad "$f: peak RSS $big KiB for 15000 runs vs $small KiB for 3000"
+    fi
+done
+
+# every run once, in depth-first order ('/' before any other byte), whatever the thread count
+python3 - "$tmp" <<'EOF' || fail=$((fail + 1))
+import csv, functools, json, sys
+tmp = sys.argv[1]
+def walk_cmp(a, b):
+    """nemoperf's walk order: '/' before any other byte, digit runs compared as numbers
+    (equal numbers: fewer leading zeros first)."""
+    i = j = 0
+    tie = 0
+    while True:
+        ca = a[i] if i < len(a) else ""
+        cb = b[j] if j < len(b) else ""
+        if ca.isdigit() and cb.isdigit():
+            ea, eb = i, j
+            while ea < len(a) and a[ea].isdigit():
+                ea += 1
+            while eb < len(b) and b[eb].isdigit():
+                eb += 1
+            da, db = a[i:ea].lstrip("0"), b[j:eb].lstrip("0")
+            if len(da) != len(db):
+                return -1 if len(da) < len(db) else 1
+            if da != db:
+                return -1 if da < db else 1
+            if not tie and (ea - i) != (eb - j):
+                tie = -1 if (ea - i) < (eb - j) else 1
+            i, j = ea, eb
+            continue
+        if ca == cb:
+            if ca == "":
+                return tie
+            i += 1
+            j += 1
+            continue
+        ka = 0 if ca == "" else 1 if ca == "/" else ord(ca) + 1
+        kb = 0 if cb == "" else 1 if cb == "/" else ord(cb) + 1
+        return -1 if ka < kb else 1
+rows = list(csv.DictReader(open(f"{tmp}/out.15000.csv")))
+paths = [r["path"] for r in rows]
+ok = True
+def check(cond, what):
+    global ok
+    print(("ok: " if cond else "FAIL: ") + what)
+    ok = ok and cond
+check(len(paths) == 15000 and len(set(paths)) == 15000, f"csv: 15000 distinct runs ({len(paths)} rows)")
+check(paths == sorted(paths, key=functools.cmp_to_key(walk_cmp)), "csv: rows in depth-first order")
+check(all(r["status"] == "ok" for r in rows), "csv: every run ok")
+doc = json.load(open(f"{tmp}/out.15000.json"))
+check(len(doc["runs"]) == 15000 and doc["errors"] == [], "json: one document, 15000 runs, no errors")
+check([r["path"] for r in doc["runs"]] == paths, "json: the same runs in the same order as csv")
+table = open(f"{tmp}/out.15000.table").read().splitlines()
+check(table[0].startswith("EXPERIMENT") and sum(l.startswith("pretrain_") for l in table) == 15000,
+      "table: header and 15000 rows")
+sys.exit(0 if ok else 1)
+EOF
+
+echo "22-parse-scale: $fail failed"
+[ "$fail" -eq 0 ]
