@@ -20,6 +20,7 @@
 #include "nemoperf/npy.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/reference.h"
+#include "nemoperf/report.h"
 #include "nemoperf/run.h"
 
 static char root[] = "/tmp/np-ftparse.XXXXXX";
@@ -123,6 +124,84 @@ START_TEST(test_every_row_parses_back)
 }
 END_TEST
 
+/* All 15 runs in one tree: `--format markdown` prints seed 000's fine-tuning tables, one per system, with
+ * each published row's cells (Model | Task | #-GPUs | GBS | MBS | Packed Sequence Length | TP | PP | VP | GA |
+ * Tokens / sec / GPU | Model TFLOP / sec / GPU) as the seed prints them; the marked row differs where NVIDIA
+ * ran it otherwise (packs of 2048, GBS 64, GA 32) and in its TFLOP/s/GPU (half the published 1804). */
+START_TEST(test_markdown_tables)
+{
+    FILE *seed = fopen("../shared/seeds/000_ec64a32f1de53ab8.txt", "r");
+    ck_assert_msg(seed != NULL, "../shared/seeds (beside the checkout) is needed");
+    fclose(seed);
+    for (size_t i = 0; i < ref.n; i++) {
+        const struct np_ref_row *p = &ref.rows[i];
+        if (strcmp(p->task, "pretrain") == 0 || strcmp(p->recipe, "automodel") == 0)
+            continue;
+        enum np_task t;
+        np_task_parse(p->task, &t);
+        const struct np_model *m = np_model_find(np_recipe_find(&set, p->recipe), p->model_size);
+        const struct np_config_row *row = np_row_find_task(m, t, p->gpu_type, p->dtype, p->gpus);
+        int pack = np_row_value(row, "seq_len", row->seq_len, NULL), gbs = np_row_value(row, "gbs", row->gbs, NULL);
+        char exp[128], dir[600], sys[16];
+        snprintf(exp, sizeof exp, "finetune_%s_%s_%s_fp8_%d", p->recipe, p->model_size, p->task, p->gpus);
+        snprintf(sys, sizeof sys, "%s", p->gpu_type);
+        snprintf(dir, sizeof dir, "%s/md/%s/%s", root, sys, exp);
+        write_log(dir, exp, gbs, (double)pack * gbs / (p->tokens_per_s_per_gpu * p->gpus));
+        /* the system from a manifest, as launch writes it */
+        char mf[700];
+        snprintf(mf, sizeof mf, "%s/nemoperf.json", dir);
+        FILE *f = fopen(mf, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "{\"submitted\": true, \"config\": {\"recipe\": \"%s\", \"model_size\": \"%s\", \"dtype\": \"fp8\", "
+                   "\"gpu_type\": \"%s\", \"gpus\": %d, \"seq_len\": %d, \"gbs\": %d, \"task\": \"%s\"}}\n",
+                p->recipe, p->model_size, p->gpu_type, p->gpus, pack, gbs, p->task);
+        fclose(f);
+    }
+    char top[600];
+    snprintf(top, sizeof top, "%s/md", root);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.jobs = 1;
+    struct np_parse_result res;
+    char *paths[] = {top};
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, &set, &ref, &res), NP_OK);
+    ck_assert_uint_eq(res.nruns, 15);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ck_assert_int_eq(np_report_write(mem, NP_FMT_MARKDOWN, &res, &o), NP_OK);
+    fclose(mem);
+    /* the seed's rows, cell for cell (its cells are separated by " |" line breaks: joined here) */
+    static const char *const want[] = {
+        "LLAMA3-8B | SFT | 8 | 8 | 1 | 16384 | 1 | 1 | 1 | 1 | 33437 | 1515 |",
+        "LLAMA3-70B | SFT | 32 | 32 | 1 | 4096 | 2 | 4 | 5 | 8 | 3977 | 1658 |",
+        "LLAMA3-8B | LoRA | 8 | 8 | 1 | 16384 | 1 | 1 | 1 | 1 | 44281 | 1342 |",
+        "LLAMA3-70B | LoRA | 8 | 64 | 1 | 2048 | 1 | 4 | 20 | 32 | 3238 | 898 |", /* as NVIDIA ran it */
+        "LLAMA3-405B | LoRA | 32 | 32 | 1 | 2048 | 4 | 4 | 4 | 16 | 966 | 1568 |",
+        "LLAMA3-8B | SFT | 8 | 8 | 1 | 16384 | 1 | 1 | 1 | 1 | 30913 | 1401 |",
+        "LLAMA3-70B | SFT | 32 | 32 | 1 | 4096 | 2 | 4 | 5 | 8 | 3657 | 1525 |",
+        "LLAMA3-8B | LoRA | 8 | 8 | 1 | 16384 | 1 | 1 | 1 | 1 | 42010 | 1274 |",
+        "LLAMA3-70B | LoRA | 8 | 32 | 1 | 4096 | 1 | 4 | 20 | 16 | 5611 | 1563 |",
+        "LLAMA3-405B | LoRA | 32 | 32 | 1 | 2048 | 4 | 4 | 4 | 16 | 678 | 1101 |",
+        "LLAMA3-8B | SFT | 8 | 32 | 1 | 4096 | 1 | 1 | 1 | 4 | 16222 | 733 |",
+        "LLAMA3-70B | SFT | 32 | 32 | 1 | 4096 | 4 | 4 | 5 | 16 | 1619 | 675 |",
+        "LLAMA3-8B | LoRA | 8 | 32 | 1 | 4096 | 1 | 1 | 1 | 4 | 22141 | 669 |",
+        "LLAMA3-70B | LoRA | 8 | 32 | 1 | 4096 | 2 | 4 | 20 | 32 | 2621 | 730 |",
+        "LLAMA3-405B | LoRA | 32 | 32 | 1 | 2048 | 4 | 8 | 8 | 32 | 496 | 805 |"};
+    const char *at = text;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const char *hit = strstr(at, want[k]);
+        ck_assert_msg(hit, "row %zu not found in order: %s\n%s", k, want[k], text);
+        at = hit + strlen(want[k]);
+    }
+    ck_assert_msg(strstr(text, "Fine-tuning, System: DGX-GB200 (FP8)") &&
+                      strstr(text, "Fine-tuning, System: DGX-B200 (FP8)") && strstr(text, "Fine-tuning, System: DGX-H100 (FP8)"),
+                  "%s", text);
+    free(text);
+    np_parse_result_free(&res);
+}
+END_TEST
+
 /* The manifest names the packed training file: the statistics are measured from it. */
 START_TEST(test_manifest_measured_packs)
 {
@@ -211,6 +290,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_every_row_parses_back);
     tcase_add_test(tc, test_manifest_measured_packs);
+    tcase_add_test(tc, test_markdown_tables);
     tcase_add_test(tc, test_folder_names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
