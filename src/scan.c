@@ -177,59 +177,6 @@ static void scan_trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* Exact conversion of a validated token when the digits fit in 2^53 and the
- * power of ten is exact (|e| <= 22): one IEEE multiply or divide rounds
- * correctly (Clinger's fast path).  Returns 0 to leave it to strtod. */
-static int scan_fast_double(const char *s, size_t n, double *out)
-{
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    uint64_t m = 0;
-    int e = 0, nd = 0, neg = 0;
-    size_t i = 0;
-    if (s[i] == '+' || s[i] == '-')
-        neg = s[i++] == '-';
-    for (; i < n && scan_isdigit(s[i]); i++) {
-        if (nd == 0 && s[i] == '0')
-            continue;
-        if (++nd > 15)
-            return 0;
-        m = m * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (i < n && s[i] == '.')
-        for (i++; i < n && scan_isdigit(s[i]); i++) {
-            if (nd == 0 && s[i] == '0') {
-                e--;
-                continue;
-            }
-            if (++nd > 15)
-                return 0;
-            m = m * 10 + (uint64_t)(s[i] - '0');
-            e--;
-        }
-    if (i < n) { /* exponent, already validated */
-        int en = 0, eneg = 0;
-        i++;
-        if (s[i] == '+' || s[i] == '-')
-            eneg = s[i++] == '-';
-        for (; i < n; i++) {
-            if (en > 1000)
-                return 0;
-            en = en * 10 + (s[i] - '0');
-        }
-        e += eneg ? -en : en;
-    }
-    double v = (double)m;
-    if (m == 0)
-        e = 0;
-    if (e < -22 || e > 22)
-        return 0;
-    v = e < 0 ? v / p10[-e] : v * p10[e];
-    *out = neg ? -v : v;
-    return 1;
-}
-
 /* Decimal or scientific number, nan, inf; anything else (hex, trailing junk,
  * NUL bytes, empty) fails.  Returns 1 and sets *out on success. */
 static int scan_parse_double(const char *s, size_t n, double *out)
@@ -253,36 +200,67 @@ static int scan_parse_double(const char *s, size_t n, double *out)
         *out = s[0] == '-' ? -v : v;
         return 1;
     }
+    /* One pass validates and gathers the digits.  When they fit in 2^53 and the power of ten is exact
+     * (|e| <= 22), one IEEE multiply or divide rounds correctly (Clinger's fast path); else strtod.
+     * fuzz/scan_fuzz.c compares every accepted number with strtod. */
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    int e = 0, nd = 0, fast = 1;
     size_t digits = 0;
-    while (i < n && scan_isdigit(s[i])) {
-        i++;
+    for (; i < n && scan_isdigit(s[i]); i++) {
         digits++;
+        if (nd == 0 && s[i] == '0')
+            continue;
+        if (++nd > 15)
+            fast = 0;
+        else
+            m = m * 10 + (uint64_t)(s[i] - '0');
     }
     if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && scan_isdigit(s[i])) {
-            i++;
+        for (i++; i < n && scan_isdigit(s[i]); i++) {
             digits++;
+            if (nd == 0 && s[i] == '0') {
+                e--;
+                continue;
+            }
+            if (++nd > 15) {
+                fast = 0;
+                continue;
+            }
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            e--;
         }
     }
     if (digits == 0)
         return 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int en = 0, eneg = 0;
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
+            eneg = s[i++] == '-';
         size_t ed = 0;
-        while (i < n && scan_isdigit(s[i])) {
-            i++;
-            ed++;
+        for (; i < n && scan_isdigit(s[i]); i++, ed++) {
+            if (en > 1000)
+                fast = 0;
+            else
+                en = en * 10 + (s[i] - '0');
         }
         if (ed == 0)
             return 0;
+        e += eneg ? -en : en;
     }
     if (i != n)
         return 0;
-    if (scan_fast_double(s, n, out))
+    if (m == 0)
+        e = 0;
+    if (fast && e >= -22 && e <= 22) {
+        double v = (double)m;
+        v = e < 0 ? v / p10[-e] : v * p10[e];
+        *out = s[0] == '-' ? -v : v;
         return 1;
+    }
     memcpy(tmp, s, n);
     tmp[n] = '\0';
     char *end;
