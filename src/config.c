@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/ftjob.h"
 #include "nemoperf/nemo.h"
 #include "nemoperf/script.h"
 #include "nemoperf/shell.h"
@@ -337,6 +338,7 @@ struct config_common {
     const struct np_model *model;
     enum np_dtype dtype;
     enum np_workload workload;
+    enum np_task task;
     char gpu_type[32];
     int gpus_per_node;
     int max_steps, max_steps_explicit;
@@ -411,6 +413,38 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
     return NP_OK;
 }
 
+/* TASK: pretrain (default) or seed 000's fine-tuning, sft / lora. */
+static enum np_status config_task(struct config_ctx *x, struct config_common *c)
+{
+    const char *t = config_get(x, "TASK");
+    if (t && np_task_parse(t, &c->task) != 0)
+        return config_bad(x, "TASK=%s: unknown task; allowed: pretrain, sft, lora", t);
+    if (c->task != NP_TASK_PRETRAIN && c->workload == NP_WORKLOAD_SYNTHETIC)
+        return config_bad(x, "TASK=%s with WORKLOAD=synthetic: the synthetic workload emulates pre-training only; "
+                             "allowed: TASK=pretrain, or WORKLOAD=nemo",
+                          t);
+    return NP_OK;
+}
+
+/* ", <recipe> <size>" for every model with rows of task t (for messages). */
+static const char *config_task_models(const struct np_recipe_set *set, enum np_task t)
+{
+    static char buf[300];
+    buf[0] = '\0';
+    for (size_t r = 0; r < set->n; r++)
+        for (size_t m = 0; m < set->recipes[r].nmodels; m++) {
+            const struct np_model *mp = &set->recipes[r].models[m];
+            int has = 0;
+            for (size_t i = 0; i < mp->nft_rows; i++)
+                has |= mp->ft_rows[i].task == t;
+            if (has) {
+                size_t n = strlen(buf);
+                snprintf(buf + n, sizeof buf - n, "; or RECIPE=%s MODEL_SIZE=%s", set->recipes[r].name, mp->size);
+            }
+        }
+    return buf;
+}
+
 static enum np_status config_model(struct config_ctx *x, const struct np_recipe_set *set, struct config_common *c)
 {
     enum np_status st = config_pick_recipe(x, set, &c->recipe);
@@ -451,19 +485,26 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
         gt = NP_LAUNCH_DEFAULT_GPU_TYPE;
     char types[200] = "", dtypes[40] = "";
     int gpu_ok = 0;
-    for (size_t i = 0; i < m->nrows; i++) {
-        config_join(types, sizeof types, m->rows[i].gpu_type);
-        if (strcasecmp(m->rows[i].gpu_type, gt) == 0) {
+    size_t nr;
+    const struct np_config_row *rows = np_model_rows(m, c->task, &nr);
+    for (size_t i = 0; i < nr; i++) {
+        if (rows[i].task != c->task)
+            continue;
+        config_join(types, sizeof types, rows[i].gpu_type);
+        if (strcasecmp(rows[i].gpu_type, gt) == 0) {
             gpu_ok = 1;
-            if (m->rows[i].dtypes & NP_DTYPE_BF16)
+            if (rows[i].dtypes & NP_DTYPE_BF16)
                 config_join(dtypes, sizeof dtypes, "bf16");
-            if (m->rows[i].dtypes & NP_DTYPE_FP8)
+            if (rows[i].dtypes & NP_DTYPE_FP8)
                 config_join(dtypes, sizeof dtypes, "fp8");
         }
     }
+    if (!types[0]) /* TASK=sft|lora on a model without such rows */
+        return config_bad(x, "TASK=%s: %s %s has no published %s rows; allowed: pretrain%s", np_task_name(c->task),
+                          r->name, m->size, np_task_name(c->task), config_task_models(set, c->task));
     if (!gpu_ok || strlen(gt) >= sizeof c->gpu_type)
-        return config_bad(x, "GPU_TYPE=%s: %s %s is not published for this GPU type; allowed: %s", gt, r->name,
-                          m->size, types);
+        return config_bad(x, "GPU_TYPE=%s: %s %s%s%s is not published for this GPU type; allowed: %s", gt, r->name,
+                          m->size, c->task ? " " : "", c->task ? np_task_name(c->task) : "", types);
     for (size_t i = 0; gt[i]; i++)
         c->gpu_type[i] = (char)tolower((unsigned char)gt[i]);
     if (!strstr(dtypes, np_dtype_name(c->dtype, 0)))
@@ -486,12 +527,14 @@ static void config_scales(const struct config_common *c, char *buf, size_t size)
     const struct np_model *m = c->model;
     /* rows are not sorted; emit ascending */
     int last = 0;
+    size_t nr;
+    const struct np_config_row *rows = np_model_rows(m, c->task, &nr);
     for (;;) {
         int next = INT_MAX;
-        for (size_t i = 0; i < m->nrows; i++)
-            if ((m->rows[i].dtypes & c->dtype) && strcmp(m->rows[i].gpu_type, c->gpu_type) == 0 &&
-                m->rows[i].gpus > last && m->rows[i].gpus < next)
-                next = m->rows[i].gpus;
+        for (size_t i = 0; i < nr; i++)
+            if (rows[i].task == c->task && (rows[i].dtypes & c->dtype) && strcmp(rows[i].gpu_type, c->gpu_type) == 0 &&
+                rows[i].gpus > last && rows[i].gpus < next)
+                next = rows[i].gpus;
         if (next == INT_MAX)
             break;
         char n[16];
@@ -509,8 +552,12 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     *ngpus = 0;
     if (!v) {
         const struct np_recipe *r = c->recipe;
-        if (strcasecmp(r->default_size, c->model->size) == 0 && r->default_dtype == c->dtype &&
-            np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
+        if (c->task != NP_TASK_PRETRAIN && !strchr(scales, ',') && scales[0]) {
+            gpus[(*ngpus)++] = atoi(scales); /* one published fine-tuning scale per system */
+            return NP_OK;
+        }
+        if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
+            r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
             gpus[(*ngpus)++] = r->default_gpus;
             return NP_OK;
         }
@@ -550,7 +597,7 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     if (*ngpus == 0)
         return config_bad(x, "JOB_TOTAL_GPUS=%s: no GPU count; allowed: %s", v, scales);
     for (size_t i = 0; i < *ngpus; i++) {
-        const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
         /* AutoModel publishes 1-GPU LoRA rows: part of one node */
         if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
@@ -773,6 +820,50 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
     return NP_OK;
 }
 
+/* Fine-tuning: the checkpoint and the packed SQuAD files `TASK=sft|lora ./setup` prepares
+ * (ftjob.h), read offline by the job; missing ones are refused (listed when previewing). */
+static enum np_status config_ft_staged(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus)
+{
+    if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO)
+        return NP_OK;
+    if (c->load_raw) /* the recipe restores the imported checkpoint (nemo://<org>/<name>) */
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s with TASK=%s: a fine-tuning job starts from the checkpoint "
+                             "TASK=%s ./setup imported; allowed: LOAD_CHECKPOINT_PATH unset",
+                          c->load_raw, np_task_name(c->task), np_task_name(c->task));
+    const char *repo = c->model->hf_repo;
+    enum np_status st = NP_OK;
+    char *dir = np_ft_model_dir(c->stage_path, repo), *ctx = NULL;
+    if (dir && (ctx = malloc(strlen(dir) + 16)))
+        sprintf(ctx, "%s/context", dir);
+    if (!dir || !ctx)
+        st = np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+    else if (access(ctx, F_OK) != 0)
+        st = c->preview ? config_missing(x, c, "the NeMo checkpoint of %s in %s (run TASK=%s %s with HF_TOKEN)",
+                                         repo, dir, np_task_name(c->task), x->setup_cmd)
+                        : config_bad(x, "TASK=%s: the NeMo checkpoint of %s is not imported in %s: run TASK=%s %s "
+                                        "with HF_TOKEN set first",
+                                     np_task_name(c->task), repo, dir, np_task_name(c->task), x->setup_cmd);
+    free(dir);
+    free(ctx);
+    for (size_t i = 0; st == NP_OK && i < ngpus; i++) {
+        const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
+        int pack = np_row_value(row, "seq_len", row->seq_len, NULL);
+        char *npy = np_ft_packed_path(c->stage_path, repo, "training", pack);
+        char *meta = np_ft_pack_metadata_path(c->stage_path, repo, pack);
+        if (!npy || !meta)
+            st = np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+        else if (access(npy, R_OK) != 0 || access(meta, R_OK) != 0)
+            st = c->preview ? config_missing(x, c, "SQuAD packed to %d tokens: %s (run TASK=%s %s)", pack, npy,
+                                             np_task_name(c->task), x->setup_cmd)
+                            : config_bad(x, "TASK=%s: SQuAD packed to %d tokens is not prepared (%s): run TASK=%s %s "
+                                            "first",
+                                         np_task_name(c->task), pack, npy, np_task_name(c->task), x->setup_cmd);
+        free(npy);
+        free(meta);
+    }
+    return st;
+}
+
 /* srun --mpi of the NeMo step and the requeue budget. */
 static enum np_status config_job_policy(struct config_ctx *x, struct config_common *c)
 {
@@ -844,8 +935,9 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
                                  struct np_launch_config *j)
 {
     int oom = 0;
-    const struct np_config_row *row = np_row_find(cm->model, cm->gpu_type, cm->dtype, gpus);
+    const struct np_config_row *row = np_row_find_task(cm->model, cm->task, cm->gpu_type, cm->dtype, gpus);
     j->recipe = cm->recipe;
+    j->task = cm->task;
     j->model = cm->model;
     j->row = row;
     j->dtype = cm->dtype;
@@ -880,7 +972,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
             j->missing[i] = config_strdup0(cm->missing[i], &oom);
     }
     j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
-    j->seq_len = row->seq_len;
+    j->seq_len = np_row_value(row, "seq_len", row->seq_len, NULL); /* fine-tuning: the pack length */
     j->hidden = cm->model->arch.hidden;
     j->profile = cm->profile;
     j->profile_start = cm->profile_start;
@@ -908,8 +1000,12 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->gres_gpus = config_strdup0(cm->gres, &oom);
     if (oom)
         return NP_E_NOMEM;
-    snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
-             np_dtype_name(cm->dtype, 0), gpus);
+    if (cm->task == NP_TASK_PRETRAIN)
+        snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
+                 np_dtype_name(cm->dtype, 0), gpus);
+    else /* the parse side identifies fine-tuning runs by this name (issue 11) */
+        snprintf(j->experiment, sizeof j->experiment, "finetune_%s_%s_%s_%s_%d", cm->recipe->name,
+                 cm->model->size, np_task_name(cm->task), np_dtype_name(cm->dtype, 0), gpus);
     snprintf(j->job_name, sizeof j->job_name, "%s%s", j->experiment,
              cm->profile ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
     time_t now = opts && opts->now ? opts->now : time(NULL);
@@ -944,6 +1040,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_bad(&x, "WORKLOAD=%s: unknown workload; allowed: nemo, synthetic", wl);
 
     if (st == NP_OK)
+        st = config_task(&x, c);
+    if (st == NP_OK)
         st = config_stage_path(&x, c);
     if (st == NP_OK)
         st = config_model(&x, set, c);
@@ -957,6 +1055,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_checkpoint(&x, c, gpus, ngpus, opts);
     if (st == NP_OK)
         st = config_nemo(&x, c);
+    if (st == NP_OK)
+        st = config_ft_staged(&x, c, gpus, ngpus);
     if (st == NP_OK)
         st = config_sbatch_vars(&x, c);
     if (st == NP_OK)
@@ -1080,6 +1180,9 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
         CONFIG_SET("automodel", np_automodel_json(c));
     else
         CONFIG_SET("nemo", np_nemo_json(c));
+    CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
+    CONFIG_SET("pack_len", c->task != NP_TASK_PRETRAIN ? json_integer(c->seq_len) : json_null());
+    CONFIG_SET("finetune", np_ft_json(c));
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT
@@ -1092,7 +1195,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 
 /* ---- --list ---- */
 
-#define CONFIG_LIST_COLS 18
+#define CONFIG_LIST_COLS 19
 
 /* The NOTE column: corrections (published->run, first source), else inconsistency or proxy. */
 static void config_list_note(const struct np_config_row *row, char *buf, size_t size)
@@ -1104,10 +1207,7 @@ static void config_list_note(const struct np_config_row *row, char *buf, size_t 
         np_buf_append(&b, "corrected: ");
         for (size_t k = 0; k < row->ncorrections; k++) {
             const struct np_correction *cr = &row->corrections[k];
-            int pub = strcmp(cr->field, "mbs") == 0   ? row->mbs
-                      : strcmp(cr->field, "gbs") == 0 ? row->gbs
-                      : strcmp(cr->field, "ga") == 0  ? row->ga
-                                                      : row->vp;
+            int pub = np_row_published(row, cr->field);
             char p[16];
             snprintf(p, sizeof p, pub > 0 ? "%d" : "NA", pub);
             np_buf_appendf(&b, "%s%s %s->%d", k ? ", " : "", cr->field, p, cr->value);
@@ -1187,9 +1287,9 @@ static int config_list_match(const struct np_list_filter *f, const struct np_rec
 
 char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filter *filter, int json)
 {
-    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "DTYPE", "GPUS", "GPU", "SYSTEM",
-                                                       "GPN", "TP", "PP", "CP", "EP", "DP", "VP", "MBS",
-                                                       "GBS", "GA", "LAYERS", "NOTE"};
+    static const char *const head[CONFIG_LIST_COLS] = {"RECIPE", "SIZE", "TASK", "DTYPE", "GPUS", "GPU",
+                                                       "SYSTEM", "GPN", "TP", "PP", "CP", "EP", "DP", "VP",
+                                                       "MBS", "GBS", "GA", "LAYERS", "NOTE"};
     size_t cap = 64, n = 0;
     char *(*rows)[CONFIG_LIST_COLS] = malloc(cap * sizeof *rows);
     int oom = !rows;
@@ -1200,9 +1300,10 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
         const struct np_recipe *rp = &set->recipes[r];
         for (size_t m = 0; !oom && m < rp->nmodels; m++) {
             const struct np_model *mp = &rp->models[m];
-            /* AutoModel rows: their own text table below (its model names are long), in the JSON array */
-            for (size_t i = 0; !oom && (!mp->automodel || json) && i < mp->nrows; i++) {
-                const struct np_config_row *row = &mp->rows[i];
+            /* the pre-training rows, then the fine-tuning rows (TASK sft/lora, note: pack length); AutoModel
+             * rows: their own text table below (its model names are long), in the JSON array */
+            for (size_t i = 0; !oom && (!mp->automodel || json) && i < mp->nrows + mp->nft_rows; i++) {
+                const struct np_config_row *row = i < mp->nrows ? &mp->rows[i] : &mp->ft_rows[i - mp->nrows];
                 if (!config_list_match(filter, rp, row))
                     continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
@@ -1220,24 +1321,32 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
                     char v[CONFIG_LIST_COLS][640];
                     snprintf(v[0], sizeof v[0], "%s", rp->name);
                     snprintf(v[1], sizeof v[1], "%s", mp->size);
-                    snprintf(v[2], sizeof v[2], "%s", np_dtype_name((enum np_dtype)d, 0));
-                    snprintf(v[3], sizeof v[3], "%d", row->gpus);
-                    snprintf(v[4], sizeof v[4], "%s", row->gpu_type);
-                    snprintf(v[5], sizeof v[5], "%s", row->system ? row->system : "-");
-                    snprintf(v[6], sizeof v[6], "%d", row->gpus_per_node);
-                    snprintf(v[7], sizeof v[7], "%d", row->tp);
-                    snprintf(v[8], sizeof v[8], "%d", row->pp);
-                    snprintf(v[9], sizeof v[9], "%d", row->cp);
-                    snprintf(v[10], sizeof v[10], row->ep > 0 ? "%d" : "NA", row->ep);
-                    snprintf(v[11], sizeof v[11], "%d", row->dp);
-                    snprintf(v[12], sizeof v[12], row->vp > 0 ? "%d" : "NA", row->vp);
-                    snprintf(v[13], sizeof v[13], "%d", row->mbs);
-                    snprintf(v[14], sizeof v[14], "%d", row->gbs);
-                    snprintf(v[15], sizeof v[15], "%d", row->ga);
-                    snprintf(v[16], sizeof v[16], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
-                    config_list_note(row, v[17], sizeof v[17]);
+                    snprintf(v[2], sizeof v[2], "%s", mp->automodel ? np_model_task(mp) : np_task_name(row->task));
+                    snprintf(v[3], sizeof v[3], "%s", np_dtype_name((enum np_dtype)d, 0));
+                    snprintf(v[4], sizeof v[4], "%d", row->gpus);
+                    snprintf(v[5], sizeof v[5], "%s", row->gpu_type);
+                    snprintf(v[6], sizeof v[6], "%s", row->system ? row->system : "-");
+                    snprintf(v[7], sizeof v[7], "%d", row->gpus_per_node);
+                    snprintf(v[8], sizeof v[8], "%d", row->tp);
+                    snprintf(v[9], sizeof v[9], "%d", row->pp);
+                    snprintf(v[10], sizeof v[10], "%d", row->cp);
+                    snprintf(v[11], sizeof v[11], row->ep > 0 ? "%d" : "NA", row->ep);
+                    snprintf(v[12], sizeof v[12], "%d", row->dp);
+                    snprintf(v[13], sizeof v[13], row->vp > 0 ? "%d" : "NA", row->vp);
+                    snprintf(v[14], sizeof v[14], "%d", row->mbs);
+                    snprintf(v[15], sizeof v[15], "%d", row->gbs);
+                    snprintf(v[16], sizeof v[16], "%d", row->ga);
+                    snprintf(v[17], sizeof v[17], "%d", row->layers > 0 ? row->layers : mp->arch.layers);
+                    config_list_note(row, v[18], sizeof v[18]);
+                    if (row->task != NP_TASK_PRETRAIN) { /* the pack length leads the note */
+                        char t[sizeof v[18]];
+                        int w = snprintf(t, 32, "packed %d", row->seq_len);
+                        if (v[18][0] && w > 0)
+                            snprintf(t + w, sizeof t - (size_t)w, "; %.580s", v[18]);
+                        memcpy(v[18], t, sizeof t);
+                    }
                     if (mp->automodel)
-                        snprintf(v[17], sizeof v[17], "AutoModel benchmark: LBS %d, examples/llm_benchmark/%s (%s)",
+                        snprintf(v[18], sizeof v[18], "AutoModel benchmark: LBS %d, examples/llm_benchmark/%s (%s)",
                                  row->lbs, np_automodel_yaml(mp, row),
                                  mp->automodel->from_pretrained ? "from_pretrained" : "from_config");
                     for (int k = 0; k < CONFIG_LIST_COLS; k++) {

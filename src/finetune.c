@@ -79,12 +79,19 @@ enum np_status np_pack_table_load(const char *path, struct np_pack_table *t, str
 
 enum np_status np_pack_table_load_default(struct np_pack_table *t, struct np_error *err)
 {
-    char *p = np_data_path("packs/squad.tsv");
-    if (!p)
-        return np_error_set(err, NP_E_NOTFOUND, "packs/squad.tsv", 0, 0,
+    char *dir = np_data_path("packs");
+    if (!dir)
+        return np_error_set(err, NP_E_NOTFOUND, "packs", 0, 0,
                             "pack statistics not found (set NEMOPERF_DATADIR to the folder holding packs/)");
-    enum np_status st = np_pack_table_load(p, t, err);
+    size_t n = strlen(dir) + sizeof "/squad.tsv";
+    char *p = malloc(n);
+    enum np_status st = p ? NP_OK : np_error_set(err, NP_E_NOMEM, "packs", 0, 0, "out of memory");
+    if (p) {
+        snprintf(p, n, "%s/squad.tsv", dir);
+        st = np_pack_table_load(p, t, err);
+    }
     free(p);
+    free(dir);
     return st;
 }
 

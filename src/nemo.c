@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nemoperf/ftjob.h"
 #include "nemoperf/manifest.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/script.h"
@@ -128,7 +129,7 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
     struct np_strv a = {0};
     const struct np_model *m = c->model;
     np_strv_push(&a, "--task");
-    np_strv_push(&a, "pretrain");
+    np_strv_push(&a, np_task_name(c->task));
     np_strv_push(&a, "--factory");
     np_strv_push(&a, m->factory);
     nemo_opt_int(&a, "--nodes", c->nodes);
@@ -162,7 +163,7 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
         np_strv_push(&a, "--no-average-in-collective");
     if (c->recipe->cross_entropy_te)
         np_strv_push(&a, "--cross-entropy-fusion-te");
-    if (c->recipe->flops_callback) {
+    if (c->recipe->flops_callback && c->task == NP_TASK_PRETRAIN) { /* utils.py l.401: pre-training only */
         np_strv_push(&a, "--flops-callback");
         np_strv_push(&a, np_flops_conv_name(m->flops.conv == NP_FLOPS_NEMOTRON_LEGACY ? NP_FLOPS_NEMOTRON
                                                                                    : m->flops.conv));
@@ -184,6 +185,8 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
         nemo_opt_int(&a, "--profile-stop", c->profile_stop);
         nemo_opt_int(&a, "--profile-ranks", NP_NEMO_PROFILE_RANKS);
     }
+    if (c->task != NP_TASK_PRETRAIN)
+        np_ft_driver_args(c, &a);
     if (c->checkpoint)
         np_strv_push(&a, "--checkpoint-save");
     if (c->load_checkpoint) {
@@ -250,10 +253,7 @@ json_t *np_nemo_json(const struct np_launch_config *c)
         bad |= !corr;
         for (size_t i = 0; corr && i < c->row->ncorrections; i++) {
             const struct np_correction *k = &c->row->corrections[i];
-            int pub = strcmp(k->field, "mbs") == 0   ? c->row->mbs
-                      : strcmp(k->field, "gbs") == 0 ? c->row->gbs
-                      : strcmp(k->field, "ga") == 0  ? c->row->ga
-                                                     : c->row->vp;
+            int pub = np_row_published(c->row, k->field);
             bad |= json_array_append_new(corr, json_pack("{s:s,s:o,s:i,s:s,s:s}", "field", k->field, "published",
                                                          pub > 0 ? json_integer(pub) : json_null(), "value",
                                                          k->value, "source", k->source, "reason", k->reason));

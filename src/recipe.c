@@ -399,7 +399,7 @@ static enum np_status recipe_load_corrections(struct recipe_ctx *c, json_t *o, c
                                               struct np_config_row *r)
 {
     static const char *const keys[] = {"field", "value", "source", "reason", NULL};
-    static const char *const fields[] = {"mbs", "gbs", "ga", "vp", NULL};
+    static const char *const fields[] = {"mbs", "gbs", "ga", "vp", "seq_len", NULL};
     char p[512];
     recipe_path(p, sizeof p, path, "corrections");
     json_t *v = json_object_get(o, "corrections");
@@ -427,12 +427,21 @@ static enum np_status recipe_load_corrections(struct recipe_ctx *c, json_t *o, c
         for (const char *const *f = fields; *f; f++)
             known |= strcmp(*f, k->field) == 0;
         if (!known)
-            return recipe_fail(c, pi, "field: expected mbs, gbs, ga or vp");
+            return recipe_fail(c, pi, "field: expected mbs, gbs, ga, vp or seq_len");
         for (size_t j = 0; j < i; j++)
             if (strcmp(r->corrections[j].field, k->field) == 0)
                 return recipe_fail(c, pi, "field corrected twice");
     }
     return NP_OK;
+}
+
+int np_row_published(const struct np_config_row *row, const char *field)
+{
+    return strcmp(field, "mbs") == 0       ? row->mbs
+           : strcmp(field, "gbs") == 0     ? row->gbs
+           : strcmp(field, "ga") == 0      ? row->ga
+           : strcmp(field, "seq_len") == 0 ? row->seq_len
+                                           : row->vp;
 }
 
 int np_row_value(const struct np_config_row *row, const char *field, int published,
@@ -450,13 +459,13 @@ int np_row_value(const struct np_config_row *row, const char *field, int publish
 }
 
 static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const char *path,
-                                      const struct np_model *m, struct np_config_row *r)
+                                      const struct np_model *m, int ft, struct np_config_row *r)
 {
     static const char *const keys[] = {"gpu", "system", "dtypes", "gpus", "seq_len", "layers", "tp", "pp",
                                        "cp", "ep", "dp", "vp", "mbs", "lbs", "gbs", "ga", "fsdp", "proxy",
                                        "inconsistent", "source", "note", "yaml", "gpus_per_node", "etp",
                                        "cuda_graphs", "tp_comm_overlap_cfg", "model_config", "corrections",
-                                       NULL};
+                                       "task", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -512,6 +521,15 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     TRY(recipe_str(c, o, path, "tp_comm_overlap_cfg", 0, &r->tp_comm_overlap_cfg));
     TRY(recipe_settings(c, o, path, "model_config", 0, &r->model_config));
     TRY(recipe_load_corrections(c, o, path, r));
+    char *task = NULL;
+    enum np_status tst = recipe_str(c, o, path, "task", 0, &task);
+    if (tst == NP_OK && (task ? np_task_parse(task, &r->task) != 0 || r->task == NP_TASK_PRETRAIN : ft)) {
+        recipe_path(p, sizeof p, path, "task");
+        tst = recipe_fail(c, p, ft ? "expected \"sft\" or \"lora\" (a fine-tuning row)"
+                                   : "a pre-training row has no task (fine-tuning rows go in \"finetune\")");
+    }
+    free(task);
+    TRY(tst);
 
     char msg[256];
     long long prod = (long long)r->tp * r->pp * r->cp * r->dp;
@@ -558,6 +576,75 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     return NP_OK;
 }
 
+/* A model's "finetune" block: {source, lora: {dim, alpha, targets}, configs: [rows with
+ * "task": "sft"|"lora" and seq_len = the packed sequence length]}. */
+static enum np_status recipe_load_finetune(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
+{
+    static const char *const keys[] = {"source", "lora", "configs", NULL};
+    static const char *const lkeys[] = {"dim", "alpha", "targets", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    TRY(recipe_str(c, o, path, "source", 1, &m->ft_source));
+    json_t *v;
+    TRY(recipe_member(c, o, path, "lora", 0, &v));
+    if (v) {
+        recipe_path(p, sizeof p, path, "lora");
+        TRY(recipe_object(c, v, p));
+        TRY(recipe_check_keys(c, v, p, lkeys));
+        TRY(recipe_int(c, v, p, "dim", 1, 0, 1, 0, &m->lora.dim));
+        TRY(recipe_int(c, v, p, "alpha", 1, 0, 1, 0, &m->lora.alpha));
+        json_t *t = json_object_get(v, "targets");
+        char pt[560];
+        snprintf(pt, sizeof pt, "%s.targets", p);
+        if (!t || !json_is_array(t) || json_array_size(t) == 0)
+            return recipe_fail(c, pt, "expected a non-empty array of module names (e.g. \"linear_qkv\")");
+        if (!(m->lora.targets = calloc(json_array_size(t) + 1, sizeof *m->lora.targets)))
+            return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+        size_t i;
+        json_t *e;
+        json_array_foreach(t, i, e) {
+            const char *s = json_is_string(e) ? json_string_value(e) : NULL;
+            int ok = s && *s;
+            for (const char *q = s; ok && *q; q++)
+                ok = (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_';
+            if (!ok)
+                return recipe_fail(c, pt, "expected module names of lower-case letters, digits and '_'");
+            if (!(m->lora.targets[i] = strdup(s)))
+                return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+        }
+    }
+    json_t *rows;
+    TRY(recipe_member(c, o, path, "configs", 1, &rows));
+    recipe_path(p, sizeof p, path, "configs");
+    if (!rows || !json_is_array(rows) || json_array_size(rows) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of fine-tuning configs");
+    if (!(m->ft_rows = calloc(json_array_size(rows), sizeof *m->ft_rows)))
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t i;
+    json_t *row;
+    json_array_foreach(rows, i, row) {
+        char pi[560];
+        snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+        m->nft_rows = i + 1;
+        TRY(recipe_load_row(c, row, pi, m, 1, &m->ft_rows[i]));
+        const struct np_config_row *b = &m->ft_rows[i];
+        if (b->task == NP_TASK_LORA && m->lora.dim == 0)
+            return recipe_fail(c, pi, "a LoRA row needs the block's \"lora\" (dim, alpha, targets)");
+        for (size_t j = 0; j < i; j++) {
+            const struct np_config_row *a = &m->ft_rows[j];
+            if (a->task == b->task && a->gpus == b->gpus && (a->dtypes & b->dtypes) &&
+                strcmp(a->gpu_type, b->gpu_type) == 0) {
+                char msg[160];
+                snprintf(msg, sizeof msg, "duplicate key: %s %s x%d already defined at configs[%zu]",
+                         np_task_name(b->task), b->gpu_type, b->gpus, j);
+                return recipe_fail(c, pi, msg);
+            }
+        }
+    }
+    return NP_OK;
+}
+
 static enum np_status recipe_load_automodel(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
 {
     static const char *const keys[] = {"yaml", "load", "trust_remote_code", "gated", "warmup_steps", "max_steps",
@@ -599,7 +686,7 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
 {
     static const char *const keys[] = {"label", "factory", "hf_repo", "automodel", "arch", "flops",
                                        "checkpoint", "configs", "tokenizer", "env", "token_drop", "gc_interval",
-                                       NULL};
+                                       "finetune", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -681,7 +768,7 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
         char pi[560];
         snprintf(pi, sizeof pi, "%s[%zu]", p, i);
         m->nrows = i + 1;
-        TRY(recipe_load_row(c, row, pi, m, &m->rows[i]));
+        TRY(recipe_load_row(c, row, pi, m, 0, &m->rows[i]));
         for (size_t j = 0; j < i; j++) {
             const struct np_config_row *a = &m->rows[j], *b = &m->rows[i];
             if (a->gpus == b->gpus && (a->dtypes & b->dtypes) && strcmp(a->gpu_type, b->gpu_type) == 0) {
@@ -691,6 +778,11 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
                 return recipe_fail(c, pi, msg);
             }
         }
+    }
+    TRY(recipe_member(c, o, path, "finetune", 0, &v));
+    if (v) {
+        recipe_path(p, sizeof p, path, "finetune");
+        TRY(recipe_load_finetune(c, v, p, m));
     }
     return NP_OK;
 }
@@ -839,16 +931,10 @@ static void recipe_strv_free(char **v)
     free(v);
 }
 
-static void recipe_model_free(struct np_model *m)
+static void recipe_rows_free(struct np_config_row *rows, size_t n)
 {
-    free(m->size);
-    free(m->label);
-    free(m->factory);
-    free(m->hf_repo);
-    free(m->flops.note);
-    free(m->pattern);
-    for (size_t i = 0; i < m->nrows; i++) {
-        struct np_config_row *r = &m->rows[i];
+    for (size_t i = 0; i < n; i++) {
+        struct np_config_row *r = &rows[i];
         free(r->gpu_type);
         free(r->system);
         free(r->inconsistent);
@@ -864,7 +950,21 @@ static void recipe_model_free(struct np_model *m)
         free(r->corrections);
         free(r->yaml);
     }
-    free(m->rows);
+    free(rows);
+}
+
+static void recipe_model_free(struct np_model *m)
+{
+    free(m->size);
+    free(m->label);
+    free(m->factory);
+    free(m->hf_repo);
+    free(m->flops.note);
+    free(m->pattern);
+    recipe_rows_free(m->rows, m->nrows);
+    recipe_rows_free(m->ft_rows, m->nft_rows);
+    recipe_strv_free(m->lora.targets);
+    free(m->ft_source);
     free(m->tokenizer.hf);
     recipe_strv_free(m->env);
     if (m->automodel)
@@ -1041,6 +1141,44 @@ const struct np_config_row *np_row_find(const struct np_model *m, const char *gp
             return r;
     }
     return NULL;
+}
+
+const struct np_config_row *np_row_find_task(const struct np_model *m, enum np_task t, const char *gpu_type,
+                                             enum np_dtype dtype, int gpus)
+{
+    if (t == NP_TASK_PRETRAIN)
+        return np_row_find(m, gpu_type, dtype, gpus);
+    if (!m || !gpu_type)
+        return NULL;
+    for (size_t i = 0; i < m->nft_rows; i++) {
+        const struct np_config_row *r = &m->ft_rows[i];
+        if (r->task == t && r->gpus == gpus && (r->dtypes & dtype) && strcasecmp(r->gpu_type, gpu_type) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+const struct np_config_row *np_model_rows(const struct np_model *m, enum np_task t, size_t *n)
+{
+    *n = t == NP_TASK_PRETRAIN ? m->nrows : m->nft_rows;
+    return t == NP_TASK_PRETRAIN ? m->rows : m->ft_rows;
+}
+
+static const char *const recipe_task_names[] = {"pretrain", "sft", "lora"};
+
+int np_task_parse(const char *s, enum np_task *out)
+{
+    for (int i = 0; s && i < 3; i++)
+        if (strcasecmp(s, recipe_task_names[i]) == 0) {
+            *out = (enum np_task)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *np_task_name(enum np_task t)
+{
+    return (unsigned)t < 3 ? recipe_task_names[t] : "pretrain";
 }
 
 const char *np_model_task(const struct np_model *m)

@@ -73,6 +73,7 @@ struct report_group {
     char system[40];            /* seed-000 layout: the system's table */
     int sysrank;                /* order of the systems as the recipe lists them */
     int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
+    int finetune;               /* seed 000's fine-tuning layout (SFT/LoRA runs of models with such rows) */
     const struct np_run **cols; /* one run per GPU count, ascending */
     size_t *repeats;            /* runs seen at that GPU count */
     size_t ncols;
@@ -82,6 +83,13 @@ static int report_run_in_markdown(const struct np_run *r)
 {
     return r->model && r->id.dtype != NP_DTYPE_NONE && r->id.gpus > 0 && !isnan(r->m.tokens_per_s) &&
            (np_run_status_good(r->status) || r->status == NP_RUN_INCOMPLETE);
+}
+
+/* A fine-tuning run of a model seed 000 publishes fine-tuning rows for: its own table layout. */
+static int report_finetune(const struct np_run *r)
+{
+    enum np_task t;
+    return r->model && r->model->nft_rows > 0 && np_task_parse(r->id.task, &t) == 0 && t != NP_TASK_PRETRAIN;
 }
 
 /* Seed 000 publishes one table per system (its rows name a system); seeds 003/004 one per model. */
@@ -116,7 +124,7 @@ static void report_system_of(const struct np_run *r, char *buf, size_t size, int
  * its recipes' models in it. */
 static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
 {
-    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic)
+    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic || a->finetune != report_finetune(r))
         return 0;
     if (report_per_system(r->recipe))
         return report_per_system(a->recipe) && strcmp(a->system, system) == 0;
@@ -127,6 +135,8 @@ static int report_cmp_groups(const void *pa, const void *pb)
 {
     const struct report_group *a = pa, *b = pb;
     int sa = report_per_system(a->recipe), sb = report_per_system(b->recipe);
+    if (a->finetune != b->finetune)
+        return a->finetune - b->finetune; /* fine-tuning tables last, as in seed 000 */
     if (sa != sb)
         return sa - sb; /* the seeds 003/004 tables first, then the systems */
     if (sa) {
@@ -156,6 +166,8 @@ static int report_col_before(const struct report_group *g, const struct np_run *
 {
     if (report_per_system(g->recipe) && a->recipe != b->recipe)
         return strcmp(a->recipe->name, b->recipe->name) < 0;
+    if (g->finetune && strcmp(a->id.task, b->id.task) != 0)
+        return strcmp(a->id.task, b->id.task) > 0; /* SFT rows, then LoRA rows, as seed 000 */
     if (report_per_system(g->recipe) && a->model != b->model)
         return a->model < b->model;
     return a->id.gpus < b->id.gpus;
@@ -163,7 +175,8 @@ static int report_col_before(const struct report_group *g, const struct np_run *
 
 static int report_col_same(const struct report_group *g, const struct np_run *a, const struct np_run *b)
 {
-    return a->id.gpus == b->id.gpus && (!report_per_system(g->recipe) || a->model == b->model);
+    return a->id.gpus == b->id.gpus && (!report_per_system(g->recipe) || a->model == b->model) &&
+           (!g->finetune || strcmp(a->id.task, b->id.task) == 0);
 }
 
 static void report_md_verdict_cell(FILE *out, const struct np_run *r)
@@ -283,6 +296,53 @@ static void report_md_system_table(FILE *out, const struct report_group *g, cons
     }
 }
 
+/* An integer cell of the run's configuration ("-" when unknown, "1" for VP off as seed 000 prints it). */
+static void report_md_int(FILE *out, int v) { fprintf(out, v > 0 ? " %d |" : " - |", v); }
+
+/* Seed 000's fine-tuning table of one system: Model | Task | #-GPUs | GBS | MBS | Packed Sequence Length |
+ * TP | PP | VP | GA | Tokens / sec / GPU | Model TFLOP / sec / GPU (what ran: a correction shows). */
+static void report_md_ft_table(FILE *out, const struct report_group *g, const struct np_parse_opts *o)
+{
+    fprintf(out, "Fine-tuning, System: %s (%s%s)\n\n", g->system, np_dtype_name(g->dtype, 1),
+            g->synthetic ? ", synthetic CPU workload" : "");
+    fputs("Model | Task | #-GPUs | GBS | MBS | Packed Sequence Length | TP | PP | VP | GA | Tokens / sec / GPU | "
+          "Model TFLOP / sec / GPU |", out);
+    if (o->reference)
+        fputs(" Published tokens / sec / GPU | Published model TFLOP / sec / GPU | Ratio | Verdict |", out);
+    fputs(o->reference ? "\n---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+                       : "\n---|---|---|---|---|---|---|---|---|---|---|---|\n", out);
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct np_run *r = g->cols[c];
+        const struct np_config_row *row = r->row;
+        const struct np_metrics *m = isnan(r->steady.tokens_per_s_per_gpu) ? &r->m : &r->steady;
+        fprintf(out, "%s | %s |", r->model->label ? r->model->label : r->model->size,
+                strcmp(r->id.task, "sft") == 0 ? "SFT" : "LoRA");
+        report_md_int(out, r->id.gpus);
+        report_md_int(out, r->id.gbs);
+        report_md_int(out, row ? np_row_value(row, "mbs", row->mbs, NULL) : 0);
+        report_md_int(out, r->id.seq_len);
+        report_md_int(out, row ? row->tp : 0);
+        report_md_int(out, row ? row->pp : 0);
+        report_md_int(out, row ? (np_row_value(row, "vp", row->vp, NULL) > 0 ? np_row_value(row, "vp", row->vp, NULL)
+                                                                             : 1)
+                               : 0);
+        report_md_int(out, row ? np_row_value(row, "ga", row->ga, NULL) : 0);
+        fprintf(out, isnan(m->tokens_per_s_per_gpu) ? " n/a |" : " %.0f |", m->tokens_per_s_per_gpu);
+        fprintf(out, isnan(m->model_tflops_per_gpu) ? " n/a |" : " %.0f |", m->model_tflops_per_gpu);
+        if (o->reference) {
+            const struct np_ref_row *p = r->ref;
+            fprintf(out, p && !isnan(p->tokens_per_s_per_gpu) ? " %.0f |" : " n/a |", p ? p->tokens_per_s_per_gpu : 0);
+            if (p && !isnan(p->model_tflops_per_gpu))
+                fprintf(out, " %.0f%s |", p->model_tflops_per_gpu, p->consistent ? "" : " (inconsistent as published)");
+            else
+                fputs(" n/a |", out);
+            fprintf(out, isnan(r->ref_ratio) ? " n/a |" : " %.3f |", r->ref_ratio);
+            report_md_verdict_cell(out, r);
+        }
+        fputc('\n', out);
+    }
+}
+
 static enum np_status report_markdown(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
 {
     struct report_group *g = calloc(res->nruns ? res->nruns : 1, sizeof *g);
@@ -308,6 +368,7 @@ static enum np_status report_markdown(FILE *out, const struct np_parse_result *r
             g[k].gpu_type = r->id.gpu_type;
             g[k].sysrank = rank;
             g[k].synthetic = r->id.synthetic;
+            g[k].finetune = report_finetune(r);
             snprintf(g[k].system, sizeof g[k].system, "%s", system);
             g[k].cols = calloc(res->nruns, sizeof *g[k].cols);
             g[k].repeats = calloc(res->nruns, sizeof *g[k].repeats);
@@ -340,7 +401,9 @@ static enum np_status report_markdown(FILE *out, const struct np_parse_result *r
     for (size_t k = 0; k < ng && st == NP_OK; k++) {
         if (k)
             fputc('\n', out);
-        if (report_per_system(g[k].recipe))
+        if (g[k].finetune)
+            report_md_ft_table(out, &g[k], o);
+        else if (report_per_system(g[k].recipe))
             report_md_system_table(out, &g[k], o);
         else
             report_md_model_table(out, &g[k], o);

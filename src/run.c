@@ -8,6 +8,9 @@
  */
 #include "nemoperf/run.h"
 
+#include "nemoperf/finetune.h"
+#include "nemoperf/npy.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
 #include <jansson.h>
@@ -77,7 +80,8 @@ void np_parse_opts_init(struct np_parse_opts *o)
 
 /* ---- patterns (compiled once) ---- */
 
-static pcre2_code *run_re_folder;  /* pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace] */
+/* pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace], finetune_<recipe>_<size>_<task>_<dtype>_<gpus>[...] */
+static pcre2_code *run_re_folder;
 static pcre2_code *run_re_attempt; /* log-<anything>_<job>_<restart>.out */
 static pcre2_code *run_re_sbatch;  /* sbatch_<anything>_<job>.out */
 static pthread_once_t run_once = PTHREAD_ONCE_INIT;
@@ -95,8 +99,8 @@ static pcre2_code *run_compile(const char *pat)
 
 static void run_init_patterns(void)
 {
-    run_re_folder = run_compile("^pretrain_([a-z0-9][a-z0-9.]*)_([0-9][a-z0-9.]*)_(bf16|fp8)_([1-9][0-9]{0,6})"
-                                "(?:_(nsys|nccltrace))?(?:_[0-9]+)?$");
+    run_re_folder = run_compile("^(pretrain|finetune)_([a-z0-9][a-z0-9.]*)_([0-9][a-z0-9.]*)_(?:(sft|lora)_)?"
+                                "(bf16|fp8)_([1-9][0-9]{0,6})(?:_(nsys|nccltrace))?(?:_[0-9]+)?$");
     run_re_attempt = run_compile("^log-.*_([0-9]{1,18})_([0-9]{1,9})\\.out$");
     run_re_sbatch = run_compile("^sbatch_.*_([0-9]{1,18})\\.out$");
     run_re_ok = run_re_folder && run_re_attempt && run_re_sbatch;
@@ -117,22 +121,30 @@ static int run_match_component(const char *comp, size_t len, struct np_identity 
     if (!md)
         return 0;
     int rc = pcre2_match(run_re_folder, (PCRE2_SPTR)comp, len, 0, 0, md, NULL);
-    if (rc >= 5) {
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        run_copy(id->recipe, sizeof id->recipe, comp + ov[2], ov[3] - ov[2]);
-        run_copy(id->model_size, sizeof id->model_size, comp + ov[4], ov[5] - ov[4]);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    /* groups: 1 pretrain|finetune, 2 recipe, 3 size, 4 task, 5 dtype, 6 gpus, 7 variant */
+    int finetune = rc >= 7 && comp[ov[2]] == 'f';
+    int has_task = rc >= 7 && ov[8] != PCRE2_UNSET;
+    int ok = rc >= 7 && finetune == has_task; /* a task after finetune_ only */
+    if (ok) {
+        run_copy(id->recipe, sizeof id->recipe, comp + ov[4], ov[5] - ov[4]);
+        run_copy(id->model_size, sizeof id->model_size, comp + ov[6], ov[7] - ov[6]);
+        if (has_task)
+            run_copy(id->task, sizeof id->task, comp + ov[8], ov[9] - ov[8]);
+        else
+            snprintf(id->task, sizeof id->task, "pretrain");
         char dt[8];
-        run_copy(dt, sizeof dt, comp + ov[6], ov[7] - ov[6]);
+        run_copy(dt, sizeof dt, comp + ov[10], ov[11] - ov[10]);
         id->dtype = np_dtype_parse(dt);
-        id->gpus = (int)strtol(comp + ov[8], NULL, 10);
-        if (rc >= 6 && ov[10] != PCRE2_UNSET)
-            run_copy(id->variant, sizeof id->variant, comp + ov[10], ov[11] - ov[10]);
+        id->gpus = (int)strtol(comp + ov[12], NULL, 10);
+        int variant = rc >= 8 && ov[14] != PCRE2_UNSET;
+        if (variant)
+            run_copy(id->variant, sizeof id->variant, comp + ov[14], ov[15] - ov[14]);
         /* the experiment name is the component without the _<unix-ts> suffix */
-        size_t exp_len = rc >= 6 && ov[10] != PCRE2_UNSET ? ov[11] : ov[9];
-        run_copy(id->experiment, sizeof id->experiment, comp, exp_len);
+        run_copy(id->experiment, sizeof id->experiment, comp, variant ? ov[15] : ov[13]);
     }
     pcre2_match_data_free(md);
-    return rc >= 5;
+    return ok;
 }
 
 int np_identity_from_path(const char *path, struct np_identity *id)
@@ -184,6 +196,8 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type);
     run_json_str(c, "system", t.system, sizeof t.system);
     run_json_str(c, "experiment", t.experiment, sizeof t.experiment);
+    run_json_str(c, "task", t.task, sizeof t.task);
+    run_json_str(json_object_get(c, "finetune"), "packed_train", t.packed_train, sizeof t.packed_train);
     for (char *q = t.gpu_type; *q; q++)
         *q = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
     char dt[16] = "", wl[32] = "";
@@ -246,6 +260,8 @@ static void run_identity_fill(struct np_identity *id, const struct np_identity *
         id->seq_len = g->seq_len;
     if (!id->gbs)
         id->gbs = g->gbs;
+    if (!id->task[0])
+        memcpy(id->task, g->task, sizeof id->task);
 }
 
 /* An option that says otherwise than the manifest / folder name: the message, or "" when none. */
@@ -270,6 +286,8 @@ static void run_identity_conflict(const struct np_identity *id, const struct np_
         snprintf(msg, size, "--seq-len %d contradicts the %s (%d)", g->seq_len, src, id->seq_len);
     else if (g->gbs && id->gbs && g->gbs != id->gbs)
         snprintf(msg, size, "--gbs %d contradicts the %s (%d)", g->gbs, src, id->gbs);
+    else if (g->task[0] && id->task[0] && strcmp(g->task, id->task) != 0)
+        snprintf(msg, size, "--task %s contradicts the %s (%s)", g->task, src, id->task);
 }
 
 /* The one GPU type every published row of the recipe is for, when the publication names no
@@ -456,6 +474,55 @@ static int run_implausible(const struct np_run *run, char *why, size_t size)
     return 1;
 }
 
+/* ---- fine-tuning FLOPs ---- */
+
+static struct np_pack_table run_packs;
+static int run_packs_ok;
+static pthread_once_t run_packs_once = PTHREAD_ONCE_INIT;
+
+static void run_packs_load(void) { run_packs_ok = np_pack_table_load_default(&run_packs, NULL) == NP_OK; }
+
+/* FLOPs of one packed sequence (flops.h np_finetune_flops_per_pack): the pack statistics
+ * measured from the packed training file the job read when it is at hand (as
+ * Megatron-Bridge's calculate_avg_seqlen does, whole global batches only), else those of
+ * share/nemoperf/packs/squad.tsv for the pack length.  NAN (with a note) when neither. */
+static double run_finetune_flops(struct np_run *run, enum np_task task)
+{
+    const struct np_identity *id = &run->id;
+    double tokens = NAN, sum_sq = NAN;
+    char note[sizeof id->packed_train + sizeof ((struct np_error *)0)->text + 64] = "";
+    if (id->packed_train[0]) {
+        struct np_pack_stats ps = {0};
+        struct np_error e;
+        e.text[0] = '\0';
+        if (np_npy_pack_stats(id->packed_train, id->gbs, &ps, &e) == NP_OK && ps.packs > 0) {
+            np_pack_means(&ps, &tokens, &sum_sq);
+            run->pack_source = "measured";
+        } else {
+            snprintf(note, sizeof note, "packed data %s not read (%s): pack statistics from the table",
+                     id->packed_train, ps.packs == 0 && !e.text[0] ? "no whole global batch" : e.text);
+        }
+    }
+    if (isnan(tokens)) {
+        pthread_once(&run_packs_once, run_packs_load);
+        const struct np_pack_ref *pr = run_packs_ok ? np_pack_table_find(&run_packs, id->seq_len) : NULL;
+        if (pr) {
+            tokens = pr->tokens_per_pack;
+            sum_sq = pr->sum_sq_per_pack;
+            run->pack_source = "table";
+        } else {
+            snprintf(note, sizeof note, "no pack statistics for packs of %d tokens (neither the packed .npy nor "
+                     "share/nemoperf/packs/squad.tsv): no fine-tuning FLOPs, no MFU", id->seq_len);
+        }
+    }
+    if (note[0])
+        run_add_note(run, note);
+    if (isnan(tokens))
+        return NAN;
+    return np_finetune_flops_per_pack(&run->model->arch, run->model->flops.kv_groups,
+                                      task == NP_TASK_LORA ? 2.0 / 3.0 : 1.0, tokens, sum_sq);
+}
+
 /* --reference: compare the steady-state mean (or, --verdict last, the last step) with the
  * published throughput; two-sided. */
 static void run_reference(struct np_run *run, const struct np_parse_opts *o, const struct np_ref_table *ref)
@@ -464,7 +531,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     run->verdict = NP_VERDICT_NOT_COMPARED;
     run->ref_ratio = NAN;
     if (ref && run->model && run->gpu_source && !id->synthetic)
-        run->ref = np_ref_find_task(ref, np_model_task(run->model), id->recipe, id->model_size, id->dtype,
+        run->ref = np_ref_find_task(ref, id->task[0] && strcmp(id->task, "pretrain") != 0 ? id->task
+                                                                                           : np_model_task(run->model),
+                                    id->recipe, id->model_size, id->dtype,
                                     id->gpu_type, id->gpus);
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
@@ -528,7 +597,11 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->gpu_source = "recipe";
         }
     }
-    run->row = run->model && id->gpu_type[0] ? np_row_find(run->model, id->gpu_type, id->dtype, id->gpus) : NULL;
+    enum np_task task = NP_TASK_PRETRAIN;
+    if (id->task[0] && np_task_parse(id->task, &task) != 0)
+        task = NP_TASK_PRETRAIN;
+    run->row = run->model && id->gpu_type[0] ? np_row_find_task(run->model, task, id->gpu_type, id->dtype, id->gpus)
+                                             : NULL;
     if (run->row && !id->system[0] && run->row->system)
         snprintf(id->system, sizeof id->system, "%s", run->row->system);
     run->step = run->total = -1;
@@ -582,17 +655,19 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             nan_seen = 1;
     /* GBS: the log line wins over the manifest/recipe */
     int gbs = gbs_logged > 0 && gbs_logged < 100000000 ? (int)gbs_logged : id->gbs;
-    if (gbs <= 0 && run->row)
-        gbs = run->row->gbs;
+    if (gbs <= 0 && run->row) /* what NVIDIA ran: a correction of the published cell wins */
+        gbs = np_row_value(run->row, "gbs", run->row->gbs, NULL);
     id->gbs = gbs > 0 ? gbs : 0;
-    if (!id->seq_len && run->row)
-        id->seq_len = run->row->seq_len;
+    if (!id->seq_len && run->row) /* fine-tuning: the pack length */
+        id->seq_len = np_row_value(run->row, "seq_len", run->row->seq_len, NULL);
     if (!id->seq_len && run->model && run->model->nrows)
         id->seq_len = run->model->rows[0].seq_len;
     run->step_time_s = last->step_time_s;
     if (isnan(run->step_time_s) && last->tokens_per_s > 0 && id->seq_len && id->gbs)
         run->step_time_s = (double)id->seq_len * id->gbs / last->tokens_per_s;
-    if (run->model)
+    if (run->model && task != NP_TASK_PRETRAIN)
+        run->flops_per_sample = run_finetune_flops(run, task);
+    else if (run->model)
         run->flops_per_sample = np_model_flops_row(run->model, run->row, id->seq_len);
     run->peak_tflops = np_gpu_peak_tflops(id->gpu_type, id->dtype);
     /* the synthetic workload does CPU work: no GPU FLOPs, MFU or time to train mean anything */

@@ -475,6 +475,98 @@ static void stage_scancel(const char *sbatch, const char *jobid)
     free(prog);
 }
 
+enum np_status np_stage_run(char **argv, int sbatch, volatile sig_atomic_t *cancel, unsigned timeout_s, char *jobid,
+                            size_t jobid_size, int *wstatus, int *stopped, struct np_error *err)
+{
+    char **envp = stage_child_env(sbatch);
+    if (!envp)
+        return np_error_set(err, NP_E_NOMEM, argv[0], 0, 0, "out of memory");
+    const char *tool = argv[0];
+
+    int pfd[2] = {-1, -1};
+    if (sbatch && pipe(pfd) != 0) {
+        free(envp);
+        return np_error_set(err, NP_E_IO, tool, 0, 0, "pipe: %s", strerror(errno));
+    }
+    pid_t pid = stage_spawn(argv, envp, pfd[1], pfd[0]);
+    int spawn_errno = errno;
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    free(envp);
+    if (pid < 0) {
+        if (pfd[0] >= 0)
+            close(pfd[0]);
+        return np_error_set(err, NP_E_IO, argv[0], 0, 0, "cannot start: %s", strerror(spawn_errno));
+    }
+    setpgid(pid, pid); /* also from the parent: no race with an early kill(-pid) */
+
+    char out[256] = "";
+    size_t outlen = 0;
+    int status = 0;
+    *stopped = 0; /* 1 cancelled, 2 timed out */
+    long long start = stage_now_ms();
+    for (;;) {
+        if (pfd[0] >= 0) {
+            struct pollfd p = {pfd[0], POLLIN, 0};
+            if (poll(&p, 1, 100) > 0) {
+                char chunk[256];
+                ssize_t r = read(pfd[0], chunk, sizeof chunk);
+                if (r > 0) {
+                    size_t k = (size_t)r < sizeof out - 1 - outlen ? (size_t)r : sizeof out - 1 - outlen;
+                    memcpy(out + outlen, chunk, k);
+                    outlen += k;
+                    out[outlen] = '\0';
+                } else if (r == 0) {
+                    close(pfd[0]);
+                    pfd[0] = -1;
+                }
+            }
+        } else {
+            struct timespec ts = {0, 50 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR) {
+            status = 0x7f00;
+            break;
+        }
+        if (cancel && *cancel)
+            *stopped = 1;
+        else if (timeout_s && stage_now_ms() - start > (long long)timeout_s * 1000)
+            *stopped = 2;
+        if (*stopped) {
+            char id[64] = "";
+            sscanf(out, "%63[0-9]", id);
+            status = stage_stop(pid);
+            if (sbatch && id[0])
+                stage_scancel(argv[0], id);
+            break;
+        }
+    }
+    if (pfd[0] >= 0)
+        close(pfd[0]);
+    if (jobid && jobid_size) { /* sbatch --parsable: "<id>[;cluster]" */
+        size_t k = 0;
+        for (; k + 1 < jobid_size && out[k] >= '0' && out[k] <= '9'; k++)
+            jobid[k] = out[k];
+        jobid[k] = '\0';
+    }
+    *wstatus = status;
+    return NP_OK;
+}
+
+void np_stage_wait_text(int status, char *buf, size_t size)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, size, "was killed by signal %d", WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        snprintf(buf, size, "could not be run (exit 127)");
+    else
+        snprintf(buf, size, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 enum np_status np_stage_import(const char *image, const char *sqsh, const struct np_import_opts *o,
                                enum np_import_outcome *outcome, struct np_error *err)
 {
@@ -544,86 +636,19 @@ enum np_status np_stage_import(const char *image, const char *sqsh, const struct
             return rst;
     }
     char **argv = np_stage_import_argv(image, tmp, o);
-    char **envp = stage_child_env(o->sbatch);
-    if (!argv || !envp) {
-        np_strv_free(argv);
-        free(envp);
+    if (!argv)
         return np_error_set(err, NP_E_NOMEM, sqsh, 0, 0, "out of memory");
-    }
-
-    int pfd[2] = {-1, -1};
-    if (o->sbatch && pipe(pfd) != 0) {
-        np_strv_free(argv);
-        free(envp);
-        return np_error_set(err, NP_E_IO, tool, 0, 0, "pipe: %s", strerror(errno));
-    }
     if (o->sbatch)
         np_notef("submitting a one-node job to import %s into %s", image, sqsh);
     else
         np_notef("importing %s into %s", image, sqsh);
-    pid_t pid = stage_spawn(argv, envp, pfd[1], pfd[0]);
-    int spawn_errno = errno;
-    if (pfd[1] >= 0)
-        close(pfd[1]);
-    free(envp);
-    if (pid < 0) {
-        if (pfd[0] >= 0)
-            close(pfd[0]);
-        rst = np_error_set(err, NP_E_IO, argv[0], 0, 0, "cannot start: %s", strerror(spawn_errno));
+    int status = 0, stopped = 0;
+    char jobid[64] = "";
+    rst = np_stage_run(argv, o->sbatch, o->cancel, o->timeout_s, jobid, sizeof jobid, &status, &stopped, err);
+    if (rst != NP_OK) {
         np_strv_free(argv);
         return rst;
     }
-    setpgid(pid, pid); /* also from the parent: no race with an early kill(-pid) */
-
-    char out[256] = "";
-    size_t outlen = 0;
-    int status = 0, stopped = 0; /* 1 cancelled, 2 timed out */
-    long long start = stage_now_ms();
-    for (;;) {
-        if (pfd[0] >= 0) {
-            struct pollfd p = {pfd[0], POLLIN, 0};
-            if (poll(&p, 1, 100) > 0) {
-                char chunk[256];
-                ssize_t r = read(pfd[0], chunk, sizeof chunk);
-                if (r > 0) {
-                    size_t k = (size_t)r < sizeof out - 1 - outlen ? (size_t)r : sizeof out - 1 - outlen;
-                    memcpy(out + outlen, chunk, k);
-                    outlen += k;
-                    out[outlen] = '\0';
-                } else if (r == 0) {
-                    close(pfd[0]);
-                    pfd[0] = -1;
-                }
-            }
-        } else {
-            struct timespec ts = {0, 50 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid)
-            break;
-        if (r < 0 && errno != EINTR) {
-            status = 0x7f00;
-            break;
-        }
-        if (o->cancel && *o->cancel)
-            stopped = 1;
-        else if (o->timeout_s && stage_now_ms() - start > (long long)o->timeout_s * 1000)
-            stopped = 2;
-        if (stopped) {
-            char jobid[64] = "";
-            sscanf(out, "%63[0-9]", jobid);
-            status = stage_stop(pid);
-            if (o->sbatch && jobid[0])
-                stage_scancel(argv[0], jobid);
-            break;
-        }
-    }
-    if (pfd[0] >= 0)
-        close(pfd[0]);
-
-    char jobid[64] = "";
-    sscanf(out, "%63[0-9]", jobid);
     if (stopped) {
         unlink(tmp);
         rst = np_error_set(err, NP_E_IO, sqsh, 0, 0, "import %s%s%s%s; the temporary file was removed",
@@ -635,12 +660,7 @@ enum np_status np_stage_import(const char *image, const char *sqsh, const struct
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         unlink(tmp);
         char how[64];
-        if (WIFSIGNALED(status))
-            snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(status));
-        else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-            snprintf(how, sizeof how, "could not be run (exit 127)");
-        else
-            snprintf(how, sizeof how, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        np_stage_wait_text(status, how, sizeof how);
         if (o->sbatch)
             rst = np_error_set(err, NP_E_IO, sqsh, 0, 0,
                                "import job%s%s failed: sbatch %s (see %s/setup-import_%s.out)",

@@ -523,9 +523,13 @@ START_TEST(test_list_text)
     ck_assert_ptr_nonnull(strstr(t, "corrected: mbs 64->1, gbs 1->64 ("));
     ck_assert_ptr_nonnull(strstr(t, "corrected: vp NA->12 ("));
     /* aligned columns, with the system and NVIDIA's GPUs per node */
-    ck_assert_ptr_nonnull(strstr(t, "RECIPE     SIZE   DTYPE  GPUS  GPU    SYSTEM     GPN  TP"));
-    ck_assert_ptr_nonnull(strstr(t, "\nllama3.1   8b     bf16   8     h100   -          8    1 "));
-    ck_assert_ptr_nonnull(strstr(t, "\nllama3     8b     fp8    8     gb200  DGX-GB200  4    1 "));
+    ck_assert_ptr_nonnull(strstr(t, "RECIPE     SIZE   TASK      DTYPE  GPUS  GPU    SYSTEM     GPN  TP"));
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3.1   8b     pretrain  bf16   8     h100   -          8    1 "));
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3     8b     pretrain  fp8    8     gb200  DGX-GB200  4    1 "));
+    /* seed 000's fine-tuning rows: the task, and the pack length leading the note */
+    ck_assert_ptr_nonnull(strstr(t, "\nllama3     8b     lora      fp8    8     gb200  DGX-GB200  4    1 "));
+    ck_assert_ptr_nonnull(strstr(t, "  packed 16384\n"));
+    ck_assert_ptr_nonnull(strstr(t, "packed 4096; corrected: seq_len 4096->2048, gbs 32->64, ga 16->32 ("));
     int lines = 0;
     for (const char *p = t; *p; p++)
         lines += *p == '\n';

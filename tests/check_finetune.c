@@ -120,6 +120,10 @@ START_TEST(test_pack_table_errors)
     ck_assert_ptr_nonnull(np_pack_table_find(&t, 2048));
     ck_assert_ptr_null(np_pack_table_find(&t, 4096));
     np_pack_table_free(&t);
+    /* the installed (here: source tree) table is found from the program's place */
+    ck_assert_msg(np_pack_table_load_default(&t, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(t.n, 3);
+    np_pack_table_free(&t);
 }
 END_TEST
 

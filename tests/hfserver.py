@@ -12,6 +12,10 @@ line on stdout):
                                             redirected (302) to /_lfs/... as the real Hub does
                                             for large files; generation_config.json is absent
                                             (404) for repos whose name contains "nogen"
+                                            model.safetensors.index.json names two shards
+                                            model-0000{1,2}-of-00002.safetensors (about 96 KB each,
+                                            total_size exact); a repo whose name contains "unsharded"
+                                            has one model.safetensors instead
   GET /_lfs/<org>/<name>/<file>             the redirected file, no auth (a signed CDN URL)
   GET /datasets/<org>/<name>/resolve/<rev>/<path>
                                             a data set's files (path may have folders; *.parquet
@@ -56,6 +60,18 @@ def dataset_body(repo, path):
     return b"PAR1" + b"".join(out) + b"PAR1"
 
 
+def shard_body(repo, name):
+    """Deterministic bytes of a weights file (about 96 KB)."""
+    out, h = [], hashlib.sha256((repo + "/" + name).encode()).digest()
+    for _ in range(3072):
+        h = hashlib.sha256(h).digest()
+        out.append(h)
+    return b"".join(out)
+
+
+SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+
+
 def file_body(repo, name):
     """Deterministic content of <repo>/<name>; tokenizer.json is large (about 300 KB)."""
     if FILES_DIR and ".." not in repo and ".." not in name:
@@ -64,6 +80,17 @@ def file_body(repo, name):
         if os.path.isfile(p):
             with open(p, "rb") as f:
                 return f.read()
+    if name == "model.safetensors.index.json":
+        if "unsharded" in repo:
+            return None
+        wm = {"model.embed_tokens.weight": SHARDS[0], "model.layers.0.mlp.up_proj.weight": SHARDS[0],
+              "model.norm.weight": SHARDS[1], "lm_head.weight": SHARDS[1]}
+        total = sum(len(shard_body(repo, n)) for n in SHARDS)
+        return json.dumps({"metadata": {"total_size": total}, "weight_map": wm}, indent=2).encode() + b"\n"
+    if name in SHARDS and "unsharded" not in repo:
+        return shard_body(repo, name)
+    if name == "model.safetensors" and "unsharded" in repo:
+        return shard_body(repo, name)
     if name == "tokenizer.json":
         lines = []
         for i in range(6000):

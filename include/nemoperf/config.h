@@ -73,6 +73,7 @@ struct np_launch_config {
     const struct np_config_row *row;
     enum np_dtype dtype;
     enum np_workload workload;
+    enum np_task task;           /* TASK: pretrain, or sft/lora (row from model->ft_rows; seq_len = pack length) */
     char gpu_type[32];           /* lower case, "h100" */
     int gpus, gpus_per_node, nodes;
     int tp, pp, cp, ep, dp, vp, mbs, gbs, ga, layers, seq_len, hidden; /* ep, vp: 0 = NA */
@@ -90,7 +91,7 @@ struct np_launch_config {
     char *synth_path;            /* synthetic: nemoperf-synth; NULL for nemo */
     char *account, *partition, *gres_gpus; /* SBATCH_ACCOUNT/_PARTITION/_GPUS_PER_NODE or NULL */
     int hf_token;                /* HF_TOKEN is set (its value is never stored) */
-    char experiment[160];        /* pretrain_<recipe>_<size>_<dtype>_<gpus> */
+    char experiment[160];        /* pretrain_<recipe>_<size>_<dtype>_<gpus>, finetune_<recipe>_<size>_<task>_<dtype>_<gpus> */
     char job_name[192];          /* experiment, plus _nsys or _nccltrace */
     long long timestamp;         /* the <unix-ts> of the folder */
     char *experiment_dir;        /* <stage>/experiments/<exp>/<exp>_<ts>/<job_name> */

@@ -16,6 +16,9 @@
 
 enum np_dtype { NP_DTYPE_NONE = 0, NP_DTYPE_BF16 = 1, NP_DTYPE_FP8 = 2 };
 
+/* What a row runs: pre-training, or seed 000's fine-tuning (SQuAD, packed sequences). */
+enum np_task { NP_TASK_PRETRAIN = 0, NP_TASK_SFT, NP_TASK_LORA };
+
 /* FLOPs conventions (see flops.h for the formulas). */
 enum np_flops_conv {
     NP_FLOPS_LLAMA3 = 0,      /* NeMo flops_formulas llama3: 18F/h (SwiGLU, 3 matrices) */
@@ -75,7 +78,7 @@ struct np_checkpoint_info {
  * value stays in the row (the published tables are reproduced from it); a
  * launch uses the corrected one. */
 struct np_correction {
-    char *field;        /* "mbs", "gbs", "ga" or "vp" */
+    char *field;        /* "mbs", "gbs", "ga", "vp" or "seq_len" (a fine-tuning pack length) */
     int value;          /* the value NVIDIA ran */
     char *source;       /* repo/ref/file/lines that show it */
     char *reason;       /* why the published cell is not what ran */
@@ -102,6 +105,14 @@ struct np_config_row {
     char **model_config; /* extra model.config settings "name\0json", NULL-terminated, or NULL (np_setting_value) */
     struct np_correction *corrections;
     size_t ncorrections;
+    /* fine-tuning rows (np_model.ft_rows) only; seq_len is the packed sequence length */
+    enum np_task task;  /* NP_TASK_PRETRAIN for the rows of np_model.rows */
+};
+
+/* LoRA as the model's NeMo finetune_recipe(peft_scheme="lora", performance_mode=True) sets it. */
+struct np_lora {
+    int dim, alpha;
+    char **targets;     /* target_modules, NULL-terminated ("linear_qkv") */
 };
 
 /* How NeMo AutoModel's benchmark recipe runs a model (recipes/automodel.json). */
@@ -137,6 +148,11 @@ struct np_model {
     int gc_interval;    /* GarbageCollectionCallback interval of the recipe, 0 = none */
     struct np_config_row *rows;
     size_t nrows;
+    /* seed 000's fine-tuning rows ("finetune" block), key (task, gpu_type, dtype, gpus) */
+    struct np_config_row *ft_rows;
+    size_t nft_rows;
+    struct np_lora lora;   /* dim 0 when the model has no LoRA rows */
+    char *ft_source;       /* repo/ref/files the fine-tuning block follows, or NULL */
 };
 
 struct np_recipe {
@@ -176,6 +192,10 @@ enum np_dtype np_dtype_parse(const char *s);
 /* "bf16"/"fp8"; "BF16"/"FP8" with upper = 1. */
 const char *np_dtype_name(enum np_dtype d, int upper);
 const char *np_flops_conv_name(enum np_flops_conv c);
+/* "pretrain"/"sft"/"lora" (any case) -> 0 and *out; -1 when unknown. */
+int np_task_parse(const char *s, enum np_task *out);
+/* "pretrain"/"sft"/"lora" */
+const char *np_task_name(enum np_task t);
 
 /* Load one file into *out (caller frees with np_recipe_free). */
 enum np_status np_recipe_load_file(const char *path, struct np_recipe *out, struct np_error *err);
@@ -192,6 +212,16 @@ const struct np_recipe *np_recipe_find(const struct np_recipe_set *s, const char
 const struct np_model *np_model_find(const struct np_recipe *r, const char *size);
 const struct np_config_row *np_row_find(const struct np_model *m, const char *gpu_type,
                                         enum np_dtype dtype, int gpus);
+
+/* The row of task t: np_row_find for NP_TASK_PRETRAIN, else a fine-tuning row.  Borrowed. */
+const struct np_config_row *np_row_find_task(const struct np_model *m, enum np_task t, const char *gpu_type,
+                                             enum np_dtype dtype, int gpus);
+/* The rows of task t (pre-training: m->rows; fine-tuning: the ft_rows of that task are
+ * among m->ft_rows, filter on row->task); *n gets the array length.  Borrowed. */
+const struct np_config_row *np_model_rows(const struct np_model *m, enum np_task t, size_t *n);
+
+/* The published cell of a correctable field ("mbs", "gbs", "ga", "vp", "seq_len"). */
+int np_row_published(const struct np_config_row *row, const char *field);
 
 /* The reference-table task a model's rows are published under: "lora" for AutoModel's LoRA
  * benchmarks (flops.lora_rank), else "pretrain".  Static string. */

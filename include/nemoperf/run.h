@@ -61,6 +61,8 @@ struct np_identity {
     char variant[16];   /* "", "nsys", "nccltrace" */
     char experiment[160];
     char system[32];    /* "DGX-GB200" (manifest or --system), "" unknown */
+    char task[12];      /* "pretrain", "sft", "lora" (manifest, finetune_... folder, --task); "" = pretrain */
+    char packed_train[512]; /* fine-tuning: the packed training .npy the job read (manifest), "" unknown */
     int synthetic;      /* 1: the manifest says WORKLOAD=synthetic */
 };
 
@@ -106,7 +108,8 @@ struct np_run {
     struct np_metrics steady;      /* metrics of the window's mean step time */
     double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
                                 configuration (weak scaling); NAN when there is no sweep */
-    double flops_per_sample; /* NAN when the model is unknown */
+    double flops_per_sample; /* NAN when the model is unknown (fine-tuning: per packed sequence) */
+    const char *pack_source; /* fine-tuning: where the pack statistics came from ("measured", "table"), or NULL */
     double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
     double train_tokens;
     struct np_metrics m;
@@ -200,7 +203,8 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *opts,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref);
 
-/* Identify from a path's folder names: "pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace]".
+/* Identify from a path's folder names: "pretrain_<recipe>_<size>_<dtype>_<gpus>[_nsys|_nccltrace]"
+ * or "finetune_<recipe>_<size>_<sft|lora>_<dtype>_<gpus>[...]".
  * Returns 1 when found. */
 int np_identity_from_path(const char *path, struct np_identity *id);
 /* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */

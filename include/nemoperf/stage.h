@@ -16,6 +16,7 @@
 #define NEMOPERF_STAGE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "nemoperf/error.h"
@@ -61,6 +62,18 @@ struct np_import_opts {
 };
 
 enum np_import_outcome { NP_IMPORT_IMPORTED = 0, NP_IMPORT_KEPT };
+
+/* Run argv[0] (an absolute path) in its own process group with stdin from /dev/null, stdout to
+ * stderr (sbatch: stdout read for the job id of --parsable, copied to jobid), without
+ * HF_TOKEN / HUGGING_FACE_HUB_TOKEN in its environment (sbatch: nor SLURM_* / SBATCH_* /
+ * SRUN_* except SLURM_CONF).  Waits; *wstatus gets waitpid's status.  On *cancel or after
+ * timeout_s (0: none) the group is stopped (SIGTERM, then SIGKILL), a submitted job is
+ * scancelled, and *stopped is 1 (cancelled) or 2 (timed out), else 0.  NP_E_IO when it
+ * cannot be started, NP_E_NOMEM. */
+enum np_status np_stage_run(char **argv, int sbatch, volatile sig_atomic_t *cancel, unsigned timeout_s, char *jobid,
+                            size_t jobid_size, int *wstatus, int *stopped, struct np_error *err);
+/* "exited with status N" / "was killed by signal N" / "could not be run (exit 127)". */
+void np_stage_wait_text(int status, char *buf, size_t size);
 
 /* The command np_stage_import runs for image into the file out_path, as a
  * NULL-terminated argv (new strings; free with np_strv_free from shell.h).

@@ -32,7 +32,7 @@
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
-    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK
 };
 
 static const struct option parse_options[] = {
@@ -57,6 +57,7 @@ static const struct option parse_options[] = {
     {"group", no_argument, NULL, OPT_GROUP},
     {"slurm", no_argument, NULL, OPT_SLURM},
     {"system", required_argument, NULL, OPT_SYSTEM},
+    {"task", required_argument, NULL, OPT_TASK},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -94,6 +95,7 @@ static void parse_usage(FILE *out)
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
+            "      --task pretrain|sft|lora (fine-tuning: --seq-len is the packed sequence length)\n"
             "      --model CONFIG   same as --size, for --recipe automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
@@ -378,6 +380,15 @@ int main(int argc, char **argv)
             if (!parse_copy("--system", optarg, o.given.system, sizeof o.given.system))
                 return 2;
             break;
+        case OPT_TASK: {
+            enum np_task t;
+            if (np_task_parse(optarg, &t) != 0) {
+                np_errorf("--task %s: expected pretrain, sft or lora", optarg);
+                return 2;
+            }
+            snprintf(o.given.task, sizeof o.given.task, "%s", np_task_name(t));
+            break;
+        }
         case OPT_NO_PROGRESS: no_progress = 1; break;
         case 'q': quiet = 1; break;
         case 'h': parse_usage(stdout); return 0;

@@ -19,6 +19,8 @@
 #include "nemoperf/automodel.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/envcheck.h"
+#include "nemoperf/ftjob.h"
+#include "nemoperf/ftprep.h"
 #include "nemoperf/hf.h"
 #include "nemoperf/recipe.h"
 #include "nemoperf/shell.h"
@@ -59,14 +61,18 @@ static void setup_usage(FILE *out)
             "Environment:\n"
             "  STAGE_PATH        required, absolute: the shared folder (NEMO_HOME and HF_HOME)\n"
             "  HF_TOKEN          Hugging Face read token; required for gated models (Llama)\n"
-            "  RECIPE            recipe to stage (default: every recipe with \"infer\": true)\n"
+            "  TASK              pretrain (default), or sft / lora: also the weights, the NeMo checkpoint\n"
+            "                    (llm.import_ckpt) and SQuAD packed, prepared in a one-node job\n"
+            "  RECIPE            recipe to stage (default: every recipe with \"infer\": true; with TASK\n"
+            "                    sft/lora: the recipe of the fine-tuning rows)\n"
             "  MODEL_SIZE        only these model sizes (comma-separated), e.g. 8b\n"
             "  MODEL             the same, for RECIPE=automodel: benchmark names as launch --list shows them;\n"
             "                    their config.json (+ remote code) or, for LoRA/Llama rows, the weights\n"
             "  RUN_CONF_IMAGE    an existing .sqsh (no import) or an image reference to import\n"
             "  HF_ENDPOINT       default %s\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION   for --sbatch\n"
-            "Layout: $STAGE_PATH/<image>.sqsh, experiments/, hf/<org>/<model>/, logs/ (--sbatch).\n"
+            "Layout: $STAGE_PATH/<image>.sqsh, experiments/, hf/<org>/<model>/, logs/ (--sbatch);\n"
+            "TASK sft/lora: models/<org>/<model>/, datasets/squad/, datasets/squad-parquet/, setup/.\n"
             "Exit status: 0 staged, 1 a step failed, 2 usage or environment error.\n"
             "See nemoperf-setup(1).\n",
             NP_HF_DEFAULT_ENDPOINT);
@@ -503,6 +509,86 @@ static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
     return failures;
 }
 
+/* TASK: for sft/lora, the models to prepare (printing the disk they need), RECIPE
+ * defaulting to the recipe of the fine-tuning rows.  Exit code or 0. */
+static int setup_task(const struct np_recipe_set *set, const char *stage, int skip_hf, enum np_task *task,
+                      struct np_ftprep_plan *ftp)
+{
+    const char *t = setup_env("TASK");
+    if (t && np_task_parse(t, task) != 0) {
+        np_errorf("TASK=%s: unknown task; allowed: pretrain, sft, lora", t);
+        return 2;
+    }
+    if (*task == NP_TASK_PRETRAIN)
+        return 0;
+    if (skip_hf) {
+        np_errorf("TASK=%s with --skip-hf: fine-tuning needs the model's weights from Hugging Face; drop --skip-hf",
+                  t);
+        return 2;
+    }
+    if (strpbrk(stage, ":,")) {
+        np_errorf("STAGE_PATH=%s: TASK=%s mounts it into the container with pyxis --container-mounts, which cannot "
+                  "take a path with ':' or ','; allowed: a path without them", stage, t);
+        return 2;
+    }
+    struct np_error err = {0};
+    if (np_ftprep_resolve(set, setup_env("RECIPE"), setup_env("MODEL_SIZE"), *task, stage, ftp, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
+    if (!setup_env("RECIPE")) /* the image and tokenizer steps stage the same recipe */
+        setenv("RECIPE", ftp->models[0].recipe->name, 1);
+    if (!setup_env("MODEL_SIZE")) {
+        char sizes[128] = "";
+        for (size_t i = 0; i < ftp->n; i++)
+            setup_append_name(sizes, sizeof sizes, ftp->models[i].model->size);
+        setenv("MODEL_SIZE", sizes, 1);
+    }
+    char need[32];
+    double b = ftp->need_bytes;
+    if (b >= 1e12)
+        snprintf(need, sizeof need, "%.2f TB", b / 1e12);
+    else
+        snprintf(need, sizeof need, "%.1f GB", b / 1e9);
+    np_notef("TASK=%s needs about %s more on STAGE_PATH (bf16 weights downloaded, the NeMo checkpoint imported "
+             "from them, SQuAD); checked against the free space before the weights are downloaded",
+             np_task_name(*task), need);
+    return 0;
+}
+
+static void setup_dry_run_ft(const struct np_ftprep_plan *ftp, const struct setup_plan *p,
+                             const struct np_import_opts *io, const char *endpoint)
+{
+    printf("# TASK=%s: about %.1f GB more on %s; the weights and SQuAD from the Hub, then one job per model\n",
+           np_task_name(ftp->task), ftp->need_bytes / 1e9, p->stage);
+    int data = 0;
+    for (size_t i = 0; i < ftp->n; i++) {
+        const struct np_ftprep_model *m = &ftp->models[i];
+        data |= !m->prepared;
+        if (!m->imported)
+            printf("GET %s/%s/resolve/%s/model.safetensors.index.json -> %s/%s/%s/ (then each shard it names; "
+                   "the free space is checked first)\n",
+                   endpoint, m->model->hf_repo, NP_HF_DEFAULT_REVISION, p->stage, NP_STAGE_HF, m->model->hf_repo);
+    }
+    for (const char *const *f = np_ftprep_squad_files; data && *f; f++)
+        printf("GET %s/datasets/%s/resolve/%s/%s -> %s/%s/plain_text/\n", endpoint, NP_FT_SQUAD_REPO, NP_FT_SQUAD_REV, *f,
+               p->stage, NP_FT_PARQUET_DIR);
+    struct np_ftprep_job_opts fo = {p->nimages ? p->images[0].sqsh : NULL, NULL, io->account, io->partition,
+                                    io->log_dir, NULL};
+    for (size_t i = 0; i < ftp->n; i++) {
+        const struct np_ftprep_model *m = &ftp->models[i];
+        if (m->imported && m->prepared) {
+            printf("# %s %s: checkpoint and packed SQuAD already staged\n", m->recipe->name, m->model->size);
+            continue;
+        }
+        char **argv = np_ftprep_job_argv(ftp, m, &fo);
+        if (argv) {
+            setup_print_argv(argv);
+            np_strv_free(argv);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
@@ -555,10 +641,16 @@ int main(int argc, char **argv)
         np_recipe_set_free(&set);
         return 1;
     }
+    /* TASK=sft|lora: the fine-tuning models (ftprep.h); RECIPE defaults to theirs */
+    enum np_task task = NP_TASK_PRETRAIN;
+    struct np_ftprep_plan ftp;
+    memset(&ftp, 0, sizeof ftp);
+    int rc = setup_task(&set, stage_c, skip_hf, &task, &ftp);
     struct setup_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.stage = stage_c;
-    int rc = setup_resolve(&set, stage_c, skip_image, skip_hf, &plan);
+    if (rc == 0)
+        rc = setup_resolve(&set, stage_c, skip_image, skip_hf, &plan);
 
     struct setup_progress prog = {0, 0};
     struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
@@ -613,10 +705,21 @@ int main(int argc, char **argv)
         }
         free(found);
     }
+    if (rc == 0 && task != NP_TASK_PRETRAIN) {
+        char *found = np_path_search("sbatch", getenv("PATH"));
+        if (!found) {
+            np_errorf("sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a one-node "
+                      "Slurm job (install the Slurm client)", np_task_name(task));
+            rc = 2;
+        }
+        free(found);
+    }
     if (rc != 0 || dry_run) {
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
+        if (rc == 0 && task != NP_TASK_PRETRAIN)
+            setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
         np_hf_client_free(client);
         setup_plan_free(&plan);
         np_recipe_set_free(&set);
@@ -636,6 +739,13 @@ int main(int argc, char **argv)
         printf("stage    %s (experiments/, hf/)\n", stage_c);
         failures += setup_images(&plan, &io);
         failures += setup_hf(&plan, client);
+        if (task != NP_TASK_PRETRAIN && !failures && !setup_signal) {
+            failures += np_ftprep_download(&ftp, client, NULL, &setup_signal);
+            struct np_ftprep_job_opts fo = {plan.nimages ? plan.images[0].sqsh : NULL, NULL, io.account,
+                                            io.partition, logs, &setup_signal};
+            if (!failures && !setup_signal)
+                failures += np_ftprep_run(&ftp, &fo);
+        }
     }
     np_hf_client_free(client);
     setup_plan_free(&plan);

@@ -17,11 +17,11 @@ SETTING = re.compile(r"(recipe|s|ddp|cb)\.[\w.]+ = |recipe\.trainer\.callbacks\.
 
 
 def settings(lines):
-    """(first, last) line index of every setting statement inside build_pretrain and apply_*."""
+    """(first, last) line index of every setting statement inside build_pretrain, build_finetune and apply_*."""
     inside, out = False, []
     for i, line in enumerate(lines):
         if line.startswith("def "):
-            inside = re.match(r"def (build_pretrain|apply_\w+)\(", line) is not None
+            inside = re.match(r"def (build_pretrain|build_finetune|apply_\w+)\(", line) is not None
         if inside and SETTING.match(line.strip()):
             j, text = i, line
             while text.count("(") > text.count(")"):

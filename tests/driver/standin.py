@@ -24,6 +24,11 @@
 #   bf16_with_fp8_mixed / bf16_with_fp8_current_scaling_mixed (v2.3.1 only)
 #                           nemo/collections/llm/recipes/precision/mixed_precision.py l.46-56 / l.118-136
 #   userbuffers_* names     nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py
+#   finetune_recipe         nemo/collections/llm/recipes/llama3_8b.py l.249-391, llama3_70b.py l.253-419,
+#                           llama31_405b.py l.262-351, finetune_default.py l.35-86 (v2.3.1)
+#   SquadDataModule         nemo/collections/llm/gpt/data/squad.py l.50-67
+#   PackedSequenceSpecs     nemo/collections/llm/gpt/data/packed_sequence.py l.111-141
+#   LoRA                    nemo/collections/llm/peft/lora.py l.404-414;  finetune nemo/collections/llm/api.py l.183
 # Outside the NeMo repository: Lightning 2.4 Trainer.__init__; Megatron-Core TransformerConfig and
 # DistributedDataParallelConfig, restricted to the names NVIDIA's own scripts/performance/utils.py and
 # pretrain_*.py set on them (cited where used).
@@ -79,14 +84,25 @@ _COMMON = {
     "GPTConfig": "seq_length num_layers hidden_size ffn_hidden_size num_attention_heads num_query_groups "
     "enable_cuda_graph init_model_with_meta_device gradient_accumulation_fusion tp_only_amax_red "
     "recompute_granularity recompute_method recompute_num_layers cpu_offloading cpu_offloading_weights "
-    "cpu_offloading_num_layers",
+    "cpu_offloading_num_layers cross_entropy_loss_fusion disable_parameter_transpose_cache "
+    "tp_comm_overlap_disable_qkv tp_comm_bulk_dgrad tp_comm_overlap_rs_dgrad",
     # Megatron-Core DistributedDataParallelConfig: names the recipes and utils.py l.328-346 set
     "DistributedDataParallelConfig": "check_for_nan_in_grad grad_reduce_in_fp32 overlap_grad_reduce "
     "overlap_param_gather align_param_gather use_distributed_optimizer average_in_collective "
     "data_parallel_sharding_strategy keep_fp8_transpose_cache_when_using_custom_fsdp",
-    "OptimizerConfig": "optimizer lr weight_decay bf16 fp16 params_dtype use_distributed_optimizer clip_grad",
+    "OptimizerConfig": "optimizer lr weight_decay bf16 fp16 params_dtype use_distributed_optimizer clip_grad "
+    "use_precision_aware_optimizer",
     "MegatronOptimizerModule": "config lr_scheduler",
     "pretrain": "model data trainer log resume optim",
+    "finetune": "model data trainer log resume optim peft",
+    "SquadDataModule": "dataset_root seq_length tokenizer micro_batch_size global_batch_size rampup_batch_size "
+    "force_redownload delete_raw seed memmap_workers num_workers pin_memory persistent_workers "
+    "packed_sequence_specs dataset_kwargs",
+    "PackedSequenceSpecs": "packed_sequence_size tokenizer_model_name packed_train_data_path packed_val_data_path "
+    "packed_metadata_path pad_cu_seqlens",
+    "LoRA": "target_modules dim alpha dropout dropout_position lora_A_init_method lora_B_init_method "
+    "a2a_experimental lora_dtype",
+    "TimingCallback": "",
     # stand-in only: which userbuffers config a converted Config came from
     "TransformerLayerTPOverlapCfg": "ub_name",
 }
@@ -265,6 +281,72 @@ def _recipe_factory(factory):
     return pretrain_recipe
 
 
+# the HF id each recipe resumes from (nemo_resume: RestoreConfig(path="nemo://<id>"))
+_FT_HF = {"llama3_8b": "meta-llama/Meta-Llama-3-8B", "llama3_70b": "meta-llama/Meta-Llama-3-70B",
+          "llama31_405b": "meta-llama/Llama-3.1-405B"}
+
+
+def _finetune_factory(factory):
+    """finetune_recipe of llama3_8b / llama3_70b / llama31_405b as v2.3.1 builds it."""
+    lora_dim = 8 if factory == "llama3_8b" else 16  # 8b l.311-312; 70b l.322-323; 405b l.326-327
+
+    def finetune_recipe(dir=None, name="default", num_nodes=None, num_gpus_per_node=8, peft_scheme="lora",
+                        seq_length=None, packed_sequence=None, performance_mode=False):
+        assert performance_mode is True, "NVIDIA's scripts build the performance-mode recipe"
+        if packed_sequence is None:
+            packed_sequence = performance_mode
+        if seq_length is None:
+            seq_length = 2048 if factory == "llama31_405b" else (4096 if packed_sequence else 2048)
+        strategy = Config(_T("MegatronStrategy"), tensor_model_parallel_size=1, pipeline_model_parallel_size=1,
+                          virtual_pipeline_model_parallel_size=None, context_parallel_size=1,
+                          sequence_parallel=False)
+        trainer = Config(_T("Trainer"), accelerator="gpu", strategy=strategy, devices=num_gpus_per_node,
+                         num_nodes=num_nodes or 1, max_steps=1000, callbacks=[], plugins=_precision(),
+                         limit_val_batches=None, log_every_n_steps=1, val_check_interval=30)
+        data = Config(_T("SquadDataModule"), seq_length=2048, global_batch_size=8, micro_batch_size=1,
+                      packed_sequence_specs=Config(_T("PackedSequenceSpecs"), packed_sequence_size=2048))
+        log = Config(_T("NeMoLogger"), name=name,
+                     ckpt=Config(_T("ModelCheckpoint"), save_last=True, save_top_k=1),
+                     tensorboard=Config(_T("TensorBoardLogger"), save_dir="tb_logs"))
+        model = Config(_T("GPTModel"), config=Config(_T("GPTConfig"), enable_cuda_graph=False))
+        optim = Config(_T("MegatronOptimizerModule"), config=Config(_T("OptimizerConfig"), lr=1e-4,
+                                                                    use_distributed_optimizer=True))
+        resume = Config(_T("AutoResume"), restore_config=Config(_T("RestoreConfig"), path="nemo://" + _FT_HF[factory]))
+        recipe = Partial(_T("finetune"), model=model, trainer=trainer, data=data, log=log, optim=optim, resume=resume)
+        if peft_scheme is None or peft_scheme.lower() == "none":
+            strategy._values["tensor_model_parallel_size"] = 2
+        elif peft_scheme.lower() == "lora":
+            recipe._values["peft"] = Config(_T("LoRA"), dim=lora_dim, alpha=2 * lora_dim)
+            optim.config._values["use_distributed_optimizer"] = False
+            model.config._values["cross_entropy_loss_fusion"] = False
+        else:
+            raise ValueError("Unrecognized peft scheme: %s" % peft_scheme)
+        model.config._values["seq_length"] = seq_length
+        data._values["seq_length"] = seq_length
+        if packed_sequence:
+            data._values["dataset_kwargs"] = {"pad_to_max_length": True}
+            data._values["packed_sequence_specs"] = Config(_T("PackedSequenceSpecs"), packed_sequence_size=seq_length)
+        # finetune_performance_optimizations
+        big = factory != "llama3_8b"
+        sft = peft_scheme is None or peft_scheme.lower() == "none"
+        if sft:
+            strategy._values["ddp"] = Config(_T("DistributedDataParallelConfig"), check_for_nan_in_grad=True,
+                                             grad_reduce_in_fp32=False, overlap_grad_reduce=True,
+                                             overlap_param_gather=True, average_in_collective=True)
+        else:
+            recipe.peft._values["target_modules"] = ["linear_qkv"]
+        trainer.plugins._values["grad_reduce_in_fp32"] = False
+        trainer.callbacks.append(Config(_T("MegatronCommOverlapCallback"), tp_comm_overlap=big and sft,
+                                        defer_embedding_wgrad_compute=big and sft,
+                                        wgrad_deferral_limit=22 if big and sft else -1))
+        trainer.callbacks.append(Config(_T("TimingCallback")))
+        trainer.callbacks.append(Config(_T("GarbageCollectionCallback"), gc_interval_train=100, gc_interval_val=100))
+        optim.config._values["use_precision_aware_optimizer"] = False
+        return recipe
+
+    return finetune_recipe
+
+
 VERSION = None
 
 
@@ -301,7 +383,8 @@ def install(version):
     factories = (_FACTORIES_231 if version == "2.3.1" else _FACTORIES_221).split()
     llm = _module("nemo.collections.llm")
     for f in factories:
-        setattr(llm, f, _module("nemo.collections.llm.recipes." + f, pretrain_recipe=_recipe_factory(f)))
+        extra = {"finetune_recipe": _finetune_factory(f)} if f in _FT_HF else {}
+        setattr(llm, f, _module("nemo.collections.llm.recipes." + f, pretrain_recipe=_recipe_factory(f), **extra))
     _module("nemo.collections.llm.recipes")
     prec = {"bf16_with_fp8_mixed": _bf16_with_fp8_mixed}
     if version == "2.3.1":

@@ -189,6 +189,93 @@ class DriverContract(unittest.TestCase):
         self.assertIs(s.ddp.was_set("average_in_collective"), False)  # ETP 1 != TP 4
         self.assertIsNone(self.callback(r, "GarbageCollectionCallback"))  # the 64k recipe has none
 
+    # ---- fine-tuning (seed 000; NVIDIA v2.3.1 scripts/performance/llm/finetune_*.py) ----
+
+    def finetune_common(self, r, task, pack, gbs, cuda_graphs, hf):
+        """What every fine-tuning row sets, whatever its k: packed SQuAD of the pack length, the
+        settings of finetune_*.py and set_primary_perf_configs, no FLOPs callback (PEFT refuses it)."""
+        self.assertEqual(r.__fn_or_cls__.__name__, "finetune")
+        self.assertEqual(r.data.__fn_or_cls__.__name__, "SquadDataModule")
+        specs = r.data.packed_sequence_specs
+        self.assertEqual(specs.packed_sequence_size, pack)
+        self.assertEqual((r.data.seq_length, r.model.config.seq_length), (pack, pack))
+        self.assertEqual(r.data.dataset_kwargs, {"pad_to_max_length": True})
+        self.assertIs(specs.was_set("pad_cu_seqlens"), cuda_graphs)  # pad_cu_seqlens = cuda_graphs
+        self.assertEqual(specs.was_set("tokenizer_model_name"), hf.replace("/", "--"))
+        self.assertEqual(r.data.was_set("dataset_root"), os.path.join(self.stage, "datasets/squad"))
+        self.assertEqual(r.data.was_set("global_batch_size"), gbs)
+        self.assertEqual(r.data.was_set("micro_batch_size"), 1)
+        self.assertNotIn("num_train_samples", [k for k, _ in r.data.assigned])
+        self.assertEqual(r.resume.restore_config.path, "nemo://" + hf)  # ./setup's import
+        self.assertIs(r.optim.config.was_set("use_distributed_optimizer"), True)
+        self.assertIs(r.model.config.was_set("disable_parameter_transpose_cache"), True)
+        self.assertIs(r.model.config.was_set("enable_cuda_graph"), cuda_graphs)
+        self.assertEqual(r.model.config.was_set("cross_entropy_fusion_impl"), "te")
+        p = r.trainer.was_set("plugins")
+        self.assertEqual(p.fp8_recipe, "tensorwise")
+        self.assertIs(p.was_set("grad_reduce_in_fp32"), False)
+        self.assertIsNone(self.callback(r, "FLOPsMeasurementCallback"))
+        gc = self.callback(r, "GarbageCollectionCallback")
+        self.assertEqual((gc.gc_interval_train, gc.gc_interval_val), (100, 100))
+        self.assertIsNone(self.callback(r, "NsysCallback"))
+        self.assertEqual(("peft" in r._values), task == "lora")
+
+    def test_sft_llama3_8b_gb200(self):
+        n = self.job(RECIPE="llama3", MODEL_SIZE="8b", DTYPE="fp8", GPU_TYPE="gb200", TASK="sft")
+        r = self.run_driver(n)
+        self.common(r, 2, 4, 50)
+        self.finetune_common(r, "sft", 16384, 8, True, "meta-llama/Meta-Llama-3-8B")
+        self.assertEqual(r.trainer.strategy.was_set("tensor_model_parallel_size"), 1)
+        self.assertIsNone(r.trainer.strategy.was_set("virtual_pipeline_model_parallel_size"))
+        cb = self.callback(r, "MegatronCommOverlapCallback")
+        self.assertNotIn("tp_comm_overlap_cfg", [k for k, _ in cb.assigned])  # SFT: the recipe's overlap
+
+    def test_lora_llama31_405b_h100_userbuffers(self):
+        n = self.job(RECIPE="llama3", MODEL_SIZE="405b", DTYPE="fp8", GPU_TYPE="h100", TASK="lora")
+        r = self.run_driver(n)
+        self.common(r, 4, 8, 50)
+        self.finetune_common(r, "lora", 2048, 32, False, "meta-llama/Llama-3.1-405B")
+        lora = r.peft
+        self.assertEqual(lora.__fn_or_cls__.__name__, "LoRA")
+        self.assertEqual((lora.was_set("dim"), lora.was_set("alpha")), (16, 32))
+        self.assertEqual(lora.was_set("target_modules"), ["linear_qkv"])
+        s = r.trainer.strategy
+        self.assertEqual((s.was_set("tensor_model_parallel_size"), s.was_set("pipeline_model_parallel_size"),
+                          s.was_set("virtual_pipeline_model_parallel_size")), (4, 8, 8))
+        # FP8 LoRA with TP > 1: the LoRA userbuffers config, TP overlap on, qkv overlap off, rs-dgrad overlap
+        cb = self.callback(r, "MegatronCommOverlapCallback")
+        self.assertEqual(cb.was_set("tp_comm_overlap_cfg").ub_name, "userbuffers_fp8_h100_h16384_tp4_mbs1_seqlen2048_lora")
+        self.assertIs(cb.was_set("tp_comm_overlap"), True)
+        c = r.model.config
+        self.assertEqual((c.was_set("tp_comm_overlap_disable_qkv"), c.was_set("tp_comm_bulk_dgrad"),
+                          c.was_set("tp_comm_overlap_rs_dgrad")), (True, False, True))
+
+    def test_lora_llama3_70b_gb200_as_nvidia_ran(self):
+        # published 4096 / GBS 32; NVIDIA's GB200 script packs 2048 with GBS 64 (the row's corrections)
+        n = self.job(RECIPE="llama3", MODEL_SIZE="70b", DTYPE="fp8", GPU_TYPE="gb200", TASK="lora")
+        r = self.run_driver(n)
+        self.common(r, 2, 4, 50)
+        self.finetune_common(r, "lora", 2048, 64, True, "meta-llama/Meta-Llama-3-70B")
+        self.assertEqual((r.peft.was_set("dim"), r.peft.was_set("alpha")), (16, 32))
+        cb = self.callback(r, "MegatronCommOverlapCallback")
+        self.assertNotIn("tp_comm_overlap_cfg", [k for k, _ in cb.assigned])  # TP 1: no userbuffers
+        self.assertNotIn("tp_comm_overlap", [k for k, _ in cb.assigned])
+
+    def test_lora_llama3_8b_h100(self):
+        n = self.job(RECIPE="llama3", MODEL_SIZE="8b", DTYPE="fp8", GPU_TYPE="h100", TASK="lora")
+        r = self.run_driver(n)
+        self.common(r, 1, 8, 50)
+        self.finetune_common(r, "lora", 4096, 32, False, "meta-llama/Meta-Llama-3-8B")
+        self.assertEqual((r.peft.was_set("dim"), r.peft.was_set("alpha")), (8, 16))
+
+    def test_finetune_profile(self):
+        n = self.job(RECIPE="llama3", MODEL_SIZE="70b", DTYPE="fp8", GPU_TYPE="h100", TASK="sft",
+                     ENABLE_PROFILE="true")
+        r = self.run_driver(n)
+        self.common(r, 4, 8, 25)
+        nsys = self.callback(r, "NsysCallback")
+        self.assertEqual((nsys.start_step, nsys.end_step), (20, 25))
+
     # ---- the flags ----
 
     def test_profile(self):

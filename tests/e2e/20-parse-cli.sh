@@ -98,9 +98,10 @@ cp "$E/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretra
 "$P" "$E" "$T/nope" > /dev/null 2>"$T/err"; rc=$?
 grep -q "nope: No such file or directory" "$T/err" && ok "missing path reported" || bad "missing path: $(cat "$T/err")"
 
-# progress: on a terminal (script(1) gives one) after NEMOPERF_PROGRESS_AFTER seconds, never when piped
+# progress: on a terminal (script(1) gives one) after NEMOPERF_PROGRESS_AFTER seconds, never when piped (2000
+# folders: a walk that ends before the progress thread first looks shows none, rightly; under load 300 did)
 if command -v script >/dev/null 2>&1; then
-    i=0; while [ $i -lt 300 ]; do mkdir -p "$T/many/r$i"; printf 'Step 1: train_step_timing in s=1.5\n' > "$T/many/r$i/x.out"; i=$((i + 1)); done
+    i=0; while [ $i -lt 2000 ]; do mkdir -p "$T/many/r$i"; printf 'Step 1: train_step_timing in s=1.5\n' > "$T/many/r$i/x.out"; i=$((i + 1)); done
     NEMOPERF_PROGRESS_AFTER=0 script -qec "$P -j 1 -f csv '$T/many' > /dev/null" /dev/null > "$T/tty" 2>&1
     grep -q 'nemoperf-parse: [0-9]*/[0-9]*+* folders' "$T/tty" && ok "progress on a terminal" \
         || bad "no progress on a terminal: $(cat -v "$T/tty" | head -3)"

@@ -120,6 +120,15 @@ while IFS="$(printf '\t')" read -r src ex; do
         runuser -u "$TUSER" -- sh -c "cd '$W/restcwd' && $line" || fail "$name as $TUSER"
         continue ;;
     *./setup*) echo "$T: skipped: [$src] $ex (needs enroot and Hugging Face; 30-setup*.sh cover ./setup with a stub enroot and a loopback hub)"; continue ;;
+    *TASK=sft*|*TASK=lora*)
+        # fine-tuning is the NeMo job only (WORKLOAD=synthetic emulates pre-training): its preview works before
+        # ./setup; a launch refuses what TASK=... ./setup has not staged (31-setup-finetune.sh stages it)
+        case $ex in
+        *--print-config*) run_ex $name "$W/cwd" "WORKLOAD=nemo $line"; expect $name 0 '"finetune": {' ;;
+        *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE  *SIZE  *TASK" ;;
+        *) run_ex $name "$W/cwd" "WORKLOAD=nemo $line"; expect $name 2 "not staged\|not imported\|does not exist" ;;
+        esac
+        continue ;;
     *"nemoperf-parse --steps 35-44 --format json experiments/pretrain_llama3.1_70b_fp8_64"*)
         echo "$T: skipped: [$src] $ex (a 64-GPU run cannot exist on this 32-GPU cluster)"; continue ;;
     *"nemoperf-parse --gpu gb200 --reference logs/"*)

@@ -14,9 +14,11 @@
 #      set_exp_logging_configs (v2.3.1 l.390-427)
 #   L  NVIDIA/dgxc-benchmarking v25.04 llama3.1/pretrain_llama31.py l.52-186
 #   M  NVIDIA/NeMo v2.3.1 scripts/performance/llm/pretrain_<model>.py
+#   F  NVIDIA/NeMo v2.3.1 scripts/performance/llm/finetune_llama3_8b.py, finetune_llama3_70b.py,
+#      finetune_llama31_405b.py; nemo/collections/llm/recipes/llama3_8b.py finetune_recipe (l.249-391)
 #
-# Tasks: "pretrain" now; a fine-tuning task (NeMo 25.04 finetune recipes, SFT/LoRA,
-# packed sequences) is one more entry of TASKS with its own builder.
+# Tasks (TASKS): "pretrain", and seed 000's fine-tuning "sft" / "lora" (NeMo 25.04 finetune
+# recipes on SQuAD packed sequences, the data and the checkpoint prepared by ./setup).
 
 import argparse
 import sys
@@ -70,7 +72,22 @@ def parse_args(argv):
     p.add_argument("--profile-ranks", type=int, default=8)
     p.add_argument("--checkpoint-save", action="store_true")
     p.add_argument("--checkpoint-load")
-    return p.parse_args(argv)
+    # fine-tuning (sft, lora)
+    p.add_argument("--pack-len", type=int)
+    p.add_argument("--lora-dim", type=int)
+    p.add_argument("--lora-alpha", type=int)
+    p.add_argument("--lora-target", action="append", default=[])
+    p.add_argument("--tokenizer-model-name")
+    p.add_argument("--dataset-root")
+    a = p.parse_args(argv)
+    finetune = a.task in ("sft", "lora")
+    if finetune and not (a.pack_len and a.tokenizer_model_name and a.dataset_root):
+        p.error("--task %s needs --pack-len, --tokenizer-model-name and --dataset-root" % a.task)
+    if (a.task == "lora") != bool(a.lora_dim and a.lora_alpha and a.lora_target):
+        p.error("--lora-dim, --lora-alpha and --lora-target go with --task lora, and only with it")
+    if not finetune and (a.pack_len or a.tokenizer_model_name or a.dataset_root):
+        p.error("--pack-len, --tokenizer-model-name and --dataset-root are for --task sft|lora")
+    return a
 
 
 def comm_overlap_callback(recipe):
@@ -101,7 +118,28 @@ def build_pretrain(a):
     return recipe
 
 
-TASKS = {"pretrain": build_pretrain}
+def build_finetune(a):
+    """The recipe of NVIDIA's finetune_<model>.py (F): the model's finetune_recipe in performance mode
+    on packed SQuAD, SFT = peft_scheme "none" (F 8b l.61), the pack length as seq_length (F 8b l.64-67,
+    70b l.72-78, 405b l.71: the recipe's default)."""
+    from nemo.collections import llm
+
+    scheme = "lora" if a.task == "lora" else "none"
+    recipe = getattr(llm, a.factory).finetune_recipe(peft_scheme=scheme, performance_mode=True, packed_sequence=True,
+                                                     seq_length=a.pack_len)
+    if a.task == "lora":  # the recipe's own values (llama3_8b.py l.310-312, l.372), stated explicitly
+        recipe.peft.dim = a.lora_dim
+        recipe.peft.alpha = a.lora_alpha
+        recipe.peft.target_modules = list(a.lora_target)
+    # the packed files ./setup prepared: NEMO_HOME/datasets/squad/packed/<org>--<name>/ (fine_tuning.py l.274-312)
+    recipe.data.dataset_root = a.dataset_root
+    recipe.data.packed_sequence_specs.tokenizer_model_name = a.tokenizer_model_name
+    recipe.optim.config.use_distributed_optimizer = True  # F 8b l.103, 70b l.144
+    recipe.model.config.disable_parameter_transpose_cache = True  # F 8b l.104, 70b l.145
+    return recipe
+
+
+TASKS = {"pretrain": build_pretrain, "sft": build_finetune, "lora": build_finetune}
 
 
 def apply_parallelism(recipe, a):
@@ -183,6 +221,18 @@ def apply_performance(recipe, a):
             recipe.model.tokenizer = recipe.data.tokenizer
 
 
+def apply_finetune(recipe, a):
+    """P l.320-325: packed cu_seqlens padded when CUDA graphs are on; F 70b l.120-139, 405b l.113-132:
+    FP8 LoRA with TP > 1 turns TP overlap on with the LoRA userbuffers config (the --model-config
+    tp_comm_overlap_disable_qkv / tp_comm_bulk_dgrad / tp_comm_overlap_rs_dgrad come with it)."""
+    if a.task not in ("sft", "lora"):
+        return
+    recipe.data.packed_sequence_specs.pad_cu_seqlens = a.cuda_graphs
+    if a.task == "lora" and a.tp_comm_overlap_cfg:
+        cb = comm_overlap_callback(recipe)
+        cb.tp_comm_overlap = True
+
+
 def apply_logging_and_checkpoints(recipe, a):
     """P: no TensorBoard, no logger, log.ckpt None; L l.150-176: checkpoint save and load."""
     import nemo_run as run
@@ -224,6 +274,7 @@ def build(argv):
     recipe = TASKS[a.task](a)
     apply_parallelism(recipe, a)
     apply_performance(recipe, a)
+    apply_finetune(recipe, a)
     apply_logging_and_checkpoints(recipe, a)
     apply_profile(recipe, a)
     return recipe
