@@ -101,6 +101,29 @@ static void fuzz_finders(const char *buf, size_t len, unsigned active)
     }
 }
 
+/* The hand-written matchers (scan_match) and PCRE2 (scan_match_pcre) find the same matches and groups,
+ * walked the way scan_pairs walks them. */
+static void fuzz_matchers(const char *buf, size_t len)
+{
+    static const enum scan_pat pats[] = {PAT_PIPE_KV, PAT_NEMO1_KV, PAT_NEMO2_ANCHOR};
+    struct scan_state a, b;
+    if (scan_state_init(&a) != NP_OK || scan_state_init(&b) != NP_OK)
+        abort();
+    for (size_t k = 0; k < sizeof pats / sizeof pats[0]; k++) {
+        size_t off = 0;
+        while (off < len) {
+            int ra = scan_match(&a, pats[k], buf, len, off), rb = scan_match_pcre(&b, pats[k], buf, len, off);
+            if (ra != rb || (ra && memcmp(a.ov, b.ov, (pats[k] == PAT_NEMO2_ANCHOR ? 8 : 6) * sizeof a.ov[0])))
+                abort();
+            if (!ra || pats[k] == PAT_NEMO2_ANCHOR)
+                break;
+            off = a.ov[1] > a.ov[0] ? a.ov[1] : a.ov[0] + 1;
+        }
+    }
+    scan_state_free(&a);
+    scan_state_free(&b);
+}
+
 /* Whatever scan_parse_double accepts, strtod reads whole to the same value. */
 static void fuzz_number(const char *s, size_t n)
 {
@@ -176,6 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     fuzz_finders(buf, size, size ? (data[size - 1] & SCAN_NEEDLE_ALL) | 1u : SCAN_NEEDLE_ALL);
+    fuzz_matchers(buf, size);
     if (np_scan_init(NULL) == NP_OK) {
         fuzz_number(buf, size < 70 ? size : 70);
         for (size_t i = 0; i + 1 < size && i < 4096; i++)

@@ -7,6 +7,7 @@
  */
 #include "nemoperf/report.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
@@ -640,15 +641,90 @@ static void report_csv_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* snprintf(buf, size, "%.10g", v) byte for byte (size >= 32), without printf in the common case: a finite v
+ * of 1e-4 <= |v| < 1e10 is scaled to 10 digits in extended precision (error < 1e-9 of a unit, so the
+ * rounding is the exact value's unless it lies within 1e-6 of a tie: then, and for everything else, printf).
+ * Formatting numbers was most of the time of writing a CSV or JSON run. */
+static int report_g10(char *buf, size_t size, double v)
+{
+#if LDBL_MANT_DIG >= 64
+    static const long double p10[] = {1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L,
+                                      1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L};
+    double a = fabs(v);
+    if (size >= 32 && a >= 1e-4 && a < 1e10) {
+        int e = (int)floor(log10(a)), k = 9 - e;
+        if (k >= 0 && k <= 13) {
+            long double sc = (long double)a * p10[k], fl = floorl(sc), fr = sc - fl;
+            uint64_t d = (uint64_t)fl + (fr > 0.5L);
+            if (fabsl(fr - 0.5L) > 1e-6L && d >= 1000000000u && d < 10000000000u) {
+                char dig[10], *o = buf;
+                for (int i = 9; i >= 0; i--, d /= 10)
+                    dig[i] = (char)('0' + d % 10);
+                int nd = 10;
+                while (nd > 1 && dig[nd - 1] == '0')
+                    nd--; /* %g drops trailing zeros */
+                if (v < 0)
+                    *o++ = '-';
+                if (e >= 0) {
+                    for (int i = 0; i <= e; i++)
+                        *o++ = dig[i];
+                    if (nd > e + 1) {
+                        *o++ = '.';
+                        for (int i = e + 1; i < nd; i++)
+                            *o++ = dig[i];
+                    }
+                } else {
+                    *o++ = '0';
+                    *o++ = '.';
+                    for (int i = 0; i < -e - 1; i++)
+                        *o++ = '0';
+                    for (int i = 0; i < nd; i++)
+                        *o++ = dig[i];
+                }
+                *o = '\0';
+                return (int)(o - buf);
+            }
+        }
+    }
+#endif
+    return snprintf(buf, size, "%.10g", v);
+}
+
+/* Decimal digits of x (buf holds >= 21 bytes); returns the length. */
+static int report_lld(char *buf, long long x)
+{
+    char t[20];
+    int n = 0, o = 0;
+    unsigned long long u = x < 0 ? 0ull - (unsigned long long)x : (unsigned long long)x;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0)
+        buf[o++] = '-';
+    while (n)
+        buf[o++] = t[--n];
+    buf[o] = '\0';
+    return o;
+}
+
+/* snprintf "%.0f" of a finite v byte for byte: whole numbers below 2^53 directly (not -0). */
+static int report_f0(char *buf, size_t size, double v)
+{
+    if (size >= 24 && v == floor(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v)))
+        return report_lld(buf, (long long)v);
+    return snprintf(buf, size, "%.0f", v);
+}
+
 static void report_csv_num(FILE *out, double v, int integer)
 {
+    char buf[400]; /* %.0f of 1e308 */
     fputc(',', out);
     if (isnan(v) || isinf(v))
         return;
-    if (integer)
-        fprintf(out, "%.0f", v);
-    else
-        fprintf(out, "%.10g", v);
+    int n = integer ? report_f0(buf, sizeof buf, v) : report_g10(buf, sizeof buf, v);
+    if (n > 0 && (size_t)n < sizeof buf)
+        fwrite(buf, 1, (size_t)n, out);
 }
 
 static void report_csv_head(FILE *out, const struct np_parse_opts *o)
@@ -1296,6 +1372,164 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
 #define REPORT_JSON_HEAD "{\n  \"runs\": [\n    "
 #define REPORT_JSON_TAIL "\n  ]\n}"
 
+/* A JSON text under construction (report_jw_*): what json_dumpb(JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+ * writes, byte for byte (jansson 2.14 src/dump.c do_dump, dump_string; src/strconv.c jsonp_dtostr), without
+ * its per-value callbacks and printf: the dump was two thirds of the time of writing a JSON run.  The
+ * tree's strings are UTF-8 already (json_string checks).  fail = 1: out of memory or a value not known here. */
+struct report_jw {
+    char *buf;
+    size_t len, cap;
+    int fail;
+};
+
+static void report_jw_put(struct report_jw *w, const char *s, size_t n)
+{
+    if (w->fail)
+        return;
+    if (w->cap - w->len < n) {
+        size_t cap = w->cap ? w->cap : 4096;
+        while (cap - w->len < n)
+            cap *= 2;
+        char *nb = realloc(w->buf, cap);
+        if (!nb) {
+            w->fail = 1;
+            return;
+        }
+        w->buf = nb;
+        w->cap = cap;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+static void report_jw_indent(struct report_jw *w, int depth)
+{
+    static const char sp[] = "\n                                ";
+    size_t n = 1 + 2 * (size_t)depth;
+    if (n > sizeof sp - 1) {
+        w->fail = 1;
+        return;
+    }
+    report_jw_put(w, sp, n);
+}
+
+static void report_jw_string(struct report_jw *w, const char *s, size_t n)
+{
+    size_t from = 0;
+    report_jw_put(w, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        report_jw_put(w, s + from, i - from);
+        char esc[8];
+        const char *t = esc;
+        size_t tl = 2;
+        switch (c) {
+        case '\\': t = "\\\\"; break;
+        case '"': t = "\\\""; break;
+        case '\b': t = "\\b"; break;
+        case '\f': t = "\\f"; break;
+        case '\n': t = "\\n"; break;
+        case '\r': t = "\\r"; break;
+        case '\t': t = "\\t"; break;
+        default: tl = (size_t)snprintf(esc, sizeof esc, "\\u%04X", (unsigned)c); break;
+        }
+        report_jw_put(w, t, tl);
+        from = i + 1;
+    }
+    report_jw_put(w, s + from, n - from);
+    report_jw_put(w, "\"", 1);
+}
+
+/* jsonp_dtostr(precision 10): "%.10g", ".0" when neither '.' nor 'e', exponent without '+' and leading zeros. */
+static void report_jw_real(struct report_jw *w, double v)
+{
+    char b[40];
+    int n = report_g10(b, sizeof b, v);
+    if (n <= 0 || (size_t)n + 3 >= sizeof b) {
+        w->fail = 1;
+        return;
+    }
+    size_t len = (size_t)n;
+    char *e = memchr(b, 'e', len);
+    if (!e && !memchr(b, '.', len)) {
+        memcpy(b + len, ".0", 3);
+        len += 2;
+    }
+    if (e) {
+        char *start = e + 1, *end = start + 1;
+        if (*start == '-')
+            start++;
+        while (*end == '0')
+            end++;
+        if (end != start) {
+            memmove(start, end, len - (size_t)(end - b) + 1);
+            len -= (size_t)(end - start);
+        }
+    }
+    report_jw_put(w, b, len);
+}
+
+static void report_jw_value(struct report_jw *w, json_t *v, int depth)
+{
+    char b[24];
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        void *it = json_object_iter(v);
+        report_jw_put(w, "{", 1);
+        if (!it) {
+            report_jw_put(w, "}", 1);
+            return;
+        }
+        report_jw_indent(w, depth + 1);
+        while (it && !w->fail) {
+            void *next = json_object_iter_next(v, it);
+            const char *key = json_object_iter_key(it);
+            report_jw_string(w, key, strlen(key));
+            report_jw_put(w, ": ", 2);
+            report_jw_value(w, json_object_iter_value(it), depth + 1);
+            if (next) {
+                report_jw_put(w, ",", 1);
+                report_jw_indent(w, depth + 1);
+            } else {
+                report_jw_indent(w, depth);
+            }
+            it = next;
+        }
+        report_jw_put(w, "}", 1);
+        return;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
+        report_jw_put(w, "[", 1);
+        if (n == 0) {
+            report_jw_put(w, "]", 1);
+            return;
+        }
+        report_jw_indent(w, depth + 1);
+        for (size_t i = 0; i < n && !w->fail; i++) {
+            report_jw_value(w, json_array_get(v, i), depth + 1);
+            if (i + 1 < n) {
+                report_jw_put(w, ",", 1);
+                report_jw_indent(w, depth + 1);
+            } else {
+                report_jw_indent(w, depth);
+            }
+        }
+        report_jw_put(w, "]", 1);
+        return;
+    }
+    case JSON_STRING: report_jw_string(w, json_string_value(v), json_string_length(v)); return;
+    case JSON_INTEGER: report_jw_put(w, b, (size_t)report_lld(b, (long long)json_integer_value(v))); return;
+    case JSON_REAL: report_jw_real(w, json_real_value(v)); return;
+    case JSON_TRUE: report_jw_put(w, "true", 4); return;
+    case JSON_FALSE: report_jw_put(w, "false", 5); return;
+    case JSON_NULL: report_jw_put(w, "null", 4); return;
+    }
+    w->fail = 1;
+}
+
 static enum np_status report_json_stream(struct np_report *rep, const struct np_run *r)
 {
     if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
@@ -1303,27 +1537,39 @@ static enum np_status report_json_stream(struct np_report *rep, const struct np_
     rep->arena.used = 0;
     report_arena_cur = &rep->arena;
     json_t *j = report_json_run(r, rep->o);
-    json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
-    size_t need = wrap ? json_dumpb(wrap, rep->jbuf, rep->jcap, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : 0;
-    if (wrap && need > rep->jcap) {
-        char *nb = realloc(rep->jbuf, need);
-        if (nb) {
-            rep->jbuf = nb;
-            rep->jcap = need;
-            need = json_dumpb(wrap, rep->jbuf, rep->jcap, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        } else {
-            need = 0;
+    struct report_jw w = {rep->jbuf, 0, rep->jcap, 0};
+    if (j)
+        report_jw_value(&w, j, 2); /* the depth the envelope holds a run at */
+    rep->jbuf = w.buf;
+    rep->jcap = w.cap;
+    const char *text = w.buf;
+    size_t len = w.len;
+    if (!j || w.fail) {
+        /* not a tree the writer knows: Jansson's own dump, cut out of an envelope of its own */
+        json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
+        j = NULL;
+        size_t need = wrap ? json_dumpb(wrap, NULL, 0, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : 0;
+        char *d = need ? malloc(need) : NULL;
+        if (d)
+            need = json_dumpb(wrap, d, need, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        json_decref(wrap);
+        report_arena_cur = NULL;
+        const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
+        if (!d || need < hl + tl || memcmp(d, REPORT_JSON_HEAD, hl) != 0 ||
+            memcmp(d + need - tl, REPORT_JSON_TAIL, tl) != 0) {
+            free(d);
+            return NP_E_NOMEM; /* json_dumpb failed: memory */
         }
+        fputs(rep->nruns ? ",\n    " : REPORT_JSON_HEAD, rep->out);
+        len = need - hl - tl;
+        enum np_status st = fwrite(d + hl, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
+        free(d);
+        return st;
     }
-    json_decref(wrap);
+    json_decref(j);
     report_arena_cur = NULL;
-    const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
-    if (need < hl + tl || memcmp(rep->jbuf, REPORT_JSON_HEAD, hl) != 0 ||
-        memcmp(rep->jbuf + need - tl, REPORT_JSON_TAIL, tl) != 0)
-        return NP_E_NOMEM; /* json_dumpb failed: memory */
     fputs(rep->nruns ? ",\n    " : REPORT_JSON_HEAD, rep->out);
-    size_t len = need - hl - tl;
-    return fwrite(rep->jbuf + hl, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
+    return fwrite(text, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
 }
 
 enum np_status np_report_run(struct np_report *rep, const struct np_run *run)

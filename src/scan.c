@@ -177,59 +177,6 @@ static void scan_trim(const char **s, size_t *n)
         (*n)--;
 }
 
-/* Exact conversion of a validated token when the digits fit in 2^53 and the
- * power of ten is exact (|e| <= 22): one IEEE multiply or divide rounds
- * correctly (Clinger's fast path).  Returns 0 to leave it to strtod. */
-static int scan_fast_double(const char *s, size_t n, double *out)
-{
-    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    uint64_t m = 0;
-    int e = 0, nd = 0, neg = 0;
-    size_t i = 0;
-    if (s[i] == '+' || s[i] == '-')
-        neg = s[i++] == '-';
-    for (; i < n && scan_isdigit(s[i]); i++) {
-        if (nd == 0 && s[i] == '0')
-            continue;
-        if (++nd > 15)
-            return 0;
-        m = m * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (i < n && s[i] == '.')
-        for (i++; i < n && scan_isdigit(s[i]); i++) {
-            if (nd == 0 && s[i] == '0') {
-                e--;
-                continue;
-            }
-            if (++nd > 15)
-                return 0;
-            m = m * 10 + (uint64_t)(s[i] - '0');
-            e--;
-        }
-    if (i < n) { /* exponent, already validated */
-        int en = 0, eneg = 0;
-        i++;
-        if (s[i] == '+' || s[i] == '-')
-            eneg = s[i++] == '-';
-        for (; i < n; i++) {
-            if (en > 1000)
-                return 0;
-            en = en * 10 + (s[i] - '0');
-        }
-        e += eneg ? -en : en;
-    }
-    double v = (double)m;
-    if (m == 0)
-        e = 0;
-    if (e < -22 || e > 22)
-        return 0;
-    v = e < 0 ? v / p10[-e] : v * p10[e];
-    *out = neg ? -v : v;
-    return 1;
-}
-
 /* Decimal or scientific number, nan, inf; anything else (hex, trailing junk,
  * NUL bytes, empty) fails.  Returns 1 and sets *out on success. */
 static int scan_parse_double(const char *s, size_t n, double *out)
@@ -253,36 +200,67 @@ static int scan_parse_double(const char *s, size_t n, double *out)
         *out = s[0] == '-' ? -v : v;
         return 1;
     }
+    /* One pass validates and gathers the digits.  When they fit in 2^53 and the power of ten is exact
+     * (|e| <= 22), one IEEE multiply or divide rounds correctly (Clinger's fast path); else strtod.
+     * fuzz/scan_fuzz.c compares every accepted number with strtod. */
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    uint64_t m = 0;
+    int e = 0, nd = 0, fast = 1;
     size_t digits = 0;
-    while (i < n && scan_isdigit(s[i])) {
-        i++;
+    for (; i < n && scan_isdigit(s[i]); i++) {
         digits++;
+        if (nd == 0 && s[i] == '0')
+            continue;
+        if (++nd > 15)
+            fast = 0;
+        else
+            m = m * 10 + (uint64_t)(s[i] - '0');
     }
     if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && scan_isdigit(s[i])) {
-            i++;
+        for (i++; i < n && scan_isdigit(s[i]); i++) {
             digits++;
+            if (nd == 0 && s[i] == '0') {
+                e--;
+                continue;
+            }
+            if (++nd > 15) {
+                fast = 0;
+                continue;
+            }
+            m = m * 10 + (uint64_t)(s[i] - '0');
+            e--;
         }
     }
     if (digits == 0)
         return 0;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int en = 0, eneg = 0;
         i++;
         if (i < n && (s[i] == '+' || s[i] == '-'))
-            i++;
+            eneg = s[i++] == '-';
         size_t ed = 0;
-        while (i < n && scan_isdigit(s[i])) {
-            i++;
-            ed++;
+        for (; i < n && scan_isdigit(s[i]); i++, ed++) {
+            if (en > 1000)
+                fast = 0;
+            else
+                en = en * 10 + (s[i] - '0');
         }
         if (ed == 0)
             return 0;
+        e += eneg ? -en : en;
     }
     if (i != n)
         return 0;
-    if (scan_fast_double(s, n, out))
+    if (m == 0)
+        e = 0;
+    if (fast && e >= -22 && e <= 22) {
+        double v = (double)m;
+        v = e < 0 ? v / p10[-e] : v * p10[e];
+        *out = s[0] == '-' ? -v : v;
         return 1;
+    }
     memcpy(tmp, s, n);
     tmp[n] = '\0';
     char *end;
@@ -331,6 +309,7 @@ struct scan_state {
     char *scratch; /* ANSI-stripped copy of a line */
     size_t scratch_cap;
     pcre2_match_data *md;
+    PCRE2_SIZE ov[8];      /* the last match: start, end, groups 1-3 (PCRE2_UNSET when absent) */
     enum np_status status; /* sticky failure (allocation) */
 };
 
@@ -661,11 +640,20 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     return 0;
 }
 
+/* Copy the match data's first 4 pairs to st->ov (the hand-written matchers below fill it directly). */
+static int scan_took(struct scan_state *st, int rc)
+{
+    if (rc <= 0)
+        return 0;
+    memcpy(st->ov, pcre2_get_ovector_pointer(st->md), sizeof st->ov);
+    return 1;
+}
+
 static int scan_match_at(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
 {
     int rc = scan_jit[p] ? pcre2_jit_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL)
                          : pcre2_match(scan_re[p], (PCRE2_SPTR)s, n, off, 0, st->md, NULL);
-    return rc > 0;
+    return scan_took(st, rc);
 }
 
 /* Last occurrence of lit (length ln) in s[0..n), or NULL. */
@@ -684,23 +672,137 @@ static const char *scan_memrmem(const char *s, size_t n, const char *lit, size_t
     }
 }
 
-static int scan_match(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
+/* PCRE2 only (the reference the fast paths below must agree with; fuzz/scan_fuzz.c compares them). */
+static int scan_match_pcre(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
 {
     if (scan_re_last[p] && off == 0) {
         size_t ln = strlen(scan_pat_last[p]);
         const char *q = scan_memrmem(s, n, scan_pat_last[p], ln);
         if (!q)
             return 0; /* every match holds the literal */
-        if (pcre2_match(scan_re_last[p], (PCRE2_SPTR)s, n, (size_t)(q - s), 0, st->md, NULL) > 0)
+        if (scan_took(st, pcre2_match(scan_re_last[p], (PCRE2_SPTR)s, n, (size_t)(q - s), 0, st->md, NULL)))
             return 1; /* the last literal starts the last match: the full pattern's answer */
     }
     return scan_match_at(st, p, s, n, off);
 }
 
+static void scan_ov_set(struct scan_state *st, size_t m0, size_t m1, size_t k0, size_t k1, size_t v0, size_t v1)
+{
+    st->ov[0] = m0, st->ov[1] = m1, st->ov[2] = k0, st->ov[3] = k1, st->ov[4] = v0, st->ov[5] = v1;
+    st->ov[6] = st->ov[7] = PCRE2_UNSET;
+}
+
+/* PAT_PIPE_KV "(?:^|\\|)([^|:]*):([^|]*)" by hand: the leftmost match at or after off (the only
+ * backtracking choice, ^ before '|' at 0, fails at once when s[0] is '|').  The step line's ten pairs
+ * cost ten JIT calls otherwise, the largest share of default mode's time. */
+static int scan_kv_pipe(struct scan_state *st, const char *s, size_t n, size_t off)
+{
+    size_t p = off;
+    while (p < n) {
+        size_t k;
+        if (s[p] == '|') {
+            k = p + 1;
+        } else if (p == 0) {
+            k = 0;
+        } else {
+            const char *bar = memchr(s + p, '|', n - p);
+            if (!bar)
+                return 0;
+            p = (size_t)(bar - s);
+            continue;
+        }
+        /* the key runs to the first ':' before the next '|'; the value from there to that '|' */
+        const char *bar = memchr(s + k, '|', n - k);
+        size_t e = bar ? (size_t)(bar - s) : n;
+        const char *colon = memchr(s + k, ':', e - k);
+        if (colon) {
+            size_t q = (size_t)(colon - s);
+            scan_ov_set(st, p, e, k, q, q + 1, e);
+            return 1;
+        }
+        if (!bar)
+            return 0; /* no '|' left: no later start */
+        p = e; /* the '|' that ended the key starts the next try */
+    }
+    return 0;
+}
+
+static int scan_nemo1_stop(char c) { return c == ',' || c == '[' || c == ']'; }
+
+/* PAT_NEMO1_KV "[,\\[]([^=,\\[\\]]*)=([^,\\[\\]]*)" by hand (no backtracking choice). */
+static int scan_kv_nemo1(struct scan_state *st, const char *s, size_t n, size_t off)
+{
+    for (size_t p = off; p < n; p++) {
+        if (s[p] != ',' && s[p] != '[')
+            continue;
+        size_t q = p + 1;
+        while (q < n && s[q] != '=' && !scan_nemo1_stop(s[q]))
+            q++;
+        if (q < n && s[q] == '=') {
+            size_t e = q + 1;
+            while (e < n && !scan_nemo1_stop(s[e]))
+                e++;
+            scan_ov_set(st, p, e, p + 1, q, q + 1, e);
+            return 1;
+        }
+        p = q - 1; /* q stopped on ',', '[', ']' or the end: the next try starts there */
+    }
+    return 0;
+}
+
+static size_t scan_digits_at(const char *s, size_t n, size_t i)
+{
+    while (i < n && scan_isdigit(s[i]))
+        i++;
+    return i;
+}
+
+/* PAT_NEMO2_ANCHOR's tail "Training epoch (\\d+), iteration (\\d+)/(\\d+)(?=[ \\t|]|$)" anchored at q
+ * (greedy digits never give back: the byte after each run must be a non-digit). */
+static int scan_nemo2_at(struct scan_state *st, const char *s, size_t n, size_t q)
+{
+    static const char lit[] = "Training epoch ", mid[] = ", iteration ";
+    size_t a = q + sizeof lit - 1, ae, b, be, c, ce;
+    if (a > n || memcmp(s + q, lit, sizeof lit - 1) != 0)
+        return 0;
+    if ((ae = scan_digits_at(s, n, a)) == a || n - ae < sizeof mid - 1 || memcmp(s + ae, mid, sizeof mid - 1) != 0)
+        return 0;
+    b = ae + sizeof mid - 1;
+    if ((be = scan_digits_at(s, n, b)) == b || be >= n || s[be] != '/')
+        return 0;
+    c = be + 1;
+    if ((ce = scan_digits_at(s, n, c)) == c || (ce < n && s[ce] != ' ' && s[ce] != '\t' && s[ce] != '|'))
+        return 0;
+    st->ov[0] = q, st->ov[1] = ce, st->ov[2] = a, st->ov[3] = ae, st->ov[4] = b, st->ov[5] = be;
+    st->ov[6] = c, st->ov[7] = ce;
+    return 1;
+}
+
+/* Hand-written matchers for the hot patterns, PCRE2 for the rest and whenever a fast one cannot decide. */
+static int scan_match(struct scan_state *st, enum scan_pat p, const char *s, size_t n, size_t off)
+{
+    switch (p) {
+    case PAT_PIPE_KV: return scan_kv_pipe(st, s, n, off);
+    case PAT_NEMO1_KV: return scan_kv_nemo1(st, s, n, off);
+    case PAT_NEMO2_ANCHOR:
+        if (off == 0) {
+            const char *q = scan_memrmem(s, n, scan_pat_last[p], strlen(scan_pat_last[p]));
+            if (!q)
+                return 0;
+            if (scan_nemo2_at(st, s, n, (size_t)(q - s)))
+                return 1;
+            return scan_match_at(st, p, s, n, off);
+        }
+        break;
+    default: break;
+    }
+    return scan_match_pcre(st, p, s, n, off);
+}
+
 /* Group g of the last match as (ptr, len); 0 when it did not take part. */
 static int scan_group(struct scan_state *st, const char *s, int g, const char **gp, size_t *gn)
 {
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
+    const PCRE2_SIZE *ov = st->ov;
     if (ov[2 * g] == PCRE2_UNSET)
         return 0;
     *gp = s + ov[2 * g];
@@ -727,7 +829,7 @@ static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_
     size_t off = 0;
     int found = 0;
     while (off < n && scan_match(st, p, s, n, off)) {
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(st->md);
+        const PCRE2_SIZE *ov = st->ov;
         const char *k, *v;
         size_t kn, vn;
         if (scan_group(st, s, 1, &k, &kn) && scan_group(st, s, 2, &v, &vn)) {
@@ -787,7 +889,7 @@ static void scan_line_nemo2(struct scan_state *st, const char *s, size_t n, uint
     if (scan_match(st, PAT_NEMO2_ANCHOR, s, n, 0)) {
         it = scan_group_digits(st, s, 2);
         last = scan_group_digits(st, s, 3);
-        from = pcre2_get_ovector_pointer(st->md)[0];
+        from = st->ov[0];
         anchored = 1;
     }
     int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_nemo, s + from, n - from, &step, &gstep,
@@ -819,7 +921,7 @@ static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint
         epoch = scan_group_digits(st, s, 1);
         k = scan_group_digits(st, s, 2);
         barn = scan_group_digits(st, s, 3);
-        from = pcre2_get_ovector_pointer(st->md)[0];
+        from = st->ov[0];
     } else if (!need_time) {
         return; /* "global_step=" outside a progress bar */
     }
@@ -875,7 +977,7 @@ static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, ui
         /* Megatron counts from 1: "iteration 50/50" is index 49 of 0..49. */
         step.iteration = i >= 1 ? i - 1 : -1;
         step.total = t >= 1 ? t - 1 : -1;
-        from = pcre2_get_ovector_pointer(st->md)[0];
+        from = st->ov[0];
         anchored = 1;
     }
     int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_mbridge, s + from, n - from, &step,
@@ -894,7 +996,7 @@ static void scan_line_mbmem(struct scan_state *st, const char *s, size_t n, uint
     if (!scan_match(st, PAT_MB_MEM, s, n, 0))
         return;
     long after = scan_group_digits(st, s, 1);
-    size_t from = pcre2_get_ovector_pointer(st->md)[1];
+    size_t from = st->ov[1];
     if (after < 1)
         return;
     scan_step_init(&step, NP_GEN_MBRIDGE, off);
@@ -913,7 +1015,7 @@ static void scan_line_automodel(struct scan_state *st, const char *s, size_t n, 
     int anchored = 0;
     scan_step_init(&step, NP_GEN_AUTOMODEL, off);
     if (scan_match(st, PAT_AM_ANCHOR, s, n, 0)) {
-        from = pcre2_get_ovector_pointer(st->md)[0];
+        from = st->ov[0];
         anchored = 1;
     }
     int has_tps = scan_pairs(st, PAT_AM_KV, scan_keys_automodel, s + from, n - from, &step, &gstep,
@@ -991,28 +1093,34 @@ static int scan_find_at(const char *q, const char *end, unsigned active)
 #include <emmintrin.h>
 #define SCAN_SIMD_REACH 32 /* 16-byte loads at offsets up to 16 */
 
-static const char *scan_find_sse2(const char *p, const char *end, unsigned active)
+/* Bit i set when a needle's two test bytes sit at p + i (p[0..32) readable). */
+static unsigned scan_sse2_mask(const char *p)
 {
     const __m128i c_bar = _mm_set1_epi8('|'), c_p = _mm_set1_epi8('p'),
                   c_g = _mm_set1_epi8('g'), c_G = _mm_set1_epi8('G'),
                   c_k = _mm_set1_epi8('k'), c_eq = _mm_set1_epi8('='),
                   c_M = _mm_set1_epi8('M');
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 3));
+    __m128i v9 = _mm_loadu_si128((const __m128i *)(const void *)(p + 9));
+    __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
+    __m128i v13 = _mm_loadu_si128((const __m128i *)(const void *)(p + 13));
+    __m128i v16 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    __m128i p3 = _mm_cmpeq_epi8(v3, c_p);
+    __m128i m = _mm_and_si128(_mm_cmpeq_epi8(v9, c_p), _mm_cmpeq_epi8(v16, c_g));
+    m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v13, c_p)));
+    m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
+    m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
+    m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_g), _mm_cmpeq_epi8(v11, c_eq)));
+    m = _mm_or_si128(m, _mm_and_si128(_mm_or_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v9, c_G)),
+                                      _mm_cmpeq_epi8(v13, c_bar)));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+
+static const char *scan_find_sse2(const char *p, const char *end, unsigned active)
+{
     while (end - p >= SCAN_SIMD_REACH) {
-        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 3));
-        __m128i v9 = _mm_loadu_si128((const __m128i *)(const void *)(p + 9));
-        __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
-        __m128i v13 = _mm_loadu_si128((const __m128i *)(const void *)(p + 13));
-        __m128i v16 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-        __m128i p3 = _mm_cmpeq_epi8(v3, c_p);
-        __m128i m = _mm_and_si128(_mm_cmpeq_epi8(v9, c_p), _mm_cmpeq_epi8(v16, c_g));
-        m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v13, c_p)));
-        m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_g), _mm_cmpeq_epi8(v11, c_eq)));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_or_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v9, c_G)),
-                                          _mm_cmpeq_epi8(v13, c_bar)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        unsigned mask = scan_sse2_mask(p);
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
             mask &= mask - 1;
@@ -1021,9 +1129,22 @@ static const char *scan_find_sse2(const char *p, const char *end, unsigned activ
         }
         p += 16;
     }
-    for (; p < end; p++)
-        if (scan_find_at(p, end, active) >= 0)
-            return p;
+    if (p < end) {
+        /* the last < 32 bytes: the same test on a zero-padded copy (NUL is none of the test bytes), not
+         * scan_find_at at every position (that was most of the cost of scanning a 300-byte step line) */
+        char pad[SCAN_SIMD_REACH + 16] = {0};
+        size_t left = (size_t)(end - p);
+        memcpy(pad, p, left);
+        for (size_t b = 0; b < left; b += 16) {
+            unsigned mask = scan_sse2_mask(pad + b);
+            while (mask) {
+                size_t i = b + (size_t)__builtin_ctz(mask);
+                mask &= mask - 1;
+                if (i < left && scan_find_at(p + i, end, active) >= 0)
+                    return p + i;
+            }
+        }
+    }
     return NULL;
 }
 #endif

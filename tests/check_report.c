@@ -296,6 +296,42 @@ START_TEST(test_stream_json)
 }
 END_TEST
 
+/* The streamed run objects are written by report.c's own writer: Jansson, reading the text back and dumping it
+ * with the flags the in-memory report uses, must give the very same bytes (layout, escapes, number forms). */
+START_TEST(test_stream_json_layout)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    struct np_report *rep = np_report_new(m, NP_FMT_JSON, &opts);
+    ck_assert_ptr_nonnull(rep);
+    struct np_run r = runs[0];
+    r.path = (char *)"/x/a \"quoted\"\tname\\1.out";
+    r.why = (char *)"line one\nline two \x01";
+    const double vals[] = {5.403, -0.25, 1e-7, 123456789012.0, 0.0001, 3.0, 97851.0, 2.5e-5, 1e21, 0.1 + 0.2};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        r.loss = vals[i];
+        r.step_time_s = vals[(i + 3) % (sizeof vals / sizeof vals[0])];
+        r.window.mean_s = -vals[i];
+        ck_assert_int_eq(np_report_run(rep, &r), NP_OK);
+    }
+    ck_assert_int_eq(np_report_finish(rep), NP_OK);
+    np_report_free(rep);
+    fclose(m);
+    json_error_t e;
+    json_t *doc = json_loads(buf, 0, &e);
+    ck_assert_msg(doc != NULL, "%s", e.text);
+    char *again = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    ck_assert_ptr_nonnull(again);
+    ck_assert_uint_ge(strlen(buf), strlen(again));
+    ck_assert_msg(strncmp(buf, again, strlen(again)) == 0, "streamed:\n%s\nJansson:\n%s", buf, again);
+    ck_assert_ptr_nonnull(strstr(buf, "1e-7"));
+    free(again);
+    json_decref(doc);
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -310,6 +346,7 @@ int main(void)
     tcase_add_test(tc, test_stream_table_widths);
     tcase_add_test(tc, test_stream_reasons_spill);
     tcase_add_test(tc, test_stream_json);
+    tcase_add_test(tc, test_stream_json_layout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
