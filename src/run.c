@@ -1281,24 +1281,33 @@ static void run_drop_parent_manifests(struct run_job *j)
     }
 }
 
+/* The patterns, the scanner and a job shared by both ways of parsing (collected and streamed). */
+static enum np_status run_job_init(struct run_job *job, const struct np_parse_opts *o,
+                                   const struct np_recipe_set *recipes, const struct np_ref_table *ref)
+{
+    pthread_once(&run_once, run_init_patterns);
+    struct np_error err;
+    if (!run_re_ok || np_scan_init(&err) != NP_OK)
+        return NP_E_INTERNAL;
+    memset(job, 0, sizeof *job);
+    pthread_mutex_init(&job->mu, NULL);
+    pthread_cond_init(&job->pcv, NULL);
+    atomic_init(&job->counts.read, 0);
+    atomic_init(&job->counts.found, 0);
+    job->o = o;
+    job->recipes = recipes;
+    job->ref = ref;
+    return NP_OK;
+}
+
 enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *o,
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res)
 {
     memset(res, 0, sizeof *res);
-    pthread_once(&run_once, run_init_patterns);
-    struct np_error err;
-    if (!run_re_ok || np_scan_init(&err) != NP_OK)
-        return NP_E_INTERNAL;
     struct run_job job;
-    memset(&job, 0, sizeof job);
-    pthread_mutex_init(&job.mu, NULL);
-    pthread_cond_init(&job.pcv, NULL);
-    atomic_init(&job.counts.read, 0);
-    atomic_init(&job.counts.found, 0);
-    job.o = o;
-    job.recipes = recipes;
-    job.ref = ref;
+    if (run_job_init(&job, o, recipes, ref) != NP_OK)
+        return NP_E_INTERNAL;
 
     int nthreads = run_threads(o);
     pthread_t prog;
@@ -1488,19 +1497,9 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
 {
     if (stats)
         memset(stats, 0, sizeof *stats);
-    pthread_once(&run_once, run_init_patterns);
-    struct np_error err;
-    if (!run_re_ok || np_scan_init(&err) != NP_OK)
-        return NP_E_INTERNAL;
     struct run_job job;
-    memset(&job, 0, sizeof job);
-    pthread_mutex_init(&job.mu, NULL);
-    pthread_cond_init(&job.pcv, NULL);
-    atomic_init(&job.counts.read, 0);
-    atomic_init(&job.counts.found, 0);
-    job.o = o;
-    job.recipes = recipes;
-    job.ref = ref;
+    if (run_job_init(&job, o, recipes, ref) != NP_OK)
+        return NP_E_INTERNAL;
     job.sink = sink;
     pthread_t prog;
     int prog_started = o->progress && pthread_create(&prog, NULL, run_progress, &job) == 0;
