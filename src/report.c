@@ -7,6 +7,8 @@
  */
 #include "nemoperf/report.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "nemoperf/aggregate.h"
 
@@ -57,27 +60,44 @@ static void report_upper(const char *s, char *buf, size_t size)
 }
 
 
-/* The figure --reference compares (steady-state mean, or the last step with --verdict last). */
-static const struct np_metrics *report_basis(const struct np_run *r, const struct np_parse_opts *o)
-{
-    return o->verdict_last ? &r->m : &r->steady;
-}
-
 /* ---- markdown ---- */
+
+/* What a table shows of a run: the last run of one column (configuration), and how many ran there. */
+struct report_md_col {
+    const struct np_recipe *recipe; /* borrowed from the recipe set, as the run's */
+    const struct np_model *model;
+    const struct np_config_row *row;
+    const struct np_ref_row *ref;   /* borrowed from the reference table */
+    char task[sizeof ((struct np_identity *)0)->task];
+    int gpus, gbs, seq_len;
+    double step_time_s, ref_ratio;
+    struct np_metrics m, steady;
+    enum np_verdict verdict;
+    char job_id[sizeof ((struct np_run *)0)->job_id];
+    char *path;                     /* owned */
+    size_t pathcap;
+    size_t repeats;                 /* runs seen in this column */
+};
 
 struct report_group {
     const struct np_recipe *recipe;
     const struct np_model *model;
     enum np_dtype dtype;
-    const char *gpu_type;
+    char gpu_type[sizeof ((struct np_identity *)0)->gpu_type];
     char system[40];            /* seed-000 layout: the system's table */
     int sysrank;                /* order of the systems as the recipe lists them */
     int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
     int finetune;               /* seed 000's fine-tuning layout (SFT/LoRA runs of models with such rows) */
-    const struct np_run **cols; /* one run per GPU count, ascending */
-    size_t *repeats;            /* runs seen at that GPU count */
-    size_t ncols;
+    size_t seq;                 /* order of first appearance: tables that sort alike keep it */
+    struct report_md_col *cols; /* one per GPU count (and model, task), ascending; owned */
+    size_t ncols, capcols;
 };
+
+/* The figure --reference compares (steady-state mean, or the last step with --verdict last). */
+static const struct np_metrics *report_basis(const struct report_md_col *r, const struct np_parse_opts *o)
+{
+    return o->verdict_last ? &r->m : &r->steady;
+}
 
 static int report_run_in_markdown(const struct np_run *r)
 {
@@ -147,7 +167,9 @@ static int report_cmp_groups(const void *pa, const void *pb)
             return c;
         if (a->dtype != b->dtype)
             return a->dtype < b->dtype ? -1 : 1;
-        return a->synthetic - b->synthetic;
+        if (a->synthetic != b->synthetic)
+            return a->synthetic - b->synthetic;
+        return a->seq < b->seq ? -1 : a->seq > b->seq;
     }
     int c = strcmp(a->recipe->name, b->recipe->name);
     if (c)
@@ -157,34 +179,37 @@ static int report_cmp_groups(const void *pa, const void *pb)
         return ma < mb ? -1 : 1;
     if (a->dtype != b->dtype)
         return a->dtype < b->dtype ? -1 : 1;
-    return strcasecmp(a->gpu_type, b->gpu_type);
+    c = strcasecmp(a->gpu_type, b->gpu_type);
+    if (c)
+        return c;
+    return a->seq < b->seq ? -1 : a->seq > b->seq; /* a synthetic table beside a real one: first seen first */
 }
 
 /* Columns of a seed-000 system table are (model, GPU count), in the recipe's model order. */
 /* Rows of a seed-000 system table: by recipe name, the recipe's model order, then GPU count. */
-static int report_col_before(const struct report_group *g, const struct np_run *a, const struct np_run *b)
+static int report_col_before(const struct report_group *g, const struct report_md_col *a, const struct np_run *b)
 {
     if (report_per_system(g->recipe) && a->recipe != b->recipe)
         return strcmp(a->recipe->name, b->recipe->name) < 0;
-    if (g->finetune && strcmp(a->id.task, b->id.task) != 0)
-        return strcmp(a->id.task, b->id.task) > 0; /* SFT rows, then LoRA rows, as seed 000 */
+    if (g->finetune && strcmp(a->task, b->id.task) != 0)
+        return strcmp(a->task, b->id.task) > 0; /* SFT rows, then LoRA rows, as seed 000 */
     if (report_per_system(g->recipe) && a->model != b->model)
         return a->model < b->model;
-    return a->id.gpus < b->id.gpus;
+    return a->gpus < b->id.gpus;
 }
 
-static int report_col_same(const struct report_group *g, const struct np_run *a, const struct np_run *b)
+static int report_col_same(const struct report_group *g, const struct report_md_col *a, const struct np_run *b)
 {
-    return a->id.gpus == b->id.gpus && (!report_per_system(g->recipe) || a->model == b->model) &&
-           (!g->finetune || strcmp(a->id.task, b->id.task) == 0);
+    return a->gpus == b->id.gpus && (!report_per_system(g->recipe) || a->model == b->model) &&
+           (!g->finetune || strcmp(a->task, b->id.task) == 0);
 }
 
-static void report_md_verdict_cell(FILE *out, const struct np_run *r)
+static void report_md_verdict_cell(FILE *out, enum np_verdict v)
 {
-    if (r->verdict == NP_VERDICT_NOT_COMPARED || r->verdict == NP_VERDICT_NONE)
+    if (v == NP_VERDICT_NOT_COMPARED || v == NP_VERDICT_NONE)
         fputs(" n/a |", out);
     else
-        fprintf(out, " %s |", np_verdict_name(r->verdict));
+        fprintf(out, " %s |", np_verdict_name(v));
 }
 
 /* Seeds 003/004: "Llama 3.1 8b BF16 | 8x H100 GPUs | ..." with the four published rows. */
@@ -195,29 +220,29 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
     fprintf(out, "%s %s %s%s |", g->recipe->title, g->model->size, np_dtype_name(g->dtype, 1),
             g->synthetic ? " (synthetic CPU workload)" : "");
     for (size_t c = 0; c < g->ncols; c++)
-        fprintf(out, " %dx %s GPUs%s |", g->cols[c]->id.gpus, gpu, g->synthetic ? " (simulated)" : "");
+        fprintf(out, " %dx %s GPUs%s |", g->cols[c].gpus, gpu, g->synthetic ? " (simulated)" : "");
     fputc('\n', out);
     for (size_t c = 0; c <= g->ncols; c++)
         fputs("---|", out);
     fputc('\n', out);
     fputs("Training step time (seconds per step) |", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        np_report_trim2(g->cols[c]->step_time_s, cell, sizeof cell);
+        np_report_trim2(g->cols[c].step_time_s, cell, sizeof cell);
         fprintf(out, " %s |", cell);
     }
     fputs("\nThroughput in tokens per second |", out);
     for (size_t c = 0; c < g->ncols; c++)
-        fprintf(out, " %.0f |", g->cols[c]->m.tokens_per_s);
+        fprintf(out, " %.0f |", g->cols[c].m.tokens_per_s);
     fputs("\nModel flops utilization |", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        if (isnan(g->cols[c]->m.mfu_percent))
+        if (isnan(g->cols[c].m.mfu_percent))
             fputs(" n/a |", out);
         else
-            fprintf(out, " %.2f%% |", g->cols[c]->m.mfu_percent);
+            fprintf(out, " %.2f%% |", g->cols[c].m.mfu_percent);
     }
     fputs("\nTime to train 1T tokens in days |", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        const struct np_run *r = g->cols[c];
+        const struct report_md_col *r = &g->cols[c];
         /* the seeds print n/a for proxy rows: a reduced-layer model says nothing of the full one */
         if ((r->row && r->row->proxy) || isnan(r->m.days_to_train)) {
             fputs(" n/a |", out);
@@ -232,7 +257,7 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
     fprintf(out, "Steady-state throughput in tokens per second (%s) |",
             o->verdict_last ? "last step" : "window mean");
     for (size_t c = 0; c < g->ncols; c++) {
-        double v = report_basis(g->cols[c], o)->tokens_per_s;
+        double v = report_basis(&g->cols[c], o)->tokens_per_s;
         if (isnan(v))
             fputs(" n/a |", out);
         else
@@ -240,7 +265,7 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
     }
     fputs("\nPublished throughput in tokens per second |", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        const struct np_run *r = g->cols[c];
+        const struct report_md_col *r = &g->cols[c];
         if (r->ref && !isnan(r->ref->tokens_per_s))
             fprintf(out, " %.0f |", r->ref->tokens_per_s);
         else
@@ -248,14 +273,14 @@ static void report_md_model_table(FILE *out, const struct report_group *g, const
     }
     fputs("\nRatio to published |", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        if (isnan(g->cols[c]->ref_ratio))
+        if (isnan(g->cols[c].ref_ratio))
             fputs(" n/a |", out);
         else
-            fprintf(out, " %.3f |", g->cols[c]->ref_ratio);
+            fprintf(out, " %.3f |", g->cols[c].ref_ratio);
     }
     fputs("\nVerdict |", out);
     for (size_t c = 0; c < g->ncols; c++)
-        report_md_verdict_cell(out, g->cols[c]);
+        report_md_verdict_cell(out, g->cols[c].verdict);
     fputc('\n', out);
 }
 
@@ -270,9 +295,9 @@ static void report_md_system_table(FILE *out, const struct report_group *g, cons
         fputs(" Published tokens / sec / GPU | Ratio | Verdict |", out);
     fputs(o->reference ? "\n---|---|---|---|---|---|---|\n" : "\n---|---|---|---|\n", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        const struct np_run *r = g->cols[c];
+        const struct report_md_col *r = &g->cols[c];
         const struct np_metrics *m = isnan(r->steady.tokens_per_s_per_gpu) ? &r->m : &r->steady;
-        fprintf(out, "%s | %d |", r->model->label ? r->model->label : r->model->size, r->id.gpus);
+        fprintf(out, "%s | %d |", r->model->label ? r->model->label : r->model->size, r->gpus);
         if (isnan(m->tokens_per_s_per_gpu))
             fputs(" n/a |", out);
         else
@@ -290,7 +315,7 @@ static void report_md_system_table(FILE *out, const struct report_group *g, cons
                 fputs(" n/a |", out);
             else
                 fprintf(out, " %.3f |", r->ref_ratio);
-            report_md_verdict_cell(out, r);
+            report_md_verdict_cell(out, r->verdict);
         }
         fputc('\n', out);
     }
@@ -312,15 +337,15 @@ static void report_md_ft_table(FILE *out, const struct report_group *g, const st
     fputs(o->reference ? "\n---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
                        : "\n---|---|---|---|---|---|---|---|---|---|---|---|\n", out);
     for (size_t c = 0; c < g->ncols; c++) {
-        const struct np_run *r = g->cols[c];
+        const struct report_md_col *r = &g->cols[c];
         const struct np_config_row *row = r->row;
         const struct np_metrics *m = isnan(r->steady.tokens_per_s_per_gpu) ? &r->m : &r->steady;
         fprintf(out, "%s | %s |", r->model->label ? r->model->label : r->model->size,
-                strcmp(r->id.task, "sft") == 0 ? "SFT" : "LoRA");
-        report_md_int(out, r->id.gpus);
-        report_md_int(out, r->id.gbs);
+                strcmp(r->task, "sft") == 0 ? "SFT" : "LoRA");
+        report_md_int(out, r->gpus);
+        report_md_int(out, r->gbs);
         report_md_int(out, row ? np_row_value(row, "mbs", row->mbs, NULL) : 0);
-        report_md_int(out, r->id.seq_len);
+        report_md_int(out, r->seq_len);
         report_md_int(out, row ? row->tp : 0);
         report_md_int(out, row ? row->pp : 0);
         report_md_int(out, row ? (np_row_value(row, "vp", row->vp, NULL) > 0 ? np_row_value(row, "vp", row->vp, NULL)
@@ -337,101 +362,14 @@ static void report_md_ft_table(FILE *out, const struct report_group *g, const st
             else
                 fputs(" n/a |", out);
             fprintf(out, isnan(r->ref_ratio) ? " n/a |" : " %.3f |", r->ref_ratio);
-            report_md_verdict_cell(out, r);
+            report_md_verdict_cell(out, r->verdict);
         }
         fputc('\n', out);
     }
 }
 
-static enum np_status report_markdown(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
-{
-    struct report_group *g = calloc(res->nruns ? res->nruns : 1, sizeof *g);
-    if (!g)
-        return NP_E_NOMEM;
-    size_t ng = 0;
-    enum np_status st = NP_OK;
-    for (size_t i = 0; i < res->nruns && st == NP_OK; i++) {
-        const struct np_run *r = &res->runs[i];
-        if (!report_run_in_markdown(r))
-            continue;
-        char system[40] = "";
-        int rank = 0;
-        if (report_per_system(r->recipe))
-            report_system_of(r, system, sizeof system, &rank);
-        size_t k = 0;
-        while (k < ng && !report_same_group(&g[k], r, system))
-            k++;
-        if (k == ng) {
-            g[k].recipe = r->recipe;
-            g[k].model = r->model;
-            g[k].dtype = r->id.dtype;
-            g[k].gpu_type = r->id.gpu_type;
-            g[k].sysrank = rank;
-            g[k].synthetic = r->id.synthetic;
-            g[k].finetune = report_finetune(r);
-            snprintf(g[k].system, sizeof g[k].system, "%s", system);
-            g[k].cols = calloc(res->nruns, sizeof *g[k].cols);
-            g[k].repeats = calloc(res->nruns, sizeof *g[k].repeats);
-            if (!g[k].cols || !g[k].repeats) {
-                free(g[k].cols);
-                free(g[k].repeats);
-                st = NP_E_NOMEM;
-                break;
-            }
-            ng++;
-        }
-        /* insert by GPU count; the same count again: the later run (newer timestamp folder) shows,
-         * and the repeat is said below the table */
-        size_t c = 0;
-        while (c < g[k].ncols && report_col_before(&g[k], g[k].cols[c], r))
-            c++;
-        if (c < g[k].ncols && report_col_same(&g[k], g[k].cols[c], r)) {
-            g[k].cols[c] = r;
-            g[k].repeats[c]++;
-            continue;
-        }
-        memmove(&g[k].cols[c + 1], &g[k].cols[c], (g[k].ncols - c) * sizeof *g[k].cols);
-        memmove(&g[k].repeats[c + 1], &g[k].repeats[c], (g[k].ncols - c) * sizeof *g[k].repeats);
-        g[k].cols[c] = r;
-        g[k].repeats[c] = 1;
-        g[k].ncols++;
-    }
-    if (st == NP_OK)
-        qsort(g, ng, sizeof *g, report_cmp_groups);
-    for (size_t k = 0; k < ng && st == NP_OK; k++) {
-        if (k)
-            fputc('\n', out);
-        if (g[k].finetune)
-            report_md_ft_table(out, &g[k], o);
-        else if (report_per_system(g[k].recipe))
-            report_md_system_table(out, &g[k], o);
-        else
-            report_md_model_table(out, &g[k], o);
-        for (size_t c = 0; c < g[k].ncols; c++)
-            if (g[k].repeats[c] > 1)
-                fprintf(out, "\n%zu runs at %d GPUs: the table shows the last (%s%s); --group aggregates them.\n",
-                        g[k].repeats[c], g[k].cols[c]->id.gpus, g[k].cols[c]->job_id[0] ? "job " : "",
-                        g[k].cols[c]->job_id[0] ? g[k].cols[c]->job_id : g[k].cols[c]->path);
-    }
-    /* every run is accounted for: those not in a table are listed */
-    int listed = 0;
-    for (size_t i = 0; i < res->nruns; i++) {
-        const struct np_run *r = &res->runs[i];
-        if (report_run_in_markdown(r) && r->status != NP_RUN_INCOMPLETE)
-            continue;
-        if (!listed)
-            fputs(ng ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n", out);
-        listed = 1;
-        fprintf(out, "- `%s`: %s%s%s\n", r->path, np_run_status_name(r->status), r->why ? ": " : "",
-                r->why ? r->why : "");
-    }
-    for (size_t k = 0; k < ng; k++) {
-        free(g[k].cols);
-        free(g[k].repeats);
-    }
-    free(g);
-    return st;
-}
+/* The markdown report (report_md_*, below the temporary files it uses). */
+static enum np_status report_markdown(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o);
 
 /* ---- table ---- */
 
@@ -1101,7 +1039,8 @@ enum np_status np_report_write(FILE *out, enum np_format fmt, const struct np_pa
 
 /* ---- the stream (table, csv, json) ---- */
 
-/* Held-back text: memory first, a temporary file beyond REPORT_SPILL_MEM. */
+/* Held-back text: memory first, a temporary file beyond REPORT_SPILL_MEM (or from the start, when the
+ * caller made one: markdown's list of the runs in no table). */
 #define REPORT_SPILL_MEM ((size_t)1 << 20)
 
 struct report_spill {
@@ -1109,17 +1048,57 @@ struct report_spill {
     size_t len, cap;
     FILE *tmp;
     int failed;
+    int err; /* with failed: errno of the temporary file that could not be made, written or read; 0: memory */
 };
+
+const char *np_report_tmpdir(void)
+{
+    const char *d = getenv("TMPDIR");
+    return d && *d ? d : "/tmp";
+}
+
+/* An unlinked temporary file in np_report_tmpdir(), open "w+" (O_TMPFILE, else mkstemp and unlink); NULL with
+ * errno set when none can be made. */
+static FILE *report_tmpfile(void)
+{
+    const char *dir = np_report_tmpdir();
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) { /* no O_TMPFILE there */
+        char *name = NULL;
+        if (asprintf(&name, "%s/nemoperf-XXXXXX", dir) < 0)
+            return NULL;
+        fd = mkostemp(name, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(name);
+        free(name);
+    }
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w+");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+static void report_spill_fail(struct report_spill *s, int err)
+{
+    s->failed = 1;
+    s->err = err;
+}
 
 static void report_spill_add(struct report_spill *s, const char *text, size_t n)
 {
     if (s->failed)
         return;
     if (!s->tmp && s->len + n > REPORT_SPILL_MEM)
-        s->tmp = tmpfile(); /* NULL: no temporary file, kept in memory rather than lost */
+        s->tmp = report_tmpfile(); /* NULL: no temporary file, kept in memory rather than lost */
     if (s->tmp) {
+        errno = 0;
         if (fwrite(text, 1, n, s->tmp) != n)
-            s->failed = 1;
+            report_spill_fail(s, errno ? errno : EIO);
         return;
     }
     if (s->len + n > s->cap) {
@@ -1128,7 +1107,7 @@ static void report_spill_add(struct report_spill *s, const char *text, size_t n)
             nc *= 2;
         char *b = realloc(s->buf, nc);
         if (!b) {
-            s->failed = 1;
+            report_spill_fail(s, 0);
             return;
         }
         s->buf = b;
@@ -1147,29 +1126,40 @@ static void report_spill_printf(struct report_spill *s, const char *fmt, ...)
     int n = vasprintf(&text, fmt, ap);
     va_end(ap);
     if (n < 0) {
-        s->failed = 1;
+        report_spill_fail(s, 0);
         return;
     }
     report_spill_add(s, text, (size_t)n);
     free(text);
 }
 
+/* Everything written to the temporary file is on disk and it reads from the start: NP_E_IO (err set), NP_E_NOMEM
+ * when something could not be held. */
+static enum np_status report_spill_ready(struct report_spill *s)
+{
+    if (!s->failed && s->tmp && (fflush(s->tmp) != 0 || fseek(s->tmp, 0, SEEK_SET) != 0))
+        report_spill_fail(s, errno ? errno : EIO);
+    return !s->failed ? NP_OK : s->err ? NP_E_IO : NP_E_NOMEM;
+}
+
 /* Everything held, in order, to out. */
 static enum np_status report_spill_write(struct report_spill *s, FILE *out)
 {
-    if (s->failed)
-        return NP_E_NOMEM;
+    enum np_status st = report_spill_ready(s);
+    if (st != NP_OK)
+        return st;
     if (s->len && fwrite(s->buf, 1, s->len, out) != s->len)
         return NP_E_IO;
     if (s->tmp) {
         char b[65536];
         size_t n;
-        rewind(s->tmp);
         while ((n = fread(b, 1, sizeof b, s->tmp)) > 0)
             if (fwrite(b, 1, n, out) != n)
                 return NP_E_IO;
-        if (ferror(s->tmp))
+        if (ferror(s->tmp)) {
+            report_spill_fail(s, errno ? errno : EIO);
             return NP_E_IO;
+        }
     }
     return NP_OK;
 }
@@ -1216,7 +1206,7 @@ static void report_streak_add(struct report_streak *k, struct report_spill *s, c
     k->msg = strdup(msg);
     k->path = strdup(r->path);
     if (!k->msg || !k->path) {
-        s->failed = 1;
+        report_spill_fail(s, 0);
         free(k->msg);
         free(k->path);
         k->msg = k->path = NULL;
@@ -1225,6 +1215,183 @@ static void report_streak_add(struct report_streak *k, struct report_spill *s, c
     k->n = 1;
     snprintf(k->first, sizeof k->first, "%s", r->id.experiment);
     snprintf(k->last, sizeof k->last, "%s", r->id.experiment);
+}
+
+/* ---- markdown, run by run ----
+ * What the tables need of the runs is held per column (report_md_col: the last run of each configuration and
+ * how many ran there), so memory grows with the number of configurations, not of runs; the runs in no table
+ * (and the incomplete ones) are listed after the tables, in the runs' order, from `list`.  Nothing is written
+ * before every run is in: the tables' order (report_cmp_groups) and columns are known only then. */
+struct report_md {
+    struct report_group *g; /* owned */
+    size_t ng, capg;
+    struct report_spill list;
+    int listed;
+};
+
+static void report_md_free(struct report_md *md)
+{
+    for (size_t k = 0; k < md->ng; k++) {
+        for (size_t c = 0; c < md->g[k].ncols; c++)
+            free(md->g[k].cols[c].path);
+        free(md->g[k].cols);
+    }
+    free(md->g);
+    report_spill_free(&md->list);
+    memset(md, 0, sizeof *md);
+}
+
+/* The column shows r from now on (the same configuration again: the later run, a newer timestamp folder). */
+static int report_md_col_set(struct report_md_col *c, const struct np_run *r)
+{
+    const char *path = r->path ? r->path : "";
+    size_t n = strlen(path) + 1;
+    if (n > c->pathcap) {
+        char *p = realloc(c->path, n);
+        if (!p)
+            return -1;
+        c->path = p;
+        c->pathcap = n;
+    }
+    memcpy(c->path, path, n);
+    c->recipe = r->recipe;
+    c->model = r->model;
+    c->row = r->row;
+    c->ref = r->ref;
+    snprintf(c->task, sizeof c->task, "%s", r->id.task);
+    c->gpus = r->id.gpus;
+    c->gbs = r->id.gbs;
+    c->seq_len = r->id.seq_len;
+    c->step_time_s = r->step_time_s;
+    c->ref_ratio = r->ref_ratio;
+    c->m = r->m;
+    c->steady = r->steady;
+    c->verdict = r->verdict;
+    snprintf(c->job_id, sizeof c->job_id, "%s", r->job_id);
+    return 0;
+}
+
+/* r into its table: its group found or made (in order of first appearance), its column found (same GPU count,
+ * model, task) or inserted in order. */
+static enum np_status report_md_table_add(struct report_md *md, const struct np_run *r)
+{
+    char system[40] = "";
+    int rank = 0;
+    if (report_per_system(r->recipe))
+        report_system_of(r, system, sizeof system, &rank);
+    size_t k = 0;
+    while (k < md->ng && !report_same_group(&md->g[k], r, system))
+        k++;
+    if (k == md->ng) {
+        if (md->ng == md->capg) {
+            size_t nc = md->capg ? md->capg * 2 : 8;
+            struct report_group *a = realloc(md->g, nc * sizeof *a);
+            if (!a)
+                return NP_E_NOMEM;
+            md->g = a;
+            md->capg = nc;
+        }
+        struct report_group *g = &md->g[k];
+        memset(g, 0, sizeof *g);
+        g->recipe = r->recipe;
+        g->model = r->model;
+        g->dtype = r->id.dtype;
+        snprintf(g->gpu_type, sizeof g->gpu_type, "%s", r->id.gpu_type);
+        g->sysrank = rank;
+        g->synthetic = r->id.synthetic;
+        g->finetune = report_finetune(r);
+        g->seq = k;
+        snprintf(g->system, sizeof g->system, "%s", system);
+        md->ng++;
+    }
+    struct report_group *g = &md->g[k];
+    size_t c = 0;
+    while (c < g->ncols && report_col_before(g, &g->cols[c], r))
+        c++;
+    if (c < g->ncols && report_col_same(g, &g->cols[c], r)) {
+        g->cols[c].repeats++; /* said below the table */
+        return report_md_col_set(&g->cols[c], r) == 0 ? NP_OK : NP_E_NOMEM;
+    }
+    if (g->ncols == g->capcols) {
+        size_t nc = g->capcols ? g->capcols * 2 : 8;
+        struct report_md_col *a = realloc(g->cols, nc * sizeof *a);
+        if (!a)
+            return NP_E_NOMEM;
+        g->cols = a;
+        g->capcols = nc;
+    }
+    struct report_md_col col = {0};
+    if (report_md_col_set(&col, r) != 0)
+        return NP_E_NOMEM;
+    col.repeats = 1;
+    memmove(&g->cols[c + 1], &g->cols[c], (g->ncols - c) * sizeof *g->cols);
+    g->cols[c] = col;
+    g->ncols++;
+    return NP_OK;
+}
+
+static enum np_status report_spill_status(const struct report_spill *s)
+{
+    return !s->failed ? NP_OK : s->err ? NP_E_IO : NP_E_NOMEM;
+}
+
+static enum np_status report_md_add(struct report_md *md, const struct np_run *r)
+{
+    int in_table = report_run_in_markdown(r);
+    if (in_table) {
+        enum np_status st = report_md_table_add(md, r);
+        if (st != NP_OK)
+            return st;
+    }
+    /* every run is accounted for: those not in a table (and the incomplete ones) are listed */
+    if (!in_table || r->status == NP_RUN_INCOMPLETE) {
+        report_spill_printf(&md->list, "- `%s`: %s%s%s\n", r->path, np_run_status_name(r->status),
+                            r->why ? ": " : "", r->why ? r->why : "");
+        md->listed = 1;
+    }
+    return report_spill_status(&md->list);
+}
+
+/* The tables in the publications' order, each with its repeats, then the list. */
+static enum np_status report_md_write(struct report_md *md, FILE *out, const struct np_parse_opts *o)
+{
+    enum np_status st = report_spill_ready(&md->list); /* a failing temporary file: nothing written */
+    if (st != NP_OK)
+        return st;
+    qsort(md->g, md->ng, sizeof *md->g, report_cmp_groups);
+    for (size_t k = 0; k < md->ng; k++) {
+        const struct report_group *g = &md->g[k];
+        if (k)
+            fputc('\n', out);
+        if (g->finetune)
+            report_md_ft_table(out, g, o);
+        else if (report_per_system(g->recipe))
+            report_md_system_table(out, g, o);
+        else
+            report_md_model_table(out, g, o);
+        for (size_t c = 0; c < g->ncols; c++)
+            if (g->cols[c].repeats > 1)
+                fprintf(out, "\n%zu runs at %d GPUs: the table shows the last (%s%s); --group aggregates them.\n",
+                        g->cols[c].repeats, g->cols[c].gpus, g->cols[c].job_id[0] ? "job " : "",
+                        g->cols[c].job_id[0] ? g->cols[c].job_id : g->cols[c].path);
+    }
+    if (md->listed) {
+        fputs(md->ng ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n", out);
+        st = report_spill_write(&md->list, out);
+    }
+    return st;
+}
+
+static enum np_status report_markdown(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o)
+{
+    struct report_md md = {0};
+    enum np_status st = NP_OK;
+    for (size_t i = 0; i < res->nruns && st == NP_OK; i++)
+        st = report_md_add(&md, &res->runs[i]);
+    if (st == NP_OK)
+        st = report_md_write(&md, out, o);
+    report_md_free(&md);
+    return st;
 }
 
 /* A run object is built and dumped in one arena, reused from run to run: no malloc/free per key
@@ -1287,6 +1454,8 @@ struct np_report {
     int widths_fixed, gpu_star;
     struct report_spill why, notes, refs; /* footer parts (json: `why` holds the errors) */
     struct report_streak note_k, ref_k;
+    /* markdown */
+    struct report_md md;
     /* json */
     char *jbuf;
     size_t jcap;
@@ -1295,14 +1464,19 @@ struct np_report {
 
 struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts)
 {
-    if (fmt == NP_FMT_MARKDOWN)
-        return NULL; /* needs every run: np_report_write */
     struct np_report *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->out = out;
     r->fmt = fmt;
     r->o = opts;
+    if (fmt == NP_FMT_MARKDOWN) { /* the list of runs in no table goes to a temporary file from the start */
+        if (!(r->md.list.tmp = report_tmpfile())) {
+            report_spill_fail(&r->md.list, errno ? errno : EIO);
+            r->status = NP_E_IO;
+        }
+        return r;
+    }
     r->ncol = opts->reference ? REPORT_MAXCOL : REPORT_STATUS + 1;
     for (size_t c = 0; c < r->ncol; c++)
         r->width[c] = strlen(report_head[c]);
@@ -1348,8 +1522,13 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
     if (rep->o->reference)
         report_streak_add(&rep->ref_k, &rep->refs, "reference not compared", r,
                           r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL);
-    if (rep->why.failed || rep->notes.failed || rep->refs.failed)
-        return NP_E_NOMEM;
+    enum np_status sst = report_spill_status(&rep->why);
+    if (sst == NP_OK)
+        sst = report_spill_status(&rep->notes);
+    if (sst == NP_OK)
+        sst = report_spill_status(&rep->refs);
+    if (sst != NP_OK)
+        return sst;
     if (rep->widths_fixed) {
         report_table_line(rep->out, &row, rep->width, rep->ncol);
         return NP_OK;
@@ -1585,6 +1764,7 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
         report_csv_run(rep->out, run, rep->o);
         break;
     case NP_FMT_JSON: st = report_json_stream(rep, run); break;
+    case NP_FMT_MARKDOWN: st = report_md_add(&rep->md, run); break;
     default: st = report_table_stream(rep, run); break;
     }
     funlockfile(rep->out);
@@ -1625,6 +1805,7 @@ enum np_status np_report_finish(struct np_report *rep)
             st = report_spill_write(&rep->why, out);
             fputs(rep->nerrors ? "\n  ]\n}\n" : "]\n}\n", out);
             break;
+        case NP_FMT_MARKDOWN: st = report_md_write(&rep->md, out, rep->o); break;
         default:
             report_table_fix(rep);
             report_streak_end(&rep->note_k, &rep->notes, "note");
@@ -1664,5 +1845,17 @@ void np_report_free(struct np_report *rep)
     report_spill_free(&rep->why);
     report_spill_free(&rep->notes);
     report_spill_free(&rep->refs);
+    report_md_free(&rep->md);
     free(rep);
+}
+
+int np_report_tmp_errno(const struct np_report *rep)
+{
+    if (!rep)
+        return 0;
+    const struct report_spill *s[] = {&rep->md.list, &rep->why, &rep->notes, &rep->refs};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        if (s[i]->failed && s[i]->err)
+            return s[i]->err;
+    return 0;
 }

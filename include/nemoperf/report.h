@@ -16,18 +16,30 @@ enum np_format { NP_FMT_TABLE = 0, NP_FMT_MARKDOWN, NP_FMT_CSV, NP_FMT_JSON };
 /* "table", "markdown" (or "md"), "csv", "json"; -1 when unknown. */
 int np_format_parse(const char *s);
 
-/* ---- streaming (table, csv, json): memory does not grow with the number of runs ----
+/* ---- streaming: memory does not grow with the number of runs ----
  * The table takes its column widths from its first NP_REPORT_TABLE_ROWS rows (a later, wider
  * cell widens its own row); its footer lines are held (spilled to a temporary file past 1 MiB)
  * and written after the rows.  JSON writes each run object as it comes (Jansson, one object at a
- * time), then the errors.  Markdown and --group need every run: np_report_write. */
+ * time), then the errors.  Markdown holds one column per configuration (the last run of it and a
+ * count: memory grows with the configurations, not the runs), lists the runs in no table in a
+ * temporary file, and writes everything at np_report_finish (the tables' order needs every run).
+ * Temporary files are unlinked at creation, in np_report_tmpdir().  --group needs every run:
+ * np_report_write. */
 #define NP_REPORT_TABLE_ROWS 1000
 
 struct np_report;
 
 /* A report on out (borrowed until np_report_free; so is opts).  Returns a new report, caller frees
- * with np_report_free; NULL when out of memory or for markdown. */
+ * with np_report_free; NULL when out of memory.  Markdown: when its temporary file cannot be made,
+ * np_report_tmp_errno says why and every call returns NP_E_IO. */
 struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts);
+
+/* Where the report's temporary files go: $TMPDIR, else /tmp (borrowed, static or the environment's). */
+const char *np_report_tmpdir(void);
+
+/* After NP_E_IO: the errno of the temporary file that could not be made, written or read; 0 when the
+ * failure was not a temporary file's (then it was out's).  NULL-safe. */
+int np_report_tmp_errno(const struct np_report *rep);
 
 /* One run, in output order (borrowed for the call).  NP_E_IO when writing failed. */
 enum np_status np_report_run(struct np_report *rep, const struct np_run *run);
@@ -35,7 +47,8 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run);
 /* One read error ("path: message", borrowed): JSON lists it in "errors"; the others ignore it. */
 enum np_status np_report_error(struct np_report *rep, const char *msg);
 
-/* What was held back (a short table's rows, the footer, the JSON envelope's end), then a flush. */
+/* What was held back (a short table's rows, the footer, the JSON envelope's end, markdown's tables
+ * and list), then a flush. */
 enum np_status np_report_finish(struct np_report *rep);
 
 /* NULL-safe; what was not finished is dropped. */

@@ -1,8 +1,8 @@
 /* parse.c - nemoperf-parse: NeMo logs in, published-style numbers out.
  *
  * Thin front end: options (one getopt_long table), recipe and reference
- * loading, np_parse_stream() into a streamed report (np_parse_paths() for --slurm, --group,
- * --plot and markdown), the passes over all runs (--slurm states, weak-scaling
+ * loading, np_parse_stream() into a streamed report (np_parse_paths() for --slurm, --group
+ * and --plot), the passes over all runs (--slurm states, weak-scaling
  * efficiency), np_report_write(), exit status.  0 when every run is ok or synthetic
  * (and, with --reference, no comparison is FAIL or FAST) and every folder could be
  * read, 1 otherwise or when no log was found, 2 for usage errors.
@@ -170,23 +170,34 @@ static int parse_backend(struct np_backend *be)
     return 0;
 }
 
-/* ---- the streamed report: table, CSV, JSON without --slurm or --group ---- */
+/* ---- the streamed report: every format without --slurm, --group or --plot ---- */
 
 /* The runs of the walk go to a temporary file while the scaling efficiency of their
  * configurations is summed (it needs every run of a sweep); then each run is read back, given
- * its efficiency and written: memory holds the walk's folders in flight, not the runs. */
+ * its efficiency and written: memory holds the walk's folders in flight, not the runs.
+ * Markdown shows no efficiency: its runs go to the report as they come (spill NULL). */
 struct parse_out {
     struct np_report *rep;
     int quiet;
     FILE *spill;
     struct np_scaling eff;
     size_t nruns, nerrors;
+    int bad; /* markdown: a run not ok, or FAIL/FAST */
 };
+
+static int parse_run_bad(const struct np_run *r)
+{
+    return !np_run_status_good(r->status) || r->verdict == NP_VERDICT_FAIL || r->verdict == NP_VERDICT_FAST;
+}
 
 static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
 {
     struct parse_out *po = ctx;
     po->nruns++;
+    if (!po->spill) {
+        po->bad |= parse_run_bad(r);
+        return np_report_run(po->rep, r);
+    }
     enum np_status st = np_run_spill_put(po->spill, r);
     return st == NP_OK ? np_scaling_add(&po->eff, r) : st;
 }
@@ -204,28 +215,36 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
                         int quiet)
 {
-    struct parse_out po = {np_report_new(stdout, fmt, o), quiet, tmpfile(), {0}, 0, 0};
+    int md = fmt == NP_FMT_MARKDOWN;
+    struct parse_out po = {np_report_new(stdout, fmt, o), quiet, md ? NULL : tmpfile(), {0}, 0, 0, 0};
     int rc = 0;
-    if (!po.rep || !po.spill) {
-        np_errorf("%s", po.spill ? np_strerror(NP_E_NOMEM) : "cannot create a temporary file (TMPDIR)");
+    if (!po.rep || (!md && !po.spill)) {
+        np_errorf("%s", !po.rep ? np_strerror(NP_E_NOMEM) : "cannot create a temporary file (TMPDIR)");
         np_report_free(po.rep);
         if (po.spill)
             fclose(po.spill);
         return 1;
     }
+    if (np_report_tmp_errno(po.rep)) { /* markdown's list of the runs in no table: said before reading */
+        np_errorf("cannot create a temporary file in %s: %s (TMPDIR names the folder)", np_report_tmpdir(),
+                  strerror(np_report_tmp_errno(po.rep)));
+        np_report_free(po.rep);
+        return 1;
+    }
     struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
     enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, NULL);
     int spill_bad = 0, out_bad = 0, e = 0; /* which I/O failed, and why (issue 13) */
-    if (st == NP_OK && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0)) {
+    rc = po.bad;
+    if (st == NP_OK && po.spill && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0)) {
         st = NP_E_IO;
         spill_bad = 1;
         e = errno;
     }
     struct np_run r;
     int got = 0;
-    while (st == NP_OK && (got = np_run_spill_get(po.spill, &r)) == 1) {
+    while (st == NP_OK && po.spill && (got = np_run_spill_get(po.spill, &r)) == 1) {
         r.scaling_eff = np_scaling_eff(&po.eff, &r);
-        if (!np_run_status_good(r.status) || r.verdict == NP_VERDICT_FAIL || r.verdict == NP_VERDICT_FAST)
+        if (parse_run_bad(&r))
             rc = 1;
         errno = 0;
         st = np_report_run(po.rep, &r);
@@ -241,7 +260,10 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
         e = errno;
     }
     if (st != NP_OK) {
-        if (out_bad && e) /* a full disk, a closed pipe: said as such */
+        if (np_report_tmp_errno(po.rep)) /* markdown's list, a table's footer */
+            np_errorf("cannot use a temporary file of the report in %s: %s", np_report_tmpdir(),
+                      strerror(np_report_tmp_errno(po.rep)));
+        else if (out_bad && e) /* a full disk, a closed pipe: said as such */
             np_errorf("cannot write the report to standard output: %s", strerror(e));
         else if (spill_bad)
             np_errorf("cannot use the temporary file of the report (TMPDIR): %s", e ? strerror(e) : "I/O error");
@@ -262,7 +284,10 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
             errno = 0;
             enum np_status w = np_report_finish(po.rep);
             e = errno;
-            if (w == NP_E_IO && e)
+            if (w == NP_E_IO && np_report_tmp_errno(po.rep))
+                np_errorf("cannot use a temporary file of the report in %s: %s", np_report_tmpdir(),
+                          strerror(np_report_tmp_errno(po.rep)));
+            else if (w == NP_E_IO && e)
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
             else if (w != NP_OK)
                 np_errorf("writing the report: %s", np_strerror(w));
@@ -272,7 +297,8 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     }
     np_report_free(po.rep);
     np_scaling_free(&po.eff);
-    fclose(po.spill);
+    if (po.spill)
+        fclose(po.spill);
     return rc;
 }
 
@@ -468,14 +494,14 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (!slurm && !o.group && !plot && fmt != NP_FMT_MARKDOWN) {
+    if (!slurm && !o.group && !plot) {
         int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
         return rc;
     }
-    /* --slurm, --group, --plot and markdown work on every run at once */
+    /* --slurm, --group and --plot work on every run at once (memory grows with the runs) */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
