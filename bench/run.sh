@@ -98,8 +98,8 @@ corpus() { # shape runs size [gencorpus flags] -> sets EXP
 # ---- one shape: warm, time alternately, table
 keys_for() { # shape -> the commands timed on it
     case $1 in
-    c) echo "parse parse_csv parse_json rg_c" ;;
-    *) echo "parse parse_csv parse_json parse_all grep rg rg_c tailread tailread_p" ;;
+    c) echo "parse parse_csv parse_json parse_md rg_c" ;;
+    *) echo "parse parse_csv parse_json parse_md parse_all grep rg rg_c tailread tailread_p" ;;
     esac
 }
 label() {
@@ -107,6 +107,7 @@ label() {
     parse) echo "nemoperf-parse (table)" ;;
     parse_csv) echo "nemoperf-parse --format csv" ;;
     parse_json) echo "nemoperf-parse --format json" ;;
+    parse_md) echo "nemoperf-parse --format markdown" ;;
     parse_all) echo "nemoperf-parse --all-steps --format csv" ;;
     grep) echo "grep -r --include '*.out' train_step_timing" ;;
     rg) echo "rg --no-config -uu -g '*.out' train_step_timing" ;;
@@ -128,6 +129,7 @@ runkey() { # key [-l] -> "seconds status bytes lines maxrss_kb"
     parse) "$TI" -p "$@" "$NP_PARSE" "$EXP" ;;
     parse_csv) "$TI" -p "$@" "$NP_PARSE" --format csv "$EXP" ;;
     parse_json) "$TI" -p "$@" "$NP_PARSE" --format json "$EXP" ;;
+    parse_md) "$TI" -p "$@" "$NP_PARSE" --format markdown "$EXP" ;;
     parse_all) "$TI" -p "$@" "$NP_PARSE" --all-steps --format csv "$EXP" ;;
     grep) "$TI" -p "$@" grep -r --include '*.out' train_step_timing "$EXP" ;;
     rg) "$TI" -p "$@" rg --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
@@ -229,23 +231,24 @@ bench_shape() { # shape runs size
     # targets (issue 15): a: every format >= 20x grep and >= 5x rg; b: every format >= 1.5x rg -c;
     # c: every format faster than rg -c with a peak RSS <= 64 MiB
     out "$(awk -v s="$_s" -v runs="$_runs" -v gb="$_gb" -v g="$_g" -v r="$_rg" -v rc="$_rc" \
-        -v p="$(med parse)" -v pc="$(med parse_csv)" -v pj="$(med parse_json)" -v pa="$(med parse_all)" \
-        -v mp="$(cat "$_w/parse.mb")" -v mc="$(cat "$_w/parse_csv.mb")" -v mj="$(cat "$_w/parse_json.mb")" '
+        -v p="$(med parse)" -v pc="$(med parse_csv)" -v pj="$(med parse_json)" -v pm="$(med parse_md)" -v pa="$(med parse_all)" \
+        -v mp="$(cat "$_w/parse.mb")" -v mc="$(cat "$_w/parse_csv.mb")" -v mj="$(cat "$_w/parse_json.mb")" \
+        -v mm="$(cat "$_w/parse_md.mb")" '
         function x(a, b) { return (a == "nan" || b == "nan" || b + 0 == 0) ? "?" : sprintf("%.2fx", a / b) }
         function ok(c) { return c ? "MET" : "MISSED" }
         function f(v) { return v == "nan" ? "-" : sprintf("%.3f", v) }
-        function all3(base, k) {
-            if (base == "nan" || p == "nan" || pc == "nan" || pj == "nan") return "?"
-            return ok(base / p >= k && base / pc >= k && base / pj >= k)
+        function allfmt(base, k) {
+            if (base == "nan" || p == "nan" || pc == "nan" || pj == "nan" || pm == "nan") return "?"
+            return ok(base / p >= k && base / pc >= k && base / pj >= k && base / pm >= k)
         }
         BEGIN {
             line = sprintf("summary %s: %d runs, %s GB: grep %s s, rg %s s, rg -c %s s", s, runs, gb, f(g), f(r), f(rc))
             if (p == "nan") { print line "; nemoperf-parse: not measured"; exit }
-            line = line sprintf("; parse table %.4f s (%s rg -c), csv %.4f s (%s), json %.4f s (%s)", p, x(rc, p), pc, x(rc, pc), pj, x(rc, pj))
-            line = line sprintf("; peak RSS table %s MiB, csv %s MiB, json %s MiB", mp, mc, mj)
-            if (s == "a") line = line sprintf(" | targets: every format >=20x grep %s, >=5x rg %s", all3(g, 20), all3(r, 5))
-            if (s == "b") line = line sprintf(" | target: every format >=1.5x rg -c %s", all3(rc, 1.5))
-            if (s == "c") line = line sprintf(" | targets: every format faster than rg -c %s, peak RSS <= 64 MiB %s", all3(rc, 1), (mp == "nan" || mc == "nan" || mj == "nan") ? "?" : ok(mp <= 64 && mc <= 64 && mj <= 64))
+            line = line sprintf("; parse table %.4f s (%s rg -c), csv %.4f s (%s), json %.4f s (%s), markdown %s s (%s)", p, x(rc, p), pc, x(rc, pc), pj, x(rc, pj), pm == "nan" ? "-" : sprintf("%.4f", pm), x(rc, pm))
+            line = line sprintf("; peak RSS table %s MiB, csv %s MiB, json %s MiB, markdown %s MiB", mp, mc, mj, mm)
+            if (s == "a") line = line sprintf(" | targets: every format >=20x grep %s, >=5x rg %s", allfmt(g, 20), allfmt(r, 5))
+            if (s == "b") line = line sprintf(" | target: every format >=1.5x rg -c %s", allfmt(rc, 1.5))
+            if (s == "c") line = line sprintf(" | targets: every format faster than rg -c %s, peak RSS <= 64 MiB %s", allfmt(rc, 1), (mp == "nan" || mc == "nan" || mj == "nan" || mm == "nan") ? "?" : ok(mp <= 64 && mc <= 64 && mj <= 64 && mm <= 64))
             print line
         }')"
 }

@@ -1057,9 +1057,7 @@ const char *np_report_tmpdir(void)
     return d && *d ? d : "/tmp";
 }
 
-/* An unlinked temporary file in np_report_tmpdir(), open "w+" (O_TMPFILE, else mkstemp and unlink); NULL with
- * errno set when none can be made. */
-static FILE *report_tmpfile(void)
+FILE *np_report_tmpfile(void)
 {
     const char *dir = np_report_tmpdir();
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -1094,7 +1092,7 @@ static void report_spill_add(struct report_spill *s, const char *text, size_t n)
     if (s->failed)
         return;
     if (!s->tmp && s->len + n > REPORT_SPILL_MEM)
-        s->tmp = report_tmpfile(); /* NULL: no temporary file, kept in memory rather than lost */
+        s->tmp = np_report_tmpfile(); /* NULL: no temporary file, kept in memory rather than lost */
     if (s->tmp) {
         errno = 0;
         if (fwrite(text, 1, n, s->tmp) != n)
@@ -1471,7 +1469,7 @@ struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_p
     r->fmt = fmt;
     r->o = opts;
     if (fmt == NP_FMT_MARKDOWN) { /* the list of runs in no table goes to a temporary file from the start */
-        if (!(r->md.list.tmp = report_tmpfile())) {
+        if (!(r->md.list.tmp = np_report_tmpfile())) {
             report_spill_fail(&r->md.list, errno ? errno : EIO);
             r->status = NP_E_IO;
         }

@@ -296,6 +296,60 @@ START_TEST(test_stream_json)
 }
 END_TEST
 
+/* Markdown streams: the runs in no table go to a temporary file (30 000 here), listed in their order after the
+ * tables; a table's columns come in GPU order whatever order the runs come in, a repeated column shows its last
+ * run and says how many ran; np_report_write (the collected runs) prints the very same bytes. */
+START_TEST(test_stream_markdown)
+{
+    char *t = stream(NP_FMT_MARKDOWN, 30000, (size_t)-1, NP_RUN_NO_STEPS, NULL, 0);
+    ck_assert_uint_eq(count_lines(t), 2 + 30000);
+    ck_assert(strncmp(t, "Runs not in the tables or not ok:\n\n- `/x/run-000000.out`: no-steps: no training-step line in "
+                         "the logs\n", 100) == 0);
+    const char *last = strstr(t, "\n- `/x/run-029999.out`: no-steps: no training-step line in the logs\n");
+    ck_assert_ptr_nonnull(last);
+    ck_assert_uint_eq(strlen(last), strlen("\n- `/x/run-029999.out`: no-steps: no training-step line in the logs\n"));
+    free(t);
+
+    /* 64 GPUs first, then three runs at 32 (the last one shows), the unidentified run between them */
+    struct np_run rs[5];
+    const char *paths[] = {"/x/64.out", "/x/32-first.out", "/x/b.out", "/x/32-second.out", "/x/32-last.out"};
+    const int gpus[] = {64, 32, 0, 32, 32};
+    for (int i = 0; i < 5; i++) {
+        rs[i] = runs[gpus[i] ? 0 : 1];
+        rs[i].path = (char *)paths[i];
+        if (gpus[i]) {
+            rs[i].id.gpus = gpus[i];
+            rs[i].row = np_row_find(rs[i].model, "h100", NP_DTYPE_BF16, gpus[i]);
+            np_metrics_from_step(5.4 + i, 8192, 64, gpus[i], rs[i].flops_per_sample, 989, 1e12, &rs[i].m);
+        }
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    struct np_report *rep = np_report_new(m, NP_FMT_MARKDOWN, &opts);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_int_eq(np_report_tmp_errno(rep), 0);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(np_report_run(rep, &rs[i]), NP_OK);
+    ck_assert_uint_eq(len, 0); /* nothing before every run is in */
+    ck_assert_int_eq(np_report_finish(rep), NP_OK);
+    np_report_free(rep);
+    fclose(m);
+    ck_assert_msg(strstr(buf, "| 32x H100 GPUs | 64x H100 GPUs |\n") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "\n3 runs at 32 GPUs: the table shows the last (/x/32-last.out); --group aggregates "
+                              "them.\n\nRuns not in the tables or not ok:\n\n- `/x/b.out`: unidentified: no manifest\n") != NULL,
+                  "%s", buf);
+    struct np_parse_result all = {.runs = rs, .nruns = 5};
+    char *whole = NULL;
+    m = open_memstream(&whole, &len);
+    ck_assert_int_eq(np_report_write(m, NP_FMT_MARKDOWN, &all, &opts), NP_OK);
+    fclose(m);
+    ck_assert_str_eq(buf, whole);
+    free(buf);
+    free(whole);
+}
+END_TEST
+
 /* The streamed run objects are written by report.c's own writer: Jansson, reading the text back and dumping it
  * with the flags the in-memory report uses, must give the very same bytes (layout, escapes, number forms). */
 START_TEST(test_stream_json_layout)
@@ -347,6 +401,7 @@ int main(void)
     tcase_add_test(tc, test_stream_reasons_spill);
     tcase_add_test(tc, test_stream_json);
     tcase_add_test(tc, test_stream_json_layout);
+    tcase_add_test(tc, test_stream_markdown);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

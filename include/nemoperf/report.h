@@ -34,8 +34,13 @@ struct np_report;
  * np_report_tmp_errno says why and every call returns NP_E_IO. */
 struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts);
 
-/* Where the report's temporary files go: $TMPDIR, else /tmp (borrowed, static or the environment's). */
+/* Where the report's temporary files go: $TMPDIR, else /tmp (borrowed, static or the environment's).
+ * (glibc's tmpfile() ignores TMPDIR.) */
 const char *np_report_tmpdir(void);
+
+/* A new temporary file in np_report_tmpdir(), unlinked at once (O_TMPFILE, else mkstemp and unlink),
+ * open "w+"; caller fcloses.  NULL with errno set when none can be made. */
+FILE *np_report_tmpfile(void);
 
 /* After NP_E_IO: the errno of the temporary file that could not be made, written or read; 0 when the
  * failure was not a temporary file's (then it was out's).  NULL-safe. */

@@ -216,25 +216,27 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
                         int quiet)
 {
     int md = fmt == NP_FMT_MARKDOWN;
-    struct parse_out po = {np_report_new(stdout, fmt, o), quiet, md ? NULL : tmpfile(), {0}, 0, 0, 0};
-    int rc = 0;
-    if (!po.rep || (!md && !po.spill)) {
-        np_errorf("%s", !po.rep ? np_strerror(NP_E_NOMEM) : "cannot create a temporary file (TMPDIR)");
+    struct parse_out po = {NULL, quiet, NULL, {0}, 0, 0, 0};
+    int e = 0;
+    if (!md && !(po.spill = np_report_tmpfile()))
+        e = errno ? errno : EIO;
+    if (!e && (po.rep = np_report_new(stdout, fmt, o)))
+        e = np_report_tmp_errno(po.rep); /* markdown's list of the runs in no table */
+    if (e || !po.rep) { /* said before anything is read */
+        if (e)
+            np_errorf("cannot create a temporary file in %s: %s (TMPDIR names the folder)", np_report_tmpdir(),
+                      strerror(e));
+        else
+            np_errorf("%s", np_strerror(NP_E_NOMEM));
         np_report_free(po.rep);
         if (po.spill)
             fclose(po.spill);
         return 1;
     }
-    if (np_report_tmp_errno(po.rep)) { /* markdown's list of the runs in no table: said before reading */
-        np_errorf("cannot create a temporary file in %s: %s (TMPDIR names the folder)", np_report_tmpdir(),
-                  strerror(np_report_tmp_errno(po.rep)));
-        np_report_free(po.rep);
-        return 1;
-    }
     struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error};
     enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, NULL);
-    int spill_bad = 0, out_bad = 0, e = 0; /* which I/O failed, and why (issue 13) */
-    rc = po.bad;
+    int spill_bad = 0, out_bad = 0; /* which I/O failed, and why (issue 13) */
+    int rc = po.bad;
     if (st == NP_OK && po.spill && (fflush(po.spill) != 0 || fseek(po.spill, 0, SEEK_SET) != 0)) {
         st = NP_E_IO;
         spill_bad = 1;
@@ -266,7 +268,8 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
         else if (out_bad && e) /* a full disk, a closed pipe: said as such */
             np_errorf("cannot write the report to standard output: %s", strerror(e));
         else if (spill_bad)
-            np_errorf("cannot use the temporary file of the report (TMPDIR): %s", e ? strerror(e) : "I/O error");
+            np_errorf("cannot use a temporary file of the report in %s: %s", np_report_tmpdir(),
+                      e ? strerror(e) : "I/O error");
         else if (st == NP_E_IO)
             np_errorf("writing the report: %s", np_strerror(st));
         else

@@ -119,17 +119,19 @@ check(len(reps) > 0 and good, "markdown: each repeat names the last run of its c
 sys.exit(0 if ok else 1)
 EOF
 
-# markdown's temporary file: made at the start in $TMPDIR; a failure exits 1, names the folder, prints nothing
+# the temporary files: made at the start in $TMPDIR; a failure exits 1, names the folder, prints nothing
 i=0
 while [ $i -lt 40 ]; do # a folder each (the logs of one folder are the restarts of one run)
     mkdir -p "$tmp/bad/experiments/x$i" && echo "no step line here" >"$tmp/bad/experiments/x$i/log-unknown_0.out"
     i=$((i + 1))
 done
-TMPDIR=$tmp/missing "$P" --no-progress -f markdown "$tmp/bad" >"$tmp/md.out" 2>"$tmp/md.err"
-rc=$?
-[ "$rc" = 1 ] && [ ! -s "$tmp/md.out" ] && grep -q "cannot create a temporary file in $tmp/missing" "$tmp/md.err" &&
-    ok "markdown: an unusable TMPDIR is said, exit 1, nothing on stdout" ||
-    bad "markdown: TMPDIR missing: exit $rc, $(wc -c <"$tmp/md.out") bytes out, $(cat "$tmp/md.err")"
+for f in markdown table csv json; do # every streamed format makes its temporary file in TMPDIR at the start
+    TMPDIR=$tmp/missing "$P" --no-progress -f $f "$tmp/bad" >"$tmp/md.out" 2>"$tmp/md.err"
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -s "$tmp/md.out" ] && grep -q "cannot create a temporary file in $tmp/missing" "$tmp/md.err" &&
+        ok "$f: an unusable TMPDIR is said, exit 1, nothing on stdout" ||
+        bad "$f: TMPDIR missing: exit $rc, $(wc -c <"$tmp/md.out") bytes out, $(cat "$tmp/md.err")"
+done
 "$P" --no-progress -f markdown "$tmp/bad" >"$tmp/md.out" 2>/dev/null
 [ "$(grep -c '^- `' "$tmp/md.out")" = 40 ] || bad "markdown: 40 runs in no table expected in the list"
 # RLIMIT_FSIZE of 1 block (512 B in dash, 1 KiB in bash), stdout a pipe (no limit there): the list (~3 KB) cannot be written to the temporary file
