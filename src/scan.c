@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* The fuzz build lowers these to reach the long-line paths with small inputs. */
@@ -1602,6 +1604,29 @@ struct scan_file {
     size_t chunk;
 };
 
+/* Set once a read had to wait for the disk (or the filesystem cannot say): see np_scan_cold. */
+static atomic_int scan_cold_seen;
+
+int np_scan_cold(void)
+{
+    return atomic_load_explicit(&scan_cold_seen, memory_order_relaxed);
+}
+
+/* pread(2) that notes a cold read: while none was seen, RWF_NOWAIT asks for what the page cache
+ * holds, at the price of one system call as before; when it cannot answer from memory (EAGAIN,
+ * or EOPNOTSUPP on a filesystem that cannot tell) the read is noted and done as usual. */
+static ssize_t scan_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    if (!atomic_load_explicit(&scan_cold_seen, memory_order_relaxed)) {
+        struct iovec v = {buf, n};
+        ssize_t r = preadv2(fd, &v, 1, (off_t)off, RWF_NOWAIT);
+        if (r >= 0 || errno == EINTR)
+            return r;
+        atomic_store_explicit(&scan_cold_seen, 1, memory_order_relaxed); /* EAGAIN, EOPNOTSUPP, EINVAL, ... */
+    }
+    return pread(fd, buf, n, (off_t)off);
+}
+
 static enum np_status scan_io_error(struct np_error *err, const char *path, const char *what, int e)
 {
     char buf[128];
@@ -1633,8 +1658,7 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         size_t want = cap - carry;
         if (f->seekable && want > to - fpos)
             want = (size_t)(to - fpos);
-        ssize_t r = f->seekable ? pread(f->fd, buf + carry, want, (off_t)fpos)
-                                : read(f->fd, buf + carry, want);
+        ssize_t r = f->seekable ? scan_pread(f->fd, buf + carry, want, fpos) : read(f->fd, buf + carry, want);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -1701,7 +1725,7 @@ static enum np_status scan_tail_back(struct scan_file *f, uint64_t lo, struct sc
         uint64_t next = have - lo > step ? have - step : lo;
         size_t want = (size_t)(have - next), got = 0;
         while (got < want) {
-            ssize_t r = pread(f->fd, buf + (next - lo) + got, want - got, (off_t)(next + got));
+            ssize_t r = scan_pread(f->fd, buf + (next - lo) + got, want - got, next + got);
             if (r < 0) {
                 if (errno == EINTR)
                     continue;
