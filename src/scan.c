@@ -1301,20 +1301,33 @@ static void scan_checkpoint(struct scan_state *st, const char *s, size_t n)
     }
 }
 
-/* One complete candidate line (terminator excluded). */
-static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t off)
+/* One complete candidate line (terminator excluded).  hit: where the finder met the line's first
+ * needle (no needle starts before it), or SCAN_HIT_UNKNOWN; the needles are then looked for only
+ * from there, and so is the timing key (a step line's is near its end). */
+#define SCAN_HIT_UNKNOWN ((size_t)-1)
+static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t off, size_t hit)
 {
     if (n > SCAN_LINE_MAX || st->status != NP_OK)
         return;
-    if (memchr(s, 0x1b, n) && !scan_strip_ansi(st, &s, &n))
-        return;
-    unsigned has = scan_needles_in(s, n);
+    if (memchr(s, 0x1b, n)) {
+        if (!scan_strip_ansi(st, &s, &n))
+            return;
+        hit = SCAN_HIT_UNKNOWN;
+    }
+    unsigned has;
+    if (hit < n) {
+        int k = scan_find_at(s + hit, s + n, SCAN_NEEDLE_ALL);
+        has = (k >= 0 ? 1u << k : 0) | scan_needles_in(s + hit + 1, n - hit - 1);
+    } else {
+        has = scan_needles_in(s, n);
+        hit = 0;
+    }
     if (has & (1u << SCAN_NEEDLE_CKPT))
         scan_checkpoint(st, s, n);
     if (has & (1u << SCAN_NEEDLE_TIMING)) {
         if (scan_memmem(s, n, "Step ") && scan_line_delta(st, s, n, off))
             return;
-        switch (scan_timing_style(s, n)) {
+        switch (scan_timing_style(s + hit, n - hit)) {
         case ':': scan_line_nemo2(st, s, n, off); return;
         case '=': scan_line_nemo1(st, s, n, off, 1); return;
         default: break;
@@ -1331,17 +1344,17 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_mbmem(st, s, n, off);
 }
 
-/* A candidate line and the needle that made it one (scan_find_at's index). */
+/* A candidate line, the needle that made it one (scan_find_at's index) and where it starts in the line. */
 typedef void (*scan_line_fn)(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                             void *ctx);
+                             size_t hit, void *ctx);
 
 /* The default line handler: parse the candidate line now. */
 static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                          void *ctx)
+                          size_t hit, void *ctx)
 {
     (void)ctx;
     (void)needle;
-    scan_line(st, s, n, off);
+    scan_line(st, s, n, off, hit);
 }
 
 static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, uint64_t base, scan_line_fn fn,
@@ -1380,7 +1393,8 @@ static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, u
         const char *le = nl < cr ? nl : cr;
         if (le == end)
             break; /* cannot happen: buf ends with a terminator */
-        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active), ctx);
+        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active),
+           (size_t)(hit - ls), ctx);
         if (st->ckpt_save && st->ckpt_load)
             active &= ~(1u << SCAN_NEEDLE_CKPT);
         pos = le + 1;
@@ -1409,40 +1423,36 @@ static size_t scan_whole_lines(const char *buf, size_t len)
 }
 
 /* Candidate lines of a tail buffer, remembered for parsing from the end. */
+struct scan_span {
+    const char *s;
+    size_t n, hit;
+    uint64_t off;
+};
 struct scan_spans {
-    const char **ls;
-    size_t *n;
-    uint64_t *off;
+    struct scan_span *v;
     size_t count, cap;
     int nomem;
 };
 
 static void scan_line_remember(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                               void *ctx)
+                               size_t hit, void *ctx)
 {
     struct scan_spans *sp = ctx;
-    if (needle == SCAN_NEEDLE_CKPT && n <= SCAN_LINE_MAX)
-        scan_checkpoint(st, s, n); /* the flags cover every byte read; the line may still hold a step */
+    /* the flags cover every byte read (as scan_line's would); the line may still hold a step */
+    if (n <= SCAN_LINE_MAX &&
+        (needle == SCAN_NEEDLE_CKPT || scan_find_in_line(s + hit, n - hit, "Global Checkpoint ", 18)))
+        scan_checkpoint(st, s, n);
     if (sp->count == sp->cap) {
         size_t nc = sp->cap ? sp->cap * 2 : 128;
-        const char **a = realloc(sp->ls, nc * sizeof *a);
-        size_t *b = a ? realloc(sp->n, nc * sizeof *b) : NULL;
-        uint64_t *c = b ? realloc(sp->off, nc * sizeof *c) : NULL;
-        if (a)
-            sp->ls = a;
-        if (b)
-            sp->n = b;
-        if (!c) {
+        struct scan_span *a = realloc(sp->v, nc * sizeof *a);
+        if (!a) {
             sp->nomem = 1;
             return;
         }
-        sp->off = c;
+        sp->v = a;
         sp->cap = nc;
     }
-    sp->ls[sp->count] = s;
-    sp->n[sp->count] = n;
-    sp->off[sp->count] = off;
-    sp->count++;
+    sp->v[sp->count++] = (struct scan_span){s, n, hit, off};
 }
 
 /* Tail mode, parsing from the end: the steps found so far (newest first) and where the parse stands. */
@@ -1484,7 +1494,7 @@ static void scan_back_lines(struct scan_state *st, struct scan_back *b, const st
         one->has_side = 0;
         for (int g = 0; g < SCAN_NGEN; g++)
             one->last_iter[g] = -1;
-        scan_line(one, sp->ls[i], sp->n[i], sp->off[i]);
+        scan_line(one, sp->v[i].s, sp->v[i].n, sp->v[i].off, sp->v[i].hit);
         if (one->status != NP_OK) {
             st->status = one->status;
             return;
@@ -1537,9 +1547,7 @@ static void scan_back_region(struct scan_state *st, struct scan_back *b, const c
         st->status = NP_E_NOMEM;
     else
         scan_back_lines(st, b, &sp);
-    free(sp.ls);
-    free(sp.n);
-    free(sp.off);
+    free(sp.v);
 }
 
 static void scan_result_take(struct scan_state *st, struct np_scan_result *out)
