@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* The fuzz build lowers these to reach the long-line paths with small inputs. */
@@ -33,7 +35,7 @@
 #define SCAN_CHUNK_DEFAULT ((size_t)4 << 20)
 #endif
 #define SCAN_TAIL_DEFAULT ((size_t)64 << 10)
-#define SCAN_TAIL_FIRST ((uint64_t)16 << 10) /* first read with a step budget */
+#define SCAN_TAIL_FIRST ((uint64_t)16 << 10) /* first read from the end with a step budget */
 #define SCAN_WINDOW_DEFAULT 10
 #define SCAN_NGEN 7 /* one slot per enum np_log_gen value (NP_GEN_AMBENCH steps come from amlog.c) */
 
@@ -820,12 +822,37 @@ static long scan_group_digits(struct scan_state *st, const char *s, int g)
     return v;
 }
 
+/* PAT_PIPE_KV's pairs without the match bookkeeping: the '|'-separated segments of s[0..n), each
+ * split at its first ':' (segments without one hold no pair), as scan_kv_pipe finds them one by one.
+ * The NeMo 2.0 step line is parsed here; it is most of default mode's parsing. */
+static int scan_pairs_pipe(const struct scan_key *keys, const char *s, size_t n, struct np_step *step,
+                           struct scan_gstep *gstep, enum scan_field want)
+{
+    int found = 0;
+    for (size_t p = 0;;) {
+        const char *bar = memchr(s + p, '|', n - p);
+        size_t e = bar ? (size_t)(bar - s) : n;
+        const char *colon = memchr(s + p, ':', e - p);
+        if (colon) {
+            size_t q = (size_t)(colon - s);
+            enum scan_field f = scan_lookup(keys, s + p, q - p);
+            if (f && scan_set_field(step, f, colon + 1, e - q - 1, gstep) && f == want)
+                found = 1;
+        }
+        if (!bar)
+            return found;
+        p = e + 1;
+    }
+}
+
 /* Walk every key/value match of pattern p over s[0..n), storing the fields of
  * the table's keys; returns 1 when the key `want` had a valid value. */
 static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_key *keys,
                       const char *s, size_t n, struct np_step *step, struct scan_gstep *gstep,
                       enum scan_field want)
 {
+    if (p == PAT_PIPE_KV)
+        return scan_pairs_pipe(keys, s, n, step, gstep, want);
     size_t off = 0;
     int found = 0;
     while (off < n && scan_match(st, p, s, n, off)) {
@@ -1274,20 +1301,33 @@ static void scan_checkpoint(struct scan_state *st, const char *s, size_t n)
     }
 }
 
-/* One complete candidate line (terminator excluded). */
-static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t off)
+/* One complete candidate line (terminator excluded).  hit: where the finder met the line's first
+ * needle (no needle starts before it), or SCAN_HIT_UNKNOWN; the needles are then looked for only
+ * from there, and so is the timing key (a step line's is near its end). */
+#define SCAN_HIT_UNKNOWN ((size_t)-1)
+static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t off, size_t hit)
 {
     if (n > SCAN_LINE_MAX || st->status != NP_OK)
         return;
-    if (memchr(s, 0x1b, n) && !scan_strip_ansi(st, &s, &n))
-        return;
-    unsigned has = scan_needles_in(s, n);
+    if (memchr(s, 0x1b, n)) {
+        if (!scan_strip_ansi(st, &s, &n))
+            return;
+        hit = SCAN_HIT_UNKNOWN;
+    }
+    unsigned has;
+    if (hit < n) {
+        int k = scan_find_at(s + hit, s + n, SCAN_NEEDLE_ALL);
+        has = (k >= 0 ? 1u << k : 0) | scan_needles_in(s + hit + 1, n - hit - 1);
+    } else {
+        has = scan_needles_in(s, n);
+        hit = 0;
+    }
     if (has & (1u << SCAN_NEEDLE_CKPT))
         scan_checkpoint(st, s, n);
     if (has & (1u << SCAN_NEEDLE_TIMING)) {
         if (scan_memmem(s, n, "Step ") && scan_line_delta(st, s, n, off))
             return;
-        switch (scan_timing_style(s, n)) {
+        switch (scan_timing_style(s + hit, n - hit)) {
         case ':': scan_line_nemo2(st, s, n, off); return;
         case '=': scan_line_nemo1(st, s, n, off, 1); return;
         default: break;
@@ -1304,17 +1344,17 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_mbmem(st, s, n, off);
 }
 
-/* A candidate line and the needle that made it one (scan_find_at's index). */
+/* A candidate line, the needle that made it one (scan_find_at's index) and where it starts in the line. */
 typedef void (*scan_line_fn)(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                             void *ctx);
+                             size_t hit, void *ctx);
 
 /* The default line handler: parse the candidate line now. */
 static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                          void *ctx)
+                          size_t hit, void *ctx)
 {
     (void)ctx;
     (void)needle;
-    scan_line(st, s, n, off);
+    scan_line(st, s, n, off, hit);
 }
 
 static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, uint64_t base, scan_line_fn fn,
@@ -1353,7 +1393,8 @@ static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, u
         const char *le = nl < cr ? nl : cr;
         if (le == end)
             break; /* cannot happen: buf ends with a terminator */
-        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active), ctx);
+        fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active),
+           (size_t)(hit - ls), ctx);
         if (st->ckpt_save && st->ckpt_load)
             active &= ~(1u << SCAN_NEEDLE_CKPT);
         pos = le + 1;
@@ -1382,95 +1423,93 @@ static size_t scan_whole_lines(const char *buf, size_t len)
 }
 
 /* Candidate lines of a tail buffer, remembered for parsing from the end. */
+struct scan_span {
+    const char *s;
+    size_t n, hit;
+    uint64_t off;
+};
 struct scan_spans {
-    const char **ls;
-    size_t *n;
-    uint64_t *off;
+    struct scan_span *v;
     size_t count, cap;
     int nomem;
 };
 
 static void scan_line_remember(struct scan_state *st, const char *s, size_t n, uint64_t off, unsigned needle,
-                               void *ctx)
+                               size_t hit, void *ctx)
 {
     struct scan_spans *sp = ctx;
-    if (needle == SCAN_NEEDLE_CKPT && n <= SCAN_LINE_MAX)
-        scan_checkpoint(st, s, n); /* the flags cover every byte read; the line may still hold a step */
+    /* the flags cover every byte read (as scan_line's would); the line may still hold a step */
+    if (n <= SCAN_LINE_MAX &&
+        (needle == SCAN_NEEDLE_CKPT || scan_find_in_line(s + hit, n - hit, "Global Checkpoint ", 18)))
+        scan_checkpoint(st, s, n);
     if (sp->count == sp->cap) {
         size_t nc = sp->cap ? sp->cap * 2 : 128;
-        const char **a = realloc(sp->ls, nc * sizeof *a);
-        size_t *b = a ? realloc(sp->n, nc * sizeof *b) : NULL;
-        uint64_t *c = b ? realloc(sp->off, nc * sizeof *c) : NULL;
-        if (a)
-            sp->ls = a;
-        if (b)
-            sp->n = b;
-        if (!c) {
+        struct scan_span *a = realloc(sp->v, nc * sizeof *a);
+        if (!a) {
             sp->nomem = 1;
             return;
         }
-        sp->off = c;
+        sp->v = a;
         sp->cap = nc;
     }
-    sp->ls[sp->count] = s;
-    sp->n[sp->count] = n;
-    sp->off[sp->count] = off;
-    sp->count++;
+    sp->v[sp->count++] = (struct scan_span){s, n, hit, off};
 }
 
-/* Tail mode: find every candidate line (cheap), then parse them from the end
- * until `keep` steps of the last run are known, and replay those steps in file
- * order through the usual run bookkeeping.  Parsing 10 lines instead of every
- * step line of the tail is what makes reading thousands of logs fast. */
-static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, uint64_t base, size_t keep,
-                           int cut)
+/* Tail mode, parsing from the end: the steps found so far (newest first) and where the parse stands. */
+struct scan_back {
+    struct scan_state one; /* parses one line at a time */
+    struct np_step *rev;   /* newest first; keep + 1 of them */
+    size_t nrev, distinct, keep;
+    struct np_step side;   /* a side line met (from the end) before the step line it names */
+    int has_side;
+    int done;              /* keep distinct steps known, or an earlier run's step met */
+};
+
+static enum np_status scan_back_init(struct scan_back *b, size_t keep)
 {
-    struct scan_spans sp = {0};
-    scan_feed_with(st, buf, len, base, scan_line_remember, &sp);
-    if (cut && sp.count < keep) {
-        /* fewer candidate lines than the budget in a tail that does not reach the file's start:
-         * the caller reads a longer tail anyway, so parsing these would be work thrown away */
-        free(sp.ls);
-        free(sp.n);
-        free(sp.off);
-        return;
+    memset(b, 0, sizeof *b);
+    b->keep = keep;
+    if (scan_state_init(&b->one) != NP_OK || !(b->rev = malloc((keep + 1) * sizeof *b->rev))) {
+        scan_state_free(&b->one);
+        free(b->rev);
+        b->rev = NULL;
+        return NP_E_NOMEM;
     }
-    struct scan_state one;
-    struct np_step *rev = NULL;
-    size_t nrev = 0, distinct = 0;
-    if (sp.nomem || scan_state_init(&one) != NP_OK || !(rev = malloc((keep + 1) * sizeof *rev))) {
-        if (rev || sp.nomem)
-            scan_state_free(&one);
-        st->status = NP_E_NOMEM;
-        free(rev);
-        free(sp.ls);
-        free(sp.n);
-        free(sp.off);
-        return;
-    }
-    struct np_step side; /* a side line met (from the end) before the step line it names */
-    int has_side = 0;
-    for (size_t i = sp.count; i-- > 0 && distinct < keep;) {
-        one.n = 0;
-        one.has_side = 0;
+    return NP_OK;
+}
+
+static void scan_back_free(struct scan_back *b)
+{
+    scan_state_free(&b->one);
+    free(b->rev);
+    b->rev = NULL;
+}
+
+/* Parse the candidate lines of sp from the last to the first, until the budget is met. */
+static void scan_back_lines(struct scan_state *st, struct scan_back *b, const struct scan_spans *sp)
+{
+    struct scan_state *one = &b->one;
+    for (size_t i = sp->count; i-- > 0 && !b->done;) {
+        one->n = 0;
+        one->has_side = 0;
         for (int g = 0; g < SCAN_NGEN; g++)
-            one.last_iter[g] = -1;
-        scan_line(&one, sp.ls[i], sp.n[i], sp.off[i]);
-        if (one.status != NP_OK) {
-            st->status = one.status;
-            break;
+            one->last_iter[g] = -1;
+        scan_line(one, sp->v[i].s, sp->v[i].n, sp->v[i].off, sp->v[i].hit);
+        if (one->status != NP_OK) {
+            st->status = one->status;
+            return;
         }
-        if (one.has_side) {
-            side = one.side;
-            has_side = 1;
+        if (one->has_side) {
+            b->side = one->side;
+            b->has_side = 1;
         }
-        if (one.n == 0)
+        if (one->n == 0)
             continue;
-        struct np_step *s = &one.steps[one.n - 1];
-        if (has_side && side.gen == s->gen && side.iteration == s->iteration)
-            scan_step_merge(s, &side);
-        has_side = 0;
-        struct np_step *later = nrev ? &rev[nrev - 1] : NULL;
+        struct np_step *s = &one->steps[one->n - 1];
+        if (b->has_side && b->side.gen == s->gen && b->side.iteration == s->iteration)
+            scan_step_merge(s, &b->side);
+        b->has_side = 0;
+        struct np_step *later = b->nrev ? &b->rev[b->nrev - 1] : NULL;
         if (later && later->gen == s->gen && s->iteration >= 0 && later->iteration >= 0) {
             if (s->iteration == later->iteration) {
                 /* a redraw of the same step: the later line wins, this one fills its gaps */
@@ -1480,20 +1519,35 @@ static void scan_feed_tail(struct scan_state *st, const char *buf, size_t len, u
                 continue;
             }
             if (s->iteration > later->iteration) {
-                rev[nrev++] = *s; /* an earlier run: kept so that the bookkeeping sees the boundary */
-                break;
+                b->rev[b->nrev++] = *s; /* an earlier run: kept so that the bookkeeping sees the boundary */
+                b->done = 1;
+                return;
             }
         }
-        rev[nrev++] = *s;
-        distinct++;
+        b->rev[b->nrev++] = *s;
+        if (++b->distinct >= b->keep)
+            b->done = 1;
     }
-    for (size_t j = nrev; j-- > 0;)
-        scan_add_step(st, &rev[j]);
-    scan_state_free(&one);
-    free(rev);
-    free(sp.ls);
-    free(sp.n);
-    free(sp.off);
+}
+
+/* Replay the steps found in file order through the usual run bookkeeping. */
+static void scan_back_finish(struct scan_state *st, struct scan_back *b)
+{
+    for (size_t j = b->nrev; j-- > 0;)
+        scan_add_step(st, &b->rev[j]);
+}
+
+/* Whole lines of buf[0..len) (len == 0 or ending with a terminator), at file offset base: find the
+ * candidate lines (cheap: one SIMD pass), then parse them from the end. */
+static void scan_back_region(struct scan_state *st, struct scan_back *b, const char *buf, size_t len, uint64_t base)
+{
+    struct scan_spans sp = {0};
+    scan_feed_with(st, buf, len, base, scan_line_remember, &sp);
+    if (sp.nomem)
+        st->status = NP_E_NOMEM;
+    else
+        scan_back_lines(st, b, &sp);
+    free(sp.v);
 }
 
 static void scan_result_take(struct scan_state *st, struct np_scan_result *out)
@@ -1558,6 +1612,29 @@ struct scan_file {
     size_t chunk;
 };
 
+/* Set once a read had to wait for the disk (or the filesystem cannot say): see np_scan_cold. */
+static atomic_int scan_cold_seen;
+
+int np_scan_cold(void)
+{
+    return atomic_load_explicit(&scan_cold_seen, memory_order_relaxed);
+}
+
+/* pread(2) that notes a cold read: while none was seen, RWF_NOWAIT asks for what the page cache
+ * holds, at the price of one system call as before; when it cannot answer from memory (EAGAIN,
+ * or EOPNOTSUPP on a filesystem that cannot tell) the read is noted and done as usual. */
+static ssize_t scan_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    if (!atomic_load_explicit(&scan_cold_seen, memory_order_relaxed)) {
+        struct iovec v = {buf, n};
+        ssize_t r = preadv2(fd, &v, 1, (off_t)off, RWF_NOWAIT);
+        if (r >= 0 || errno == EINTR)
+            return r;
+        atomic_store_explicit(&scan_cold_seen, 1, memory_order_relaxed); /* EAGAIN, EOPNOTSUPP, EINVAL, ... */
+    }
+    return pread(fd, buf, n, (off_t)off);
+}
+
 static enum np_status scan_io_error(struct np_error *err, const char *path, const char *what, int e)
 {
     char buf[128];
@@ -1589,8 +1666,7 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         size_t want = cap - carry;
         if (f->seekable && want > to - fpos)
             want = (size_t)(to - fpos);
-        ssize_t r = f->seekable ? pread(f->fd, buf + carry, want, (off_t)fpos)
-                                : read(f->fd, buf + carry, want);
+        ssize_t r = f->seekable ? scan_pread(f->fd, buf + carry, want, fpos) : read(f->fd, buf + carry, want);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -1634,43 +1710,81 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
 
 #define SCAN_TAIL_BUFFER_MAX ((uint64_t)64 << 20) /* larger tails go through scan_range */
 
-/* Tail mode with a step budget: read bytes [from, to) whole into one buffer
- * (the cut first line and an unterminated last line are dropped) and parse
- * only its last `keep` steps.  may_grow: the caller reads a longer tail when the
- * budget is not met, so a tail with fewer candidate lines than `keep` is not parsed. */
-static enum np_status scan_tail_read(struct scan_file *f, uint64_t from, uint64_t to, struct scan_state *st,
-                                     size_t keep, int may_grow, struct np_error *err)
+/* Tail mode with a step budget: read backwards from the end in chunks, never below byte lo, parsing
+ * the candidate lines of each chunk from the last one, until `keep` steps of the last run are known
+ * (or a step of an earlier run is met).  The first chunk is SCAN_TAIL_FIRST; the next ones are sized
+ * from the bytes per step seen so far, so a 50-step log is read down to its step 11 in two reads,
+ * not whole.  *from is set to the lowest byte read (0: the whole file).  A cut first line is dropped;
+ * so is an unterminated last line. */
+static enum np_status scan_tail_back(struct scan_file *f, uint64_t lo, struct scan_state *st, size_t keep,
+                                     uint64_t *from, struct np_error *err)
 {
-    size_t span = (size_t)(to - from), got = 0;
-    char *buf = malloc(span ? span : 1);
-    if (!buf)
+    uint64_t size = f->size, have = size, line_lo = size, lines_end = size, step = SCAN_TAIL_FIRST;
+    size_t cap = (size_t)(size - lo);
+    char *buf = malloc(cap ? cap : 1); /* buf[i] is the file's byte lo + i */
+    struct scan_back b;
+    if (!buf || scan_back_init(&b, keep) != NP_OK) {
+        free(buf);
         return np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
-    while (got < span) {
-        ssize_t r = pread(f->fd, buf + got, span - got, (off_t)(from + got));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            free(buf);
-            return scan_io_error(err, f->path, "read error", errno);
+    }
+    enum np_status rc = NP_OK;
+    int first = 1;
+    while (have > lo && !b.done && st->status == NP_OK) {
+        uint64_t next = have - lo > step ? have - step : lo;
+        size_t want = (size_t)(have - next), got = 0;
+        while (got < want) {
+            ssize_t r = scan_pread(f->fd, buf + (next - lo) + got, want - got, next + got);
+            if (r < 0) {
+                if (errno == EINTR)
+                    continue;
+                rc = scan_io_error(err, f->path, "read error", errno);
+                break;
+            }
+            if (r == 0)
+                break; /* the file shrank */
+            got += (size_t)r;
         }
-        if (r == 0)
-            break; /* the file shrank */
-        got += (size_t)r;
+        f->bytes_read += got;
+        if (rc != NP_OK || got < want)
+            break; /* a shrunk file: what was parsed stands, the rest is not there any more */
+        have = next;
+        if (first) { /* the end of the last whole line */
+            size_t whole = scan_whole_lines(buf + (have - lo), (size_t)(size - have));
+            if (whole == 0 && have > lo) { /* the unterminated last line is all that was read */
+                step *= 2;
+                continue;
+            }
+            lines_end = line_lo = have + whole;
+            first = 0;
+        }
+        uint64_t rs = 0; /* the first line start of the chunk (its first line may be cut) */
+        if (have > 0) {
+            size_t a = scan_after_first_term(buf + (have - lo), (size_t)(line_lo - have));
+            if (a == 0) { /* no terminator yet: one long line */
+                step *= 2;
+                continue;
+            }
+            rs = have + a;
+        }
+        if (rs < line_lo)
+            scan_back_region(st, &b, buf + (rs - lo), (size_t)(line_lo - rs), rs);
+        line_lo = rs;
+        /* the next chunk: what the missing steps need at the density seen so far, with a margin */
+        if (b.distinct > 0 && b.distinct < keep) {
+            uint64_t per = (lines_end - b.rev[b.nrev - 1].offset) / b.distinct + 1;
+            step = (uint64_t)(keep - b.distinct) * per * 9 / 8 + 2048;
+        } else {
+            step *= 2;
+        }
     }
-    f->bytes_read += got;
-    size_t start = 0;
-    if (from > 0) {
-        start = scan_after_first_term(buf, got);
-        if (start == 0)
-            start = got;
-    }
-    size_t whole = got > start ? scan_whole_lines(buf + start, got - start) : 0;
-    if (whole)
-        scan_feed_tail(st, buf + start, whole, from + start, keep, may_grow && from > 0 && got == span);
+    if (st->status == NP_OK)
+        scan_back_finish(st, &b);
+    scan_back_free(&b);
     free(buf);
-    if (st->status != NP_OK)
-        return np_error_set(err, st->status, f->path, 0, 0, "out of memory");
-    return NP_OK;
+    *from = have;
+    if (rc == NP_OK && st->status != NP_OK)
+        rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
+    return rc;
 }
 
 enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
@@ -1733,19 +1847,16 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             (void)posix_fadvise(f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
         rc = scan_range(&f, 0, f.size, &st, err);
     } else {
-        /* With a step budget, start small: the budget is often met well inside the tail
-         * (ordinary logs print a step line every KiB or so), and bytes not read are the
-         * main cost of a scan over thousands of logs.  Grow up to tail_bytes to fill it. */
-        /* (a budget of more than 16 steps, as NVIDIA's 34-step window needs, rarely fits in the
-         * first 16 KiB of a log with chatter: then the whole tail is read at once) */
-        uint64_t want = o.keep && o.keep <= 16 && o.tail_bytes > SCAN_TAIL_FIRST ? SCAN_TAIL_FIRST : o.tail_bytes;
+        /* With a step budget the tail is read backwards in chunks until the budget is met (bytes not
+         * read are the main cost of a scan over thousands of logs), at most tail_bytes unless the
+         * window needs more. */
+        uint64_t want = o.tail_bytes;
         for (;;) {
             uint64_t start = f.size > want ? f.size - want : 0;
             /* One byte early: if it is a terminator the first line is whole. */
             from = start > 0 ? start - 1 : 0;
             if (o.keep && f.size - from <= SCAN_TAIL_BUFFER_MAX)
-                rc = scan_tail_read(&f, from, f.size, &st, o.keep < o.window ? o.window : o.keep,
-                                    want < o.tail_bytes, err);
+                rc = scan_tail_back(&f, from, &st, o.keep < o.window ? o.window : o.keep, &from, err);
             else
                 rc = scan_range(&f, from, f.size, &st, err);
             if (rc != NP_OK || from == 0 || st.runs >= 2)
@@ -1757,10 +1868,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
                 rc = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
                 break;
             }
-            if (o.keep && want < o.tail_bytes)
-                want = o.tail_bytes; /* the budget is not met in the first read: the whole tail at once */
-            else
-                want = want > f.size / 2 ? f.size : want * 2;
+            want = want > f.size / 2 ? f.size : want * 2;
         }
     }
     close(f.fd);

@@ -20,12 +20,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WALK_UP 4               /* a folder and its 3 parents are searched for a manifest */
 #define WALK_PENDING_MAX NP_WALK_PENDING_MAX
 #define WALK_DENTS (32 * 1024)  /* getdents64 buffer per worker */
 #define WALK_BATCH 64           /* results handed out per emitter round */
+#define WALK_RESERVE_POLL_NS 5000000L /* a reserve thread looks at the pace's cold() every 5 ms */
 #define WALK_DENT_MAX 512       /* more than the largest linux_dirent64 record (19 + 256 bytes, aligned) */
 
 struct walk_id {
@@ -65,6 +67,7 @@ struct walk_shared {
     size_t waiting;        /* workers in pthread_cond_wait */
     size_t pending;        /* done, not yet emitted */
     int emitting, emit_again;
+    int finished;          /* a worker found nothing left to do */
     enum np_status status; /* first fatal failure */
 };
 
@@ -612,9 +615,41 @@ static enum np_status walk_work(struct walk_shared *w, struct walk_node *n, char
     return st; /* lock held */
 }
 
+/* A reserve thread (see np_walk_pace) waits until the data turns out cold or the walk ends (lock held);
+ * 1 when it is to work. */
+static int walk_reserve_wait(struct walk_shared *w)
+{
+    const struct np_walk_pace *pace = w->sink->pace;
+    while (w->status == NP_OK && !w->top.exhausted && !w->finished) {
+        if (pace->cold && pace->cold())
+            return 1;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += WALK_RESERVE_POLL_NS;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+    }
+    return 0;
+}
+
+struct walk_thread {
+    struct walk_shared *w;
+    int reserve; /* starts only when the data is cold */
+};
+
 static void *walk_worker(void *arg)
 {
-    struct walk_shared *w = arg;
+    struct walk_thread *t = arg;
+    struct walk_shared *w = t->w;
+    pthread_mutex_lock(&w->mu);
+    if (t->reserve && !walk_reserve_wait(w)) {
+        pthread_mutex_unlock(&w->mu);
+        return NULL;
+    }
+    pthread_mutex_unlock(&w->mu);
     char *dents = malloc(WALK_DENTS);
     pthread_mutex_lock(&w->mu);
     if (!dents)
@@ -637,6 +672,8 @@ static void *walk_worker(void *arg)
                 w->top.exhausted = 1;
                 break;
             }
+            if (w->finished)
+                break;
             w->waiting++;
             pthread_cond_wait(&w->cv, &w->mu);
             w->waiting--;
@@ -651,6 +688,7 @@ static void *walk_worker(void *arg)
         if (w->busy == 0)
             walk_wake(w); /* maybe the end */
     }
+    w->finished = 1; /* a worker leaves only when there is nothing left to take: reserves need not start */
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
     free(dents);
@@ -804,11 +842,18 @@ enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *in
         if (nt > 64)
             nt = 64;
         pthread_t tids[64];
+        struct walk_thread th[64];
         int started = 0;
-        for (int t = 1; t < nt; t++)
-            if (pthread_create(&tids[started], NULL, walk_worker, &w) == 0)
+        int active = sink->pace && sink->pace->active > 0 ? sink->pace->active : nt;
+        for (int t = 1; t < nt; t++) {
+            th[t].w = &w;
+            th[t].reserve = t >= active;
+            if (pthread_create(&tids[started], NULL, walk_worker, &th[t]) == 0)
                 started++;
-        walk_worker(&w); /* the calling thread works too */
+        }
+        th[0].w = &w;
+        th[0].reserve = 0;
+        walk_worker(&th[0]); /* the calling thread works too */
         for (int t = 0; t < started; t++)
             pthread_join(tids[t], NULL);
         pthread_mutex_lock(&w.mu);
@@ -860,11 +905,12 @@ static enum np_status walk_compat_error(void *ctx, const char *msg)
     return NP_OK;
 }
 
-enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads, np_walk_fn fn,
-                             void *ctx, struct np_walk_errors *errs, struct np_walk_counts *counts)
+enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads,
+                             const struct np_walk_pace *pace, np_walk_fn fn, void *ctx, struct np_walk_errors *errs,
+                             struct np_walk_counts *counts)
 {
     struct walk_compat c = {fn, ctx, errs};
-    struct np_walk_sink sink = {&c, walk_compat_group, walk_compat_emit, walk_compat_error, NULL};
+    struct np_walk_sink sink = {&c, walk_compat_group, walk_compat_emit, walk_compat_error, NULL, pace};
     enum np_status rc = np_walk_ordered(paths, npaths, include, nthreads, &sink, counts);
     if (errs->n > 1)
         qsort(errs->msgs, errs->n, sizeof *errs->msgs, walk_cmp_names);

@@ -867,6 +867,81 @@ START_TEST(test_tail_keep)
 }
 END_TEST
 
+/* Tail mode reads backwards only as far as the budget needs: a 50-step log with chatter is read down
+ * to its 11th step, not whole, in a few reads, and gives the whole-file scan's last 40 steps; a budget
+ * the log cannot meet reads it all; a last line longer than the first read is not a step. */
+static char *make_fifty(size_t *len, int chatter, int long_tail)
+{
+    size_t cap = 1u << 20, n = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    for (int i = 0; i < 50; i++) {
+        for (int c = 0; c < chatter; c++)
+            n += (size_t)snprintf(buf + n, cap - n, "pool0-1968:49947:49947 [%d] NCCL INFO AllGather: opCount %x\n",
+                                  c, i);
+        n += (size_t)snprintf(buf + n, cap - n,
+                              "Training epoch 0, iteration %d/49 | lr: 1e-05 | global_batch_size: 128 | "
+                              "global_step: %d | reduced_train_loss: %.4g | train_step_timing in s: %.4g | "
+                              "consumed_samples: %d\n",
+                              i, i, 10.0 - i * 0.01, 1.0 + (i % 7) * 0.01, (i + 1) * 128);
+    }
+    for (int c = 0; c < 40; c++) /* teardown */
+        n += (size_t)snprintf(buf + n, cap - n, "[rank%d]: destroy_process_group() was not called\n", c);
+    if (long_tail) { /* an unterminated last line longer than the first read */
+        memset(buf + n, 'x', 40000);
+        n += 40000;
+    }
+    *len = n;
+    return buf;
+}
+
+START_TEST(test_tail_backwards)
+{
+    for (int long_tail = 0; long_tail <= 1; long_tail++) {
+        size_t len;
+        char *buf = make_fifty(&len, 30, long_tail);
+        const char *path = write_tmp(4, buf, len);
+        struct np_scan_result all, t;
+        scan_all(path, &all);
+        ck_assert_uint_eq(all.nsteps, 50);
+        struct np_scan_opts o = {.window = 1, .keep = 40, .tail_bytes = 1u << 20};
+        ck_assert_int_eq(np_scan_file(path, &o, &t, NULL), NP_OK);
+        ck_assert_uint_eq(t.nsteps, 40);
+        for (size_t i = 0; i < t.nsteps; i++)
+            assert_same_step(&t.steps[i], &all.steps[10 + i]);
+        ck_assert_int_eq(t.truncated_start, 1);
+        /* read down to about step 10 (its line is at all.steps[10].offset): the reads are sized from the bytes per
+         * step seen, with a margin of an eighth and 2 KiB */
+        uint64_t needed = len - all.steps[10].offset;
+        ck_assert_uint_ge(t.bytes_read, needed);
+        ck_assert_msg(t.bytes_read < needed + needed / 8 + 4096 + (long_tail ? 40000u : 0u) && t.bytes_read < len,
+                      "read %llu bytes of %zu for a need of %llu", (unsigned long long)t.bytes_read, len,
+                      (unsigned long long)needed);
+        np_scan_result_free(&t);
+        /* more steps than the log holds: the whole file, the same steps */
+        o.keep = 60;
+        ck_assert_int_eq(np_scan_file(path, &o, &t, NULL), NP_OK);
+        ck_assert_uint_eq(t.nsteps, 50);
+        ck_assert_int_eq(t.truncated_start, 0);
+        ck_assert_uint_eq(t.bytes_read, len);
+        for (size_t i = 0; i < t.nsteps; i++)
+            assert_same_step(&t.steps[i], &all.steps[i]);
+        np_scan_result_free(&t);
+        /* a tail limit inside the log: what lies below it is not read, the steps are the last ones above */
+        o.keep = 40;
+        o.tail_bytes = 4000;
+        ck_assert_int_eq(np_scan_file(path, &o, &t, NULL), NP_OK);
+        if (!long_tail) /* (behind a 40 KB last line no step is that close: the tail grows until one is) */
+            ck_assert_uint_le(t.bytes_read, 4001);
+        ck_assert_uint_ge(t.nsteps, 1);
+        assert_same_step(&t.steps[t.nsteps - 1], &all.steps[49]);
+        np_scan_result_free(&t);
+        np_scan_result_free(&all);
+        free(buf);
+    }
+}
+END_TEST
+
 START_TEST(test_tail_big)
 {
     size_t len, run2;
@@ -1137,6 +1212,7 @@ static Suite *scan_suite(void)
     tcase_add_loop_test(tc, test_tail_cut_points, 0, NGOLDEN);
     tcase_add_test(tc, test_tail_big);
     tcase_add_test(tc, test_tail_keep);
+    tcase_add_test(tc, test_tail_backwards);
     tcase_add_test(tc, test_buffer_base_offset);
     tcase_add_test(tc, test_threads);
     tcase_add_loop_test(tc, test_growing_file, 0, 2);

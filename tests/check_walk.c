@@ -62,7 +62,7 @@ static void walk(char **paths, size_t n, int threads, const char *include, struc
     struct np_walk_counts counts;
     atomic_init(&counts.read, 0);
     atomic_init(&counts.found, 0);
-    ck_assert_int_eq(np_walk_paths(paths, n, include, threads, collect_fn, c, e, &counts), NP_OK);
+    ck_assert_int_eq(np_walk_paths(paths, n, include, threads, NULL, collect_fn, c, e, &counts), NP_OK);
     ck_assert_uint_eq(atomic_load(&counts.read), atomic_load(&counts.found));
     if (c->n > 1)
         qsort(c->g, c->n, sizeof *c->g, cmp);
@@ -215,11 +215,19 @@ struct seq {
     size_t n;
     atomic_size_t analysed, emitted, max_ahead;
     const char *slow;    /* a folder whose analysis takes 300 ms */
+    pthread_t first;     /* the thread of the first analysis */
+    atomic_int started, other; /* other: a second thread analysed something */
 };
 
 static enum np_status seq_group(void *ctx, struct np_walk_group *g, void **result)
 {
     struct seq *q = ctx;
+    pthread_mutex_lock(&q->mu);
+    if (!atomic_exchange(&q->started, 1))
+        q->first = pthread_self();
+    else if (!pthread_equal(q->first, pthread_self()))
+        atomic_store(&q->other, 1);
+    pthread_mutex_unlock(&q->mu);
     if (q->slow && strcmp(rel(g->dir), q->slow) == 0)
         usleep(300 * 1000);
     size_t a = atomic_fetch_add(&q->analysed, 1) + 1, e = atomic_load(&q->emitted);
@@ -263,14 +271,19 @@ static void seq_discard(void *ctx, void *result)
     free(result);
 }
 
-static void seq_walk(struct seq *q, int threads, const char *slow)
+static void seq_walk_paced(struct seq *q, int threads, const char *slow, const struct np_walk_pace *pace)
 {
     memset(q, 0, sizeof *q);
     pthread_mutex_init(&q->mu, NULL);
     q->slow = slow;
     char *paths[] = {root};
-    struct np_walk_sink sink = {q, seq_group, seq_emit, seq_error, seq_discard};
+    struct np_walk_sink sink = {q, seq_group, seq_emit, seq_error, seq_discard, pace};
     ck_assert_int_eq(np_walk_ordered(paths, 1, "*.out", threads, &sink, NULL), NP_OK);
+}
+
+static void seq_walk(struct seq *q, int threads, const char *slow)
+{
+    seq_walk_paced(q, threads, slow, NULL);
 }
 
 static void seq_free(struct seq *q)
@@ -344,6 +357,38 @@ START_TEST(test_bounded_ahead)
 }
 END_TEST
 
+/* The pace: 4 threads of which 1 works while the data is warm; the 3 reserves start once cold() says a
+ * read waited.  Stand-in: cold() is a flag of the test (the real one, np_scan_cold, needs a cold page
+ * cache).  While one thread sleeps 300 ms in a slow folder, 2000 others are waiting: with the reserves
+ * running, another thread takes some; without, none does (and the walk still ends). */
+static atomic_int pace_cold;
+static int pace_cold_fn(void)
+{
+    return atomic_load(&pace_cold);
+}
+
+START_TEST(test_pace_reserve)
+{
+    char p[256];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(p, sizeof p, "w/%04d/x.out", i);
+        touch(p);
+    }
+    struct np_walk_pace pace = {1, pace_cold_fn};
+    struct seq q;
+    atomic_store(&pace_cold, 0);
+    seq_walk_paced(&q, 4, "a/deep/er", &pace);
+    ck_assert_uint_eq(q.n, 6 + 2000);
+    ck_assert_int_eq(atomic_load(&q.other), 0);
+    seq_free(&q);
+    atomic_store(&pace_cold, 1);
+    seq_walk_paced(&q, 4, "a/deep/er", &pace);
+    ck_assert_uint_eq(q.n, 6 + 2000);
+    ck_assert_int_eq(atomic_load(&q.other), 1);
+    seq_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("walk");
@@ -356,6 +401,7 @@ int main(void)
     tcase_add_test(tc, test_ordered_stream);
     tcase_add_test(tc, test_bounded_ahead);
     tcase_add_test(tc, test_numeric_order);
+    tcase_add_test(tc, test_pace_reserve);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

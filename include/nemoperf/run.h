@@ -135,7 +135,7 @@ struct np_parse_opts {
     int window_strict;       /* 1: read back until `window` steps are found (--window given); 0: the
                                 window holds the last <= N steps of the log's tail, read until one is found */
     long steps_first, steps_last; /* --steps A-B (iterations), -1 when unset */
-    int jobs;                /* threads; <= 0: twice the online CPUs */
+    int jobs;                /* threads; <= 0: one per online CPU, twice that once the logs turn out cold */
     double train_tokens;     /* 1e12 */
     struct np_identity given; /* --recipe --size --dtype --gpus --gpu --seq-len --gbs --system: a value that
                                  contradicts the manifest or the folder name makes the run invalid */

@@ -73,6 +73,10 @@ struct np_scan_result {
 /* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
 enum np_status np_scan_init(struct np_error *err);
 
+/* 1 once some read of this process had to wait for the disk, or ran on a filesystem that cannot
+ * say whether it would (preadv2 RWF_NOWAIT): the logs are not all in the page cache. */
+int np_scan_cold(void);
+
 /* Scan a memory buffer holding a whole log (or its tail when base_offset > 0).
  * base_offset is the file offset of buf[0]; when it is > 0 the bytes up to and
  * including the first line terminator are the cut end of an earlier line and

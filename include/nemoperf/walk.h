@@ -57,12 +57,22 @@ struct np_walk_counts {
  * sorted depth-first walk: a folder's read errors, then its group's result, then
  * its subfolders.  error's msg ("path: message") is borrowed for the call.  A
  * non-OK return from any of them stops the walk. */
+/* How many of the walk's threads work from the start: the others start only once cold() says the
+ * data is not all in memory (a read waited for the disk, or the filesystem cannot tell).  With a warm
+ * page cache, more threads than cores only take turns on them; with a cold one, a thread waiting for
+ * the disk leaves its core to another. */
+struct np_walk_pace {
+    int active;          /* threads from the start; <= 0: all */
+    int (*cold)(void);   /* NULL: never */
+};
+
 struct np_walk_sink {
     void *ctx;
     enum np_status (*group)(void *ctx, struct np_walk_group *g, void **result);
     enum np_status (*emit)(void *ctx, void *result);
     enum np_status (*error)(void *ctx, const char *msg);
     void (*discard)(void *ctx, void *result); /* a result never emitted (the walk stopped); may be NULL */
+    const struct np_walk_pace *pace;          /* NULL: every thread works from the start */
 };
 
 /* Walk each path with nthreads workers (<= 0: one); include is a fnmatch(3)
@@ -72,8 +82,9 @@ enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *in
                                const struct np_walk_sink *sink, struct np_walk_counts *counts);
 
 /* The same with an unordered per-group callback: errors are collected in errs, sorted. */
-enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads, np_walk_fn fn,
-                             void *ctx, struct np_walk_errors *errs, struct np_walk_counts *counts);
+enum np_status np_walk_paths(char *const *paths, size_t npaths, const char *include, int nthreads,
+                             const struct np_walk_pace *pace, np_walk_fn fn, void *ctx, struct np_walk_errors *errs,
+                             struct np_walk_counts *counts);
 
 /* Order of a sorted depth-first walk: by root, then path with '/' before any other byte and
  * digit runs compared as numbers (pretrain_x_8 before pretrain_x_16). */

@@ -88,7 +88,7 @@ static void parse_usage(FILE *out)
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
             "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
-            "  -j, --jobs N         threads (default: twice the online CPUs)\n"
+            "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
             "  -h, --help           this help;  -V, --version  the version\n"
