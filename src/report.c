@@ -1356,7 +1356,8 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
     enum np_status st = report_spill_ready(&md->list); /* a failing temporary file: nothing written */
     if (st != NP_OK)
         return st;
-    qsort(md->g, md->ng, sizeof *md->g, report_cmp_groups);
+    if (md->ng > 1)
+        qsort(md->g, md->ng, sizeof *md->g, report_cmp_groups);
     for (size_t k = 0; k < md->ng; k++) {
         const struct report_group *g = &md->g[k];
         if (k)
