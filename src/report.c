@@ -2,8 +2,9 @@
  *
  * table: aligned columns; markdown: each publication's layout cell for cell (seeds 003/004 per model, seed 000
  * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson.  One function writes one run
- * per format (report_table_cells, report_csv_run, report_json_run), used by both; --group and markdown need all
- * runs (np_report_write), the rest streams (np_report_new/run/finish) in bounded memory.
+ * per format (report_table_cells, report_csv_run, report_json_run, report_md_add), used by both; --group needs
+ * all runs (np_report_write), every format streams (np_report_new/run/finish) in bounded memory (markdown holds
+ * one column per configuration and lists the runs in no table from a temporary file).
  */
 #include "nemoperf/report.h"
 
