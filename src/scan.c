@@ -97,8 +97,11 @@ static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
 static enum np_status scan_init_status;
 static char scan_init_msg[200];
 
+static void scan_keys_init(void);
+
 static void scan_init_once(void)
 {
+    scan_keys_init();
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SCAN_NO_AVX2)
     scan_use_avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -501,9 +504,25 @@ static const struct scan_key scan_keys_automodel[] = {
     {NULL, 0, 0},
 };
 
+/* Bit n set when a key of scan_keys_nemo is n bytes long (set by np_scan_init; 0: not known). */
+static _Atomic uint64_t scan_nemo_lengths;
+
+static void scan_keys_init(void)
+{
+    uint64_t m = 0;
+    for (const struct scan_key *k = scan_keys_nemo; k->name; k++)
+        m |= k->len < 64 ? (uint64_t)1 << k->len : 0;
+    atomic_store_explicit(&scan_nemo_lengths, m, memory_order_relaxed);
+}
+
 static enum scan_field scan_lookup(const struct scan_key *keys, const char *k, size_t n)
 {
     scan_trim(&k, &n);
+    /* most segments of a step line are keys of no table ("lr", "memory_allocated"...): their length
+     * rules out most of them before any comparison */
+    uint64_t lengths = keys == scan_keys_nemo ? atomic_load_explicit(&scan_nemo_lengths, memory_order_relaxed) : 0;
+    if (lengths && (n >= 64 || !(lengths >> n & 1)))
+        return 0;
     for (; keys->name; keys++)
         if (keys->len == n && keys->name[0] == k[0] && memcmp(keys->name, k, n) == 0)
             return keys->field;
