@@ -183,6 +183,15 @@ static struct np_scaling_cfg *aggregate_cfg(const struct np_scaling *s, const st
 
 enum np_status np_scaling_add(struct np_scaling *s, const struct np_run *r)
 {
+    long at;
+    double tpg;
+    return np_scaling_add_at(s, r, &at, &tpg);
+}
+
+enum np_status np_scaling_add_at(struct np_scaling *s, const struct np_run *r, long *at, double *tpg)
+{
+    *at = -1;
+    *tpg = NAN;
     if (!aggregate_counted(r) || isnan(aggregate_tpg(r)))
         return NP_OK;
     struct np_scaling_cfg *c = aggregate_cfg(s, r);
@@ -216,6 +225,8 @@ enum np_status np_scaling_add(struct np_scaling *s, const struct np_run *r)
         c->sum += aggregate_tpg(r);
         c->count++;
     }
+    *at = (long)(c - s->c);
+    *tpg = aggregate_tpg(r);
     return NP_OK;
 }
 
@@ -224,9 +235,17 @@ double np_scaling_eff(const struct np_scaling *s, const struct np_run *r)
     if (!aggregate_counted(r) || isnan(aggregate_tpg(r)))
         return NAN;
     const struct np_scaling_cfg *c = aggregate_cfg(s, r);
-    if (!c || c->min_gpus == c->max_gpus || !c->count || !(c->sum > 0))
+    return c ? np_scaling_eff_at(s, (long)(c - s->c), aggregate_tpg(r)) : NAN;
+}
+
+double np_scaling_eff_at(const struct np_scaling *s, long at, double tpg)
+{
+    if (at < 0 || (size_t)at >= s->n || isnan(tpg))
+        return NAN;
+    const struct np_scaling_cfg *c = &s->c[at];
+    if (c->min_gpus == c->max_gpus || !c->count || !(c->sum > 0))
         return NAN; /* one scale only: no sweep to compare with */
-    return aggregate_tpg(r) / (c->sum / (double)c->count);
+    return tpg / (c->sum / (double)c->count);
 }
 
 void np_scaling_free(struct np_scaling *s)

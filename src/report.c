@@ -683,7 +683,8 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
     fputc('\n', out);
 }
 
-static void report_csv_run(FILE *out, const struct np_run *r, const struct np_parse_opts *o)
+/* eff_at: NULL, or where the scaling efficiency's field (its comma) starts, from ftello(out) */
+static void report_csv_run(FILE *out, const struct np_run *r, const struct np_parse_opts *o, off_t *eff_at)
 {
     report_csv_str(out, r->path);
     fputc(',', out);
@@ -738,6 +739,8 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
     report_csv_num(out, r->steady.model_tflops_per_gpu, 0);
     report_csv_num(out, r->steady.mfu_percent, 0);
+    if (eff_at)
+        *eff_at = ftello(out);
     report_csv_num(out, r->scaling_eff, 0);
     if (o->reference) {
         report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
@@ -789,7 +792,7 @@ static enum np_status report_csv(FILE *out, const struct np_parse_result *res, c
     }
     report_csv_head(out, o);
     for (size_t i = 0; i < res->nruns; i++)
-        report_csv_run(out, &res->runs[i], o);
+        report_csv_run(out, &res->runs[i], o, NULL);
     return NP_OK;
 }
 
@@ -1460,6 +1463,10 @@ struct np_report {
     char *jbuf;
     size_t jcap;
     struct report_arena arena;
+    /* rows rendered ahead (np_report_render): CSV through a memory stream */
+    FILE *ms;
+    char *ms_buf;
+    size_t ms_size;
 };
 
 struct np_report *np_report_new(FILE *out, enum np_format fmt, const struct np_parse_opts *opts)
@@ -1559,6 +1566,8 @@ struct report_jw {
     char *buf;
     size_t len, cap;
     int fail;
+    const char *mark_key; /* NULL, or a key whose first value's offset goes to mark */
+    size_t mark;
 };
 
 static void report_jw_put(struct report_jw *w, const char *s, size_t n)
@@ -1667,6 +1676,10 @@ static void report_jw_value(struct report_jw *w, json_t *v, int depth)
             const char *key = json_object_iter_key(it);
             report_jw_string(w, key, strlen(key));
             report_jw_put(w, ": ", 2);
+            if (w->mark_key && strcmp(key, w->mark_key) == 0) {
+                w->mark = w->len;
+                w->mark_key = NULL;
+            }
             report_jw_value(w, json_object_iter_value(it), depth + 1);
             if (next) {
                 report_jw_put(w, ",", 1);
@@ -1709,30 +1722,44 @@ static void report_jw_value(struct report_jw *w, json_t *v, int depth)
     w->fail = 1;
 }
 
-static enum np_status report_json_stream(struct np_report *rep, const struct np_run *r)
+/* The run's JSON object as the envelope holds it, into rep->jbuf (*text, *len); with mark_key, where
+ * that key's value starts (*mark).  0: not a tree the writer knows (or out of memory). */
+static int report_json_text(struct np_report *rep, const struct np_run *r, const char *mark_key, const char **text,
+                            size_t *len, size_t *mark)
 {
     if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
-        return NP_E_NOMEM;
+        return 0;
     rep->arena.used = 0;
     report_arena_cur = &rep->arena;
     json_t *j = report_json_run(r, rep->o);
-    struct report_jw w = {rep->jbuf, 0, rep->jcap, 0};
+    struct report_jw w = {rep->jbuf, 0, rep->jcap, 0, mark_key, SIZE_MAX};
     if (j)
         report_jw_value(&w, j, 2); /* the depth the envelope holds a run at */
+    json_decref(j);
+    report_arena_cur = NULL;
     rep->jbuf = w.buf;
     rep->jcap = w.cap;
-    const char *text = w.buf;
-    size_t len = w.len;
-    if (!j || w.fail) {
+    *text = w.buf;
+    *len = w.len;
+    *mark = w.mark;
+    return j && !w.fail && (!mark_key || w.mark != SIZE_MAX);
+}
+
+static enum np_status report_json_stream(struct np_report *rep, const struct np_run *r)
+{
+    const char *text;
+    size_t len, mark;
+    if (!report_json_text(rep, r, NULL, &text, &len, &mark)) {
         /* not a tree the writer knows: Jansson's own dump, cut out of an envelope of its own */
+        if (!rep->arena.buf)
+            return NP_E_NOMEM;
+        json_t *j = report_json_run(r, rep->o);
         json_t *wrap = j ? json_pack("{s:[o]}", "runs", j) : NULL;
-        j = NULL;
         size_t need = wrap ? json_dumpb(wrap, NULL, 0, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : 0;
         char *d = need ? malloc(need) : NULL;
         if (d)
             need = json_dumpb(wrap, d, need, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         json_decref(wrap);
-        report_arena_cur = NULL;
         const size_t hl = sizeof REPORT_JSON_HEAD - 1, tl = sizeof REPORT_JSON_TAIL - 1;
         if (!d || need < hl + tl || memcmp(d, REPORT_JSON_HEAD, hl) != 0 ||
             memcmp(d + need - tl, REPORT_JSON_TAIL, tl) != 0) {
@@ -1745,8 +1772,6 @@ static enum np_status report_json_stream(struct np_report *rep, const struct np_
         free(d);
         return st;
     }
-    json_decref(j);
-    report_arena_cur = NULL;
     fputs(rep->nruns ? ",\n    " : REPORT_JSON_HEAD, rep->out);
     return fwrite(text, 1, len, rep->out) == len ? NP_OK : NP_E_IO;
 }
@@ -1761,7 +1786,7 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
     case NP_FMT_CSV:
         if (rep->nruns == 0)
             report_csv_head(rep->out, rep->o);
-        report_csv_run(rep->out, run, rep->o);
+        report_csv_run(rep->out, run, rep->o, NULL);
         break;
     case NP_FMT_JSON: st = report_json_stream(rep, run); break;
     case NP_FMT_MARKDOWN: st = report_md_add(&rep->md, run); break;
@@ -1833,10 +1858,89 @@ enum np_status np_report_finish(struct np_report *rep)
     return st;
 }
 
+/* ---- rows rendered ahead, on the walk's emitting thread ---- */
+
+int np_report_renders(const struct np_report *rep)
+{
+    return rep && (rep->fmt == NP_FMT_CSV || rep->fmt == NP_FMT_JSON);
+}
+
+enum np_status np_report_render(struct np_report *rep, const struct np_run *run, struct np_report_text *t)
+{
+    struct np_run r = *run;
+    r.scaling_eff = NAN; /* its slot: "" in CSV, null in JSON */
+    t->text = NULL;
+    t->len = t->eff_at = 0;
+    if (rep->fmt == NP_FMT_JSON) {
+        const char *text;
+        size_t len, mark;
+        if (!report_json_text(rep, &r, "scaling_efficiency", &text, &len, &mark))
+            return rep->arena.buf ? NP_E_INVALID : NP_E_NOMEM;
+        t->text = text;
+        t->len = len;
+        t->eff_at = mark;
+        return NP_OK;
+    }
+    if (rep->fmt != NP_FMT_CSV)
+        return NP_E_INVALID;
+    if (!rep->ms && !(rep->ms = open_memstream(&rep->ms_buf, &rep->ms_size)))
+        return NP_E_NOMEM;
+    off_t at = -1;
+    if (fseeko(rep->ms, 0, SEEK_SET) != 0)
+        return NP_E_NOMEM;
+    report_csv_run(rep->ms, &r, rep->o, &at);
+    off_t len = ftello(rep->ms);
+    if (fflush(rep->ms) != 0 || ferror(rep->ms) || len < 0 || at < 0 || at >= len)
+        return NP_E_NOMEM;
+    t->text = rep->ms_buf;
+    t->len = (size_t)len;
+    t->eff_at = (size_t)at;
+    return NP_OK;
+}
+
+enum np_status np_report_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff)
+{
+    if (rep->status != NP_OK)
+        return rep->status;
+    /* the slot holds what NaN gave: JSON "null", CSV the field's comma */
+    size_t slot = rep->fmt == NP_FMT_JSON ? 4 : 1;
+    if (eff_at > len || len - eff_at < slot || (rep->fmt != NP_FMT_JSON && rep->fmt != NP_FMT_CSV))
+        return rep->status = NP_E_INVALID;
+    FILE *out = rep->out;
+    flockfile(out);
+    if (rep->fmt == NP_FMT_CSV) {
+        if (rep->nruns == 0)
+            report_csv_head(out, rep->o);
+        fwrite(text, 1, eff_at, out);
+        report_csv_num(out, eff, 0);
+    } else {
+        fputs(rep->nruns ? ",\n    " : REPORT_JSON_HEAD, out);
+        fwrite(text, 1, eff_at, out);
+        if (isnan(eff) || isinf(eff)) {
+            fputs("null", out);
+        } else {
+            struct report_jw w = {NULL, 0, 0, 0, NULL, 0};
+            report_jw_real(&w, eff);
+            if (w.fail)
+                fputs("null", out);
+            else
+                fwrite(w.buf, 1, w.len, out);
+            free(w.buf);
+        }
+    }
+    fwrite(text + eff_at + slot, 1, len - eff_at - slot, out);
+    funlockfile(out);
+    rep->nruns++;
+    return rep->status = ferror(out) ? NP_E_IO : NP_OK;
+}
+
 void np_report_free(struct np_report *rep)
 {
     if (!rep)
         return;
+    if (rep->ms)
+        fclose(rep->ms);
+    free(rep->ms_buf);
     free(rep->rows);
     free(rep->jbuf);
     free(rep->arena.buf);

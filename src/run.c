@@ -319,6 +319,22 @@ static int run_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Ascending; a window is a few dozen finite times: insertion sort, not qsort's merge sort and its calls. */
+static void run_sort_doubles(double *v, size_t n)
+{
+    if (n > 64) {
+        qsort(v, n, sizeof *v, run_cmp_double);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* NVIDIA's parser (dgxc-benchmarking v25.05 common/parse_train_timing.sh, see
  * ../shared/facts/seed000.md "Log line") averages iterations 11-44 of a 50-step run. */
 #define RUN_NV_STEPS 50
@@ -396,7 +412,7 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
         w->stdev_s = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
         if (w->stdev_s < 1e-9 * fabs(w->mean_s))
             w->stdev_s = 0.0; /* equal times: rounding noise of the mean, not spread */
-        qsort(v, n, sizeof *v, run_cmp_double);
+        run_sort_doubles(v, n);
         w->min_s = v[0];
         w->max_s = v[n - 1];
         w->median_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -1559,40 +1575,64 @@ static int run_spill_str(FILE *f, const char *s)
     return fwrite(&n, sizeof n, 1, f) == 1 && (!s || fwrite(s, 1, n, f) == n);
 }
 
-/* The struct's bytes as (literal length, literals, zero count) pairs: most of a run is the
- * unused tail of fixed-size text fields, so a million runs take ~0.4 GB of temporary file, not 1.5. */
+/* The struct's bytes as (literal length, literals, zero count) pairs over 8-byte words, after the
+ * length of it all: most of a run is the unused tail of fixed-size text fields, so a million runs
+ * take ~0.4 GB of temporary file, not 1.5; one write and one read per run (stdio calls per pair were
+ * most of the time of reading the runs back). */
+#define RUN_SPILL_MAX (2 * sizeof(struct np_run) + 64) /* a pair per 16 bytes at worst: 1.5 times the struct */
+
+static int run_zero8(const unsigned char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x == 0;
+}
+
 static int run_spill_bytes(FILE *f, const unsigned char *p, size_t n)
 {
-    size_t i = 0;
+    unsigned char out[RUN_SPILL_MAX];
+    size_t o = 4, i = 0;
     while (i < n) {
         size_t lit = i;
-        while (lit < n && !(p[lit] == 0 && lit + 8 <= n && !memcmp(p + lit, "\0\0\0\0\0\0\0\0", 8)))
-            lit++;
+        while (lit + 8 <= n && !run_zero8(p + lit))
+            lit += 8;
+        if (lit + 8 > n)
+            lit = n; /* the last bytes: literal */
         size_t zeros = lit;
-        while (zeros < n && p[zeros] == 0)
-            zeros++;
+        while (zeros + 8 <= n && run_zero8(p + zeros))
+            zeros += 8;
         uint32_t hdr[2] = {(uint32_t)(lit - i), (uint32_t)(zeros - lit)};
-        if (fwrite(hdr, sizeof hdr, 1, f) != 1 || fwrite(p + i, 1, lit - i, f) != lit - i)
-            return 0;
+        memcpy(out + o, hdr, sizeof hdr);
+        memcpy(out + o + sizeof hdr, p + i, lit - i);
+        o += sizeof hdr + (lit - i);
         i = zeros;
     }
-    return 1;
+    uint32_t total = (uint32_t)(o - 4);
+    memcpy(out, &total, 4);
+    return fwrite(out, 1, o, f) == o;
 }
 
 static int run_unspill_bytes(FILE *f, unsigned char *p, size_t n)
 {
-    size_t i = 0;
+    unsigned char in[RUN_SPILL_MAX];
+    uint32_t total;
+    if (fread(&total, sizeof total, 1, f) != 1 || total > sizeof in || fread(in, 1, total, f) != total)
+        return 0;
+    size_t i = 0, k = 0;
     while (i < n) {
         uint32_t hdr[2];
-        if (fread(hdr, sizeof hdr, 1, f) != 1 || hdr[0] > n - i || hdr[1] > n - i - hdr[0] ||
-            fread(p + i, 1, hdr[0], f) != hdr[0])
+        if (total - k < sizeof hdr)
             return 0;
+        memcpy(hdr, in + k, sizeof hdr);
+        k += sizeof hdr;
+        if (hdr[0] > n - i || hdr[1] > n - i - hdr[0] || hdr[0] > total - k || (!hdr[0] && !hdr[1]))
+            return 0;
+        memcpy(p + i, in + k, hdr[0]);
+        k += hdr[0];
         memset(p + i + hdr[0], 0, hdr[1]);
         i += (size_t)hdr[0] + hdr[1];
-        if (!hdr[0] && !hdr[1])
-            return 0;
     }
-    return 1;
+    return k == total;
 }
 
 enum np_status np_run_spill_put(FILE *f, const struct np_run *run)

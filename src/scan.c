@@ -26,6 +26,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 /* The fuzz build lowers these to reach the long-line paths with small inputs. */
 #ifndef SCAN_LINE_MAX
@@ -94,8 +97,11 @@ static pthread_once_t scan_once = PTHREAD_ONCE_INIT;
 static enum np_status scan_init_status;
 static char scan_init_msg[200];
 
+static void scan_keys_init(void);
+
 static void scan_init_once(void)
 {
+    scan_keys_init();
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(SCAN_NO_AVX2)
     scan_use_avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -276,6 +282,16 @@ static int scan_parse_double(const char *s, size_t n, double *out)
 /* A non-negative whole count, also written as a whole float ("99.00"). */
 static int scan_parse_count(const char *s, size_t n, long *out)
 {
+    if (n && n <= 15) { /* plain digits, the usual case: the same value without the double */
+        long x = 0;
+        size_t i = 0;
+        while (i < n && scan_isdigit(s[i]))
+            x = x * 10 + (s[i++] - '0');
+        if (i == n) {
+            *out = x;
+            return 1;
+        }
+    }
     double v;
     if (!scan_parse_double(s, n, &v) || !isfinite(v) || v < 0 || v > 1e15 || v != floor(v))
         return 0;
@@ -488,11 +504,27 @@ static const struct scan_key scan_keys_automodel[] = {
     {NULL, 0, 0},
 };
 
+/* Bit n set when a key of scan_keys_nemo is n bytes long (set by np_scan_init; 0: not known). */
+static _Atomic uint64_t scan_nemo_lengths;
+
+static void scan_keys_init(void)
+{
+    uint64_t m = 0;
+    for (const struct scan_key *k = scan_keys_nemo; k->name; k++)
+        m |= k->len < 64 ? (uint64_t)1 << k->len : 0;
+    atomic_store_explicit(&scan_nemo_lengths, m, memory_order_relaxed);
+}
+
 static enum scan_field scan_lookup(const struct scan_key *keys, const char *k, size_t n)
 {
     scan_trim(&k, &n);
+    /* most segments of a step line are keys of no table ("lr", "memory_allocated"...): their length
+     * rules out most of them before any comparison */
+    uint64_t lengths = keys == scan_keys_nemo ? atomic_load_explicit(&scan_nemo_lengths, memory_order_relaxed) : 0;
+    if (lengths && (n >= 64 || !(lengths >> n & 1)))
+        return 0;
     for (; keys->name; keys++)
-        if (keys->len == n && memcmp(keys->name, k, n) == 0)
+        if (keys->len == n && keys->name[0] == k[0] && memcmp(keys->name, k, n) == 0)
             return keys->field;
     return 0;
 }
@@ -825,24 +857,59 @@ static long scan_group_digits(struct scan_state *st, const char *s, int g)
 /* PAT_PIPE_KV's pairs without the match bookkeeping: the '|'-separated segments of s[0..n), each
  * split at its first ':' (segments without one hold no pair), as scan_kv_pipe finds them one by one.
  * The NeMo 2.0 step line is parsed here; it is most of default mode's parsing. */
+struct scan_seg {
+    const struct scan_key *keys;
+    struct np_step *step;
+    struct scan_gstep *gstep;
+    enum scan_field want;
+    int found;
+};
+
+/* Segment s[p, e) with its first ':' at q (q == e: none). */
+static void scan_seg_pair(struct scan_seg *g, const char *s, size_t p, size_t q, size_t e)
+{
+    if (q >= e)
+        return;
+    enum scan_field f = scan_lookup(g->keys, s + p, q - p);
+    if (f && scan_set_field(g->step, f, s + q + 1, e - q - 1, g->gstep) && f == g->want)
+        g->found = 1;
+}
+
 static int scan_pairs_pipe(const struct scan_key *keys, const char *s, size_t n, struct np_step *step,
                            struct scan_gstep *gstep, enum scan_field want)
 {
-    int found = 0;
-    for (size_t p = 0;;) {
-        const char *bar = memchr(s + p, '|', n - p);
-        size_t e = bar ? (size_t)(bar - s) : n;
-        const char *colon = memchr(s + p, ':', e - p);
-        if (colon) {
-            size_t q = (size_t)(colon - s);
-            enum scan_field f = scan_lookup(keys, s + p, q - p);
-            if (f && scan_set_field(step, f, colon + 1, e - q - 1, gstep) && f == want)
-                found = 1;
+    struct scan_seg g = {keys, step, gstep, want, 0};
+    size_t p = 0, q = SIZE_MAX, i = 0; /* the segment's start, its first ':' */
+#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
+    /* the separators of 16 bytes at a time (a segment is ~25 bytes: two memchr calls each cost more) */
+    const __m128i c_bar = _mm_set1_epi8('|'), c_col = _mm_set1_epi8(':');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, c_bar), _mm_cmpeq_epi8(v, c_col)));
+        while (m) {
+            size_t j = i + (size_t)__builtin_ctz(m);
+            m &= m - 1;
+            if (s[j] == '|') {
+                scan_seg_pair(&g, s, p, q < j ? q : j, j);
+                p = j + 1;
+                q = SIZE_MAX;
+            } else if (q == SIZE_MAX) {
+                q = j;
+            }
         }
-        if (!bar)
-            return found;
-        p = e + 1;
     }
+#endif
+    for (; i < n; i++) {
+        if (s[i] == '|') {
+            scan_seg_pair(&g, s, p, q < i ? q : i, i);
+            p = i + 1;
+            q = SIZE_MAX;
+        } else if (s[i] == ':' && q == SIZE_MAX) {
+            q = i;
+        }
+    }
+    scan_seg_pair(&g, s, p, q < n ? q : n, n);
+    return g.found;
 }
 
 /* Walk every key/value match of pattern p over s[0..n), storing the fields of

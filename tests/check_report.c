@@ -350,6 +350,60 @@ START_TEST(test_stream_markdown)
 }
 END_TEST
 
+/* Rows rendered ahead (on the walk's emitting thread) with the scaling efficiency filled in at the end give
+ * the same bytes as np_report_run with the efficiency set: CSV and JSON, with and without --reference, an
+ * efficiency unknown, a plain one and one JSON writes in exponent form. */
+static char *rendered(enum np_format f, int reference, double eff, int ahead)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    struct np_parse_opts o = opts;
+    o.reference = reference;
+    struct np_report *rep = np_report_new(m, f, &o);
+    ck_assert_ptr_nonnull(rep);
+    ck_assert_int_eq(np_report_renders(rep), 1);
+    for (int i = 0; i < 2; i++) {
+        struct np_run r = runs[i];
+        r.scaling_eff = eff;
+        if (ahead) {
+            struct np_report_text t;
+            ck_assert_int_eq(np_report_render(rep, &r, &t), NP_OK);
+            char *copy = malloc(t.len); /* the text is the renderer's until its next call */
+            memcpy(copy, t.text, t.len);
+            ck_assert_int_eq(np_report_put(rep, copy, t.len, t.eff_at, eff), NP_OK);
+            free(copy);
+        } else {
+            ck_assert_int_eq(np_report_run(rep, &r), NP_OK);
+        }
+    }
+    ck_assert_int_eq(np_report_finish(rep), NP_OK);
+    np_report_free(rep);
+    fclose(m);
+    return buf;
+}
+
+START_TEST(test_render_ahead)
+{
+    enum np_format fmts[] = {NP_FMT_CSV, NP_FMT_JSON};
+    double effs[] = {NAN, 0.9731, 1.25e-7};
+    for (size_t f = 0; f < 2; f++)
+        for (int ref = 0; ref <= 1; ref++)
+            for (size_t e = 0; e < 3; e++) {
+                char *want = rendered(fmts[f], ref, effs[e], 0), *got = rendered(fmts[f], ref, effs[e], 1);
+                ck_assert_str_eq(got, want);
+                if (e == 1) /* the efficiency is there (not only the slot left empty on both sides) */
+                    ck_assert_ptr_nonnull(strstr(got, "0.9731"));
+                free(want);
+                free(got);
+            }
+    /* the table cannot leave a slot: said so */
+    struct np_report *rep = np_report_new(stdout, NP_FMT_TABLE, &opts);
+    ck_assert_int_eq(np_report_renders(rep), 0);
+    np_report_free(rep);
+}
+END_TEST
+
 /* The streamed run objects are written by report.c's own writer: Jansson, reading the text back and dumping it
  * with the flags the in-memory report uses, must give the very same bytes (layout, escapes, number forms). */
 START_TEST(test_stream_json_layout)
@@ -400,6 +454,7 @@ int main(void)
     tcase_add_test(tc, test_stream_table_widths);
     tcase_add_test(tc, test_stream_reasons_spill);
     tcase_add_test(tc, test_stream_json);
+    tcase_add_test(tc, test_render_ahead);
     tcase_add_test(tc, test_stream_json_layout);
     tcase_add_test(tc, test_stream_markdown);
     suite_add_tcase(s, tc);

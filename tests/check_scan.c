@@ -40,7 +40,7 @@ static char *read_all(const char *path, size_t *len)
 /* A scratch file under $TMPDIR holding data; returns its path (static buffer per slot). */
 static const char *write_tmp(int slot, const char *data, size_t len)
 {
-    static char paths[4][256];
+    static char paths[8][256];
     const char *dir = getenv("TMPDIR");
     snprintf(paths[slot], sizeof paths[slot], "%s/check_scan_%d_%d.log", dir && *dir ? dir : "/tmp",
              (int)getpid(), slot);

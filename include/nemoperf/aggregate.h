@@ -42,6 +42,10 @@ struct np_scaling {
 };
 enum np_status np_scaling_add(struct np_scaling *s, const struct np_run *r);
 double np_scaling_eff(const struct np_scaling *s, const struct np_run *r);
+/* The same for a run that is not kept: np_scaling_add_at also says where r counts (*at, -1: nowhere)
+ * and its tokens/s/GPU (*tpg); np_scaling_eff_at answers from those two. */
+enum np_status np_scaling_add_at(struct np_scaling *s, const struct np_run *r, long *at, double *tpg);
+double np_scaling_eff_at(const struct np_scaling *s, long at, double tpg);
 void np_scaling_free(struct np_scaling *s);
 
 /* Build the groups of res.  NP_E_NOMEM. */

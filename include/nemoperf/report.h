@@ -56,6 +56,19 @@ enum np_status np_report_error(struct np_report *rep, const char *msg);
  * and list), then a flush. */
 enum np_status np_report_finish(struct np_report *rep);
 
+/* Rows rendered ahead (CSV and JSON, np_report_renders): np_report_render formats run's row as
+ * np_report_run would, but with its scaling efficiency left out (it needs every run of the sweep),
+ * into t (text borrowed from rep until the next call; eff_at: where the efficiency goes); one call at
+ * a time.  np_report_put writes such a row with the efficiency filled in.  NP_E_INVALID: a row the
+ * renderer cannot leave a slot in (write the run with np_report_run instead). */
+struct np_report_text {
+    const char *text;
+    size_t len, eff_at;
+};
+int np_report_renders(const struct np_report *rep);
+enum np_status np_report_render(struct np_report *rep, const struct np_run *run, struct np_report_text *t);
+enum np_status np_report_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff);
+
 /* NULL-safe; what was not finished is dropped. */
 void np_report_free(struct np_report *rep);
 

@@ -174,7 +174,9 @@ static int parse_backend(struct np_backend *be)
 
 /* The runs of the walk go to a temporary file while the scaling efficiency of their
  * configurations is summed (it needs every run of a sweep); then each run is read back, given
- * its efficiency and written: memory holds the walk's folders in flight, not the runs.
+ * its efficiency and written: memory holds the walk's folders in flight, not the runs.  CSV and
+ * JSON rows are formatted as the walk hands them over (beside the threads still reading logs) with
+ * a slot for the efficiency: the end is then a copy.  Records: 'T' a rendered row, 'R' a run.
  * Markdown shows no efficiency: its runs go to the report as they come (spill NULL). */
 struct parse_out {
     struct np_report *rep;
@@ -183,6 +185,14 @@ struct parse_out {
     struct np_scaling eff;
     size_t nruns, nerrors;
     int bad; /* markdown: a run not ok, or FAIL/FAST */
+};
+
+struct parse_row { /* after a 'T' and the row's text */
+    uint32_t len;
+    uint32_t eff_at;
+    int64_t at;  /* np_scaling_add_at */
+    double tpg;
+    int32_t bad; /* a run that makes the exit status 1 */
 };
 
 static int parse_run_bad(const struct np_run *r)
@@ -198,8 +208,64 @@ static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
         po->bad |= parse_run_bad(r);
         return np_report_run(po->rep, r);
     }
-    enum np_status st = np_run_spill_put(po->spill, r);
-    return st == NP_OK ? np_scaling_add(&po->eff, r) : st;
+    long at;
+    double tpg;
+    enum np_status st = np_scaling_add_at(&po->eff, r, &at, &tpg);
+    if (st != NP_OK)
+        return st;
+    if (np_report_renders(po->rep)) {
+        struct np_report_text t;
+        st = np_report_render(po->rep, r, &t);
+        if (st == NP_OK && t.len < UINT32_MAX) {
+            struct parse_row h = {(uint32_t)t.len, (uint32_t)t.eff_at, at, tpg, parse_run_bad(r)};
+            return putc('T', po->spill) != EOF && fwrite(&h, sizeof h, 1, po->spill) == 1 &&
+                           fwrite(t.text, 1, t.len, po->spill) == t.len
+                       ? NP_OK
+                       : NP_E_IO;
+        }
+        if (st != NP_OK && st != NP_E_INVALID)
+            return st;
+    }
+    return putc('R', po->spill) != EOF ? np_run_spill_put(po->spill, r) : NP_E_IO;
+}
+
+/* The next record of the spill, written out; 0 at the end, -1 when the spill is unreadable. */
+static int parse_put_next(struct parse_out *po, char **buf, size_t *cap, int *rc, enum np_status *st)
+{
+    int type = getc(po->spill);
+    if (type == EOF)
+        return ferror(po->spill) ? -1 : 0;
+    if (type == 'T') {
+        struct parse_row h;
+        if (fread(&h, sizeof h, 1, po->spill) != 1 || h.eff_at > h.len)
+            return -1;
+        if (h.len > *cap) {
+            char *nb = realloc(*buf, h.len);
+            if (!nb) {
+                *st = NP_E_NOMEM;
+                return 1;
+            }
+            *buf = nb;
+            *cap = h.len;
+        }
+        if (fread(*buf, 1, h.len, po->spill) != h.len)
+            return -1;
+        if (h.bad)
+            *rc = 1;
+        errno = 0;
+        *st = np_report_put(po->rep, *buf, h.len, h.eff_at, np_scaling_eff_at(&po->eff, (long)h.at, h.tpg));
+        return 1;
+    }
+    struct np_run r;
+    if (type != 'R' || np_run_spill_get(po->spill, &r) != 1)
+        return -1;
+    r.scaling_eff = np_scaling_eff(&po->eff, &r);
+    if (parse_run_bad(&r))
+        *rc = 1;
+    errno = 0;
+    *st = np_report_run(po->rep, &r);
+    np_run_clear(&r);
+    return 1;
 }
 
 static enum np_status parse_sink_error(void *ctx, const char *msg)
@@ -242,20 +308,16 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
         spill_bad = 1;
         e = errno;
     }
-    struct np_run r;
     int got = 0;
-    while (st == NP_OK && po.spill && (got = np_run_spill_get(po.spill, &r)) == 1) {
-        r.scaling_eff = np_scaling_eff(&po.eff, &r);
-        if (parse_run_bad(&r))
-            rc = 1;
-        errno = 0;
-        st = np_report_run(po.rep, &r);
+    char *row = NULL;
+    size_t rowcap = 0;
+    while (st == NP_OK && po.spill && (got = parse_put_next(&po, &row, &rowcap, &rc, &st)) == 1) {
         if (st == NP_E_IO) {
             out_bad = 1;
             e = errno;
         }
-        np_run_clear(&r);
     }
+    free(row);
     if (st == NP_OK && got < 0) {
         st = NP_E_IO;
         spill_bad = 1;
