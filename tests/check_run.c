@@ -465,6 +465,54 @@ START_TEST(test_errors_go_on)
 }
 END_TEST
 
+/* A run written to the spill and read back is the same run: every byte of the struct (zero runs of
+ * any length, including at the end and of fewer than 8 bytes), its four strings (one absent, one
+ * empty), several runs in a row, and a cut file is an error, not a run. */
+START_TEST(test_spill_round_trip)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    struct np_run a[3];
+    long first_end = 0;
+    for (int k = 0; k < 3; k++) {
+        memset(&a[k], 0, sizeof a[k]);
+        unsigned char *p = (unsigned char *)&a[k];
+        for (size_t i = 0; i < sizeof a[k]; i++) /* stretches of zeros of every length between bytes */
+            p[i] = (i * 7 + (size_t)k) % (k == 2 ? 3 : 11) == 0 ? (unsigned char)(1 + i % 250) : 0;
+        a[k].path = (char *)"/x/log-1.out";
+        a[k].dir = k == 1 ? NULL : (char *)"/x";
+        a[k].why = (char *)"";
+        a[k].note = k == 0 ? NULL : (char *)"a note; another";
+        ck_assert_int_eq(np_run_spill_put(f, &a[k]), NP_OK);
+        if (k == 0)
+            first_end = ftell(f);
+    }
+    rewind(f);
+    for (int k = 0; k < 3; k++) {
+        struct np_run b;
+        ck_assert_int_eq(np_run_spill_get(f, &b), 1);
+        struct np_run x = b, y = a[k];
+        x.path = x.dir = x.why = x.note = y.path = y.dir = y.why = y.note = NULL;
+        ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "run %d differs", k);
+        ck_assert_str_eq(b.path, a[k].path);
+        ck_assert_int_eq(b.dir == NULL, a[k].dir == NULL);
+        ck_assert_str_eq(b.why, "");
+        ck_assert_int_eq(b.note == NULL, a[k].note == NULL);
+        np_run_clear(&b);
+    }
+    struct np_run b;
+    ck_assert_int_eq(np_run_spill_get(f, &b), 0);
+    /* cut 40 bytes into the second run */
+    rewind(f);
+    fflush(f);
+    ck_assert_int_eq(ftruncate(fileno(f), first_end + 40), 0);
+    ck_assert_int_eq(np_run_spill_get(f, &b), 1);
+    np_run_clear(&b);
+    ck_assert_int_eq(np_run_spill_get(f, &b), -1);
+    fclose(f);
+}
+END_TEST
+
 START_TEST(test_identity_from_path)
 {
     struct np_identity id;
@@ -504,6 +552,7 @@ int main(void)
     tcase_add_test(tc, test_unreadable_folder);
     tcase_add_test(tc, test_errors_go_on);
     tcase_add_test(tc, test_identity_from_path);
+    tcase_add_test(tc, test_spill_round_trip);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
