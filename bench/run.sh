@@ -6,7 +6,8 @@
 #   (experiments/<exp>/<exp>_<ts>/<exp>/log-...out, ~1.4 GB on disk), shape c: 1 000 000 runs of small logs
 #   (~2.8 KB, experiments/<exp>/<exp>_<ts>/log-...out, ~8 GB on disk: the archive of a benchmarking team),
 # warms the page cache, then times each command alternately BENCH_REPS times and prints median/min, ratios and
-# the peak resident memory (max over the reps) of each command.
+# the peak resident memory (max over the reps) of each command.  tailread rows are floors: reading alone, no
+# parsing (tailread_l: only the logs, their last 32 KiB, about what the default window's 40 steps need).
 # Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abc, any of a b c)  BENCH_SCALE (1; divides the run counts)
 #        BENCH_REPS (5)  BENCH_SEED (1)  BENCH_JOBS (all cores; tailread threads)  CC (cc)  NP_PARSE (bin/nemoperf-parse)
 set -eu
@@ -99,7 +100,7 @@ corpus() { # shape runs size [gencorpus flags] -> sets EXP
 keys_for() { # shape -> the commands timed on it
     case $1 in
     c) echo "parse parse_csv parse_json parse_md rg_c" ;;
-    *) echo "parse parse_csv parse_json parse_md parse_all grep rg rg_c tailread tailread_p" ;;
+    *) echo "parse parse_csv parse_json parse_md parse_all grep rg rg_c tailread tailread_p tailread_l" ;;
     esac
 }
 label() {
@@ -114,6 +115,7 @@ label() {
     rg_c) echo "rg -c --no-config -uu -g '*.out' train_step_timing" ;;
     tailread) echo "tailread -j $JOBS (nftw walk, last 64 KiB)" ;;
     tailread_p) echo "tailread -p -j $JOBS (parallel walk)" ;;
+    tailread_l) echo "tailread -p, log-*.out only, last 32 KiB" ;;
     esac
 }
 enabled() {
@@ -136,6 +138,7 @@ runkey() { # key [-l] -> "seconds status bytes lines maxrss_kb"
     rg_c) "$TI" -p "$@" rg -c --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
     tailread) "$TI" -p "$@" "$TR" -j "$JOBS" "$EXP" ;;
     tailread_p) "$TI" -p "$@" "$TR" -p -j "$JOBS" "$EXP" ;;
+    tailread_l) "$TI" -p "$@" "$TR" -p -j "$JOBS" -g 'log-*.out' -b 32768 "$EXP" ;;
     esac
 }
 

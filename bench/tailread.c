@@ -3,11 +3,14 @@
  * Default: walk each folder with nftw (no symlinks followed), then T threads open, fstat and pread the last
  * -b bytes (default 64 KiB) of each file and count the newlines read (so the data is used).  With -p the walk
  * itself is parallel too (T threads share a folder stack; readdir d_type, openat; no per-entry stat), which
- * is the real floor when there are many small runs.  Prints "files F bytes B newlines L walk_s W" on stdout.
+ * is the real floor when there are many small runs.  -g GLOB reads only the files whose name matches (fnmatch,
+ * default "*.out"): -g 'log-*.out' -b 32768 is what a parser of the logs' last steps must read at least.
+ * Prints "files F bytes B newlines L walk_s W" on stdout.
  * Standalone: cc -O2 -std=c11 -D_GNU_SOURCE -pthread -o tailread tailread.c
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
@@ -24,6 +27,7 @@
 static char **tr_paths;
 static size_t tr_npaths, tr_cap;
 static size_t tr_bytes = 65536;
+static const char *tr_glob = "*.out";
 static atomic_size_t tr_next;
 static atomic_uint_fast64_t tr_total, tr_lines;
 static atomic_int tr_errors;
@@ -33,8 +37,8 @@ static int tr_visit(const char *path, const struct stat *sb, int type, struct FT
     (void)sb;
     (void)ftw;
     if (type != FTW_F) return 0;
-    size_t n = strlen(path);
-    if (n < 4 || memcmp(path + n - 4, ".out", 4) != 0) return 0;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (fnmatch(tr_glob, base, 0) != 0) return 0;
     if (tr_npaths == tr_cap) {
         tr_cap = tr_cap ? tr_cap * 2 : 4096;
         char **p = realloc(tr_paths, tr_cap * sizeof *p);
@@ -155,8 +159,7 @@ static void *tr_pworker(void *arg)
                     pthread_mutex_unlock(&tr_mu);
                 }
             } else if (t == DT_REG) {
-                size_t len = strlen(n);
-                if (len < 4 || memcmp(n + len - 4, ".out", 4) != 0) continue;
+                if (fnmatch(tr_glob, n, 0) != 0) continue;
                 int fd = openat(dfd, n, O_RDONLY | O_CLOEXEC);
                 if (fd < 0) { atomic_fetch_add(&tr_errors, 1); continue; }
                 atomic_fetch_add(&tr_nfiles, 1);
@@ -187,19 +190,20 @@ int main(int argc, char **argv)
 {
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int ch, par = 0;
-    while ((ch = getopt(argc, argv, "j:b:ph")) != -1) {
+    while ((ch = getopt(argc, argv, "j:b:g:ph")) != -1) {
         switch (ch) {
+        case 'g': tr_glob = optarg; break;
         case 'j': jobs = strtol(optarg, NULL, 10); break;
         case 'p': par = 1; break;
         case 'b': tr_bytes = (size_t)strtoul(optarg, NULL, 10); break;
         case 'h':
         default:
-            fprintf(ch == 'h' ? stdout : stderr, "usage: tailread [-p] [-j THREADS] [-b BYTES] DIR...\n");
+            fprintf(ch == 'h' ? stdout : stderr, "usage: tailread [-p] [-j THREADS] [-b BYTES] [-g GLOB] DIR...\n");
             return ch == 'h' ? 0 : 2;
         }
     }
     if (optind >= argc || tr_bytes == 0) {
-        fprintf(stderr, "usage: tailread [-p] [-j THREADS] [-b BYTES] DIR...\n");
+        fprintf(stderr, "usage: tailread [-p] [-j THREADS] [-b BYTES] [-g GLOB] DIR...\n");
         return 2;
     }
     if (jobs < 1) jobs = 1;
