@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -1883,8 +1884,11 @@ enum np_status np_report_render(struct np_report *rep, const struct np_run *run,
     }
     if (rep->fmt != NP_FMT_CSV)
         return NP_E_INVALID;
-    if (!rep->ms && !(rep->ms = open_memstream(&rep->ms_buf, &rep->ms_size)))
-        return NP_E_NOMEM;
+    if (!rep->ms) {
+        if (!(rep->ms = open_memstream(&rep->ms_buf, &rep->ms_size)))
+            return NP_E_NOMEM;
+        __fsetlocking(rep->ms, FSETLOCKING_BYCALLER); /* one caller at a time: no lock per fputc */
+    }
     off_t at = -1;
     if (fseeko(rep->ms, 0, SEEK_SET) != 0)
         return NP_E_NOMEM;
