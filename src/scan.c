@@ -175,7 +175,7 @@ static int scan_isword(char c)
     return scan_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static void scan_trim(const char **s, size_t *n)
+__attribute__((always_inline)) static inline void scan_trim(const char **s, size_t *n)
 {
     while (*n && (**s == ' ' || **s == '\t')) {
         (*s)++;
