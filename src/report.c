@@ -582,19 +582,21 @@ static void report_csv_str(FILE *out, const char *s)
 }
 
 /* snprintf(buf, size, "%.10g", v) byte for byte (size >= 32), without printf in the common case: a finite v
- * of 1e-4 <= |v| < 1e10 is scaled to 10 digits in extended precision (error < 1e-9 of a unit, so the
- * rounding is the exact value's unless it lies within 1e-6 of a tie: then, and for everything else, printf).
- * Formatting numbers was most of the time of writing a CSV or JSON run. */
+ * of 1e-4 <= |v| < 1e16 is scaled to 10 digits in extended precision, by one multiplication or division by
+ * an exact power of ten (error < 1e-9 of a unit, so the rounding is the exact value's unless it lies within
+ * 1e-6 of a tie: then, and for everything else, printf); from 1e10 on %g's exponent form ("7.2e+10": byte
+ * counts, FLOPs per sample, tokens).  Formatting numbers was most of the time of writing a CSV or JSON run. */
 static int report_g10(char *buf, size_t size, double v)
 {
 #if LDBL_MANT_DIG >= 64
     static const long double p10[] = {1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L,
                                       1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L};
     double a = fabs(v);
-    if (size >= 32 && a >= 1e-4 && a < 1e10) {
+    if (size >= 32 && a >= 1e-4 && a < 1e16) {
         int e = (int)floor(log10(a)), k = 9 - e;
-        if (k >= 0 && k <= 13) {
-            long double sc = (long double)a * p10[k], fl = floorl(sc), fr = sc - fl;
+        if (k >= -6 && k <= 13) {
+            long double sc = k >= 0 ? (long double)a * p10[k] : (long double)a / p10[-k], fl = floorl(sc),
+                        fr = sc - fl;
             uint64_t d = (uint64_t)fl + (fr > 0.5L);
             if (fabsl(fr - 0.5L) > 1e-6L && d >= 1000000000u && d < 10000000000u) {
                 char dig[10], *o = buf;
@@ -605,7 +607,18 @@ static int report_g10(char *buf, size_t size, double v)
                     nd--; /* %g drops trailing zeros */
                 if (v < 0)
                     *o++ = '-';
-                if (e >= 0) {
+                if (e >= 10) { /* d.ddde+XX */
+                    *o++ = dig[0];
+                    if (nd > 1) {
+                        *o++ = '.';
+                        for (int i = 1; i < nd; i++)
+                            *o++ = dig[i];
+                    }
+                    *o++ = 'e';
+                    *o++ = '+';
+                    *o++ = (char)('0' + e / 10);
+                    *o++ = (char)('0' + e % 10);
+                } else if (e >= 0) {
                     for (int i = 0; i <= e; i++)
                         *o++ = dig[i];
                     if (nd > e + 1) {
