@@ -1936,13 +1936,20 @@ enum np_status np_report_put(struct np_report *rep, const char *text, size_t len
         if (isnan(eff) || isinf(eff)) {
             fputs("null", out);
         } else {
-            struct report_jw w = {NULL, 0, 0, 0, NULL, 0};
+            /* in the renderer's buffer (rows are rendered during the walk, put after it), unless text is in it */
+            int own = rep->jbuf && text >= rep->jbuf && text < rep->jbuf + rep->jcap;
+            struct report_jw w = {own ? NULL : rep->jbuf, 0, own ? 0 : rep->jcap, 0, NULL, 0};
             report_jw_real(&w, eff);
             if (w.fail)
                 fputs("null", out);
             else
                 fwrite(w.buf, 1, w.len, out);
-            free(w.buf);
+            if (own) {
+                free(w.buf);
+            } else {
+                rep->jbuf = w.buf;
+                rep->jcap = w.cap;
+            }
         }
     }
     fwrite(text + eff_at + slot, 1, len - eff_at - slot, out);

@@ -672,8 +672,6 @@ static void *walk_worker(void *arg)
                 w->top.exhausted = 1;
                 break;
             }
-            if (w->finished)
-                break;
             w->waiting++;
             pthread_cond_wait(&w->cv, &w->mu);
             w->waiting--;
