@@ -1572,10 +1572,10 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
 #define REPORT_JSON_HEAD "{\n  \"runs\": [\n    "
 #define REPORT_JSON_TAIL "\n  ]\n}"
 
-/* A JSON text under construction (report_jw_*): what json_dumpb(JSON_INDENT(2) | JSON_REAL_PRECISION(10))
- * writes, byte for byte (jansson 2.14 src/dump.c do_dump, dump_string; src/strconv.c jsonp_dtostr), without
- * its per-value callbacks and printf: the dump was two thirds of the time of writing a JSON run.  The
- * tree's strings are UTF-8 already (json_string checks).  fail = 1: out of memory or a value not known here. */
+/* A JSON text under construction (report_jw_*, report_jd_*): what json_dumpb(JSON_INDENT(2) |
+ * JSON_REAL_PRECISION(10)) writes, byte for byte (jansson 2.14 src/dump.c do_dump, dump_string; src/strconv.c
+ * jsonp_dtostr), without its per-value callbacks and printf.  Strings reach it as UTF-8 (ASCII, or checked by
+ * json_string: report_jd_text).  fail = 1: out of memory or a number report_g10 cannot write. */
 struct report_jw {
     char *buf;
     size_t len, cap;
@@ -1673,90 +1673,289 @@ static void report_jw_real(struct report_jw *w, double v)
     report_jw_put(w, b, len);
 }
 
-static void report_jw_value(struct report_jw *w, json_t *v, int depth)
+/* ---- the run object written straight from the run: json_dumpb's text of report_json_run's tree ----
+ * Building the tree (a hashed object, a value a key) and walking it was four fifths of the cost of a JSON run
+ * (callgrind, shape (b): 95,000 instructions a run); check_report test_json_direct_is_the_tree compares this
+ * writer with Jansson's dump of report_json_run, byte for byte, on random runs. */
+
+/* A member's key at depth: ",", the indent, the key (quoted: "\"key\": ", a literal: the keys need no escape),
+ * ": "; the mark goes after the first mark_key's ": ". */
+static void report_jd_key(struct report_jw *w, int depth, int *n, const char *quoted, size_t ql, const char *key)
+{
+    static const char sp[] = ",\n                                ";
+    size_t ind = 3 + 2 * (size_t)depth; /* "\n" and the indent of depth + 1 */
+    if (ind + 1 > sizeof sp - 1) {
+        w->fail = 1;
+        return;
+    }
+    if ((*n)++)
+        report_jw_put(w, sp, ind + 1);
+    else
+        report_jw_put(w, sp + 1, ind);
+    report_jw_put(w, quoted, ql);
+    if (w->mark_key && key[0] == w->mark_key[0] && strcmp(key, w->mark_key) == 0) {
+        w->mark = w->len;
+        w->mark_key = NULL;
+    }
+}
+#define REPORT_JD_KEY(w, d, n, k) report_jd_key(w, d, n, "\"" k "\": ", sizeof k + 3, k)
+
+static void report_jd_close(struct report_jw *w, int depth, int n)
+{
+    if (n)
+        report_jw_indent(w, depth);
+    report_jw_put(w, "}", 1);
+}
+
+static void report_jd_num(struct report_jw *w, double v) /* report_jnum */
+{
+    if (isnan(v) || isinf(v))
+        report_jw_put(w, "null", 4);
+    else
+        report_jw_real(w, v);
+}
+
+static void report_jd_int(struct report_jw *w, long long v, int known) /* report_jint */
 {
     char b[24];
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        void *it = json_object_iter(v);
+    if (known)
+        report_jw_put(w, b, (size_t)report_lld(b, v));
+    else
+        report_jw_put(w, "null", 4);
+}
+
+static void report_jd_bool(struct report_jw *w, int v)
+{
+    report_jw_put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+/* report_jtext: ASCII as it is; anything else through Jansson's own check (report_jtext), as the tree has it. */
+static void report_jd_text(struct report_jw *w, const char *s)
+{
+    size_t n = 0;
+    while (s[n] && (unsigned char)s[n] < 0x80)
+        n++;
+    if (!s[n]) {
+        report_jw_string(w, s, n);
+        return;
+    }
+    json_t *j = report_jtext(s);
+    if (!j) {
+        w->fail = 1;
+        return;
+    }
+    report_jw_string(w, json_string_value(j), json_string_length(j));
+    json_decref(j);
+}
+
+static void report_jd_str(struct report_jw *w, const char *s) /* report_jstr */
+{
+    if (s && *s)
+        report_jd_text(w, s);
+    else
+        report_jw_put(w, "null", 4);
+}
+
+static void report_jd_metrics(struct report_jw *w, int depth, const struct np_metrics *m) /* report_jmetrics */
+{
+    int n = 0;
+    report_jw_put(w, "{", 1);
+    REPORT_JD_KEY(w, depth, &n, "tokens_per_s");
+    report_jd_num(w, m->tokens_per_s);
+    REPORT_JD_KEY(w, depth, &n, "tokens_per_s_per_gpu");
+    report_jd_num(w, m->tokens_per_s_per_gpu);
+    REPORT_JD_KEY(w, depth, &n, "model_tflops_per_gpu");
+    report_jd_num(w, m->model_tflops_per_gpu);
+    REPORT_JD_KEY(w, depth, &n, "mfu_percent");
+    report_jd_num(w, m->mfu_percent);
+    REPORT_JD_KEY(w, depth, &n, "days_to_train");
+    report_jd_num(w, m->days_to_train);
+    report_jd_close(w, depth, n);
+}
+
+/* What json_dumpb(JSON_INDENT(2) | JSON_REAL_PRECISION(10)) writes of report_json_run(r, o) held at depth,
+ * member for member in its order. */
+static void report_json_direct(struct report_jw *w, const struct np_run *r, const struct np_parse_opts *o, int depth)
+{
+    int n = 0, d = depth + 1;
+    report_jw_put(w, "{", 1);
+    REPORT_JD_KEY(w, depth, &n, "path");
+    report_jd_text(w, r->path);
+    REPORT_JD_KEY(w, depth, &n, "experiment");
+    report_jd_str(w, r->id.experiment);
+    REPORT_JD_KEY(w, depth, &n, "recipe");
+    report_jd_str(w, r->id.recipe);
+    REPORT_JD_KEY(w, depth, &n, "model_size");
+    report_jd_str(w, r->id.model_size);
+    REPORT_JD_KEY(w, depth, &n, "dtype");
+    if (r->id.dtype)
+        report_jd_text(w, np_dtype_name(r->id.dtype, 0));
+    else
+        report_jw_put(w, "null", 4);
+    REPORT_JD_KEY(w, depth, &n, "gpus");
+    report_jd_int(w, r->id.gpus, r->id.gpus > 0);
+    REPORT_JD_KEY(w, depth, &n, "gpu_type");
+    report_jd_str(w, r->id.gpu_type);
+    REPORT_JD_KEY(w, depth, &n, "gpu_type_source");
+    report_jd_str(w, r->gpu_source);
+    REPORT_JD_KEY(w, depth, &n, "system");
+    report_jd_str(w, r->id.system);
+    REPORT_JD_KEY(w, depth, &n, "workload");
+    if (r->id.synthetic)
+        report_jw_string(w, "synthetic", 9);
+    else
+        report_jw_put(w, "null", 4);
+    REPORT_JD_KEY(w, depth, &n, "job_id");
+    report_jd_str(w, r->job_id);
+    REPORT_JD_KEY(w, depth, &n, "start_time");
+    report_jd_str(w, r->launch.submit_time);
+    REPORT_JD_KEY(w, depth, &n, "seq_len");
+    report_jd_int(w, r->id.seq_len, r->id.seq_len > 0);
+    REPORT_JD_KEY(w, depth, &n, "global_batch_size");
+    report_jd_int(w, r->id.gbs, r->id.gbs > 0);
+    REPORT_JD_KEY(w, depth, &n, "identified_by");
+    report_jd_str(w, r->id_source);
+    REPORT_JD_KEY(w, depth, &n, "log_format");
+    if (r->steps_seen == 0)
+        report_jw_put(w, "null", 4);
+    else
+        report_jd_text(w, np_log_gen_name(r->gen));
+    REPORT_JD_KEY(w, depth, &n, "attempts");
+    report_jd_int(w, (long long)r->attempts, 1);
+    REPORT_JD_KEY(w, depth, &n, "step");
+    report_jd_int(w, r->step, r->step >= 0);
+    REPORT_JD_KEY(w, depth, &n, "final_step");
+    report_jd_int(w, r->total, r->total >= 0);
+    REPORT_JD_KEY(w, depth, &n, "steps_seen");
+    report_jd_int(w, (long long)r->steps_seen, 1);
+    REPORT_JD_KEY(w, depth, &n, "complete");
+    if (r->complete < 0)
+        report_jw_put(w, "null", 4);
+    else
+        report_jd_bool(w, r->complete);
+    REPORT_JD_KEY(w, depth, &n, "step_time_s");
+    report_jd_num(w, r->step_time_s);
+    REPORT_JD_KEY(w, depth, &n, "window");
+    {
+        int m = 0;
         report_jw_put(w, "{", 1);
-        if (!it) {
-            report_jw_put(w, "}", 1);
-            return;
-        }
-        report_jw_indent(w, depth + 1);
-        while (it && !w->fail) {
-            void *next = json_object_iter_next(v, it);
-            const char *key = json_object_iter_key(it);
-            report_jw_string(w, key, strlen(key));
-            report_jw_put(w, ": ", 2);
-            if (w->mark_key && strcmp(key, w->mark_key) == 0) {
-                w->mark = w->len;
-                w->mark_key = NULL;
-            }
-            report_jw_value(w, json_object_iter_value(it), depth + 1);
-            if (next) {
-                report_jw_put(w, ",", 1);
-                report_jw_indent(w, depth + 1);
-            } else {
-                report_jw_indent(w, depth);
-            }
-            it = next;
-        }
-        report_jw_put(w, "}", 1);
-        return;
+        REPORT_JD_KEY(w, d, &m, "first");
+        report_jd_int(w, r->window.first, r->window.first >= 0);
+        REPORT_JD_KEY(w, d, &m, "last");
+        report_jd_int(w, r->window.last, r->window.last >= 0);
+        REPORT_JD_KEY(w, d, &m, "count");
+        report_jd_int(w, (long long)r->window.count, 1);
+        REPORT_JD_KEY(w, d, &m, "requested");
+        report_jd_int(w, (long long)r->window.requested, 1);
+        REPORT_JD_KEY(w, d, &m, "rule");
+        report_jd_str(w, r->window.rule);
+        REPORT_JD_KEY(w, d, &m, "mean_s");
+        report_jd_num(w, r->window.mean_s);
+        REPORT_JD_KEY(w, d, &m, "median_s");
+        report_jd_num(w, r->window.median_s);
+        REPORT_JD_KEY(w, d, &m, "stdev_s");
+        report_jd_num(w, r->window.stdev_s);
+        REPORT_JD_KEY(w, d, &m, "min_s");
+        report_jd_num(w, r->window.min_s);
+        REPORT_JD_KEY(w, d, &m, "max_s");
+        report_jd_num(w, r->window.max_s);
+        report_jd_close(w, d, m);
     }
-    case JSON_ARRAY: {
-        size_t n = json_array_size(v);
-        report_jw_put(w, "[", 1);
-        if (n == 0) {
-            report_jw_put(w, "]", 1);
-            return;
+    REPORT_JD_KEY(w, depth, &n, "tokens_per_s");
+    report_jd_num(w, r->m.tokens_per_s);
+    REPORT_JD_KEY(w, depth, &n, "tokens_per_s_per_gpu");
+    report_jd_num(w, r->m.tokens_per_s_per_gpu);
+    REPORT_JD_KEY(w, depth, &n, "model_flops_per_sample");
+    report_jd_num(w, r->flops_per_sample);
+    REPORT_JD_KEY(w, depth, &n, "model_tflops_per_gpu");
+    report_jd_num(w, r->m.model_tflops_per_gpu);
+    REPORT_JD_KEY(w, depth, &n, "logged_tflops_per_gpu");
+    report_jd_num(w, r->logged_tflops_per_gpu);
+    REPORT_JD_KEY(w, depth, &n, "mfu_percent");
+    report_jd_num(w, r->m.mfu_percent);
+    REPORT_JD_KEY(w, depth, &n, "train_tokens");
+    report_jd_num(w, r->train_tokens);
+    REPORT_JD_KEY(w, depth, &n, "days_to_train");
+    report_jd_num(w, r->m.days_to_train);
+    REPORT_JD_KEY(w, depth, &n, "steady");
+    report_jd_metrics(w, d, &r->steady);
+    REPORT_JD_KEY(w, depth, &n, "scaling_efficiency");
+    report_jd_num(w, r->scaling_eff);
+    REPORT_JD_KEY(w, depth, &n, "peak_memory_bytes");
+    report_jd_num(w, r->peak_memory_bytes);
+    REPORT_JD_KEY(w, depth, &n, "loss");
+    report_jd_num(w, r->loss);
+    REPORT_JD_KEY(w, depth, &n, "checkpoint_saved");
+    report_jd_bool(w, r->checkpoint_saved);
+    REPORT_JD_KEY(w, depth, &n, "checkpoint_loaded");
+    report_jd_bool(w, r->checkpoint_loaded);
+    REPORT_JD_KEY(w, depth, &n, "status");
+    report_jd_text(w, np_run_status_name(r->status));
+    REPORT_JD_KEY(w, depth, &n, "reason");
+    report_jd_str(w, r->why);
+    REPORT_JD_KEY(w, depth, &n, "note");
+    report_jd_str(w, r->note);
+    if (o->reference) {
+        int m = 0;
+        REPORT_JD_KEY(w, depth, &n, "reference");
+        report_jw_put(w, "{", 1);
+        if (r->ref) {
+            REPORT_JD_KEY(w, d, &m, "source");
+            report_jd_str(w, r->ref->source);
+            REPORT_JD_KEY(w, d, &m, "step_time_s");
+            report_jd_num(w, r->ref->step_time_s);
+            REPORT_JD_KEY(w, d, &m, "tokens_per_s");
+            report_jd_num(w, r->ref->tokens_per_s);
+            REPORT_JD_KEY(w, d, &m, "tokens_per_s_per_gpu");
+            report_jd_num(w, r->ref->tokens_per_s_per_gpu);
+            REPORT_JD_KEY(w, d, &m, "mfu_percent");
+            report_jd_num(w, r->ref->mfu_percent);
+            REPORT_JD_KEY(w, d, &m, "days_1t");
+            report_jd_num(w, r->ref->days_1t);
+            REPORT_JD_KEY(w, d, &m, "model_tflops_per_gpu");
+            report_jd_num(w, r->ref->model_tflops_per_gpu);
         }
-        report_jw_indent(w, depth + 1);
-        for (size_t i = 0; i < n && !w->fail; i++) {
-            report_jw_value(w, json_array_get(v, i), depth + 1);
-            if (i + 1 < n) {
-                report_jw_put(w, ",", 1);
-                report_jw_indent(w, depth + 1);
-            } else {
-                report_jw_indent(w, depth);
-            }
+        REPORT_JD_KEY(w, d, &m, "basis");
+        report_jd_text(w, o->verdict_last ? "last" : "steady");
+        REPORT_JD_KEY(w, d, &m, "ratio");
+        report_jd_num(w, r->ref_ratio);
+        if (isfinite(o->tolerance_pct)) { /* json_real refuses NaN and infinity: the tree has no such member */
+            REPORT_JD_KEY(w, d, &m, "tolerance_percent");
+            report_jw_real(w, o->tolerance_pct);
         }
-        report_jw_put(w, "]", 1);
-        return;
+        REPORT_JD_KEY(w, d, &m, "result");
+        if (r->verdict == NP_VERDICT_NOT_COMPARED)
+            report_jw_put(w, "null", 4);
+        else
+            report_jd_text(w, np_verdict_name(r->verdict));
+        REPORT_JD_KEY(w, d, &m, "reason");
+        if (r->verdict == NP_VERDICT_NOT_COMPARED)
+            report_jd_str(w, r->ref_why);
+        else
+            report_jw_put(w, "null", 4);
+        report_jd_close(w, d, m);
     }
-    case JSON_STRING: report_jw_string(w, json_string_value(v), json_string_length(v)); return;
-    case JSON_INTEGER: report_jw_put(w, b, (size_t)report_lld(b, (long long)json_integer_value(v))); return;
-    case JSON_REAL: report_jw_real(w, json_real_value(v)); return;
-    case JSON_TRUE: report_jw_put(w, "true", 4); return;
-    case JSON_FALSE: report_jw_put(w, "false", 5); return;
-    case JSON_NULL: report_jw_put(w, "null", 4); return;
-    }
-    w->fail = 1;
+    report_jd_close(w, depth, n);
 }
 
 /* The run's JSON object as the envelope holds it, into rep->jbuf (*text, *len); with mark_key, where
- * that key's value starts (*mark).  0: not a tree the writer knows (or out of memory). */
+ * that key's value starts (*mark).  0: out of memory (or a number the writer cannot write). */
 static int report_json_text(struct np_report *rep, const struct np_run *r, const char *mark_key, const char **text,
                             size_t *len, size_t *mark)
 {
     if (!rep->arena.buf && !(rep->arena.buf = malloc(REPORT_ARENA)))
         return 0;
     rep->arena.used = 0;
-    report_arena_cur = &rep->arena;
-    json_t *j = report_json_run(r, rep->o);
+    report_arena_cur = &rep->arena; /* for report_jd_text's rare Jansson strings */
     struct report_jw w = {rep->jbuf, 0, rep->jcap, 0, mark_key, SIZE_MAX};
-    if (j)
-        report_jw_value(&w, j, 2); /* the depth the envelope holds a run at */
-    json_decref(j);
+    report_json_direct(&w, r, rep->o, 2); /* the depth the envelope holds a run at */
     report_arena_cur = NULL;
     rep->jbuf = w.buf;
     rep->jcap = w.cap;
     *text = w.buf;
     *len = w.len;
     *mark = w.mark;
-    return j && !w.fail && (!mark_key || w.mark != SIZE_MAX);
+    return !w.fail && (!mark_key || w.mark != SIZE_MAX);
 }
 
 static enum np_status report_json_stream(struct np_report *rep, const struct np_run *r)
@@ -1764,7 +1963,7 @@ static enum np_status report_json_stream(struct np_report *rep, const struct np_
     const char *text;
     size_t len, mark;
     if (!report_json_text(rep, r, NULL, &text, &len, &mark)) {
-        /* not a tree the writer knows: Jansson's own dump, cut out of an envelope of its own */
+        /* the writer failed: Jansson's own dump, cut out of an envelope of its own */
         if (!rep->arena.buf)
             return NP_E_NOMEM;
         json_t *j = report_json_run(r, rep->o);

@@ -487,6 +487,152 @@ START_TEST(test_stream_json_layout)
 }
 END_TEST
 
+/* Random fields for the equivalence test below: numbers of every kind, strings with escapes, bytes that are not
+ * UTF-8, valid UTF-8, empty and missing ones. */
+static unsigned long rnd_state = 12345;
+static unsigned long rnd(void)
+{
+    rnd_state = rnd_state * 6364136223846793005UL + 1442695040888963407UL;
+    return rnd_state >> 33;
+}
+static double rnd_num(void)
+{
+    static const double special[] = {0.0, -0.0, 1.0, 5.4, 97851.0, 1e21, 1e-7, 123456789012.0, 0.1 + 0.2, 1e300};
+    switch (rnd() % 6) {
+    case 0: return NAN;
+    case 1: return rnd() % 2 ? INFINITY : -INFINITY;
+    case 2: return special[rnd() % (sizeof special / sizeof special[0])];
+    case 3: return (double)(long)(rnd() % 2000000) - 1000000;
+    default: return ((double)rnd() / 2147483648.0 - 0.5) * pow(10.0, (double)((long)(rnd() % 40) - 20));
+    }
+}
+static void rnd_text(char *b, size_t cap)
+{
+    static const char *const parts[] = {"a", "pretrain_llama3.1_8b", "\"q\"", "\\", "\t", "\n", "\x01", "\x1f", "caf\xc3\xa9",
+                                        "\xe9", "\xf0\x9f\x98\x80", "\xed\xa0\x80", "\xc0\xaf", " ", "/", "%s"};
+    size_t n = 0, k = rnd() % 5;
+    b[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        const char *p = parts[rnd() % (sizeof parts / sizeof parts[0])];
+        if (n + strlen(p) + 1 >= cap)
+            break;
+        strcpy(b + n, p);
+        n += strlen(p);
+    }
+}
+
+/* Every run object streamed by report.c's direct writer is byte for byte what the whole-result report (Jansson's
+ * tree of report_json_run, dumped by json_dumpf) writes: keys, order, nulls, escapes, numbers; without and with
+ * --reference (and a tolerance json_real refuses). */
+START_TEST(test_json_direct_is_the_tree)
+{
+    enum { N = 400 };
+    static struct np_run rs[N];
+    static char texts[N][6][64];
+    static struct np_ref_row refs[N];
+    static const char *const rules[] = {NULL, "", "iterations 11-44 of 50 (NVIDIA's parser)", "--steps"};
+    for (int pass = 0; pass < 3; pass++) {
+        int reference = pass > 0;
+        for (size_t i = 0; i < N; i++) {
+            struct np_run *r = &rs[i];
+            memset(r, 0, sizeof *r);
+            for (size_t t = 0; t < 6; t++)
+                rnd_text(texts[i][t], sizeof texts[i][t]);
+            r->path = texts[i][0];
+            r->why = rnd() % 3 ? texts[i][1] : NULL;
+            r->note = rnd() % 3 ? texts[i][2] : NULL;
+            snprintf(r->id.experiment, sizeof r->id.experiment, "%s", texts[i][3]);
+            snprintf(r->id.recipe, sizeof r->id.recipe, "%s", rnd() % 2 ? "llama3.1" : "");
+            snprintf(r->id.model_size, sizeof r->id.model_size, "%s", texts[i][4]);
+            snprintf(r->id.gpu_type, sizeof r->id.gpu_type, "%s", rnd() % 2 ? "h100" : "");
+            snprintf(r->id.system, sizeof r->id.system, "%s", rnd() % 2 ? "DGX-B200" : "");
+            snprintf(r->job_id, sizeof r->job_id, "%s", rnd() % 2 ? "1400002" : "");
+            snprintf(r->launch.submit_time, sizeof r->launch.submit_time, "%s", rnd() % 2 ? "2026-11-22T13:00:00Z" : "");
+            r->id.dtype = (enum np_dtype)(rnd() % 3);
+            r->id.gpus = (int)(rnd() % 3) - 1;
+            r->id.seq_len = rnd() % 2 ? 8192 : 0;
+            r->id.gbs = (int)(rnd() % 4) - 1;
+            r->id.synthetic = (int)(rnd() % 2);
+            r->id_source = rnd() % 2 ? "manifest" : NULL;
+            r->gpu_source = rnd() % 2 ? "recipe" : NULL;
+            r->gen = (enum np_log_gen)(rnd() % 7);
+            r->attempts = rnd() % 3;
+            r->steps_seen = rnd() % 3;
+            r->step = (long)(rnd() % 100) - 1;
+            r->total = (long)(rnd() % 100) - 1;
+            r->complete = (int)(rnd() % 3) - 1;
+            r->step_time_s = rnd_num();
+            r->window.first = (long)(rnd() % 50) - 1;
+            r->window.last = (long)(rnd() % 50) - 1;
+            r->window.count = rnd() % 40;
+            r->window.requested = rnd() % 11;
+            r->window.rule = rules[rnd() % 4];
+            r->window.mean_s = rnd_num();
+            r->window.median_s = rnd_num();
+            r->window.stdev_s = rnd_num();
+            r->window.min_s = rnd_num();
+            r->window.max_s = rnd_num();
+            r->m.tokens_per_s = rnd_num();
+            r->m.tokens_per_s_per_gpu = rnd_num();
+            r->m.model_tflops_per_gpu = rnd_num();
+            r->m.mfu_percent = rnd_num();
+            r->m.days_to_train = rnd_num();
+            r->steady = r->m;
+            r->steady.mfu_percent = rnd_num();
+            r->scaling_eff = rnd_num();
+            r->flops_per_sample = rnd_num();
+            r->logged_tflops_per_gpu = rnd_num();
+            r->train_tokens = rnd_num();
+            r->peak_memory_bytes = rnd_num();
+            r->loss = rnd_num();
+            r->checkpoint_saved = (int)(rnd() % 2);
+            r->checkpoint_loaded = (int)(rnd() % 2);
+            r->status = (enum np_run_status)(rnd() % 12);
+            r->ref_ratio = rnd_num();
+            r->verdict = (enum np_verdict)(rnd() % 4);
+            snprintf(r->ref_why, sizeof r->ref_why, "%s", texts[i][5]);
+            if (rnd() % 2) {
+                struct np_ref_row *f = &refs[i];
+                memset(f, 0, sizeof *f);
+                f->source = rnd() % 4 ? texts[i][5] : NULL;
+                f->step_time_s = rnd_num();
+                f->tokens_per_s = rnd_num();
+                f->tokens_per_s_per_gpu = rnd_num();
+                f->mfu_percent = rnd_num();
+                f->days_1t = rnd_num();
+                f->model_tflops_per_gpu = rnd_num();
+                r->ref = f;
+            }
+        }
+        struct np_parse_opts o = opts;
+        o.reference = reference;
+        o.verdict_last = reference && rnd() % 2;
+        o.tolerance_pct = pass == 2 ? NAN : 7.5; /* json_real(NaN) is no value: the tree has no such member */
+        struct np_parse_result all = {rs, N, NULL, 0, 0, 0};
+        char *whole = NULL, *streamed = NULL;
+        size_t wl = 0, sl = 0;
+        FILE *m = open_memstream(&whole, &wl);
+        ck_assert_int_eq(np_report_write(m, NP_FMT_JSON, &all, &o), NP_OK);
+        fclose(m);
+        m = open_memstream(&streamed, &sl);
+        struct np_report *rep = np_report_new(m, NP_FMT_JSON, &o);
+        ck_assert_ptr_nonnull(rep);
+        for (size_t i = 0; i < N; i++)
+            ck_assert_int_eq(np_report_run(rep, &rs[i]), NP_OK);
+        ck_assert_int_eq(np_report_finish(rep), NP_OK);
+        np_report_free(rep);
+        fclose(m);
+        size_t at = 0;
+        while (at < wl && at < sl && whole[at] == streamed[at])
+            at++;
+        ck_assert_msg(at == wl && wl == sl, "reference=%d: differ at byte %zu:\nwhole: %.200s\nstreamed: %.200s", reference,
+                      at, whole + (at > 100 ? at - 100 : 0), streamed + (at > 100 ? at - 100 : 0));
+        free(whole);
+        free(streamed);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -504,6 +650,7 @@ int main(void)
     tcase_add_test(tc, test_render_ahead);
     tcase_add_test(tc, test_csv_numbers_are_printf);
     tcase_add_test(tc, test_stream_json_layout);
+    tcase_add_test(tc, test_json_direct_is_the_tree);
     tcase_add_test(tc, test_stream_markdown);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
