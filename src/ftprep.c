@@ -331,6 +331,7 @@ char **np_ftprep_job_argv(const struct np_ftprep_plan *p, const struct np_ftprep
         np_strv_pushf(&a, "--partition=%s", o->partition);
     char *esc = np_slurm_pattern_escape(o->log_dir ? o->log_dir : p->stage);
     np_strv_pushf(&a, "--output=%s/setup-ftprep_%%j.out", esc ? esc : "");
+    np_strv_pushf(&a, "--error=%s/setup-ftprep_%%j.out", esc ? esc : ""); /* not a user's SBATCH_ERROR */
     free(esc);
     /* the job: NeMo's environment, offline, and the script in the container */
     struct np_buf b;
