@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -173,6 +174,15 @@ char *np_stage_hf_dir(const char *stage, const char *repo)
     char *p = stage_join(hf, repo);
     free(hf);
     return p;
+}
+
+int np_stage_free_space(const char *path, double *bytes)
+{
+    struct statvfs sv;
+    if (statvfs(path, &sv) != 0)
+        return -1;
+    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
+    return 0;
 }
 
 static int stage_is_exec(const char *p)

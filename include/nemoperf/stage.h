@@ -49,6 +49,10 @@ char *np_stage_sqsh_path(const char *stage, const char *image);
 /* "<stage>/hf/<repo>"; new string or NULL. */
 char *np_stage_hf_dir(const char *stage, const char *repo);
 
+/* Bytes an unprivileged user may still write on path's file system (statvfs
+ * f_bavail * f_frsize) into *bytes: 0, or -1 (errno) when it cannot be read. */
+int np_stage_free_space(const char *path, double *bytes);
+
 
 struct np_import_opts {
     const char *enroot;       /* enroot program; NULL: "enroot" from PATH */
