@@ -261,6 +261,18 @@ static void amlog_line(struct amlog_state *st, const char *s, size_t n, uint64_t
     }
 }
 
+/* A line without its CR ending, and of a redrawn line ("a\rb") its last segment, the one shown. */
+static void amlog_visible(const char **s, size_t *n)
+{
+    if (*n && (*s)[*n - 1] == '\r')
+        (*n)--;
+    const char *cr = memrchr(*s, '\r', *n);
+    if (cr) {
+        *n -= (size_t)(cr + 1 - *s);
+        *s = cr + 1;
+    }
+}
+
 static void amlog_text(struct amlog_state *st, const char *text, size_t len)
 {
     st->cur_iter = -1;
@@ -272,13 +284,7 @@ static void amlog_text(struct amlog_state *st, const char *text, size_t len)
             break; /* an unterminated last line may still be written: ignored, as the scanner does */
         size_t n = end - pos;
         const char *s = text + pos;
-        if (n && s[n - 1] == '\r')
-            n--;
-        const char *cr = memrchr(s, '\r', n); /* a redrawn line: its last segment */
-        if (cr) {
-            n -= (size_t)(cr + 1 - s);
-            s = cr + 1;
-        }
+        amlog_visible(&s, &n);
         amlog_line(st, s, n, pos);
         pos = end + 1;
     }
@@ -486,13 +492,7 @@ static size_t amlog_head(int fd, long *max_steps, long *first)
             skipping = 0;
             continue;
         }
-        if (n && s[n - 1] == '\r')
-            n--;
-        const char *cr = memrchr(s, '\r', n); /* a redrawn line: its last segment */
-        if (cr) {
-            n -= (size_t)(cr + 1 - s);
-            s = cr + 1;
-        }
+        amlog_visible(&s, &n);
         if (memmem(s, n, "- Max train steps: ", 19) && amlog_match(&st, AP_MAXSTEPS, s, n))
             *max_steps = amlog_count(&st, s, 1);
         else if (memmem(s, n, " | epoch ", 9) && amlog_match(&st, AP_TRAINSTEP, s, n))
