@@ -51,6 +51,47 @@ static void fuzz_same_step(const struct np_step *a, const struct np_step *b)
         abort();
 }
 
+/* The newest value a reader of "the last known loss / batch size / peak memory / TFLOPS" takes (run.c). */
+static void fuzz_newest(const struct np_scan_result *r, double *loss, long *gbs, double *peak, double *tflops)
+{
+    *loss = *peak = *tflops = NAN;
+    *gbs = -1;
+    for (size_t i = r->nsteps; i-- > 0;) {
+        const struct np_step *s = &r->steps[i];
+        if (isnan(*loss))
+            *loss = s->loss;
+        if (isnan(*peak))
+            *peak = s->peak_memory_bytes;
+        if (isnan(*tflops))
+            *tflops = s->tflops_per_gpu;
+        if (*gbs <= 0 && s->global_batch_size > 0)
+            *gbs = s->global_batch_size;
+    }
+}
+/* Lean mode (l) against the same scan without it (t): the same steps, the last one whole, the older ones
+ * with the same identity, time and NaN flag, and the same newest known values (np_scan_opts.lean). */
+static void fuzz_lean(const struct np_scan_result *t, const struct np_scan_result *l)
+{
+    if (t->nsteps != l->nsteps || t->runs != l->runs || t->truncated_start != l->truncated_start ||
+        t->saw_checkpoint_save != l->saw_checkpoint_save || t->saw_checkpoint_load != l->saw_checkpoint_load ||
+        t->bytes_read != l->bytes_read)
+        abort();
+    for (size_t i = 0; i < t->nsteps; i++) {
+        const struct np_step *a = &t->steps[i], *b = &l->steps[i];
+        if (i + 1 == t->nsteps)
+            fuzz_same_step(a, b);
+        else if (a->iteration != b->iteration || a->total != b->total ||
+                 !fuzz_same_double(a->step_time_s, b->step_time_s) || a->nan_seen != b->nan_seen ||
+                 a->gen != b->gen || a->offset != b->offset)
+            abort();
+    }
+    double la, lb, pa, pb, fa, fb;
+    long ga, gb;
+    fuzz_newest(t, &la, &ga, &pa, &fa);
+    fuzz_newest(l, &lb, &gb, &pb, &fb);
+    if (!fuzz_same_double(la, lb) || ga != gb || !fuzz_same_double(pa, pb) || !fuzz_same_double(fa, fb))
+        abort();
+}
 /* What every result must satisfy, whatever the input. */
 static void fuzz_invariants(const struct np_scan_result *r, const uint8_t *data, size_t size,
                             uint64_t base)
@@ -185,6 +226,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_inexact_identity(buf, size, &t.steps[t.nsteps - 1], &r.steps[r.nsteps - 1]);
         if (t.nsteps == 0 && r.nsteps && !t.truncated_start)
             abort(); /* read it all and found nothing? */
+        if (to.keep) { /* nemoperf-parse's default mode parses the older steps lean */
+            struct np_scan_result l;
+            to.lean = 1;
+            if (np_scan_file(path, &to, &l, NULL) != NP_OK)
+                abort();
+            fuzz_lean(&t, &l);
+            np_scan_result_free(&l);
+        }
         np_scan_result_free(&t);
         close(fd);
     }

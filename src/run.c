@@ -1112,6 +1112,8 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     so.window = j->o->window_strict && j->o->window ? j->o->window : 1;
     /* tail mode parses only the steps the window can use: NVIDIA's 11-44 of 50 needs the last 39 */
     so.keep = j->o->window_strict && j->o->window ? j->o->window : 40;
+    so.lean = 1; /* of the steps before the last, np_run_analyse reads the times, the NaN flags and the newest
+                    known loss, batch size, peak memory and TFLOPS: what lean mode keeps */
 
     struct run_attempt *att = malloc((g->nfiles ? g->nfiles : 1) * sizeof *att);
     char *is_att = calloc(g->nfiles ? g->nfiles : 1, 1);

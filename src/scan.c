@@ -328,6 +328,7 @@ struct scan_state {
     size_t scratch_cap;
     pcre2_match_data *md;
     PCRE2_SIZE ov[8];      /* the last match: start, end, groups 1-3 (PCRE2_UNSET when absent) */
+    unsigned skip;         /* fields (1u << enum scan_field) whose values are not stored (lean tail mode) */
     enum np_status status; /* sticky failure (allocation) */
 };
 
@@ -674,6 +675,46 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     return 0;
 }
 
+/* 1 when scan_parse_double cannot make a NaN or an infinity of v: only digits, '.', signs and an exponent
+ * of at most two digits (or too long to parse at all). */
+static int scan_surely_finite(const char *v, size_t n)
+{
+    scan_trim(&v, &n);
+    if (n >= 64)
+        return 1; /* scan_parse_double refuses it */
+    size_t i = 0;
+    while (i < n && (scan_isdigit(v[i]) || v[i] == '.' || v[i] == '+' || v[i] == '-'))
+        i++;
+    if (i == n)
+        return 1;
+    if (v[i] != 'e' && v[i] != 'E')
+        return 0;
+    i++;
+    if (i < n && (v[i] == '+' || v[i] == '-'))
+        i++;
+    size_t d = i;
+    while (i < n && scan_isdigit(v[i]))
+        i++;
+    return i == n && i - d <= 2;
+}
+
+/* scan_set_field unless f is one of the fields to skip (lean mode: 1u << f in skip; the field the line is
+ * recognised by is never skipped).  A skipped loss or grad norm is still parsed when it could be a NaN or an
+ * infinity: the NaN flag stays exact. */
+static int scan_set_field_lean(struct np_step *s, enum scan_field f, const char *v, size_t n,
+                               struct scan_gstep *gstep, unsigned skip, enum scan_field want)
+{
+    if (!(skip >> f & 1u) || f == want)
+        return scan_set_field(s, f, v, n, gstep);
+    if ((f == F_LOSS || f == F_GRADNORM) && !scan_surely_finite(v, n)) {
+        struct np_step scratch;
+        scan_step_init(&scratch, NP_GEN_UNKNOWN, 0);
+        scan_set_field(&scratch, f, v, n, gstep);
+        s->nan_seen |= scratch.nan_seen;
+    }
+    return 0;
+}
+
 /* Copy the match data's first 4 pairs to st->ov (the hand-written matchers below fill it directly). */
 static int scan_took(struct scan_state *st, int rc)
 {
@@ -862,6 +903,7 @@ struct scan_seg {
     struct np_step *step;
     struct scan_gstep *gstep;
     enum scan_field want;
+    unsigned skip;
     int found;
 };
 
@@ -871,14 +913,14 @@ static void scan_seg_pair(struct scan_seg *g, const char *s, size_t p, size_t q,
     if (q >= e)
         return;
     enum scan_field f = scan_lookup(g->keys, s + p, q - p);
-    if (f && scan_set_field(g->step, f, s + q + 1, e - q - 1, g->gstep) && f == g->want)
+    if (f && scan_set_field_lean(g->step, f, s + q + 1, e - q - 1, g->gstep, g->skip, g->want) && f == g->want)
         g->found = 1;
 }
 
 static int scan_pairs_pipe(const struct scan_key *keys, const char *s, size_t n, struct np_step *step,
-                           struct scan_gstep *gstep, enum scan_field want)
+                           struct scan_gstep *gstep, enum scan_field want, unsigned skip)
 {
-    struct scan_seg g = {keys, step, gstep, want, 0};
+    struct scan_seg g = {keys, step, gstep, want, skip, 0};
     size_t p = 0, q = SIZE_MAX, i = 0; /* the segment's start, its first ':' */
 #if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
     /* the separators of 16 bytes at a time (a segment is ~25 bytes: two memchr calls each cost more) */
@@ -919,7 +961,7 @@ static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_
                       enum scan_field want)
 {
     if (p == PAT_PIPE_KV)
-        return scan_pairs_pipe(keys, s, n, step, gstep, want);
+        return scan_pairs_pipe(keys, s, n, step, gstep, want, st->skip);
     size_t off = 0;
     int found = 0;
     while (off < n && scan_match(st, p, s, n, off)) {
@@ -928,7 +970,7 @@ static int scan_pairs(struct scan_state *st, enum scan_pat p, const struct scan_
         size_t kn, vn;
         if (scan_group(st, s, 1, &k, &kn) && scan_group(st, s, 2, &v, &vn)) {
             enum scan_field f = scan_lookup(keys, k, kn);
-            if (f && scan_set_field(step, f, v, vn, gstep) && f == want)
+            if (f && scan_set_field_lean(step, f, v, vn, gstep, st->skip, want) && f == want)
                 found = 1;
         }
         off = ov[1] > ov[0] ? ov[1] : ov[0] + 1;
@@ -1382,9 +1424,19 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         hit = SCAN_HIT_UNKNOWN;
     }
     unsigned has;
+    int lazy = 0; /* the needles after the first are looked for only when needed */
     if (hit < n) {
         int k = scan_find_at(s + hit, s + n, SCAN_NEEDLE_ALL);
-        has = (k >= 0 ? 1u << k : 0) | scan_needles_in(s + hit + 1, n - hit - 1);
+        if (k == (int)SCAN_NEEDLE_TIMING) {
+            /* a step line: of the other needles only the checkpoint message matters, unless the line
+             * turns out no timing line after all */
+            has = 1u << k;
+            if (scan_find_in_line(s + hit + 1, n - hit - 1, "Global Checkpoint ", 18))
+                has |= 1u << SCAN_NEEDLE_CKPT;
+            lazy = 1;
+        } else {
+            has = (k >= 0 ? 1u << k : 0) | scan_needles_in(s + hit + 1, n - hit - 1);
+        }
     } else {
         has = scan_needles_in(s, n);
         hit = 0;
@@ -1399,6 +1451,8 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         case '=': scan_line_nemo1(st, s, n, off, 1); return;
         default: break;
         }
+        if (lazy)
+            has |= scan_needles_in(s + hit + 1, n - hit - 1);
     } else if (has & (1u << SCAN_NEEDLE_GSTEP)) {
         scan_line_nemo1(st, s, n, off, 0); /* a bar without the timing callback: the step, no time */
         return;
@@ -1530,12 +1584,15 @@ struct scan_back {
     struct np_step side;   /* a side line met (from the end) before the step line it names */
     int has_side;
     int done;              /* keep distinct steps known, or an earlier run's step met */
+    int lean;              /* np_scan_opts.lean */
+    unsigned have;         /* lean: fields (1u << enum scan_field) some step met so far (a later one) has */
 };
 
-static enum np_status scan_back_init(struct scan_back *b, size_t keep)
+static enum np_status scan_back_init(struct scan_back *b, size_t keep, int lean)
 {
     memset(b, 0, sizeof *b);
     b->keep = keep;
+    b->lean = lean;
     if (scan_state_init(&b->one) != NP_OK || !(b->rev = malloc((keep + 1) * sizeof *b->rev))) {
         scan_state_free(&b->one);
         free(b->rev);
@@ -1552,16 +1609,58 @@ static void scan_back_free(struct scan_back *b)
     b->rev = NULL;
 }
 
+#define SCAN_F(f) (1u << (f))
+#define SCAN_F_PEAK                                                                                             \
+    (SCAN_F(F_PEAKMEM) | SCAN_F(F_PEAKMEM_ALLOC) | SCAN_F(F_MAXRES_MB) | SCAN_F(F_MAXALLOC_MB) |               \
+     SCAN_F(F_MAXRES_GB) | SCAN_F(F_MAXALLOC_GB) | SCAN_F(F_MEM_UNIT))
+
+/* Lean mode: what a line older than the last step need not store (np_scan_opts.lean): the consumed samples and
+ * the grad norm always (its NaN flag is kept), loss, batch size, peak memory and TFLOPS once a later step has
+ * them. */
+static unsigned scan_back_skip(const struct scan_back *b)
+{
+    if (!b->lean || b->nrev == 0)
+        return 0;
+    unsigned skip = SCAN_F(F_CONSUMED) | SCAN_F(F_GRADNORM);
+    if (b->have & SCAN_F(F_LOSS))
+        skip |= SCAN_F(F_LOSS);
+    if (b->have & SCAN_F(F_GBS))
+        skip |= SCAN_F(F_GBS);
+    if (b->have & SCAN_F(F_TFLOPS))
+        skip |= SCAN_F(F_TFLOPS);
+    if (b->have & SCAN_F_PEAK)
+        skip |= SCAN_F_PEAK;
+    return skip;
+}
+
+/* The fields of s a reader of "the newest known value" takes (run.c: loss, peak memory, TFLOPS; a batch size > 0). */
+static unsigned scan_back_has(const struct np_step *s)
+{
+    return (isnan(s->loss) ? 0 : SCAN_F(F_LOSS)) | (s->global_batch_size > 0 ? SCAN_F(F_GBS) : 0) |
+           (isnan(s->tflops_per_gpu) ? 0 : SCAN_F(F_TFLOPS)) | (isnan(s->peak_memory_bytes) ? 0 : SCAN_F_PEAK);
+}
+
+/* One candidate line into `one`, alone (its own run bookkeeping). */
+static void scan_back_line(struct scan_state *one, const struct scan_span *sp, unsigned skip)
+{
+    one->n = 0;
+    one->has_side = 0;
+    for (int g = 0; g < SCAN_NGEN; g++)
+        one->last_iter[g] = -1;
+    one->skip = skip;
+    scan_line(one, sp->s, sp->n, sp->off, sp->hit);
+}
+
 /* Parse the candidate lines of sp from the last to the first, until the budget is met. */
 static void scan_back_lines(struct scan_state *st, struct scan_back *b, const struct scan_spans *sp)
 {
     struct scan_state *one = &b->one;
     for (size_t i = sp->count; i-- > 0 && !b->done;) {
-        one->n = 0;
-        one->has_side = 0;
-        for (int g = 0; g < SCAN_NGEN; g++)
-            one->last_iter[g] = -1;
-        scan_line(one, sp->v[i].s, sp->v[i].n, sp->v[i].off, sp->v[i].hit);
+        unsigned skip = scan_back_skip(b);
+        scan_back_line(one, &sp->v[i], skip);
+        if (skip && one->status == NP_OK && one->n && one->steps[one->n - 1].gen == b->rev[0].gen &&
+            one->steps[one->n - 1].iteration == b->rev[0].iteration && b->nrev == 1)
+            scan_back_line(one, &sp->v[i], 0); /* a redraw of the last step: it is parsed whole */
         if (one->status != NP_OK) {
             st->status = one->status;
             return;
@@ -1576,6 +1675,7 @@ static void scan_back_lines(struct scan_state *st, struct scan_back *b, const st
         if (b->has_side && b->side.gen == s->gen && b->side.iteration == s->iteration)
             scan_step_merge(s, &b->side);
         b->has_side = 0;
+        b->have |= scan_back_has(s);
         struct np_step *later = b->nrev ? &b->rev[b->nrev - 1] : NULL;
         if (later && later->gen == s->gen && s->iteration >= 0 && later->iteration >= 0) {
             if (s->iteration == later->iteration) {
@@ -1784,13 +1884,13 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
  * not whole.  *from is set to the lowest byte read (0: the whole file).  A cut first line is dropped;
  * so is an unterminated last line. */
 static enum np_status scan_tail_back(struct scan_file *f, uint64_t lo, struct scan_state *st, size_t keep,
-                                     uint64_t *from, struct np_error *err)
+                                     int lean, uint64_t *from, struct np_error *err)
 {
     uint64_t size = f->size, have = size, line_lo = size, lines_end = size, step = SCAN_TAIL_FIRST;
     size_t cap = (size_t)(size - lo);
     char *buf = malloc(cap ? cap : 1); /* buf[i] is the file's byte lo + i */
     struct scan_back b;
-    if (!buf || scan_back_init(&b, keep) != NP_OK) {
+    if (!buf || scan_back_init(&b, keep, lean) != NP_OK) {
         free(buf);
         return np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
     }
@@ -1863,7 +1963,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0};
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -1884,6 +1984,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         if (opts->read_chunk)
             o.read_chunk = opts->read_chunk;
         o.keep = opts->keep;
+        o.lean = opts->lean;
     }
     memset(&f, 0, sizeof f);
     f.path = path;
@@ -1923,7 +2024,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             /* One byte early: if it is a terminator the first line is whole. */
             from = start > 0 ? start - 1 : 0;
             if (o.keep && f.size - from <= SCAN_TAIL_BUFFER_MAX)
-                rc = scan_tail_back(&f, from, &st, o.keep < o.window ? o.window : o.keep, &from, err);
+                rc = scan_tail_back(&f, from, &st, o.keep < o.window ? o.window : o.keep, o.lean, &from, err);
             else
                 rc = scan_range(&f, from, f.size, &st, err);
             if (rc != NP_OK || from == 0 || st.runs >= 2)

@@ -52,15 +52,17 @@ static void real_row(char **c)
 {
     const char *file = c[0];
     char path[512];
-    struct np_scan_result all, tail;
+    struct np_scan_result all, tail, lean;
     struct np_error err;
-    struct np_scan_opts ao = {1, 10, 0, 0, 0}, to = {0, 10, 0, 0, 10};
+    struct np_scan_opts ao = {1, 10, 0, 0, 0, 0}, to = {0, 10, 0, 0, 10, 0}, lo = {0, 10, 0, 0, 10, 1};
     snprintf(path, sizeof path, REAL "%s", file);
     ck_assert_msg(np_scan_file(path, &ao, &all, &err) == NP_OK, "%s: %s", file, err.text);
     ck_assert_msg(np_scan_file(path, &to, &tail, &err) == NP_OK, "%s: %s", file, err.text);
+    ck_assert_msg(np_scan_file(path, &lo, &lean, &err) == NP_OK, "%s: %s", file, err.text);
     /* as nemoperf-parse (run.c) completes a scan: AutoModel's step total from its setup header */
     np_amlog_header_total(AT_FDCWD, path, &all);
     np_amlog_header_total(AT_FDCWD, path, &tail);
+    np_amlog_header_total(AT_FDCWD, path, &lean);
     ck_assert_msg(all.nsteps > 0, "%s: no step found", file);
     ck_assert_msg(tail.nsteps > 0, "%s: no step found tail-first", file);
     const struct np_step *last = &all.steps[all.nsteps - 1], *tlast = &tail.steps[tail.nsteps - 1];
@@ -104,10 +106,35 @@ static void real_row(char **c)
         ck_assert_msg(run.why && strstr(run.why, c[11]), "%s: reason \"%s\" lacks \"%s\"", file,
                       run.why ? run.why : "", c[11]);
     free(run.why);
+
+    /* nemoperf-parse's default mode parses the steps before the last lean: the analysis is the same */
+    struct np_run rt, rl;
+    memset(&rt, 0, sizeof rt);
+    memset(&rl, 0, sizeof rl);
+    rt.id = rl.id = run.id;
+    np_run_analyse(&rt, &tail, &o, identified ? &recipes : NULL, NULL);
+    np_run_analyse(&rl, &lean, &o, identified ? &recipes : NULL, NULL);
+    ck_assert_msg(rl.step == rt.step && rl.total == rt.total && rl.window.count == rt.window.count &&
+                  rl.window.first == rt.window.first && rl.window.last == rt.window.last && rl.status == rt.status,
+                  "%s: lean scan analysed differently", file);
+    const double lv[] = {rl.step_time_s, rl.loss, rl.peak_memory_bytes, rl.logged_tflops_per_gpu, rl.window.mean_s,
+                         rl.window.median_s, rl.window.stdev_s, rl.m.tokens_per_s, rl.steady.tokens_per_s};
+    const double tv[] = {rt.step_time_s, rt.loss, rt.peak_memory_bytes, rt.logged_tflops_per_gpu, rt.window.mean_s,
+                         rt.window.median_s, rt.window.stdev_s, rt.m.tokens_per_s, rt.steady.tokens_per_s};
+    for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++)
+        ck_assert_msg((isnan(lv[i]) && isnan(tv[i])) || lv[i] == tv[i], "%s: lean figure %zu: %g, not %g", file, i,
+                      lv[i], tv[i]);
+    ck_assert_msg((rl.why == NULL) == (rt.why == NULL) && (!rl.why || strcmp(rl.why, rt.why) == 0),
+                  "%s: lean reason differs", file);
+    free(rt.why);
+    free(rl.why);
+    free(rt.note);
+    free(rl.note);
     if (identified)
         np_recipe_set_free(&recipes);
     np_scan_result_free(&all);
     np_scan_result_free(&tail);
+    np_scan_result_free(&lean);
 }
 
 START_TEST(test_corpus)

@@ -942,6 +942,58 @@ START_TEST(test_tail_backwards)
 }
 END_TEST
 
+/* Lean mode (nemoperf-parse's default): the last step as a full parse gives it; the older ones with the same
+ * identity, time and NaN flag; loss, batch size, peak memory and TFLOPS only where no later step has them, so the
+ * newest known value of each is the same; and it does skip what it may (else it would save nothing). */
+START_TEST(test_tail_lean)
+{
+    char buf[8192];
+    size_t n = 0;
+    for (int i = 0; i < 12; i++) {
+        char extra[160] = "";
+        if (i == 3) /* the only TFLOPS figure: older than every later step, so it must survive */
+            snprintf(extra, sizeof extra, " | TFLOPS_per_GPU: 612.5");
+        n += (size_t)snprintf(buf + n, sizeof buf - n,
+                              "Training epoch 0, iteration %d/11 | global_batch_size: 128 | global_step: %d | "
+                              "peak_memory_usage: %d | reduced_train_loss: %s | train_step_timing in s: %.4g%s | "
+                              "consumed_samples: %d | grad_norm: %s\n",
+                              i, i, 1000 + i, i == 6 ? "nan" : "2.5", 1.0 + i * 0.01, extra, (i + 1) * 128,
+                              i == 8 ? "inf" : i == 9 ? "1.5e+999" : "0.25");
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "NCCL INFO chatter %d\n", i);
+    }
+    /* a redraw of the last step: the newer line lacks the loss and the samples, the older one has them */
+    n += (size_t)snprintf(buf + n, sizeof buf - n,
+                          "Training epoch 0, iteration 11/11 | global_step: 11 | train_step_timing in s: 1.2\n");
+    const char *path = write_tmp(5, buf, n);
+    struct np_scan_opts o = {.window = 1, .keep = 20};
+    struct np_scan_result full, lean;
+    ck_assert_int_eq(np_scan_file(path, &o, &full, NULL), NP_OK);
+    o.lean = 1;
+    ck_assert_int_eq(np_scan_file(path, &o, &lean, NULL), NP_OK);
+    ck_assert_uint_eq(full.nsteps, 12);
+    ck_assert_uint_eq(lean.nsteps, 12);
+    assert_same_step(&lean.steps[11], &full.steps[11]);
+    ck_assert(full.steps[11].loss == 2.5 && full.steps[11].consumed_samples == 1536); /* from the older redraw */
+    for (size_t i = 0; i < 11; i++) {
+        const struct np_step *a = &full.steps[i], *b = &lean.steps[i];
+        ck_assert_int_eq(b->iteration, a->iteration);
+        ck_assert_int_eq(b->total, a->total);
+        ck_assert(b->step_time_s == a->step_time_s);
+        ck_assert_int_eq(b->nan_seen, a->nan_seen);
+        ck_assert_int_eq(b->gen, a->gen);
+        ck_assert_uint_eq(b->offset, a->offset);
+        ck_assert(isnan(b->consumed_samples)); /* skipped: nobody reads it before the last step */
+        ck_assert(!isnan(a->consumed_samples));
+        ck_assert_int_eq(a->nan_seen, i == 6 || i == 8 || i == 9); /* NaN loss, inf and overflowing grad norms */
+    }
+    /* TFLOPS only on step 3: kept there; loss (on the last step) no longer stored before it */
+    ck_assert(lean.steps[3].tflops_per_gpu == 612.5);
+    ck_assert(isnan(lean.steps[4].loss) && full.steps[4].loss == 2.5);
+    np_scan_result_free(&full);
+    np_scan_result_free(&lean);
+}
+END_TEST
+
 START_TEST(test_tail_big)
 {
     size_t len, run2;
@@ -1213,6 +1265,7 @@ static Suite *scan_suite(void)
     tcase_add_test(tc, test_tail_big);
     tcase_add_test(tc, test_tail_keep);
     tcase_add_test(tc, test_tail_backwards);
+    tcase_add_test(tc, test_tail_lean);
     tcase_add_test(tc, test_buffer_base_offset);
     tcase_add_test(tc, test_threads);
     tcase_add_loop_test(tc, test_growing_file, 0, 2);

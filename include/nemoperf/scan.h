@@ -54,6 +54,11 @@ struct np_scan_opts {
     size_t read_chunk;    /* bytes per read (default 0 = 4 MiB); tests set it small to exercise chunk seams */
     size_t keep;          /* tail mode: parse only the last `keep` steps (>= window) of the bytes read;
                              0 = every step line read.  Parsing is the costly part; finding lines is not. */
+    int lean;             /* with keep: the last step is parsed whole, the ones before it only for what a reader of
+                             step times needs: iteration, total, step time, the NaN flag, gen and offset, and loss,
+                             global batch size, peak memory and TFLOPS only where no later step has a value (so "the
+                             newest known value" of each is what a full parse gives); their other fields are NAN/-1.
+                             Saves most of the parse of the older lines. */
 };
 
 /* Lines longer than this are never step lines: they are skipped whole. */
