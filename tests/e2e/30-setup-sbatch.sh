@@ -82,7 +82,7 @@ if [ "$rc" -ne 0 ] || [ -z "$job" ]; then
     fail "--sbatch with the user's SBATCH_* exited $rc (job ${job:-none}): $(head -5 "$W/user.err")"
 else
     info=$(scontrol show job "$job" 2>&1)
-    printf '%s\n' "$info" | grep -q 'TresPerNode=gres:gpu:1' && printf '%s\n' "$info" | grep -q 'Requeue=0' \
+    printf '%s\n' "$info" | grep -Eq 'TresPerNode=gres[:/]gpu:1' && printf '%s\n' "$info" | grep -q 'Requeue=0' \
         && ok "SBATCH_GPUS_PER_NODE and SBATCH_NO_REQUEUE reached the import job $job" \
         || fail "the user's SBATCH_* did not reach job $job: $info"
     printf '%s\n' "$info" | grep -q 'JobName=nemoperf-setup' && printf '%s\n' "$info" | grep -q 'TimeLimit=01:00:00' \

@@ -118,7 +118,7 @@ run_setup ok TASK=lora HF_TOKEN=$TOKEN SBATCH_NO_REQUEUE=1 SBATCH_GPUS_PER_NODE=
 if [ "$rc" -eq 0 ]; then ok "TASK=lora setup exits 0"; else fail "TASK=lora setup exited $rc: $(cat "$W/ok.err")"; fi
 job=$(sed -n 's/.*SQuAD packed to.* (job \([0-9]*\))$/\1/p' "$W/ok.out" | head -1)
 info=$(scontrol show job "${job:-none}" 2>&1)
-printf '%s\n' "$info" | grep -q 'Requeue=0' && printf '%s\n' "$info" | grep -q 'TresPerNode=gres:gpu:1' \
+printf '%s\n' "$info" | grep -q 'Requeue=0' && printf '%s\n' "$info" | grep -Eq 'TresPerNode=gres[:/]gpu:1' \
     && printf '%s\n' "$info" | grep -q 'JobName=nemoperf-setup-ftprep' \
     && ok "the user's SBATCH_* reached the preparation job $job; its --job-name won" \
     || fail "SBATCH_* in the preparation job ${job:-(no job id in ok.out)}: $info"
