@@ -5,7 +5,9 @@
  * their format strings are benchmark.py l.152-181 (setup, LoRA), l.278-380 (iterations) and
  * l.382-427 (summary) at Automodel e45812012; NVIDIA's own regexes for the summary are
  * tests/ci_tests/scripts/collect_benchmark_artifact.py l.41-64.  Kept apart from scan.c: these
- * logs are small, multi-line per step, and split over two files.
+ * logs are small, multi-line per step, and split over two files.  Also the step total every
+ * AutoModel recipe logs once at setup ("- Max train steps: N"), for these logs and for the
+ * training-loop logs the scanner reads ("step N | epoch E | ..."), whose step lines carry none.
  */
 #include "nemoperf/automodel.h"
 
@@ -25,10 +27,12 @@
 
 #define AMLOG_PROBE_BYTES ((size_t)64 << 10) /* tail read to recognise a log before reading it whole */
 #define AMLOG_MAX_BYTES ((size_t)1 << 30)
+#define AMLOG_HEAD_CHUNK ((size_t)64 << 10) /* the setup header is read from the file's start in such reads */
+#define AMLOG_HEAD_MAX ((size_t)8 << 20)    /* and not sought further (it precedes the first step line) */
 
 enum amlog_pat {
     AP_ITER, AP_MEM, AP_LOSS, AP_MAXT, AP_MFU, AP_AVG, AP_AVGMFU, AP_TOTAL, AP_TFLOPS, AP_LORA, AP_GA, AP_TIMER,
-    AP_COUNT
+    AP_MAXSTEPS, AP_TRAINSTEP, AP_COUNT
 };
 
 static const char *const amlog_src[AP_COUNT] = {
@@ -46,6 +50,12 @@ static const char *const amlog_src[AP_COUNT] = {
     [AP_GA] = "GA steps: (\\d{1,9}), DP size: (\\d{1,9}), Local batch size: (\\d{1,9}), Global batch size: "
               "(\\d{1,9})",
     [AP_TIMER] = "^\\s+(iteration|iteration_warmup) \\.*: \\((\\S+), (\\S+)\\)",
+    /* base_recipe.py _log_step_scheduler_details, l.663-679 @36044ad3: logging.info(f"- {k}: {v}") with
+     * "Max train steps": step_scheduler.max_steps, after "Step scheduler:"; called by setup() of
+     * train_ft.py (l.820), hence of benchmark.py too */
+    [AP_MAXSTEPS] = "(?:^|[\\s|:])- Max train steps: (\\d{1,12})\\s*$",
+    /* train_ft.py l.1567 @36044ad3: "step {} | epoch {} | loss {:.4f} | ..." */
+    [AP_TRAINSTEP] = "(?:^|[\\s|:])step (\\d{1,12}) \\| epoch \\d",
 };
 
 static pcre2_code *amlog_re[AP_COUNT];
@@ -236,6 +246,10 @@ static void amlog_line(struct amlog_state *st, const char *s, size_t n, uint64_t
         sum->gbs = amlog_count(st, s, 4);
         return;
     }
+    if (memmem(s, n, "- Max train steps: ", 19) && amlog_match(st, AP_MAXSTEPS, s, n)) {
+        sum->max_train_steps = amlog_count(st, s, 1);
+        return;
+    }
     if (memmem(s, n, "iteration", 9) && amlog_match(st, AP_TIMER, s, n)) {
         /* Timers.log: "(min, max) time across ranks (ms):" whose values are seconds (normalizer 1000 / 1000) */
         struct np_step *step = amlog_push(st, &st->timer, &st->ntimer, &st->timer_cap);
@@ -244,6 +258,18 @@ static void amlog_line(struct amlog_state *st, const char *s, size_t n, uint64_t
             step->step_time_s = amlog_num(st, s, 3);
             step->offset = off;
         }
+    }
+}
+
+/* A line without its CR ending, and of a redrawn line ("a\rb") its last segment, the one shown. */
+static void amlog_visible(const char **s, size_t *n)
+{
+    if (*n && (*s)[*n - 1] == '\r')
+        (*n)--;
+    const char *cr = memrchr(*s, '\r', *n);
+    if (cr) {
+        *n -= (size_t)(cr + 1 - *s);
+        *s = cr + 1;
     }
 }
 
@@ -258,13 +284,7 @@ static void amlog_text(struct amlog_state *st, const char *text, size_t len)
             break; /* an unterminated last line may still be written: ignored, as the scanner does */
         size_t n = end - pos;
         const char *s = text + pos;
-        if (n && s[n - 1] == '\r')
-            n--;
-        const char *cr = memrchr(s, '\r', n); /* a redrawn line: its last segment */
-        if (cr) {
-            n -= (size_t)(cr + 1 - s);
-            s = cr + 1;
-        }
+        amlog_visible(&s, &n);
         amlog_line(st, s, n, pos);
         pos = end + 1;
     }
@@ -275,7 +295,7 @@ static void amlog_summary_init(struct np_amlog_summary *sum)
     memset(&sum->companion, 0, sizeof sum->companion);
     sum->companion_status = NP_OK;
     sum->avg_step_time_s = sum->avg_mfu_percent = sum->step_tflops = sum->lora_multiplier = NAN;
-    sum->warmup_steps = sum->timed_steps = sum->gbs = sum->lbs = sum->ga = sum->dp = -1;
+    sum->warmup_steps = sum->timed_steps = sum->gbs = sum->lbs = sum->ga = sum->dp = sum->max_train_steps = -1;
     sum->seen = 0;
 }
 
@@ -315,6 +335,10 @@ enum np_status np_amlog_buffers(const char *out_text, size_t out_len, const char
     }
     if (!sum->seen)
         np_scan_result_free(out);
+    /* benchmark.py runs `for i in range(steps)` (l.245 @e45812012), steps = max_steps: the last is N-1 */
+    for (size_t i = 0; sum->max_train_steps > 0 && i < out->nsteps; i++)
+        if (out->steps[i].total < 0)
+            out->steps[i].total = sum->max_train_steps - 1;
     out->bytes_read = out_len + err_len;
     out->file_size = out->bytes_read;
     return NP_OK;
@@ -424,4 +448,83 @@ enum np_status np_amlog_read(const char *path, struct np_scan_result *out, struc
     free(o);
     free(e);
     return st;
+}
+
+/* ---- the setup header of a training-loop log ---- */
+
+/* From the start of fd: the header's N (*max_steps) and the step of the first training-step line
+ * (*first), each -1 when not found; the reading stops at that first step line (the header precedes
+ * it) or after AMLOG_HEAD_MAX bytes.  Returns the bytes read. */
+static size_t amlog_head(int fd, long *max_steps, long *first)
+{
+    *max_steps = *first = -1;
+    struct amlog_state st;
+    memset(&st, 0, sizeof st);
+    st.md = pcre2_match_data_create(4, NULL);
+    char *buf = malloc(2 * AMLOG_HEAD_CHUNK);
+    size_t len = 0, pos = 0, total = 0;
+    int eof = 0, skipping = 0; /* skipping: inside a line longer than the buffer (never the header) */
+    while (st.md && buf && *first < 0) {
+        char *nl = pos < len ? memchr(buf + pos, '\n', len - pos) : NULL;
+        if (!nl) {
+            if (eof || total >= AMLOG_HEAD_MAX)
+                break;
+            if (pos == 0 && len == 2 * AMLOG_HEAD_CHUNK) { /* no end of line in the whole buffer */
+                skipping = 1;
+                len = 0;
+            }
+            memmove(buf, buf + pos, len - pos);
+            len -= pos;
+            pos = 0;
+            size_t want = 2 * AMLOG_HEAD_CHUNK - len < AMLOG_HEAD_CHUNK ? 2 * AMLOG_HEAD_CHUNK - len : AMLOG_HEAD_CHUNK;
+            ssize_t r = amlog_pread(fd, buf + len, want, total);
+            if (r <= 0)
+                break;
+            eof = (size_t)r < want;
+            len += (size_t)r;
+            total += (size_t)r;
+            continue;
+        }
+        const char *s = buf + pos;
+        size_t n = (size_t)(nl - s);
+        pos += n + 1;
+        if (skipping) {
+            skipping = 0;
+            continue;
+        }
+        amlog_visible(&s, &n);
+        if (memmem(s, n, "- Max train steps: ", 19) && amlog_match(&st, AP_MAXSTEPS, s, n))
+            *max_steps = amlog_count(&st, s, 1);
+        else if (memmem(s, n, " | epoch ", 9) && amlog_match(&st, AP_TRAINSTEP, s, n))
+            *first = amlog_count(&st, s, 1);
+    }
+    free(buf);
+    pcre2_match_data_free(st.md);
+    return total;
+}
+
+void np_amlog_header_total(int dirfd, const char *name, struct np_scan_result *res)
+{
+    if (!res || !res->nsteps || res->steps[res->nsteps - 1].gen != NP_GEN_AUTOMODEL ||
+        res->steps[res->nsteps - 1].total >= 0)
+        return;
+    pthread_once(&amlog_once, amlog_init);
+    int fd = amlog_ok ? openat(dirfd, name, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return; /* the scan read it a moment ago: a run without its total is what is left */
+    struct stat sb;
+    long n = -1, first = -1;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        res->bytes_read += amlog_head(fd, &n, &first);
+    close(fd);
+    if (n <= 0)
+        return;
+    /* The step printed is step_scheduler.step: counted before the step ran until Automodel ebd03b025
+     * ("step scheduler switch to zero based indexing", 2025-10-13), so a fresh run printed 1..N;
+     * since then after it (step_scheduler.py l.188-212 @36044ad3), 0..N-1.  The first step line
+     * after the header says which: "step 1" then (a fresh run starts at 0 now). */
+    long total = first == 1 ? n : n - 1;
+    for (size_t i = 0; i < res->nsteps; i++)
+        if (res->steps[i].gen == NP_GEN_AUTOMODEL && res->steps[i].total < 0)
+            res->steps[i].total = total;
 }

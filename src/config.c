@@ -20,7 +20,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
@@ -265,15 +264,6 @@ static void config_human(double bytes, char *buf, size_t size)
         snprintf(buf, size, "%.0f bytes", bytes);
     else
         snprintf(buf, size, "%.1f %s (%.0f bytes)", v, unit[u], bytes);
-}
-
-static int config_statvfs_free(const char *path, double *bytes)
-{
-    struct statvfs sv;
-    if (statvfs(path, &sv) != 0)
-        return -1;
-    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
-    return 0;
 }
 
 /* A folder holding weights/ with at least one *.distcp file. */
@@ -753,7 +743,7 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
     if (c->force_checkpoint || (c->preview && access(c->stage_path, F_OK) != 0))
         return NP_OK;
     double avail = 0;
-    int (*fs)(const char *, double *) = opts && opts->free_space ? opts->free_space : config_statvfs_free;
+    int (*fs)(const char *, double *) = opts && opts->free_space ? opts->free_space : np_stage_free_space;
     if (fs(c->stage_path, &avail) != 0)
         return config_bad(x, "STAGE_PATH=%s: cannot read free space (%s)", c->stage_path, strerror(errno));
     if (avail < need) {

@@ -6,13 +6,11 @@
 #include "nemoperf/ftprep.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,48 +155,10 @@ double np_ftprep_need(const struct np_ftprep_plan *p, const double *weights_byte
     return need + (data ? NP_FTPREP_DATA_BYTES : 0);
 }
 
-static int ftprep_statvfs(const char *path, double *bytes)
+/* A shard name of the index: a plain *.safetensors file of the repo's top folder. */
+static int ftprep_shard_ok(const char *f)
 {
-    struct statvfs sv;
-    if (statvfs(path, &sv) != 0)
-        return -1;
-    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
-    return 0;
-}
-
-/* The shards model.safetensors.index.json names (new NULL-terminated vector, unique, in order)
- * and its metadata.total_size; NULL when the file is not such an index. */
-static char **ftprep_index_shards(const char *path, double *total)
-{
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    json_t *map = json_object_get(root, "weight_map");
-    json_t *ts = json_object_get(json_object_get(root, "metadata"), "total_size");
-    *total = json_is_number(ts) ? json_number_value(ts) : 0;
-    struct np_strv v = {0};
-    const char *k;
-    json_t *val;
-    int ok = json_is_object(map) && json_object_size(map) > 0;
-    json_object_foreach(ok ? map : NULL, k, val) {
-        const char *f = json_string_value(val);
-        /* a shard is a plain file name of the repo's top folder */
-        if (!f || !*f || strchr(f, '/') || f[0] == '.' || !strstr(f, ".safetensors")) {
-            ok = 0;
-            break;
-        }
-        int seen = 0;
-        for (size_t i = 0; v.v && v.v[i] && !seen; i++)
-            seen = strcmp(v.v[i], f) == 0;
-        if (!seen)
-            np_strv_push(&v, f);
-    }
-    json_decref(root);
-    char **out = np_strv_steal(&v);
-    if (!ok) {
-        np_strv_free(out);
-        return NULL;
-    }
-    return out;
+    return *f && !strchr(f, '/') && f[0] != '.' && strstr(f, ".safetensors");
 }
 
 /* Fetch one file of repo into dir; 0 ok (or absent when optional), -1 failed (printed). */
@@ -245,7 +205,13 @@ int np_ftprep_download(const struct np_ftprep_plan *p, struct np_hf_client *c,
             char *ix = malloc(strlen(dirs[i]) + 40);
             if (ix)
                 sprintf(ix, "%s/model.safetensors.index.json", dirs[i]);
-            shards[i] = ix ? ftprep_index_shards(ix, &wbytes[i]) : NULL;
+            struct np_error ierr; /* the message below says it for ftprep */
+            double total = -1;
+            if (!ix || np_hf_weight_index(ix, ftprep_shard_ok, 0, &shards[i], &total, &ierr) != NP_OK) {
+                np_strv_free(shards[i]);
+                shards[i] = NULL;
+            }
+            wbytes[i] = total != -1 ? total : 0; /* absent: 0, as np_ftprep_need expects */
             free(ix);
             if (!shards[i]) {
                 np_errorf("%s: model.safetensors.index.json has no weight_map of *.safetensors files", repo);
@@ -257,7 +223,7 @@ int np_ftprep_download(const struct np_ftprep_plan *p, struct np_hf_client *c,
     double need = np_ftprep_need(p, wbytes), avail = 0;
     char a[32], b[32];
     ftprep_human(need, b, sizeof b);
-    if (!failures && (free_space ? free_space : ftprep_statvfs)(p->stage, &avail) != 0) {
+    if (!failures && (free_space ? free_space : np_stage_free_space)(p->stage, &avail) != 0) {
         np_errorf("STAGE_PATH=%s: cannot read its free space: %s", p->stage, strerror(errno));
         failures++;
     } else if (!failures && avail < need) {
@@ -331,6 +297,7 @@ char **np_ftprep_job_argv(const struct np_ftprep_plan *p, const struct np_ftprep
         np_strv_pushf(&a, "--partition=%s", o->partition);
     char *esc = np_slurm_pattern_escape(o->log_dir ? o->log_dir : p->stage);
     np_strv_pushf(&a, "--output=%s/setup-ftprep_%%j.out", esc ? esc : "");
+    np_strv_pushf(&a, "--error=%s/setup-ftprep_%%j.out", esc ? esc : ""); /* not a user's SBATCH_ERROR */
     free(esc);
     /* the job: NeMo's environment, offline, and the script in the container */
     struct np_buf b;

@@ -1,4 +1,5 @@
-/* hf.c - Hugging Face Hub client on libcurl: gated-access check and resumable downloads.
+/* hf.c - Hugging Face Hub client on libcurl: gated-access check and resumable downloads,
+ * and the shard list of a downloaded model.safetensors.index.json (setup's weights).
  *
  * One easy handle per client (connections are reused).  Every request goes
  * through hf_transfer(), which retries connection errors, 5xx and 429 with
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "nemoperf/diag.h"
+#include "nemoperf/shell.h"
 #include "nemoperf/stage.h"
 #include "nemoperf/version.h"
 
@@ -610,4 +612,53 @@ enum np_status np_hf_fetch_dataset_file(struct np_hf_client *c, const char *repo
                                         long long *bytes, struct np_error *err)
 {
     return hf_fetch(c, "datasets/", repo, revision, file, dest_dir, what, bytes, err);
+}
+
+enum np_status np_hf_weight_index(const char *path, int (*shard_ok)(const char *name), size_t max, char ***shards,
+                                  double *total_size, struct np_error *err)
+{
+    *shards = NULL;
+    *total_size = -1;
+    json_error_t je;
+    json_t *idx = json_load_file(path, 0, &je);
+    if (!idx)
+        return np_error_set(err, NP_E_PARSE, path, je.line, je.column, "%s", je.text);
+    json_t *ts = json_object_get(json_object_get(idx, "metadata"), "total_size");
+    *total_size = json_is_number(ts) ? json_number_value(ts) : -1;
+    json_t *map = json_object_get(idx, "weight_map");
+    enum np_status st = NP_OK;
+    if (!json_is_object(map) || json_object_size(map) == 0)
+        st = np_error_set(err, NP_E_PARSE, path, 0, 0, "weight_map: expected a non-empty object");
+    struct np_strv v = {0};
+    const char *key;
+    json_t *val;
+    json_object_foreach(map, key, val) {
+        if (st != NP_OK)
+            break;
+        const char *f = json_string_value(val);
+        if (!f || !shard_ok(f)) {
+            st = np_error_set(err, NP_E_PARSE, path, 0, 0, "weight_map.%s: expected a shard file name", key);
+            break;
+        }
+        int seen = 0;
+        for (size_t i = 0; i < v.n && !seen; i++)
+            seen = strcmp(v.v[i], f) == 0;
+        if (seen)
+            continue;
+        if (max && v.n == max) {
+            st = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory (or more than %zu shards)", max);
+            break;
+        }
+        np_strv_push(&v, f);
+        if (v.failed) {
+            st = max ? np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory (or more than %zu shards)", max)
+                     : np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+            break;
+        }
+    }
+    json_decref(idx);
+    *shards = np_strv_steal(&v);
+    if (st == NP_OK && !*shards)
+        st = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+    return st;
 }

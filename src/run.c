@@ -1007,6 +1007,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                              "folder name or options", slot->g->manifest);
                     run_add_note(run, note);
                 }
+                np_amlog_header_total(dfd, name, &res); /* AutoModel: the step total of the setup header */
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
                 /* not "no manifest" when there is one nemoperf cannot read (issue 13) */
                 if (run->status == NP_RUN_UNIDENTIFIED && slot->g->manifest && !run->launch.present &&

@@ -120,8 +120,12 @@ char **np_slurm_child_env(char *const *envp)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const char *e = envp[i];
-        /* SBATCH_* are the user's settings: sbatch reads them as the originals' sbatch did */
+        /* SBATCH_* are the user's settings: sbatch reads them as the originals' sbatch did;
+         * an empty one is unset for config.c, while sbatch takes "" as a value and refuses it
+         * (SBATCH_PARTITION=: "invalid partition specified") */
         if (strncmp(e, "SLURM_", 6) == 0 && strncmp(e, "SLURM_CONF=", 11) != 0)
+            continue;
+        if (strncmp(e, "SBATCH_", 7) == 0 && (!strchr(e, '=') || !strchr(e, '=')[1]))
             continue;
         out[k++] = envp[i];
     }

@@ -634,14 +634,42 @@ static int rest_unknown_job(long http, const json_t *j)
     return http == 404 && json_array_size(errs) == 0;
 }
 
-enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char *const *ids, size_t n,
-                                  struct np_job_list *out, struct np_error *err)
+/* Which jobs of a reply's "jobs" array a parser keeps, and how it reads them. */
+struct rest_pick {
+    int by_id;            /* 1: the jobs of ids (jobs, job/{id}, jobs/state); 0: by comment */
+    char *const *ids;     /* by_id: the wanted ids */
+    size_t n;
+    const char *tag;      /* by comment: the tag, and the name when both are known */
+    const char *job_name;
+};
+
+/* 1 when element e (job id id) is one p keeps. */
+static int rest_pick_keeps(const struct rest_pick *p, const json_t *e, const char *id)
+{
+    if (p->by_id) {
+        for (size_t k = 0; k < p->n; k++)
+            if (strcmp(p->ids[k], id) == 0)
+                return 1;
+        return 0;
+    }
+    /* "comment": a string up to v0.0.40, {"job","administrator","system"} from v0.0.41 */
+    const json_t *cj = json_object_get(e, "comment");
+    const char *c = json_is_object(cj) ? json_string_value(json_object_get(cj, "job")) : json_string_value(cj);
+    const char *nm = json_string_value(json_object_get(e, "name"));
+    return c && p->tag && strcmp(c, p->tag) == 0 && !(p->job_name && nm && strcmp(nm, p->job_name) != 0);
+}
+
+/* The jobs p keeps of a reply holding a "jobs" array, appended to out (reset first),
+ * each with its state ("?" when unreadable: still reported) and, by id, its reason.
+ * By id, a job the controller does not know (rest_unknown_job) is an empty list. */
+static enum np_status rest_parse_job_array(long http, const char *body, size_t len, const struct rest_pick *p,
+                                           struct np_job_list *out, struct np_error *err)
 {
     memset(out, 0, sizeof *out);
     json_t *j = rest_decode(http, body, len, "jobs", err);
     if (!j)
         return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
-    if (rest_unknown_job(http, j)) {
+    if (p->by_id && rest_unknown_job(http, j)) {
         json_decref(j);
         return NP_OK;
     }
@@ -655,19 +683,18 @@ enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char 
         json_array_foreach(jobs, i, e) {
             /* an array task of jobs/state is "7_2": never one of ours (nemoperf submits no arrays) */
             char *id = rest_job_id(json_object_get(e, "job_id"));
-            int wanted = 0;
-            for (size_t k = 0; id && k < n && !wanted; k++)
-                wanted = strcmp(ids[k], id) == 0;
+            if (!id || !rest_pick_keeps(p, e, id)) {
+                free(id);
+                continue;
+            }
             const json_t *sv = json_object_get(e, "job_state"); /* jobs, job/{id} */
-            if (!sv)
+            if (!sv && p->by_id)
                 sv = json_object_get(e, "state"); /* jobs/state (v0.0.42+) */
-            char *state = wanted ? rest_state_text(sv) : NULL;
-            const char *reason = json_string_value(json_object_get(e, "state_reason"));
+            char *state = rest_state_text(sv);
+            const char *reason = p->by_id ? json_string_value(json_object_get(e, "state_reason")) : NULL;
             if (reason && (!*reason || strcmp(reason, "None") == 0))
                 reason = NULL;
-            int rc = 0;
-            if (wanted) /* a job without a readable state is reported, as an unknown word */
-                rc = np_job_list_add(out, id, state ? state : "?", reason);
+            int rc = np_job_list_add(out, id, state ? state : "?", reason);
             free(id);
             free(state);
             if (rc != 0) {
@@ -680,6 +707,13 @@ enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char 
         np_job_list_free(out);
     json_decref(j);
     return st;
+}
+
+enum np_status np_rest_parse_jobs(long http, const char *body, size_t len, char *const *ids, size_t n,
+                                  struct np_job_list *out, struct np_error *err)
+{
+    struct rest_pick p = {.by_id = 1, .ids = ids, .n = n};
+    return rest_parse_job_array(http, body, len, &p, out, err);
 }
 
 /* Compare "v0.0.41" and "v0.0.45" by their numbers (qsort, newest first). */
@@ -1056,39 +1090,8 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
 enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, const char *tag, const char *job_name,
                                     struct np_job_list *out, struct np_error *err)
 {
-    memset(out, 0, sizeof *out);
-    json_t *j = rest_decode(http, body, len, "jobs", err);
-    if (!j)
-        return http >= 400 ? NP_E_SLURM : NP_E_PARSE;
-    enum np_status st = rest_check_errors(http, j, "jobs", err);
-    const json_t *jobs = json_object_get(j, "jobs");
-    if (st == NP_OK && !json_is_array(jobs))
-        st = np_error_set(err, NP_E_PARSE, "jobs", 0, 0, "HTTP %ld: no \"jobs\" array in the reply", http);
-    size_t i;
-    const json_t *e;
-    if (st == NP_OK) {
-        json_array_foreach(jobs, i, e) {
-            /* "comment": a string up to v0.0.40, {"job","administrator","system"} from v0.0.41 */
-            const json_t *cj = json_object_get(e, "comment");
-            const char *c = json_is_object(cj) ? json_string_value(json_object_get(cj, "job")) : json_string_value(cj);
-            const char *nm = json_string_value(json_object_get(e, "name"));
-            if (!c || !tag || strcmp(c, tag) != 0 || (job_name && nm && strcmp(nm, job_name) != 0))
-                continue;
-            char *id = rest_job_id(json_object_get(e, "job_id"));
-            char *state = rest_state_text(json_object_get(e, "job_state"));
-            int rc = id ? np_job_list_add(out, id, state ? state : "?", NULL) : 0;
-            free(id);
-            free(state);
-            if (rc != 0) {
-                st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-                break;
-            }
-        }
-    }
-    if (st != NP_OK)
-        np_job_list_free(out);
-    json_decref(j);
-    return st;
+    struct rest_pick p = {.by_id = 0, .tag = tag, .job_name = job_name};
+    return rest_parse_job_array(http, body, len, &p, out, err);
 }
 
 /* GET /slurm/vX/jobs, kept: the jobs whose comment is the tag. */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,6 +176,15 @@ char *np_stage_hf_dir(const char *stage, const char *repo)
     return p;
 }
 
+int np_stage_free_space(const char *path, double *bytes)
+{
+    struct statvfs sv;
+    if (statvfs(path, &sv) != 0)
+        return -1;
+    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
+    return 0;
+}
+
 static int stage_is_exec(const char *p)
 {
     struct stat st;
@@ -285,7 +295,10 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
     char *esc = dir ? np_slurm_pattern_escape(dir) : NULL;
     free(dir);
     if (esc) {
+        /* --error too: a user's SBATCH_ERROR would otherwise move the job's errors
+         * away from the log the failure message names */
         stage_argv_addf(&a, "--output=%s/setup-import_%%j.out", esc);
+        stage_argv_addf(&a, "--error=%s/setup-import_%%j.out", esc);
         free(esc);
     } else {
         a.failed = 1;
@@ -322,9 +335,18 @@ static int stage_env_dropped(const char *e, int sbatch)
         if (strncmp(e, secret[i], strlen(secret[i])) == 0)
             return 1;
     if (sbatch) {
+        /* the user's SBATCH_* reach sbatch as with launch (slurm_cli.c); the options of
+         * np_stage_import_argv and np_ftprep_job_argv win over them (sbatch's precedence).
+         * An empty one means unset here (setup_env), while sbatch takes "" as a value and
+         * refuses it (SBATCH_PARTITION=: "invalid partition specified"). */
+        if (strncmp(e, "SBATCH_", 7) == 0) {
+            const char *eq = strchr(e, '=');
+            return !eq || !eq[1];
+        }
         if (strncmp(e, "SLURM_CONF=", 11) == 0)
             return 0;
-        if (strncmp(e, "SLURM_", 6) == 0 || strncmp(e, "SBATCH_", 7) == 0 || strncmp(e, "SRUN_", 5) == 0)
+        /* an enclosing allocation's variables would size or place the new job */
+        if (strncmp(e, "SLURM_", 6) == 0 || strncmp(e, "SRUN_", 5) == 0)
             return 1;
     }
     return 0;

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
+
+#include "nemoperf/shell.h"
+#include "nemoperf/stage.h"
 
 #define STAGE_AM_MAX_FILES 512
 
@@ -53,15 +55,6 @@ static int stage_am_plain(const char *s)
               *s == '-' || *s == '.'))
             return 0;
     return 1;
-}
-
-static int stage_am_statvfs(const char *path, double *bytes)
-{
-    struct statvfs sv;
-    if (statvfs(path, &sv) != 0)
-        return -1;
-    *bytes = (double)sv.f_bavail * (double)sv.f_frsize;
-    return 0;
 }
 
 static double stage_am_file_size(const char *dir, const char *name, const char *suffix)
@@ -133,36 +126,6 @@ static enum np_status stage_am_remote_code(const char *dir, struct stage_am_name
     return st;
 }
 
-/* Shards of model.safetensors.index.json and its metadata.total_size (-1 when absent). */
-static enum np_status stage_am_shards(const char *dir, struct stage_am_names *shards, double *total,
-                                      struct np_error *err)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
-    json_error_t je;
-    json_t *idx = json_load_file(p, 0, &je);
-    if (!idx)
-        return np_error_set(err, NP_E_PARSE, p, je.line, je.column, "%s", je.text);
-    json_t *ts = json_object_get(json_object_get(idx, "metadata"), "total_size");
-    *total = json_is_number(ts) ? json_number_value(ts) : -1;
-    json_t *map = json_object_get(idx, "weight_map");
-    enum np_status st = NP_OK;
-    if (!json_is_object(map) || json_object_size(map) == 0)
-        st = np_error_set(err, NP_E_PARSE, p, 0, 0, "weight_map: expected a non-empty object");
-    const char *key;
-    json_t *v;
-    json_object_foreach(map, key, v) {
-        if (st != NP_OK)
-            break;
-        if (!json_is_string(v) || !stage_am_plain(json_string_value(v)))
-            st = np_error_set(err, NP_E_PARSE, p, 0, 0, "weight_map.%s: expected a shard file name", key);
-        else if (stage_am_add(shards, json_string_value(v)) != 0)
-            st = np_error_set(err, NP_E_NOMEM, p, 0, 0, "out of memory (or more than %d shards)", STAGE_AM_MAX_FILES);
-    }
-    json_decref(idx);
-    return st;
-}
-
 enum np_status np_automodel_stage(struct np_hf_client *c, const struct np_model *m, const char *dir,
                                   int (*free_space)(const char *path, double *bytes),
                                   struct np_automodel_staged *out, struct np_error *err)
@@ -190,27 +153,34 @@ enum np_status np_automodel_stage(struct np_hf_client *c, const struct np_model 
     if (st == NP_OK)
         st = stage_am_fetch(c, repo, "model.safetensors.index.json", 1, dir, out, err);
     double total = -1;
-    if (st == NP_OK)
-        st = stage_am_shards(dir, &names, &total, err);
+    char **shards = NULL;
+    size_t nshards = 0;
+    if (st == NP_OK) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+        st = np_hf_weight_index(p, stage_am_plain, STAGE_AM_MAX_FILES, &shards, &total, err);
+    }
+    while (shards && shards[nshards])
+        nshards++;
     if (st == NP_OK) {
         /* what is still to come: the index's total size minus the shards (and .part prefixes) on disk */
         double have = 0;
-        for (size_t i = 0; i < names.n; i++) {
-            double f = stage_am_file_size(dir, names.v[i], "");
-            double part = f < 0 ? stage_am_file_size(dir, names.v[i], ".part") : -1;
+        for (size_t i = 0; i < nshards; i++) {
+            double f = stage_am_file_size(dir, shards[i], "");
+            double part = f < 0 ? stage_am_file_size(dir, shards[i], ".part") : -1;
             have += f >= 0 ? f : part > 0 ? part : 0;
         }
         double need = total > have ? total - have : 0, avail = 0;
         out->weights_total = total;
-        if (need > 0 && (free_space ? free_space : stage_am_statvfs)(dir, &avail) == 0 && avail < need * 1.02)
+        if (need > 0 && (free_space ? free_space : np_stage_free_space)(dir, &avail) == 0 && avail < need * 1.02)
             st = np_error_set(err, NP_E_IO, dir, 0, 0,
                               "%s: the weights need %.1f GB more (%.1f GB in all, %zu shards) but only %.1f GB are "
                               "free there; free space or use another STAGE_PATH (what is downloaded is kept)",
-                              repo, need / 1e9, total / 1e9, names.n, avail / 1e9);
+                              repo, need / 1e9, total / 1e9, nshards, avail / 1e9);
     }
-    for (size_t i = 0; st == NP_OK && i < names.n; i++)
-        st = stage_am_fetch(c, repo, names.v[i], 1, dir, out, err);
-    out->shards = (int)names.n;
-    stage_am_names_free(&names);
+    for (size_t i = 0; st == NP_OK && i < nshards; i++)
+        st = stage_am_fetch(c, repo, shards[i], 1, dir, out, err);
+    out->shards = (int)nshards;
+    np_strv_free(shards);
     return st;
 }

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "nemoperf/automodel.h"
 #include "nemoperf/run.h"
+#include "nemoperf/scan.h"
 
 #define DATA "tests/data/amlog"
 
@@ -287,6 +289,118 @@ START_TEST(test_unreadable_companion)
 }
 END_TEST
 
+/* A training-loop log (train_ft.py, not benchmark.py) in dir/name, built from Automodel's format
+ * strings @36044ad3 (no such log with both a header and 0-based steps is public): the setup header
+ * of base_recipe.py l.663-679 (f"- {k}: {v}") through logging's "date | LEVEL | logger | msg" form
+ * (or "INFO:root:"), then train_ft.py l.1567's step lines for steps first..last. */
+static void write_train_log(const char *dir, const char *name, long max_steps, long first, long last, int root_form,
+                            size_t long_line)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    const char *pre = root_form ? "INFO:root:" : "2026-03-02 10:00:01 | INFO | root | ";
+    for (size_t i = 0; i < long_line; i++) /* a model print on one line, say */
+        fputc(i % 7 ? 'x' : ' ', f);
+    if (long_line)
+        fputs("\r\n", f);
+    fprintf(f, "%sStep scheduler:\n%s- Gradient accumulation steps: 4\n%s- Checkpoint every steps: 1000\n", pre, pre,
+            pre);
+    if (max_steps > 0)
+        fprintf(f, "%s- Max train steps: %ld\n", pre, max_steps);
+    for (long k = first; k <= last; k++)
+        fprintf(f, "%sstep %ld | epoch 0 | loss %.4f | grad_norm %.4f | lr %.2e | mem %.2f GiB | tps %.2f(%.2f/gpu) | "
+                "num_label_tokens %d\n", pre, k, 2.5 - 0.01 * (double)k, 0.5, 1e-4, 60.0, 100000.0, 12500.0, 1048576);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void check_train_run(const char *dir, long step, long total, int complete)
+{
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.jobs = 1;
+    struct np_parse_result res;
+    char *paths[] = {(char *)dir};
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, &set, &ref, &res), NP_OK);
+    ck_assert_uint_eq(res.nruns, 1);
+    const struct np_run *r = &res.runs[0];
+    ck_assert_int_eq(r->gen, NP_GEN_AUTOMODEL);
+    ck_assert_int_eq(r->step, step);
+    ck_assert_int_eq(r->total, total);
+    ck_assert_int_eq(r->complete, complete);
+    np_parse_result_free(&res);
+}
+
+/* The step total of a training-loop log comes from its setup header "- Max train steps: N": the
+ * last step is N-1 (steps printed from 0, Automodel since ebd03b025, 2025-10-13), or N when the
+ * first step printed is 1 (before); no header, no total. */
+START_TEST(test_train_log_header_total)
+{
+    char tmp[] = "/tmp/np-amlog-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    write_train_log(tmp, "r.out", 20, 0, 19, 0, 0);
+    check_train_run(tmp, 19, 19, 1);
+    write_train_log(tmp, "r.out", 20, 0, 11, 0, 0);
+    check_train_run(tmp, 11, 19, 0);
+    write_train_log(tmp, "r.out", 0, 0, 11, 0, 0); /* no header */
+    check_train_run(tmp, 11, -1, -1);
+    write_train_log(tmp, "r.out", 10, 1, 10, 1, 0); /* counted from 1, "INFO:root:" form */
+    check_train_run(tmp, 10, 10, 1);
+    write_train_log(tmp, "r.out", 10, 1, 9, 1, 0);
+    check_train_run(tmp, 9, 10, 0);
+    /* 300 KiB of one line before the header (read in 64 KiB pieces), 5000 steps after it */
+    write_train_log(tmp, "r.out", 5000, 0, 4998, 0, 300000);
+    check_train_run(tmp, 4998, 4999, 0);
+    /* the scan result alone: untouched when the steps carry a total or are not AutoModel's */
+    struct np_scan_result res;
+    struct np_error err;
+    char path[600];
+    snprintf(path, sizeof path, "%s/r.out", tmp);
+    ck_assert_int_eq(np_scan_file(path, NULL, &res, &err), NP_OK);
+    ck_assert_uint_gt(res.nsteps, 0);
+    res.steps[res.nsteps - 1].total = 7;
+    np_amlog_header_total(AT_FDCWD, path, &res);
+    ck_assert_int_eq(res.steps[res.nsteps - 1].total, 7);
+    res.steps[res.nsteps - 1].total = -1;
+    res.steps[res.nsteps - 1].gen = NP_GEN_NEMO2;
+    np_amlog_header_total(AT_FDCWD, path, &res);
+    ck_assert_int_eq(res.steps[res.nsteps - 1].total, -1);
+    res.steps[res.nsteps - 1].gen = NP_GEN_AUTOMODEL;
+    np_amlog_header_total(AT_FDCWD, path, &res);
+    ck_assert_int_eq(res.steps[res.nsteps - 1].total, 4999);
+    np_amlog_header_total(AT_FDCWD, "/nonexistent/r.out", &res); /* unreadable: unchanged, no crash */
+    np_scan_result_free(&res);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A benchmark log cut before its summary: the header still gives the total (iterations are 0..N-1). */
+START_TEST(test_bench_header_total)
+{
+    static const char err_text[] = "2026-03-02 10:00:01 | INFO | root | - Max train steps: 30\n"
+                                   "2026-03-02 10:00:09 | INFO | root | Rank 0 | Iteration 0\n"
+                                   "2026-03-02 10:00:09 | INFO | root | Max iter time: 12.5 seconds\n"
+                                   "2026-03-02 10:00:21 | INFO | root | Rank 0 | Iteration 1\n"
+                                   "2026-03-02 10:00:21 | INFO | root | Max iter time: 11.9 seconds\n";
+    struct np_scan_result res;
+    struct np_amlog_summary sum;
+    struct np_error err;
+    ck_assert_int_eq(np_amlog_buffers(NULL, 0, err_text, sizeof err_text - 1, &res, &sum, &err), NP_OK);
+    ck_assert_int_eq(sum.max_train_steps, 30);
+    ck_assert_uint_eq(res.nsteps, 2);
+    ck_assert_int_eq(res.steps[1].iteration, 1);
+    ck_assert_int_eq(res.steps[1].total, 29);
+    np_scan_result_free(&res);
+    ck_assert_int_eq(np_amlog_buffers(NULL, 0, err_text + 58, sizeof err_text - 59, &res, &sum, &err), NP_OK);
+    ck_assert_int_eq(sum.max_train_steps, -1);
+    ck_assert_int_eq(res.steps[1].total, -1);
+    np_scan_result_free(&res);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("amlog");
@@ -298,6 +412,8 @@ int main(void)
     tcase_add_test(tc, test_lora_line_and_prefix_variants);
     tcase_add_test(tc, test_truncated_run_is_incomplete);
     tcase_add_test(tc, test_unreadable_companion);
+    tcase_add_test(tc, test_train_log_header_total);
+    tcase_add_test(tc, test_bench_header_total);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

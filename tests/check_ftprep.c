@@ -262,6 +262,55 @@ START_TEST(test_not_enough_space)
 }
 END_TEST
 
+/* The index is read from disk when it is there (no request): ftprep takes as a shard any
+ * *.safetensors name of the top folder (a long one too) and refuses the index otherwise, before
+ * any space check or download; one shard named twice is fetched once. */
+static void put_index(const char *hf, const char *text)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && printf '%%s' '%s' >'%s/model.safetensors.index.json'", hf, text, hf);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_index_rules)
+{
+    struct np_ftprep_plan p;
+    struct np_error err;
+    ck_assert_int_eq(np_ftprep_resolve(&set, "llama3", "8b", NP_TASK_SFT, stage, &p, &err), NP_OK);
+    struct np_hf_client *c = client(TOKEN, 1);
+    char hf[400];
+    snprintf(hf, sizeof hf, "%s/hf/meta-llama/Meta-Llama-3-8B", stage);
+    static const char *const bad[] = {
+        "{\"weight_map\": {\"a\": \"model-1.safetensors\", \"b\": \"sub/model-2.safetensors\"}}",
+        "{\"weight_map\": {\"a\": \"model-1.bin\"}}",
+        "{\"weight_map\": {\"a\": \".model-1.safetensors\"}}",
+        "{\"weight_map\": {\"a\": 1}}",
+        "{\"weight_map\": {}}",
+        "{\"metadata\": {\"total_size\": 10}}",
+        "{\"weight_map\": [",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put_index(hf, bad[i]);
+        ck_assert_msg(np_ftprep_download(&p, c, plenty, NULL) == 1, "accepted: %s", bad[i]);
+    }
+    char *log = ctl("log");
+    ck_assert_msg(count(log, "\"method\"") == 0, "a request after a bad index: %s", log);
+    free(log);
+    /* a name longer than AutoModel's staging takes (over 200 characters): asked for, once (404 here) */
+    char name[260], idx[700];
+    memset(name, 'w', 220);
+    strcpy(name + 220, ".safetensors");
+    snprintf(idx, sizeof idx, "{\"weight_map\": {\"a\": \"%s\", \"b\": \"%s\"}}", name, name);
+    put_index(hf, idx);
+    ck_assert_int_eq(np_ftprep_download(&p, c, plenty, NULL), 1);
+    log = ctl("log");
+    ck_assert_msg(count(log, name) == 1, "%s", log);
+    ck_assert_msg(count(log, "/datasets/") == 0, "%s", log);
+    free(log);
+    np_hf_client_free(c);
+}
+END_TEST
+
 START_TEST(test_401_403)
 {
     struct np_ftprep_plan p;
@@ -302,6 +351,7 @@ int main(void)
     tcase_add_test(tc, test_download_and_again);
     tcase_add_test(tc, test_resume_after_cut);
     tcase_add_test(tc, test_not_enough_space);
+    tcase_add_test(tc, test_index_rules);
     tcase_add_test(tc, test_401_403);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nemoperf/automodel.h"
 #include "nemoperf/diag.h"
 #include "nemoperf/hf.h"
 
@@ -609,6 +610,101 @@ START_TEST(test_dataset_files)
 }
 END_TEST
 
+/* Write text to dir/name. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static int space_none(const char *path, double *bytes)
+{
+    (void)path;
+    *bytes = 1000;
+    return 0;
+}
+
+/* An AutoModel from_pretrained model's weights index, read from disk (every file is
+ * already there: no request): the shards it names (unique), its total size, and the
+ * refusals of a bad index, each with the shards read before it (np_automodel_stage,
+ * stage_automodel.c, over np_hf_weight_index). */
+START_TEST(test_weight_index_automodel)
+{
+    struct np_automodel_spec spec = {.from_pretrained = 1};
+    char repo[] = "acme/weights", size[] = "1b";
+    struct np_model m = {.size = size};
+    m.hf_repo = repo;
+    m.automodel = &spec;
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/hf", tmp);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    static const char *const small[] = {"config.json", "generation_config.json", "tokenizer.json",
+                                        "tokenizer_config.json", "special_tokens_map.json",
+                                        "model-1.safetensors", "model-2.safetensors", NULL};
+    for (size_t i = 0; small[i]; i++)
+        put(dir, small[i], "{}\n");
+    struct np_hf_client *c = client(TOKEN, 1);
+    struct np_automodel_staged sd;
+    struct np_error err;
+    /* shard 1 named twice: staged once; total_size read */
+    put(dir, "model.safetensors.index.json",
+        "{\"metadata\": {\"total_size\": 6}, \"weight_map\": {\"a\": \"model-1.safetensors\", "
+        "\"b\": \"model-2.safetensors\", \"c\": \"model-1.safetensors\"}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_OK);
+    ck_assert_int_eq(sd.shards, 2);
+    ck_assert_int_eq(sd.present, 8);
+    ck_assert(sd.weights_total == 6);
+    /* no total_size: -1, nothing to check */
+    put(dir, "model.safetensors.index.json", "{\"weight_map\": {\"a\": \"model-1.safetensors\"}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_OK);
+    ck_assert(sd.weights_total == -1);
+    ck_assert_int_eq(sd.shards, 1);
+    /* a total larger than what is there, and no room: refused naming the sizes */
+    put(dir, "model.safetensors.index.json",
+        "{\"metadata\": {\"total_size\": 5e9}, \"weight_map\": {\"a\": \"model-1.safetensors\"}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, space_none, &sd, &err), NP_E_IO);
+    ck_assert_msg(strstr(err.text, "acme/weights: the weights need 5.0 GB more (5.0 GB in all, 1 shards)"), "%s",
+                  err.text);
+    /* a shard with a path, after a good one: refused by key, the good one counted */
+    put(dir, "model.safetensors.index.json",
+        "{\"weight_map\": {\"a\": \"model-1.safetensors\", \"b\": \"../x.safetensors\"}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "weight_map.b: expected a shard file name"), "%s", err.text);
+    ck_assert_int_eq(sd.shards, 1);
+    put(dir, "model.safetensors.index.json", "{\"weight_map\": {\"a\": 7}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "weight_map.a: expected a shard file name"), "%s", err.text);
+    put(dir, "model.safetensors.index.json", "{\"weight_map\": {}}");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "weight_map: expected a non-empty object"), "%s", err.text);
+    ck_assert_int_eq(sd.shards, 0);
+    put(dir, "model.safetensors.index.json", "{\"weight_map\": [\n");
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.source, "model.safetensors.index.json") && err.line == 2, "%s:%d: %s", err.source,
+                  err.line, err.text);
+    /* more than 512 distinct shards: refused at the 513th, 512 counted */
+    char *big = malloc(600 * 40 + 64);
+    ck_assert_ptr_nonnull(big);
+    size_t n = (size_t)sprintf(big, "{\"weight_map\": {");
+    for (int i = 0; i < 600; i++)
+        n += (size_t)sprintf(big + n, "%s\"k%d\": \"s%d.safetensors\"", i ? ", " : "", i, i);
+    strcpy(big + n, "}}");
+    put(dir, "model.safetensors.index.json", big);
+    free(big);
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_NOMEM);
+    ck_assert_msg(strstr(err.text, "more than 512 shards"), "%s", err.text);
+    ck_assert_int_eq(sd.shards, 512);
+    char *log = ctl("log");
+    ck_assert_msg(count(log, "\"method\"") == 0, "a request was made: %s", log);
+    free(log);
+    np_hf_client_free(c);
+}
+END_TEST
+
 int main(void)
 {
     np_set_quiet(1);
@@ -630,6 +726,7 @@ int main(void)
     tcase_add_test(tc, test_token_never_written);
     tcase_add_test(tc, test_bad_options_and_connection_refused);
     tcase_add_test(tc, test_dataset_files);
+    tcase_add_test(tc, test_weight_index_automodel);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -148,14 +148,14 @@ START_TEST(test_parsable_and_env)
 
     char *envp[] = {(char *)"PATH=/bin", (char *)"SLURM_CONF=/c/slurm.conf", (char *)"SLURM_JOB_ID=9",
                     (char *)"SBATCH_ACCOUNT=a", (char *)"SLURMD_NODENAME=n1", (char *)"HF_TOKEN=t",
-                    (char *)"SLURM_CONFX=1", NULL};
+                    (char *)"SLURM_CONFX=1", (char *)"SBATCH_PARTITION=", NULL};
     char **f = np_slurm_child_env(envp);
     ck_assert_str_eq(f[0], "PATH=/bin");
     ck_assert_str_eq(f[1], "SLURM_CONF=/c/slurm.conf");
     ck_assert_str_eq(f[2], "SBATCH_ACCOUNT=a"); /* the user's sbatch setting: sbatch reads it */
     ck_assert_str_eq(f[3], "SLURMD_NODENAME=n1");
     ck_assert_str_eq(f[4], "HF_TOKEN=t");
-    ck_assert_ptr_null(f[5]);
+    ck_assert_ptr_null(f[5]); /* an empty SBATCH_* is unset: sbatch would refuse "" */
     free(f);
 
     char *p = np_path_search("sh", "/nonexistent:/bin:/usr/bin");

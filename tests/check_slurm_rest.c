@@ -452,6 +452,69 @@ START_TEST(test_recorded_arrays)
 }
 END_TEST
 
+/* Recorded jobs replies with a tag put in as the comment (the recordings carry none):
+ * v0.0.38's string form, v0.0.41's {"job": ...} object form; the job's name must agree
+ * when both are known; other jobs, and a reply without "jobs", are not taken. */
+static char *tagged_body(const char *body, size_t n, size_t which, const char *tag, int object)
+{
+    json_t *j = json_loadb(body, n, 0, NULL);
+    ck_assert_ptr_nonnull(j);
+    json_t *e = json_array_get(json_object_get(j, "jobs"), which);
+    ck_assert_ptr_nonnull(e);
+    json_object_set_new(e, "comment", object ? json_pack("{s:s,s:s,s:s}", "job", tag, "administrator", "", "system",
+                                                         "")
+                                             : json_string(tag));
+    char *out = json_dumps(j, 0);
+    json_decref(j);
+    return out;
+}
+
+START_TEST(test_recorded_tagged)
+{
+    struct np_error err;
+    struct np_job_list l;
+    size_t n;
+    char *b = slurp(DATA "v0.0.38-jobs.json", &n);
+    char *t = tagged_body(b, n, 2, "np-tag-1", 0);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", NULL, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].job_id, "54");
+    ck_assert_str_eq(l.jobs[0].state, "FAILED");
+    ck_assert_ptr_null(l.jobs[0].reason); /* NonZeroExitCode is in the reply, not asked for here */
+    np_job_list_free(&l);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", "nemoperf-setup", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    np_job_list_free(&l);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", "other-name", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-2", NULL, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), NULL, NULL, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    free(t);
+    free(b);
+
+    long http;
+    b = recorded("v0.0.41", "job", &http, &n);
+    t = tagged_body(b, n, 0, "np-tag-41", 1);
+    ck_assert_int_eq(np_rest_parse_tagged(http, t, strlen(t), "np-tag-41", "np-record", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].job_id, "15");
+    ck_assert_str_eq(l.jobs[0].state, "RUNNING");
+    np_job_list_free(&l);
+    free(t);
+    free(b);
+    /* the unknown job's reply is an error here (no job asked for by id), and no "jobs" array neither */
+    b = recorded("v0.0.41", "job-unknown", &http, &n);
+    ck_assert_int_ne(np_rest_parse_tagged(http, b, n, "np-tag-41", NULL, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    free(b);
+    static const char nojobs[] = "{\"meta\": {}, \"errors\": []}";
+    ck_assert_int_eq(np_rest_parse_tagged(200, nojobs, strlen(nojobs), "x", NULL, &l, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "no \"jobs\" array"), "%s", err.text);
+}
+END_TEST
+
 /* Warnings that are not a dropped setting: said, the job recorded; a job id beside
  * errors[]: the job exists. */
 START_TEST(test_recorded_warnings)
@@ -1091,6 +1154,7 @@ int main(void)
     tcase_add_test(t, test_tagged_jobs);
     tcase_add_test(t, test_recorded_versions);
     tcase_add_test(t, test_recorded_arrays);
+    tcase_add_test(t, test_recorded_tagged);
     tcase_add_test(t, test_recorded_warnings);
     tcase_add_test(t, test_openapi_versions);
     tcase_add_test(t, test_no_server);

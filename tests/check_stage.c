@@ -43,7 +43,7 @@ static const char *stub_sbatch =
     "#!/bin/sh\n"
     "# stub sbatch for tests only: runs the --wrap script at once, like a job that starts at once\n"
     "echo \"sbatch: $*\" >>\"$NP_STUB_LOG\"\n"
-    "env | grep -E '^(SLURM_|SBATCH_)' | sed 's/^/sbatch env: /' >>\"$NP_STUB_LOG\"\n"
+    "env | grep -E '^(SLURM_|SBATCH_|SRUN_)' | sed 's/^/sbatch env: /' >>\"$NP_STUB_LOG\"\n"
     "wrap=\n"
     "for a; do case $a in --wrap=*) wrap=${a#--wrap=} ;; esac; done\n"
     "echo 4242\n"
@@ -367,6 +367,7 @@ START_TEST(test_sbatch_argv_quoting)
     const char *expect[] = {"--wait", "--parsable", "--nodes=1", "--ntasks=1", "--time=01:00:00",
                             "--job-name=nemoperf-setup", "--account=acct", "--partition=batch",
                             "--output=/s/100%%/logs/setup-import_%j.out",
+                            "--error=/s/100%%/logs/setup-import_%j.out",
                             "--wrap=srun --nodes=1 --ntasks=1 'enroot' import --output '/s/it'\\''s here/.x.importing' "
                             "'docker://nvcr.io#nvidia/nemo:25.02.01'",
                             NULL};
@@ -398,7 +399,10 @@ START_TEST(test_import_sbatch)
     snprintf(sqsh, sizeof sqsh, "%s/img.sqsh", stage);
     snprintf(logs, sizeof logs, "%s/logs", stage);
     setenv("SLURM_JOB_ID", "777", 1);
-    setenv("SBATCH_ACCOUNT", "inherited", 1);
+    setenv("SRUN_CPUS_PER_TASK", "4", 1);
+    setenv("SBATCH_ACCOUNT", "acct", 1);
+    setenv("SBATCH_QOS", "high", 1);
+    setenv("SBATCH_RESERVATION", "", 1); /* empty: unset for setup, a bad value for sbatch */
     setenv("SLURM_CONF", "/etc/slurm/test.conf", 1);
     struct np_import_opts o = {.sbatch = 1, .account = "acct", .log_dir = logs};
     ck_assert_int_eq(np_stage_import("reg#img", sqsh, &o, &out, &err), NP_OK);
@@ -410,7 +414,11 @@ START_TEST(test_import_sbatch)
     ck_assert_ptr_nonnull(strstr(log, "sbatch: --wait --parsable --nodes=1"));
     ck_assert_ptr_nonnull(strstr(log, "srun: --nodes=1 --ntasks=1 enroot import --output"));
     ck_assert_ptr_nonnull(strstr(log, "sbatch env: SLURM_CONF=/etc/slurm/test.conf"));
-    ck_assert_msg(!strstr(log, "SLURM_JOB_ID") && !strstr(log, "SBATCH_ACCOUNT"), "inherited job variables: %s", log);
+    ck_assert_msg(!strstr(log, "SLURM_JOB_ID") && !strstr(log, "SRUN_"), "an allocation's variables: %s", log);
+    /* the user's SBATCH_* reach sbatch, as with launch; an empty one does not */
+    ck_assert_msg(strstr(log, "sbatch env: SBATCH_ACCOUNT=acct") && strstr(log, "sbatch env: SBATCH_QOS=high"),
+                  "the user's SBATCH_* did not reach sbatch: %s", log);
+    ck_assert_msg(!strstr(log, "SBATCH_RESERVATION"), "an empty SBATCH_* reached sbatch: %s", log);
     ck_assert(!strstr(log, "HF_TOKEN present"));
     free(log);
     ck_assert_int_eq(count_entries(stage, ".importing."), 0);

@@ -94,4 +94,14 @@ enum np_status np_hf_fetch_dataset_file(struct np_hf_client *c, const char *repo
                                         const char *file, const char *dest_dir, enum np_hf_fetch *what,
                                         long long *bytes, struct np_error *err);
 
+/* The shard files a downloaded model.safetensors.index.json (at path) names: *shards a
+ * new NULL-terminated vector (np_strv_free from shell.h), unique, in weight_map order;
+ * *total_size its metadata.total_size, -1 when absent.  Each shard name must pass
+ * shard_ok; more than max distinct shards (0: no limit) is refused.  NP_E_PARSE at the
+ * JSON's position, or "weight_map: expected a non-empty object", or "weight_map.<key>:
+ * expected a shard file name"; NP_E_NOMEM "out of memory (or more than <max> shards)".
+ * On error *shards still holds the shards read before it (or NULL): free it too. */
+enum np_status np_hf_weight_index(const char *path, int (*shard_ok)(const char *name), size_t max, char ***shards,
+                                  double *total_size, struct np_error *err);
+
 #endif

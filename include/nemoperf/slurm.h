@@ -115,8 +115,8 @@ enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct 
  * a '/' is taken as is); a new string (caller frees) or NULL when not found. */
 char *np_path_search(const char *prog, const char *path);
 
-/* envp without SLURM_* entries, except SLURM_CONF (SBATCH_* kept); a new
- * NULL-terminated array of borrowed strings (free only the array). */
+/* envp without SLURM_* entries, except SLURM_CONF, nor empty SBATCH_* (the others
+ * kept); a new NULL-terminated array of borrowed strings (free only the array). */
 char **np_slurm_child_env(char *const *envp);
 
 /* Parse sbatch --parsable output: "123" or "123;cluster" (surrounding white space

@@ -49,6 +49,10 @@ char *np_stage_sqsh_path(const char *stage, const char *image);
 /* "<stage>/hf/<repo>"; new string or NULL. */
 char *np_stage_hf_dir(const char *stage, const char *repo);
 
+/* Bytes an unprivileged user may still write on path's file system (statvfs
+ * f_bavail * f_frsize) into *bytes: 0, or -1 (errno) when it cannot be read. */
+int np_stage_free_space(const char *path, double *bytes);
+
 
 struct np_import_opts {
     const char *enroot;       /* enroot program; NULL: "enroot" from PATH */
@@ -65,8 +69,9 @@ enum np_import_outcome { NP_IMPORT_IMPORTED = 0, NP_IMPORT_KEPT };
 
 /* Run argv[0] (an absolute path) in its own process group with stdin from /dev/null, stdout to
  * stderr (sbatch: stdout read for the job id of --parsable, copied to jobid), without
- * HF_TOKEN / HUGGING_FACE_HUB_TOKEN in its environment (sbatch: nor SLURM_* / SBATCH_* /
- * SRUN_* except SLURM_CONF).  Waits; *wstatus gets waitpid's status.  On *cancel or after
+ * HF_TOKEN / HUGGING_FACE_HUB_TOKEN in its environment (sbatch: nor an enclosing
+ * allocation's SLURM_* / SRUN_* except SLURM_CONF, nor empty SBATCH_*; the user's other
+ * SBATCH_* reach sbatch, as with launch).  Waits; *wstatus gets waitpid's status.  On *cancel or after
  * timeout_s (0: none) the group is stopped (SIGTERM, then SIGKILL), a submitted job is
  * scancelled, and *stopped is 1 (cancelled) or 2 (timed out), else 0.  NP_E_IO when it
  * cannot be started, NP_E_NOMEM. */
@@ -88,8 +93,8 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
  * runs into "<dir>/.<name>.importing.<host>.<pid>" and that file is renamed to
  * sqsh when the command exits 0 having written a non-empty file.  The child
  * runs in its own process group with stdout sent to stderr and without HF_TOKEN
- * / HUGGING_FACE_HUB_TOKEN in its environment (and, for sbatch, without
- * inherited SLURM_* / SBATCH_* job variables except SLURM_CONF).
+ * / HUGGING_FACE_HUB_TOKEN in its environment (and, for sbatch, in
+ * np_stage_run's environment).
  * NP_E_NOTFOUND when the program is missing (message names it), NP_E_IO when
  * the import fails, times out or is cancelled (the temporary file is gone). */
 enum np_status np_stage_import(const char *image, const char *sqsh, const struct np_import_opts *o,

@@ -71,6 +71,7 @@ static void setup_usage(FILE *out)
             "  RUN_CONF_IMAGE    an existing .sqsh (no import) or an image reference to import\n"
             "  HF_ENDPOINT       default %s\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION   for --sbatch\n"
+            "  SBATCH_*          any other: reaches the jobs' sbatch as with launch (setup's options win)\n"
             "Layout: $STAGE_PATH/<image>.sqsh, experiments/, hf/<org>/<model>/, logs/ (--sbatch);\n"
             "TASK sft/lora: models/<org>/<model>/, datasets/squad/, datasets/squad-parquet/, setup/.\n"
             "Exit status: 0 staged, 1 a step failed, 2 usage or environment error.\n"

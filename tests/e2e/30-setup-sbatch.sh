@@ -3,8 +3,9 @@
 # (tests/slurm/cluster): the import runs under srun inside a one-node
 # `sbatch --wait` job, as the original setup.sh did.  enroot cannot be installed
 # here, so the job runs a stub `enroot` found through the exported PATH.  Checks
-# the imported .sqsh, the job's log in $STAGE_PATH/logs, a failing job (exit 1,
-# job and log named, nothing left), and a STAGE_PATH with spaces and quotes.
+# the imported .sqsh, the job's log in $STAGE_PATH/logs, the user's SBATCH_* in the job
+# (scontrol show job), a failing job (exit 1, job and log named, nothing left), and a
+# STAGE_PATH with spaces and quotes.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -68,6 +69,28 @@ STAGE_PATH=$S "$setup" --sbatch --skip-hf >"$W/again.out" 2>"$W/again.err"
 rc=$?
 [ "$rc" -eq 0 ] && [ "$(grep -c '^argv: ' "$NP_STUB_LOG")" -eq "$n" ] && ok "second --sbatch run submits nothing" \
     || fail "second run exited $rc or submitted a job"
+
+# the user's SBATCH_* reach the job, as with launch; setup's own options win (sbatch's
+# precedence: command line over input variables); an empty one is unset, not refused
+U=$W/stageu
+n=$(grep -c '^argv: ' "$NP_STUB_LOG")
+STAGE_PATH=$U SBATCH_PARTITION=batch SBATCH_GPUS_PER_NODE=1 SBATCH_NO_REQUEUE=1 SBATCH_RESERVATION= \
+    SBATCH_TIMELIMIT=00:30:00 SBATCH_JOB_NAME=mine SBATCH_ERROR="$W/elsewhere.err" "$setup" --sbatch --skip-hf >"$W/user.out" 2>"$W/user.err"
+rc=$?
+job=$(sed -n "$((n + 1)),\$ s/^argv: .* job \([0-9]*\) step .*/\1/p" "$NP_STUB_LOG" | head -1)
+if [ "$rc" -ne 0 ] || [ -z "$job" ]; then
+    fail "--sbatch with the user's SBATCH_* exited $rc (job ${job:-none}): $(head -5 "$W/user.err")"
+else
+    info=$(scontrol show job "$job" 2>&1)
+    printf '%s\n' "$info" | grep -Eq 'TresPerNode=gres[:/]gpu:1' && printf '%s\n' "$info" | grep -q 'Requeue=0' \
+        && ok "SBATCH_GPUS_PER_NODE and SBATCH_NO_REQUEUE reached the import job $job" \
+        || fail "the user's SBATCH_* did not reach job $job: $info"
+    printf '%s\n' "$info" | grep -q 'JobName=nemoperf-setup' && printf '%s\n' "$info" | grep -q 'TimeLimit=01:00:00' \
+        && printf '%s\n' "$info" | grep -q 'Partition=batch' \
+        && printf '%s\n' "$info" | grep -q "StdErr=$U/logs/setup-import_$job.out" \
+        && ok "setup's --job-name/--time/--error win over SBATCH_JOB_NAME/SBATCH_TIMELIMIT/SBATCH_ERROR" \
+        || fail "setup's options lost to the user's SBATCH_*: $info"
+fi
 
 # a failing job
 F=$W/stagef

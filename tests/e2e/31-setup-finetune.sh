@@ -113,9 +113,15 @@ run_setup failpack TASK=lora HF_TOKEN=$TOKEN NP_STANDIN_FAIL=pack
     && ok "a failed packing step: exit 1, checkpoint kept, no packed file, no temporary folder" \
     || fail "failpack: exit $rc, $(find "$S/models" "$S/datasets" | head -20): $(cat "$W/failpack.err")"
 
-# ---- the run that succeeds ----
-run_setup ok TASK=lora HF_TOKEN=$TOKEN
+# ---- the run that succeeds (with the user's SBATCH_*, which reach the job as with launch) ----
+run_setup ok TASK=lora HF_TOKEN=$TOKEN SBATCH_NO_REQUEUE=1 SBATCH_GPUS_PER_NODE=1 SBATCH_JOB_NAME=mine
 if [ "$rc" -eq 0 ]; then ok "TASK=lora setup exits 0"; else fail "TASK=lora setup exited $rc: $(cat "$W/ok.err")"; fi
+job=$(sed -n 's/.*SQuAD packed to.* (job \([0-9]*\))$/\1/p' "$W/ok.out" | head -1)
+info=$(scontrol show job "${job:-none}" 2>&1)
+printf '%s\n' "$info" | grep -q 'Requeue=0' && printf '%s\n' "$info" | grep -Eq 'TresPerNode=gres[:/]gpu:1' \
+    && printf '%s\n' "$info" | grep -q 'JobName=nemoperf-setup-ftprep' \
+    && ok "the user's SBATCH_* reached the preparation job $job; its --job-name won" \
+    || fail "SBATCH_* in the preparation job ${job:-(no job id in ok.out)}: $info"
 grep -q 'needs about .* more on STAGE_PATH' "$W/ok.err" && ok "disk need stated up front" || fail "no disk statement"
 for f in training_16384.npy validation_16384.npy 16384_metadata.jsonl training_4096.npy 4096_metadata.jsonl; do
     [ -s "$P/$f" ] || fail "missing $P/$f"
