@@ -427,6 +427,57 @@ START_TEST(test_csv_numbers_are_printf)
 }
 END_TEST
 
+/* The table's fixed-decimal numbers (TOKENS/S 0 decimals, TOK/S/GPU 1, MFU% 2, RATIO 3) are snprintf's "%.*f":
+ * exact ties (x.5, x.125...), negatives, -0, tiny and large values. */
+START_TEST(test_table_numbers_are_printf)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    static const int dec[] = {0, 1, 2, 3};
+    char want[4][64];
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v;
+        switch (i % 6) {
+        case 0: v = (double)(int64_t)(x % 2000000000ull) / 1000.0 - 1e6; break;
+        case 1: v = ((double)(x % 100000000ull) + 0.5) / (double)(1u << (x >> 60)); break; /* exact ties */
+        case 2: v = ldexp((double)(x >> 11), -(int)(x % 70) - 20); break;
+        case 3: v = (double)(x % 1000000000ull) * (x >> 63 ? -1 : 1); break;
+        case 4: v = i % 12 == 4 ? -0.0 : -ldexp((double)(x >> 11), -(int)(x % 80)); break;
+        default: v = (double)(x % 1000000) / 8.0 - 62500.0; break;
+        }
+        if (!isfinite(v) || fabs(v) >= 1e9)
+            continue;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        struct np_parse_opts o = opts;
+        o.reference = 1;
+        struct np_report *rep = np_report_new(m, NP_FMT_TABLE, &o);
+        struct np_run r = runs[1];
+        r.m.tokens_per_s = r.m.tokens_per_s_per_gpu = r.m.mfu_percent = r.ref_ratio = v;
+        ck_assert_int_eq(np_report_run(rep, &r), NP_OK);
+        ck_assert_int_eq(np_report_finish(rep), NP_OK);
+        np_report_free(rep);
+        fclose(m);
+        /* the row: b - - ? - - - 1.5 - TOKENS TPG - MFU - - unidentified - RATIO n/a */
+        const char *row = strstr(buf, "\nb ");
+        ck_assert_ptr_nonnull(row);
+        char cell[20][64];
+        int nc = sscanf(row + 1, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+                        cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6], cell[7], cell[8], cell[9],
+                        cell[10], cell[11], cell[12], cell[13], cell[14], cell[15], cell[16], cell[17], cell[18]);
+        ck_assert_int_eq(nc, 19);
+        for (int k = 0; k < 4; k++)
+            snprintf(want[k], sizeof want[k], "%.*f", dec[k], v);
+        ck_assert_msg(strcmp(cell[9], want[0]) == 0 && strcmp(cell[10], want[1]) == 0 && strcmp(cell[12], want[2]) == 0 &&
+                          strcmp(cell[17], want[3]) == 0,
+                      "%.17g: %s %s %s %s, want %s %s %s %s", v, cell[9], cell[10], cell[12], cell[17], want[0], want[1],
+                      want[2], want[3]);
+        free(buf);
+    }
+}
+END_TEST
+
 START_TEST(test_render_ahead)
 {
     enum np_format fmts[] = {NP_FMT_CSV, NP_FMT_JSON};
@@ -649,6 +700,7 @@ int main(void)
     tcase_add_test(tc, test_stream_json);
     tcase_add_test(tc, test_render_ahead);
     tcase_add_test(tc, test_csv_numbers_are_printf);
+    tcase_add_test(tc, test_table_numbers_are_printf);
     tcase_add_test(tc, test_stream_json_layout);
     tcase_add_test(tc, test_json_direct_is_the_tree);
     tcase_add_test(tc, test_stream_markdown);
