@@ -108,7 +108,6 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 	@sh bench/submit.sh
-	@sh bench/submit.sh
 
 fuzz:
 	@sh build-aux/deps.sh fuzz
