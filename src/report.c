@@ -1,8 +1,10 @@
 /* report.c - the four output formats of nemoperf-parse, in memory or as a stream.
  *
  * table: aligned columns; markdown: each publication's layout cell for cell (seeds 003/004 per model, seed 000
- * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson.  One function writes one run
- * per format (report_table_cells, report_csv_run, report_json_run, report_md_add), used by both; --group needs
+ * per system); csv: RFC 4180; json: {"runs":[...],"errors":[...]} with Jansson (a streamed run object is written
+ * straight from the run, report_json_direct: the bytes json_dumpb gives of report_json_run's tree, which
+ * check_report holds it to).  One function writes one run per format (report_table_cells, report_csv_run,
+ * report_json_run, report_md_add), used by both; --group needs
  * all runs (np_report_write), every format streams (np_report_new/run/finish) in bounded memory (markdown holds
  * one column per configuration and lists the runs in no table from a temporary file).
  */
