@@ -1811,20 +1811,22 @@ static void report_jd_str(struct report_jw *w, const char *s) /* report_jstr */
         report_jw_put(w, "null", 4);
 }
 
+/* A member: its key, then its value as report_jd_<kind> writes it. */
+#define REPORT_JD_NUM(w, d, n, k, v) (REPORT_JD_KEY(w, d, n, k), report_jd_num(w, v))
+#define REPORT_JD_STR(w, d, n, k, v) (REPORT_JD_KEY(w, d, n, k), report_jd_str(w, v))
+#define REPORT_JD_TEXT(w, d, n, k, v) (REPORT_JD_KEY(w, d, n, k), report_jd_text(w, v))
+#define REPORT_JD_INT(w, d, n, k, v, known) (REPORT_JD_KEY(w, d, n, k), report_jd_int(w, v, known))
+#define REPORT_JD_BOOL(w, d, n, k, v) (REPORT_JD_KEY(w, d, n, k), report_jd_bool(w, v))
+
 static void report_jd_metrics(struct report_jw *w, int depth, const struct np_metrics *m) /* report_jmetrics */
 {
     int n = 0;
     report_jw_put(w, "{", 1);
-    REPORT_JD_KEY(w, depth, &n, "tokens_per_s");
-    report_jd_num(w, m->tokens_per_s);
-    REPORT_JD_KEY(w, depth, &n, "tokens_per_s_per_gpu");
-    report_jd_num(w, m->tokens_per_s_per_gpu);
-    REPORT_JD_KEY(w, depth, &n, "model_tflops_per_gpu");
-    report_jd_num(w, m->model_tflops_per_gpu);
-    REPORT_JD_KEY(w, depth, &n, "mfu_percent");
-    report_jd_num(w, m->mfu_percent);
-    REPORT_JD_KEY(w, depth, &n, "days_to_train");
-    report_jd_num(w, m->days_to_train);
+    REPORT_JD_NUM(w, depth, &n, "tokens_per_s", m->tokens_per_s);
+    REPORT_JD_NUM(w, depth, &n, "tokens_per_s_per_gpu", m->tokens_per_s_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "model_tflops_per_gpu", m->model_tflops_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "mfu_percent", m->mfu_percent);
+    REPORT_JD_NUM(w, depth, &n, "days_to_train", m->days_to_train);
     report_jd_close(w, depth, n);
 }
 
@@ -1834,160 +1836,86 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
 {
     int n = 0, d = depth + 1;
     report_jw_put(w, "{", 1);
-    REPORT_JD_KEY(w, depth, &n, "path");
-    report_jd_text(w, r->path);
-    REPORT_JD_KEY(w, depth, &n, "experiment");
-    report_jd_str(w, r->id.experiment);
-    REPORT_JD_KEY(w, depth, &n, "recipe");
-    report_jd_str(w, r->id.recipe);
-    REPORT_JD_KEY(w, depth, &n, "model_size");
-    report_jd_str(w, r->id.model_size);
-    REPORT_JD_KEY(w, depth, &n, "dtype");
-    if (r->id.dtype)
-        report_jd_text(w, np_dtype_name(r->id.dtype, 0));
-    else
-        report_jw_put(w, "null", 4);
-    REPORT_JD_KEY(w, depth, &n, "gpus");
-    report_jd_int(w, r->id.gpus, r->id.gpus > 0);
-    REPORT_JD_KEY(w, depth, &n, "gpu_type");
-    report_jd_str(w, r->id.gpu_type);
-    REPORT_JD_KEY(w, depth, &n, "gpu_type_source");
-    report_jd_str(w, r->gpu_source);
-    REPORT_JD_KEY(w, depth, &n, "system");
-    report_jd_str(w, r->id.system);
-    REPORT_JD_KEY(w, depth, &n, "workload");
-    if (r->id.synthetic)
-        report_jw_string(w, "synthetic", 9);
-    else
-        report_jw_put(w, "null", 4);
-    REPORT_JD_KEY(w, depth, &n, "job_id");
-    report_jd_str(w, r->job_id);
-    REPORT_JD_KEY(w, depth, &n, "start_time");
-    report_jd_str(w, r->launch.submit_time);
-    REPORT_JD_KEY(w, depth, &n, "seq_len");
-    report_jd_int(w, r->id.seq_len, r->id.seq_len > 0);
-    REPORT_JD_KEY(w, depth, &n, "global_batch_size");
-    report_jd_int(w, r->id.gbs, r->id.gbs > 0);
-    REPORT_JD_KEY(w, depth, &n, "identified_by");
-    report_jd_str(w, r->id_source);
-    REPORT_JD_KEY(w, depth, &n, "log_format");
-    if (r->steps_seen == 0)
-        report_jw_put(w, "null", 4);
-    else
-        report_jd_text(w, np_log_gen_name(r->gen));
-    REPORT_JD_KEY(w, depth, &n, "attempts");
-    report_jd_int(w, (long long)r->attempts, 1);
-    REPORT_JD_KEY(w, depth, &n, "step");
-    report_jd_int(w, r->step, r->step >= 0);
-    REPORT_JD_KEY(w, depth, &n, "final_step");
-    report_jd_int(w, r->total, r->total >= 0);
-    REPORT_JD_KEY(w, depth, &n, "steps_seen");
-    report_jd_int(w, (long long)r->steps_seen, 1);
+    REPORT_JD_TEXT(w, depth, &n, "path", r->path);
+    REPORT_JD_STR(w, depth, &n, "experiment", r->id.experiment);
+    REPORT_JD_STR(w, depth, &n, "recipe", r->id.recipe);
+    REPORT_JD_STR(w, depth, &n, "model_size", r->id.model_size);
+    REPORT_JD_STR(w, depth, &n, "dtype", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : NULL);
+    REPORT_JD_INT(w, depth, &n, "gpus", r->id.gpus, r->id.gpus > 0);
+    REPORT_JD_STR(w, depth, &n, "gpu_type", r->id.gpu_type);
+    REPORT_JD_STR(w, depth, &n, "gpu_type_source", r->gpu_source);
+    REPORT_JD_STR(w, depth, &n, "system", r->id.system);
+    REPORT_JD_STR(w, depth, &n, "workload", r->id.synthetic ? "synthetic" : NULL);
+    REPORT_JD_STR(w, depth, &n, "job_id", r->job_id);
+    REPORT_JD_STR(w, depth, &n, "start_time", r->launch.submit_time);
+    REPORT_JD_INT(w, depth, &n, "seq_len", r->id.seq_len, r->id.seq_len > 0);
+    REPORT_JD_INT(w, depth, &n, "global_batch_size", r->id.gbs, r->id.gbs > 0);
+    REPORT_JD_STR(w, depth, &n, "identified_by", r->id_source);
+    REPORT_JD_STR(w, depth, &n, "log_format", r->steps_seen ? np_log_gen_name(r->gen) : NULL);
+    REPORT_JD_INT(w, depth, &n, "attempts", (long long)r->attempts, 1);
+    REPORT_JD_INT(w, depth, &n, "step", r->step, r->step >= 0);
+    REPORT_JD_INT(w, depth, &n, "final_step", r->total, r->total >= 0);
+    REPORT_JD_INT(w, depth, &n, "steps_seen", (long long)r->steps_seen, 1);
     REPORT_JD_KEY(w, depth, &n, "complete");
     if (r->complete < 0)
         report_jw_put(w, "null", 4);
     else
         report_jd_bool(w, r->complete);
-    REPORT_JD_KEY(w, depth, &n, "step_time_s");
-    report_jd_num(w, r->step_time_s);
+    REPORT_JD_NUM(w, depth, &n, "step_time_s", r->step_time_s);
     REPORT_JD_KEY(w, depth, &n, "window");
     {
         int m = 0;
         report_jw_put(w, "{", 1);
-        REPORT_JD_KEY(w, d, &m, "first");
-        report_jd_int(w, r->window.first, r->window.first >= 0);
-        REPORT_JD_KEY(w, d, &m, "last");
-        report_jd_int(w, r->window.last, r->window.last >= 0);
-        REPORT_JD_KEY(w, d, &m, "count");
-        report_jd_int(w, (long long)r->window.count, 1);
-        REPORT_JD_KEY(w, d, &m, "requested");
-        report_jd_int(w, (long long)r->window.requested, 1);
-        REPORT_JD_KEY(w, d, &m, "rule");
-        report_jd_str(w, r->window.rule);
-        REPORT_JD_KEY(w, d, &m, "mean_s");
-        report_jd_num(w, r->window.mean_s);
-        REPORT_JD_KEY(w, d, &m, "median_s");
-        report_jd_num(w, r->window.median_s);
-        REPORT_JD_KEY(w, d, &m, "stdev_s");
-        report_jd_num(w, r->window.stdev_s);
-        REPORT_JD_KEY(w, d, &m, "min_s");
-        report_jd_num(w, r->window.min_s);
-        REPORT_JD_KEY(w, d, &m, "max_s");
-        report_jd_num(w, r->window.max_s);
+        REPORT_JD_INT(w, d, &m, "first", r->window.first, r->window.first >= 0);
+        REPORT_JD_INT(w, d, &m, "last", r->window.last, r->window.last >= 0);
+        REPORT_JD_INT(w, d, &m, "count", (long long)r->window.count, 1);
+        REPORT_JD_INT(w, d, &m, "requested", (long long)r->window.requested, 1);
+        REPORT_JD_STR(w, d, &m, "rule", r->window.rule);
+        REPORT_JD_NUM(w, d, &m, "mean_s", r->window.mean_s);
+        REPORT_JD_NUM(w, d, &m, "median_s", r->window.median_s);
+        REPORT_JD_NUM(w, d, &m, "stdev_s", r->window.stdev_s);
+        REPORT_JD_NUM(w, d, &m, "min_s", r->window.min_s);
+        REPORT_JD_NUM(w, d, &m, "max_s", r->window.max_s);
         report_jd_close(w, d, m);
     }
-    REPORT_JD_KEY(w, depth, &n, "tokens_per_s");
-    report_jd_num(w, r->m.tokens_per_s);
-    REPORT_JD_KEY(w, depth, &n, "tokens_per_s_per_gpu");
-    report_jd_num(w, r->m.tokens_per_s_per_gpu);
-    REPORT_JD_KEY(w, depth, &n, "model_flops_per_sample");
-    report_jd_num(w, r->flops_per_sample);
-    REPORT_JD_KEY(w, depth, &n, "model_tflops_per_gpu");
-    report_jd_num(w, r->m.model_tflops_per_gpu);
-    REPORT_JD_KEY(w, depth, &n, "logged_tflops_per_gpu");
-    report_jd_num(w, r->logged_tflops_per_gpu);
-    REPORT_JD_KEY(w, depth, &n, "mfu_percent");
-    report_jd_num(w, r->m.mfu_percent);
-    REPORT_JD_KEY(w, depth, &n, "train_tokens");
-    report_jd_num(w, r->train_tokens);
-    REPORT_JD_KEY(w, depth, &n, "days_to_train");
-    report_jd_num(w, r->m.days_to_train);
+    REPORT_JD_NUM(w, depth, &n, "tokens_per_s", r->m.tokens_per_s);
+    REPORT_JD_NUM(w, depth, &n, "tokens_per_s_per_gpu", r->m.tokens_per_s_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "model_flops_per_sample", r->flops_per_sample);
+    REPORT_JD_NUM(w, depth, &n, "model_tflops_per_gpu", r->m.model_tflops_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "logged_tflops_per_gpu", r->logged_tflops_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "mfu_percent", r->m.mfu_percent);
+    REPORT_JD_NUM(w, depth, &n, "train_tokens", r->train_tokens);
+    REPORT_JD_NUM(w, depth, &n, "days_to_train", r->m.days_to_train);
     REPORT_JD_KEY(w, depth, &n, "steady");
     report_jd_metrics(w, d, &r->steady);
-    REPORT_JD_KEY(w, depth, &n, "scaling_efficiency");
-    report_jd_num(w, r->scaling_eff);
-    REPORT_JD_KEY(w, depth, &n, "peak_memory_bytes");
-    report_jd_num(w, r->peak_memory_bytes);
-    REPORT_JD_KEY(w, depth, &n, "loss");
-    report_jd_num(w, r->loss);
-    REPORT_JD_KEY(w, depth, &n, "checkpoint_saved");
-    report_jd_bool(w, r->checkpoint_saved);
-    REPORT_JD_KEY(w, depth, &n, "checkpoint_loaded");
-    report_jd_bool(w, r->checkpoint_loaded);
-    REPORT_JD_KEY(w, depth, &n, "status");
-    report_jd_text(w, np_run_status_name(r->status));
-    REPORT_JD_KEY(w, depth, &n, "reason");
-    report_jd_str(w, r->why);
-    REPORT_JD_KEY(w, depth, &n, "note");
-    report_jd_str(w, r->note);
+    REPORT_JD_NUM(w, depth, &n, "scaling_efficiency", r->scaling_eff);
+    REPORT_JD_NUM(w, depth, &n, "peak_memory_bytes", r->peak_memory_bytes);
+    REPORT_JD_NUM(w, depth, &n, "loss", r->loss);
+    REPORT_JD_BOOL(w, depth, &n, "checkpoint_saved", r->checkpoint_saved);
+    REPORT_JD_BOOL(w, depth, &n, "checkpoint_loaded", r->checkpoint_loaded);
+    REPORT_JD_TEXT(w, depth, &n, "status", np_run_status_name(r->status));
+    REPORT_JD_STR(w, depth, &n, "reason", r->why);
+    REPORT_JD_STR(w, depth, &n, "note", r->note);
     if (o->reference) {
         int m = 0;
         REPORT_JD_KEY(w, depth, &n, "reference");
         report_jw_put(w, "{", 1);
         if (r->ref) {
-            REPORT_JD_KEY(w, d, &m, "source");
-            report_jd_str(w, r->ref->source);
-            REPORT_JD_KEY(w, d, &m, "step_time_s");
-            report_jd_num(w, r->ref->step_time_s);
-            REPORT_JD_KEY(w, d, &m, "tokens_per_s");
-            report_jd_num(w, r->ref->tokens_per_s);
-            REPORT_JD_KEY(w, d, &m, "tokens_per_s_per_gpu");
-            report_jd_num(w, r->ref->tokens_per_s_per_gpu);
-            REPORT_JD_KEY(w, d, &m, "mfu_percent");
-            report_jd_num(w, r->ref->mfu_percent);
-            REPORT_JD_KEY(w, d, &m, "days_1t");
-            report_jd_num(w, r->ref->days_1t);
-            REPORT_JD_KEY(w, d, &m, "model_tflops_per_gpu");
-            report_jd_num(w, r->ref->model_tflops_per_gpu);
+            REPORT_JD_STR(w, d, &m, "source", r->ref->source);
+            REPORT_JD_NUM(w, d, &m, "step_time_s", r->ref->step_time_s);
+            REPORT_JD_NUM(w, d, &m, "tokens_per_s", r->ref->tokens_per_s);
+            REPORT_JD_NUM(w, d, &m, "tokens_per_s_per_gpu", r->ref->tokens_per_s_per_gpu);
+            REPORT_JD_NUM(w, d, &m, "mfu_percent", r->ref->mfu_percent);
+            REPORT_JD_NUM(w, d, &m, "days_1t", r->ref->days_1t);
+            REPORT_JD_NUM(w, d, &m, "model_tflops_per_gpu", r->ref->model_tflops_per_gpu);
         }
-        REPORT_JD_KEY(w, d, &m, "basis");
-        report_jd_text(w, o->verdict_last ? "last" : "steady");
-        REPORT_JD_KEY(w, d, &m, "ratio");
-        report_jd_num(w, r->ref_ratio);
-        if (isfinite(o->tolerance_pct)) { /* json_real refuses NaN and infinity: the tree has no such member */
-            REPORT_JD_KEY(w, d, &m, "tolerance_percent");
-            report_jw_real(w, o->tolerance_pct);
-        }
-        REPORT_JD_KEY(w, d, &m, "result");
-        if (r->verdict == NP_VERDICT_NOT_COMPARED)
-            report_jw_put(w, "null", 4);
-        else
-            report_jd_text(w, np_verdict_name(r->verdict));
-        REPORT_JD_KEY(w, d, &m, "reason");
-        if (r->verdict == NP_VERDICT_NOT_COMPARED)
-            report_jd_str(w, r->ref_why);
-        else
-            report_jw_put(w, "null", 4);
+        REPORT_JD_TEXT(w, d, &m, "basis", o->verdict_last ? "last" : "steady");
+        REPORT_JD_NUM(w, d, &m, "ratio", r->ref_ratio);
+        if (isfinite(o->tolerance_pct)) /* json_real refuses NaN and infinity: the tree has no such member */
+            REPORT_JD_NUM(w, d, &m, "tolerance_percent", o->tolerance_pct);
+        int compared = r->verdict != NP_VERDICT_NOT_COMPARED;
+        REPORT_JD_STR(w, d, &m, "result", compared ? np_verdict_name(r->verdict) : NULL);
+        REPORT_JD_STR(w, d, &m, "reason", compared ? NULL : r->ref_why);
         report_jd_close(w, d, m);
     }
     report_jd_close(w, depth, n);
