@@ -1802,6 +1802,16 @@ static ssize_t scan_pread(int fd, void *buf, size_t n, uint64_t off)
     return pread(fd, buf, n, (off_t)off);
 }
 
+/* One read of f at off (a stream is read where it stands), EINTR retried; -1 with errno set. */
+static ssize_t scan_read(struct scan_file *f, void *buf, size_t n, uint64_t off)
+{
+    ssize_t r;
+    do
+        r = f->seekable ? scan_pread(f->fd, buf, n, off) : read(f->fd, buf, n);
+    while (r < 0 && errno == EINTR);
+    return r;
+}
+
 static enum np_status scan_io_error(struct np_error *err, const char *path, const char *what, int e)
 {
     char buf[128];
@@ -1833,10 +1843,8 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         size_t want = cap - carry;
         if (f->seekable && want > to - fpos)
             want = (size_t)(to - fpos);
-        ssize_t r = f->seekable ? scan_pread(f->fd, buf + carry, want, fpos) : read(f->fd, buf + carry, want);
+        ssize_t r = scan_read(f, buf + carry, want, fpos);
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
             rc = scan_io_error(err, f->path, "read error", errno);
             break;
         }
@@ -1900,10 +1908,8 @@ static enum np_status scan_tail_back(struct scan_file *f, uint64_t lo, struct sc
         uint64_t next = have - lo > step ? have - step : lo;
         size_t want = (size_t)(have - next), got = 0;
         while (got < want) {
-            ssize_t r = scan_pread(f->fd, buf + (next - lo) + got, want - got, next + got);
+            ssize_t r = scan_read(f, buf + (next - lo) + got, want - got, next + got);
             if (r < 0) {
-                if (errno == EINTR)
-                    continue;
                 rc = scan_io_error(err, f->path, "read error", errno);
                 break;
             }
