@@ -1,6 +1,8 @@
 #!/bin/sh
-# run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader) with clang and fuzz them a while.
+# run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader, a whole run folder) with clang and
+# fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
+# FUZZ_AMLOG_SECONDS and FUZZ_RUN_SECONDS (each FUZZ_SECONDS / 5 by default) time the other two targets.
 # Seeds are the golden logs of tests/data/scan/ and the real-log corpus tests/data/real/.  Exits non-zero when the fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
@@ -107,3 +109,63 @@ echo "fuzz/run.sh: fuzzing the AutoModel log reader for ${FUZZ_AMLOG_SECONDS}s" 
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$run/amlog_fuzz" -max_total_time="$FUZZ_AMLOG_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
     -dict="$run/amlog.dict" -artifact_prefix="$run/artifacts/amlog-" -print_final_stats=1 "$run/amlog-corpus"
+
+# A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
+# np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
+# parse and every CSV record must have the header's fields.  Seeded with the folders of tests/data/parse/.
+FUZZ_RUN_SECONDS=${FUZZ_RUN_SECONDS:-$((FUZZ_SECONDS / 5))}
+python3 fuzz/run-seeds.py "$run/run-corpus"
+cat >"$run/run.dict" <<'EOF3'
+"\x0a@@\x0a"
+"{\"config\": {\"recipe\": \"llama3\", \"model_size\": \"8b\", \"dtype\": \"fp8\", \"gpus\": 8}}"
+"\"recipe\""
+"\"model_size\""
+"\"dtype\""
+"\"gpus\""
+"\"gpu_type\""
+"\"system\""
+"\"seq_len\""
+"\"gbs\""
+"\"max_steps\""
+"\"task\""
+"\"finetune\""
+"\"packed_train\""
+"\"workload\""
+"\"synthetic\""
+"\"state\""
+"\"submitted\""
+"\"job_id\""
+"\"error\""
+"\"profile\""
+"\"nccltrace\""
+"\"config\""
+"pretrain_llama3_8b_fp8_8"
+"pretrain_nemotron4_340b_bf16_256"
+"finetune_llama3_70b_lora_fp8_8"
+"automodel"
+"gb200"
+"h100"
+"b200"
+"9223372036854775807"
+"-2147483648"
+"1e308"
+"Training epoch 0, iteration 49/49 | lr: 1e-05 | global_batch_size: 128 | global_step: 49 | reduced_train_loss: 7.5 | train_step_timing in s: 1.25 | consumed_samples: 6400"
+"train_step_timing in s: "
+"TFLOPS_per_GPU: "
+"CUDA out of memory"
+"NCCL error"
+"Traceback (most recent call last):"
+"DUE TO TIME LIMIT"
+"CANCELLED"
+"nan"
+"\",\""
+"\x0a"
+EOF3
+# shellcheck disable=SC2046
+"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -o "$run/run_fuzz" fuzz/run_fuzz.c src/*.c \
+    $(pkg-config --cflags --libs libpcre2-8 jansson libcurl cairo fontconfig) -lpthread -lm
+echo "fuzz/run.sh: fuzzing whole run folders for ${FUZZ_RUN_SECONDS}s" >&2
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    "$run/run_fuzz" -max_total_time="$FUZZ_RUN_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+    -dict="$run/run.dict" -artifact_prefix="$run/artifacts/run-" -print_final_stats=1 "$run/run-corpus"
