@@ -1,8 +1,8 @@
 #!/bin/sh
-# run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader, a whole run folder) with clang and
-# fuzz them a while.
+# run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader, a whole run folder, the readers of
+# other programs' output) with clang and fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
-# FUZZ_AMLOG_SECONDS and FUZZ_RUN_SECONDS (each FUZZ_SECONDS / 5 by default) time the other two targets.
+# FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS and FUZZ_INPUT_SECONDS (each FUZZ_SECONDS / 5 by default) time the others.
 # Seeds are the golden logs of tests/data/scan/ and the real-log corpus tests/data/real/.  Exits non-zero when the fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
@@ -114,7 +114,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-prin
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
 # parse and every CSV record must have the header's fields.  Seeded with the folders of tests/data/parse/.
 FUZZ_RUN_SECONDS=${FUZZ_RUN_SECONDS:-$((FUZZ_SECONDS / 5))}
-python3 fuzz/run-seeds.py "$run/run-corpus"
+python3 fuzz/run-seeds.py run "$run/run-corpus"
 cat >"$run/run.dict" <<'EOF3'
 "\x0a@@\x0a"
 "{\"config\": {\"recipe\": \"llama3\", \"model_size\": \"8b\", \"dtype\": \"fp8\", \"gpus\": 8}}"
@@ -169,3 +169,16 @@ echo "fuzz/run.sh: fuzzing whole run folders for ${FUZZ_RUN_SECONDS}s" >&2
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$run/run_fuzz" -max_total_time="$FUZZ_RUN_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
     -dict="$run/run.dict" -artifact_prefix="$run/artifacts/run-" -print_final_stats=1 "$run/run-corpus"
+
+# The readers of other programs' output (fuzz/input_fuzz.c): packed .npy files, sbatch/squeue output, slurmrestd
+# replies for every API version, SLURMRESTD_URL, time limits.  Seeded from tests/data/npy and tests/data/rest.
+FUZZ_INPUT_SECONDS=${FUZZ_INPUT_SECONDS:-$((FUZZ_SECONDS / 5))}
+python3 fuzz/run-seeds.py input "$run/input-corpus"
+# shellcheck disable=SC2046
+"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -o "$run/input_fuzz" fuzz/input_fuzz.c src/*.c \
+    $(pkg-config --cflags --libs libpcre2-8 jansson libcurl cairo fontconfig) -lpthread -lm
+echo "fuzz/run.sh: fuzzing the readers of .npy files, sbatch/squeue output and slurmrestd replies for ${FUZZ_INPUT_SECONDS}s" >&2
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    "$run/input_fuzz" -max_total_time="$FUZZ_INPUT_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+    -artifact_prefix="$run/artifacts/input-" -print_final_stats=1 "$run/input-corpus"
