@@ -4,7 +4,8 @@
  * the manifest, log-<name>_<job>_0.out and sbatch_<name>_<job>.out), is parsed with the shipped recipes and
  * reference table (np_parse_paths, and np_parse_stream as nemoperf-parse streams it), and written in every
  * format.  Besides ASan/UBSan, it checks what a reader of the output relies on: the JSON report is valid
- * JSON, every CSV record has the header's number of fields, and the streamed report says the same.
+ * JSON, every CSV record has the header's number of fields, and rows rendered ahead (as nemoperf-parse
+ * streams CSV, JSON and the table) are the bytes np_report_run writes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -164,7 +165,7 @@ static void fuzz_report(const struct np_parse_result *res, const struct np_parse
 /* The streamed report, as nemoperf-parse writes it without --group (the runs as they come). */
 struct fuzz_stream {
     struct np_report *rep;
-    int render; /* CSV/JSON: rendered ahead with a slot for the efficiency, as parse.c does */
+    int render; /* CSV, JSON, table: rendered ahead with a slot for the efficiency, as parse.c does */
 };
 
 static enum np_status fuzz_stream_run(void *ctx, const struct np_run *run)
@@ -190,7 +191,8 @@ static enum np_status fuzz_stream_error(void *ctx, const char *msg)
     return np_report_error(fs->rep, msg);
 }
 
-static void fuzz_stream(char *const *paths, const struct np_parse_opts *o, enum np_format fmt, int render)
+/* The streamed report's text (NULL when the parse or the report failed). */
+static char *fuzz_stream(char *const *paths, const struct np_parse_opts *o, enum np_format fmt, int render, size_t *n)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -211,7 +213,26 @@ static void fuzz_stream(char *const *paths, const struct np_parse_opts *o, enum 
         fuzz_check_json(buf, len);
     if (st == NP_OK && fmt == NP_FMT_CSV)
         fuzz_check_csv(buf, len);
-    free(buf);
+    if (st != NP_OK) {
+        free(buf);
+        return NULL;
+    }
+    *n = len;
+    return buf;
+}
+
+/* Rows rendered ahead and put back must be the bytes np_report_run writes. */
+static void fuzz_stream_both(char *const *paths, const struct np_parse_opts *o, enum np_format fmt)
+{
+    size_t na = 0, nb = 0;
+    char *a = fuzz_stream(paths, o, fmt, 1, &na), *b = fuzz_stream(paths, o, fmt, 0, &nb);
+    if (a && b && (na != nb || memcmp(a, b, na) != 0)) {
+        fprintf(stderr, "run_fuzz: format %d rendered ahead differs from np_report_run:\n%.*s\n----\n%.*s\n", (int)fmt,
+                (int)na, a, (int)nb, b);
+        abort();
+    }
+    free(a);
+    free(b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -278,10 +299,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_report(&res, &o, (enum np_format)f);
     np_parse_result_free(&res);
     if (!o.group) { /* the streamed report (--group needs every run first) */
-        fuzz_stream(paths, &o, NP_FMT_JSON, 1);
-        fuzz_stream(paths, &o, NP_FMT_CSV, 1);
-        fuzz_stream(paths, &o, NP_FMT_TABLE, 0);
-        fuzz_stream(paths, &o, NP_FMT_MARKDOWN, 0);
+        size_t n;
+        fuzz_stream_both(paths, &o, NP_FMT_JSON);
+        fuzz_stream_both(paths, &o, NP_FMT_CSV);
+        fuzz_stream_both(paths, &o, NP_FMT_TABLE);
+        free(fuzz_stream(paths, &o, NP_FMT_MARKDOWN, 0, &n));
     }
 
     unlink(fm);

@@ -1584,12 +1584,9 @@ static void report_table_fix(struct np_report *rep)
     rep->widths_fixed = 1;
 }
 
-static enum np_status report_table_stream(struct np_report *rep, const struct np_run *r)
+/* What the footer says of run r (report_table_footer's lines, gathered as the runs come). */
+static enum np_status report_table_account(struct np_report *rep, const struct np_run *r)
 {
-    struct report_row row;
-    report_table_cells(r, rep->o, row.cell);
-    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
-    /* the footer, as report_table_footer writes it */
     if (r->gpu_source && strcmp(r->gpu_source, "recipe") == 0)
         rep->gpu_star = 1;
     if (!np_run_status_good(r->status) && r->why)
@@ -1603,23 +1600,89 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
         sst = report_spill_status(&rep->notes);
     if (sst == NP_OK)
         sst = report_spill_status(&rep->refs);
-    if (sst != NP_OK)
-        return sst;
+    return sst;
+}
+
+/* One row out: held until the widths are fixed (the first NP_REPORT_TABLE_ROWS rows), then written. */
+static enum np_status report_table_row(struct np_report *rep, const struct report_row *row)
+{
     if (rep->widths_fixed) {
-        report_table_line(rep->out, &row, rep->width, rep->ncol);
+        report_table_line(rep->out, row, rep->width, rep->ncol);
         return NP_OK;
     }
     if (!rep->rows && !(rep->rows = malloc(NP_REPORT_TABLE_ROWS * sizeof *rep->rows)))
         return NP_E_NOMEM;
-    if (strlen(row.exp) > rep->width[0])
-        rep->width[0] = strlen(row.exp);
+    if (strlen(row->exp) > rep->width[0])
+        rep->width[0] = strlen(row->exp);
     for (size_t c = 1; c < rep->ncol; c++)
-        if (strlen(row.cell[c]) > rep->width[c])
-            rep->width[c] = strlen(row.cell[c]);
-    rep->rows[rep->nrows++] = row;
+        if (strlen(row->cell[c]) > rep->width[c])
+            rep->width[c] = strlen(row->cell[c]);
+    rep->rows[rep->nrows++] = *row;
     if (rep->nrows == NP_REPORT_TABLE_ROWS)
         report_table_fix(rep);
     return NP_OK;
+}
+
+static enum np_status report_table_stream(struct np_report *rep, const struct np_run *r)
+{
+    struct report_row row;
+    report_table_cells(r, rep->o, row.cell);
+    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
+    enum np_status sst = report_table_account(rep, r);
+    return sst != NP_OK ? sst : report_table_row(rep, &row);
+}
+
+/* A table row rendered ahead (np_report_render): its cells, each ended by a NUL, the efficiency's empty;
+ * eff_at is where that one is.  The footer's share of the run is taken at once (runs are rendered in order). */
+static enum np_status report_table_render(struct np_report *rep, const struct np_run *r, struct np_report_text *t)
+{
+    struct report_row row;
+    report_table_cells(r, rep->o, row.cell);
+    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
+    enum np_status st = report_table_account(rep, r);
+    if (st != NP_OK)
+        return st;
+    size_t need = sizeof row;
+    if (rep->jcap < need) {
+        char *nb = realloc(rep->jbuf, need);
+        if (!nb)
+            return NP_E_NOMEM;
+        rep->jbuf = nb;
+        rep->jcap = need;
+    }
+    size_t len = 0;
+    for (size_t c = 0; c < rep->ncol; c++) {
+        const char *cell = c == 0 ? row.exp : c == REPORT_EFF ? "" : row.cell[c];
+        size_t n = strlen(cell) + 1;
+        if (c == REPORT_EFF)
+            t->eff_at = len;
+        memcpy(rep->jbuf + len, cell, n);
+        len += n;
+    }
+    t->text = rep->jbuf;
+    t->len = len;
+    return NP_OK;
+}
+
+/* A row of report_table_render back, with the efficiency eff in its cell. */
+static enum np_status report_table_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff)
+{
+    struct report_row row;
+    size_t at = 0;
+    for (size_t c = 0; c < rep->ncol; c++) {
+        const char *nul = at < len ? memchr(text + at, '\0', len - at) : NULL;
+        size_t n = nul ? (size_t)(nul - (text + at)) : 0;
+        char *cell = c == 0 ? row.exp : row.cell[c];
+        size_t cap = c == 0 ? sizeof row.exp : REPORT_CELL;
+        if (!nul || n >= cap || (c == REPORT_EFF && (at != eff_at || n != 0)))
+            return NP_E_INVALID;
+        memcpy(cell, text + at, n + 1);
+        at += n + 1;
+    }
+    if (at != len)
+        return NP_E_INVALID;
+    report_num(row.cell[REPORT_EFF], REPORT_CELL, 1, eff * 100.0);
+    return report_table_row(rep, &row);
 }
 
 /* The run object is dumped inside a {"runs":[...]} of its own, so that Jansson indents it as deep
@@ -2058,7 +2121,7 @@ enum np_status np_report_finish(struct np_report *rep)
 
 int np_report_renders(const struct np_report *rep)
 {
-    return rep && (rep->fmt == NP_FMT_CSV || rep->fmt == NP_FMT_JSON);
+    return rep && (rep->fmt == NP_FMT_CSV || rep->fmt == NP_FMT_JSON || rep->fmt == NP_FMT_TABLE);
 }
 
 enum np_status np_report_render(struct np_report *rep, const struct np_run *run, struct np_report_text *t)
@@ -2077,6 +2140,8 @@ enum np_status np_report_render(struct np_report *rep, const struct np_run *run,
         t->eff_at = mark;
         return NP_OK;
     }
+    if (rep->fmt == NP_FMT_TABLE)
+        return report_table_render(rep, run, t);
     if (rep->fmt != NP_FMT_CSV)
         return NP_E_INVALID;
     if (!rep->ms) {
@@ -2101,6 +2166,15 @@ enum np_status np_report_put(struct np_report *rep, const char *text, size_t len
 {
     if (rep->status != NP_OK)
         return rep->status;
+    if (rep->fmt == NP_FMT_TABLE) {
+        flockfile(rep->out);
+        enum np_status st = report_table_put(rep, text, len, eff_at, eff);
+        funlockfile(rep->out);
+        rep->nruns++;
+        if (st == NP_OK && ferror(rep->out))
+            st = NP_E_IO;
+        return rep->status = st;
+    }
     /* the slot holds what NaN gave: JSON "null", CSV the field's comma */
     size_t slot = rep->fmt == NP_FMT_JSON ? 4 : 1;
     if (eff_at > len || len - eff_at < slot || (rep->fmt != NP_FMT_JSON && rep->fmt != NP_FMT_CSV))

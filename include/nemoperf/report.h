@@ -56,11 +56,12 @@ enum np_status np_report_error(struct np_report *rep, const char *msg);
  * and list), then a flush. */
 enum np_status np_report_finish(struct np_report *rep);
 
-/* Rows rendered ahead (CSV and JSON, np_report_renders): np_report_render formats run's row as
- * np_report_run would, but with its scaling efficiency left out (it needs every run of the sweep),
+/* Rows rendered ahead (CSV, JSON and the table, np_report_renders): np_report_render formats run's row
+ * as np_report_run would, but with its scaling efficiency left out (it needs every run of the sweep),
  * into t (text borrowed from rep until the next call; eff_at: where the efficiency goes); one call at
- * a time.  np_report_put writes such a row with the efficiency filled in.  NP_E_INVALID: a row the
- * renderer cannot leave a slot in (write the run with np_report_run instead). */
+ * a time, in the runs' order (a table row's footer lines are taken then).  np_report_put writes such a
+ * row with the efficiency filled in.  NP_E_INVALID: a row the renderer cannot leave a slot in (write
+ * the run with np_report_run instead). */
 struct np_report_text {
     const char *text;
     size_t len, eff_at;

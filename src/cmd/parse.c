@@ -174,9 +174,9 @@ static int parse_backend(struct np_backend *be)
 
 /* The runs of the walk go to a temporary file while the scaling efficiency of their
  * configurations is summed (it needs every run of a sweep); then each run is read back, given
- * its efficiency and written: memory holds the walk's folders in flight, not the runs.  CSV and
- * JSON rows are formatted as the walk hands them over (beside the threads still reading logs) with
- * a slot for the efficiency: the end is then a copy.  Records: 'T' a rendered row, 'R' a run.
+ * its efficiency and written: memory holds the walk's folders in flight, not the runs.  CSV, JSON
+ * and table rows are formatted as the walk hands them over (beside the threads still reading logs)
+ * with a slot for the efficiency: the end is then a copy (a table's, its widths and padding).  Records: 'T' a rendered row, 'R' a run.
  * Markdown shows no efficiency: its runs go to the report as they come (spill NULL). */
 struct parse_out {
     struct np_report *rep;
