@@ -3,14 +3,34 @@
 # other programs' output) with clang and fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
 # FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS and FUZZ_INPUT_SECONDS (each FUZZ_SECONDS / 5 by default) time the others.
-# Seeds are the golden logs of tests/data/scan/ and the real-log corpus tests/data/real/.  Exits non-zero when the fuzzer finds a crash, a leak,
+# Seeds come from the test data (each target says which).  Exits non-zero when a fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-600}
 CLANG=${CLANG:-clang}
+
+# build NAME [cc arguments...]: "$run/NAME", a libFuzzer target on ASan+UBSan.
+build() {
+    _n=$1
+    shift
+    "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined \
+        -fno-sanitize-recover=undefined -o "$run/$_n" "$@" -lpthread -lm
+}
+
+# fuzz NAME WHAT SECONDS MAX_LEN [libFuzzer options... corpus folder]: run "$run/NAME" for SECONDS; a crash, a
+# leak, a sanitizer report or a hang leaves its reproducer as "$run/artifacts/NAME-..." and fails (set -e).
+fuzz() {
+    _n=$1 _what=$2 _secs=$3 _len=$4
+    shift 4
+    echo "fuzz/run.sh: fuzzing $_what for ${_secs}s" >&2
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+        "$run/$_n" -max_total_time="$_secs" -timeout=20 -rss_limit_mb=4096 -max_len="$_len" \
+        -artifact_prefix="$run/artifacts/$_n-" -print_final_stats=1 "$@"
+}
 run=fuzz/corpus-run
 mkdir -p "$run/corpus" "$run/artifacts"
+# The log scanner (fuzz/scan_fuzz.c), seeded with the golden logs of tests/data/scan/ and the real logs of tests/data/real/.
 cp tests/data/scan/*.log tests/data/real/*.log "$run/corpus/"
 
 # A dictionary of the tokens the scanner keys on helps the mutator reach deep paths.
@@ -56,15 +76,9 @@ EOF
 
 # Small line limit so the "line too long" paths are reached with small inputs.
 # shellcheck disable=SC2046
-"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -DSCAN_LINE_MAX=4096 -Iinclude \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -o "$run/scan_fuzz" fuzz/scan_fuzz.c src/error.c src/diag.c \
-    $(pkg-config --cflags --libs libpcre2-8) -lpthread -lm
+build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/error.c src/diag.c $(pkg-config --cflags --libs libpcre2-8)
 
-echo "fuzz/run.sh: fuzzing the scanner for ${FUZZ_SECONDS}s" >&2
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$run/scan_fuzz" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=131072 \
-    -dict="$run/scan.dict" -artifact_prefix="$run/artifacts/" -print_final_stats=1 "$run/corpus"
+fuzz scan_fuzz "the scanner" "$FUZZ_SECONDS" 131072 -dict="$run/scan.dict" "$run/corpus"
 
 # The AutoModel benchmark log reader (src/amlog.c), seeded with the golden logs of tests/data/amlog/.
 FUZZ_AMLOG_SECONDS=${FUZZ_AMLOG_SECONDS:-$((FUZZ_SECONDS / 5))}
@@ -102,17 +116,16 @@ cat >"$run/amlog.dict" <<'EOF2'
 "inf"
 "\x0d"
 EOF2
-"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -o "$run/amlog_fuzz" fuzz/amlog_fuzz.c src/amlog.c src/scan.c src/error.c src/diag.c \
-    $(pkg-config --cflags --libs libpcre2-8) -lpthread -lm
-echo "fuzz/run.sh: fuzzing the AutoModel log reader for ${FUZZ_AMLOG_SECONDS}s" >&2
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$run/amlog_fuzz" -max_total_time="$FUZZ_AMLOG_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-    -dict="$run/amlog.dict" -artifact_prefix="$run/artifacts/amlog-" -print_final_stats=1 "$run/amlog-corpus"
+# shellcheck disable=SC2046
+build amlog_fuzz fuzz/amlog_fuzz.c src/amlog.c src/scan.c src/error.c src/diag.c $(pkg-config --cflags --libs libpcre2-8)
+fuzz amlog_fuzz "the AutoModel log reader" "$FUZZ_AMLOG_SECONDS" 65536 -dict="$run/amlog.dict" "$run/amlog-corpus"
+
+ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*.c links (the Makefile's PKGS and PKGS_DRAW)
 
 # A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
-# parse and every CSV record must have the header's fields.  Seeded with the folders of tests/data/parse/.
+# parse, every CSV record must have the header's fields, and rows rendered ahead must be np_report_run's bytes.
+# Seeded with the folders of tests/data/parse/.
 FUZZ_RUN_SECONDS=${FUZZ_RUN_SECONDS:-$((FUZZ_SECONDS / 5))}
 python3 fuzz/run-seeds.py run "$run/run-corpus"
 cat >"$run/run.dict" <<'EOF3'
@@ -161,24 +174,15 @@ cat >"$run/run.dict" <<'EOF3'
 "\",\""
 "\x0a"
 EOF3
-# shellcheck disable=SC2046
-"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -o "$run/run_fuzz" fuzz/run_fuzz.c src/*.c \
-    $(pkg-config --cflags --libs libpcre2-8 jansson libcurl cairo fontconfig) -lpthread -lm
-echo "fuzz/run.sh: fuzzing whole run folders for ${FUZZ_RUN_SECONDS}s" >&2
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$run/run_fuzz" -max_total_time="$FUZZ_RUN_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-    -dict="$run/run.dict" -artifact_prefix="$run/artifacts/run-" -print_final_stats=1 "$run/run-corpus"
+# shellcheck disable=SC2046,SC2086
+build run_fuzz fuzz/run_fuzz.c src/*.c $(pkg-config --cflags --libs $ALL_PKGS)
+fuzz run_fuzz "whole run folders" "$FUZZ_RUN_SECONDS" 65536 -dict="$run/run.dict" "$run/run-corpus"
 
 # The readers of other programs' output (fuzz/input_fuzz.c): packed .npy files, sbatch/squeue output, slurmrestd
 # replies for every API version, SLURMRESTD_URL, time limits.  Seeded from tests/data/npy and tests/data/rest.
 FUZZ_INPUT_SECONDS=${FUZZ_INPUT_SECONDS:-$((FUZZ_SECONDS / 5))}
 python3 fuzz/run-seeds.py input "$run/input-corpus"
-# shellcheck disable=SC2046
-"$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -Iinclude -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -o "$run/input_fuzz" fuzz/input_fuzz.c src/*.c \
-    $(pkg-config --cflags --libs libpcre2-8 jansson libcurl cairo fontconfig) -lpthread -lm
-echo "fuzz/run.sh: fuzzing the readers of .npy files, sbatch/squeue output and slurmrestd replies for ${FUZZ_INPUT_SECONDS}s" >&2
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    "$run/input_fuzz" -max_total_time="$FUZZ_INPUT_SECONDS" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-    -artifact_prefix="$run/artifacts/input-" -print_final_stats=1 "$run/input-corpus"
+# shellcheck disable=SC2046,SC2086
+build input_fuzz fuzz/input_fuzz.c src/*.c $(pkg-config --cflags --libs $ALL_PKGS)
+fuzz input_fuzz "the readers of .npy files, sbatch/squeue output and slurmrestd replies" "$FUZZ_INPUT_SECONDS" 65536 \
+    "$run/input-corpus"

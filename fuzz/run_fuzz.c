@@ -144,6 +144,15 @@ static void fuzz_check_json(const char *s, size_t n)
     json_decref(j);
 }
 
+/* What a reader of a report in fmt relies on. */
+static void fuzz_check(enum np_format fmt, const char *s, size_t n)
+{
+    if (fmt == NP_FMT_JSON)
+        fuzz_check_json(s, n);
+    else if (fmt == NP_FMT_CSV)
+        fuzz_check_csv(s, n);
+}
+
 /* The report of res in fmt, checked. */
 static void fuzz_report(const struct np_parse_result *res, const struct np_parse_opts *o, enum np_format fmt)
 {
@@ -155,10 +164,8 @@ static void fuzz_report(const struct np_parse_result *res, const struct np_parse
     enum np_status st = np_report_write(m, fmt, res, o);
     if (fclose(m) != 0)
         abort();
-    if (st == NP_OK && fmt == NP_FMT_JSON)
-        fuzz_check_json(buf, len);
-    if (st == NP_OK && fmt == NP_FMT_CSV)
-        fuzz_check_csv(buf, len);
+    if (st == NP_OK)
+        fuzz_check(fmt, buf, len);
     free(buf);
 }
 
@@ -209,14 +216,11 @@ static char *fuzz_stream(char *const *paths, const struct np_parse_opts *o, enum
     np_report_free(fs.rep);
     if (fclose(m) != 0)
         abort();
-    if (st == NP_OK && fmt == NP_FMT_JSON)
-        fuzz_check_json(buf, len);
-    if (st == NP_OK && fmt == NP_FMT_CSV)
-        fuzz_check_csv(buf, len);
     if (st != NP_OK) {
         free(buf);
         return NULL;
     }
+    fuzz_check(fmt, buf, len);
     *n = len;
     return buf;
 }

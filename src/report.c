@@ -1623,13 +1623,19 @@ static enum np_status report_table_row(struct np_report *rep, const struct repor
     return NP_OK;
 }
 
+/* Run r's row, and its share of the footer. */
+static enum np_status report_table_prepare(struct np_report *rep, const struct np_run *r, struct report_row *row)
+{
+    report_table_cells(r, rep->o, row->cell);
+    snprintf(row->exp, sizeof row->exp, "%s", r->id.experiment);
+    return report_table_account(rep, r);
+}
+
 static enum np_status report_table_stream(struct np_report *rep, const struct np_run *r)
 {
     struct report_row row;
-    report_table_cells(r, rep->o, row.cell);
-    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
-    enum np_status sst = report_table_account(rep, r);
-    return sst != NP_OK ? sst : report_table_row(rep, &row);
+    enum np_status st = report_table_prepare(rep, r, &row);
+    return st != NP_OK ? st : report_table_row(rep, &row);
 }
 
 /* A table row rendered ahead (np_report_render): its cells, each ended by a NUL, the efficiency's empty;
@@ -1637,9 +1643,7 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
 static enum np_status report_table_render(struct np_report *rep, const struct np_run *r, struct np_report_text *t)
 {
     struct report_row row;
-    report_table_cells(r, rep->o, row.cell);
-    snprintf(row.exp, sizeof row.exp, "%s", r->id.experiment);
-    enum np_status st = report_table_account(rep, r);
+    enum np_status st = report_table_prepare(rep, r, &row);
     if (st != NP_OK)
         return st;
     size_t need = sizeof row;
@@ -2162,25 +2166,14 @@ enum np_status np_report_render(struct np_report *rep, const struct np_run *run,
     return NP_OK;
 }
 
-enum np_status np_report_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff)
+/* A CSV or JSON row of np_report_render out, its efficiency in the slot (output locked by the caller). */
+static enum np_status report_slot_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff)
 {
-    if (rep->status != NP_OK)
-        return rep->status;
-    if (rep->fmt == NP_FMT_TABLE) {
-        flockfile(rep->out);
-        enum np_status st = report_table_put(rep, text, len, eff_at, eff);
-        funlockfile(rep->out);
-        rep->nruns++;
-        if (st == NP_OK && ferror(rep->out))
-            st = NP_E_IO;
-        return rep->status = st;
-    }
     /* the slot holds what NaN gave: JSON "null", CSV the field's comma */
     size_t slot = rep->fmt == NP_FMT_JSON ? 4 : 1;
     if (eff_at > len || len - eff_at < slot || (rep->fmt != NP_FMT_JSON && rep->fmt != NP_FMT_CSV))
-        return rep->status = NP_E_INVALID;
+        return NP_E_INVALID;
     FILE *out = rep->out;
-    flockfile(out);
     if (rep->fmt == NP_FMT_CSV) {
         if (rep->nruns == 0)
             report_csv_head(out, rep->o);
@@ -2209,9 +2202,22 @@ enum np_status np_report_put(struct np_report *rep, const char *text, size_t len
         }
     }
     fwrite(text + eff_at + slot, 1, len - eff_at - slot, out);
-    funlockfile(out);
-    rep->nruns++;
-    return rep->status = ferror(out) ? NP_E_IO : NP_OK;
+    return NP_OK;
+}
+
+enum np_status np_report_put(struct np_report *rep, const char *text, size_t len, size_t eff_at, double eff)
+{
+    if (rep->status != NP_OK)
+        return rep->status;
+    flockfile(rep->out);
+    enum np_status st = rep->fmt == NP_FMT_TABLE ? report_table_put(rep, text, len, eff_at, eff)
+                                                 : report_slot_put(rep, text, len, eff_at, eff);
+    funlockfile(rep->out);
+    if (st != NP_E_INVALID) /* a row refused before anything was written is not counted */
+        rep->nruns++;
+    if (st == NP_OK && ferror(rep->out))
+        st = NP_E_IO;
+    return rep->status = st;
 }
 
 void np_report_free(struct np_report *rep)
