@@ -35,7 +35,7 @@ LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 TOOL_LIBS  =
 $(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS)
 
-LIB_SRC  := $(wildcard src/*.c)
+LIB_SRC  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 CMD_SRC  := $(wildcard src/cmd/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/obj/%.o)
@@ -138,4 +138,4 @@ uninstall:
 clean:
 	rm -rf build build-san bin
 
--include $(wildcard $(B)/obj/*.d $(B)/cmd/*.d $(B)/tests/*.d)
+-include $(wildcard $(B)/obj/*/*.d $(B)/cmd/*.d $(B)/tests/*.d)

@@ -1,4 +1,4 @@
-/* amlog_fuzz.c - libFuzzer target for the AutoModel benchmark log reader (src/amlog.c).
+/* amlog_fuzz.c - libFuzzer target for the AutoModel benchmark log reader (src/parse/automodel_log.c).
  *
  * The first byte picks where the input splits into a stdout and a stderr text; both are read
  * apart, then as one merged text.  Whatever the input: no crash, no leak, and the steps of the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/automodel.h"
+#include "nemoperf/model/automodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/npy.h"
-#include "nemoperf/slurm.h"
-#include "nemoperf/slurm_rest.h"
+#include "nemoperf/parse/npy.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/slurm/rest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

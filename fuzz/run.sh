@@ -76,11 +76,11 @@ EOF
 
 # Small line limit so the "line too long" paths are reached with small inputs.
 # shellcheck disable=SC2046
-build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/error.c src/diag.c $(pkg-config --cflags --libs libpcre2-8)
+build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/util/error.c src/util/diag.c $(pkg-config --cflags --libs libpcre2-8)
 
 fuzz scan_fuzz "the scanner" "$FUZZ_SECONDS" 131072 -dict="$run/scan.dict" "$run/corpus"
 
-# The AutoModel benchmark log reader (src/amlog.c), seeded with the golden logs of tests/data/amlog/.
+# The AutoModel benchmark log reader (src/parse/automodel_log.c), seeded with the golden logs of tests/data/amlog/.
 FUZZ_AMLOG_SECONDS=${FUZZ_AMLOG_SECONDS:-$((FUZZ_SECONDS / 5))}
 mkdir -p "$run/amlog-corpus"
 for f in tests/data/amlog/*/*.err tests/data/amlog/*/*.out; do
@@ -117,10 +117,10 @@ cat >"$run/amlog.dict" <<'EOF2'
 "\x0d"
 EOF2
 # shellcheck disable=SC2046
-build amlog_fuzz fuzz/amlog_fuzz.c src/amlog.c src/scan.c src/error.c src/diag.c $(pkg-config --cflags --libs libpcre2-8)
+build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c $(pkg-config --cflags --libs libpcre2-8)
 fuzz amlog_fuzz "the AutoModel log reader" "$FUZZ_AMLOG_SECONDS" 65536 -dict="$run/amlog.dict" "$run/amlog-corpus"
 
-ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*.c links (the Makefile's PKGS and PKGS_DRAW)
+ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)
 
 # A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
@@ -175,7 +175,7 @@ cat >"$run/run.dict" <<'EOF3'
 "\x0a"
 EOF3
 # shellcheck disable=SC2046,SC2086
-build run_fuzz fuzz/run_fuzz.c src/*.c $(pkg-config --cflags --libs $ALL_PKGS)
+build run_fuzz fuzz/run_fuzz.c src/[!c]*/*.c $(pkg-config --cflags --libs $ALL_PKGS)
 fuzz run_fuzz "whole run folders" "$FUZZ_RUN_SECONDS" 65536 -dict="$run/run.dict" "$run/run-corpus"
 
 # The readers of other programs' output (fuzz/input_fuzz.c): packed .npy files, sbatch/squeue output, slurmrestd
@@ -183,6 +183,6 @@ fuzz run_fuzz "whole run folders" "$FUZZ_RUN_SECONDS" 65536 -dict="$run/run.dict
 FUZZ_INPUT_SECONDS=${FUZZ_INPUT_SECONDS:-$((FUZZ_SECONDS / 5))}
 python3 fuzz/run-seeds.py input "$run/input-corpus"
 # shellcheck disable=SC2046,SC2086
-build input_fuzz fuzz/input_fuzz.c src/*.c $(pkg-config --cflags --libs $ALL_PKGS)
+build input_fuzz fuzz/input_fuzz.c src/[!c]*/*.c $(pkg-config --cflags --libs $ALL_PKGS)
 fuzz input_fuzz "the readers of .npy files, sbatch/squeue output and slurmrestd replies" "$FUZZ_INPUT_SECONDS" 65536 \
     "$run/input-corpus"

@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/report.h"
-#include "nemoperf/run.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/report/report.h"
+#include "nemoperf/parse/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,6 +1,6 @@
-/* scan_fuzz.c - libFuzzer target for the log scanner (src/scan.c).
+/* scan_fuzz.c - libFuzzer target for the log scanner (src/parse/scan.c).
  *
- * Includes src/scan.c itself to reach its static helpers.  Each input is
+ * Includes src/parse/scan.c itself to reach its static helpers.  Each input is
  * scanned as a buffer, as a file read in small chunks (must agree exactly),
  * in tail mode (must end on the same step), and the SIMD candidate search and
  * the number parser are cross-checked against memmem and strtod.
@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "../src/scan.c"
+#include "../src/parse/scan.c"
 
 #include <stdio.h>
 #include <sys/mman.h>

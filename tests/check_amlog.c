@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/run.h"
-#include "nemoperf/scan.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/run.h"
+#include "nemoperf/parse/scan.h"
 
 #define DATA "tests/data/amlog"
 

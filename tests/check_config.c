@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/script.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/launch/script.h"
 
 static struct np_recipe_set set;
 static char stage[] = "/tmp/np-config-XXXXXX";

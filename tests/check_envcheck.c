@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nemoperf/envcheck.h"
+#include "nemoperf/util/envcheck.h"
 
 START_TEST(suggestions)
 {
@@ -103,7 +103,7 @@ static void scan_tree(const char *dir, regex_t *re, int *missing, int recurse)
                 if (n && name[n - 1] == '_') /* a prefix written in prose: NEMOPERF_* */
                     continue;
                 if (!np_env_is_known(name)) {
-                    fprintf(stderr, "%s: %s is read or documented but not in src/envcheck.c's table\n", p, name);
+                    fprintf(stderr, "%s: %s is read or documented but not in src/util/envcheck.c's table\n", p, name);
                     (*missing)++;
                 }
             }

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/finetune.h"
-#include "nemoperf/flops.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
+#include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
 
 START_TEST(test_every_finetune_row)
 {

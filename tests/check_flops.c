@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "nemoperf/flops.h"
+#include "nemoperf/model/flops.h"
 
 static const struct np_arch llama8b = {32, 4096, 14336, 32, 8, 128256, 0, 0};
 static const struct np_arch nem15b = {32, 6144, 24576, 48, 8, 256000, 0, 0};

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/flops.h"
-#include "nemoperf/recipe.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/model/recipe.h"
 
 static struct np_recipe am;
 

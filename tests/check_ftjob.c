@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/ftjob.h"
-#include "nemoperf/nemo.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/job/nemo.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 #define NCOLS 18
 enum { C_SIZE, C_TASK, C_GPU, C_GPUS, C_SYSTEM, C_GPN, C_NODES, C_PACK, C_TP, C_PP, C_VP, C_MBS, C_GBS, C_CG, C_UB,

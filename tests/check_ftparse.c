@@ -15,13 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/finetune.h"
-#include "nemoperf/flops.h"
-#include "nemoperf/npy.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/report.h"
-#include "nemoperf/run.h"
+#include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/parse/npy.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/report/report.h"
+#include "nemoperf/parse/run.h"
 
 static char root[] = "/tmp/np-ftparse.XXXXXX";
 static struct np_recipe_set set;

@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/ftjob.h"
-#include "nemoperf/ftprep.h"
-#include "nemoperf/hf.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/setup/finetune_prep.h"
+#include "nemoperf/setup/hf.h"
 
 #define TOKEN "hf_ftprep_token_9e8d7c6b5a"
 #define SHARD_SIZE (3072L * 32)

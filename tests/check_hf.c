@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/diag.h"
-#include "nemoperf/hf.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/setup/hf.h"
 
 #define TOKEN "hf_check_token_5a1b2c3d4e"
 #define REPO "meta-llama/Llama-3.1-8B"

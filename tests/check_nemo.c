@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/nemo.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/job/nemo.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 #define NCOLS 25
 enum { C_RECIPE, C_SIZE, C_DTYPE, C_GPU, C_GPUS, C_CONTAINER, C_GPN, C_NODES, C_TP, C_PP, C_CP, C_VP, C_EP, C_ETP,

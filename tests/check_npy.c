@@ -1,4 +1,4 @@
-/* check_npy.c - the packed-sequence .npy reader (src/npy.c) against files written
+/* check_npy.c - the packed-sequence .npy reader (src/parse/npy.c) against files written
  * by real NumPy (Debian's python3-numpy: np.save as NeMo calls it, and pickle
  * protocols 2, 4 and 5 under a .npy header), a committed file whose statistics
  * were worked out by hand, and hostile inputs: every truncation, flipped bytes,
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/npy.h"
+#include "nemoperf/parse/npy.h"
 
 static char dir[] = "/tmp/np-npy.XXXXXX";
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/plot.h"
+#include "nemoperf/report/plot.h"
 
 static struct np_run runs[3];
 static struct np_parse_result res;

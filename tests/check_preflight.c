@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/preflight.h"
+#include "nemoperf/launch/preflight.h"
 
 static char *slurp(const char *path, size_t *len)
 {

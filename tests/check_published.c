@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/flops.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
 
 static struct np_recipe_set set;
 static struct np_ref_table ref;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/run.h"
-#include "nemoperf/scan.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/run.h"
+#include "nemoperf/parse/scan.h"
 
 #define REAL "tests/data/real/"
 #define NCOL 12

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/recipe.h"
+#include "nemoperf/model/recipe.h"
 
 static char tmpdir[] = "/tmp/np-recipe-XXXXXX";
 static char path[256];

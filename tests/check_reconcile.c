@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/manifest.h"
-#include "nemoperf/reconcile.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/manifest.h"
+#include "nemoperf/launch/reconcile.h"
+#include "nemoperf/util/shell.h"
 
 static char root[] = "/tmp/np-check-reconcile.XXXXXX";
 

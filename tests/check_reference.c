@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/reference.h"
+#include "nemoperf/parse/reference.h"
 
 static const char *tmp = "/tmp/np-ref-test.tsv";
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/report.h"
+#include "nemoperf/report/report.h"
 
 static struct np_recipe_set set;
 static struct np_run runs[2];

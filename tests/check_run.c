@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/report.h"
-#include "nemoperf/run.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/report/report.h"
+#include "nemoperf/parse/run.h"
 
 static struct np_recipe_set recipes;
 static struct np_ref_table ref;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/runstate.h"
+#include "nemoperf/parse/runstate.h"
 
 static enum np_log_error last(const char *text, char *out, size_t size)
 {

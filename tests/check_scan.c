@@ -1,11 +1,11 @@
-/* check_scan.c - Check suite for the log scanner (src/scan.c).
+/* check_scan.c - Check suite for the log scanner (src/parse/scan.c).
  *
  * One case per log generation on golden files under tests/data/scan/, the
  * hostile inputs (NUL, invalid UTF-8, 2 MB lines, CR/CRLF, ANSI, partial last
  * line), appended runs, tail mode against whole-file mode, and chunk seams.
  * Run from the repo root (data paths are relative to it).
  */
-#include "nemoperf/scan.h"
+#include "nemoperf/parse/scan.h"
 
 #include <check.h>
 #include <errno.h>

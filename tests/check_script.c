@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/manifest.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/launch/manifest.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 static struct np_recipe_set set;
 static char tmp[] = "/tmp/np-script-XXXXXX";

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/shell.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/slurm/backend.h"
 
 static char tmp[] = "/tmp/np-shell-XXXXXX";
 static char oldcwd[4096];

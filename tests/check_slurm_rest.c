@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/script.h"
-#include "nemoperf/sbatch_env.h"
-#include "nemoperf/slurm_rest.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/slurm/sbatch_env.h"
+#include "nemoperf/slurm/rest.h"
 
 #define DATA "tests/data/rest/"
 

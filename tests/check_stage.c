@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/shell.h"
-#include "nemoperf/slurm.h"
-#include "nemoperf/stage.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/setup/stage.h"
 
 static char tmp[256];
 static char stubs[300], stub_log[300], stage[300];

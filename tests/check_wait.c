@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/slurm.h"
-#include "nemoperf/wait.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/launch/wait.h"
 
 START_TEST(test_state_words)
 {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/walk.h"
+#include "nemoperf/parse/walk.h"
 
 static char root[64];
 

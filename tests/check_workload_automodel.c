@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/config.h"
-#include "nemoperf/script.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/launch/script.h"
 
 static struct np_recipe_set set;
 static char stage[] = "/tmp/np-check-amw-XXXXXX";

@@ -16,18 +16,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/aggregate.h"
-#include "nemoperf/diag.h"
-#include "nemoperf/flops.h"
-#include "nemoperf/plot.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/report.h"
-#include "nemoperf/run.h"
-#include "nemoperf/runstate.h"
-#include "nemoperf/slurm.h"
-#include "nemoperf/slurm_rest.h"
-#include "nemoperf/version.h"
+#include "nemoperf/report/aggregate.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/report/plot.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/report/report.h"
+#include "nemoperf/parse/run.h"
+#include "nemoperf/parse/runstate.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/slurm/rest.h"
+#include "nemoperf/util/version.h"
 
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,

@@ -16,17 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/diag.h"
-#include "nemoperf/envcheck.h"
-#include "nemoperf/ftjob.h"
-#include "nemoperf/ftprep.h"
-#include "nemoperf/hf.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/shell.h"
-#include "nemoperf/slurm.h"
-#include "nemoperf/stage.h"
-#include "nemoperf/version.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/setup/finetune_prep.h"
+#include "nemoperf/setup/hf.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/setup/stage.h"
+#include "nemoperf/util/version.h"
 
 extern char **environ;
 

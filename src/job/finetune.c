@@ -3,13 +3,13 @@
  * arguments that turn NeMo's finetune_recipe into what NVIDIA's v2.3.1
  * scripts/performance/llm/finetune_llama3_*.py ran.
  */
-#include "nemoperf/ftjob.h"
+#include "nemoperf/job/finetune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/recipe.h"
+#include "nemoperf/model/recipe.h"
 
 /* "<stage>/<mid>/<tail>" as a new string, NULL when out of memory. */
 static char *ftjob_path(const char *stage, const char *mid, const char *tail)

@@ -5,7 +5,7 @@
  * the recipe data and passed to share/nemoperf/driver/nemoperf_nemo.py as an
  * explicit argument; the driver only turns them into NeMo objects.
  */
-#include "nemoperf/nemo.h"
+#include "nemoperf/job/nemo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/ftjob.h"
-#include "nemoperf/manifest.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/launch/manifest.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 /* What differs between the two generations of NVIDIA's performance scripts and is
  * not a per-recipe fact of the data files. */

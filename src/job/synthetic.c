@@ -1,4 +1,4 @@
-/* synth.c - nemoperf-synth: a synthetic stand-in for one NeMo training task.
+/* synthetic.c - the synthetic workload (nemoperf-synth): a stand-in for one NeMo training task.
  *
  * Run under srun (one task per "GPU") by `launch WORKLOAD=synthetic`.  Each rank
  * burns a calibrated, bounded amount of real CPU per step; rank 0 prints what a
@@ -32,8 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/error.h"
+#include "nemoperf/job/synthetic.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/error.h"
 
 #define SYNTH_CPU_SHARE 0.5       /* at most this fraction of the node's cores, all ranks together */
 #define SYNTH_CALIBRATE_CPU_S 0.02 /* CPU time spent calibrating, per rank */
@@ -1612,7 +1613,7 @@ static enum np_status synth_train(struct synth_run *run, long *done)
     return NP_OK;
 }
 
-int main(int argc, char **argv)
+int np_synth_main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -5,10 +5,10 @@
  * np_launch_config per job of a JOB_TOTAL_GPUS sweep.  Each failure names the
  * variable, the bad value and what is allowed; nothing here writes files.
  */
-#include "nemoperf/config.h"
+#include "nemoperf/launch/config.h"
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/stage.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/stage.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/ftjob.h"
-#include "nemoperf/nemo.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/job/nemo.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 #define CONFIG_MAX_SWEEP 64
 

@@ -7,7 +7,7 @@
  * Its "state" and "tag" carry the submission protocol (manifest.h): written pre-sized before
  * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
-#include "nemoperf/manifest.h"
+#include "nemoperf/launch/manifest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 #define MANIFEST_MAX_BUMPS 1000
 

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/preflight.h"
-#include "nemoperf/script.h"
-#include "nemoperf/slurm_rest.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/launch/preflight.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/slurm/rest.h"
 
 /* gres/gpu count in a TRES string ("cpu=64,mem=16000M,node=4,gres/gpu=32"), -1 when absent. */
 static long preflight_tres_gpus(const char *tres)

@@ -5,7 +5,7 @@
  * is evidence too.  The settled record is written through np_manifest_store (atomic, or
  * in place on a full disk).  np_reconcile_existing finds a launch's earlier live jobs.
  */
-#include "nemoperf/reconcile.h"
+#include "nemoperf/launch/reconcile.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/manifest.h"
-#include "nemoperf/shell.h"
-#include "nemoperf/wait.h"
+#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/launch/wait.h"
 
 #define RECONCILE_DEPTH 4
 

@@ -8,17 +8,17 @@
  * values are quoted: sh words with single quotes, #SBATCH arguments with sbatch's
  * double-quote rules, Slurm file-name patterns with % doubled.
  */
-#include "nemoperf/script.h"
+#include "nemoperf/launch/script.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/flops.h"
-#include "nemoperf/nemo.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/job/nemo.h"
+#include "nemoperf/util/shell.h"
 
 /* ---- environment ---- */
 

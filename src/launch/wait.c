@@ -5,7 +5,7 @@
  * controller for a few polls in a row is UNKNOWN, and np_wait_run() polls with
  * backoff.  Progress is reported through a callback; this file never prints.
  */
-#include "nemoperf/wait.h"
+#include "nemoperf/launch/wait.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "nemoperf/shell.h"
+#include "nemoperf/util/shell.h"
 
 static const struct {
     const char *name;

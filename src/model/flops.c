@@ -4,7 +4,7 @@
  * printed one; which a model uses, and any override (405b with G = 16), is
  * data in recipes/<name>.json, never decided here.
  */
-#include "nemoperf/flops.h"
+#include "nemoperf/model/flops.h"
 
 #include <math.h>
 #include <strings.h>

@@ -6,7 +6,7 @@
  * multiplier.  Where the code changed after a row was published, the
  * published-era convention is kept and the change is named.
  */
-#include "nemoperf/flops.h"
+#include "nemoperf/model/flops.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * run's packed .npy files are not at hand (share/nemoperf/packs/squad.tsv).
  * Formula and sources: flops.h (np_finetune_flops_per_pack).
  */
-#include "nemoperf/finetune.h"
+#include "nemoperf/model/flops_finetune.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/flops.h"
+#include "nemoperf/model/flops.h"
 
 static int finetune_number(const char *s, double *out)
 {

@@ -6,9 +6,9 @@
  * publish inconsistently must carry an "inconsistent" reason; the loader
  * lists them in the set's notes.
  */
-#include "nemoperf/recipe.h"
+#include "nemoperf/model/recipe.h"
 
-#include "nemoperf/flops.h"
+#include "nemoperf/model/flops.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * bounds-checked, memory is bounded (long integer lists keep only a count),
  * and nothing read is ever called: globals are just names.
  */
-#include "nemoperf/npy.h"
+#include "nemoperf/parse/npy.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * parse completely, and errors name file:line:column.  Used by the tests that
  * recompute every published number and by nemoperf-parse --reference.
  */
-#include "nemoperf/reference.h"
+#include "nemoperf/parse/reference.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,10 +6,10 @@
  * an atomic counter; results land in per-folder slots, so output order is the
  * walk's (sorted) order whatever the thread count.
  */
-#include "nemoperf/run.h"
+#include "nemoperf/parse/run.h"
 
-#include "nemoperf/finetune.h"
-#include "nemoperf/npy.h"
+#include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/parse/npy.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/automodel.h"
-#include "nemoperf/diag.h"
-#include "nemoperf/runstate.h"
-#include "nemoperf/walk.h"
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/parse/runstate.h"
+#include "nemoperf/parse/walk.h"
 
 const char *np_run_status_name(enum np_run_status s)
 {

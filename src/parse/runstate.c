@@ -5,7 +5,7 @@
  * line; the Slurm query goes through the same backend descriptor launch uses (squeue or
  * slurmrestd), once for all runs.
  */
-#include "nemoperf/runstate.h"
+#include "nemoperf/parse/runstate.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/wait.h"
+#include "nemoperf/launch/wait.h"
 
 #define RUNSTATE_TAIL 65536
 

@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "nemoperf/scan.h"
+#include "nemoperf/parse/scan.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -8,7 +8,7 @@
  * subtree, so what is held is the folders in flight, their listings and at
  * most WALK_PENDING_MAX results waiting for an earlier folder.
  */
-#include "nemoperf/walk.h"
+#include "nemoperf/parse/walk.h"
 
 #include <dirent.h>
 #include <errno.h>

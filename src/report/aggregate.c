@@ -4,7 +4,7 @@
  * passes run once on the finished result.  Arithmetic: sample stdev (n - 1), efficiency =
  * tokens/s/GPU / tokens/s/GPU of the smallest GPU count (mean of its repeats).
  */
-#include "nemoperf/aggregate.h"
+#include "nemoperf/report/aggregate.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -20,7 +20,7 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
-#include "nemoperf/plot.h"
+#include "nemoperf/report/plot.h"
 
 #define PLOT_MAX_SERIES 64
 #define PLOT_FONT "DejaVu Sans"

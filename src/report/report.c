@@ -8,7 +8,7 @@
  * all runs (np_report_write), every format streams (np_report_new/run/finish) in bounded memory (markdown holds
  * one column per configuration and lists the runs in no table from a temporary file).
  */
-#include "nemoperf/report.h"
+#include "nemoperf/report/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "nemoperf/aggregate.h"
+#include "nemoperf/report/aggregate.h"
 
 int np_format_parse(const char *s)
 {

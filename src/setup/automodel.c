@@ -5,7 +5,7 @@
  * every shard it lists (resumed through hf.c's .part files), after checking that the folder's
  * file system holds what is still missing.  Downloads go through hf.c (libcurl).
  */
-#include "nemoperf/automodel.h"
+#include "nemoperf/model/automodel.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nemoperf/shell.h"
-#include "nemoperf/stage.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/setup/stage.h"
 
 #define STAGE_AM_MAX_FILES 512
 

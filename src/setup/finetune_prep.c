@@ -3,7 +3,7 @@
  * one-node job per model that imports the checkpoint and packs SQuAD with NeMo's own code
  * (share/nemoperf/driver/nemoperf_ftprep.py) in the container.
  */
-#include "nemoperf/ftprep.h"
+#include "nemoperf/setup/finetune_prep.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/ftjob.h"
-#include "nemoperf/manifest.h"
-#include "nemoperf/shell.h"
-#include "nemoperf/slurm.h"
-#include "nemoperf/stage.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/setup/stage.h"
 
 const char *const np_ftprep_squad_files[] = {"plain_text/train-00000-of-00001.parquet",
                                              "plain_text/validation-00000-of-00001.parquet", NULL};

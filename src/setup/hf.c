@@ -6,7 +6,7 @@
  * bounded exponential backoff; file bodies go to "<file>.part", resumed with a
  * Range request and renamed to the final name only when complete.
  */
-#include "nemoperf/hf.h"
+#include "nemoperf/setup/hf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/shell.h"
-#include "nemoperf/stage.h"
-#include "nemoperf/version.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/setup/stage.h"
+#include "nemoperf/util/version.h"
 
 const struct np_hf_file_spec np_hf_model_files[] = {
     {"config.json", 1},

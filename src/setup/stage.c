@@ -5,9 +5,9 @@
  * `sbatch --wait` job) into a hidden temporary file that becomes the .sqsh only
  * when the import succeeded; failures, timeouts and cancellation remove it.
  */
-#include "nemoperf/stage.h"
+#include "nemoperf/setup/stage.h"
 
-#include "nemoperf/slurm.h" /* np_path_search */
+#include "nemoperf/slurm/backend.h" /* np_path_search */
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,8 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/shell.h"
 
 extern char **environ;
 

@@ -6,7 +6,7 @@
  * (SLURM_CONF kept): a launch from inside a job does not inherit its settings; the
  * user's SBATCH_* settings reach sbatch unchanged, as with the originals.
  */
-#include "nemoperf/slurm.h"
+#include "nemoperf/slurm/backend.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * difference is a column of that table.  Only connect failures are retried: no
  * request is ever sent twice.
  */
-#include "nemoperf/slurm_rest.h"
+#include "nemoperf/slurm/rest.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/diag.h"
-#include "nemoperf/sbatch_env.h"
-#include "nemoperf/script.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/slurm/sbatch_env.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
 
 #define REST_BODY_MAX (64L * 1024 * 1024) /* refuse replies larger than this */
 

@@ -4,7 +4,7 @@
  * For slurmrestd each variable is one row of sbatch_env_map (field names shared
  * by the job descriptions of API v0.0.38 to v0.0.41); anything else is refused.
  */
-#include "nemoperf/sbatch_env.h"
+#include "nemoperf/slurm/sbatch_env.h"
 
 #include <string.h>
 

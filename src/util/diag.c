@@ -3,7 +3,7 @@
  * The one place that formats error and warning messages for humans; the
  * library never prints any other way.
  */
-#include "nemoperf/diag.h"
+#include "nemoperf/util/diag.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/envcheck.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/util/envcheck.h"
+#include "nemoperf/util/shell.h"
 
 static const char *const envcheck_names[] = {
     /* launch: the original recipes' variables, then nemoperf's */

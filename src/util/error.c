@@ -3,7 +3,7 @@
  * Every module reports failure as an enum np_status plus, where useful, a
  * struct np_error that names the file, position and what was wrong.
  */
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * np_buf_append_shq or np_sbatch_quote so that nothing in a value is ever
  * interpreted by the job's shell or by sbatch.
  */
-#include "nemoperf/shell.h"
+#include "nemoperf/util/shell.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -14,8 +14,8 @@
 #ifndef NEMOPERF_FTJOB_H
 #define NEMOPERF_FTJOB_H
 
-#include "nemoperf/config.h"
-#include "nemoperf/shell.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/shell.h"
 
 #define NP_FT_SQUAD_REPO "rajpurkar/squad"   /* the Hub data set behind datasets.load_dataset("squad") */
 #define NP_FT_SQUAD_REV "main"

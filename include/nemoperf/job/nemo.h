@@ -13,8 +13,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
 
 #define NP_NEMO_DRIVER "nemoperf_nemo.py"    /* file name under share/nemoperf/driver/ and <exp>/code/ */
 #define NP_NEMO_CODE_DIR "/nemo_run/code"     /* where <exp>/code is mounted in the container */

@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/recipe.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/model/recipe.h"
 
 /* The one version string of the toolkit. */
-#include "nemoperf/version.h" /* NP_VERSION */
+#include "nemoperf/util/version.h" /* NP_VERSION */
 
 #define NP_LAUNCH_MAX_RETRIES_LIMIT 100    /* NEMOPERF_MAX_RETRIES at most (default 0: no requeue, as NeMo-Run) */
 #define NP_LAUNCH_DEFAULT_SRUN_MPI "pmix"  /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step, as NeMo-Run */

@@ -21,8 +21,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
 
 #define NP_MANIFEST_NAME "nemoperf.json"
 #define NP_MANIFEST_FORMAT 1

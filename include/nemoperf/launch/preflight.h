@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/slurm/backend.h"
 
 /* What a partition allows; -1 where unknown or unlimited. */
 struct np_partition {

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/slurm/backend.h"
 
 enum np_reconcile_outcome {
     NP_RECONCILE_RECORDED = 0, /* the record was settled already (submitted or not_submitted); nothing changed */

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
 
 #define NP_SCRIPT_MAX_VARS 32
 

@@ -12,8 +12,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/slurm/backend.h"
 
 #define NP_WAIT_VANISH_POLLS 2      /* polls a job may be missing before it is "unknown" */
 #define NP_WAIT_MAX_QUERY_FAILURES 5 /* failed queries in a row before np_wait_run gives up */

@@ -11,11 +11,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/hf.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/scan.h"
-#include "nemoperf/shell.h" /* np_strv_free */
+#include "nemoperf/util/error.h"
+#include "nemoperf/setup/hf.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/scan.h"
+#include "nemoperf/util/shell.h" /* np_strv_free */
 
 #define NP_AUTOMODEL_WORKDIR "/opt/Automodel"
 #define NP_AUTOMODEL_RDZV_PORT 13742 /* Automodel's slurm.sub */

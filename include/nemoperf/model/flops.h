@@ -12,7 +12,7 @@
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
 
-#include "nemoperf/recipe.h"
+#include "nemoperf/model/recipe.h"
 
 /* Model FLOPs for one sample of seq_len tokens (forward + backward). */
 double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/recipe.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/model/recipe.h"
 
 /* Per-pack means (EOS excluded, see np_pack_means) for one pack length. */
 struct np_pack_ref {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 enum np_dtype { NP_DTYPE_NONE = 0, NP_DTYPE_BF16 = 1, NP_DTYPE_FP8 = 2 };
 

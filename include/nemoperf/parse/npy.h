@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 /* What the fine-tuning FLOPs need from a packed file.  Sub-sequence lengths are
  * s_i = seq_start_id[i+1] - seq_start_id[i] (the last one runs to the end of

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/recipe.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/model/recipe.h"
 
 struct np_ref_row {
     char *recipe, *model_size, *gpu_type, *source;

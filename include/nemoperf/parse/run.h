@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "nemoperf/flops.h"
-#include "nemoperf/recipe.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/scan.h"
+#include "nemoperf/model/flops.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/parse/scan.h"
 
 enum np_run_status {
     NP_RUN_OK = 0,

@@ -10,9 +10,9 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/run.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/parse/run.h"
+#include "nemoperf/slurm/backend.h"
 
 enum np_log_error {
     NP_LOGERR_NONE = 0,

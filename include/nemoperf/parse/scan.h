@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 enum np_log_gen {
     NP_GEN_UNKNOWN = 0,

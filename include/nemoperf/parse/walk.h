@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 #define NP_MANIFEST_NAME "nemoperf.json"
 

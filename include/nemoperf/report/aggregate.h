@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/run.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/parse/run.h"
 
 /* Repeats of one configuration at one scale. */
 struct np_group {

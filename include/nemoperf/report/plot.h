@@ -9,9 +9,9 @@
 #ifndef NEMOPERF_PLOT_H
 #define NEMOPERF_PLOT_H
 
-#include "nemoperf/error.h"
-#include "nemoperf/reference.h"
-#include "nemoperf/run.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/parse/run.h"
 
 enum np_plot_kind { NP_PLOT_NONE = -1, NP_PLOT_SVG = 0, NP_PLOT_PNG, NP_PLOT_PDF };
 

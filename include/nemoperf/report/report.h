@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "nemoperf/run.h"
+#include "nemoperf/parse/run.h"
 
 enum np_format { NP_FMT_TABLE = 0, NP_FMT_MARKDOWN, NP_FMT_CSV, NP_FMT_JSON };
 

@@ -13,9 +13,9 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "nemoperf/error.h"
-#include "nemoperf/hf.h"
-#include "nemoperf/recipe.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/setup/hf.h"
+#include "nemoperf/model/recipe.h"
 
 #define NP_FTPREP_SCRIPT "nemoperf_ftprep.py"   /* share/nemoperf/driver/, copied to $STAGE_PATH/setup/ */
 #define NP_FTPREP_TIME "04:00:00"               /* the job's time limit (405B: ~800 GB to convert) */

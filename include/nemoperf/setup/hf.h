@@ -13,7 +13,7 @@
 
 #include <signal.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 #define NP_HF_DEFAULT_ENDPOINT "https://huggingface.co"
 #define NP_HF_DEFAULT_REVISION "main"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 #define NP_STAGE_EXPERIMENTS "experiments"
 #define NP_STAGE_HF "hf"

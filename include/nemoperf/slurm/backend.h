@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 #define NP_SLURM_DEFAULT_TIMEOUT 60 /* seconds sbatch may take */
 

@@ -16,9 +16,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
-#include "nemoperf/slurm.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
+#include "nemoperf/slurm/backend.h"
 
 #define NP_REST_DEFAULT_TIMEOUT 60  /* seconds one request may take */
 #define NP_REST_CONNECT_RETRIES 3   /* extra attempts after a failed connect (never after that) */

@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "nemoperf/config.h"
-#include "nemoperf/error.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/util/error.h"
 
 /* REST job field of an SBATCH_* variable name ("SBATCH_QOS" -> "qos"); "" for the
  * three config.c handles; NULL when it has none. */

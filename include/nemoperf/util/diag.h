@@ -6,7 +6,7 @@
 #ifndef NEMOPERF_DIAG_H
 #define NEMOPERF_DIAG_H
 
-#include "nemoperf/error.h"
+#include "nemoperf/util/error.h"
 
 /* Borrowed pointer, must stay valid for the program's life (argv[0] is fine). */
 void np_set_progname(const char *argv0);

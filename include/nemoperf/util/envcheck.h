@@ -1,6 +1,6 @@
 /* envcheck.h - environment variables that look like nemoperf's but are not (MODLE_SIZE=8b).
  *
- * One table of every variable the tools and the test/demo scripts read (src/envcheck.c).
+ * One table of every variable the tools and the test/demo scripts read (src/util/envcheck.c).
  * A name not in it is suspect when it is within edit distance 2 of a known name (letters
  * compared without case; a swap of two neighbours counts 2) or starts with a known prefix
  * (NEMOPERF_, NP_CLUSTER_).  Add a new variable to the table when a tool starts reading it:
