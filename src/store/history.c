@@ -261,7 +261,7 @@ static void history_more(const struct np_cmp_result *r, char *buf, size_t size)
 
 static json_t *history_json_side(const struct np_cmp_side *s)
 {
-    return json_pack("{s:I,s:o,s:[oo]}", "n", (json_int_t)s->n, "mean", isfinite(s->mean) ? json_real(s->mean) : json_null(),
+    return json_pack("{s:I,s:o,s:[oo]}", "n", (json_int_t)s->n, "mean", isfinite(s->mean) ? json_real(s->mean) : json_null(), "ci",
                      isfinite(s->lo) ? json_real(s->lo) : json_null(), isfinite(s->hi) ? json_real(s->hi) : json_null());
 }
 

@@ -66,7 +66,7 @@ static const char *pg_prepared(struct pg_h *h, const char *sql, size_t nparams, 
     return name;
 }
 
-static enum np_status pg_exec(void *hv, const char *sql, const struct np_sval *params, size_t nparams,
+static enum np_status pg_exec(void *hv, const char *sql, int keep, const struct np_sval *params, size_t nparams,
                               const enum np_sval_type *types, size_t ncol, np_sbe_row_fn row, void *ctx,
                               long long *changes, struct np_error *err)
 {
@@ -91,8 +91,8 @@ static enum np_status pg_exec(void *hv, const char *sql, const struct np_sval *p
                 snprintf(num[i], sizeof num[i], "%.17g", v->r);
         }
         char name[16];
-        enum np_status st;
-        const char *stmt = pg_prepared(h, sql, nparams, name, sizeof name, err, &st);
+        enum np_status st = NP_OK;
+        const char *stmt = keep ? pg_prepared(h, sql, nparams, name, sizeof name, err, &st) : NULL;
         if (st != NP_OK)
             return st;
         r = stmt ? PQexecPrepared(h->conn, stmt, (int)nparams, vals, lens, fmts, 0)

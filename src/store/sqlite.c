@@ -48,9 +48,9 @@ static char *sqlite_rewrite(const char *sql)
     return out;
 }
 
-static sqlite3_stmt *sqlite_stmt(struct sqlite_h *h, const char *sql, int *rc)
+static sqlite3_stmt *sqlite_stmt(struct sqlite_h *h, const char *sql, int keep, int *rc)
 {
-    for (size_t i = 0; i < h->ncache; i++)
+    for (size_t i = 0; keep && i < h->ncache; i++)
         if (h->cache[i].sql == sql) {
             sqlite3_reset(h->cache[i].st);
             sqlite3_clear_bindings(h->cache[i].st);
@@ -62,7 +62,7 @@ static sqlite3_stmt *sqlite_stmt(struct sqlite_h *h, const char *sql, int *rc)
     free(q);
     if (*rc != SQLITE_OK)
         return NULL;
-    if (h->ncache < SQLITE_CACHE) {
+    if (keep && h->ncache < SQLITE_CACHE) {
         h->cache[h->ncache].sql = sql;
         h->cache[h->ncache++].st = st;
     }
@@ -77,7 +77,7 @@ static int sqlite_cached(const struct sqlite_h *h, const sqlite3_stmt *st)
     return 0;
 }
 
-static enum np_status sqlite_exec(void *hv, const char *sql, const struct np_sval *params, size_t nparams,
+static enum np_status sqlite_exec(void *hv, const char *sql, int keep, const struct np_sval *params, size_t nparams,
                                   const enum np_sval_type *types, size_t ncol, np_sbe_row_fn row, void *ctx,
                                   long long *changes, struct np_error *err)
 {
@@ -93,7 +93,7 @@ static enum np_status sqlite_exec(void *hv, const char *sql, const struct np_sva
             *changes = sqlite3_changes(h->db);
         return NP_OK;
     }
-    sqlite3_stmt *st = sqlite_stmt(h, sql, &rc);
+    sqlite3_stmt *st = sqlite_stmt(h, sql, keep, &rc);
     if (!st)
         return sqlite_fail(h, rc, "cannot prepare a statement", err);
     for (size_t i = 0; i < nparams && rc == SQLITE_OK; i++) {

@@ -498,7 +498,7 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
 static enum np_status store_exec(struct np_store *s, const char *sql, const struct np_sval *p, size_t np,
                                  struct np_error *err)
 {
-    return s->be->exec(s->h, sql, p, np, NULL, 0, NULL, NULL, NULL, err);
+    return s->be->exec(s->h, sql, 0, p, np, NULL, 0, NULL, NULL, NULL, err);
 }
 
 static int store_version_row(void *ctx, const struct np_sval *cols, size_t ncol)
@@ -512,7 +512,7 @@ static enum np_status store_read_version(struct np_store *s, long *v, struct np_
 {
     static const enum np_sval_type t[] = {NP_SV_TEXT};
     *v = 0;
-    return s->be->exec(s->h, store_sql_version, NULL, 0, t, 1, store_version_row, v, NULL, err);
+    return s->be->exec(s->h, store_sql_version, 0, NULL, 0, t, 1, store_version_row, v, NULL, err);
 }
 
 static enum np_status store_newer(struct np_store *s, long v, struct np_error *err)
@@ -693,7 +693,7 @@ enum np_status np_store_put(struct np_store *s, const struct np_store_rec *rec, 
     static const enum np_sval_type t[] = {NP_SV_TEXT};
     struct np_sval key = {NP_SV_TEXT, 0, 0, r.run_key, 0};
     old[0] = '\1';
-    enum np_status st = s->be->exec(s->h, store_sql_lookup, &key, 1, t, 1, store_fp_row, old, NULL, err);
+    enum np_status st = s->be->exec(s->h, store_sql_lookup, 1, &key, 1, t, 1, store_fp_row, old, NULL, err);
     if (st != NP_OK)
         return st;
     found = old[0] != '\1';
@@ -706,7 +706,7 @@ enum np_status np_store_put(struct np_store *s, const struct np_store_rec *rec, 
         store_param(&r, i, &p[i]);
     p[STORE_NCOLS] = (struct np_sval){NP_SV_TEXT, 0, 0, fp, 0};
     long long changes = 0;
-    st = s->be->exec(s->h, s->sql_insert, p, STORE_NCOLS + 1, NULL, 0, NULL, NULL, &changes, err);
+    st = s->be->exec(s->h, s->sql_insert, 1, p, STORE_NCOLS + 1, NULL, 0, NULL, NULL, &changes, err);
     if (st == NP_OK && outcome)
         *outcome = !changes ? NP_STORE_SAME : found ? NP_STORE_UPDATED : NP_STORE_ADDED;
     return st;
@@ -723,7 +723,7 @@ enum np_status np_store_count(struct np_store *s, long long *n, struct np_error 
 {
     static const enum np_sval_type t[] = {NP_SV_INT};
     *n = 0;
-    return s->be->exec(s->h, store_sql_count, NULL, 0, t, 1, store_count_row, n, NULL, err);
+    return s->be->exec(s->h, store_sql_count, 0, NULL, 0, t, 1, store_count_row, n, NULL, err);
 }
 
 /* ---- selection ---- */
@@ -888,7 +888,7 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
     memset(&sel, 0, sizeof sel);
     sel.fn = fn;
     sel.ctx = ctx;
-    enum np_status st = s->be->exec(s->h, sql, p, np, types, STORE_NCOLS + 1, store_sel_row, &sel, NULL, err);
+    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, STORE_NCOLS + 1, store_sel_row, &sel, NULL, err);
     free(sql);
     return st != NP_OK ? st : sel.st;
 }

@@ -29,10 +29,11 @@ struct np_store_be {
     const char *name;
     const char *id_type;  /* the DDL of an auto-numbered primary key */
     const char *begin_sql; /* the statement that starts a writing transaction */
-    /* Run sql with params; for a query, call row for each row with the columns typed as types[0..ncol)
-     * (row returns 0 to go on, else stops: NP_E_INTERNAL is then returned unless *stop holds a status).
+    /* Run sql with params (keep: sql is a string that lives as long as the handle and is run again: the
+     * backend may keep it prepared, keyed by its address); for a query, call row for each row with the columns typed as types[0..ncol)
+     * (row returns 0 to go on, else stops; the caller keeps why).
      * *changes (may be NULL): rows the statement changed.  Errors fill err (no password in it). */
-    enum np_status (*exec)(void *h, const char *sql, const struct np_sval *params, size_t nparams,
+    enum np_status (*exec)(void *h, const char *sql, int keep, const struct np_sval *params, size_t nparams,
                            const enum np_sval_type *types, size_t ncol, np_sbe_row_fn row, void *ctx,
                            long long *changes, struct np_error *err);
     void (*close)(void *h);
