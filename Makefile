@@ -112,6 +112,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 	@sh bench/submit.sh
+	@sh bench/store.sh
 
 fuzz:
 	@sh build-aux/deps.sh fuzz
