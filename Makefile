@@ -38,6 +38,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 TOOL_LIBS  =
 $(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS) $(STORE_LIBS)
+$(BIN)/nemoperf-launch: TOOL_LIBS = $(STORE_LIBS)
 
 LIB_SRC  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 CMD_SRC  := $(wildcard src/cmd/*.c)

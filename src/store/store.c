@@ -892,3 +892,35 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
     free(sql);
     return st != NP_OK ? st : sel.st;
 }
+
+enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,
+                             size_t counts[3], struct np_error *err)
+{
+    char def[1024];
+    if (!loc) {
+        enum np_status st = np_store_default_location(def, sizeof def, err);
+        if (st != NP_OK)
+            return st;
+        loc = def;
+    }
+    struct np_store *s;
+    enum np_status st = np_store_open(loc, &s, err);
+    if (st == NP_OK)
+        st = np_store_begin(s, err);
+    for (size_t i = 0; st == NP_OK && i < n; i++) {
+        struct np_store_rec rec;
+        enum np_store_outcome oc = NP_STORE_SAME;
+        st = np_store_rec_from_run(&runs[i], ctx, &rec);
+        if (st != NP_OK)
+            np_error_set(err, st, "--store", 0, 0, "out of memory");
+        else
+            st = np_store_put(s, &rec, &oc, err);
+        np_store_rec_clear(&rec);
+        if (st == NP_OK && counts)
+            counts[oc]++;
+    }
+    if (st == NP_OK)
+        st = np_store_commit(s, err);
+    np_store_close(s); /* rolls back what was not committed */
+    return st;
+}

@@ -110,4 +110,10 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
                                np_store_row_fn fn, void *ctx, struct np_error *err);
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
 
+/* Store runs[0..n) in one transaction at loc (NULL: np_store_default_location): what launch --wait stores.
+ * counts (may be NULL): added, updated, unchanged.  Errors as np_store_open and np_store_put; on any error
+ * nothing is stored. */
+enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,
+                             size_t counts[3], struct np_error *err);
+
 #endif
