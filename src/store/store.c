@@ -780,7 +780,8 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
         return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "'%s' is too long", sel);
     strcpy(buf, sel);
     const char *key = NULL;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
         const char *val = tok;
         if (eq) {
