@@ -8,7 +8,7 @@
  * warm-up (the facts: after e45812012 some YAMLs changed their batch sizes), and point the
  * model at the folder ./setup staged.
  */
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  */
 #include "nemoperf/launch/config.h"
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/setup/stage.h"
 
 #include <ctype.h>

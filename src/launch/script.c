@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/util/shell.h"

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/parse/runstate.h"
 #include "nemoperf/parse/walk.h"
