@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/launch/wait.h"
+#include "nemoperf/slurm/jobstate.h"
 
 #define RUNSTATE_TAIL 65536
 
