@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/finetune.h"
-#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/shell.h"
