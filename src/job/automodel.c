@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/setup/stage.h"
 

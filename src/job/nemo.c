@@ -18,7 +18,7 @@
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/model/recipe.h"
-#include "nemoperf/launch/script.h"
+#include "nemoperf/job/env.h"
 #include "nemoperf/util/shell.h"
 
 /* What differs between the two generations of NVIDIA's performance scripts and is

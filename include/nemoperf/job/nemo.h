@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/error.h"
 
 #define NP_NEMO_DRIVER "nemoperf_nemo.py"    /* file name under share/nemoperf/driver/ and <exp>/code/ */

@@ -246,4 +246,10 @@ struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row 
  * the compiled-in NP_DATADIR.  Returns a new string (caller frees) or NULL. */
 char *np_data_path(const char *sub);
 
+/* Which launchable rows a listing shows: recipe and GPU type (NULL or "" matches all; any case). */
+struct np_list_filter {
+    const char *recipe;
+    const char *gpu_type;
+};
+
 #endif
