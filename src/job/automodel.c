@@ -17,7 +17,7 @@
 
 #include "nemoperf/job/spec.h"
 #include "nemoperf/util/shell.h"
-#include "nemoperf/setup/stage.h"
+#include "nemoperf/model/layout.h"
 
 const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row)
 {
