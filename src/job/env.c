@@ -6,7 +6,18 @@
  */
 #include "nemoperf/job/env.h"
 
-#include "nemoperf/job/nemo.h" /* np_nemo_max_connections */
+#include <string.h>
+
+const char *np_nemo_max_connections(const struct np_launch_config *c)
+{
+    if (c->tp <= 1 && c->cp <= 1)
+        return NULL;
+    size_t n = strlen(c->gpu_type);
+    for (char **p = c->recipe->max_connections; p && *p; p++)
+        if (strlen(*p) == n && strcmp(*p, c->gpu_type) == 0)
+            return np_setting_value(*p);
+    return "1"; /* PerfEnvPlugin without gpu_sm100_or_newer */
+}
 
 size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {

@@ -50,17 +50,6 @@ long long np_nemo_train_samples(const struct np_launch_config *c)
     return nemo_scripts_of(c->recipe)->samples_times_mbs ? n * c->mbs : n;
 }
 
-const char *np_nemo_max_connections(const struct np_launch_config *c)
-{
-    if (c->tp <= 1 && c->cp <= 1)
-        return NULL;
-    size_t n = strlen(c->gpu_type);
-    for (char **p = c->recipe->max_connections; p && *p; p++)
-        if (strlen(*p) == n && strcmp(*p, c->gpu_type) == 0)
-            return np_setting_value(*p);
-    return "1"; /* PerfEnvPlugin without gpu_sm100_or_newer */
-}
-
 int np_nemo_segment(const struct np_launch_config *c)
 {
     /* NeMo v2.3.1 scripts/performance/utils.py l.97-103 */

@@ -9,6 +9,7 @@
  * double-quote rules, Slurm file-name patterns with % doubled.
  */
 #include "nemoperf/launch/script.h"
+#include "nemoperf/util/version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/model/flops.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/util/shell.h"
 

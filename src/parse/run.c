@@ -9,6 +9,7 @@
 #include "nemoperf/parse/run.h"
 
 #include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8

@@ -23,4 +23,9 @@ struct np_script_var {
  * (at most cap). */
 size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
 
+
+/* CUDA_DEVICE_MAX_CONNECTIONS for c when TP or CP > 1 (the recipe's value for the
+ * GPU type, "1" by default), NULL otherwise.  Borrowed (recipe data or static). */
+const char *np_nemo_max_connections(const struct np_launch_config *c);
+
 #endif

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/error.h"
 #include "nemoperf/job/env.h" /* np_script_vars: the job's environment */
 
