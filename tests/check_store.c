@@ -19,7 +19,7 @@
 #include <sqlite3.h>
 
 #include "nemoperf/store/compare.h"
-#include "nemoperf/store/history.h"
+#include "nemoperf/report/history.h"
 #include "nemoperf/store/store.h"
 
 /* ---- a seeded normal generator (xorshift64*, Box-Muller) ---- */

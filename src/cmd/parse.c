@@ -27,7 +27,7 @@
 #include "nemoperf/parse/runs_slurm.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/slurm/rest.h"
-#include "nemoperf/store/history.h"
+#include "nemoperf/report/history.h"
 #include "nemoperf/store/store.h"
 #include "nemoperf/util/version.h"
 

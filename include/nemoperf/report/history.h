@@ -4,8 +4,8 @@
  * Both stream the store's rows: memory grows with the configurations and their throughputs (a double
  * a run), not with whole records.
  */
-#ifndef NEMOPERF_STORE_HISTORY_H
-#define NEMOPERF_STORE_HISTORY_H
+#ifndef NEMOPERF_REPORT_HISTORY_H
+#define NEMOPERF_REPORT_HISTORY_H
 
 #include <stdio.h>
 

@@ -18,7 +18,7 @@
 #include <jansson.h>
 
 #include "nemoperf/report/plot.h"
-#include "nemoperf/store/history.h"
+#include "nemoperf/report/history.h"
 
 #define HISTORY_BEFORE 20 /* runs before a candidate change point that count */
 #define HISTORY_AFTER 3   /* runs from it on that count */
