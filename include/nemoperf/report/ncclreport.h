@@ -1,0 +1,33 @@
+/* ncclreport.h - the NCCL breakdown of a run in every report format.
+ *
+ * Text (table and markdown), CSV rows and a JSON object (Jansson) of what np_nccl read from a
+ * run's log: network facts, warnings, per communicator size and collective the calls, bytes,
+ * bytes per training step and the power-of-two size histogram, checkpoint durations.
+ */
+#ifndef NEMOPERF_REPORT_NCCLREPORT_H
+#define NEMOPERF_REPORT_NCCLREPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "nemoperf/parse/nccl.h"
+#include "nemoperf/util/error.h"
+
+/* Does the log have anything to say (collectives, init lines or checkpoint lines)? */
+int np_ncclreport_any(const struct np_nccl *n);
+
+/* A new JSON object (caller owns it); steps: training steps of the log (0 unknown). NULL on no memory. */
+json_t *np_ncclreport_json(const struct np_nccl *n, size_t steps);
+
+/* The text block of one run, headed by label; markdown: a markdown table.  NP_E_IO on a write error. */
+enum np_status np_ncclreport_text(FILE *out, const char *label, const struct np_nccl *n, size_t steps,
+                                  int markdown);
+
+/* CSV: the header line, then one row per collective of a run. */
+enum np_status np_ncclreport_csv_header(FILE *out);
+enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_nccl *n, size_t steps);
+
+/* "1.50 GiB" into buf. */
+const char *np_ncclreport_bytes(double bytes, char *buf, size_t size);
+
+#endif
