@@ -1,9 +1,11 @@
-/* ncclreport.c - the NCCL breakdown of a run in every report format (nemoperf-parse --nccl).
+/* ncclreport.c - the NCCL breakdown and diagnostics of a run in every report format (nemoperf-parse --nccl).
  *
- * Text for the table and markdown formats, CSV rows (RFC 4180) and a Jansson object that
- * nemoperf-parse puts under each run of its JSON report, all from one struct np_nccl.
+ * Text for the table and markdown formats, CSV rows (RFC 4180) and Jansson objects that
+ * nemoperf-parse puts under each run of its JSON report, from one struct np_nccl / np_diag.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 
@@ -259,4 +261,132 @@ enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_n
         fputs("\n", out);
     }
     return ferror(out) ? NP_E_IO : NP_OK;
+}
+
+/* ---- every run's diagnostics with the report ---------------------------------- */
+
+static json_t *ncclreport_anomaly_json(const struct np_diag *g)
+{
+    const struct np_anomaly *a = &g->anomaly;
+    json_t *sp = json_array();
+    for (size_t i = 0; sp && i < a->nspikes && i < NP_ANOMALY_LIST; i++)
+        json_array_append_new(sp, json_pack("{s:I,s:f}", "iteration", (json_int_t)a->spike_iter[i], "step_time_s",
+                                            a->spike_s[i]));
+    char text[1024];
+    np_anomaly_text(a, text, sizeof text);
+    return json_pack("{s:I,s:o,s:I,s:o,s:o,s:o,s:b,s:o,s:b,s:o}", "steps", (json_int_t)a->steps, "median_s",
+                     ncclreport_jnum(a->median_s), "spikes", (json_int_t)a->nspikes, "spike_steps",
+                     sp ? sp : json_null(), "period", a->period > 0 ? json_integer(a->period) : json_null(),
+                     "trend_pct", ncclreport_jnum(a->trend_pct), "trend", a->trend, "warmup_end",
+                     a->warmup_end >= 0 ? json_integer(a->warmup_end) : json_null(), "window_in_warmup",
+                     a->window_in_warmup, "text", ncclreport_jstr(text));
+}
+
+static json_t *ncclreport_drift_json(const struct np_drift *dr)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < dr->n; i++)
+        json_array_append_new(a, json_pack("{s:s,s:o,s:s}", "what", dr->item[i].what, "published",
+                                           ncclreport_jstr(dr->item[i].published), "run", dr->item[i].run));
+    return a ? a : json_null();
+}
+
+static json_t *ncclreport_nsys_json(char *const *v)
+{
+    json_t *a = json_array();
+    for (; a && v && *v; v++)
+        json_array_append_new(a, json_string(*v));
+    return a ? a : json_null();
+}
+
+static enum np_status ncclreport_json_all(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
+                                          const struct np_diag *d)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return NP_E_NOMEM;
+    enum np_status st = np_report_write(mem, NP_FMT_JSON, res, o);
+    if (fclose(mem) != 0 && st == NP_OK)
+        st = NP_E_NOMEM;
+    json_t *root = st == NP_OK ? json_loadb(text, len, 0, NULL) : NULL;
+    free(text);
+    if (st != NP_OK)
+        return st;
+    json_t *runs = json_object_get(root, "runs");
+    if (!root || json_array_size(runs) != res->nruns) {
+        json_decref(root);
+        return NP_E_INTERNAL;
+    }
+    for (size_t i = 0; i < res->nruns; i++) {
+        json_t *r = json_array_get(runs, i);
+        const struct np_diag *g = &d[i];
+        json_object_set_new(r, "nccl", g->nccl ? np_ncclreport_json(g->nccl, g->steps) : json_null());
+        json_object_set_new(r, "anomalies", g->nccl ? ncclreport_anomaly_json(g) : json_null());
+        json_object_set_new(r, "drift", ncclreport_drift_json(&g->drift));
+        json_object_set_new(r, "nsys_reports", ncclreport_nsys_json(g->nsys));
+        if (g->error[0])
+            json_object_set_new(r, "diagnostics_error", json_string(g->error));
+    }
+    errno = 0;
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (rc != 0 || fputc('\n', out) == EOF)
+        return NP_E_IO;
+    return NP_OK;
+}
+
+static const char *ncclreport_label(const struct np_run *r)
+{
+    return r->path ? r->path : r->dir ? r->dir : "(run)";
+}
+
+enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct np_parse_result *res,
+                                    const struct np_parse_opts *o, const struct np_diag *d)
+{
+    if (fmt == NP_FMT_JSON)
+        return ncclreport_json_all(out, res, o, d);
+    enum np_status st = np_report_write(out, fmt, res, o);
+    if (st != NP_OK)
+        return st;
+    if (fmt == NP_FMT_CSV) {
+        fputc('\n', out);
+        st = np_ncclreport_csv_header(out);
+        for (size_t i = 0; st == NP_OK && i < res->nruns; i++)
+            if (d[i].nccl && np_ncclreport_any(d[i].nccl))
+                st = np_ncclreport_csv(out, ncclreport_label(&res->runs[i]), d[i].nccl, d[i].steps);
+        return st;
+    }
+    int md = fmt == NP_FMT_MARKDOWN;
+    for (size_t i = 0; st == NP_OK && i < res->nruns; i++) {
+        const struct np_diag *g = &d[i];
+        const char *label = ncclreport_label(&res->runs[i]);
+        if (g->error[0])
+            fprintf(out, md ? "\n### %s\n\ndiagnostics: %s\n" : "\n%s\n  diagnostics: %s\n", label, g->error);
+        if (g->nccl && np_ncclreport_any(g->nccl))
+            st = np_ncclreport_text(out, label, g->nccl, g->steps, md);
+        char text[1400];
+        if (g->nanomalies) {
+            np_anomaly_text(&g->anomaly, text, sizeof text);
+            fprintf(out, md ? "\n**steps** (%s): %s\n" : "\nsteps: %s\n  %s\n", label, text);
+        }
+        if (g->drift.n) {
+            fprintf(out, md ? "\n**differs from the published row** (%s):\n\n| setting | published | this run |\n"
+                              "|---|---|---|\n"
+                            : "\ndiffers from the published row: %s\n",
+                    label);
+            for (size_t k = 0; k < g->drift.n; k++)
+                fprintf(out, md ? "| %s | %s | %s |\n" : "  %-14s %-40s published: %s\n", g->drift.item[k].what,
+                        md ? (g->drift.item[k].published[0] ? g->drift.item[k].published : "-") : g->drift.item[k].run,
+                        md ? g->drift.item[k].run : (g->drift.item[k].published[0] ? g->drift.item[k].published : "-"));
+        }
+        if (g->nsys && g->nsys[0]) {
+            fprintf(out, md ? "\n**Nsight reports** (%s):" : "\nNsight reports: %s\n ", label);
+            for (char **p = g->nsys; *p; p++)
+                fprintf(out, " %s", *p);
+            fputc('\n', out);
+        }
+    }
+    return st == NP_OK && ferror(out) ? NP_E_IO : st;
 }

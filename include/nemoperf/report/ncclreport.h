@@ -10,7 +10,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "nemoperf/parse/diagnose.h"
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/report/report.h"
 #include "nemoperf/util/error.h"
 
 /* Does the log have anything to say (collectives, init lines or checkpoint lines)? */
@@ -26,6 +28,12 @@ enum np_status np_ncclreport_text(FILE *out, const char *label, const struct np_
 /* CSV: the header line, then one row per collective of a run. */
 enum np_status np_ncclreport_csv_header(FILE *out);
 enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_nccl *n, size_t steps);
+
+/* The report of res (np_report_write) with the diagnostics d (one per run) of nemoperf-parse --nccl:
+ * JSON: members "nccl", "anomalies", "drift" and "nsys_reports" in each run object; CSV: the runs,
+ * an empty line, then the NCCL rows; table and markdown: the runs, then a block per diagnosed run. */
+enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct np_parse_result *res,
+                                    const struct np_parse_opts *o, const struct np_diag *d);
 
 /* "1.50 GiB" into buf. */
 const char *np_ncclreport_bytes(double bytes, char *buf, size_t size);
