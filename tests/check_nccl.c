@@ -8,6 +8,7 @@
  * a generated log far larger than a generation of keys (bounded memory, exact counts), and the
  * report formats (JSON members, CSV fields, text).  Run from the repo root.
  */
+#include "nemoperf/parse/anomaly.h"
 #include "nemoperf/parse/nccl.h"
 #include "nemoperf/report/ncclreport.h"
 
@@ -298,6 +299,46 @@ START_TEST(test_report_formats)
 }
 END_TEST
 
+/* Step anomalies (src/parse/anomaly.c): a clean run has none; a spike, a period, a trend and a
+ * window inside the warm-up are each found, and nothing is claimed from fewer than 8 steps. */
+START_TEST(test_anomalies)
+{
+    long it[60];
+    double t[60];
+    struct np_anomaly a;
+    for (int i = 0; i < 60; i++) {
+        it[i] = i;
+        t[i] = 10.0 + 0.01 * (i % 3); /* noise */
+    }
+    t[0] = 40;
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 0);
+    ck_assert_double_eq_tol(a.median_s, 10.01, 1e-9);
+    t[33] = 20; /* one spike */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert_uint_eq(a.nspikes, 1);
+    ck_assert_int_eq(a.spike_iter[0], 33);
+    ck_assert_int_eq(a.period, 0);
+    t[23] = t[43] = t[53] = 19; /* every 10 */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 2);
+    ck_assert_int_eq(a.period, 10);
+    char text[512];
+    np_anomaly_text(&a, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "recur every 10 iterations"));
+    for (int i = 0; i < 60; i++)
+        t[i] = 10.0 * (1 + 0.004 * i); /* +24% over 60 steps: throttling */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert(a.trend);
+    ck_assert(a.trend_pct > 5);
+    for (int i = 0; i < 60; i++)
+        t[i] = i < 15 ? 14.0 : 10.0; /* warm-up until iteration 15, window from 11 */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert(a.window_in_warmup);
+    ck_assert_int_eq(a.warmup_end, 15);
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 20, 44, &a), 0);
+    ck_assert_int_eq(np_anomaly_find(it, t, 5, 0, 4, &a), 0); /* an NCCL trace run's 5 steps */
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -310,6 +351,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_not_collectives);
     tcase_add_test(tc, test_checkpoint_lines);
     tcase_add_test(tc, test_report_formats);
+    tcase_add_test(tc, test_anomalies);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -774,7 +774,7 @@ size_t np_nccl_warnings(const struct np_nccl *n, char *buf, size_t size)
     if (nodes > 1 && (strcmp(n->net.network, "Socket") == 0 || (!n->net.network[0] && n->net.socket_channels)))
         snprintf(w[count++], sizeof w[0],
                  "NCCL uses TCP sockets between %d nodes (\"Using network Socket\"%s): collectives are many times "
-                 "slower than over IB/RoCE; check the net plugin, NCCL_IB_HCA, NCCL_NET",
+                 "slower than over IB/RoCE (check the net plugin, NCCL_IB_HCA, NCCL_NET)",
                  nodes, strcmp(n->net.ib, "none") == 0 ? ", NET/IB: no device found" : "");
     if (n->net.gdr == NP_NCCL_NO)
         snprintf(w[count++], sizeof w[0],
