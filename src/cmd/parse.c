@@ -637,7 +637,8 @@ int main(int argc, char **argv)
         }
         if (plot && res.nruns) {
             struct np_error perr;
-            if (np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr) != NP_OK) {
+            if ((diags ? np_diag_plot(plot, &res, diags, &perr)
+                       : np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr)) != NP_OK) {
                 np_error_print(&perr);
                 rc = 1;
             }

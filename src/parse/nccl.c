@@ -40,6 +40,7 @@ struct nccl_gen {
 
 struct np_nccl {
     struct nccl_gen gen[2]; /* [0] new, [1] old */
+    struct nccl_key *last;  /* the key of the previous collective line (ranks log a call in a row) */
     struct np_nccl_coll *coll;
     size_t ncoll, capcoll;
     char ops[NCCL_MAX_OPS][24];
@@ -335,6 +336,10 @@ static struct nccl_key *nccl_lookup(struct nccl_gen *g, const struct nccl_key *k
 
 static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
 {
+    if (n->last && nccl_key_eq(n->last, k)) {
+        n->last->lines++;
+        return NP_OK;
+    }
     struct nccl_key *e = nccl_lookup(&n->gen[0], k, 0);
     if (!e) {
         uint64_t carried = 0;
@@ -350,11 +355,13 @@ static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
             struct nccl_gen t = n->gen[1];
             n->gen[1] = n->gen[0];
             n->gen[0] = t;
+            n->last = NULL;
         }
         e = nccl_lookup(&n->gen[0], k, 1);
         e->lines = carried;
     }
     e->lines++;
+    n->last = e; /* always in the new generation, which is only counted after a swap (that resets it) */
     return NP_OK;
 }
 
@@ -694,6 +701,7 @@ enum np_status np_nccl_finish(struct np_nccl *n)
         st = nccl_line(n, n->line, n->line + n->linelen);
         n->linelen = 0;
     }
+    n->last = NULL;
     if (st == NP_OK)
         st = nccl_flush_gen(n, &n->gen[1]);
     if (st == NP_OK)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nemoperf/report/ncclreport.h"
+#include "nemoperf/report/plot.h"
 
 int np_ncclreport_any(const struct np_nccl *n)
 {
@@ -389,4 +390,47 @@ enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct 
         }
     }
     return st == NP_OK && ferror(out) ? NP_E_IO : st;
+}
+
+enum np_status np_diag_plot(const char *file, const struct np_parse_result *res, const struct np_diag *d,
+                            struct np_error *err)
+{
+    enum { NCCLREPORT_SERIES = 32 };
+    struct {
+        int nranks;
+        char op[24];
+        uint64_t hist[NP_NCCL_HIST];
+    } *acc = calloc(NCCLREPORT_SERIES, sizeof *acc);
+    struct np_plot_hist ser[NCCLREPORT_SERIES];
+    if (!acc)
+        return np_error_set(err, NP_E_NOMEM, file, 0, 0, "out of memory");
+    size_t n = 0, runs = 0;
+    for (size_t i = 0; i < res->nruns; i++) {
+        size_t nc;
+        const struct np_nccl_coll *c = d[i].nccl ? np_nccl_colls(d[i].nccl, &nc) : NULL;
+        runs += c && nc;
+        for (size_t k = 0; c && k < nc; k++) {
+            size_t j = 0;
+            while (j < n && !(acc[j].nranks == c[k].nranks && strcmp(acc[j].op, c[k].op) == 0))
+                j++;
+            if (j == n) {
+                if (n == NCCLREPORT_SERIES)
+                    continue; /* more than the legend can tell apart */
+                acc[n].nranks = c[k].nranks;
+                snprintf(acc[n].op, sizeof acc[n].op, "%s", c[k].op);
+                n++;
+            }
+            for (int b = 0; b < NP_NCCL_HIST; b++)
+                acc[j].hist[b] += c[k].hist[b];
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        snprintf(ser[j].label, sizeof ser[j].label, "%s, %d ranks", acc[j].op, acc[j].nranks);
+        ser[j].counts = acc[j].hist;
+    }
+    char title[96];
+    snprintf(title, sizeof title, "NCCL message sizes (%zu run%s)", runs, runs == 1 ? "" : "s");
+    enum np_status st = np_plot_hist_write(file, title, ser, n, NP_NCCL_HIST, err);
+    free(acc);
+    return st;
 }

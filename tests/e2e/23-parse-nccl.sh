@@ -82,6 +82,9 @@ grep -q '^run,nranks,collective,calls,lines,bytes,bytes_per_step' "$W/tt.csv" &&
     ok "CSV: NCCL rows after the runs (bytes per step over 50 steps)" || fail "CSV rows: $(tail -4 "$W/tt.csv")"
 "$parse" --nccl -f markdown --gpu h100 "$tt" >"$W/tt.md" || fail "markdown exited $?"
 grep -q '^| 2 | ReduceScatter | 1 | 8.00 MiB |' "$W/tt.md" && ok "markdown: breakdown table" || fail "markdown: $(tail -6 "$W/tt.md")"
+"$parse" --nccl --plot "$W/tt.svg" --gpu h100 "$tt" >/dev/null 2>&1 || fail "--nccl --plot exited $?"
+grep -q '<svg' "$W/tt.svg" 2>/dev/null &&
+    ok "--nccl --plot: the size histogram drawn" || fail "--nccl --plot: no SVG"
 
 # ---- 2. no --nccl: byte-identical whether or not the log has NCCL lines -------------
 mkdir -p "$W/p1/pretrain_llama3.1_8b_bf16_8" "$W/p2/pretrain_llama3.1_8b_bf16_8"

@@ -35,6 +35,11 @@ enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_n
 enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct np_parse_result *res,
                                     const struct np_parse_opts *o, const struct np_diag *d);
 
+/* --nccl --plot: the message size histogram of every run's collectives (summed per communicator
+ * size and collective) into file (.svg, .png, .pdf). */
+enum np_status np_diag_plot(const char *file, const struct np_parse_result *res, const struct np_diag *d,
+                            struct np_error *err);
+
 /* "1.50 GiB" into buf. */
 const char *np_ncclreport_bytes(double bytes, char *buf, size_t size);
 
