@@ -17,5 +17,9 @@ tmpc=$(mktemp -d "${TMPDIR:-/tmp}/np-pyc.XXXXXX")
 if PYTHONPYCACHEPREFIX="$tmpc" python3 -m py_compile share/nemoperf/driver/nemoperf_nemo.py &&
     python3 -B tests/driver/test_driver.py && python3 -B tests/driver/mutate.py; then :; else fail=$((fail + 1)); fi
 rm -rf "$tmpc"
+# Megatron-Bridge reference data: every published row of every container version (tests/mbridge/)
+n=$((n + 1))
+echo "== tests/mbridge/test_reference.py"
+python3 -B tests/mbridge/test_reference.py || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
