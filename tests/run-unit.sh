@@ -21,5 +21,9 @@ rm -rf "$tmpc"
 n=$((n + 1))
 echo "== tests/mbridge/test_reference.py"
 python3 -B tests/mbridge/test_reference.py || fail=$((fail + 1))
+# ... and the rank commands of the 26.08/26.06 rows against the releases' argparse lists (tests/data/contract/)
+n=$((n + 1))
+echo "== tests/mbridge/test_contract.py"
+python3 -B tests/mbridge/test_contract.py || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
