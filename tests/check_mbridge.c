@@ -15,6 +15,7 @@
 
 #include "nemoperf/model/flops_mbridge.h"
 #include "nemoperf/parse/mbridge.h"
+#include "nemoperf/report/mbridge_md.h"
 
 static struct np_mb_ref ref;
 
@@ -269,6 +270,80 @@ START_TEST(test_bad_reference_files)
 }
 END_TEST
 
+/* Markdown of the 26.08 runs, each a log at its published speed with its rank-0 figure: the 26.08 table as
+ * NVIDIA publishes it (docs/performance-summary.md at 067f987), line for line and in order, but for the
+ * |---| separator rows, whose dash counts nemoperf does not copy. */
+START_TEST(test_markdown_26_08)
+{
+    struct np_mb_measured m[64];
+    size_t nm = 0;
+    for (size_t i = 0; i < ref.n && nm < 64; i++) {
+        const struct np_mb_row *r = &ref.rows[i];
+        if (strcmp(r->container, "26.08") != 0)
+            continue;
+        double step_ms = 1000.0 * r->seq_len * (double)r->gbs / (r->tokens_per_s_per_gpu * r->gpus);
+        size_t len;
+        char *text = write_log(50, step_ms, r->gbs, r->model_tflops_per_gpu, &len);
+        struct np_mb_result res;
+        ck_assert_int_eq(analyse_text(text, len, r, -1, -1, &res), 0);
+        free(text);
+        m[nm].line = atoi(strrchr(r->source, ':') + 1);
+        m[nm].second = strcmp(r->published_as, "second") == 0;
+        m[nm].tokens_per_s_per_gpu = res.tokens_per_s_per_gpu;
+        m[nm].tflops_per_gpu = res.logged_tflops_per_gpu;
+        nm++;
+    }
+    ck_assert_int_eq((int)nm, 18);
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *out = open_memstream(&buf, &blen);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(np_mb_md_render(out, "share/nemoperf/reference/megatron-bridge/26.08.tsv", "26.08", m, nm, 0, &err),
+                     NP_OK);
+    fclose(out);
+    /* the published section: from "## 26.08 NeMo Container" to the footnote definitions */
+    FILE *pub = fopen("tests/data/mbridge/performance-summary.md", "r");
+    ck_assert_ptr_nonnull(pub);
+    char want[16384] = "", line[1024];
+    int in = 0;
+    while (fgets(line, sizeof line, pub)) {
+        if (strncmp(line, "## 26.08 NeMo Container", 23) == 0)
+            in = 1;
+        else if (in && (strncmp(line, "[^", 2) == 0 || strncmp(line, "## ", 3) == 0))
+            break;
+        if (in && strncmp(line, "|---", 4) != 0 && strncmp(line, "|--------", 9) != 0)
+            strncat(want, line, sizeof want - strlen(want) - 1);
+    }
+    fclose(pub);
+    /* ours without the separator rows, and without the trailing blank line the publication has */
+    char got[16384] = "";
+    for (char *p = buf; p && *p;) {
+        char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (strncmp(p, "|---|", 5) != 0)
+            strncat(got, p, l < sizeof got - strlen(got) - 1 ? l : sizeof got - strlen(got) - 1);
+        p += l;
+    }
+    size_t wl = strlen(want);
+    while (wl > 0 && want[wl - 1] == '\n')
+        want[--wl] = '\0';
+    size_t gl = strlen(got);
+    while (gl > 0 && got[gl - 1] == '\n')
+        got[--gl] = '\0';
+    ck_assert_str_eq(got, want);
+    /* a row measured slower shows the measurement, not the publication */
+    m[0].tokens_per_s_per_gpu = 1234;
+    out = open_memstream(&buf, &blen);
+    ck_assert_int_eq(np_mb_md_render(out, "share/nemoperf/reference/megatron-bridge/26.08.tsv", "26.08", m, 1, 0, &err),
+                     NP_OK);
+    fclose(out);
+    ck_assert(strstr(buf, "| 1234 |") != NULL);
+    ck_assert(strstr(buf, "DeepSeekV4") == NULL); /* only measured rows */
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -280,6 +355,7 @@ int main(void)
     tcase_add_test(tc, test_windows_and_problems);
     tcase_add_test(tc, test_dtype_aliases);
     tcase_add_test(tc, test_bad_reference_files);
+    tcase_add_test(tc, test_markdown_26_08);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
