@@ -388,6 +388,15 @@ static int parse_mbridge(const struct np_parse_opts *o, struct np_mb_opts *mb, i
         np_mb_ref_free(&ref);
         return -1;
     }
+    int known = !mb->container[0];
+    for (size_t i = 0; !known && i < ref.n; i++)
+        known = strcmp(ref.rows[i].container, mb->container) == 0;
+    if (!known) {
+        np_errorf("--container: %s has no published Megatron-Bridge table (25.09 to %s)", mb->container,
+                  ref.n ? ref.rows[0].container : "?");
+        np_mb_ref_free(&ref);
+        return 2;
+    }
     snprintf(mb->recipe, sizeof mb->recipe, "%s", o->given.recipe);
     snprintf(mb->gpu, sizeof mb->gpu, "%s", o->given.gpu_type);
     snprintf(mb->task, sizeof mb->task, "%s", o->given.task);
@@ -494,7 +503,7 @@ int main(int argc, char **argv)
         case OPT_CONTAINER:
             if (!parse_copy("--container", optarg, mb.container, sizeof mb.container))
                 return 2;
-            if (!np_mb_container_newer(optarg, "0.0")) {
+            if (strspn(optarg, "0123456789.") != strlen(optarg) || !np_mb_container_newer(optarg, "0.0")) {
                 np_errorf("--container: '%s' is not a container version such as 26.08 or 26.06.01", optarg);
                 return 2;
             }

@@ -143,7 +143,10 @@ static void mbridge_run_one(const char *path, const struct np_mb_opts *o, const 
     struct stat sb;
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    if (stat(path, &sb) != 0) {
+        run->status = "no-log";
+        snprintf(run->res.problem, sizeof run->res.problem, "%.150s", strerror(errno));
+    } else if (S_ISDIR(sb.st_mode)) {
         if (!mbridge_run_find_log(path, run->log, sizeof run->log))
             run->status = "no-log";
     } else {
@@ -354,12 +357,52 @@ static int mbridge_run_markdown(struct mbridge_run *runs, size_t n, FILE *out)
     return rc;
 }
 
-int np_mb_parse_paths(char *const *paths, size_t n, const struct np_mb_opts *o, const struct np_mb_ref *ref,
+/* Run paths: a file, a folder with a log, or (recursively, in name order) the folders below one without. */
+static int mbridge_run_expand(const char *path, char ***list, size_t *n, size_t *cap, int depth)
+{
+    struct stat sb;
+    char log[PATH_MAX];
+    if (depth < 16 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) && !mbridge_run_find_log(path, log, sizeof log)) {
+        struct dirent **ents;
+        int k = scandir(path, &ents, NULL, alphasort);
+        int ok = 1;
+        for (int i = 0; i < k; i++) {
+            char sub[PATH_MAX];
+            if (ok && ents[i]->d_name[0] != '.' &&
+                snprintf(sub, sizeof sub, "%s/%s", path, ents[i]->d_name) < (int)sizeof sub &&
+                stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+                ok = mbridge_run_expand(sub, list, n, cap, depth + 1);
+            free(ents[i]);
+        }
+        free(ents);
+        if (k >= 0)
+            return ok;
+    }
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        char **nl = realloc(*list, nc * sizeof *nl);
+        if (!nl)
+            return 0;
+        *list = nl;
+        *cap = nc;
+    }
+    return ((*list)[(*n)++] = strdup(path)) != NULL;
+}
+
+int np_mb_parse_paths(char *const *argpaths, size_t nargs, const struct np_mb_opts *o, const struct np_mb_ref *ref,
                       enum np_format fmt, FILE *out)
 {
-    struct mbridge_run *runs = calloc(n ? n : 1, sizeof *runs);
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    int ok = 1;
+    for (size_t i = 0; ok && i < nargs; i++)
+        ok = mbridge_run_expand(argpaths[i], &paths, &n, &cap, 0);
+    struct mbridge_run *runs = ok ? calloc(n ? n : 1, sizeof *runs) : NULL;
     if (!runs) {
         np_errorf("%s", np_strerror(NP_E_NOMEM));
+        for (size_t i = 0; i < n; i++)
+            free(paths[i]);
+        free(paths);
         return 1;
     }
     int rc = 0;
@@ -416,5 +459,8 @@ int np_mb_parse_paths(char *const *paths, size_t n, const struct np_mb_opts *o, 
         }
     }
     free(runs);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
     return rc;
 }
