@@ -344,6 +344,66 @@ START_TEST(test_markdown_26_08)
 }
 END_TEST
 
+/* Keep the heading and table lines of a markdown text, separator rows aside, without the spaces around
+ * cell borders (25.11 publishes "| DeepSeekV3 (w/o MTP)| 256 |": the cells are what counts). */
+static void md_tables(const char *text, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if ((*p == '|' || *p == '#') && strncmp(p, "|---", 4) != 0)
+            for (size_t i = 0; i < l && o + 1 < cap; i++)
+                if (!(p[i] == ' ' && ((i + 1 < l && p[i + 1] == '|') || (i > 0 && p[i - 1] == '|'))))
+                    out[o++] = p[i];
+        p += l;
+    }
+    out[o] = '\0';
+}
+
+/* Every version's table in its own layout (25.09/25.11 per system with GA and "a (b)" pairs, 26.02-26.04.01
+ * with FSDP, 26.06+ without): rendered with the published figures, its headings and rows are NVIDIA's. */
+START_TEST(test_markdown_every_layout)
+{
+    static const char *const versions[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
+                                           "26.02.01", "26.02", "25.11", "25.09"};
+    static char pub[200000], want[100000], got[100000];
+    for (size_t v = 0; v < sizeof versions / sizeof versions[0]; v++) {
+        const char *file = v == 0 ? "tests/data/mbridge/performance-summary.md"
+                                  : "tests/data/mbridge/performance-summary-archive.md";
+        FILE *f = fopen(file, "r");
+        ck_assert_ptr_nonnull(f);
+        size_t n = fread(pub, 1, sizeof pub - 1, f);
+        pub[n] = '\0';
+        fclose(f);
+        char head[64];
+        snprintf(head, sizeof head, "## %s NeMo Container\n", versions[v]);
+        char *start = strstr(pub, head);
+        ck_assert_ptr_nonnull(start);
+        char *end = strstr(start + strlen(head), "\n## ");
+        if (end)
+            end[1] = '\0';
+        md_tables(start, want, sizeof want);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *out = open_memstream(&buf, &blen);
+        char layout[128];
+        snprintf(layout, sizeof layout, "share/nemoperf/reference/megatron-bridge/%s.tsv", versions[v]);
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(np_mb_md_render(out, layout, versions[v], NULL, 0, 1, &err), NP_OK);
+        fclose(out);
+        md_tables(buf, got, sizeof got);
+        free(buf);
+        size_t at = 0;
+        while (got[at] && got[at] == want[at])
+            at++;
+        ck_assert_msg(strcmp(got, want) == 0, "%s: differs at byte %zu: rendered \"%.80s\", published \"%.80s\"",
+                      versions[v], at, got + at, want + at);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -356,6 +416,7 @@ int main(void)
     tcase_add_test(tc, test_dtype_aliases);
     tcase_add_test(tc, test_bad_reference_files);
     tcase_add_test(tc, test_markdown_26_08);
+    tcase_add_test(tc, test_markdown_every_layout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
