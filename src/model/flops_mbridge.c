@@ -12,9 +12,9 @@
 #include <string.h>
 
 /* Architecture as the release's recipe gets it: AutoBridge.from_hf_pretrained(<hf id>) (e.g.
- * MB@v0.6.0 src/megatron/bridge/recipes/llama/h100/llama3.py:724 "meta-llama/Meta-Llama-3-70B",
- * recipes/deepseek/h100/deepseek_v3.py:99, recipes/gpt_oss/h100/gpt_oss.py:170,
- * recipes/kimi/h100/kimi_k2.py:100); values from those config.json files (recipes/automodel.json keeps
+ * MB@v0.6.0 src/megatron/bridge/recipes/llama/h100/llama3.py:242 (8B), :724 (70B), :1207 (3.1 405B),
+ * recipes/qwen/h100/qwen3_moe.py:28 (30B-A3B), :238 (235B-A22B), recipes/deepseek/h100/deepseek_v3.py:99,
+ * recipes/gpt_oss/h100/gpt_oss.py:170, recipes/kimi/h100/kimi_k2.py:100); values from those config.json files (recipes/automodel.json keeps
  * the same numbers for DeepSeek V3, Kimi K2, Qwen3 30B-A3B, GPT-OSS 120B and Llama 3 70B). */
 struct mbf_model {
     const char *recipe;
@@ -32,7 +32,7 @@ static const struct mbf_model mbf_models[] = {
      0, 0, 0, 0, 0},
     {"llama3_70b", "meta-llama/Meta-Llama-3-70B", 80, 8192, 28672, 64, 8, 128, 128256, 0, 0, 0, 0, 0, 1, 0, 0, 0,
      0, 0, 0, 0, 0, 0},
-    {"llama31_405b", "meta-llama/Llama-3.1-405B", 126, 16384, 53248, 128, 8, 128, 128256, 0, 0, 0, 0, 0, 1, 0, 0,
+    {"llama31_405b", "meta-llama/Meta-Llama-3.1-405B", 126, 16384, 53248, 128, 8, 128, 128256, 0, 0, 0, 0, 0, 1, 0, 0,
      0, 0, 0, 0, 0, 0, 0},
     {"qwen3_30b_a3b", "Qwen/Qwen3-30B-A3B", 48, 2048, 6144, 32, 4, 128, 151936, 128, 8, 768, 0, 0, 1, 0, 0, 0, 0,
      0, 0, 0, 0, 0},
