@@ -14,8 +14,9 @@
 /* Architecture as the release's recipe gets it: AutoBridge.from_hf_pretrained(<hf id>) (e.g.
  * MB@v0.6.0 src/megatron/bridge/recipes/llama/h100/llama3.py:242 (8B), :724 (70B), :1207 (3.1 405B),
  * recipes/qwen/h100/qwen3_moe.py:28 (30B-A3B), :238 (235B-A22B), recipes/deepseek/h100/deepseek_v3.py:99,
- * recipes/gpt_oss/h100/gpt_oss.py:170, recipes/kimi/h100/kimi_k2.py:100); values from those config.json files (recipes/automodel.json keeps
- * the same numbers for DeepSeek V3, Kimi K2, Qwen3 30B-A3B, GPT-OSS 120B and Llama 3 70B). */
+ * recipes/gpt_oss/h100/gpt_oss.py:170, recipes/kimi/h100/kimi_k2.py:100); values from those config.json
+ * files (recipes/automodel.json keeps the same numbers for DeepSeek V3, Kimi K2, Qwen3 30B-A3B, GPT-OSS 120B
+ * and Llama 3 70B). */
 struct mbf_model {
     const char *recipe;
     const char *hf_id;
