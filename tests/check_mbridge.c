@@ -299,8 +299,8 @@ START_TEST(test_markdown_26_08)
     FILE *out = open_memstream(&buf, &blen);
     struct np_error err;
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(np_mb_md_render(out, "share/nemoperf/reference/megatron-bridge/26.08.tsv", "26.08", m, nm, 0, &err),
-                     NP_OK);
+    static const char layout_2608[] = "share/nemoperf/reference/megatron-bridge/26.08.tsv";
+    ck_assert_int_eq(np_mb_md_render(out, layout_2608, "26.08", m, nm, 0, &err), NP_OK);
     fclose(out);
     /* the published section: from "## 26.08 NeMo Container" to the footnote definitions */
     FILE *pub = fopen("tests/data/mbridge/performance-summary.md", "r");
@@ -335,8 +335,7 @@ START_TEST(test_markdown_26_08)
     /* a row measured slower shows the measurement, not the publication */
     m[0].tokens_per_s_per_gpu = 1234;
     out = open_memstream(&buf, &blen);
-    ck_assert_int_eq(np_mb_md_render(out, "share/nemoperf/reference/megatron-bridge/26.08.tsv", "26.08", m, 1, 0, &err),
-                     NP_OK);
+    ck_assert_int_eq(np_mb_md_render(out, layout_2608, "26.08", m, 1, 0, &err), NP_OK);
     fclose(out);
     ck_assert(strstr(buf, "| 1234 |") != NULL);
     ck_assert(strstr(buf, "DeepSeekV4") == NULL); /* only measured rows */

@@ -16,8 +16,8 @@ static const char *const mbridge_md_header[][2] = {
     {"system", "System"},       {"model", "Model"},  {"gpus", "#-GPUs"},  {"precision", "Precision"},
     {"gbs", "GBS"},             {"mbs", "MBS"},      {"seq_len", "Sequence Length"},
     {"fsdp", "FSDP"},           {"tp", "TP"},        {"pp", "PP"},        {"cp", "CP"},
-    {"vp", "VP"},               {"ep", "EP"},        {"ga", "GA"},        {"tokens_per_s_per_gpu", "Tokens / sec / GPU"},
-    {"model_tflops_per_gpu", "Model TFLOP / sec / GPU"},
+    {"vp", "VP"},               {"ep", "EP"},        {"ga", "GA"},
+    {"tokens_per_s_per_gpu", "Tokens / sec / GPU"}, {"model_tflops_per_gpu", "Model TFLOP / sec / GPU"},
 };
 
 static const char *const mbridge_md_section[][2] = {
