@@ -21,7 +21,7 @@
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
-#include "nemoperf/parse/mbridge_run.h"
+#include "nemoperf/report/mbridge_run.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"

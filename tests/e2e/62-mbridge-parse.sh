@@ -1,5 +1,5 @@
 #!/bin/sh
-# 62-mbridge-parse.sh - nemoperf-parse on Megatron-Bridge runs as a user runs it: every 26.08 row as a run folder
+# 62-mbridge-parse.sh - nemoperf-parse (and launch --list) on Megatron-Bridge runs as a user runs them: every 26.08 row as a run folder
 # (manifest + log at the published speed) -> NVIDIA's 26.08 markdown in order, --reference PASS; options instead of
 # a manifest; a slow run FAILs; bad options exit 2.  Stand-in: the logs are written here in Megatron-Bridge's
 # format (train_utils.py's iteration and rank-0 lines), because no GPU can run the recipe on this machine.
@@ -80,6 +80,31 @@ done
 "$P" --container 26.08 "$T/plain.out" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "recipe, dtype, GPU type and GPU count are needed" "$T/err" && ok "unidentified -> exit 1, says why" \
     || bad "unidentified: exit $rc: $(cat "$T/err")"
+
+# nemoperf-launch --list shows the launchable Megatron-Bridge rows (26.08 and 26.06) with their container
+L=${NP_BIN:-bin}/nemoperf-launch
+"$L" --list > "$T/list" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^Megatron-Bridge performance rows' "$T/list" &&
+    grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
+    grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
+    [ "$(grep -Ec '^26\.0[68] ' "$T/list")" -eq 59 ] && ok "--list: 59 Megatron-Bridge rows (18 of 26.08, 41 of 26.06)" ||
+    bad "--list: exit $rc: $(grep -c '^26\.0' "$T/list") rows $(cat "$T/err")"
+"$L" --list --recipe deepseek_v3 --gpu gb300 --format json > "$T/lj" 2>"$T/err"; rc=$?
+python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --format json: 26.08 + 2 x 26.06 rows, each with its container" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["container"] for r in rows] == ["26.08", "26.06", "26.06"], rows
+assert all(r["recipe"] == "deepseek_v3" and r["gpu"] == "gb300" and r["gpn"] == 4 for r in rows)
+assert rows[0]["mb_release"] == "v0.6.0" and rows[1]["mb_release"] == "v0.5.0"
+assert sorted(r["gbs"] for r in rows[1:]) == [4096, 15360]
+PY
+"$L" --list --format json > "$T/all.json" 2>"$T/err" && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any(x["recipe"] == "llama3.1" for x in r) and sum(1 for x in r if "container" in x) == 59' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 59 Megatron-Bridge rows in one array" || bad "--list json: $(cat "$T/err")"
+"$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
 
 [ $fail -eq 0 ] && echo "62-mbridge-parse: all checks passed"
 [ $fail -eq 0 ]

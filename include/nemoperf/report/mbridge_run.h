@@ -4,8 +4,8 @@
  * Identity: the manifest's "mbridge" object (recipe, dtype, gpu_type, gpus, container, gbs, seq_len, task),
  * then the options for what it lacks, then the published row (GBS, sequence length, TP, release).
  */
-#ifndef NEMOPERF_MBRIDGE_RUN_H
-#define NEMOPERF_MBRIDGE_RUN_H
+#ifndef NEMOPERF_REPORT_MBRIDGE_RUN_H
+#define NEMOPERF_REPORT_MBRIDGE_RUN_H
 
 #include <stddef.h>
 #include <stdio.h>

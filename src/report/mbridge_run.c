@@ -4,7 +4,7 @@
  * row of that identity (newest container unless one is named) supplies what the log does not print.
  * Reports: a table, CSV, JSON (Jansson), or markdown in the layout of each run's container version.
  */
-#include "nemoperf/parse/mbridge_run.h"
+#include "nemoperf/report/mbridge_run.h"
 
 #include <dirent.h>
 #include <errno.h>
