@@ -31,7 +31,8 @@ enum np_flops_conv {
     NP_FLOPS_AM_QWEN3,        /* qwen3_flops (Qwen2, Qwen3, Qwen3-MoE) */
     NP_FLOPS_AM_DEEPSEEKV3,   /* deepseekv3_flops (DeepSeek V3, Kimi K2): MLA + MoE */
     NP_FLOPS_AM_GPTOSS,       /* gpt_oss_flops: alternating sliding-window layers, MoE */
-    NP_FLOPS_AM_NEMOTRONH     /* nemotronh_flops: hybrid Mamba / attention / MoE */
+    NP_FLOPS_AM_NEMOTRONH,    /* nemotronh_flops: hybrid Mamba / attention / MoE */
+    NP_FLOPS_DIT_WAN          /* Wan 2.1 DiT (NeMo DFM), per video token: flops_dit.c */
 };
 
 /* Is c one of the AutoModel families (they read struct np_arch_extra)? */
@@ -56,6 +57,8 @@ struct np_arch_extra {
     int n_mamba, n_moe, n_attention, n_mlp; /* counted from hybrid_override_pattern */
     int qkv_bias;                       /* q/k/v projections carry biases (Qwen2) */
     int tied_embeddings;                /* lm_head shares the embedding */
+    /* video DiT (dit-wan): text context, latent channels, patch and timestep sizes (DFM wan_provider.py) */
+    int text_len, text_dim, crossattn_emb, in_channels, out_channels, patch_t, patch_h, patch_w, freq_dim;
 };
 
 struct np_flops_spec {
@@ -105,6 +108,9 @@ struct np_config_row {
     char **model_config; /* extra model.config settings "name\0json", NULL-terminated, or NULL (np_setting_value) */
     struct np_correction *corrections;
     size_t ncorrections;
+    /* Megatron-Bridge workloads (np_model.mbridge) */
+    int sp;             /* sequence parallel (published SP column) */
+    char *backend;      /* "mcore" (default) or "automodel" (DFM's AutoModel backend), NULL for other recipes */
     /* fine-tuning rows (np_model.ft_rows) only; seq_len is the packed sequence length */
     enum np_task task;  /* NP_TASK_PRETRAIN for the rows of np_model.rows */
 };
@@ -124,6 +130,31 @@ struct np_automodel_spec {
     int warmup_steps, max_steps; /* benchmark.warmup_steps of step_scheduler.max_steps */
 };
 
+/* A source checkout a Megatron-Bridge job puts on PYTHONPATH, pinned to one commit. */
+struct np_mbridge_repo {
+    char *name;            /* folder name under $STAGE_PATH/src and in PYTHONPATH order: "DFM" */
+    char *github;          /* "NVIDIA-NeMo/DFM" */
+    char *commit;          /* 40 lower-case hex digits */
+};
+
+/* How a Megatron-Bridge based job runs a model (recipes/wan2.1.json "mbridge"; job/mbridge.h). */
+struct np_mbridge_spec {
+    char *kind;            /* rank-command builder: "dfm" (job/dfm.c) */
+    char *source;          /* where the settings come from */
+    char *script;          /* entry point, "<repo name>/<path in the checkout>" */
+    char **args;           /* fixed script flags, NULL-terminated, or NULL */
+    char *conf_source;     /* where the rows' config files come from, or NULL */
+    struct np_mbridge_repo *repos;
+    size_t nrepos;
+    char **pythonpath;     /* repo names in PYTHONPATH order, NULL-terminated */
+    char **pip;            /* extra pip requirements staged under STAGE_PATH, NULL-terminated, or NULL */
+    char **env;            /* "NAME\0VALUE" the recipe adds, NULL-terminated, or NULL */
+    char *env_source;
+    int train_iters_default; /* the recipe's own train.train_iters (reported by --print-config) */
+    /* the rows with backend "automodel" */
+    char *am_script, *am_yaml, *am_hf_model, *am_note;
+};
+
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
     char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
@@ -141,6 +172,7 @@ struct np_model {
     char *hf_repo;      /* gated Hugging Face repo, or NULL */
     char *factory;      /* NeMo recipe factory, e.g. "llama3_8b"; NULL for AutoModel */
     struct np_automodel_spec *automodel; /* owned, or NULL (not an AutoModel benchmark) */
+    struct np_mbridge_spec *mbridge;     /* owned, or NULL (not a Megatron-Bridge job) */
     struct np_checkpoint_info checkpoint;
     struct np_tokenizer tokenizer;
     char **env;         /* extra job environment "NAME\0VALUE", NULL-terminated, or NULL */
