@@ -21,6 +21,7 @@
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/launch/manifest.h"
+#include "nemoperf/job/mbridge.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/launch/preflight.h"
 #include "nemoperf/model/recipe.h"
@@ -275,7 +276,9 @@ static enum np_status launch_one(struct np_backend *be, struct np_launch_config 
     o->outcome = NP_SUBMIT_REFUSED;
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
+    if (st == NP_OK && c->model->mbridge) /* the row's config file, in <experiment>/code */
+        st = np_mbridge_stage(c, &err);
+    else if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
         st = np_nemo_stage_driver(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);

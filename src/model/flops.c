@@ -50,6 +50,8 @@ double np_model_flops_row(const struct np_model *m, const struct np_config_row *
     if (!m)
         return NAN;
     struct np_arch a = np_row_arch(m, row);
+    if (m->flops.conv == NP_FLOPS_DIT_WAN)
+        return np_flops_dit(&a, &m->xa, seq_len);
     if (NP_FLOPS_IS_AUTOMODEL(m->flops.conv)) {
         double f = np_flops_automodel(m->flops.conv, &a, &m->xa, seq_len);
         if (m->flops.lora_rank > 0)
