@@ -312,8 +312,8 @@ static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const c
     if (found < 0) {
         recipe_path(p, sizeof p, path, "convention");
         return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral, gpt3, "
-                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss or "
-                                 "automodel-nemotronh, dit-wan)");
+                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss, "
+                                 "automodel-nemotronh or dit-wan)");
     }
     f->conv = (enum np_flops_conv)found;
     TRY(recipe_bool(c, o, path, "causal", 0, &f->causal));
