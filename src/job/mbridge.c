@@ -46,22 +46,6 @@ static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
     return NULL;
 }
 
-char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo)
-{
-    char *p = NULL;
-    if (asprintf(&p, "%s/src/%s-%s", stage_path, repo->name, repo->commit) < 0)
-        return NULL;
-    return p;
-}
-
-char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size)
-{
-    char *p = NULL;
-    if (asprintf(&p, "%s/pip/%s-%s", stage_path, recipe, size) < 0)
-        return NULL;
-    return p;
-}
-
 char *np_mbridge_pythonpath(const struct np_launch_config *c)
 {
     const struct np_mbridge_spec *b = c->model->mbridge;

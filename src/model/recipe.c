@@ -1429,6 +1429,22 @@ static char *recipe_try(const char *base, const char *mid, const char *sub)
     return NULL;
 }
 
+char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/src/%s-%s", stage_path, repo->name, repo->commit) < 0)
+        return NULL;
+    return p;
+}
+
+char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/pip/%s-%s", stage_path, recipe, size) < 0)
+        return NULL;
+    return p;
+}
+
 char *np_data_path(const char *sub)
 {
     const char *env = getenv("NEMOPERF_DATADIR");

@@ -15,11 +15,6 @@
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/shell.h"
 
-/* Where ./setup unpacks a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */
-char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo);
-/* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
-char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
-
 /* The PYTHONPATH of the job: the checkouts in spec order, then the pip folder (when the spec has pip
  * packages); no trailing image path (the script appends ":$PYTHONPATH").  New string, caller frees. */
 char *np_mbridge_pythonpath(const struct np_launch_config *c);

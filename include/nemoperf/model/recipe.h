@@ -155,6 +155,11 @@ struct np_mbridge_spec {
     char *am_script, *am_yaml, *am_hf_model, *am_note;
 };
 
+/* Where ./setup unpacks (setup/archive.c) and the job reads (job/mbridge.c) a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */
+char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo);
+/* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
+char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
+
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
     char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
