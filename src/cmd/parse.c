@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nemoperf/parse/diagnose.h"
 #include "nemoperf/report/aggregate.h"
+#include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
@@ -24,7 +26,7 @@
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
-#include "nemoperf/parse/runstate.h"
+#include "nemoperf/parse/runs_slurm.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/slurm/rest.h"
 #include "nemoperf/util/version.h"
@@ -32,7 +34,7 @@
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
-    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK, OPT_NCCL, OPT_STRICT
 };
 
 static const struct option parse_options[] = {
@@ -62,6 +64,8 @@ static const struct option parse_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"nccl", no_argument, NULL, OPT_NCCL},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -87,7 +91,14 @@ static void parse_usage(FILE *out)
             "      --group          aggregate repeats of a configuration (n, mean, stdev, min, max)\n"
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
-            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
+            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf);\n"
+            "                       with --nccl, the NCCL message size histogram of the runs\n"
+            "      --nccl           diagnostics from the whole log: NCCL/RCCL breakdown (calls, bytes, sizes per\n"
+            "                       communicator size and collective), network facts (version, IB/Socket, plugin,\n"
+            "                       GPU Direct RDMA, nodes), step anomalies, drift from the published row,\n"
+            "                       checkpoint durations, .nsys-rep files; warnings go into each run's note\n"
+            "      --strict         exit 1 when a run's NCCL network is suspect (a multi-node run on sockets,\n"
+            "                       GPU Direct RDMA off, a net plugin that failed to load); implies --nccl\n"
             "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
@@ -372,7 +383,7 @@ int main(int argc, char **argv)
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
-    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0;
+    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0, nccl = 0, strict = 0;
     const char *plot = NULL;
     long l;
     double d;
@@ -502,6 +513,8 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_NO_PROGRESS: no_progress = 1; break;
+        case OPT_NCCL: nccl = 1; break;
+        case OPT_STRICT: nccl = strict = 1; break;
         case 'q': quiet = 1; break;
         case 'h': parse_usage(stdout); return 0;
         case OPT_PLOT:
@@ -559,14 +572,14 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (!slurm && !o.group && !plot) {
+    if (!slurm && !o.group && !plot && !nccl) {
         int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
         return rc;
     }
-    /* --slurm, --group and --plot work on every run at once (memory grows with the runs) */
+    /* --slurm, --group, --plot and --nccl work on every run at once (memory grows with the runs) */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
@@ -596,9 +609,24 @@ int main(int argc, char **argv)
             if (!np_run_status_good(res.runs[i].status) || res.runs[i].verdict == NP_VERDICT_FAIL ||
                 res.runs[i].verdict == NP_VERDICT_FAST)
                 rc = 1;
+        struct np_diag *diags = NULL;
+        if (nccl && res.nruns) { /* before the report: the findings go into the runs' notes */
+            enum np_status ds = np_diag_runs(&res, &diags);
+            if (ds != NP_OK) {
+                np_errorf("--nccl: %s", np_strerror(ds));
+                rc = 1;
+            }
+            for (size_t i = 0; diags && i < res.nruns; i++) {
+                if (diags[i].error[0] && !quiet)
+                    np_errorf("--nccl: %s", diags[i].error);
+                if (strict && diags[i].nnet_warnings)
+                    rc = 1;
+            }
+        }
         if (res.nruns || fmt == NP_FMT_JSON) {
             errno = 0;
-            enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
+            enum np_status w = diags ? np_diag_report_write(stdout, (enum np_format)fmt, &res, &o, diags)
+                                     : np_report_write(stdout, (enum np_format)fmt, &res, &o);
             int e = errno;
             if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
@@ -609,12 +637,14 @@ int main(int argc, char **argv)
         }
         if (plot && res.nruns) {
             struct np_error perr;
-            if (np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr) != NP_OK) {
+            if ((diags ? np_diag_plot(plot, &res, diags, &perr)
+                       : np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr)) != NP_OK) {
                 np_error_print(&perr);
                 rc = 1;
             }
             np_plot_cleanup();
         }
+        np_diag_free(diags, res.nruns);
     }
     np_parse_result_free(&res);
     np_ref_free(&ref);

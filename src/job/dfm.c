@@ -14,8 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nemoperf/job/mbridge.h"
-#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 
 int np_dfm_row_automodel(const struct np_config_row *row)
@@ -64,8 +63,7 @@ char **np_dfm_argv(const struct np_launch_config *c)
     } else {
         np_strv_push(&s, "checkpoint.save=null");
     }
-    np_mbridge_profile_args(c, &s);
-    return np_strv_steal(&s);
+    return np_strv_steal(&s); /* job/mbridge.c appends the profiling overrides */
 }
 
 char *np_dfm_conf_source(const struct np_config_row *row)

@@ -18,12 +18,10 @@
 #include <unistd.h>
 
 #include "nemoperf/job/dfm.h"
-#include "nemoperf/launch/manifest.h"
 
 /* One workload kind: its rank command and what else it decides. */
 struct mbridge_kind {
     const char *name;
-    int executor_env;   /* NVIDIA's executor PERF_ENV_VARS under the recipe's env */
     int numactl;        /* bind each task to its NUMA node as the executor does */
     char **(*argv)(const struct np_launch_config *c);
     json_t *(*json)(const struct np_launch_config *c);
@@ -34,7 +32,7 @@ struct mbridge_kind {
  * examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment.  One srun task per GPU
  * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU. */
 static const struct mbridge_kind mbridge_kinds[] = {
-    {"dfm", 0, 1, np_dfm_argv, np_dfm_json, np_dfm_stage},
+    {"dfm", 1, np_dfm_argv, np_dfm_json, np_dfm_stage},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -90,45 +88,6 @@ int np_mbridge_segment(const struct np_launch_config *c)
     return 0;
 }
 
-size_t np_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
-{
-    const struct mbridge_kind *k = mbridge_kind(c);
-    size_t n = 0;
-#define MB_VAR(k_, v_)                                                                                            \
-    do {                                                                                                          \
-        if (n < cap) {                                                                                            \
-            vars[n].name = (k_);                                                                                  \
-            vars[n].value = (v_);                                                                                 \
-            n++;                                                                                                  \
-        }                                                                                                         \
-    } while (0)
-    if (k && k->executor_env) { /* executors.py:39-47, GB200 102-104 */
-        MB_VAR("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
-        MB_VAR("TRANSFORMERS_OFFLINE", "1");
-        MB_VAR("TOKENIZERS_PARALLELISM", "False");
-        MB_VAR("NCCL_NVLS_ENABLE", "0");
-        MB_VAR("NVTE_NORM_FWD_USE_CUDNN", "1");
-        MB_VAR("NVTE_NORM_BWD_USE_CUDNN", "1");
-        MB_VAR("TORCH_NCCL_HIGH_PRIORITY", "1");
-        MB_VAR("HF_HUB_OFFLINE", "0");
-        if (strcasecmp(c->gpu_type, "gb200") == 0) {
-            MB_VAR("NCCL_NET_GDR_LEVEL", "PHB");
-            MB_VAR("NCCL_NET_GDR_C2C", "1");
-        }
-    }
-    for (char **e = c->model->mbridge ? c->model->mbridge->env : NULL; e && *e; e++)
-        MB_VAR(*e, np_setting_value(*e));
-    MB_VAR("PYTHONUNBUFFERED", "1");
-    if (c->nccltrace) { /* NCCL's own per-collective lines, as the NeMo workload's trace */
-        MB_VAR("NCCL_DEBUG", "INFO");
-        MB_VAR("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
-    }
-    if (c->profile) /* nsys -o (below) or nemoperf-synth's profile */
-        MB_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
-#undef MB_VAR
-    return n;
-}
-
 void np_mbridge_profile_args(const struct np_launch_config *c, struct np_strv *s)
 {
     if (!c->profile)
@@ -143,7 +102,15 @@ void np_mbridge_profile_args(const struct np_launch_config *c, struct np_strv *s
 char **np_mbridge_command(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);
-    return k ? k->argv(c) : NULL;
+    char **argv = k ? k->argv(c) : NULL;
+    if (!argv || !c->profile)
+        return argv;
+    struct np_strv s = {0}; /* every kind: MB's NsysPlugin overrides after its own arguments */
+    for (char **a = argv; *a; a++)
+        np_strv_push(&s, *a);
+    np_strv_free(argv);
+    np_mbridge_profile_args(c, &s);
+    return np_strv_steal(&s);
 }
 
 int np_mbridge_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
@@ -178,7 +145,7 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
         np_buf_append_shq(b, c->experiment_dir);
         np_buf_append(b, " \\\n    --container-env=PYTHONPATH");
         struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-        size_t nv = np_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
+        size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             np_buf_appendf(b, ",%s", vars[i].name);
         if (c->hf_token)
@@ -272,12 +239,12 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "pip", pip ? pip : json_null());
     json_t *env = json_object();
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-    size_t nv = np_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
     for (size_t i = 0; env && i < nv; i++)
         bad |= json_object_set_new(env, vars[i].name, json_string(vars[i].value));
     bad |= json_object_set_new(o, "env", env ? env : json_null());
     bad |= json_object_set_new(o, "env_source",
-                               json_string(k && k->executor_env ? "MB 953aabf scripts/performance/utils/executors.py:39-47"
+                               json_string(b->executor_env ? "MB 953aabf scripts/performance/utils/executors.py:39-47"
                                            : b->env_source ? b->env_source : "the recipe"));
     if (k && k->numactl)
         bad |= json_object_set_new(o, "numactl_divisor", json_integer(np_mbridge_numa_divisor(c->gpu_type)));

@@ -820,7 +820,8 @@ static enum np_status recipe_load_repos(struct recipe_ctx *c, json_t *o, const c
 static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
 {
     static const char *const keys[] = {"kind", "source", "script", "args", "conf_source", "repos", "pythonpath",
-                                       "pip", "env", "env_source", "train_iters_default", "automodel", NULL};
+                                       "pip", "env", "env_source", "train_iters_default", "executor_env",
+                                       "automodel", NULL};
     static const char *const akeys[] = {"script", "yaml", "hf_model", "note", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
@@ -862,6 +863,7 @@ static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const
     TRY(recipe_settings(c, o, path, "env", 1, &b->env));
     TRY(recipe_str(c, o, path, "env_source", !!b->env, &b->env_source));
     TRY(recipe_int(c, o, path, "train_iters_default", 1, 0, 1, 0, &b->train_iters_default));
+    TRY(recipe_bool(c, o, path, "executor_env", 0, &b->executor_env));
     json_t *a;
     TRY(recipe_member(c, o, path, "automodel", 0, &a));
     if (a) {

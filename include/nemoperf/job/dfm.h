@@ -4,14 +4,14 @@
 
 #include <jansson.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 
 /* Is row an AutoModel-backend row (DFM's AutoModel recipe, not pretrain_wan.py)? */
 int np_dfm_row_automodel(const struct np_config_row *row);
 
 /* The rank command: python <DFM checkout>/examples/megatron/recipes/wan/pretrain_wan.py --mock --training-mode
  * pretrain --config-file <experiment>/code/<row yaml> train.train_iters=<MAX_STEPS> checkpoint.save=null (or the
- * experiment's checkpoints folder with ENABLE_CHECKPOINT), profiling overrides.  New vector (np_strv_free). */
+ * experiment's checkpoints folder with ENABLE_CHECKPOINT); job/mbridge.c adds the profiling overrides.  New vector. */
 char **np_dfm_argv(const struct np_launch_config *c);
 
 /* The "mbridge" object's DFM part of --print-config: config file, overrides, parallelism and batch sizes, each

@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "nemoperf/launch/config.h"
-#include "nemoperf/launch/script.h"
+#include "nemoperf/job/env.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/shell.h"
 
 /* The PYTHONPATH of the job: the checkouts in spec order, then the pip folder (when the spec has pip
@@ -26,11 +26,6 @@ int np_mbridge_numa_divisor(const char *gpu_type);
 /* sbatch --segment on 4-GPU (NVL72) nodes: the node count up to 18, else its largest divisor <= 18
  * (executors.py:114-124); 0 = no --segment. */
 int np_mbridge_segment(const struct np_launch_config *c);
-
-/* The job's exported environment (names and values borrowed from c and static strings), at most cap:
- * the kind's base (NVIDIA's executor PERF_ENV_VARS for the perf kinds, executors.py:39-47,102-104), the
- * recipe's env, PYTHONPATH-independent switches (NCCL trace).  Returns the count. */
-size_t np_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
 
 /* Append MB's NsysPlugin overrides (perf_plugins.py:67-76) when c->profile: profiling.use_nsys_profiler=true,
  * profile_step_start/end, profile_ranks=[0], record_shapes=false. */
