@@ -19,6 +19,7 @@
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/model/flops.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/parse/scan.h"
 
