@@ -65,19 +65,23 @@ chmod 755 "$W/stubs/srun" "$W/py/python3"
 export PATH="$W/stubs:$PATH" NP_STANDIN_LOG="$W/standin.log"
 S="$W/stage"
 mkdir -p "$S" && echo 'hsqs stand-in' >"$S/nvidia+nemo+25.11.sqsh"
-run() { name=$1; shift; env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch "$@" "$setup" --skip-image \
-    >"$W/$name.out" 2>"$W/$name.err"; rc=$?; }
+run() { # NAME [VAR=VALUE...] [-- OPTION...]
+    name=$1; shift; vars=
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
+    [ $# -gt 0 ] && shift
+    env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch $vars "$setup" --skip-image "$@" \
+        >"$W/$name.out" 2>"$W/$name.err"; rc=$?; }
 P=$S/pip/wan2.1-14b
 
 # the sources are staged by 32-setup-dfm.sh; here only the pip job: put stand-in checkouts in place
 for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7 \
     Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3; do
-    mkdir -p "$S/src/$r" && echo "${r#*-} x" >"$S/src/$r/.nemoperf-commit"
+    mkdir -p "$S/src/$r" && echo "${r##*-} x" >"$S/src/$r/.nemoperf-commit"
 done
 
-run dry --dry-run
+run dry -- --dry-run
 grep -q "^# pip packages of wan2.1 14b" "$W/dry.out" && grep -q "pip install --no-cache-dir --disable-pip-version-check --target" "$W/dry.out" &&
-    grep -q "'diffusers==0.35.1' 'easydict' 'imageio' 'imageio-ffmpeg'" "$W/dry.out" && [ ! -e "$S/pip" ] &&
+    grep -q "diffusers==0.35.1.* .*easydict.* .*imageio.* .*imageio-ffmpeg" "$W/dry.out" && [ ! -e "$S/pip" ] &&
     ok "--dry-run shows the one-node pip job, creates nothing" || fail "dry run: $(cat "$W/dry.out" "$W/dry.err")"
 
 run failing NP_STUB_PIP_FAIL=1
