@@ -9,6 +9,7 @@
 #include "nemoperf/parse/run.h"
 
 #include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -26,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/parse/runstate.h"
 #include "nemoperf/parse/walk.h"
@@ -401,6 +402,10 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
             }
     }
     w->count = n;
+    free(run->samples);
+    run->samples = NULL;
+    if (n && o->keep_samples && (run->samples = malloc(n * sizeof *run->samples)))
+        memcpy(run->samples, v, n * sizeof *v); /* before the sort: the order of the steps */
     if (n) {
         double sum = 0;
         for (size_t i = 0; i < n; i++)
@@ -572,6 +577,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
         if (isnan(pub) && !isnan(run->ref->tokens_per_s_per_gpu)) {
             pub = run->ref->tokens_per_s_per_gpu;
             mine = mm->tokens_per_s_per_gpu;
+        } else if (isnan(pub) && !isnan(run->ref->model_tflops_per_gpu)) { /* DFM publishes TFLOP/s/GPU only */
+            pub = run->ref->model_tflops_per_gpu;
+            mine = mm->model_tflops_per_gpu;
         }
         if (isnan(pub) || !(pub > 0) || isnan(mine))
             why = o->verdict_last ? "no throughput for the last step" : "no steady-state throughput (empty window)";
@@ -711,6 +719,13 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->m.tokens_per_s_per_gpu = last->tokens_per_s / id->gpus;
         else if (last->tokens_per_s_per_gpu > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
+    }
+    if (run->model && run->model->flops.conv == NP_FLOPS_DIT_WAN && !isnan(run->logged_tflops_per_gpu)) {
+        char mb[200];
+        snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "
+                                "pinned MB: ignored (docs/dfm.md)", run->logged_tflops_per_gpu);
+        run_add_note(run, mb);
+        run->logged_tflops_per_gpu = NAN;
     }
     if (id->synthetic)
         run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
@@ -1226,10 +1241,7 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g)
         if (!ns) {
             pthread_mutex_unlock(&j->mu);
             for (size_t i = 0; i < slot->n; i++) {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
             for (size_t i = 0; i < slot->nerrors; i++)
                 free(slot->errors[i]);
@@ -1295,10 +1307,7 @@ static void *run_progress(void *arg)
 static void run_slot_clear(struct run_slot *slot)
 {
     for (size_t i = 0; i < slot->n; i++) {
-        free(slot->runs[i].path);
-        free(slot->runs[i].dir);
-        free(slot->runs[i].why);
-        free(slot->runs[i].note);
+        np_run_clear(&slot->runs[i]);
     }
     slot->n = 0;
 }
@@ -1390,10 +1399,7 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
             if (res->runs) {
                 res->runs[res->nruns++] = slot->runs[i];
             } else {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
         }
         for (size_t i = 0; i < slot->nerrors; i++) {
@@ -1576,10 +1582,7 @@ void np_parse_result_free(struct np_parse_result *res)
     if (!res)
         return;
     for (size_t i = 0; i < res->nruns; i++) {
-        free(res->runs[i].path);
-        free(res->runs[i].dir);
-        free(res->runs[i].why);
-        free(res->runs[i].note);
+        np_run_clear(&res->runs[i]);
     }
     free(res->runs);
     for (size_t i = 0; i < res->nerrors; i++)
@@ -1693,6 +1696,7 @@ int np_run_spill_get(FILE *f, struct np_run *run)
     if (!run_unspill_bytes(f, (unsigned char *)run, sizeof *run))
         return -1;
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL; /* not carried by the spill */
     if (!run_spill_getstr(f, &run->path) || !run_spill_getstr(f, &run->dir) || !run_spill_getstr(f, &run->why) ||
         !run_spill_getstr(f, &run->note)) {
         np_run_clear(run);
@@ -1709,5 +1713,7 @@ void np_run_clear(struct np_run *run)
     free(run->dir);
     free(run->why);
     free(run->note);
+    free(run->samples);
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL;
 }
