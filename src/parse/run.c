@@ -604,6 +604,18 @@ static enum np_dtype run_single_dtype(const struct np_model *m)
     return all == NP_DTYPE_BF16 || all == NP_DTYPE_FP8 ? (enum np_dtype)all : NP_DTYPE_NONE;
 }
 
+/* 1 when the run's step lines (NeMo 2.0 ProgressPrinter, NeMo 1.0 bar) carry no step time at all: the
+ * timing callback was off.  The steps, loss, batch size and completeness are still read. */
+static int run_untimed(const struct np_run *run, const struct np_scan_result *scan)
+{
+    if (!isnan(run->step_time_s) || run->window.count > 0 || (run->gen != NP_GEN_NEMO1 && run->gen != NP_GEN_NEMO2))
+        return 0;
+    for (size_t i = 0; i < scan->nsteps; i++)
+        if (!isnan(scan->steps[i].step_time_s))
+            return 0;
+    return 1;
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
@@ -732,6 +744,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                                        : "the log has no others");
         run_add_note(run, why);
     }
+    if (last->two_times && !isnan(last->step_time_s))
+        run_add_note(run, "step time: the first of the two times of \"elapsed time per iteration (ms): A/B\" "
+                          "(AMD Primus: A the step's own, B a running average)");
     if (run->conflict[0]) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, run->conflict);
@@ -758,12 +773,15 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         run_set_why(run, why);
     } else if (run->complete == 0) {
         run->status = NP_RUN_INCOMPLETE;
-        snprintf(why, sizeof why, "stopped at iteration %ld of %ld", run->step, run->total);
+        snprintf(why, sizeof why, "stopped at iteration %ld of %ld%s", run->step, run->total,
+                 run_untimed(run, scan) ? "; its step lines carry no train_step_timing (timing callback off): no "
+                                          "step time" : "");
         run_set_why(run, why);
-    } else if (isnan(run->step_time_s) && run->window.count == 0 && run->gen == NP_GEN_NEMO1) {
+    } else if (run_untimed(run, scan)) {
         run->status = NP_RUN_INVALID;
-        snprintf(why, sizeof why, "NeMo 1.0 progress bar without train_step_timing (timing callback off): "
-                                  "last step %ld, no step time", run->step);
+        snprintf(why, sizeof why, "%s without train_step_timing (timing callback off): %zu steps, last step %ld, "
+                 "no step time", run->gen == NP_GEN_NEMO1 ? "NeMo 1.0 progress bar" : "NeMo 2.0 step lines",
+                 scan->nsteps, run->step);
         run_set_why(run, why);
     } else if (isnan(run->step_time_s)) {
         run->status = NP_RUN_INVALID;
