@@ -127,6 +127,10 @@ char **np_slurm_child_env(char *const *envp)
             continue;
         if (strncmp(e, "SBATCH_", 7) == 0 && (!strchr(e, '=') || !strchr(e, '=')[1]))
             continue;
+        /* no Hugging Face token: sbatch --export=ALL would hand it to slurmctld, which keeps a
+         * job's environment on its disk; every job reads what ./setup staged (issue 23) */
+        if (strncmp(e, "HF_TOKEN=", 9) == 0 || strncmp(e, "HUGGING_FACE_HUB_TOKEN=", 23) == 0)
+            continue;
         out[k++] = envp[i];
     }
     out[k] = NULL;

@@ -311,11 +311,6 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
         size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             bad |= rest_env_add(api, envj, vars[i].name, vars[i].value);
-        if (c->hf_token) { /* only here, in the request body; never written anywhere */
-            const char *tok = env(env_ctx, "HF_TOKEN");
-            if (tok)
-                bad |= rest_env_add(api, envj, "HF_TOKEN", tok);
-        }
         bad |= json_object_set(job, "environment", envj);
         bad |= json_object_set_new(api->script == NP_REST_SCRIPT_JOB ? job : body, "script",
                                    json_string(script ? script : ""));
@@ -827,7 +822,13 @@ static void rest_connect_error(struct rest_impl *im, CURLcode cc, long os_errno,
 /* One exchange; the reply in im->resp (NUL-terminated), its status in *http.
  * Connect failures (the request certainly did not leave) are retried with
  * backoff; anything after that is not.  sent (may be NULL) is set to 1 when the
- * request may have reached the server. */
+ * request may have reached the server.  A request with sent (a submission: not
+ * idempotent) goes over a connection of its own that is closed after it (issue 23):
+ * libcurl re-sends a request, POST included, on a new connection when a reused one
+ * closes before any reply byte (Curl_retry_request, lib/transfer.c: "Connection died,
+ * retrying a fresh connect", up to 5 times; CURLOPT_FORBID_RETRY_ON_REUSE turns that off
+ * from 8.16.0 only).  A fresh connection is never "reused", so a lost reply is an
+ * error here (CURLE_GOT_NOTHING / CURLE_RECV_ERROR), outcome unknown, never a second job. */
 static enum np_status rest_request(struct rest_impl *im, const char *method, const char *path, const char *body,
                                    long *http, int *sent, struct np_error *err)
 {
@@ -850,6 +851,12 @@ static enum np_status rest_request(struct rest_impl *im, const char *method, con
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
     }
+    long once = sent != NULL;
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, once);
+    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, once);
+#if LIBCURL_VERSION_NUM >= 0x081000 /* an enum value, not a macro */
+    curl_easy_setopt(h, CURLOPT_FORBID_RETRY_ON_REUSE, once);
+#endif
     enum np_status st = NP_OK;
     double delay = 0.25;
     for (int attempt = 0;; attempt++) {
@@ -1042,7 +1049,7 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     long http = 0;
     int sent = 0;
     st = rest_request(im, "POST", path, text, &http, &sent, err);
-    /* the body holds HF_TOKEN when set: wipe it before freeing */
+    /* the body holds no token (never HF_TOKEN: issue 23); wiped before freeing all the same */
     memset(text, 0, strlen(text));
     free(text);
     if (st != NP_OK) {

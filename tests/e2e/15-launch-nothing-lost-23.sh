@@ -1,0 +1,117 @@
+#!/bin/sh
+# 15-launch-nothing-lost-23.sh - issue 23's duplicate-job paths, on the local cluster:
+#   1. REST: a relay in front of the real slurmrestd loses the reply to the first submission
+#      after slurmrestd took it (tests/stubs/rest-relay/proxy.py: a lost reply after the
+#      server acted cannot be produced on demand with the real daemon): the job must be sent
+#      once, recorded unknown, and found by --reconcile
+# Every job in the queue submitted from this test's folders must be recorded exactly once.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+launch=$bindir/nemoperf-launch
+T=15-launch-nothing-lost-23
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+
+[ -x "$launch" ] || die "$launch not built (make)"
+command -v squeue >/dev/null && command -v sbatch >/dev/null || die "Slurm client tools not found"
+[ -n "${SLURM_CONF:-}" ] && squeue -h >/dev/null 2>&1 || die "no cluster (SLURM_CONF=${SLURM_CONF:-unset}); run under tests/run-integration.sh"
+unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT ENABLE_PROFILE ENABLE_NCCLTRACE ENABLE_CHECKPOINT \
+    LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE NEMOPERF_SBATCH_TIMEOUT SLURM_SUBMIT JOB_TOTAL_GPUS SBATCH_JOB_NAME
+TUSER=${NP_CLUSTER_USER:-nemoperf-test}
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-lost23.XXXXXX") || die "mktemp"
+chmod 0755 "$W"
+relay=
+cleanup() {
+    [ -n "$relay" ] && kill "$relay" 2>/dev/null
+    ids=$(squeue -h -t all -o '%i|%Z' 2>/dev/null | awk -F'|' -v w="$W/" 'index($2, w) == 1 { print $1 }')
+    [ -n "$ids" ] && scancel $ids 2>/dev/null
+    rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3
+
+mfield() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | head -1 | sed 's/,$//; s/^"//; s/"$//'; }
+queue_jobs() {
+    squeue -h -t all -o '%i|%k|%Z' | awk -F'|' -v w="$1/" 'index($3, w) == 1 { print $1, $2 }' | sort -n
+}
+# check_all LABEL STAGE: every queued job of STAGE recorded (submitted, its id and tag) in
+# exactly one manifest, every recorded id queued; prints the number of jobs
+check_all() {
+    jobs=$(queue_jobs "$2")
+    printf '%s\n' "$jobs" | while read -r id tag; do
+        [ -n "$id" ] || continue
+        n=0
+        for m in $(find "$2" -name nemoperf.json); do
+            [ "$(mfield "$m" job_id)" = "$id" ] || continue
+            n=$((n + 1))
+            [ "$(mfield "$m" state)" = submitted ] || echo "$1: job $id: state $(mfield "$m" state) in $m"
+            [ "$(mfield "$m" tag)" = "$tag" ] || echo "$1: job $id carries tag $tag, its record $(mfield "$m" tag)"
+        done
+        [ "$n" -eq 1 ] || echo "$1: job $id (tag $tag) is queued but recorded $n times"
+    done >"$W/bad"
+    for m in $(find "$2" -name nemoperf.json); do
+        id=$(mfield "$m" job_id)
+        [ "$id" = null ] && continue
+        printf '%s\n' "$jobs" | grep -q "^$id " || echo "$1: $m records job $id, not in the queue" >>"$W/bad"
+    done
+    if [ -s "$W/bad" ]; then
+        while IFS= read -r l; do fail "$l"; done <"$W/bad"
+    fi
+    printf '%s\n' "$jobs" | grep -c .
+}
+wait_file() {
+    i=0
+    while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+    [ -e "$1" ]
+}
+
+# ---- 1. REST: the reply to a submission is lost after slurmrestd took it -------------------
+if [ -e "$NP_CLUSTER_DIR/run/jwt-enabled" ] && [ "$(id -u)" -eq 0 ]; then
+    S="$W/relay"
+    mkdir -p "$S" && chown "$TUSER" "$S"
+    eval "$("$root/tests/slurm/cluster" env --tcp)"
+    upstream=${SLURMRESTD_URL##*:}
+    python3 "$root/tests/stubs/rest-relay/proxy.py" "$upstream" "$W/relay.port" "$W/relay.log" &
+    relay=$!
+    wait_file "$W/relay.port" || fail "relay: the stand-in did not start"
+    port=$(cat "$W/relay.port" 2>/dev/null)
+    # rest_as ARGS: nemoperf-launch through the relay as the test user (the jobs run as SLURM_USER)
+    rest_as() {
+        runuser -u "$TUSER" -- env -i PATH="$NP_CLUSTER_DIR/bin:/usr/local/bin:/usr/bin:/bin" SLURM_CONF="$SLURM_CONF" \
+            HOME=/tmp STAGE_PATH="$S" WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 SLURM_SUBMIT=rest \
+            SLURMRESTD_URL="http://127.0.0.1:$port" SLURM_JWT="$SLURM_JWT" SLURM_USER="$SLURM_USER" "$@"
+    }
+    rest_as JOB_TOTAL_GPUS=8,16,32 "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    posts=$(grep -c 'POST .*/job/submit' "$W/relay.log")
+    grep -q '^dropped-reply POST' "$W/relay.log" || fail "relay: no reply was dropped: $(cat "$W/relay.log")"
+    [ "$posts" -eq 3 ] && ok "relay: 3 rows, 3 submissions: the one whose reply was lost was not sent again" ||
+        fail "relay: $posts submissions for 3 rows: $(cat "$W/relay.log")"
+    [ "$rc" -eq 1 ] && grep -q 'submission outcome unknown' "$W/err" &&
+        ok "relay: exit 1, the lost reply is an unknown outcome" || fail "relay: exit $rc: $(cat "$W/err")"
+    [ "$(queue_jobs "$S" | grep -c .)" -eq 3 ] || fail "relay: $(queue_jobs "$S" | grep -c .) jobs queued for 3 rows"
+    rest_as "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && grep -q 'recorded (was unknown; the scheduler has job' "$W/out" &&
+        ok "relay: --reconcile found the job by its tag" || fail "relay: reconcile: exit $rc: $(cat "$W/out" "$W/err")"
+    [ "$(check_all relay "$S")" -eq 3 ] && ok "relay: 3 jobs queued, each recorded once" ||
+        fail "relay: queue/record mismatch"
+    kill "$relay" 2>/dev/null
+    wait "$relay" 2>/dev/null
+    relay=
+    eval "$("$root/tests/slurm/cluster" env)"
+else
+    echo "$T: skip: REST relay (needs root and the JWT-enabled TCP slurmrestd)"
+fi
+
+if [ "$fails" -gt 0 ]; then
+    echo "$T: $fails check(s) failed" >&2
+    exit 1
+fi
+echo "$T: all checks passed"
