@@ -462,10 +462,12 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
                 k->id = id;
                 k->one_read = n->one_read && e->d_type == DT_DIR; /* not through a symbolic link */
                 kids[nk++] = k;
-            } else if (type == DT_REG) {
+            } else {
+                /* a nemoperf.json that is a FIFO or a device too: the run reader refuses it, naming
+                 * it, rather than the run silently having no manifest (issue 23) */
                 if (!n->manifest && strcmp(nm, NP_MANIFEST_NAME) == 0 && !(n->manifest = walk_join(n->path, nm)))
                     goto nomem;
-                if (fnmatch(w->include, nm, 0) == 0 && !walk_names_push(files, nm))
+                if (type == DT_REG && fnmatch(w->include, nm, 0) == 0 && !walk_names_push(files, nm))
                     goto nomem;
             }
         }

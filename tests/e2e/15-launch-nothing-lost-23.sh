@@ -4,6 +4,8 @@
 #      after slurmrestd took it (tests/stubs/rest-relay/proxy.py: a lost reply after the
 #      server acted cannot be produced on demand with the real daemon): the job must be sent
 #      once, recorded unknown, and found by --reconcile
+#   5. a FIFO named nemoperf.json (and a symlink to one) in an earlier experiment folder: launch
+#      and --reconcile must not hang
 # Every job in the queue submitted from this test's folders must be recorded exactly once.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -109,6 +111,21 @@ if [ -e "$NP_CLUSTER_DIR/run/jwt-enabled" ] && [ "$(id -u)" -eq 0 ]; then
 else
     echo "$T: skip: REST relay (needs root and the JWT-enabled TCP slurmrestd)"
 fi
+
+# ---- 5. a FIFO (or a symlink to one) named nemoperf.json in an earlier experiment folder ------
+S="$W/fifo"
+e="$S/experiments/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_100/pretrain_llama3.1_8b_bf16_8"
+e2="$S/experiments/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_101/pretrain_llama3.1_8b_bf16_8"
+mkdir -p "$e" "$e2" && mkfifo "$e/nemoperf.json" "$W/fifo2" && ln -s "$W/fifo2" "$e2/nemoperf.json"
+STAGE_PATH=$S timeout 30 "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'not a regular file (a FIFO)' "$W/err" && [ -z "$(queue_jobs "$S")" ] &&
+    ok "FIFO record: launch does not hang, refuses (exit 2) naming it, submits nothing" ||
+    fail "FIFO record: launch exit $rc: $(cat "$W/err")"
+timeout 30 "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -ne 124 ] && grep -q 'not a regular file (a FIFO)' "$W/err" &&
+    ok "FIFO record: --reconcile does not hang (exit $rc), names it" || fail "FIFO record: --reconcile exit $rc: $(cat "$W/err")"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2

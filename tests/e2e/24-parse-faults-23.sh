@@ -1,0 +1,46 @@
+#!/bin/sh
+# 24-parse-faults-23.sh - issue 23's hangs, crashes and silent changes in nemoperf-parse (no
+# cluster needed; real files, no stand-ins):
+#   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+parse=$bindir/nemoperf-parse
+T=24-parse-faults-23
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+[ -x "$parse" ] || die "$parse not built (make)"
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-parse23.XXXXXX") || die "mktemp"
+trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+SYN="$root/tests/data/parse/synthetic/in/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8"
+# run_dir NAME: a copy of the synthetic run (its log and manifest) under $W/NAME; prints its path
+run_dir() {
+    d="$W/$1/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8"
+    mkdir -p "$d" && cp "$SYN"/* "$d/" && printf '%s\n' "$d"
+}
+
+# ---- 5. FIFOs named nemoperf.json ----------------------------------------------------------
+d=$(run_dir fifo)
+rm -f "$d/nemoperf.json" && mkfifo "$d/nemoperf.json"
+timeout 20 "$parse" --no-progress "$W/fifo" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -ne 124 ] && ok "FIFO manifest: no hang (exit $rc)" || fail "FIFO manifest: hangs"
+[ "$rc" -eq 1 ] && grep -q 'invalid: .*nemoperf.json cannot be trusted: .*not a regular file (a FIFO)' "$W/out" &&
+    ok "FIFO manifest: the run is invalid, the FIFO named" || fail "FIFO manifest: exit $rc: $(cat "$W/out" "$W/err")"
+d=$(run_dir fifolink)
+rm -f "$d/nemoperf.json" && mkfifo "$W/a-fifo" && ln -s "$W/a-fifo" "$d/nemoperf.json"
+timeout 20 "$parse" --no-progress "$W/fifolink" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'not a regular file (a FIFO)' "$W/out" && ok "symlink to a FIFO: refused, no hang" ||
+    fail "symlink to a FIFO: exit $rc: $(cat "$W/out" "$W/err")"
+
+if [ "$fails" -gt 0 ]; then
+    echo "$T: $fails check(s) failed" >&2
+    exit 1
+fi
+echo "$T: all checks passed"
