@@ -417,6 +417,27 @@ static void run_sort_doubles(double *v, size_t n)
 #define RUN_NV_FIRST 11
 #define RUN_NV_LAST 44
 
+/* A step time no run has (more than a year) or a window whose mean or spread overflows: the
+ * log is corrupt, not a slow run (issue 23: 1e308 s printed as "inf+-inf", status ok). */
+#define RUN_STEP_MAX_S (365.0 * 86400)
+
+static int run_times_out_of_range(const struct np_run *run, char *why, size_t size)
+{
+    const struct np_window_stats *w = &run->window;
+    double t = !isnan(run->step_time_s) && run->step_time_s > RUN_STEP_MAX_S ? run->step_time_s
+               : w->count && w->max_s > RUN_STEP_MAX_S                   ? w->max_s
+                                                                          : NAN;
+    if (!isnan(t)) {
+        snprintf(why, size, "step time %.6g s is out of range (more than a year): the log is corrupt", t);
+        return 1;
+    }
+    if (w->count && (!isfinite(w->mean_s) || !isfinite(w->stdev_s))) {
+        snprintf(why, size, "the steady-state window's step times cannot be averaged (overflow)");
+        return 1;
+    }
+    return 0;
+}
+
 static void run_window(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
 {
     struct np_window_stats *w = &run->window;
@@ -800,6 +821,12 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, "NaN or infinite loss, grad norm or step time");
+    } else if (run_times_out_of_range(run, why, sizeof why)) { /* 1e308 s: "inf+-inf", ok (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, why);
+    } else if (last->iteration < 0) { /* "iteration -1/49": no step to count from (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, "the last step line has no valid iteration number (a negative or unreadable one)");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
         if (id->recipe[0] && !run->recipe)

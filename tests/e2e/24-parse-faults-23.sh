@@ -2,6 +2,7 @@
 # 24-parse-faults-23.sh - issue 23's hangs, crashes and silent changes in nemoperf-parse (no
 # cluster needed; real files, no stand-ins):
 #   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
+#  12. step times of 1e308, a last line "iteration -1/49": invalid; JSON peak memory exact
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -38,6 +39,25 @@ timeout 20 "$parse" --no-progress "$W/fifolink" >"$W/out" 2>"$W/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q 'not a regular file (a FIFO)' "$W/out" && ok "symlink to a FIFO: refused, no hang" ||
     fail "symlink to a FIFO: exit $rc: $(cat "$W/out" "$W/err")"
+
+# ---- 12. wrong numbers ------------------------------------------------------------------------
+d=$(run_dir huge)
+sed -i 's/train_step_timing in s: 0.05/train_step_timing in s: 1e308/' "$d"/log-*.out
+"$parse" --no-progress "$W/huge" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q ' invalid *$' "$W/out" && grep -q 'step time 1e+308 s is out of range' "$W/out" &&
+    ok "step times of 1e308: invalid, exit 1" || fail "1e308: exit $rc: $(cat "$W/out")"
+d=$(run_dir negative)
+printf '%s\n' "Training epoch 0, iteration -1/49 | lr: 7.496e-06 | global_batch_size: 128 | reduced_train_loss: 11.96 | train_step_timing in s: 0.05" >>"$(ls "$d"/log-*.out)"
+"$parse" --no-progress "$W/negative" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'no valid iteration number' "$W/out" && ok "a last line 'iteration -1/49': invalid, exit 1" ||
+    fail "iteration -1/49: exit $rc: $(cat "$W/out")"
+d=$(run_dir memory)
+sed -i 's/peak_memory_usage: [0-9]*/peak_memory_usage: 62442450944/' "$d"/log-*.out
+"$parse" --no-progress --format json "$W/memory" >"$W/out" 2>"$W/err"
+grep -q '"peak_memory_bytes": 62442450944,' "$W/out" && ok "JSON peak_memory_bytes exact: 62442450944" ||
+    fail "JSON peak memory: $(grep peak_memory "$W/out")"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
