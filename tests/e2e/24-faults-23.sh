@@ -1,15 +1,17 @@
 #!/bin/sh
-# 24-parse-faults-23.sh - issue 23's hangs, crashes and silent changes in nemoperf-parse (no
+# 24-faults-23.sh - issue 23's hangs, crashes, silent changes and terminal escapes (no
 # cluster needed; real files, no stand-ins):
 #   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
 #  12. step times of 1e308, a last line "iteration -1/49": invalid; JSON peak memory exact
+#  13. escape sequences in folder names and environment values never reach the terminal
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bindir=${NP_BIN:-bin}
 case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
 parse=$bindir/nemoperf-parse
-T=24-parse-faults-23
+launch=$bindir/nemoperf-launch
+T=24-faults-23
 fails=0
 fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
 die() { echo "$T: FAIL: $*" >&2; exit 1; }
@@ -58,6 +60,23 @@ sed -i 's/peak_memory_usage: [0-9]*/peak_memory_usage: 62442450944/' "$d"/log-*.
 "$parse" --no-progress --format json "$W/memory" >"$W/out" 2>"$W/err"
 grep -q '"peak_memory_bytes": 62442450944,' "$W/out" && ok "JSON peak_memory_bytes exact: 62442450944" ||
     fail "JSON peak memory: $(grep peak_memory "$W/out")"
+
+# ---- 13. escape sequences and huge values --------------------------------------------------
+esc=$(printf '\033')
+d="$W/esc/evil${esc}]0;pwned$(printf '\007')${esc}[31m/pretrain_llama3.1_8b_bf16_8_1/pretrain_llama3.1_8b_bf16_8"
+mkdir -p "$d" && cp "$SYN"/log-*.out "$d/"
+"$parse" --no-progress "$W/esc" >"$W/out" 2>"$W/err"
+grep -q 'evil?]0;pwned??\[31m' "$W/out" && ! grep -q "$esc" "$W/out" "$W/err" &&
+    ok "a folder name with escape sequences: '?' in the table and footer, none on stdout or stderr" ||
+    fail "escapes reach the terminal: $(od -c "$W/out" | grep -c 033) on stdout, $(od -c "$W/err" | grep -c 033) on stderr"
+"$parse" --no-progress --format json "$W/esc" >"$W/out" 2>"$W/err"
+grep -q 'evil\\u001B\]0;pwned' "$W/out" && ok "JSON keeps the folder's name (escaped by JSON)" ||
+    fail "JSON: $(grep -m1 path "$W/out")"
+mkdir -p "$W/stage"
+STAGE_PATH="$W/stage" MODEL_SIZE="8b${esc}[2J" "$launch" --dry-run >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'MODEL_SIZE=8b?\[2J' "$W/err" && ! grep -q "$esc" "$W/err" &&
+    ok "a refusal naming a value with ESC: exit 2, '?' instead" || fail "launch refusal: exit $rc: $(od -c "$W/err" | head -3)"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
