@@ -485,8 +485,10 @@ START_TEST(test_recorded_tagged)
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", "nemoperf-setup", &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 1);
     np_job_list_free(&l);
+    /* another name, the same tag: the job (SBATCH_JOB_NAME renamed it; issue 23) */
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", "other-name", &l, &err), NP_OK);
-    ck_assert_uint_eq(l.n, 0);
+    ck_assert_uint_eq(l.n, 1);
+    np_job_list_free(&l);
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-2", NULL, &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 0);
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), NULL, NULL, &l, &err), NP_OK);
@@ -751,10 +753,11 @@ START_TEST(test_tagged_jobs)
                     "\"comment\":{\"job\":\"nemoperf-x\",\"administrator\":\"\"}},"
                     "{\"job_id\":11,\"name\":\"a\",\"job_state\":\"RUNNING\"}],\"errors\":[]}";
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "nemoperf-x", "a", &l, &err), NP_OK);
-    ck_assert_uint_eq(l.n, 2); /* 9 has another name */
+    ck_assert_uint_eq(l.n, 3); /* 9 has another name (SBATCH_JOB_NAME), the same tag: kept (issue 23) */
     ck_assert_str_eq(l.jobs[0].job_id, "7");
-    ck_assert_str_eq(l.jobs[1].job_id, "10");
-    ck_assert_str_eq(l.jobs[1].state, "COMPLETED");
+    ck_assert_str_eq(l.jobs[1].job_id, "9");
+    ck_assert_str_eq(l.jobs[2].job_id, "10");
+    ck_assert_str_eq(l.jobs[2].state, "COMPLETED");
     np_job_list_free(&l);
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "nemoperf-z", "a", &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 0);

@@ -383,6 +383,7 @@ static int parse_stream(FILE *out, char *const *paths, size_t npaths, const stru
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
@@ -517,7 +518,7 @@ int main(int argc, char **argv)
         }
         case OPT_NO_PROGRESS: no_progress = 1; break;
         case 'q': quiet = 1; break;
-        case 'h': parse_usage(stdout); return 0;
+        case 'h': parse_usage(stdout); return np_stdout_check();
         case OPT_PLOT:
             if (np_plot_kind_of(optarg) == NP_PLOT_NONE) {
                 np_errorf("--plot: '%s': the file name must end in .svg, .png or .pdf", optarg);
@@ -525,7 +526,7 @@ int main(int argc, char **argv)
             }
             plot = optarg;
             break;
-        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
+        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return np_stdout_check();
         default: parse_usage(stderr); return 2;
         }
     }

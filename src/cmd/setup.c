@@ -65,6 +65,7 @@ static void setup_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_setup_opts o = {.out = stdout};
     int c;
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
         case OPT_SKIP_HF: o.skip_hf = 1; break;
         case 'n': o.dry_run = 1; break;
         case 'q': o.quiet = 1; break;
-        case 'h': setup_usage(stdout); return 0;
+        case 'h': setup_usage(stdout); return np_stdout_check();
         case 'V': printf("nemoperf-setup %s\n", NP_VERSION); return np_stdout_check();
         default: setup_usage(stderr); return 2;
         }

@@ -499,7 +499,8 @@ static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n
     return st;
 }
 
-/* squeue -h -t all -n NAME -o %i|%T|%k: the jobs of that name, kept when their comment is tag. */
+/* squeue -h -t all --me -o %i|%T|%k: this user's jobs, kept when their comment is tag.  Not by
+ * name: SBATCH_JOB_NAME (or a user's scontrol update) renames a job, its tag stays (issue 23). */
 static enum np_status cli_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
                                struct np_error *err)
 {
@@ -509,15 +510,12 @@ static enum np_status cli_find(struct np_backend *b, const char *tag, const char
         return np_error_set(err, NP_E_INVALID, "squeue", 0, 0,
                             "not found next to sbatch or on PATH; cannot look for the job (install the Slurm client "
                             "tools)");
-    char *name = NULL;
-    if (asprintf(&name, "--name=%s", job_name ? job_name : "") < 0)
-        return np_error_set(err, NP_E_NOMEM, "squeue", 0, 0, "out of memory");
-    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", name, (char *)"-o",
+    (void)job_name;
+    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", (char *)"--me", (char *)"-o",
                           (char *)"%i|%T|%k", NULL};
     char *obuf = NULL, *ebuf = NULL;
     int status = 0, timed_out = 0;
     enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
-    free(name);
     if (st != NP_OK)
         return st;
     char *msg = cli_trim(ebuf);

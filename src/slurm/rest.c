@@ -634,8 +634,7 @@ struct rest_pick {
     int by_id;            /* 1: the jobs of ids (jobs, job/{id}, jobs/state); 0: by comment */
     char *const *ids;     /* by_id: the wanted ids */
     size_t n;
-    const char *tag;      /* by comment: the tag, and the name when both are known */
-    const char *job_name;
+    const char *tag;      /* by comment: the tag (a job's name can change, its tag cannot) */
 };
 
 /* 1 when element e (job id id) is one p keeps. */
@@ -650,8 +649,8 @@ static int rest_pick_keeps(const struct rest_pick *p, const json_t *e, const cha
     /* "comment": a string up to v0.0.40, {"job","administrator","system"} from v0.0.41 */
     const json_t *cj = json_object_get(e, "comment");
     const char *c = json_is_object(cj) ? json_string_value(json_object_get(cj, "job")) : json_string_value(cj);
-    const char *nm = json_string_value(json_object_get(e, "name"));
-    return c && p->tag && strcmp(c, p->tag) == 0 && !(p->job_name && nm && strcmp(nm, p->job_name) != 0);
+    /* the tag alone: SBATCH_JOB_NAME renames a job, its tag stays (issue 23) */
+    return c && p->tag && strcmp(c, p->tag) == 0;
 }
 
 /* The jobs p keeps of a reply holding a "jobs" array, appended to out (reset first),
@@ -1097,7 +1096,8 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
 enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, const char *tag, const char *job_name,
                                     struct np_job_list *out, struct np_error *err)
 {
-    struct rest_pick p = {.by_id = 0, .tag = tag, .job_name = job_name};
+    (void)job_name;
+    struct rest_pick p = {.by_id = 0, .tag = tag};
     return rest_parse_job_array(http, body, len, &p, out, err);
 }
 

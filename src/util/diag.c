@@ -7,13 +7,28 @@
 #include "nemoperf/util/text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *diag_progname = "nemoperf";
 static int diag_quiet;
+
+void np_std_fds_reserve(void)
+{
+    /* a closed 0, 1 or 2 would be taken by the next open (a temporary file, a log): the report
+     * or warnings would go there, exit 0 (issue 23).  /dev/null read-only in its place: a write
+     * to a closed stdout or stderr fails (EBADF) and is reported as such. */
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            int n = open("/dev/null", O_RDONLY);
+            if (n >= 0 && n != fd) /* only when a lower one was open: n is fd otherwise */
+                close(n);
+        }
+}
 
 void np_set_progname(const char *argv0)
 {

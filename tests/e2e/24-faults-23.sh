@@ -3,6 +3,7 @@
 # cluster needed; real files, no stand-ins):
 #   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
 #  12. step times of 1e308, a last line "iteration -1/49": invalid; JSON peak memory exact
+#   9. closed standard descriptors; --help/--version into /dev/full
 #  13. escape sequences in folder names and environment values never reach the terminal
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -77,6 +78,25 @@ STAGE_PATH="$W/stage" MODEL_SIZE="8b${esc}[2J" "$launch" --dry-run >"$W/out" 2>"
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'MODEL_SIZE=8b?\[2J' "$W/err" && ! grep -q "$esc" "$W/err" &&
     ok "a refusal naming a value with ESC: exit 2, '?' instead" || fail "launch refusal: exit $rc: $(od -c "$W/err" | head -3)"
+
+# ---- 9. closed standard descriptors ---------------------------------------------------------
+d=$(run_dir fds)
+"$parse" --no-progress "$W/fds" >&- 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'cannot write the report to standard output' "$W/err" &&
+    ok "parse with stdout closed: exit 1, said so" || fail "parse >&-: exit $rc: $(cat "$W/err")"
+"$parse" --no-progress "$W/fds" "$W/no-such-folder" >"$W/out" 2>&-
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^pretrain_llama3.1_8b_bf16_8 ' "$W/out" && ! grep -q 'no-such-folder' "$W/out" &&
+    ok "parse with stderr closed: the report on stdout, no warning in it, exit 1" ||
+    fail "parse 2>&-: exit $rc: $(cat "$W/out")"
+for t in "$parse --help" "$parse --version" "$bindir/nemoperf-setup --help" "$bindir/nemoperf-setup --version" \
+    "$launch --help" "$launch --version"; do
+    $t >/dev/full 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q 'No space left on device' "$W/err" && ok "${t##*/} >/dev/full: exit 1" ||
+        fail "${t##*/} >/dev/full: exit $rc"
+done
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
