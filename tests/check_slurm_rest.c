@@ -823,7 +823,7 @@ static enum np_status submit_to(const char *url, const char *token, int retries,
     struct np_submit_request req = {.script_path = "x", .script_text = "#!/bin/bash\n", .workdir = stage,
                                     .job_name = "j", .config = &plan.jobs[0]};
     enum np_status st = be.submit(&be, &req, res, err);
-    if (st == NP_E_HTTP && res->outcome != NP_SUBMIT_UNKNOWN) /* no version found */
+    if (st == NP_E_INVALID) /* no version found */
         ck_assert_ptr_null(np_slurm_rest_api(&be));
     np_backend_free(&be);
     np_launch_plan_free(&plan);
@@ -1134,7 +1134,7 @@ START_TEST(test_unknown_versions)
     struct np_submit_result res;
     struct np_error err;
     char *log = NULL;
-    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_HTTP);
+    ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_INVALID); /* definite: bad input, refused before any folder (issue 23) */
     ck_assert_msg(strstr(err.text, "v0.0.45, v0.0.44, v0.0.43, v0.0.42, v0.0.41, v0.0.40, v0.0.39, v0.0.38 all "
                                    "answered 404); it serves v0.0.47, v0.0.46;") &&
                       strstr(err.text, "-d data_parser/v0.0.45"),

@@ -564,6 +564,11 @@ enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_p
                                         "Invalid Trackable RESource (TRES) specification",
                                         "Memory required by task is not available",
                                         "Requested time limit is invalid",
+                                        /* the user's SBATCH_* settings Slurm can never accept (issue 23) */
+                                        "Invalid feature specification",
+                                        "Invalid account or account/partition combination specified",
+                                        "Invalid qos specification",
+                                        "Invalid wckey specification",
                                         NULL};
     struct cli_impl *im = b->impl;
     *message = NULL;

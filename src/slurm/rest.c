@@ -979,7 +979,9 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
     struct np_error ignored;
     if (rest_request(im, "GET", "/openapi/v3", NULL, &http, NULL, &ignored) == NP_OK && http == 200)
         served = np_rest_openapi_versions(im->resp.data, im->resp.len);
-    np_error_set(err, NP_E_HTTP, im->url.display, 0, 0,
+    /* a definite answer, not a failure to connect: bad input (exit 2), refused before any
+     * folder is made (issue 23) */
+    np_error_set(err, NP_E_INVALID, im->url.display, 0, 0,
                  "slurmrestd serves none of the API versions nemoperf knows (%s all answered 404); it serves %s; "
                  "start slurmrestd with a version nemoperf knows enabled: -d data_parser/%s (Slurm 23.02 and "
                  "newer; -d list shows what it has) or -s openapi/v0.0.38 (Slurm 22.05)",
@@ -987,7 +989,7 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
                  rest_apis[0].version);
     free(served);
     free(t);
-    return NP_E_HTTP;
+    return NP_E_INVALID;
 }
 
 /* The job exists but without a setting nemoperf asked for (say exclusivity): an

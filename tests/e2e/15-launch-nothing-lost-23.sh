@@ -4,6 +4,11 @@
 #      after slurmrestd took it (tests/stubs/rest-relay/proxy.py: a lost reply after the
 #      server acted cannot be produced on demand with the real daemon): the job must be sent
 #      once, recorded unknown, and found by --reconcile
+#   2. SIGKILL of launch while the (slowed) sbatch it started runs: --reconcile and a rerun
+#      leave the record alone until that sbatch ended, then the job is found by its tag
+#   3. two launches of the same rows at once: one submits, the other refuses (the lock)
+#   4. SBATCH_JOB_NAME with slurmctld stopped during the submission: found by tag
+#  10. a definite refusal (SBATCH_CONSTRAINT="a'b") leaves no folder
 #   5. a FIFO named nemoperf.json (and a symlink to one) in an earlier experiment folder: launch
 #      and --reconcile must not hang
 # Every job in the queue submitted from this test's folders must be recorded exactly once.
@@ -111,6 +116,125 @@ if [ -e "$NP_CLUSTER_DIR/run/jwt-enabled" ] && [ "$(id -u)" -eq 0 ]; then
 else
     echo "$T: skip: REST relay (needs root and the JWT-enabled TCP slurmrestd)"
 fi
+
+# the slowed sbatch wrapper of 13-launch-nothing-lost.sh (tests/stubs/sbatch-slow: the real
+# sbatch with --hold, slowed at fixed points so that signals land there)
+mkdir -p "$W/bin" "$W/stub"
+cp "$root/tests/stubs/sbatch-slow/sbatch" "$W/bin/sbatch" && chmod 755 "$W/bin/sbatch" || die "cannot copy the wrapper"
+NP_REAL_SBATCH=$(command -v sbatch)
+export NP_REAL_SBATCH NP_STUB_DIR="$W/stub"
+SPATH="$W/bin:$PATH"
+count_dirs() { find "$1" -name nemoperf.json 2>/dev/null | grep -c .; }
+
+# ---- 2. SIGKILL while the sbatch it started still runs: reconcile and a rerun wait for it -----
+S="$W/kill"
+mkdir -p "$S"
+rm -f "$W/stub"/*
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 NP_STUB_PRE=3 "$launch" >"$W/out" 2>"$W/err" &
+pid=$!
+wait_file "$W/stub/before.0" || fail "SIGKILL: the wrapper never started"
+sleep 1
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+"$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+rc=$?
+m=$(find "$S" -name nemoperf.json | head -1)
+[ "$rc" -eq 1 ] && grep -q 'still submitting: its launch is gone but .*holds' "$W/err" &&
+    [ "$(mfield "$m" state)" = submitting ] &&
+    ok "SIGKILL: --reconcile while the orphaned sbatch runs: left submitting, exit 1" ||
+    fail "SIGKILL: --reconcile meanwhile: exit $rc, state $(mfield "$m" state): $(cat "$W/out" "$W/err")"
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(count_dirs "$S")" -eq 1 ] && ok "SIGKILL: a rerun meanwhile is refused, nothing written" ||
+    fail "SIGKILL: rerun meanwhile: exit $rc: $(cat "$W/err")"
+wait_file "$W/stub/after.0" || fail "SIGKILL: the orphaned sbatch never finished"
+i=0
+while [ -n "$(find "$S/experiments" -maxdepth 1 -name '.*.lock' 2>/dev/null)" ] && [ $i -lt 100 ]; do
+    "$launch" --reconcile "$S" >"$W/out" 2>"$W/err" && break
+    sleep 0.2
+    i=$((i + 1))
+done
+"$launch" --reconcile "$S" >>"$W/out" 2>>"$W/err"
+id=$(queue_jobs "$S" | awk '{ print $1 }')
+[ -n "$id" ] && grep -q "^job $id: .*recorded (was submitting; the scheduler has job $id" "$W/out" &&
+    ok "SIGKILL: once the sbatch ended, --reconcile found job $id by its tag" ||
+    fail "SIGKILL: reconcile after: $(cat "$W/out" "$W/err")"
+[ "$(check_all SIGKILL "$S")" -eq 1 ] && ok "SIGKILL: one job queued, recorded once" || fail "SIGKILL: queue/record mismatch"
+PATH=$SPATH STAGE_PATH=$S JOB_TOTAL_GPUS=8 "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(check_all "SIGKILL rerun" "$S")" -eq 1 ] && ok "SIGKILL: a later rerun is refused: job $id exists" ||
+    fail "SIGKILL: rerun: exit $rc: $(cat "$W/err")"
+
+# ---- 3. two launches of the same rows at once: one submits, the other refuses ----------------
+S="$W/twice"
+mkdir -p "$S"
+for round in 1 2 3; do
+    rm -f "$W/stub"/*
+    mkdir -p "$S/$round"
+    for i in 1 2; do
+        PATH=$SPATH STAGE_PATH=$S/$round JOB_TOTAL_GPUS=8,16,32 NP_STUB_PRE=1 "$launch" >"$W/out$i" 2>"$W/err$i" &
+        eval "p$i=\$!"
+    done
+    wait "$p1"
+    r1=$?
+    wait "$p2"
+    r2=$?
+    n=$(check_all "twice $round" "$S/$round")
+    refused=0
+    { [ "$r1" -eq 2 ] && grep -q 'is being launched now' "$W/err1"; } && refused=$((refused + 1))
+    { [ "$r2" -eq 2 ] && grep -q 'is being launched now' "$W/err2"; } && refused=$((refused + 1))
+    [ "$n" -eq 3 ] && [ "$refused" -eq 1 ] && [ "$(count_dirs "$S/$round")" -eq 3 ] &&
+        ok "two launches at once (round $round): 3 jobs, each recorded once; the other launch refused (exit 2)" ||
+        fail "two launches at once (round $round): $n jobs, exits $r1/$r2: $(cat "$W/err1" "$W/err2")"
+done
+
+# ---- 4. SBATCH_JOB_NAME and a stopped slurmctld: reconcile finds the job by its tag ------------
+S="$W/jobname"
+mkdir -p "$S"
+ctld=$(tr -dc 0-9 <"$NP_CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+if [ -n "$ctld" ] && tr '\0' ' ' <"/proc/$ctld/cmdline" 2>/dev/null | grep -qF -- "$NP_CLUSTER_DIR/slurm.conf"; then
+    kill -STOP "$ctld"
+    rm -f "$W/stub"/*
+    # the wrapper (--hold): the job stays queued, so a rerun must find it
+    PATH=$SPATH STAGE_PATH=$S SBATCH_JOB_NAME=myrun NEMOPERF_SBATCH_TIMEOUT=3 "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    kill -CONT "$ctld"
+    i=0
+    while ! squeue -h >/dev/null 2>&1 && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+    sleep 2
+    m=$(find "$S" -name nemoperf.json | head -1)
+    [ "$rc" -eq 1 ] && [ "$(mfield "$m" state)" = unknown ] && ok "SBATCH_JOB_NAME, stopped slurmctld: recorded unknown" ||
+        fail "SBATCH_JOB_NAME: exit $rc, state $(mfield "$m" state): $(cat "$W/err")"
+    "$launch" --reconcile "$S" >"$W/out" 2>"$W/err"
+    rc=$?
+    n=$(check_all "SBATCH_JOB_NAME" "$S")
+    named=$(squeue -h -t all -o '%j|%Z' | awk -F'|' -v w="$S/" 'index($2, w) == 1 { print $1 }' | head -1)
+    if [ "$n" -eq 1 ]; then
+        [ "$rc" -eq 0 ] && [ "$named" = myrun ] && [ "$(mfield "$m" state)" = submitted ] &&
+            ok "SBATCH_JOB_NAME: job 'myrun' found by its tag, recorded submitted" ||
+            fail "SBATCH_JOB_NAME: reconcile: exit $rc, job named $named: $(cat "$W/out" "$W/err")"
+    else
+        [ "$rc" -eq 0 ] && [ "$(mfield "$m" state)" = not_submitted ] &&
+            ok "SBATCH_JOB_NAME: the request never reached slurmctld; recorded not submitted" ||
+            fail "SBATCH_JOB_NAME: $n jobs, state $(mfield "$m" state)"
+    fi
+    PATH=$SPATH STAGE_PATH=$S SBATCH_JOB_NAME=myrun "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$n" -eq 0 ] || { [ "$rc" -eq 2 ] && [ "$(check_all "SBATCH_JOB_NAME rerun" "$S")" -eq 1 ]; } &&
+        ok "SBATCH_JOB_NAME: a rerun does not duplicate the job" || fail "SBATCH_JOB_NAME: rerun: exit $rc: $(cat "$W/err")"
+else
+    fail "cannot find this cluster's slurmctld in $NP_CLUSTER_DIR/run"
+fi
+
+# ---- 10. definite refusals leave nothing behind ---------------------------------------------
+S="$W/refused"
+mkdir -p "$S"
+STAGE_PATH=$S SBATCH_CONSTRAINT="a'b" "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(count_dirs "$S")" -eq 0 ] && [ -z "$(queue_jobs "$S")" ] &&
+    ok "SBATCH_CONSTRAINT=a'b: refused (exit 2), no folder, no job" || fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/err")"
+[ ! -e "$S/experiments" ] && ok "SBATCH_CONSTRAINT=a'b: not even experiments/ was made" ||
+    fail "SBATCH_CONSTRAINT: left $(find "$S" | head -5)"
 
 # ---- 5. a FIFO (or a symlink to one) named nemoperf.json in an earlier experiment folder ------
 S="$W/fifo"
