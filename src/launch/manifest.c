@@ -8,7 +8,7 @@
  * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
 #include "nemoperf/launch/manifest.h"
-#include "nemoperf/util/file.h"
+#include "nemoperf/util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * and nothing read is ever called: globals are just names.
  */
 #include "nemoperf/parse/npy.h"
-#include "nemoperf/util/file.h"
+#include "nemoperf/util/fileio.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * walk's (sorted) order whatever the thread count.
  */
 #include "nemoperf/parse/run.h"
-#include "nemoperf/util/file.h"
+#include "nemoperf/util/fileio.h"
 
 #include "nemoperf/model/flops_finetune.h"
 #include "nemoperf/model/model_flops.h"

@@ -6,6 +6,7 @@
  * is inherited by sbatch: while a submission a launch started may still run (even after
  * the launch was killed), the flock is held and the lock is live.  A lock whose flock is
  * free on its host is stale and is taken over; one of another host is only named.
+ * Owned by src/launch/lock.c.
  */
 #ifndef NEMOPERF_LAUNCH_LOCK_H
 #define NEMOPERF_LAUNCH_LOCK_H

@@ -3,6 +3,7 @@
  * Folder names, environment values and log lines end up in messages and table cells; an
  * ESC in one of them would drive the user's terminal, a 100 KB value would flood it
  * (issue 23).  One cleaning rule and one shortening rule, used by diag and the reports.
+ * Owned by src/util/text.c.
  */
 #ifndef NEMOPERF_TEXT_H
 #define NEMOPERF_TEXT_H
