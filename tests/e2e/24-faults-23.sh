@@ -4,6 +4,7 @@
 #   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
 #  12. step times of 1e308, a last line "iteration -1/49": invalid; JSON peak memory exact
 #   9. closed standard descriptors; --help/--version into /dev/full
+#  11. 10,000 nested folders: refused below 256 levels, in well under the 7 s it took
 #  13. escape sequences in folder names and environment values never reach the terminal
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -97,6 +98,23 @@ for t in "$parse --help" "$parse --version" "$bindir/nemoperf-setup --help" "$bi
     [ "$rc" -eq 1 ] && grep -q 'No space left on device' "$W/err" && ok "${t##*/} >/dev/full: exit 1" ||
         fail "${t##*/} >/dev/full: exit $rc"
 done
+
+# ---- 11. folder depth ------------------------------------------------------------------------
+d=$(run_dir deep)
+python3 -c 'import os, sys
+os.chdir(sys.argv[1])
+for i in range(10000):
+    os.mkdir("d")
+    os.chdir("d")' "$W/deep" || fail "cannot make 10,000 nested folders"
+t0=$(date +%s.%N)
+timeout 60 "$parse" --no-progress "$W/deep" >"$W/out" 2>"$W/err"
+rc=$?
+t=$(echo "$(date +%s.%N) - $t0" | bc)
+[ "$rc" -eq 1 ] && grep -q 'nested more than 256 folders deep; not walked' "$W/err" &&
+    grep -q '^pretrain_llama3.1_8b_bf16_8 ' "$W/out" && ok "10,000 nested folders: the run found, the depth refused (exit 1)" ||
+    fail "deep: exit $rc: $(cut -c1-200 "$W/err" | head -3)"
+[ "$(echo "$t < 3" | bc)" -eq 1 ] && ok "10,000 nested folders: ${t} s (linear, not 7 s)" || fail "deep: ${t} s"
+python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])' "$W/deep"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
