@@ -67,6 +67,35 @@ const char *np_verdict_name(enum np_verdict v)
     return "-";
 }
 
+const char *np_run_kind_name(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: return "benchmark";
+    case NP_KIND_PROFILE: return "profile";
+    case NP_KIND_NCCLTRACE: return "nccl-trace";
+    case NP_KIND_CKPT_LOAD: return "checkpoint-load";
+    case NP_KIND_CKPT_SAVE: return "checkpoint-save";
+    }
+    return "?";
+}
+
+const char *np_run_kind_why(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: break;
+    case NP_KIND_PROFILE:
+        return "profile run (nsys capture adds overhead; the seeds: profiling results are not valid for "
+               "comparison): never compared with a published number";
+    case NP_KIND_NCCLTRACE:
+        return "NCCL-trace run (a few steps, warm-up included, tracing on): never compared with a published number";
+    case NP_KIND_CKPT_LOAD:
+        return "checkpoint-load run (restores a checkpoint, runs one step): never compared with a published number";
+    case NP_KIND_CKPT_SAVE:
+        return "checkpoint-save run (writes a checkpoint): never compared with a published number";
+    }
+    return "";
+}
+
 void np_parse_opts_init(struct np_parse_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -138,8 +167,10 @@ static int run_match_component(const char *comp, size_t len, struct np_identity 
         id->dtype = np_dtype_parse(dt);
         id->gpus = (int)strtol(comp + ov[12], NULL, 10);
         int variant = rc >= 8 && ov[14] != PCRE2_UNSET;
-        if (variant)
+        if (variant) {
             run_copy(id->variant, sizeof id->variant, comp + ov[14], ov[15] - ov[14]);
+            id->kind = id->variant[1] == 's' ? NP_KIND_PROFILE : NP_KIND_NCCLTRACE; /* nsys | nccltrace */
+        }
         /* the experiment name is the component without the _<unix-ts> suffix */
         run_copy(id->experiment, sizeof id->experiment, comp, variant ? ov[15] : ov[13]);
     }
@@ -207,10 +238,17 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     t.seq_len = run_json_int(c, "seq_len");
     t.gbs = run_json_int(c, "gbs");
     t.max_steps = run_json_int(c, "max_steps");
-    if (json_is_true(json_object_get(c, "profile")))
+    json_t *load = json_object_get(c, "load_checkpoint");
+    if (json_is_true(json_object_get(c, "profile"))) {
         strcpy(t.variant, "nsys");
-    else if (json_is_true(json_object_get(c, "nccltrace")))
+        t.kind = NP_KIND_PROFILE;
+    } else if (json_is_true(json_object_get(c, "nccltrace"))) {
         strcpy(t.variant, "nccltrace");
+        t.kind = NP_KIND_NCCLTRACE;
+    } else if (json_is_string(load) && json_string_length(load) > 0)
+        t.kind = NP_KIND_CKPT_LOAD;
+    else if (json_is_true(json_object_get(c, "checkpoint")))
+        t.kind = NP_KIND_CKPT_SAVE;
     run_json_str(root, "workload", wl, sizeof wl);
     if (!wl[0])
         run_json_str(c, "workload", wl, sizeof wl);
@@ -556,6 +594,8 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     char buf[256];
     if (id->synthetic)
         why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
+    else if (id->kind != NP_KIND_BENCHMARK)
+        why = np_run_kind_why(id->kind);
     else if (!run->gpu_source)
         why = "GPU type unknown (no manifest, no --gpu): not compared";
     else if (!run->ref) {

@@ -124,7 +124,8 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     for (size_t i = 0; res && i < res->nruns; i++) {
         const struct np_run *r = &res->runs[i];
         double t = r->m.tokens_per_s_per_gpu;
-        if (r->id.gpus <= 0 || !isfinite(t) || t <= 0)
+        /* benchmark runs only: a profile, trace or checkpoint run is no point of a scaling curve */
+        if (r->id.kind != NP_KIND_BENCHMARK || r->id.gpus <= 0 || !isfinite(t) || t <= 0)
             continue;
         struct plot_series *s = plot_series_for(d, &r->id);
         if (!s)
