@@ -592,10 +592,10 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
     char buf[256];
-    if (id->synthetic)
-        why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
-    else if (id->kind != NP_KIND_BENCHMARK)
+    if (id->kind != NP_KIND_BENCHMARK) /* first: what the run was for, whatever ran it */
         why = np_run_kind_why(id->kind);
+    else if (id->synthetic)
+        why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
     else if (!run->gpu_source)
         why = "GPU type unknown (no manifest, no --gpu): not compared";
     else if (!run->ref) {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # 50-first-hour.sh - what a new user types, as README.md and the man pages write it, on the local cluster.
-# The example lines are read from the documents themselves (README ```sh blocks, man EXAMPLES); each one is
+# The example lines are read from the documents themselves (README and docs/ ```sh blocks, man EXAMPLES); each one is
 # run here or named below with the reason it cannot run here, and an example that is neither fails the test.
 # Stand-ins, and why: site paths are replaced (/lustre/... -> a scratch STAGE_PATH, the REST URLs -> the
 # local slurmrestd); WORKLOAD=synthetic is exported (no GPU, no NeMo container, no pyxis here); `./launch` in
@@ -65,9 +65,11 @@ done
     fail "front doors -V: $(cat "$W/v")"
 
 # ---- the examples of the documents ---------------------------------------------------------------
-# README: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
+# README.md and docs/*.md: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
 # continuation lines joined.  One example per line of $W/examples, prefixed by its source.
-awk '/^```sh/{b=1;next} /^```/{b=0} b{print "README.md\t" $0}' "$root/README.md" >"$W/raw"
+for d in "$root/README.md" "$root"/docs/*.md; do
+    awk -v f="${d#"$root"/}" '/^```sh/{b=1;next} /^```/{b=0} b{print f "\t" $0}' "$d"
+done >"$W/raw"
 for m in launch parse setup; do
     awk -v f="nemoperf-$m.1" '/^\.SH EXAMPLES/{e=1} /^\.SH / && !/EXAMPLES/{e=0} e&&/^\.nf/{b=1;next} /^\.fi/{b=0} e&&b{print f "\t" $0}' \
         "$root/share/man/man1/nemoperf-$m.1" | sed 's/\\-/-/g; s/\\\\/\\/g; s/\t\\&/\t/' >>"$W/raw"
@@ -76,7 +78,7 @@ awk -F'\t' '{ line = $2; if (cont != "") { line = cont " " line; sub(/^[ ]+/, ""
     if (line ~ /\\$/) { sub(/[ ]*\\$/, "", line); cont = line; src = $1; next }
     cont = ""; print $1 "\t" line }' "$W/raw" | sed 's/\t  */\t/' >"$W/examples"
 n=$(wc -l <"$W/examples")
-[ "$n" -ge 20 ] && ok "$n example lines read from README.md and the man pages" || fail "only $n example lines found"
+[ "$n" -ge 20 ] && ok "$n example lines read from README.md, docs/ and the man pages" || fail "only $n example lines found"
 
 site() { # the site's paths -> this machine's
     sed -e "s#/lustre/myproject/nemo#$S#g; s#/lustre/stage#$S#g; s#/lustre/me/nemo#$S#g" \
