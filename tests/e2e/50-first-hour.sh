@@ -138,7 +138,8 @@ while IFS="$(printf '\t')" read -r src ex; do
     "export \$(scontrol token)"*) jwt_line=$line; continue ;;   # run with the next line, in the same shell
     "export "*) run_ex $name "$W/cwd" "$line"; expect $name 0 ""; continue ;;
     "make demo"*)
-        run_ex $name "$root" "$line"
+        # into this test's folder, never the user's demo folder (NEMOPERF_DEMO_STAGE, /tmp/nemoperf-demo)
+        run_ex $name "$root" "NEMOPERF_DEMO_STAGE='$W/demo' $line"
         expect $name 0 "sweep-llama3.1-8b-bf16.png"
         png=$(grep '\.png$' "$W/$name.out" | tail -1)
         [ -s "$png" ] && [ "$(head -c 8 "$png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] &&
