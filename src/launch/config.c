@@ -591,8 +591,14 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
             gpus[(*ngpus)++] = r->default_gpus;
             return NP_OK;
         }
-        return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s has no default; allowed: %s", r->name,
-                          c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+        if (!scales[0])
+            return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s is published at no scale", r->name,
+                              c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type);
+        /* the seeds make DTYPE and MODEL_SIZE the only required variables: the row's smallest published scale */
+        gpus[(*ngpus)++] = atoi(scales);
+        np_notef("JOB_TOTAL_GPUS not set: using %d, the smallest published scale of %s %s %s on %s (published: %s)", gpus[0],
+                 r->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+        return NP_OK;
     }
     const char *p = v;
     while (*p) {
