@@ -364,6 +364,32 @@ START_TEST(test_profile_nccl_load_sweep)
     ck_assert_int_eq(plan.jobs[0].profile, 1);
     ck_assert_str_eq(plan.jobs[0].job_name, "pretrain_llama3.1_8b_bf16_8_nsys");
     ck_assert_ptr_nonnull(strstr(plan.jobs[0].experiment_dir, "_1700000000/pretrain_llama3.1_8b_bf16_8_nsys"));
+
+    /* issue 24: the performance run beside it, as NVIDIA's Llama 3.1 launcher (MAX_STEPS given: kept) */
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[1].profile, 0);
+    ck_assert_int_eq(plan.jobs[1].max_steps, 100);
+    ck_assert_str_eq(plan.jobs[1].job_name, "pretrain_llama3.1_8b_bf16_8");
+    np_launch_plan_free(&plan);
+    const char *e1b[] = {SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=2", "PROFILE_STOP_STEP=6", NULL};
+    ck_assert_msg(resolve1(e1b, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[1].max_steps, 50); /* not NVIDIA's PROFILE_STOP_STEP: a window of 11-44 of 50 */
+    np_launch_plan_free(&plan);
+    const char *e1c[] = {SP, SYN, L8, "ENABLE_PROFILE=1", "DISABLE_PERFRUN=true", NULL};
+    ck_assert_msg(resolve1(e1c, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].profile, 1);
+    np_launch_plan_free(&plan);
+    const char *e1d[] = {SP, SYN, L8, "JOB_TOTAL_GPUS=8,16", "ENABLE_NCCLTRACE=1", NULL};
+    ck_assert_msg(resolve1(e1d, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 4);
+    ck_assert_str_eq(plan.jobs[1].job_name, "pretrain_llama3.1_8b_bf16_16_nccltrace");
+    ck_assert_str_eq(plan.jobs[2].job_name, "pretrain_llama3.1_8b_bf16_8");
+    ck_assert_str_eq(plan.jobs[3].job_name, "pretrain_llama3.1_8b_bf16_16");
+    ck_assert_int_eq(plan.jobs[3].max_steps, 50);
+    ck_assert_str_eq(plan.jobs[3].time_limit, "00:30:00");
+    ck_assert_int_eq(plan.jobs[3].nccltrace, 0);
     np_launch_plan_free(&plan);
 
     const char *e2[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=true", NULL};

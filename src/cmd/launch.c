@@ -82,6 +82,7 @@ static void launch_usage(FILE *f)
             "  WORKLOAD nemo|synthetic [nemo]\n"
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP [20], PROFILE_STOP_STEP [25]  ENABLE_NCCLTRACE\n"
+            "  DISABLE_PERFRUN: a profile/trace request without the performance run beside it [false]\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
             "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE; other SBATCH_* reach sbatch\n"

@@ -358,6 +358,7 @@ struct config_common {
     int max_steps, max_steps_explicit;
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    int no_perfrun;             /* DISABLE_PERFRUN: a profile/trace request without its performance run */
     int preview, retries, gpn_explicit;
     char srun_mpi[32];
     char *missing[8];           /* preview: what ./setup has not staged (owned) */
@@ -657,7 +658,8 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
     enum np_status st;
     if ((st = config_bool(x, "ENABLE_PROFILE", &c->profile)) || (st = config_bool(x, "ENABLE_NCCLTRACE", &c->nccltrace)) ||
         (st = config_bool(x, "ENABLE_CHECKPOINT", &c->checkpoint)) ||
-        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)))
+        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)) ||
+        (st = config_bool(x, "DISABLE_PERFRUN", &c->no_perfrun)))
         return st;
     if (c->profile && c->nccltrace)
         return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
@@ -1140,19 +1142,39 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
                  : c->nccltrace ? "ENABLE_NCCLTRACE runs 5 steps"
                                 : "LOAD_CHECKPOINT_PATH runs 1 step");
 
+    /* A profile or NCCL-trace request also submits the performance run of each scale, as NVIDIA's Llama 3.1
+     * launcher did unless DISABLE_PERFRUN=true (dgxc-benchmarking v25.04 llama3.1/launch.sh l.48, 66;
+     * pretrain_llama31.py l.272-293), so a profile never stands for a benchmark.  Beside a profile NVIDIA's
+     * ran MAX_STEPS=PROFILE_STOP_STEP steps (launch.sh l.71, llama31_utils.py l.507): 25 steps have no window
+     * of NVIDIA's parser (iterations 11-44 of 50), so this one runs MAX_STEPS (50), as a benchmark launch. */
+    struct config_common *perf = NULL;
+    if (st == NP_OK && (c->profile || c->nccltrace) && !c->no_perfrun) {
+        if (!(perf = malloc(sizeof *perf)))
+            st = NP_E_NOMEM;
+        else {
+            *perf = *c;
+            perf->nmissing = 0; /* c owns them */
+            perf->profile = perf->nccltrace = 0;
+            if (c->nccltrace && !config_get(&x, "TIME_LIMIT"))
+                snprintf(perf->time_limit, sizeof perf->time_limit, "%s", NP_LAUNCH_DEFAULT_TIME_LIMIT);
+        }
+    }
     if (st == NP_OK) {
-        out->jobs = calloc(ngpus, sizeof *out->jobs);
+        size_t njobs = perf ? 2 * ngpus : ngpus;
+        out->jobs = calloc(njobs, sizeof *out->jobs);
         if (!out->jobs)
             st = NP_E_NOMEM;
-        for (size_t i = 0; st == NP_OK && i < ngpus; i++) {
+        /* the requested jobs first, one per scale, then their performance runs */
+        for (size_t i = 0; st == NP_OK && i < njobs; i++) {
             out->n = i + 1;
-            st = config_job(c, gpus[i], opts, &out->jobs[i]);
+            st = config_job(i < ngpus ? c : perf, gpus[i % ngpus], opts, &out->jobs[i]);
         }
         if (st == NP_E_NOMEM)
             np_error_set(err, st, "", 0, 0, "out of memory");
     }
     for (size_t i = 0; i < c->nmissing; i++)
         free(c->missing[i]);
+    free(perf);
     free(c);
     return st;
 }

@@ -131,12 +131,16 @@ run_launch single MODEL_SIZE=8b JOB_TOTAL_GPUS=8 STAGE_PATH="$S" HF_TOKEN=np-sec
 run_launch sweep MODEL_SIZE=8b DTYPE=bf16 JOB_TOTAL_GPUS=8,16,32 STAGE_PATH="$S"
 run_launch nemotron MODEL_SIZE=15b DTYPE=fp8 JOB_TOTAL_GPUS=16 STAGE_PATH="$S"
 run_launch profile MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_PROFILE=true PROFILE_START_STEP=2 PROFILE_STOP_STEP=5 STAGE_PATH="$S"
-run_launch nccl MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_NCCLTRACE=yes STAGE_PATH="$S"
+run_launch nccl MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_NCCLTRACE=yes DISABLE_PERFRUN=true STAGE_PATH="$S"
 run_launch save MODEL_SIZE=8b JOB_TOTAL_GPUS=16 ENABLE_CHECKPOINT=1 STAGE_PATH="$S"
 run_launch hostile MODEL_SIZE=8b JOB_TOTAL_GPUS=8 STAGE_PATH="$H"
 
 n=$(wc -l <"$JOBS")
-[ "$n" -eq 9 ] && ok "9 jobs submitted (a sweep of 3 printed 3 lines)" || fail "expected 9 submitted jobs, got $n"
+# a sweep of 3 printed 3 lines; the profile request 2 (its performance run beside it), the trace 1 (DISABLE_PERFRUN)
+[ "$n" -eq 10 ] && ok "10 jobs submitted" || fail "expected 10 submitted jobs, got $n"
+[ "$(awk -F '\t' '$1 == "profile"' "$JOBS" | wc -l)" -eq 2 ] && [ "$(awk -F '\t' '$1 == "nccl"' "$JOBS" | wc -l)" -eq 1 ] &&
+    ok "ENABLE_PROFILE submitted the performance run beside it; DISABLE_PERFRUN=true left it out of the trace" ||
+    fail "performance runs beside profile/trace: $(cat "$JOBS")"
 while IFS="$(printf '\t')" read -r name id dir; do
     check_run "$name" "$id" "$dir"
 done <"$JOBS"
@@ -165,7 +169,7 @@ done
 d=$(dir_of nemotron 16)
 grep -q 'global_batch_size: 64 ' "$d"/log-*.out && grep -q "^#SBATCH --nodes=2\$" "$d"/sbatch_*.sh &&
     ok "nemotron4 15b x16: 2 nodes, GBS 64" || fail "nemotron4 15b x16: nodes or GBS wrong"
-d=$(dir_of profile 8)
+d=$(dir_of profile 8_nsys)
 case $d in *_nsys) ok "profile folder has the _nsys suffix" ;; *) fail "profile folder $d lacks _nsys" ;; esac
 ls "$d"/profile_*.nsys-rep >/dev/null 2>&1 && ok "profile files written into the experiment folder" ||
     fail "no profile_*.nsys-rep in $d"
@@ -231,14 +235,14 @@ if [ -x "$parse" ]; then
     set --
     : >"$W/kinds.want"
     while IFS="$(printf '\t')" read -r name id dir; do
-        case $name in
-        single) k=benchmark ;; profile) k=profile ;; nccl) k=nccl-trace ;; save) k=checkpoint-save ;;
-        load) k=checkpoint-load ;; *) continue ;;
+        case $name:$dir in
+        single:*) k=benchmark ;; profile:*_nsys) k=profile ;; profile:*) k=benchmark ;; nccl:*) k=nccl-trace ;;
+        save:*) k=checkpoint-save ;; load:*) k=checkpoint-load ;; *) continue ;;
         esac
         set -- "$@" "$dir"
         printf '%s\t%s\n' "$dir" "$k" >>"$W/kinds.want"
     done <"$JOBS"
-    [ "$#" -eq 5 ] || fail "kinds: want the 5 runs single, profile, nccl, save, load; have $#"
+    [ "$#" -eq 6 ] || fail "kinds: want the 6 runs single, profile (and its performance run), nccl, save, load; have $#"
     "$parse" --format csv --reference "$@" >"$W/kinds.csv" 2>"$W/kinds.err"
     rc=$?
     # folder<TAB>kind<TAB>reference_reason, the runs matched to the folders by prefix (CSV read by python3's csv)
