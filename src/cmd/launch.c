@@ -328,7 +328,7 @@ int main(int argc, char **argv)
             np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
             return 2;
         default:
-            np_errorf("unknown option '%s'; see --help", argv[optind - 1]);
+            np_opt_unknown(argv[optind - 1], longopts);
             return 2;
         }
     }

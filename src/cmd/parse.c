@@ -18,6 +18,7 @@
 
 #include "nemoperf/report/aggregate.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
@@ -377,7 +378,8 @@ int main(int argc, char **argv)
     long l;
     double d;
     int c;
-    while ((c = getopt_long(argc, argv, "f:j:qhV", parse_options, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:j:qhV", parse_options, NULL)) != -1) {
         switch (c) {
         case 'f':
             if ((fmt = np_format_parse(optarg)) < 0) {
@@ -512,7 +514,8 @@ int main(int argc, char **argv)
             plot = optarg;
             break;
         case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
-        default: parse_usage(stderr); return 2;
+        case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
+        default: np_opt_unknown(argv[optind - 1], parse_options); return 2;
         }
     }
     if (o.group && fmt == NP_FMT_MARKDOWN) {
