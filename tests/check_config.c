@@ -145,6 +145,7 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, "RECIPE=llama3", L8, "GPU_TYPE=mi300", NULL}, {"GPU_TYPE=mi300", "allowed: gb200, b200, h100", NULL}},
     {{SP, SYN, L8, "GPUS_PER_NODE=0", NULL}, {"GPUS_PER_NODE=0", "allowed: 1 to 1024", NULL}},
     {{SP, SYN, L8, "GPUS_PER_NODE=eight", NULL}, {"GPUS_PER_NODE=eight", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=3", NULL}, {"GPUS_PER_NODE=3: JOB_TOTAL_GPUS=8 is not a multiple", "divisor of 8", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=abc", NULL}, {"JOB_TOTAL_GPUS=abc", "positive integer", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=0", NULL}, {"JOB_TOTAL_GPUS=0", "positive integer", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=-8", NULL}, {"JOB_TOTAL_GPUS=-8", "positive integer", NULL}},

@@ -370,6 +370,12 @@ struct config_common {
     char tokenizer_dir[PATH_MAX + 256];
 };
 
+/* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
+static const char *config_synth_alt(const struct config_common *c)
+{
+    return c->task == NP_TASK_PRETRAIN ? ", or use WORKLOAD=synthetic" : "";
+}
+
 /* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
 static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -577,7 +583,7 @@ static void config_scales(const struct config_common *c, char *buf, size_t size)
 
 static enum np_status config_gpu_list(struct config_ctx *x, const struct config_common *c, int *gpus, size_t *ngpus)
 {
-    char scales[300];
+    char scales[300], deflt[40];
     config_scales(c, scales, sizeof scales);
     const char *v = config_get(x, "JOB_TOTAL_GPUS");
     *ngpus = 0;
@@ -585,23 +591,22 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
         const struct np_recipe *r = c->recipe;
         if (c->task != NP_TASK_PRETRAIN && !strchr(scales, ',') && scales[0]) {
             gpus[(*ngpus)++] = atoi(scales); /* one published fine-tuning scale per system */
-            return NP_OK;
-        }
-        if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
-            r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
+        } else if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
+                   r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
             gpus[(*ngpus)++] = r->default_gpus;
-            return NP_OK;
-        }
-        if (!scales[0])
+        } else if (!scales[0]) {
             return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s is published at no scale", r->name,
                               c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type);
-        /* the seeds make DTYPE and MODEL_SIZE the only required variables: the row's smallest published scale */
-        gpus[(*ngpus)++] = atoi(scales);
-        np_notef("JOB_TOTAL_GPUS not set: using %d, the smallest published scale of %s %s %s on %s (published: %s)", gpus[0],
-                 r->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
-        return NP_OK;
+        } else { /* the seeds make DTYPE and MODEL_SIZE the only required variables: the smallest published scale */
+            gpus[(*ngpus)++] = atoi(scales);
+            np_notef("JOB_TOTAL_GPUS not set: using %d, the smallest published scale of %s %s %s on %s (published: "
+                     "%s)",
+                     gpus[0], r->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+        }
+        snprintf(deflt, sizeof deflt, "%d (its default)", gpus[0]);
+        v = deflt; /* the checks below, as for a value given */
     }
-    const char *p = v;
+    const char *p = *ngpus ? "" : v;
     while (*p) {
         while (*p == ' ')
             p++;
@@ -636,9 +641,14 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     for (size_t i = 0; i < *ngpus; i++) {
         const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
         /* AutoModel publishes 1-GPU LoRA rows: part of one node */
-        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
+        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row))) {
+            if (c->gpn_explicit && row) /* the scale is published: the culprit is GPUS_PER_NODE */
+                return config_bad(x, "GPUS_PER_NODE=%d: JOB_TOTAL_GPUS=%d is not a multiple of it; allowed: a divisor "
+                                     "of %d, e.g. the published row's %d (or unset)",
+                                  c->gpus_per_node, gpus[i], gpus[i], row->gpus_per_node);
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
                               gpus[i], config_gpn(c, row), scales);
+        }
         if (!row)
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
                               c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
@@ -802,8 +812,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image, x->setup_cmd);
+                              "%s first (or set RUN_CONF_IMAGE%s)",
+                              c->image, x->setup_cmd, config_synth_alt(c));
         }
     }
     /* the tokenizer: files ./setup staged, read offline on the compute nodes */
@@ -821,9 +831,9 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                                       c->model->tokenizer.hf, c->tokenizer_dir, x->setup_cmd);
             return config_bad(x,
                               "the tokenizer of %s %s (%s) is not staged in %s: run %s with HF_TOKEN set (the "
-                              "job reads it offline), or use WORKLOAD=synthetic",
+                              "job reads it offline)%s",
                               c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
-                              x->setup_cmd);
+                              x->setup_cmd, config_synth_alt(c));
         }
     }
     /* AutoModel: the model folder ./setup staged, read offline (config.json, or the weights' index) */
