@@ -428,8 +428,11 @@ int main(int argc, char **argv)
         rc = launch_fail(st, &err);
     else if (mode == LAUNCH_PRINT_CONFIG)
         rc = launch_print_config(&plan);
-    else if (mode == LAUNCH_DRY_RUN)
+    else if (mode == LAUNCH_DRY_RUN) {
         rc = launch_dry_run(&plan);
+        if (rc == 0)
+            np_launch_preview_check(&plan, NULL);
+    }
     else
         rc = launch_submit(&plan, wait, rerun, &set);
     np_launch_plan_free(&plan);

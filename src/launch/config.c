@@ -768,12 +768,15 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
         char a[64], b[64];
         config_human(avail, a, sizeof a);
         config_human(need, b, sizeof b);
-        return config_bad(x,
-                          "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s %s%s; "
-                          "free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
-                          config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name, c->model->size,
-                          ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
-                          c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        enum np_status st = config_bad(x,
+                                       "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s "
+                                       "%s%s; free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
+                                       config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name,
+                                       c->model->size, ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
+                                       c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        if (!c->preview) /* --dry-run/--print-config write nothing: the real launch refuses, said here */
+            return st;
+        np_warnf("%s (the real launch refuses this)", x->err->text);
     }
     return NP_OK;
 }

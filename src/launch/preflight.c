@@ -251,7 +251,8 @@ static enum np_status preflight_refuse_var(const struct np_launch_config *c, con
     return preflight_refuse(c, why, err);
 }
 
-static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, struct np_error *err)
+static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, int quiet,
+                                    struct np_error *err)
 {
     char *parts = NULL;
     int parts_tried = 0;
@@ -271,7 +272,8 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
             close(fd);
         free(script);
         if (!ok) {
-            np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
+            if (!quiet)
+                np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
                      c->job_name, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
             if (fd >= 0)
                 unlink(path);
@@ -296,7 +298,7 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
             preflight_flat(said, sizeof said, msg ? msg : terr.text);
             snprintf(why, sizeof why, "%s (sbatch --test-only: %s)", limit ? limit : "Slurm refuses the request", said);
             st = limit ? preflight_refuse(c, why, err) : preflight_refuse_var(c, said, why, parts, err);
-        } else if (t != NP_OK) {
+        } else if (t != NP_OK && !quiet) {
             np_warnf("%s: cannot check that the job can run (%s); submitting anyway", c->job_name, terr.text);
         }
         free(msg);
@@ -377,6 +379,6 @@ enum np_status np_launch_preflight(struct np_backend *be, const struct np_launch
     if (!o)
         o = &none;
     if (be->name && strcmp(be->name, "cli") == 0)
-        return preflight_cli(be, plan, err);
+        return preflight_cli(be, plan, o->preview, err);
     return preflight_rest(be, plan, o, err);
 }
