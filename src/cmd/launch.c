@@ -20,6 +20,7 @@
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/launch/script.h"
@@ -243,6 +244,7 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
         np_errorf("parsing the runs failed: %s", np_strerror(st));
         return 1;
     }
+    np_runs_scaling_efficiency(&res); /* the table nemoperf-parse prints of the same folders */
     for (size_t i = 0; i < res.nerrors; i++)
         np_errorf("%s", res.errors[i]);
     if (res.nerrors || res.nruns < sub->n)

@@ -955,6 +955,21 @@ static void run_job_from_name(struct np_run *run, const char *path)
 
 static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace);
 
+/* A run that stopped before its last step: failed when its logs say why (a Slurm kill, OOM, NCCL); else, when
+ * launch submitted it, the log may end there because the job is still at it, which --slurm can tell. */
+static void run_incomplete_end(struct np_run *run, struct run_slot *slot)
+{
+    if (run->status != NP_RUN_INCOMPLETE)
+        return;
+    if (run_add_log_error(run, slot, 0))
+        run->status = NP_RUN_FAILED;
+    else if (run->launch.submitted && run->why) {
+        char why[320];
+        snprintf(why, sizeof why, "%s (or still running: --slurm asks the scheduler)", run->why);
+        run_set_why(run, why);
+    }
+}
+
 /* ---- AutoModel benchmark logs (amlog.c): read when the scanner finds no NeMo step line ---- */
 
 /* The summary's average is seed 001's "Time per Global Step": the run's step time and its steady
@@ -1009,8 +1024,7 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
             np_run_analyse(run, &res, j->o, j->recipes, j->ref);
             run_apply_amlog(run, &sum, j->o, j->ref);
             run_slot_conflict(slot, run);
-            if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                run->status = NP_RUN_FAILED;
+            run_incomplete_end(run, slot);
         }
         found = res.nsteps > 0;
     }
@@ -1059,8 +1073,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 }
                 run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
-                if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                    run->status = NP_RUN_FAILED;
+                run_incomplete_end(run, slot);
             }
             found = 1;
         } else {

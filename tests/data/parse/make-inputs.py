@@ -235,3 +235,10 @@ case("kinds-markdown", ["--format", "markdown", "--reference", "../kinds/in"])
 case("kinds-group", ["--group", "../kinds/in"])
 case("kinds-csv", ["--format", "csv", "../kinds/in"])
 case("kinds-json", ["--format", "json", "../kinds/in"])
+
+# issue 24: a launched run whose log ends before its last step, without an error: stopped, or still running
+# (without --slurm nothing tells which; the message says so)
+root = case("incomplete-launched", ["in"])
+d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969)
+manifest(d, c8, job="9601")
+log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_9601_0.out"), steady(12.27)[:9], 128, final=49)
