@@ -679,7 +679,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         if (rc == 0 && task != NP_TASK_PRETRAIN)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
         if (rc == 0 && (fflush(setup_out) != 0 || ferror(setup_out))) {
-            np_errorf("cannot write the plan: %s", strerror(errno));
+            np_errorf("cannot write to standard output: %s", strerror(errno));
             rc = 1;
         }
         np_hf_client_free(client);
