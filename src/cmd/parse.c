@@ -278,6 +278,16 @@ static enum np_status parse_sink_error(void *ctx, const char *msg)
     return np_report_error(po->rep, msg);
 }
 
+/* Nothing to report: say where it was looked for. */
+static void parse_none_found(const char *include, char *const *paths, size_t npaths)
+{
+    if (npaths == 1)
+        np_errorf("no log files matching '%s' found in %s", include, paths[0]);
+    else
+        np_errorf("no log files matching '%s' found in %s, ... (%zu paths)", include, npaths ? paths[0] : ".",
+                  npaths);
+}
+
 static int parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
                         int quiet)
@@ -341,7 +351,7 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     } else {
         if (po.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (po.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o->include);
+                parse_none_found(o->include, paths, npaths);
             rc = 1;
         }
         if (po.nerrors)
@@ -534,6 +544,15 @@ int main(int argc, char **argv)
         o.progress_after = v;
     }
 
+    if (plot) { /* a folder the picture cannot be written into: said before any report is printed */
+        const char *slash = strrchr(plot, '/');
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - plot) + (slash == plot) : 1, slash ? plot : ".");
+        if (access(dir, W_OK | X_OK) != 0) {
+            np_errorf("--plot %s: cannot write into %s: %s", plot, dir, strerror(errno));
+            return 2;
+        }
+    }
     struct np_backend be = {0};
     if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
         int brc = parse_backend(&be);
@@ -582,7 +601,7 @@ int main(int argc, char **argv)
                 np_errorf("%s", res.errors[i]);
         if (res.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (res.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o.include);
+                parse_none_found(o.include, paths, npaths);
             rc = 1;
         }
         if (res.nerrors)

@@ -1319,7 +1319,7 @@ char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_li
 /* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
 static json_t *config_list_cell(const char *cell)
 {
-    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+    if (!cell || !*cell || strcmp(cell, "NA") == 0 || strcmp(cell, "-") == 0) /* "-": none (the table's dash) */
         return json_null();
     size_t i = 0;
     while (cell[i] >= '0' && cell[i] <= '9')

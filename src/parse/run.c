@@ -934,7 +934,13 @@ static void run_identify(struct np_run *run, const char *manifest, const struct 
     run_identity_fill(&run->id, &o->given);
     if (!run->id.experiment[0]) {
         const char *b = run_basename(run->dir);
-        run_copy(run->id.experiment, sizeof run->id.experiment, b, strlen(b));
+        size_t len = strlen(b);
+        if (!len || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) { /* a log given in the current folder: its name */
+            b = run_basename(run->path);
+            const char *dot = strrchr(b, '.');
+            len = dot && dot > b ? (size_t)(dot - b) : strlen(b);
+        }
+        run_copy(run->id.experiment, sizeof run->id.experiment, b, len);
     }
 }
 

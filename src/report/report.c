@@ -552,6 +552,8 @@ static void report_table_footer(FILE *out, const struct np_parse_result *res, co
             const char *what = pass == 0 ? "note" : "reference not compared";
             if (j - i == 1)
                 fprintf(out, "%s: %s: %s\n", what, r->path, msg);
+            else if (strcmp(r->id.experiment, res->runs[j - 1].id.experiment) == 0) /* repeats of one name */
+                fprintf(out, "%s: %zu runs of %s: %s\n", what, j - i, r->id.experiment, msg);
             else
                 fprintf(out, "%s: %zu runs (%s ... %s): %s\n", what, j - i, r->id.experiment,
                         res->runs[j - 1].id.experiment, msg);
@@ -1261,6 +1263,8 @@ static void report_streak_end(struct report_streak *k, struct report_spill *s, c
     if (k->msg) {
         if (k->n == 1)
             report_spill_printf(s, "%s: %s: %s\n", what, k->path, k->msg);
+        else if (strcmp(k->first, k->last) == 0) /* repeats of one name */
+            report_spill_printf(s, "%s: %zu runs of %s: %s\n", what, k->n, k->first, k->msg);
         else
             report_spill_printf(s, "%s: %zu runs (%s ... %s): %s\n", what, k->n, k->first, k->last, k->msg);
     }

@@ -172,7 +172,7 @@ $line"
     *--list*--format\ json*)
         run_ex $name "$W/cwd" "$line"; expect $name 0 '"recipe"'
         want=$(printf '%s\n' "$ex" | sed -n 's/.*--recipe \([^ ]*\).*/\1/p')
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(x["recipe"]==sys.argv[2] and x["gpu"]=="h100" for x in r)' \
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(x["recipe"]==sys.argv[2] and x["gpu"]=="h100" and x["system"] != "-" for x in r)' \
             "$W/$name.out" "$want" && ok "$name: JSON rows all $want on h100" || fail "$name: JSON filter" ;;
     *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE" ;;
     *mkdir*) run_ex $name "$W/cwd" "$line"; expect $name 0 "" ;;

@@ -242,3 +242,10 @@ root = case("incomplete-launched", ["in"])
 d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969)
 manifest(d, c8, job="9601")
 log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_9601_0.out"), steady(12.27)[:9], 128, final=49)
+
+# issue 24: three repeats of one synthetic configuration share their note: "3 runs of <name>", not "<name> ... <name>"
+root = case("synthetic-repeats", ["in"])
+for k in range(3):
+    d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969 + k)
+    manifest(d, c8, job=str(9701 + k), workload="synthetic")
+    log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_%d_0.out" % (9701 + k)), steady(0.05, 30), 128)
