@@ -1,5 +1,5 @@
 # nemoperf - benchmark NeMo LLM pre-training on Slurm: launch, parse, compare.
-# Targets: all check demo bench fuzz sanitize install uninstall clean deps
+# Targets: all check lint demo bench fuzz sanitize install uninstall clean deps
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/nemoperf
@@ -43,7 +43,7 @@ LIB      := $(B)/libnemoperf.a
 TOOLS    := $(CMD_SRC:src/cmd/%.c=$(BIN)/nemoperf-%)
 TESTS    := $(TEST_SRC:tests/check_%.c=$(B)/tests/check_%)
 
-.PHONY: all check unit integration demo bench fuzz sanitize install uninstall clean deps tests
+.PHONY: all check lint unit integration demo bench fuzz sanitize install uninstall clean deps tests
 .DELETE_ON_ERROR:
 
 all: $(TOOLS)
@@ -82,6 +82,11 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory tests
 	@$(MAKE) --no-print-directory unit integration
+
+# The tree's shape: dependencies point one way between src/ areas, no include cycle between modules
+# (build-aux/layers.py; docs/architecture.md).  `make check` runs it too (tests/run-unit.sh).
+lint:
+	@python3 build-aux/layers.py
 
 unit: tests
 	@sh tests/run-unit.sh $(B)/tests

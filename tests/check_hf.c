@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/automodel.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/setup/hf.h"
 

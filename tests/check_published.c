@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nemoperf/model/flops.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/parse/reference.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nemoperf/report/report.h"
+#include "nemoperf/model/model_flops.h"
 
 static struct np_recipe_set set;
 static struct np_run runs[2];

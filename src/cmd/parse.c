@@ -25,7 +25,7 @@
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
-#include "nemoperf/parse/runstate.h"
+#include "nemoperf/parse/runs_slurm.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/slurm/rest.h"
 #include "nemoperf/util/version.h"

@@ -7,7 +7,7 @@
  */
 #include "nemoperf/launch/config.h"
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/setup/stage.h"
 
 #include <ctype.h>
@@ -30,109 +30,6 @@
 
 #define CONFIG_MAX_SWEEP 64
 
-const char *np_workload_name(enum np_workload w)
-{
-    return w == NP_WORKLOAD_SYNTHETIC ? "synthetic" : "nemo";
-}
-
-const char *np_env_getenv(void *ctx, const char *name)
-{
-    (void)ctx;
-    return getenv(name);
-}
-
-const char *np_env_list(void *ctx, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *const *e = ctx; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
-
-int np_parse_bool(const char *s, int *out)
-{
-    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
-    for (size_t i = 0; s && i < 3; i++) {
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = 1;
-            return 0;
-        }
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = 0;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Decimal digits at *p (at most 7) into *v. */
-static int config_digits(const char **p, long *v)
-{
-    long x = 0;
-    int n = 0;
-    while (isdigit((unsigned char)**p)) {
-        if (++n > 10) /* MAX_STEPS up to 10000000 and minute counts up to Slurm's bound fit */
-            return 0;
-        x = x * 10 + (**p - '0');
-        (*p)++;
-    }
-    *v = x;
-    return n > 0;
-}
-
-int np_time_limit_valid(const char *s)
-{
-    if (!s || !*s)
-        return 0;
-    const char *p = s;
-    long days = -1, f[3] = {0, 0, 0};
-    int n = 0;
-    if (strchr(s, '-')) {
-        if (!config_digits(&p, &days) || *p != '-')
-            return 0;
-        p++;
-    }
-    for (;;) {
-        if (n == 3 || !config_digits(&p, &f[n]))
-            return 0;
-        n++;
-        if (*p == ':') {
-            p++;
-            continue;
-        }
-        if (*p)
-            return 0;
-        break;
-    }
-    long h = 0, m = 0, sec = 0;
-    if (days >= 0) { /* D-H, D-H:M, D-H:M:S */
-        h = f[0];
-        m = n > 1 ? f[1] : 0;
-        sec = n > 2 ? f[2] : 0;
-        if (h >= 24 || m >= 60 || sec >= 60)
-            return 0;
-    } else if (n == 1) { /* M */
-        m = f[0];
-    } else if (n == 2) { /* M:S */
-        m = f[0];
-        sec = f[1];
-        if (sec >= 60)
-            return 0;
-    } else { /* H:M:S */
-        h = f[0];
-        m = f[1];
-        sec = f[2];
-        if (m >= 60 || sec >= 60)
-            return 0;
-    }
-    long long minutes = (long long)(days > 0 ? days : 0) * 1440 + (long long)h * 60 + m + (sec + 59) / 60;
-    if (minutes > NP_TIME_LIMIT_MAX_MINUTES)
-        return 0;
-    return (days > 0 || h > 0 || m > 0 || sec > 0);
-}
-
-/* Byte offset of the first byte that is not valid UTF-8 in s, or -1 when it all is. */
 static long config_utf8_bad(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -198,7 +95,7 @@ static int config_int(const char *s, long min, long max, int *out)
 {
     const char *p = s;
     long v;
-    if (!config_digits(&p, &v) || *p || v < min || v > max)
+    if (!np_parse_digits(&p, &v) || *p || v < min || v > max)
         return -1;
     *out = (int)v;
     return 0;
@@ -612,7 +509,7 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
             p++;
         const char *start = p;
         long n;
-        if (!config_digits(&p, &n) || n < 1 || n > 1000000) {
+        if (!np_parse_digits(&p, &n) || n < 1 || n > 1000000) {
             return config_bad(x,
                               "JOB_TOTAL_GPUS=%s: not a positive integer or a comma list of them; allowed: %s "
                               "(e.g. 8 or 8,16,32)",

@@ -9,6 +9,7 @@
 #include "nemoperf/parse/run.h"
 
 #include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -26,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/parse/runstate.h"
 #include "nemoperf/parse/walk.h"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/automodel.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/job/finetune.h"

@@ -22,7 +22,9 @@
 
 #include "nemoperf/util/diag.h"
 #include "nemoperf/slurm/sbatch_env.h"
-#include "nemoperf/launch/script.h"
+#include "nemoperf/job/env.h"
+#include "nemoperf/slurm/timelimit.h"
+#include "nemoperf/util/version.h"
 #include "nemoperf/util/shell.h"
 
 #define REST_BODY_MAX (64L * 1024 * 1024) /* refuse replies larger than this */

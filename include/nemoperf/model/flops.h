@@ -12,7 +12,7 @@
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
 
-#include "nemoperf/model/recipe.h"
+#include "nemoperf/model/arch.h"
 
 /* Model FLOPs for one sample of seq_len tokens (forward + backward). */
 double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,
@@ -30,9 +30,6 @@ const char *np_flops_automodel_missing(enum np_flops_conv conv, const struct np_
 double np_flops_lora_multiplier(const struct np_arch *a, const struct np_arch_extra *x, int rank, int lm_head,
                                 double *lora_params, double *frozen_params);
 
-/* Same, from a model's spec and a config row (row layer count wins; row may be NULL); AutoModel
- * families include the LoRA multiplier when the spec has a lora_rank. */
-double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len);
 
 /* Fine-tuning FLOPs of one packed sequence of `tokens` real tokens whose
  * sub-sequence lengths s_i have sum_i s_i^2 = sum_sq (forward + backward):

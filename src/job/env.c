@@ -1,0 +1,66 @@
+/* env.c - the variables a job's batch script exports, in script order.
+ *
+ * NVIDIA's: NeMo-Run's defaults and the PerfEnvPlugin of scripts/performance (cited below); ours:
+ * offline Hugging Face access (the tokenizer is staged), NEMO_HOME/HF_HOME, NCCL trace switches
+ * (moved from src/launch/script.c: the REST backend and the NeMo driver read the same list).
+ */
+#include "nemoperf/job/env.h"
+
+#include <string.h>
+
+const char *np_nemo_max_connections(const struct np_launch_config *c)
+{
+    if (c->tp <= 1 && c->cp <= 1)
+        return NULL;
+    size_t n = strlen(c->gpu_type);
+    for (char **p = c->recipe->max_connections; p && *p; p++)
+        if (strlen(*p) == n && strcmp(*p, c->gpu_type) == 0)
+            return np_setting_value(*p);
+    return "1"; /* PerfEnvPlugin without gpu_sm100_or_newer */
+}
+
+size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
+{
+    size_t n = 0;
+#define SCRIPT_VAR(k, v)                                                                                          \
+    do {                                                                                                          \
+        if (n < cap) {                                                                                            \
+            vars[n].name = (k);                                                                                   \
+            vars[n].value = (v);                                                                                  \
+            n++;                                                                                                  \
+        }                                                                                                         \
+    } while (0)
+    SCRIPT_VAR("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
+    if (c->workload == NP_WORKLOAD_NEMO) { /* the tokenizer is staged: no network on the compute nodes */
+        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "1");
+        SCRIPT_VAR("HF_HUB_OFFLINE", "1");
+    } else if (c->hf_token) {
+        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "0");
+    }
+    SCRIPT_VAR("TOKENIZERS_PARALLELISM", "False");
+    SCRIPT_VAR("NCCL_NVLS_ENABLE", "0");
+    SCRIPT_VAR("NVTE_FLASH_ATTN", "1");
+    SCRIPT_VAR("NVTE_FUSED_ATTN", "1");
+    SCRIPT_VAR("NEMO_LOG_MEMORY_USAGE", "1");
+    SCRIPT_VAR("PYTHONUNBUFFERED", "1");
+    SCRIPT_VAR("SLURM_UNBUFFEREDIO", "1");
+    /* PerfEnvPlugin (NeMo v2.2.1 / v2.3.1 nemo/lightning/run/plugins.py) */
+    if (np_nemo_max_connections(c))
+        SCRIPT_VAR("CUDA_DEVICE_MAX_CONNECTIONS", np_nemo_max_connections(c));
+    SCRIPT_VAR("NVTE_FWD_LAYERNORM_SM_MARGIN", "16");
+    SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
+    if (c->pp > 1)
+        SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
+    for (char **e = c->model->env; e && *e; e++) /* per model: NVTE_NORM_*_USE_CUDNN (405B, 340B) */
+        SCRIPT_VAR(*e, np_setting_value(*e));
+    if (c->nccltrace) {
+        SCRIPT_VAR("NCCL_DEBUG", "INFO");
+        SCRIPT_VAR("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
+    }
+    SCRIPT_VAR("NEMO_HOME", c->stage_path);
+    SCRIPT_VAR("HF_HOME", c->stage_path);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile)
+        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+#undef SCRIPT_VAR
+    return n;
+}
