@@ -13,6 +13,9 @@ PKGS    := libcurl libpcre2-8 jansson
 # cairo draws nemoperf-parse --plot: only parse (and the tests) link it, so the job-side tools
 # (nemoperf-synth runs inside the 24.11/26.05 chroot clusters) need no graphics libraries.
 PKGS_DRAW := cairo fontconfig
+# the results store (nemoperf-parse --store/--history/--compare, nemoperf-launch --wait --store): only the
+# tools that store link SQLite and libpq, so nemoperf-synth (run inside the chroot clusters) needs neither.
+PKGS_STORE := sqlite3 libpq
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g
@@ -23,9 +26,10 @@ XCFLAGS ?=
 XLDFLAGS ?=
 
 # Evaluated lazily: `make check` installs pkg-config packages before it uses them.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(PKGS_DRAW) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(PKGS_DRAW) $(PKGS_STORE) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 DRAW_LIBS  = $(shell pkg-config --libs $(PKGS_DRAW) 2>/dev/null)
+STORE_LIBS = $(shell pkg-config --libs $(PKGS_STORE) 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -33,7 +37,8 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
              -DNP_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 TOOL_LIBS  =
-$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS)
+$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS) $(STORE_LIBS)
+$(BIN)/nemoperf-launch: TOOL_LIBS = $(STORE_LIBS)
 
 LIB_SRC  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 CMD_SRC  := $(wildcard src/cmd/*.c)
@@ -70,7 +75,7 @@ $(B)/tests/%.o: tests/%.c
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(B)/tests/check_%: $(B)/tests/check_%.o $(LIB)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(STORE_LIBS) $(LDLIBS_ALL)
 
 tests: $(TESTS) $(TOOLS)
 
@@ -113,6 +118,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 	@sh bench/submit.sh
+	@sh bench/store.sh
 
 fuzz:
 	@sh build-aux/deps.sh fuzz

@@ -26,6 +26,7 @@
 #include "nemoperf/launch/script.h"
 #include "nemoperf/launch/submit.h"
 #include "nemoperf/util/shell.h"
+#include "nemoperf/store/store.h"
 
 enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_RECONCILE,
                    LAUNCH_HELP, LAUNCH_VERSION };
@@ -39,7 +40,7 @@ struct launch_option {
     const char *help;
 };
 
-enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT };
+enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT, LAUNCH_OPT_STORE };
 
 static const struct launch_option launch_options[] = {
     {"dry-run", 'n', NULL, "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
@@ -50,6 +51,7 @@ static const struct launch_option launch_options[] = {
     {"gpu", LAUNCH_OPT_GPU, "G", "with --list: only GPU type G (h100, b200, gb200)"},
     {"format", LAUNCH_OPT_FORMAT, "F", "with --list: table (default) or json"},
     {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
+    {"store", LAUNCH_OPT_STORE, NULL, "with --wait: record the runs waited for in the results store (NEMOPERF_DB)"},
     {"reconcile", 'r', NULL, "FOLDER...: settle submitting/unknown records by asking Slurm for the tagged job"},
     {"resubmit", 'R', NULL, "submit even the jobs an earlier launch has queued or running"},
     {"skip-existing", 'S', NULL, "submit only the jobs an earlier launch has not queued or running"},
@@ -230,7 +232,7 @@ static int launch_env_typos(void)
 
 /* --wait: follow the submitted jobs to their end, then print the parse table of their folders.
  * Returns the exit code: 0 only if every job COMPLETED and every run is ok. */
-static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set)
+static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set, int store)
 {
     enum np_status st = np_launch_follow(sub, stdout);
     if (st == NP_E_INVALID || st == NP_E_NOMEM)
@@ -238,6 +240,7 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     int rc = st != NP_OK;
     struct np_parse_opts po;
     np_parse_opts_init(&po);
+    po.keep_samples = store;
     struct np_parse_result res;
     st = np_parse_paths(sub->dirs, sub->n, &po, set, NULL, &res);
     if (st != NP_OK) {
@@ -255,6 +258,18 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     putchar('\n');
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
         rc = 1;
+    if (store) { /* --store: what was waited for goes into the results store (NEMOPERF_DB, docs/history.md) */
+        struct np_error err;
+        size_t counts[3] = {0, 0, 0};
+        if (np_store_runs(NULL, res.runs, res.nruns, NULL, counts, &err) != NP_OK) {
+            np_error_print(&err);
+            np_errorf("--store: nothing stored (the store is as it was before)");
+            rc = 1;
+        } else {
+            np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", res.nruns, res.nruns == 1 ? "" : "s",
+                     counts[NP_STORE_ADDED], counts[NP_STORE_UPDATED], counts[NP_STORE_SAME]);
+        }
+    }
     np_parse_result_free(&res);
     if (np_stdout_check())
         rc = 1;
@@ -264,7 +279,7 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
 }
 
 /* Submit the plan (src/launch/submit.c), with --wait follow it.  Returns the exit code. */
-static int launch_submit(struct np_launch_plan *plan, int wait, enum np_launch_rerun rerun,
+static int launch_submit(struct np_launch_plan *plan, int wait, int store, enum np_launch_rerun rerun,
                          const struct np_recipe_set *set)
 {
     char *self = launch_tool_hint("nemoperf-launch", "launch"), *parser = launch_tool_hint("nemoperf-parse", NULL);
@@ -280,7 +295,7 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum np_launch_r
     if (wait && !sub.signal && sub.n > 0) {
         if (failed)
             np_warnf("some submissions failed; waiting for the %zu submitted job%s", sub.n, sub.n == 1 ? "" : "s");
-        int rc = launch_wait(&sub, set);
+        int rc = launch_wait(&sub, set, store);
         failed = rc > failed ? rc : failed;
     }
     if (np_stdout_check())
@@ -310,7 +325,7 @@ int main(int argc, char **argv)
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
     enum np_launch_rerun rerun = NP_LAUNCH_RERUN_REFUSE;
-    int c, nmodes = 0, wait = 0, nrerun = 0;
+    int c, nmodes = 0, wait = 0, nrerun = 0, store = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -326,6 +341,7 @@ int main(int argc, char **argv)
         case LAUNCH_OPT_RECIPE: list_recipe = optarg; break;
         case LAUNCH_OPT_GPU: list_gpu = optarg; break;
         case LAUNCH_OPT_FORMAT: list_format = optarg; break;
+        case LAUNCH_OPT_STORE: store = 1; break;
         case ':':
             np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
             return 2;
@@ -360,6 +376,10 @@ int main(int argc, char **argv)
     }
     if (wait && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
         np_errorf("--wait goes with a submission, not with --dry-run, --print-config, --list or --reconcile");
+        return 2;
+    }
+    if (store && !wait && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--store goes with --wait (it stores the runs waited for)");
         return 2;
     }
     if ((list_recipe || list_gpu || list_format) && mode != LAUNCH_LIST && mode != LAUNCH_HELP &&
@@ -436,7 +456,7 @@ int main(int argc, char **argv)
             np_launch_preview_check(&plan, NULL);
     }
     else
-        rc = launch_submit(&plan, wait, rerun, &set);
+        rc = launch_submit(&plan, wait, store, rerun, &set);
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nemoperf/parse/diagnose.h"
 #include "nemoperf/report/aggregate.h"
+#include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
@@ -28,12 +30,15 @@
 #include "nemoperf/parse/runs_slurm.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/slurm/rest.h"
+#include "nemoperf/report/history.h"
+#include "nemoperf/store/store.h"
 #include "nemoperf/util/version.h"
 
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
-    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK, OPT_NCCL, OPT_STRICT, OPT_STORE, OPT_DB,
+    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER
 };
 
 static const struct option parse_options[] = {
@@ -63,7 +68,15 @@ static const struct option parse_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"nccl", no_argument, NULL, OPT_NCCL},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"version", no_argument, NULL, 'V'},
+    {"store", no_argument, NULL, OPT_STORE},
+    {"db", required_argument, NULL, OPT_DB},
+    {"history", no_argument, NULL, OPT_HISTORY},
+    {"compare", no_argument, NULL, OPT_COMPARE},
+    {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
+    {"cluster", required_argument, NULL, OPT_CLUSTER},
     {NULL, 0, NULL, 0},
 };
 
@@ -88,7 +101,25 @@ static void parse_usage(FILE *out)
             "      --group          aggregate repeats of a configuration (n, mean, stdev, min, max)\n"
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
-            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
+            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf);\n"
+            "                       with --nccl, the NCCL message size histogram of the runs\n"
+            "      --nccl           diagnostics from the whole log: NCCL/RCCL breakdown (calls, bytes, sizes per\n"
+            "                       communicator size and collective), network facts (version, IB/Socket, plugin,\n"
+            "                       GPU Direct RDMA, nodes), step anomalies, drift from the published row,\n"
+            "                       checkpoint durations, .nsys-rep files; warnings go into each run's note\n"
+            "      --strict         exit 1 when a run's NCCL network is suspect (a multi-node run on sockets,\n"
+            "                       GPU Direct RDMA off, a net plugin that failed to load); implies --nccl\n"
+            "Results store (SQLite file, or postgresql://...; see docs/history.md):\n"
+            "      --store          also record every run reported (idempotent) in the store\n"
+            "      --db WHERE       the store (default NEMOPERF_DB, else ~/.local/share/nemoperf/results.db)\n"
+            "      --cluster NAME   the cluster stored runs are from (default NEMOPERF_CLUSTER, the manifest's,\n"
+            "                       this host's name)\n"
+            "      --history [SEL]  list stored runs, oldest first, change points marked (--plot FILE: over time);\n"
+            "                       SEL: key=value[,...] with recipe size dtype gpus gpu container cluster kind\n"
+            "                       config status since until job\n"
+            "      --compare BASE CAND  each a folder of runs or db:SEL; per configuration a verdict FASTER,\n"
+            "                       SLOWER, SAME or INCONCLUSIVE (exit 1 when anything is SLOWER)\n"
+            "      --min-effect PCT the smallest change that counts (default 2)\n"
             "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
@@ -179,7 +210,37 @@ static int parse_backend(struct np_backend *be)
  * and table rows are formatted as the walk hands them over (beside the threads still reading logs)
  * with a slot for the efficiency: the end is then a copy (a table's, its widths and padding).  Records: 'T' a rendered row, 'R' a run.
  * Markdown shows no efficiency: its runs go to the report as they come (spill NULL). */
+/* --store: every run reported goes into the store, in one transaction. */
+struct parse_store {
+    struct np_store *s;
+    struct np_store_ctx ctx;
+    size_t added, updated, same;
+    struct np_error err;
+    int failed;
+};
+
+static enum np_status parse_store_run(struct parse_store *ps, const struct np_run *r)
+{
+    struct np_store_rec rec;
+    enum np_store_outcome oc = NP_STORE_SAME;
+    enum np_status st = np_store_rec_from_run(r, &ps->ctx, &rec);
+    if (st != NP_OK)
+        np_error_set(&ps->err, st, "--store", 0, 0, "out of memory");
+    else
+        st = np_store_put(ps->s, &rec, &oc, &ps->err);
+    np_store_rec_clear(&rec);
+    if (st != NP_OK) {
+        ps->failed = 1;
+        return st;
+    }
+    ps->added += oc == NP_STORE_ADDED;
+    ps->updated += oc == NP_STORE_UPDATED;
+    ps->same += oc == NP_STORE_SAME;
+    return NP_OK;
+}
+
 struct parse_out {
+    struct parse_store *store; /* NULL: no --store */
     struct np_report *rep;
     int quiet;
     FILE *spill;
@@ -205,6 +266,11 @@ static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
 {
     struct parse_out *po = ctx;
     po->nruns++;
+    if (po->store) {
+        enum np_status sst = parse_store_run(po->store, r);
+        if (sst != NP_OK)
+            return sst;
+    }
     if (!po->spill) {
         po->bad |= parse_run_bad(r);
         return np_report_run(po->rep, r);
@@ -290,10 +356,10 @@ static void parse_none_found(const char *include, char *const *paths, size_t npa
 
 static int parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
-                        int quiet)
+                        int quiet, struct parse_store *ps)
 {
     int md = fmt == NP_FMT_MARKDOWN;
-    struct parse_out po = {NULL, quiet, NULL, {0}, 0, 0, 0};
+    struct parse_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0};
     int e = 0;
     if (!md && !(po.spill = np_report_tmpfile()))
         e = errno ? errno : EIO;
@@ -335,7 +401,9 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
         e = errno;
     }
     if (st != NP_OK) {
-        if (np_report_tmp_errno(po.rep)) /* markdown's list, a table's footer */
+        if (ps && ps->failed) /* said by the caller */
+            ;
+        else if (np_report_tmp_errno(po.rep)) /* markdown's list, a table's footer */
             np_errorf("cannot use a temporary file of the report in %s: %s", np_report_tmpdir(),
                       strerror(np_report_tmp_errno(po.rep)));
         else if (out_bad && e) /* a full disk, a closed pipe: said as such */
@@ -378,13 +446,188 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     return rc;
 }
 
+/* Open the store --db names (default: NEMOPERF_DB, then the user's data folder).  0, else the exit code
+ * (said). */
+static int parse_open_store(const char *db, struct np_store **s)
+{
+    char def[1024];
+    struct np_error err;
+    if (!db) {
+        if (np_store_default_location(def, sizeof def, &err) != NP_OK) {
+            np_error_print(&err);
+            return 2;
+        }
+        db = def;
+    }
+    enum np_status st = np_store_open(db, s, &err);
+    if (st != NP_OK) {
+        np_error_print(&err);
+        return np_exit_code(st);
+    }
+    return 0;
+}
+
+/* The end of --store: commit when everything was stored, else leave the store as it was. */
+static int parse_store_end(struct parse_store *ps, int rc, int quiet)
+{
+    if (!ps->s)
+        return rc;
+    if (ps->failed) {
+        np_error_print(&ps->err);
+        np_errorf("--store: nothing stored (the store is as it was before)");
+        np_store_rollback(ps->s);
+        rc = 1;
+    } else if (np_store_commit(ps->s, &ps->err) != NP_OK) {
+        np_error_print(&ps->err);
+        np_errorf("--store: nothing stored (the store is as it was before)");
+        rc = 1;
+    } else if (!quiet) {
+        np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", ps->added + ps->updated + ps->same,
+                 ps->added + ps->updated + ps->same == 1 ? "" : "s", ps->added, ps->updated, ps->same);
+    }
+    np_store_close(ps->s);
+    ps->s = NULL;
+    return rc;
+}
+
+/* --history [SEL...]: the selectors joined, the identity options as filters too. */
+static int parse_history(char *const *sel, size_t nsel, const struct np_parse_opts *o, const char *db,
+                         enum np_format fmt, double min_effect, const char *plot)
+{
+    char joined[2048] = "", buf[2048];
+    size_t len = 0;
+    for (size_t i = 0; i < nsel; i++) {
+        const char *x = strncmp(sel[i], "db:", 3) == 0 ? sel[i] + 3 : sel[i];
+        int n = snprintf(joined + len, sizeof joined - len, "%s%s", len ? "," : "", x);
+        if (n < 0 || (size_t)n >= sizeof joined - len) {
+            np_errorf("--history: the selectors are too long");
+            return 2;
+        }
+        len += (size_t)n;
+    }
+    struct np_store_filter f;
+    struct np_error err;
+    if (np_store_filter_parse(joined, buf, sizeof buf, &f, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
+    char gpu[16];
+    if (o->given.recipe[0])
+        f.recipe = o->given.recipe;
+    if (o->given.model_size[0])
+        f.size = o->given.model_size;
+    if (o->given.dtype != NP_DTYPE_NONE)
+        f.dtype = np_dtype_name(o->given.dtype, 0);
+    if (o->given.gpus)
+        f.gpus = o->given.gpus;
+    if (o->given.gpu_type[0]) {
+        snprintf(gpu, sizeof gpu, "%s", o->given.gpu_type);
+        f.gpu = gpu;
+    }
+    struct np_store *s = NULL;
+    int rc = parse_open_store(db, &s);
+    if (rc)
+        return rc;
+    long long n = 0;
+    if (np_history_write(s, &f, fmt, min_effect, plot, stdout, &n, &err) != NP_OK) {
+        np_error_print(&err);
+        rc = 1;
+    }
+    np_store_close(s);
+    return rc;
+}
+
+/* One side of --compare: a folder of runs (parsed now) or db:SEL (the store). */
+static int parse_compare_side(struct np_compare_set *set, enum np_cmp_sidename side, char *arg,
+                              const struct np_parse_opts *o0, const struct np_recipe_set *recipes,
+                              const struct np_ref_table *ref, const char *db, struct np_store **s, int quiet)
+{
+    struct np_error err;
+    if (strncmp(arg, "db:", 3) == 0) {
+        char buf[2048];
+        struct np_store_filter f;
+        if (np_store_filter_parse(arg, buf, sizeof buf, &f, &err) != NP_OK) {
+            np_error_print(&err);
+            return 2;
+        }
+        int rc = *s ? 0 : parse_open_store(db, s);
+        if (rc)
+            return rc;
+        if (np_compare_set_from_store(set, side, *s, &f, &err) != NP_OK) {
+            np_error_print(&err);
+            return 1;
+        }
+        return 0;
+    }
+    struct np_parse_opts o = *o0;
+    o.keep_samples = 1;
+    struct np_parse_result res;
+    char *paths[] = {arg, NULL};
+    if (np_parse_paths(paths, 1, &o, recipes, ref, &res) != NP_OK) {
+        np_errorf("--compare: %s: %s", arg, np_strerror(NP_E_NOMEM));
+        return 1;
+    }
+    int rc = 0;
+    if (!quiet)
+        for (size_t i = 0; i < res.nerrors; i++)
+            np_errorf("%s", res.errors[i]);
+    if (res.nruns == 0) {
+        np_errorf("--compare: no runs found under %s", arg);
+        rc = 1;
+    }
+    for (size_t i = 0; i < res.nruns && !rc; i++) {
+        struct np_store_rec rec;
+        if (np_store_rec_from_run(&res.runs[i], NULL, &rec) != NP_OK || np_compare_set_add(set, side, &rec) < 0) {
+            np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
+            rc = 1;
+        }
+        np_store_rec_clear(&rec);
+    }
+    np_parse_result_free(&res);
+    return rc;
+}
+
+static int parse_compare(char *const *sides, const struct np_parse_opts *o, const struct np_recipe_set *recipes,
+                         const struct np_ref_table *ref, const char *db, enum np_format fmt, double min_effect,
+                         int quiet)
+{
+    struct np_compare_set *set = np_compare_set_new();
+    struct np_store *s = NULL;
+    if (!set) {
+        np_errorf("%s", np_strerror(NP_E_NOMEM));
+        return 1;
+    }
+    int rc = parse_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
+    if (!rc)
+        rc = parse_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet);
+    if (!rc) {
+        size_t nslower = 0, ncompared = 0;
+        errno = 0;
+        enum np_status w = np_compare_write(set, fmt, min_effect, stdout, &nslower, &ncompared);
+        if (w != NP_OK) {
+            np_errorf("cannot write the comparison: %s", errno ? strerror(errno) : np_strerror(w));
+            rc = 1;
+        } else if (!ncompared) {
+            np_errorf("--compare: no configuration has runs on both sides (runs of status ok or synthetic count)");
+            rc = 1;
+        } else if (nslower) {
+            rc = 1;
+        }
+    }
+    np_store_close(s);
+    np_compare_set_free(set);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
-    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0;
-    const char *plot = NULL;
+    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0, nccl = 0, strict = 0, store = 0, history = 0,
+        compare = 0;
+    const char *plot = NULL, *db = NULL, *cluster = NULL;
+    double min_effect = NP_MIN_EFFECT_DEFAULT;
     long l;
     double d;
     int c;
@@ -514,6 +757,8 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_NO_PROGRESS: no_progress = 1; break;
+        case OPT_NCCL: nccl = 1; break;
+        case OPT_STRICT: nccl = strict = 1; break;
         case 'q': quiet = 1; break;
         case 'h': parse_usage(stdout); return 0;
         case OPT_PLOT:
@@ -524,6 +769,28 @@ int main(int argc, char **argv)
             plot = optarg;
             break;
         case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
+        case OPT_STORE: store = 1; break;
+        case OPT_HISTORY: history = 1; break;
+        case OPT_COMPARE: compare = 1; break;
+        case OPT_DB:
+            if (!*optarg) {
+                np_errorf("--db: the location is empty");
+                return 2;
+            }
+            db = optarg;
+            break;
+        case OPT_CLUSTER:
+            if (!*optarg || strlen(optarg) >= 64) {
+                np_errorf("--cluster: '%s' is empty or longer than 63 characters", optarg);
+                return 2;
+            }
+            cluster = optarg;
+            break;
+        case OPT_MIN_EFFECT:
+            if (!parse_double_arg("--min-effect", optarg, 0, 100, &d))
+                return 2;
+            min_effect = d;
+            break;
         case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
         default: np_opt_unknown(argv[optind - 1], parse_options); return 2;
         }
@@ -532,6 +799,21 @@ int main(int argc, char **argv)
         np_errorf("--group: not with --format markdown (the published tables show one run per column)");
         return 2;
     }
+    if (store + history + compare > 1) {
+        np_errorf("--store, --history and --compare: one at a time");
+        return 2;
+    }
+    if (compare && argc - optind != 2) {
+        np_errorf("--compare: expected BASELINE CANDIDATE (each a folder of runs or db:SELECTOR), got %d argument%s",
+                  argc - optind, argc - optind == 1 ? "" : "s");
+        return 2;
+    }
+    if ((compare && (plot || o.group || slurm || nccl)) || (history && (o.group || slurm || nccl))) {
+        np_errorf("--%s: not with --plot, --group, --slurm or --nccl", compare ? "compare" : "history");
+        return 2;
+    }
+    if (history)
+        return parse_history(argv + optind, (size_t)(argc - optind), &o, db, (enum np_format)fmt, min_effect, plot);
     o.progress = !no_progress && isatty(STDERR_FILENO);
     const char *after = getenv("NEMOPERF_PROGRESS_AFTER"); /* seconds; tests set 0 */
     if (after && *after) {
@@ -573,6 +855,31 @@ int main(int argc, char **argv)
         np_backend_free(&be);
         return 1;
     }
+    if (compare) {
+        int rc = parse_compare(argv + optind, &o, &recipes, &ref, db, (enum np_format)fmt, min_effect, quiet);
+        np_ref_free(&ref);
+        np_recipe_set_free(&recipes);
+        np_backend_free(&be);
+        return rc;
+    }
+    struct parse_store ps;
+    memset(&ps, 0, sizeof ps);
+    ps.ctx.cluster = cluster;
+    if (store) {
+        int orc = parse_open_store(db, &ps.s);
+        if (!orc && np_store_begin(ps.s, &ps.err) != NP_OK) {
+            np_error_print(&ps.err);
+            orc = 1;
+        }
+        if (orc) {
+            np_store_close(ps.s);
+            np_ref_free(&ref);
+            np_recipe_set_free(&recipes);
+            np_backend_free(&be);
+            return orc;
+        }
+        o.keep_samples = 1;
+    }
     char *dot[] = {(char *)".", NULL};
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
@@ -581,14 +888,15 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (!slurm && !o.group && !plot) {
-        int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
+    if (!slurm && !o.group && !plot && !nccl) {
+        int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet, store ? &ps : NULL);
+        rc = parse_store_end(&ps, rc, quiet);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
         return rc;
     }
-    /* --slurm, --group and --plot work on every run at once (memory grows with the runs) */
+    /* --slurm, --group, --plot and --nccl work on every run at once (memory grows with the runs) */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
@@ -614,13 +922,31 @@ int main(int argc, char **argv)
             }
         }
         np_runs_scaling_efficiency(&res);
+        for (size_t i = 0; store && i < res.nruns; i++)
+            if (parse_store_run(&ps, &res.runs[i]) != NP_OK)
+                break;
         for (size_t i = 0; i < res.nruns; i++)
             if (!np_run_status_good(res.runs[i].status) || res.runs[i].verdict == NP_VERDICT_FAIL ||
                 res.runs[i].verdict == NP_VERDICT_FAST)
                 rc = 1;
+        struct np_diag *diags = NULL;
+        if (nccl && res.nruns) { /* before the report: the findings go into the runs' notes */
+            enum np_status ds = np_diag_runs(&res, &diags);
+            if (ds != NP_OK) {
+                np_errorf("--nccl: %s", np_strerror(ds));
+                rc = 1;
+            }
+            for (size_t i = 0; diags && i < res.nruns; i++) {
+                if (diags[i].error[0] && !quiet)
+                    np_errorf("--nccl: %s", diags[i].error);
+                if (strict && diags[i].nnet_warnings)
+                    rc = 1;
+            }
+        }
         if (res.nruns || fmt == NP_FMT_JSON) {
             errno = 0;
-            enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
+            enum np_status w = diags ? np_diag_report_write(stdout, (enum np_format)fmt, &res, &o, diags)
+                                     : np_report_write(stdout, (enum np_format)fmt, &res, &o);
             int e = errno;
             if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
@@ -631,13 +957,16 @@ int main(int argc, char **argv)
         }
         if (plot && res.nruns) {
             struct np_error perr;
-            if (np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr) != NP_OK) {
+            if ((diags ? np_diag_plot(plot, &res, diags, &perr)
+                       : np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr)) != NP_OK) {
                 np_error_print(&perr);
                 rc = 1;
             }
             np_plot_cleanup();
         }
+        np_diag_free(diags, res.nruns);
     }
+    rc = parse_store_end(&ps, rc, quiet);
     np_parse_result_free(&res);
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);

@@ -964,6 +964,14 @@ static void synth_nccl_init(struct synth_run *run)
     const struct synth_env *e = &run->env;
     printf("%s:%d:%d [%d] NCCL INFO NCCL version synthetic (nemoperf-synth; no GPU, no network)\n",
            e->host, pid, pid, e->local_rank % 8);
+    /* the network NCCL would choose here (no InfiniBand, no net plugin): the lines NCCL 2.26
+     * prints then (NVIDIA/nccl issue #447 and tinygrad/open-gpu-kernel-modules issue #45 show them) */
+    printf("%s:%d:%d [%d] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.\n"
+           "%s:%d:%d [%d] NCCL INFO NET/IB : No device found.\n"
+           "%s:%d:%d [%d] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
+           "%s:%d:%d [%d] NCCL INFO Using network Socket\n",
+           e->host, pid, pid, e->local_rank % 8, e->host, pid, pid, e->local_rank % 8, e->host, pid, pid,
+           e->local_rank % 8, e->host, pid, pid, e->local_rank % 8);
     printf("%s:%d:%d [%d] NCCL INFO comm 0x%" PRIx64 " rank %d nRanks %d nNodes %d localRanks %d"
            " localRank %d MNNVL 0\n",
            e->host, pid, pid, e->local_rank % 8, (uint64_t)0x55d0c0a00000ULL, e->rank, e->world,

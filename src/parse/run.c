@@ -440,6 +440,10 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
             }
     }
     w->count = n;
+    free(run->samples);
+    run->samples = NULL;
+    if (n && o->keep_samples && (run->samples = malloc(n * sizeof *run->samples)))
+        memcpy(run->samples, v, n * sizeof *v); /* before the sort: the order of the steps */
     if (n) {
         double sum = 0;
         for (size_t i = 0; i < n; i++)
@@ -1268,10 +1272,7 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g)
         if (!ns) {
             pthread_mutex_unlock(&j->mu);
             for (size_t i = 0; i < slot->n; i++) {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
             for (size_t i = 0; i < slot->nerrors; i++)
                 free(slot->errors[i]);
@@ -1337,10 +1338,7 @@ static void *run_progress(void *arg)
 static void run_slot_clear(struct run_slot *slot)
 {
     for (size_t i = 0; i < slot->n; i++) {
-        free(slot->runs[i].path);
-        free(slot->runs[i].dir);
-        free(slot->runs[i].why);
-        free(slot->runs[i].note);
+        np_run_clear(&slot->runs[i]);
     }
     slot->n = 0;
 }
@@ -1432,10 +1430,7 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
             if (res->runs) {
                 res->runs[res->nruns++] = slot->runs[i];
             } else {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
         }
         for (size_t i = 0; i < slot->nerrors; i++) {
@@ -1618,10 +1613,7 @@ void np_parse_result_free(struct np_parse_result *res)
     if (!res)
         return;
     for (size_t i = 0; i < res->nruns; i++) {
-        free(res->runs[i].path);
-        free(res->runs[i].dir);
-        free(res->runs[i].why);
-        free(res->runs[i].note);
+        np_run_clear(&res->runs[i]);
     }
     free(res->runs);
     for (size_t i = 0; i < res->nerrors; i++)
@@ -1735,6 +1727,7 @@ int np_run_spill_get(FILE *f, struct np_run *run)
     if (!run_unspill_bytes(f, (unsigned char *)run, sizeof *run))
         return -1;
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL; /* not carried by the spill */
     if (!run_spill_getstr(f, &run->path) || !run_spill_getstr(f, &run->dir) || !run_spill_getstr(f, &run->why) ||
         !run_spill_getstr(f, &run->note)) {
         np_run_clear(run);
@@ -1751,5 +1744,7 @@ void np_run_clear(struct np_run *run)
     free(run->dir);
     free(run->why);
     free(run->note);
+    free(run->samples);
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL;
 }

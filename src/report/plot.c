@@ -4,6 +4,7 @@
  * configuration (recipe, size, dtype, GPU type): measured runs as filled dots joined by a
  * line, published points (--reference) as hollow diamonds, and a dashed line for perfect
  * weak scaling (the smallest run's per-GPU value held flat).  Reads runs through run.h only.
+ * Also --nccl's message size histogram: grouped bars of calls over a log2 size axis.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -486,9 +487,9 @@ static cairo_status_t plot_write_fn(void *closure, const unsigned char *data, un
     return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-/* Draw into f; cairo status of the surface. */
-static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct np_plot_layout *lay,
-                                  const struct plot_data *d, int with_ref)
+/* Draw into f with draw(cr, ctx); cairo status of the surface. */
+static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, void (*draw)(cairo_t *, const void *),
+                                  const void *ctx)
 {
     cairo_surface_t *sf;
     if (kind == NP_PLOT_PNG)
@@ -498,7 +499,7 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct 
     else
         sf = cairo_pdf_surface_create_for_stream(plot_write_fn, f, NP_PLOT_WIDTH, NP_PLOT_HEIGHT);
     cairo_t *cr = cairo_create(sf);
-    plot_draw(cr, lay, d, with_ref);
+    draw(cr, ctx);
     cairo_status_t cst = cairo_status(cr);
     cairo_destroy(cr);
     if (cst == CAIRO_STATUS_SUCCESS && kind == NP_PLOT_PNG)
@@ -508,6 +509,55 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct 
         cst = cairo_surface_status(sf);
     cairo_surface_destroy(sf);
     return cst;
+}
+
+/* Render into a temporary file beside file, renamed over it when complete. */
+static enum np_status plot_file(const char *file, enum np_plot_kind kind, void (*draw)(cairo_t *, const void *),
+                                const void *ctx, struct np_error *err)
+{
+    size_t len = strlen(file);
+    char *tmp = malloc(len + 32);
+    if (!tmp)
+        return np_error_set(err, NP_E_NOMEM, file, 0, 0, "out of memory");
+    const char *slash = strrchr(file, '/');
+    size_t dirlen = slash ? (size_t)(slash - file) + 1 : 0;
+    snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, file, file + dirlen);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create a file in its folder: %s", strerror(e));
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    FILE *f = fdopen(fd, "wb");
+    cairo_status_t cst = f ? plot_render(f, kind, draw, ctx) : CAIRO_STATUS_WRITE_ERROR;
+    int ioerr = !f || ferror(f);
+    if (f ? fclose(f) != 0 : close(fd) != 0)
+        ioerr = 1;
+    if (cst != CAIRO_STATUS_SUCCESS || ioerr || rename(tmp, file) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        if (cst != CAIRO_STATUS_SUCCESS)
+            return np_error_set(err, NP_E_IO, file, 0, 0, "drawing failed: %s", cairo_status_to_string(cst));
+        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot write: %s", strerror(e));
+    }
+    free(tmp);
+    return NP_OK;
+}
+
+struct plot_sweep {
+    const struct np_plot_layout *lay;
+    const struct plot_data *d;
+    int with_ref;
+};
+
+static void plot_draw_sweep(cairo_t *cr, const void *ctx)
+{
+    const struct plot_sweep *sw = ctx;
+    plot_draw(cr, sw->lay, sw->d, sw->with_ref);
 }
 
 void np_plot_cleanup(void)
@@ -536,43 +586,102 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
     if (lay)
         *lay = l;
 
-    /* a temporary file beside the target, renamed over it when complete */
-    size_t len = strlen(file);
-    char *tmp = malloc(len + 32);
-    if (!tmp) {
-        plot_data_free(&d);
-        return np_error_set(err, NP_E_NOMEM, file, 0, 0, "out of memory");
-    }
-    const char *slash = strrchr(file, '/');
-    size_t dirlen = slash ? (size_t)(slash - file) + 1 : 0;
-    snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, file, file + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        plot_data_free(&d);
-        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create a file in its folder: %s", strerror(e));
-    }
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
-    FILE *f = fdopen(fd, "wb");
     int with_ref = 0; /* the legend names published points only where some are drawn */
     for (int k = 0; k < d.ns; k++)
         with_ref |= d.s[k].nref > 0;
-    cairo_status_t cst = f ? plot_render(f, kind, &l, &d, with_ref) : CAIRO_STATUS_WRITE_ERROR;
-    int ioerr = !f || ferror(f);
-    if (f ? fclose(f) != 0 : close(fd) != 0)
-        ioerr = 1;
+    struct plot_sweep sw = {&l, &d, with_ref};
+    st = plot_file(file, kind, plot_draw_sweep, &sw, err);
     plot_data_free(&d);
-    if (cst != CAIRO_STATUS_SUCCESS || ioerr || rename(tmp, file) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        if (cst != CAIRO_STATUS_SUCCESS)
-            return np_error_set(err, NP_E_IO, file, 0, 0, "drawing failed: %s", cairo_status_to_string(cst));
-        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot write: %s", strerror(e));
+    return st;
+}
+
+/* ---- the NCCL message size histogram ---- */
+
+struct plot_hist_ctx {
+    const char *title;
+    const struct np_plot_hist *s;
+    size_t n;
+    int b0, b1;       /* buckets shown */
+    double ymax, step;
+};
+
+static void plot_hist_draw(cairo_t *cr, const void *ctx)
+{
+    const struct plot_hist_ctx *h = ctx;
+    const double L = 90, R = NP_PLOT_WIDTH - 30, T = 70, B = NP_PLOT_HEIGHT - 90;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    plot_text(cr, NP_PLOT_WIDTH / 2.0, 36, 18, 1, 0.5, h->title);
+    char buf[32];
+    cairo_set_line_width(cr, 1);
+    for (double v = 0; v <= h->ymax + h->step / 2; v += h->step) { /* grid and y ticks */
+        double y = B - (B - T) * v / h->ymax;
+        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+        cairo_move_to(cr, L, y);
+        cairo_line_to(cr, R, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        plot_fmt(buf, sizeof buf, v, h->ymax);
+        plot_text(cr, L - 8, y + 4, 12, 0, 1, buf);
     }
-    free(tmp);
-    return NP_OK;
+    plot_text(cr, 20, T - 12, 13, 0, 0, "calls");
+    int nb = h->b1 - h->b0 + 1;
+    double slot = (R - L) / nb, bw = slot * 0.8 / (double)(h->n ? h->n : 1);
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    for (int b = h->b0; b <= h->b1; b++) {
+        double x0 = L + slot * (b - h->b0);
+        snprintf(buf, sizeof buf, "%d %s", 1 << (b % 10), unit[b / 10 < 7 ? b / 10 : 6]);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        if ((b - h->b0) % ((nb + 15) / 16) == 0) /* at most 16 labels */
+            plot_text(cr, x0 + slot / 2, B + 18, 11, 0, 0.5, buf);
+        for (size_t i = 0; i < h->n; i++) {
+            double v = (double)h->s[i].counts[b], rgb[3];
+            if (v <= 0)
+                continue;
+            np_plot_series_rgb((int)i, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            double y = B - (B - T) * v / h->ymax;
+            cairo_rectangle(cr, x0 + slot * 0.1 + bw * (double)i, y, bw, B - y);
+            cairo_fill(cr);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, L, B);
+    cairo_line_to(cr, R, B);
+    cairo_move_to(cr, L, B);
+    cairo_line_to(cr, L, T);
+    cairo_stroke(cr);
+    plot_text(cr, (L + R) / 2, B + 44, 13, 0, 0.5, "message size (count x datatype width), power-of-two buckets");
+    for (size_t i = 0; i < h->n && i < 16; i++) { /* legend */
+        double rgb[3], y = T + 8 + 18 * (double)i;
+        np_plot_series_rgb((int)i, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_rectangle(cr, R - 230, y - 10, 12, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        plot_text(cr, R - 212, y, 12, 0, 0, h->s[i].label);
+    }
+}
+
+enum np_status np_plot_hist_write(const char *file, const char *title, const struct np_plot_hist *series,
+                                  size_t n, int nbuckets, struct np_error *err)
+{
+    enum np_plot_kind kind = np_plot_kind_of(file);
+    if (kind == NP_PLOT_NONE)
+        return np_error_set(err, NP_E_USAGE, "--plot", 0, 0, "'%s': the name must end in .svg, .png or .pdf",
+                            file ? file : "");
+    struct plot_hist_ctx h = {title, series, n, nbuckets, -1, 0, 0};
+    double top = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < nbuckets; b++)
+            if (series[i].counts[b]) {
+                h.b0 = b < h.b0 ? b : h.b0;
+                h.b1 = b > h.b1 ? b : h.b1;
+                top = (double)series[i].counts[b] > top ? (double)series[i].counts[b] : top;
+            }
+    if (h.b1 < 0)
+        return np_error_set(err, NP_E_NOTFOUND, file, 0, 0, "no NCCL collective to plot");
+    h.ymax = plot_nice_max(top, &h.step);
+    return plot_file(file, kind, plot_hist_draw, &h, err);
 }

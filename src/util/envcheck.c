@@ -33,6 +33,9 @@ static const char *const envcheck_names[] = {
     "NEMOPERF_DATADIR",
     /* parse */
     "NEMOPERF_PROGRESS_AFTER",
+    /* the results store (parse --store/--history/--compare, launch --wait --store); the test hook of its
+     * network file system check */
+    "NEMOPERF_DB", "NEMOPERF_DB_TIMEOUT", "NEMOPERF_CLUSTER", "NEMOPERF_TEST_FS_MAGIC",
     /* synth (set by the rendered script) */
     "NEMOPERF_PROFILE_DIR",
     /* make demo */
@@ -42,7 +45,7 @@ static const char *const envcheck_names[] = {
     "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT", "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR",
     "NP_CLUSTER_SHARE", "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT",
     /* make bench, make fuzz */
-    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "FUZZ_SECONDS",
+    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "BENCH_STORE_RUNS", "BENCH_STORE_COPIES", "FUZZ_SECONDS",
     "FUZZ_AMLOG_SECONDS",
     NULL};
 

@@ -186,8 +186,10 @@ $line"
     esac
 done <"$W/examples"
 
-# the parse examples, once the jobs they read have ended (in STAGE_PATH: they name experiments/)
+# the parse examples, once the jobs they read have ended (in STAGE_PATH: they name experiments/); the results
+# store's examples use a scratch store (not root's ~/.local/share)
 wait_jobs
+export NEMOPERF_DB="$W/results.db"
 first=$(find "$S/experiments" -name 'log-*.out' | head -1)
 [ -n "$first" ] && cp "$first" "$S/my.log"   # the man page's my.log: a real run's log
 for k in $parse_later; do
@@ -195,6 +197,12 @@ for k in $parse_later; do
     line=$(printf '%s\n' "$ex" | site)
     run_ex ex$k "$S" "$line"
     case $ex in
+    *--history*)   # the runs --store stored just before, listed; the plot over time drawn
+        expect ex$k 0 "^ENDED  *CONFIGURATION"
+        f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')
+        [ -z "$f" ] || { [ -s "$S/$f" ] && ok "ex$k: $f drawn" || fail "ex$k: no $f"; } ;;
+    *--compare*)   # every run here has the same container: nothing is on both sides, which is said (exit 1)
+        expect ex$k "0 1" "^CONFIGURATION" ;;
     *--plot*)
         expect ex$k "0 1" "EXPERIMENT\|Llama 3.1"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')

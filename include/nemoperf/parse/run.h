@@ -122,6 +122,8 @@ struct np_run {
     int complete;            /* 1 final iteration reached, 0 not, -1 unknown */
     double step_time_s;      /* the last step's time (the seeds' rule) */
     struct np_window_stats window; /* the steady-state window */
+    double *samples;         /* the window's step times in log order (window.count of them), owned; only when
+                                opts->keep_samples (the results store), else NULL; not carried by the spill */
     struct np_metrics steady;      /* metrics of the window's mean step time */
     double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
                                 configuration (weak scaling); NAN when there is no sweep */
@@ -160,6 +162,7 @@ struct np_parse_opts {
     double tolerance_pct;    /* 5 */
     int verdict_last;        /* 1: --verdict last (compare the last step, not the steady-state mean) */
     int group;               /* --group: the report adds (csv: is) the groups of repeats */
+    int keep_samples;        /* 1: keep each run's window step times (run->samples) for the results store */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
 };
@@ -202,11 +205,11 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
 /* A run written to a temporary file of this process and read back (for passes that need every
  * run before the first is printed, in bounded memory).  Borrowed pointers (recipe, model, row,
  * ref, static strings) stay valid only within the process that wrote them.  put: NP_E_IO;
- * get: 1 with *run filled (its path, dir, why and note new strings: np_run_clear), 0 at the end,
+ * get: 1 with *run filled (its path, dir, why and note new strings: np_run_clear; samples NULL), 0 at the end,
  * -1 on a read or memory failure. */
 enum np_status np_run_spill_put(FILE *f, const struct np_run *run);
 int np_run_spill_get(FILE *f, struct np_run *run);
-/* Frees what a run owns (path, dir, why, note); NULL-safe. */
+/* Frees what a run owns (path, dir, why, note, samples); NULL-safe. */
 void np_run_clear(struct np_run *run);
 
 /* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).

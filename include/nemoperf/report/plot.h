@@ -10,6 +10,8 @@
 #ifndef NEMOPERF_PLOT_H
 #define NEMOPERF_PLOT_H
 
+#include <stdint.h>
+
 #include "nemoperf/util/error.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/parse/run.h"
@@ -59,5 +61,15 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
 /* Release the font caches cairo and fontconfig keep for the whole process (they would show as
  * leaks under LeakSanitizer).  Call once no more pictures will be drawn, from one thread. */
 void np_plot_cleanup(void);
+
+/* A message size histogram (nemoperf-parse --nccl --plot): one series per collective, counts[b] the
+ * calls of [2^b, 2^(b+1)) bytes for b < nbuckets; grouped bars over a log2 size axis.  Written as
+ * np_plot_write writes (a temporary file renamed over file). */
+struct np_plot_hist {
+    char label[48];
+    const uint64_t *counts;
+};
+enum np_status np_plot_hist_write(const char *file, const char *title, const struct np_plot_hist *series,
+                                  size_t n, int nbuckets, struct np_error *err);
 
 #endif
