@@ -131,6 +131,10 @@ install: all
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
+	install -d $(DESTDIR)$(DATADIR)/reference/megatron-bridge $(DESTDIR)$(DATADIR)/megatron-bridge
+	install -m 644 share/nemoperf/reference/megatron-bridge/*.tsv $(DESTDIR)$(DATADIR)/reference/megatron-bridge/
+	install -m 644 share/nemoperf/megatron-bridge/*.tsv share/nemoperf/megatron-bridge/*.json \
+	    $(DESTDIR)$(DATADIR)/megatron-bridge/
 	install -m 644 share/nemoperf/driver/*.py $(DESTDIR)$(DATADIR)/driver/
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/

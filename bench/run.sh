@@ -281,7 +281,7 @@ bench_nccl() { # bytes
         # per step: each of 64 ranks (8 per node) logs its TP (8), DP (8) and PP Send/Recv (2) collectives
         awk -v want="$1" -v seed="$BENCH_SEED" 'BEGIN {
             srand(seed); op = 0; bytes = 0
-            steps = int(want / (24 * 64 * 214 + 300)) + 1 # ~214 bytes a collective line
+            steps = int(want / (24 * 64 * 186 + 300)) + 1 # ~186 bytes a collective line
             for (step = 0; step < steps; step++) {
                 for (k = 0; k < 24; k++) {
                     kind = k % 6

@@ -21,5 +21,13 @@ rm -rf "$tmpc"
 n=$((n + 1))
 echo "== layers (build-aux/layers.py, tests/layers-test.sh)"
 sh tests/layers-test.sh || fail=$((fail + 1))
+# Megatron-Bridge reference data: every published row of every container version (tests/mbridge/)
+n=$((n + 1))
+echo "== tests/mbridge/test_reference.py"
+python3 -B tests/mbridge/test_reference.py || fail=$((fail + 1))
+# ... and the rank commands of the 26.08/26.06 rows against the releases' argparse lists (tests/data/contract/)
+n=$((n + 1))
+echo "== tests/mbridge/test_contract.py"
+python3 -B tests/mbridge/test_contract.py || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nemoperf/launch/config.h"
+#include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
@@ -314,6 +315,51 @@ static int launch_reconcile(char *const *paths, size_t n)
     return np_exit_code(st);
 }
 
+/* --list: the NeMo recipes' rows, then the Megatron-Bridge performance rows (each with its container); the
+ * JSON array holds both. */
+static int launch_list(const struct np_recipe_set *set, const char *recipe, const char *gpu, int json)
+{
+    struct np_error err;
+    json_t *mb = np_mb_launch_rows(&err);
+    if (!mb)
+        return launch_fail(NP_E_PARSE, &err);
+    int nemo = !recipe || np_recipe_find(set, recipe) != NULL, mbr = !recipe || np_mb_launch_has_recipe(mb, recipe);
+    if (!nemo && !mbr) {
+        char known[300] = "";
+        for (size_t i = 0; i < set->n; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
+                     set->recipes[i].name);
+        np_errorf("--recipe: '%s' is not a recipe (%s, or a Megatron-Bridge recipe such as deepseek_v3)", recipe,
+                  known);
+        json_decref(mb);
+        return 2;
+    }
+    struct np_list_filter lf = {recipe, gpu};
+    char *t = nemo ? np_launch_list(set, &lf, json) : strdup(json ? "[]" : "");
+    char *m = NULL;
+    int ok = t != NULL;
+    if (ok && json) {
+        json_t *arr = json_loads(t, 0, NULL);
+        ok = arr && (!mbr || np_mb_launch_list_json(mb, &lf, arr) == 0);
+        free(t);
+        t = ok ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        ok = t != NULL;
+        json_decref(arr);
+        if (ok)
+            fputs(t, stdout), fputc('\n', stdout);
+    } else if (ok) {
+        fputs(t, stdout);
+        if (mbr && (ok = (m = np_mb_launch_list_text(mb, &lf)) != NULL))
+            fputs(m, stdout);
+    }
+    if (!ok)
+        np_errorf("out of memory");
+    free(t);
+    free(m);
+    json_decref(mb);
+    return ok ? np_stdout_check() : 1;
+}
+
 int main(int argc, char **argv)
 {
     np_set_progname(argv[0]);
@@ -415,23 +461,7 @@ int main(int argc, char **argv)
         return launch_fail(st, &err);
     int rc = 0;
     if (mode == LAUNCH_LIST) {
-        if (list_recipe && !np_recipe_find(&set, list_recipe)) {
-            char known[300] = "";
-            for (size_t i = 0; i < set.n; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
-                         set.recipes[i].name);
-            np_errorf("--recipe: '%s' is not a recipe (%s)", list_recipe, known);
-            np_recipe_set_free(&set);
-            return 2;
-        }
-        struct np_list_filter lf = {list_recipe, list_gpu};
-        char *t = np_launch_list(&set, &lf, list_format && strcmp(list_format, "json") == 0);
-        if (t)
-            fputs(t, stdout);
-        else
-            np_errorf("out of memory");
-        rc = t ? np_stdout_check() : 1;
-        free(t);
+        rc = launch_list(&set, list_recipe, list_gpu, list_format && strcmp(list_format, "json") == 0);
         np_recipe_set_free(&set);
         return rc;
     }

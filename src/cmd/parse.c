@@ -24,6 +24,7 @@
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/report/mbridge_run.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
@@ -38,7 +39,7 @@ enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
     OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK, OPT_NCCL, OPT_STRICT, OPT_STORE, OPT_DB,
-    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER
+    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER, OPT_CONTAINER
 };
 
 static const struct option parse_options[] = {
@@ -64,6 +65,7 @@ static const struct option parse_options[] = {
     {"slurm", no_argument, NULL, OPT_SLURM},
     {"system", required_argument, NULL, OPT_SYSTEM},
     {"task", required_argument, NULL, OPT_TASK},
+    {"container", required_argument, NULL, OPT_CONTAINER}, /* Megatron-Bridge: the NeMo container version */
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -128,6 +130,8 @@ static void parse_usage(FILE *out)
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
             "      --task pretrain|sft|lora (fine-tuning: --seq-len is the packed sequence length)\n"
+            "      Megatron-Bridge runs: --recipe deepseek_v3 --dtype fp8_mx|MXFP8|nvfp4|... --gpu gb300 --gpus 256\n"
+            "      --container 26.08 (default: the newest version with the row); window: iterations 35-44\n"
             "      --model CONFIG   same as --size, for --recipe automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
@@ -446,6 +450,54 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     return rc;
 }
 
+/* Megatron-Bridge runs: when --container, a Megatron-Bridge-only dtype or one of its recipe names
+ * (deepseek_v3, llama31_405b, ...) says so.  Returns the exit status, or -1 for the NeMo path. */
+static int parse_mbridge(const struct np_parse_opts *o, struct np_mb_opts *mb, int mb_only, char *const *paths,
+                         size_t npaths, int fmt)
+{
+    struct np_mb_ref ref = {0};
+    struct np_error err;
+    if (np_mb_ref_load_default(&ref, &err) != NP_OK) {
+        if (!mb_only)
+            return -1; /* no Megatron-Bridge data installed: the NeMo path as before */
+        np_error_print(&err);
+        return 1;
+    }
+    if (!mb_only && !(o->given.recipe[0] && np_mb_ref_has_recipe(&ref, o->given.recipe))) {
+        np_mb_ref_free(&ref);
+        return -1;
+    }
+    int known = !mb->container[0];
+    for (size_t i = 0; !known && i < ref.n; i++)
+        known = strcmp(ref.rows[i].container, mb->container) == 0;
+    if (!known) {
+        np_errorf("--container: %s has no published Megatron-Bridge table (25.09 to %s)", mb->container,
+                  ref.n ? ref.rows[0].container : "?");
+        np_mb_ref_free(&ref);
+        return 2;
+    }
+    snprintf(mb->recipe, sizeof mb->recipe, "%s", o->given.recipe);
+    snprintf(mb->gpu, sizeof mb->gpu, "%s", o->given.gpu_type);
+    snprintf(mb->task, sizeof mb->task, "%s", o->given.task);
+    if (mb->dtype == NP_MB_DTYPE_NONE && o->given.dtype != NP_DTYPE_NONE)
+        mb->dtype = o->given.dtype == NP_DTYPE_BF16 ? NP_MB_BF16 : NP_MB_FP8_CS;
+    mb->gpus = o->given.gpus;
+    mb->gbs = o->given.gbs;
+    mb->seq_len = o->given.seq_len;
+    mb->reference = o->reference;
+    if (o->window_strict)
+        mb->window = (long)o->window;
+    if (o->steps_first >= 0 && o->steps_last >= 0) {
+        mb->first = o->steps_first;
+        mb->last = o->steps_last;
+    }
+    int rc = np_mb_parse_paths(paths, npaths, mb, &ref, (enum np_format)fmt, stdout);
+    np_mb_ref_free(&ref);
+    if (np_stdout_check())
+        rc = 1;
+    return rc;
+}
+
 /* Open the store --db names (default: NEMOPERF_DB, then the user's data folder).  0, else the exit code
  * (said). */
 static int parse_open_store(const char *db, struct np_store **s)
@@ -625,7 +677,9 @@ int main(int argc, char **argv)
     struct np_parse_opts o;
     np_parse_opts_init(&o);
     int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0, nccl = 0, strict = 0, store = 0, history = 0,
-        compare = 0;
+        compare = 0, mb_only = 0;
+    struct np_mb_opts mb; /* Megatron-Bridge runs (docs/megatron-bridge.md) */
+    np_mb_opts_init(&mb);
     const char *plot = NULL, *db = NULL, *cluster = NULL;
     double min_effect = NP_MIN_EFFECT_DEFAULT;
     long l;
@@ -691,10 +745,24 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_DTYPE:
-            if ((o.given.dtype = np_dtype_parse(optarg)) == NP_DTYPE_NONE) {
-                np_errorf("--dtype: '%s' is not bf16 or fp8", optarg);
+            /* Megatron-Bridge's -c names and the published labels (fp8_mx, MXFP8, NVFP4, ...) as well */
+            mb.dtype = np_mb_dtype_parse(optarg);
+            o.given.dtype = np_dtype_parse(optarg);
+            if (o.given.dtype == NP_DTYPE_NONE && mb.dtype == NP_MB_DTYPE_NONE) {
+                np_errorf("--dtype: '%s' is not bf16, fp8, fp8_cs, fp8_mx, fp8_sc or nvfp4 (or BF16, FP8, FP8-CS, "
+                          "MXFP8, FP8-MX, NVFP4)", optarg);
                 return 2;
             }
+            mb_only |= o.given.dtype == NP_DTYPE_NONE;
+            break;
+        case OPT_CONTAINER:
+            if (!parse_copy("--container", optarg, mb.container, sizeof mb.container))
+                return 2;
+            if (strspn(optarg, "0123456789.") != strlen(optarg) || !np_mb_container_newer(optarg, "0.0")) {
+                np_errorf("--container: '%s' is not a container version such as 26.08 or 26.06.01", optarg);
+                return 2;
+            }
+            mb_only = 1;
             break;
         case OPT_GPUS:
             if (!parse_int_arg("--gpus", optarg, 10000000, &l))
@@ -730,6 +798,7 @@ int main(int argc, char **argv)
             if (!parse_double_arg("--tolerance", optarg, 0, 100, &d))
                 return 2;
             o.tolerance_pct = d;
+            mb.tolerance = d; /* Megatron-Bridge runs: 0.5 unless given */
             break;
         case OPT_VERDICT:
             if (strcmp(optarg, "last") == 0)
@@ -835,6 +904,13 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    char *dot[] = {(char *)".", NULL};
+    char *const *paths = optind < argc ? argv + optind : dot;
+    size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
+    int mbrc = parse_mbridge(&o, &mb, mb_only, paths, npaths, fmt);
+    if (mbrc >= 0)
+        return mbrc;
+
     struct np_backend be = {0};
     if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
         int brc = parse_backend(&be);
@@ -880,10 +956,6 @@ int main(int argc, char **argv)
         }
         o.keep_samples = 1;
     }
-    char *dot[] = {(char *)".", NULL};
-    char *const *paths = optind < argc ? argv + optind : dot;
-    size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
-
     /* a pipe or file gets large writes; a terminal sees output as it comes */
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))

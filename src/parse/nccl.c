@@ -460,16 +460,17 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
                 q++;
             continue;
         }
-        const char *key = q;
-        while (q < end && *q != ' ')
-            q++;
+        const char *key = q, *sp = memchr(q, ' ', (size_t)(end - q));
+        q = sp ? sp : end;
         size_t klen = (size_t)(q - key);
         while (q < end && *q == ' ')
             q++;
         const char *val = q;
-        while (q < end && *q != ' ')
-            q++;
+        sp = memchr(q, ' ', (size_t)(end - q));
+        q = sp ? sp : end;
         const char *vp = val;
+        if (klen < 5 || (*key != 'c' && *key != 'd' && *key != 'g'))
+            continue; /* sendbuff, recvbuff, op, root, comm, stream, task: not read */
         if (klen == 5 && memcmp(key, "count", 5) == 0 && nccl_u64(&vp, q, 10, &v)) {
             k.count = v;
             have_count = 1;

@@ -29,7 +29,7 @@ const char *np_ncclreport_bytes(double b, char *buf, size_t size)
         u++;
     }
     if (u == 0)
-        snprintf(buf, size, "%.0f B", b);
+        snprintf(buf, size, b == floor(b) ? "%.0f B" : "%.2f B", b); /* 0.16 B a step: not "0 B" */
     else
         snprintf(buf, size, "%.2f %s", b, unit[u]);
     return buf;

@@ -678,10 +678,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
                           token != NULL);
         if (rc == 0 && task != NP_TASK_PRETRAIN)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
-        if (rc == 0 && (fflush(setup_out) != 0 || ferror(setup_out))) {
-            np_errorf("cannot write to standard output: %s", strerror(errno));
+        if (rc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the plan's stream"))
             rc = 1;
-        }
         np_hf_client_free(client);
         setup_plan_free(&plan);
         np_recipe_set_free(&set);
@@ -713,10 +711,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     setup_plan_free(&plan);
     np_recipe_set_free(&set);
     free(stage_c);
-    if (fflush(setup_out) != 0 || ferror(setup_out)) {
-        np_errorf("cannot write the results: %s", strerror(errno));
+    if (np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the results' stream"))
         failures++;
-    }
     if (setup_signal) {
         *sig_out = setup_signal;
         np_errorf("interrupted by signal %d; nothing half-done was left under a final name", *sig_out);

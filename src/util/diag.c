@@ -65,13 +65,18 @@ void np_error_print(const struct np_error *err)
     np_errorf("%s", buf);
 }
 
-int np_stdout_check(void)
+int np_stream_check(FILE *f, const char *name)
 {
     int before = errno;
     errno = 0;
-    if (fflush(stdout) == 0 && !ferror(stdout))
+    if (fflush(f) == 0 && !ferror(f))
         return 0;
     int e = errno ? errno : before;
-    np_errorf("cannot write to standard output: %s", e ? strerror(e) : "write error");
+    np_errorf("cannot write to %s: %s", name, e ? strerror(e) : "write error");
     return 1;
+}
+
+int np_stdout_check(void)
+{
+    return np_stream_check(stdout, "standard output");
 }
