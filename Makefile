@@ -138,6 +138,8 @@ install: all
 	install -m 644 share/nemoperf/driver/*.py $(DESTDIR)$(DATADIR)/driver/
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
+	install -d $(DESTDIR)$(DATADIR)/dfm/conf
+	install -m 644 share/nemoperf/dfm/conf/*.yaml $(DESTDIR)$(DATADIR)/dfm/conf/
 	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 	for t in launch parse setup; do \
 	    install -m 644 share/bash-completion/completions/nemoperf $(DESTDIR)$(BASHCOMPDIR)/nemoperf-$$t || exit 1; \

@@ -26,6 +26,9 @@ line on stdout):
                     remote code, weight shards written by a test), then the built-in bodies above
   --public REPO     (repeatable) REPO answers without a token, as a non-gated repo on the Hub
                     (a wrong token is still refused, as the Hub does)
+  --archives DIR    also play GitHub's codeload: GET /<owner>/<name>/tar.gz/<sha> serves the bytes of
+                    DIR/<owner>/<name>/<sha>.tar.gz as they are (a test writes good, corrupted or wrong
+                    archives there), no auth, Range and the faults below as for files; 404 when absent
 Fault injection, by option or at run time through control requests:
   --fail-first N    GET /_ctl/fail?n=N     the next N requests answer 503 (Retry-After: 0)
   --cut-after B     GET /_ctl/cut?bytes=B&n=K   the next K file bodies stop after B bytes and the
@@ -46,6 +49,7 @@ from urllib.parse import parse_qs, urlsplit
 
 REPO_RE = r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)"
 FILES_DIR = None
+ARCHIVES_DIR = None
 PUBLIC = set()
 
 
@@ -219,6 +223,15 @@ class Handler(BaseHTTPRequestHandler):
                 return self._error(404, "Entry not found", log, {"X-Error-Code": "EntryNotFound"})
             return self._file(repo, name, log, body)
 
+        m = re.fullmatch(r"/" + REPO_RE + r"/tar\.gz/([0-9a-f]{40})", path)
+        if m and ARCHIVES_DIR:
+            try:
+                with open("%s/%s/%s.tar.gz" % (ARCHIVES_DIR, m.group(1), m.group(2)), "rb") as f:
+                    body = f.read()
+            except OSError:
+                return self._error(404, "Not Found", log)
+            return self._file(m.group(1), m.group(2), log, body)
+
         m = re.fullmatch(r"/_lfs/" + REPO_RE + r"/([A-Za-z0-9._-]+)", path)
         if m and file_body(m.group(1), m.group(2)) is not None:
             return self._file(m.group(1), m.group(2), log)
@@ -323,9 +336,11 @@ def main():
     ap.add_argument("--log", default=None)
     ap.add_argument("--files", default=None)
     ap.add_argument("--public", action="append", default=[])
+    ap.add_argument("--archives", default=None)
     a = ap.parse_args()
-    global FILES_DIR
+    global FILES_DIR, ARCHIVES_DIR
     FILES_DIR = a.files
+    ARCHIVES_DIR = a.archives
     PUBLIC.update(a.public)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True

@@ -7,6 +7,7 @@
 #include "nemoperf/job/env.h"
 
 #include <string.h>
+#include <strings.h>
 
 const char *np_nemo_max_connections(const struct np_launch_config *c)
 {
@@ -19,8 +20,50 @@ const char *np_nemo_max_connections(const struct np_launch_config *c)
     return "1"; /* PerfEnvPlugin without gpu_sm100_or_newer */
 }
 
+/* A Megatron-Bridge job (job/mbridge.h): NVIDIA's executor PERF_ENV_VARS when the recipe asks for them
+ * ("executor_env"), the recipe's env, then the switches. */
+static size_t env_mbridge(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
+{
+    size_t n = 0;
+#define ENV_MB(k_, v_)                                                                                            \
+    do {                                                                                                          \
+        if (n < cap) {                                                                                            \
+            vars[n].name = (k_);                                                                                  \
+            vars[n].value = (v_);                                                                                 \
+            n++;                                                                                                  \
+        }                                                                                                         \
+    } while (0)
+    if (c->model->mbridge->executor_env) { /* MB 953aabf scripts/performance/utils/executors.py:39-47, GB200 102-104 */
+        ENV_MB("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
+        ENV_MB("TRANSFORMERS_OFFLINE", "1");
+        ENV_MB("TOKENIZERS_PARALLELISM", "False");
+        ENV_MB("NCCL_NVLS_ENABLE", "0");
+        ENV_MB("NVTE_NORM_FWD_USE_CUDNN", "1");
+        ENV_MB("NVTE_NORM_BWD_USE_CUDNN", "1");
+        ENV_MB("TORCH_NCCL_HIGH_PRIORITY", "1");
+        ENV_MB("HF_HUB_OFFLINE", "0");
+        if (strcasecmp(c->gpu_type, "gb200") == 0) {
+            ENV_MB("NCCL_NET_GDR_LEVEL", "PHB");
+            ENV_MB("NCCL_NET_GDR_C2C", "1");
+        }
+    }
+    for (char **e = c->model->mbridge ? c->model->mbridge->env : NULL; e && *e; e++)
+        ENV_MB(*e, np_setting_value(*e));
+    ENV_MB("PYTHONUNBUFFERED", "1");
+    if (c->nccltrace) { /* NCCL's own per-collective lines, as the NeMo workload's trace */
+        ENV_MB("NCCL_DEBUG", "INFO");
+        ENV_MB("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
+    }
+    if (c->profile) /* nsys -o (below) or nemoperf-synth's profile */
+        ENV_MB("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+#undef ENV_MB
+    return n;
+}
+
 size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {
+    if (c->model->mbridge) /* job/mbridge.c: NVIDIA's executor environment, or the recipe's own */
+        return env_mbridge(c, vars, cap);
     size_t n = 0;
 #define SCRIPT_VAR(k, v)                                                                                          \
     do {                                                                                                          \

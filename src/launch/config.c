@@ -8,6 +8,8 @@
 #include "nemoperf/launch/config.h"
 
 #include "nemoperf/job/automodel.h"
+#include "nemoperf/job/dfm.h"
+#include "nemoperf/job/mbridge.h"
 #include "nemoperf/setup/stage.h"
 
 #include <ctype.h>
@@ -208,6 +210,9 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
                 config_join(own, sizeof own, (*rp)->models[m].size);
             return config_bad(x, "MODEL is not set; allowed (RECIPE=%s): %s", rname, own);
         }
+        for (size_t m = 0; !size && m < (*rp)->nmodels; m++)
+            if ((*rp)->models[m].mbridge) /* DFM: the recipe's default model (Wan 2.1 14B) */
+                return NP_OK;
         if (!size) {
             char own[400] = "";
             for (size_t m = 0; m < (*rp)->nmodels; m++)
@@ -401,7 +406,7 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");
-    if (!dt && m->automodel) { /* seed 001 publishes BF16 only: the rows' one dtype */
+    if (!dt && (m->automodel || m->mbridge)) { /* seed 001, DFM: published in BF16 only: the rows' one dtype */
         unsigned all = 0;
         for (size_t i = 0; i < m->nrows; i++)
             all |= m->rows[i].dtypes;
@@ -478,6 +483,15 @@ static void config_scales(const struct config_common *c, char *buf, size_t size)
     }
 }
 
+/* Megatron-Bridge rows: the GPU count published for the system and dtype, 0 when none. */
+static int config_mbridge_gpus(const struct config_common *c)
+{
+    for (size_t i = 0; c->model->mbridge && i < c->model->nrows; i++)
+        if (strcasecmp(c->model->rows[i].gpu_type, c->gpu_type) == 0 && (c->model->rows[i].dtypes & c->dtype))
+            return c->model->rows[i].gpus;
+    return 0;
+}
+
 static enum np_status config_gpu_list(struct config_ctx *x, const struct config_common *c, int *gpus, size_t *ngpus)
 {
     char scales[300], deflt[40];
@@ -488,6 +502,8 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
         const struct np_recipe *r = c->recipe;
         if (c->task != NP_TASK_PRETRAIN && !strchr(scales, ',') && scales[0]) {
             gpus[(*ngpus)++] = atoi(scales); /* one published fine-tuning scale per system */
+        } else if (config_mbridge_gpus(c) > 0) { /* Megatron-Bridge: the published scale of the system */
+            gpus[(*ngpus)++] = config_mbridge_gpus(c);
         } else if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
                    r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
             gpus[(*ngpus)++] = r->default_gpus;
@@ -609,6 +625,9 @@ static enum np_status config_load_path(struct config_ctx *x, struct config_commo
         return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: AutoModel's benchmark recipe runs without checkpoints "
                              "(checkpoint.enabled: false); allowed: unset",
                           lp);
+    if (c->model->mbridge)
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: RECIPE=%s pre-trains from scratch on mock data; allowed: unset",
+                          lp, c->recipe->name);
     char real[PATH_MAX], stage[PATH_MAX];
     struct stat st;
     if (!realpath(lp, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -766,6 +785,43 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
             return ms;
     }
     return NP_OK;
+}
+
+static enum np_status config_mbridge_missing(void *ctx, const char *what)
+{
+    struct config_ctx *x = ((void **)ctx)[0];
+    struct config_common *c = ((void **)ctx)[1];
+    if (c->preview)
+        return config_missing(x, c, "%s (run RECIPE=%s %s)", what, c->recipe->name, x->setup_cmd);
+    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s %s (the job reads it offline), or "
+                         "use WORKLOAD=synthetic",
+                      c->recipe->name, c->model->size, what, c->recipe->name, x->setup_cmd);
+}
+
+/* Megatron-Bridge jobs (job/mbridge.h): the rows nemoperf can run, and the checkouts ./setup staged. */
+static enum np_status config_mbridge(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus)
+{
+    if (!c->model->mbridge)
+        return NP_OK;
+    for (size_t i = 0; c->workload == NP_WORKLOAD_NEMO && i < ngpus; i++) {
+        const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        if (np_dfm_row_automodel(row))
+            return config_bad(x,
+                              "JOB_TOTAL_GPUS=%d: the %s %s row at %d GPUs is DFM's AutoModel backend, for which DFM "
+                              "pins no performance recipe (its example trains prepared latents for num_epochs, with "
+                              "no step limit, at DFM 9eaace1): nemoperf does not launch it; allowed: WORKLOAD=synthetic, "
+                              "or the Megatron-Core rows (launch --list --recipe %s)",
+                              gpus[i], c->recipe->name, c->gpu_type, gpus[i], c->recipe->name);
+    }
+    struct np_launch_config probe;
+    memset(&probe, 0, sizeof probe);
+    probe.recipe = c->recipe;
+    probe.model = c->model;
+    probe.workload = c->workload;
+    probe.stage_path = c->stage_path;
+    void *ctx[2] = {x, c};
+    enum np_status st = np_mbridge_check_staged(&probe, config_mbridge_missing, ctx);
+    return st == NP_E_NOMEM ? np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory") : st;
 }
 
 /* Fine-tuning: the checkpoint and the packed SQuAD files `TASK=sft|lora ./setup` prepares
@@ -1031,7 +1087,10 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_job_policy(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel)
+    if (st == NP_OK)
+        st = config_mbridge(&x, c, gpus, ngpus);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel &&
+        !c->model->mbridge)
         st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
                           "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
                           "WORKLOAD=synthetic",
@@ -1166,6 +1225,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("partition", CONFIG_STR(c->partition));
     if (c->model->automodel)
         CONFIG_SET("automodel", np_automodel_json(c));
+    else if (c->model->mbridge)
+        CONFIG_SET("mbridge", np_mbridge_json(c));
     else
         CONFIG_SET("nemo", np_nemo_json(c));
     CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));

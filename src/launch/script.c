@@ -18,6 +18,7 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/model/flops.h"
+#include "nemoperf/job/mbridge.h"
 #include "nemoperf/model/model_flops.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/util/shell.h"
@@ -246,7 +247,10 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
     }
-    if (c->model->automodel) {
+    if (c->model->mbridge) { /* Megatron-Bridge's log lines (job/mbridge_log.c) */
+        np_strv_push(s, "--log-format");
+        np_strv_push(s, "mbridge");
+    } else if (c->model->automodel) {
         np_strv_push(s, "--log-format");
         np_strv_push(s, "automodel");
         SCRIPT_OPT("--nproc-per-node", np_automodel_nproc(c));
@@ -271,7 +275,12 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
 {
     struct np_strv s = {0};
     *argv = NULL;
-    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
+    if (c->model->mbridge && c->workload == NP_WORKLOAD_NEMO) { /* job/mbridge.c: the kind's rank command */
+        *argv = np_mbridge_command(c);
+        if (!*argv)
+            return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory (or no rank command for this row)");
+        return NP_OK;
+    } else if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
     } else if (c->model->automodel) { /* what each node's task runs (workload_automodel.c) */
         *argv = np_automodel_command(c);
@@ -362,7 +371,9 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         script_sbatch_line(&b, "partition", c->partition);
     if (c->gres_gpus)
         script_sbatch_line(&b, "gpus-per-node", c->gres_gpus);
-    if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
+    if (c->workload == NP_WORKLOAD_NEMO && c->model->mbridge && np_mbridge_segment(c) > 0)
+        np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_mbridge_segment(c)); /* MB's executor: every NVL72 job */
+    else if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
         np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_nemo_segment(c));
     /* NeMo-Run never requeued (TORCHX_MAX_RETRIES=0): only when NEMOPERF_MAX_RETRIES asks */
     np_buf_append(&b, c->retries > 0 ? "#SBATCH --export=ALL\n#SBATCH --requeue\n"
@@ -398,6 +409,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
             np_automodel_render_step(c, prefix, cmd, &b) != 0)
+            b.failed = 1;
+        free(prefix);
+        goto requeue;
+    }
+    if (c->model->mbridge) { /* job/mbridge.c: one task per GPU, the rank command under numactl */
+        char *prefix = NULL;
+        if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
+            np_mbridge_render_step(c, prefix, cmd, &b) != 0)
             b.failed = 1;
         free(prefix);
         goto requeue;

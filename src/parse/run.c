@@ -617,6 +617,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
         if (isnan(pub) && !isnan(run->ref->tokens_per_s_per_gpu)) {
             pub = run->ref->tokens_per_s_per_gpu;
             mine = mm->tokens_per_s_per_gpu;
+        } else if (isnan(pub) && !isnan(run->ref->model_tflops_per_gpu)) { /* DFM publishes TFLOP/s/GPU only */
+            pub = run->ref->model_tflops_per_gpu;
+            mine = mm->model_tflops_per_gpu;
         }
         if (isnan(pub) || !(pub > 0) || isnan(mine))
             why = o->verdict_last ? "no throughput for the last step" : "no steady-state throughput (empty window)";
@@ -744,6 +747,13 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->m.tokens_per_s_per_gpu = last->tokens_per_s / id->gpus;
         else if (last->tokens_per_s_per_gpu > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
+    }
+    if (run->model && run->model->flops.conv == NP_FLOPS_DIT_WAN && !isnan(run->logged_tflops_per_gpu)) {
+        char mb[200];
+        snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "
+                                "pinned MB: ignored (docs/dfm.md)", run->logged_tflops_per_gpu);
+        run_add_note(run, mb);
+        run->logged_tflops_per_gpu = NAN;
     }
     if (id->synthetic)
         run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "

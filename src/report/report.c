@@ -92,6 +92,7 @@ struct report_group {
     int sysrank;                /* order of the systems as the recipe lists them */
     int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
     int finetune;               /* seed 000's fine-tuning layout (SFT/LoRA runs of models with such rows) */
+    int dfm;                    /* DFM's layout: 1 its Megatron-Core section, 2 its AutoModel section, 0 other */
     size_t seq;                 /* order of first appearance: tables that sort alike keep it */
     struct report_md_col *cols; /* one per GPU count (and model, task), ascending; owned */
     size_t ncols, capcols;
@@ -115,6 +116,14 @@ static int report_finetune(const struct np_run *r)
 {
     enum np_task t;
     return r->model && r->model->nft_rows > 0 && np_task_parse(r->id.task, &t) == 0 && t != NP_TASK_PRETRAIN;
+}
+
+/* DFM (a Megatron-Bridge model): 1 for a Megatron-Core row, 2 for an AutoModel-backend row; 0 otherwise. */
+static int report_dfm_section(const struct np_run *r)
+{
+    if (!r->model || !r->model->mbridge)
+        return 0;
+    return r->row && r->row->backend && strcmp(r->row->backend, "automodel") == 0 ? 2 : 1;
 }
 
 /* Seed 000 publishes one table per system (its rows name a system); seeds 003/004 one per model. */
@@ -149,7 +158,8 @@ static void report_system_of(const struct np_run *r, char *buf, size_t size, int
  * its recipes' models in it. */
 static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
 {
-    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic || a->finetune != report_finetune(r))
+    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic || a->finetune != report_finetune(r) ||
+        a->dfm != report_dfm_section(r))
         return 0;
     if (report_per_system(r->recipe))
         return report_per_system(a->recipe) && strcmp(a->system, system) == 0;
@@ -164,6 +174,8 @@ static int report_cmp_groups(const void *pa, const void *pb)
         return a->finetune - b->finetune; /* fine-tuning tables last, as in seed 000 */
     if (sa != sb)
         return sa - sb; /* the seeds 003/004 tables first, then the systems */
+    if (a->dfm != b->dfm)
+        return a->dfm - b->dfm; /* DFM: the Megatron-Core section, then the AutoModel one */
     if (sa) {
         if (a->sysrank != b->sysrank)
             return a->sysrank < b->sysrank ? -1 : 1;
@@ -321,6 +333,63 @@ static void report_md_system_table(FILE *out, const struct report_group *g, cons
             else
                 fprintf(out, " %.3f |", r->ref_ratio);
             report_md_verdict_cell(out, r->verdict);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* A TFLOP/s cell as DFM prints it: two decimals, thousands separated by commas ("1,030.67"). */
+static void report_md_dfm_tflops(FILE *out, double v)
+{
+    if (isnan(v)) {
+        fputs("n/a|", out);
+        return;
+    }
+    char b[48];
+    snprintf(b, sizeof b, "%.2f", v);
+    size_t ip = strcspn(b, ".");
+    for (size_t i = 0; i < ip; i++) {
+        if (i && (ip - i) % 3 == 0)
+            fputc(',', out);
+        fputc(b[i], out);
+    }
+    fprintf(out, "%s|", b + ip);
+}
+
+/* NeMo DFM's docs/performance-summary.md (f8c1c09:43-79): "## Megatron-Core Pre-Training Performance" /
+ * "## NeMo Automodel Pre-Training Performance", a "#### System:" table each, the run's configuration from its
+ * recipe row (the YAML's), TFLOP/s/GPU as DFM prints it; the AutoModel table adds DP. */
+static void report_md_dfm_table(FILE *out, const struct report_group *g, int heading, const struct np_parse_opts *o)
+{
+    if (heading)
+        fprintf(out, "## %s Pre-Training Performance%s\n\n", g->dfm == 2 ? "NeMo Automodel" : "Megatron-Core",
+                g->synthetic ? " (synthetic CPU workload)" : "");
+    fprintf(out, "#### System: %s\n\n", g->system);
+    fprintf(out, "| Model | #-GPUs | GBS | MBS | Sequence Length | FSDP |%s TP | SP | PP | CP | VP | EP | Model TFLOP / "
+                 "sec / GPU |%s\n",
+            g->dfm == 2 ? " DP |" : "", o->reference ? " Published | Ratio | Verdict |" : "");
+    fprintf(out, "|-------|--------|-----|-----|-----------------|------|%s----|----|----|----|----|----|---------------"
+                 "----------|%s\n",
+            g->dfm == 2 ? "----|" : "", o->reference ? "---|---|---|" : "");
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct report_md_col *r = &g->cols[c];
+        const struct np_config_row *w = r->row;
+        const struct np_metrics *m = isnan(r->steady.model_tflops_per_gpu) ? &r->m : &r->steady;
+        fprintf(out, "|%s|%d|%d|%d|%d|%d|", r->model->label ? r->model->label : r->model->size, r->gpus, r->gbs,
+                w ? w->mbs : 0, r->seq_len, w ? w->fsdp : 0);
+        if (g->dfm == 2)
+            fprintf(out, "%d|", w ? w->dp : 0);
+        fprintf(out, "%d|%d|%d|%d|%d|%d|", w ? w->tp : 0, w ? w->sp : 0, w ? w->pp : 0, w ? w->cp : 0,
+                w && w->vp > 0 ? w->vp : 0, w && w->ep > 0 ? w->ep : 0);
+        report_md_dfm_tflops(out, m->model_tflops_per_gpu);
+        if (o->reference) {
+            report_md_dfm_tflops(out, r->ref ? r->ref->model_tflops_per_gpu : NAN);
+            if (isnan(r->ref_ratio))
+                fputs("n/a|", out);
+            else
+                fprintf(out, "%.3f|", r->ref_ratio);
+            fprintf(out, "%s|", r->verdict == NP_VERDICT_NOT_COMPARED || r->verdict == NP_VERDICT_NONE
+                                    ? "n/a" : np_verdict_name(r->verdict));
         }
         fputc('\n', out);
     }
@@ -1381,6 +1450,7 @@ static enum np_status report_md_table_add(struct report_md *md, const struct np_
         g->sysrank = rank;
         g->synthetic = r->id.synthetic;
         g->finetune = report_finetune(r);
+        g->dfm = report_dfm_section(r);
         g->seq = k;
         snprintf(g->system, sizeof g->system, "%s", system);
         md->ng++;
@@ -1449,6 +1519,8 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
             fputc('\n', out);
         if (g->finetune)
             report_md_ft_table(out, g, o);
+        else if (g->dfm)
+            report_md_dfm_table(out, g, !k || md->g[k - 1].dfm != g->dfm || md->g[k - 1].synthetic != g->synthetic, o);
         else if (report_per_system(g->recipe))
             report_md_system_table(out, g, o);
         else

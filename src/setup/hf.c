@@ -526,6 +526,69 @@ static int hf_path_valid(const char *path)
     }
 }
 
+/* GET url into final through part (resumed, renamed when whole); a present final is left alone.  kind and repo
+ * name a Hugging Face repo for the 401/403 message, or are NULL (another server). */
+static enum np_status hf_fetch_url(struct np_hf_client *c, const char *kind, const char *repo, const char *url,
+                                   const char *label, const char *final, const char *part, enum np_hf_fetch *what,
+                                   long long *bytes, struct np_error *err)
+{
+    enum np_status st = NP_OK;
+    struct stat sb;
+    if (stat(final, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (what)
+            *what = NP_HF_PRESENT;
+        if (bytes)
+            *bytes = (long long)sb.st_size;
+        goto out;
+    }
+    struct hf_xfer x = {.c = c, .name = label, .part = part};
+    long code = 0;
+    st = hf_transfer(c, url, label, &x, &code, err);
+    free(x.mem);
+    if (st != NP_OK)
+        goto out;
+    if ((code == 401 || code == 403) && repo) {
+        st = hf_access_error(c, kind, repo, code, err);
+    } else if (code == 404) {
+        unlink(part); /* a stale prefix of a file that is gone */
+    } else if (code != 200 && code != 206) {
+        st = np_error_set(err, NP_E_HTTP, label, 0, 0, "unexpected answer HTTP %ld from %s", code, url);
+    } else {
+        if (!x.started) { /* an empty body: no write callback ran */
+            FILE *f = fopen(part, code == 206 ? "ab" : "wb");
+            if (!f || fclose(f) != 0) {
+                st = np_error_set(err, NP_E_IO, part, 0, 0, "cannot write: %s", strerror(errno));
+                goto out;
+            }
+        }
+        if (rename(part, final) != 0) {
+            st = np_error_set(err, NP_E_IO, final, 0, 0, "cannot rename %s: %s", part, strerror(errno));
+            goto out;
+        }
+        if (what)
+            *what = NP_HF_FETCHED;
+        if (bytes && stat(final, &sb) == 0)
+            *bytes = (long long)sb.st_size;
+    }
+out:
+    return st;
+}
+
+enum np_status np_hf_fetch_url(struct np_hf_client *c, const char *url, const char *label, const char *final,
+                               enum np_hf_fetch *what, long long *bytes, struct np_error *err)
+{
+    if (what)
+        *what = NP_HF_ABSENT;
+    if (bytes)
+        *bytes = 0;
+    char *part = hf_strf("%s.part", final);
+    if (!part)
+        return np_error_set(err, NP_E_NOMEM, label, 0, 0, "out of memory");
+    enum np_status st = hf_fetch_url(c, NULL, NULL, url, label, final, part, what, bytes, err);
+    free(part);
+    return st;
+}
+
 /* One file of a model (kind "") or data set (kind "datasets/") into
  * dest_dir/<last part of file>. */
 static enum np_status hf_fetch(struct np_hf_client *c, const char *kind, const char *repo, const char *revision,
@@ -555,43 +618,7 @@ static enum np_status hf_fetch(struct np_hf_client *c, const char *kind, const c
         st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
         goto out;
     }
-    struct stat sb;
-    if (stat(final, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (what)
-            *what = NP_HF_PRESENT;
-        if (bytes)
-            *bytes = (long long)sb.st_size;
-        goto out;
-    }
-    struct hf_xfer x = {.c = c, .name = label, .part = part};
-    long code = 0;
-    st = hf_transfer(c, url, label, &x, &code, err);
-    free(x.mem);
-    if (st != NP_OK)
-        goto out;
-    if (code == 401 || code == 403) {
-        st = hf_access_error(c, kind, repo, code, err);
-    } else if (code == 404) {
-        unlink(part); /* a stale prefix of a file that is gone */
-    } else if (code != 200 && code != 206) {
-        st = np_error_set(err, NP_E_HTTP, label, 0, 0, "unexpected answer HTTP %ld from %s", code, url);
-    } else {
-        if (!x.started) { /* an empty body: no write callback ran */
-            FILE *f = fopen(part, code == 206 ? "ab" : "wb");
-            if (!f || fclose(f) != 0) {
-                st = np_error_set(err, NP_E_IO, part, 0, 0, "cannot write: %s", strerror(errno));
-                goto out;
-            }
-        }
-        if (rename(part, final) != 0) {
-            st = np_error_set(err, NP_E_IO, final, 0, 0, "cannot rename %s: %s", part, strerror(errno));
-            goto out;
-        }
-        if (what)
-            *what = NP_HF_FETCHED;
-        if (bytes && stat(final, &sb) == 0)
-            *bytes = (long long)sb.st_size;
-    }
+    st = hf_fetch_url(c, kind, repo, url, label, final, part, what, bytes, err);
 out:
     free(final);
     free(part);

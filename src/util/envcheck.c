@@ -28,7 +28,7 @@ static const char *const envcheck_names[] = {
     /* launch and setup with RECIPE=automodel */
     "MODEL",
     /* setup */
-    "HF_ENDPOINT",
+    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT",
     /* every tool */
     "NEMOPERF_DATADIR",
     /* parse */

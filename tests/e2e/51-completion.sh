@@ -54,7 +54,7 @@ got=$(complete_words "$bindir/nemoperf-parse" --size 40)
 got=$(cd "$root" && complete_words ./launch --format "")
 [ "$got" = "json table" ] && ok "./launch --format <TAB>: $got" || fail "./launch --format <TAB> gave '$got'"
 got=$(complete_words nemoperf-setup --sk)
-[ "$got" = "--skip-hf --skip-image" ] && ok "nemoperf-setup --sk<TAB>: $got" || fail "setup --sk<TAB> gave '$got'"
+[ "$got" = "--skip-hf --skip-image --skip-pip" ] && ok "nemoperf-setup --sk<TAB>: $got" || fail "setup --sk<TAB> gave '$got'"
 : >"$W/sweep.png"; : >"$W/sweep.txt"; mkdir "$W/sub"
 got=$(cd "$W" && complete_words nemoperf-parse --plot "")
 [ "$got" = "sub sweep.png" ] && ok "--plot <TAB> offers pictures and folders: $got" || fail "--plot <TAB> gave '$got'"

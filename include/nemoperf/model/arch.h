@@ -24,7 +24,8 @@ enum np_flops_conv {
     NP_FLOPS_AM_QWEN3,        /* qwen3_flops (Qwen2, Qwen3, Qwen3-MoE) */
     NP_FLOPS_AM_DEEPSEEKV3,   /* deepseekv3_flops (DeepSeek V3, Kimi K2): MLA + MoE */
     NP_FLOPS_AM_GPTOSS,       /* gpt_oss_flops: alternating sliding-window layers, MoE */
-    NP_FLOPS_AM_NEMOTRONH     /* nemotronh_flops: hybrid Mamba / attention / MoE */
+    NP_FLOPS_AM_NEMOTRONH,    /* nemotronh_flops: hybrid Mamba / attention / MoE */
+    NP_FLOPS_DIT_WAN          /* Wan 2.1 DiT (NeMo DFM), per video token: flops_dit.c */
 };
 
 /* Is c one of the AutoModel families (they read struct np_arch_extra)? */
@@ -49,6 +50,8 @@ struct np_arch_extra {
     int n_mamba, n_moe, n_attention, n_mlp; /* counted from hybrid_override_pattern */
     int qkv_bias;                       /* q/k/v projections carry biases (Qwen2) */
     int tied_embeddings;                /* lm_head shares the embedding */
+    /* video DiT (dit-wan): text context, latent channels, patch and timestep sizes (DFM wan_provider.py) */
+    int text_len, text_dim, crossattn_emb, in_channels, out_channels, patch_t, patch_h, patch_w, freq_dim;
 };
 
 struct np_flops_spec {

@@ -8,6 +8,7 @@
  *   mixtral:         llama3 with 18 k F/h
  *   gpt3:            (24 S h^2 + 4 c S^2 h) 3 L + 6 S h V
  *   automodel-*:     NeMo AutoModel's flops_utils.py families (seed 001), in flops_automodel.c
+ *   dit-wan:         Wan 2.1's video DiT (NeMo DFM), per sample of seq_len latent patches, in flops_dit.c
  */
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
@@ -29,6 +30,10 @@ const char *np_flops_automodel_missing(enum np_flops_conv conv, const struct np_
  * NAN for a mixture of experts or rank <= 0. */
 double np_flops_lora_multiplier(const struct np_arch *a, const struct np_arch_extra *x, int rank, int lm_head,
                                 double *lora_params, double *frozen_params);
+
+/* Wan 2.1 DiT FLOPs (forward + backward) of one sample of seq_len video tokens, bidirectional attention within
+ * the sample, cross-attention over x->text_len text tokens; NAN when a field it needs is 0 (flops_dit.c). */
+double np_flops_dit(const struct np_arch *a, const struct np_arch_extra *x, int seq_len);
 
 
 /* Fine-tuning FLOPs of one packed sequence of `tokens` real tokens whose

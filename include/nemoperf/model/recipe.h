@@ -53,6 +53,9 @@ struct np_config_row {
     char **model_config; /* extra model.config settings "name\0json", NULL-terminated, or NULL (np_setting_value) */
     struct np_correction *corrections;
     size_t ncorrections;
+    /* Megatron-Bridge workloads (np_model.mbridge) */
+    int sp;             /* sequence parallel (published SP column) */
+    char *backend;      /* "mcore" (default) or "automodel" (DFM's AutoModel backend), NULL for other recipes */
     /* fine-tuning rows (np_model.ft_rows) only; seq_len is the packed sequence length */
     enum np_task task;  /* NP_TASK_PRETRAIN for the rows of np_model.rows */
 };
@@ -72,6 +75,37 @@ struct np_automodel_spec {
     int warmup_steps, max_steps; /* benchmark.warmup_steps of step_scheduler.max_steps */
 };
 
+/* A source checkout a Megatron-Bridge job puts on PYTHONPATH, pinned to one commit. */
+struct np_mbridge_repo {
+    char *name;            /* folder name under $STAGE_PATH/src and in PYTHONPATH order: "DFM" */
+    char *github;          /* "NVIDIA-NeMo/DFM" */
+    char *commit;          /* 40 lower-case hex digits */
+};
+
+/* How a Megatron-Bridge based job runs a model (recipes/wan2.1.json "mbridge"; job/mbridge.h). */
+struct np_mbridge_spec {
+    char *kind;            /* rank-command builder: "dfm" (job/dfm.c) */
+    char *source;          /* where the settings come from */
+    char *script;          /* entry point, "<repo name>/<path in the checkout>" */
+    char **args;           /* fixed script flags, NULL-terminated, or NULL */
+    char *conf_source;     /* where the rows' config files come from, or NULL */
+    struct np_mbridge_repo *repos;
+    size_t nrepos;
+    char **pythonpath;     /* repo names in PYTHONPATH order, NULL-terminated */
+    char **pip;            /* extra pip requirements staged under STAGE_PATH, NULL-terminated, or NULL */
+    char **env;            /* "NAME\0VALUE" the recipe adds, NULL-terminated, or NULL */
+    char *env_source;
+    int train_iters_default; /* the recipe's own train.train_iters (reported by --print-config) */
+    int executor_env;      /* 1: NVIDIA's executor PERF_ENV_VARS under env (job/env.c); DFM's runs had none */
+    /* the rows with backend "automodel" */
+    char *am_script, *am_yaml, *am_hf_model, *am_note;
+};
+
+/* Where ./setup unpacks (setup/archive.c) and the job reads (job/mbridge.c) a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */
+char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo);
+/* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
+char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
+
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
     char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
@@ -89,6 +123,7 @@ struct np_model {
     char *hf_repo;      /* gated Hugging Face repo, or NULL */
     char *factory;      /* NeMo recipe factory, e.g. "llama3_8b"; NULL for AutoModel */
     struct np_automodel_spec *automodel; /* owned, or NULL (not an AutoModel benchmark) */
+    struct np_mbridge_spec *mbridge;     /* owned, or NULL (not a Megatron-Bridge job) */
     struct np_checkpoint_info checkpoint;
     struct np_tokenizer tokenizer;
     char **env;         /* extra job environment "NAME\0VALUE", NULL-terminated, or NULL */
