@@ -41,6 +41,14 @@ cat >"$run/scan.dict" <<'EOF'
 "Training epoch 0, iteration "
 "reduced_train_loss"
 "global_step"
+"global_step: "
+"global_step=4.000"
+"nan.0"
+"-inf."
+"1.#QNAN"
+"-1.#IND"
+"13372.8/13364.7"
+"| 81/43800 ["
 "global_batch_size"
 "consumed_samples"
 "peak_memory_usage"
@@ -125,7 +133,8 @@ ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*/*.c links (t
 # A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
 # parse, every CSV record must have the header's fields, and rows rendered ahead must be np_report_run's bytes.
-# Seeded with the folders of tests/data/parse/.
+# Seeded with the folders of tests/data/parse/ (manifest-untrusted: fields of the wrong type, a duplicate key); a
+# manifest that cannot be trusted must make its run invalid, naming why (issue 23).
 FUZZ_RUN_SECONDS=${FUZZ_RUN_SECONDS:-$((FUZZ_SECONDS / 5))}
 python3 fuzz/run-seeds.py run "$run/run-corpus"
 cat >"$run/run.dict" <<'EOF3'
@@ -152,6 +161,14 @@ cat >"$run/run.dict" <<'EOF3'
 "\"profile\""
 "\"nccltrace\""
 "\"config\""
+"\"config\": ["
+"\"gpus\": \"8\""
+"\"gpus\": 8.5"
+"\"gpus\": -8"
+"\"gpus\": 0"
+"\"gpus\": 8, \"gpus\": 64"
+"\"dtype\": 16"
+"\"finetune\": []"
 "pretrain_llama3_8b_fp8_8"
 "pretrain_nemotron4_340b_bf16_256"
 "finetune_llama3_70b_lora_fp8_8"

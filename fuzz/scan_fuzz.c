@@ -47,7 +47,7 @@ static void fuzz_same_step(const struct np_step *a, const struct np_step *b)
         !fuzz_same_double(a->consumed_samples, b->consumed_samples) ||
         !fuzz_same_double(a->tokens_per_s, b->tokens_per_s) ||
         !fuzz_same_double(a->tokens_per_s_per_gpu, b->tokens_per_s_per_gpu) ||
-        a->nan_seen != b->nan_seen || a->gen != b->gen || a->offset != b->offset)
+        a->nan_seen != b->nan_seen || a->two_times != b->two_times || a->gen != b->gen || a->offset != b->offset)
         abort();
 }
 
@@ -166,11 +166,14 @@ static void fuzz_matchers(const char *buf, size_t len)
     scan_state_free(&b);
 }
 
-/* Whatever scan_parse_double accepts, strtod reads whole to the same value. */
+/* Whatever scan_parse_double accepts, strtod reads whole to the same value; what only the writers'
+ * other spellings (scan_parse_nonfinite: "nan.0", "1.#QNAN") make a number is a NaN or an infinity. */
 static void fuzz_number(const char *s, size_t n)
 {
     double v;
     char tmp[80];
+    if (n < sizeof tmp && !scan_parse_double(s, n, &v) && scan_parse_nonfinite(s, n, &v) && isfinite(v))
+        abort();
     if (n >= sizeof tmp || !scan_parse_double(s, n, &v))
         return;
     memcpy(tmp, s, n);

@@ -33,6 +33,9 @@ Fault injection, by option or at run time through control requests:
   --fail-first N    GET /_ctl/fail?n=N     the next N requests answer 503 (Retry-After: 0)
   --cut-after B     GET /_ctl/cut?bytes=B&n=K   the next K file bodies stop after B bytes and the
                                             connection is dropped (Content-Length is the full size)
+                    GET /_ctl/html?n=K     the next K file requests answer 200 with an HTML login page
+                    GET /_ctl/short?bytes=B&n=K   the next K file bodies come without Content-Length and
+                                            stop after B bytes (the client cannot tell they are cut)
                     GET /_ctl/reset        clear faults and the request log
                     GET /_ctl/log          the request log, one JSON object a line
 Each request is also appended to --log FILE as a JSON line: method, path, status, auth
@@ -126,6 +129,9 @@ class State:
         self.fail = fail_first
         self.cut_bytes = cut_after
         self.cut_n = cut_count if cut_after >= 0 else 0
+        self.html_n = 0
+        self.short_bytes = 0
+        self.short_n = 0
         self.log = []
         self.log_path = log_path
 
@@ -277,6 +283,30 @@ class Handler(BaseHTTPRequestHandler):
             extra["Content-Range"] = "bytes %d-%d/%d" % (start, len(body) - 1, len(body))
         part = body[start:]
         with st.lock:
+            html = st.html_n > 0
+            if html:
+                st.html_n -= 1
+            short = not html and st.short_n > 0 and len(part) > st.short_bytes
+            if short:
+                st.short_n -= 1
+        if html:  # a captive portal or SSO proxy: 200, a login page instead of the file
+            log["html"] = True
+            return self._send(200, b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head>"
+                              b"<body><form>Log in</form></body></html>\n", ctype="text/html; charset=utf-8",
+                              log=log)
+        if short:  # no Content-Length, connection closed early: the client cannot tell the body is cut
+            log["status"] = code
+            log["short"] = st.short_bytes
+            st.record(log)
+            self.send_response(code)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(part[:st.short_bytes])
+            self.wfile.flush()
+            self.close_connection = True
+            return None
+        with st.lock:
             cut = st.cut_n > 0 and len(part) > st.cut_bytes
             if cut:
                 st.cut_n -= 1
@@ -312,10 +342,19 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.cut_bytes = int(q.get("bytes", ["1000"])[0])
                 st.cut_n = n
+        elif what == "html":
+            with st.lock:
+                st.html_n = n
+        elif what == "short":
+            with st.lock:
+                st.short_bytes = int(q.get("bytes", ["1000"])[0])
+                st.short_n = n
         elif what == "reset":
             with st.lock:
                 st.fail = 0
                 st.cut_n = 0
+                st.html_n = 0
+                st.short_n = 0
                 st.log = []
         elif what == "log":
             with st.lock:

@@ -362,6 +362,7 @@ static int launch_list(const struct np_recipe_set *set, const char *recipe, cons
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct option longopts[LAUNCH_NOPTS + 1];
     for (size_t i = 0; i < LAUNCH_NOPTS; i++)

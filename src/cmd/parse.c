@@ -21,6 +21,7 @@
 #include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
@@ -358,7 +359,20 @@ static void parse_none_found(const char *include, char *const *paths, size_t npa
                   npaths);
 }
 
-static int parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+/* Flush and close the cleaning stream over stdout (not stdout itself); 1 when that fails. */
+static int parse_close_out(FILE *out, int rc)
+{
+    if (out == stdout)
+        return rc;
+    errno = 0;
+    if (fclose(out) != 0 && rc == 0) {
+        np_errorf("cannot write the report to standard output: %s", strerror(errno ? errno : EIO));
+        return 1;
+    }
+    return rc;
+}
+
+static int parse_stream(FILE *out, char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
                         int quiet, struct parse_store *ps)
 {
@@ -367,7 +381,7 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     int e = 0;
     if (!md && !(po.spill = np_report_tmpfile()))
         e = errno ? errno : EIO;
-    if (!e && (po.rep = np_report_new(stdout, fmt, o)))
+    if (!e && (po.rep = np_report_new(out, fmt, o)))
         e = np_report_tmp_errno(po.rep); /* markdown's list of the runs in no table */
     if (e || !po.rep) { /* said before anything is read */
         if (e)
@@ -673,6 +687,7 @@ static int parse_compare(char *const *sides, const struct np_parse_opts *o, cons
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
@@ -829,7 +844,7 @@ int main(int argc, char **argv)
         case OPT_NCCL: nccl = 1; break;
         case OPT_STRICT: nccl = strict = 1; break;
         case 'q': quiet = 1; break;
-        case 'h': parse_usage(stdout); return 0;
+        case 'h': parse_usage(stdout); return np_stdout_check();
         case OPT_PLOT:
             if (np_plot_kind_of(optarg) == NP_PLOT_NONE) {
                 np_errorf("--plot: '%s': the file name must end in .svg, .png or .pdf", optarg);
@@ -837,7 +852,7 @@ int main(int argc, char **argv)
             }
             plot = optarg;
             break;
-        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
+        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return np_stdout_check();
         case OPT_STORE: store = 1; break;
         case OPT_HISTORY: history = 1; break;
         case OPT_COMPARE: compare = 1; break;
@@ -960,9 +975,21 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    /* the table and markdown are read on terminals: a control byte of a folder name or log line
+     * becomes '?' there (issue 23); CSV and JSON keep every byte (JSON escapes them) */
+    FILE *out = stdout;
+    if ((fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN) && !(out = np_text_clean_stream(stdout))) {
+        np_errorf("cannot set up standard output: %s", strerror(errno));
+        np_ref_free(&ref);
+        np_recipe_set_free(&recipes);
+        np_backend_free(&be);
+        return 1;
+    }
     if (!slurm && !o.group && !plot && !nccl) {
-        int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet, store ? &ps : NULL);
+        int rc = parse_stream(out, paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet,
+                              store ? &ps : NULL);
         rc = parse_store_end(&ps, rc, quiet);
+        rc = parse_close_out(out, rc);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
@@ -1017,8 +1044,8 @@ int main(int argc, char **argv)
         }
         if (res.nruns || fmt == NP_FMT_JSON) {
             errno = 0;
-            enum np_status w = diags ? np_diag_report_write(stdout, (enum np_format)fmt, &res, &o, diags)
-                                     : np_report_write(stdout, (enum np_format)fmt, &res, &o);
+            enum np_status w = diags ? np_diag_report_write(out, (enum np_format)fmt, &res, &o, diags)
+                                     : np_report_write(out, (enum np_format)fmt, &res, &o);
             int e = errno;
             if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
@@ -1043,5 +1070,5 @@ int main(int argc, char **argv)
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);
     np_backend_free(&be);
-    return rc;
+    return parse_close_out(out, rc);
 }

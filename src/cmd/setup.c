@@ -72,6 +72,7 @@ static void setup_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_setup_opts o = {.out = stdout};
     int c;
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
         case OPT_SKIP_PIP: o.skip_pip = 1; break;
         case 'n': o.dry_run = 1; break;
         case 'q': o.quiet = 1; break;
-        case 'h': setup_usage(stdout); return 0;
+        case 'h': setup_usage(stdout); return np_stdout_check();
         case 'V': printf("nemoperf-setup %s\n", NP_VERSION); return np_stdout_check();
         case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
         default: np_opt_unknown(argv[optind - 1], setup_options); return 2;

@@ -8,6 +8,7 @@
  * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
 #include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -217,10 +218,13 @@ enum np_status np_manifest_load(const char *dir, json_t **out, struct np_error *
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return np_error_set(err, NP_E_NOTFOUND, path, 0, 0, "no manifest (not a folder made by nemoperf-launch?)");
     json_error_t je;
-    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    int io = 0;
+    struct np_error why;
+    /* a FIFO named nemoperf.json would block the launch forever: regular files only (issue 23) */
+    json_t *o = np_file_load_json(path, JSON_REJECT_DUPLICATES, &je, &io, &why);
     if (!o) {
-        if (je.line <= 0 && access(path, R_OK) != 0)
-            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+        if (io)
+            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read the manifest: %s", why.text);
         return np_error_set(err, NP_E_PARSE, path, je.line, je.column, "corrupt manifest: %s", je.text);
     }
     if (!json_is_object(o)) {

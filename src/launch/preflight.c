@@ -349,7 +349,12 @@ static enum np_status preflight_rest(struct np_backend *be, const struct np_laun
     char *body = NULL;
     size_t len = 0;
     struct np_error gerr;
-    if (np_slurm_rest_get(be, "partitions", &http, &body, &len, &gerr) != NP_OK) {
+    enum np_status gst = np_slurm_rest_get(be, "partitions", &http, &body, &len, &gerr);
+    if (gst == NP_E_INVALID) { /* no API version it knows: every submission would be refused */
+        free(body);
+        return np_error_set(err, NP_E_INVALID, gerr.source, 0, 0, "%s; nothing was submitted", gerr.text);
+    }
+    if (gst != NP_OK) {
         np_warnf("cannot check that the jobs can run (GET partitions: %s); submitting anyway", gerr.text);
         free(body);
         return NP_OK;

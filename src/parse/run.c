@@ -7,6 +7,7 @@
  * walk's (sorted) order whatever the thread count.
  */
 #include "nemoperf/parse/run.h"
+#include "nemoperf/util/fileio.h"
 
 #include "nemoperf/model/flops_finetune.h"
 #include "nemoperf/model/model_flops.h"
@@ -197,78 +198,154 @@ int np_identity_from_path(const char *path, struct np_identity *id)
     return 0;
 }
 
-static int run_json_int(json_t *o, const char *key)
+/* A manifest that cannot be trusted (issue 23): the first field of the wrong type, a duplicate
+ * key, a file that cannot be read; the run is then invalid, naming it, instead of silently
+ * losing its identity.  Absent and null fields are fine (older formats, optional settings). */
+struct run_mcheck {
+    char *bad;
+    size_t size;
+};
+
+static void run_mbad(struct run_mcheck *k, const char *where, const char *key, const char *what, const char *want)
 {
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < 100000000
-               ? (int)json_integer_value(v)
-               : 0;
+    if (!k->bad[0])
+        snprintf(k->bad, k->size, "field \"%s%s\": %s%s%s", where, key, what, want[0] ? ", not " : "", want);
 }
 
-static void run_json_str(json_t *o, const char *key, char *dst, size_t size)
+static const char *run_json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static int run_json_int(json_t *o, const char *key, const char *where, struct run_mcheck *k)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < 100000000)
+        return (int)json_integer_value(v);
+    if (json_is_integer(v))
+        run_mbad(k, where, key, json_integer_value(v) <= 0 ? "zero or negative" : "implausibly large", "a positive count");
+    else
+        run_mbad(k, where, key, run_json_kind(v), "a positive integer");
+    return 0;
+}
+
+static void run_json_str(json_t *o, const char *key, char *dst, size_t size, const char *where, struct run_mcheck *k)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_string(v))
         run_copy(dst, size, json_string_value(v), strlen(json_string_value(v)));
+    else if (v && !json_is_null(v))
+        run_mbad(k, where, key, run_json_kind(v), "a string");
+}
+
+static int run_json_bool(json_t *o, const char *key, const char *where, struct run_mcheck *k)
+{
+    json_t *v = json_object_get(o, key);
+    if (v && !json_is_boolean(v) && !json_is_null(v))
+        run_mbad(k, where, key, run_json_kind(v), "true or false");
+    return json_is_true(v);
 }
 
 int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(file, 0, &jerr);
-    if (!root)
+    struct np_error ferr;
+    int io = 0;
+    char badbuf[sizeof li->bad] = "";
+    struct run_mcheck k = {li ? li->bad : badbuf, li ? sizeof li->bad : sizeof badbuf};
+    if (li)
+        memset(li, 0, sizeof *li);
+    /* regular files only (a FIFO would block the parse); a repeated key is not "the last wins" */
+    json_t *root = np_file_load_json(file, JSON_REJECT_DUPLICATES, &jerr, &io, &ferr);
+    if (!root) {
+        if (io)
+            snprintf(k.bad, k.size, "%.200s", ferr.text);
+        else if (json_error_code(&jerr) == json_error_duplicate_key)
+            snprintf(k.bad, k.size, "line %d: %.160s", jerr.line, jerr.text);
+        if (li && k.bad[0])
+            li->present = 1;
         return 0;
+    }
     json_t *c = json_object_get(root, "config");
-    if (!json_is_object(c))
+    const char *cw = "config.";
+    if (c && !json_is_object(c))
+        run_mbad(&k, "", "config", run_json_kind(c), "an object");
+    if (!json_is_object(c)) {
         c = root;
+        cw = "";
+    }
     struct np_identity t;
     memset(&t, 0, sizeof t);
-    run_json_str(c, "recipe", t.recipe, sizeof t.recipe);
-    run_json_str(c, "model_size", t.model_size, sizeof t.model_size);
-    run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type);
-    run_json_str(c, "system", t.system, sizeof t.system);
-    run_json_str(c, "experiment", t.experiment, sizeof t.experiment);
-    run_json_str(c, "task", t.task, sizeof t.task);
-    run_json_str(json_object_get(c, "finetune"), "packed_train", t.packed_train, sizeof t.packed_train);
+    run_json_str(c, "recipe", t.recipe, sizeof t.recipe, cw, &k);
+    run_json_str(c, "model_size", t.model_size, sizeof t.model_size, cw, &k);
+    run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type, cw, &k);
+    run_json_str(c, "system", t.system, sizeof t.system, cw, &k);
+    run_json_str(c, "experiment", t.experiment, sizeof t.experiment, cw, &k);
+    run_json_str(c, "task", t.task, sizeof t.task, cw, &k);
+    json_t *ft = json_object_get(c, "finetune");
+    if (ft && !json_is_object(ft) && !json_is_null(ft))
+        run_mbad(&k, cw, "finetune", run_json_kind(ft), "an object");
+    run_json_str(ft, "packed_train", t.packed_train, sizeof t.packed_train, "config.finetune.", &k);
     for (char *q = t.gpu_type; *q; q++)
         *q = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
     char dt[16] = "", wl[32] = "";
-    run_json_str(c, "dtype", dt, sizeof dt);
+    run_json_str(c, "dtype", dt, sizeof dt, cw, &k);
     t.dtype = np_dtype_parse(dt);
-    t.gpus = run_json_int(c, "gpus");
-    t.seq_len = run_json_int(c, "seq_len");
-    t.gbs = run_json_int(c, "gbs");
-    t.max_steps = run_json_int(c, "max_steps");
+    if (dt[0] && t.dtype == NP_DTYPE_NONE)
+        run_mbad(&k, cw, "dtype", "not a data type nemoperf knows", "");
+    t.gpus = run_json_int(c, "gpus", cw, &k);
+    t.seq_len = run_json_int(c, "seq_len", cw, &k);
+    t.gbs = run_json_int(c, "gbs", cw, &k);
+    t.max_steps = run_json_int(c, "max_steps", cw, &k);
     json_t *load = json_object_get(c, "load_checkpoint");
-    if (json_is_true(json_object_get(c, "profile"))) {
+    int ckpt_save = run_json_bool(c, "checkpoint", cw, &k);
+    if (run_json_bool(c, "profile", cw, &k)) {
         strcpy(t.variant, "nsys");
         t.kind = NP_KIND_PROFILE;
-    } else if (json_is_true(json_object_get(c, "nccltrace"))) {
+    } else if (run_json_bool(c, "nccltrace", cw, &k)) {
         strcpy(t.variant, "nccltrace");
         t.kind = NP_KIND_NCCLTRACE;
     } else if (json_is_string(load) && json_string_length(load) > 0)
         t.kind = NP_KIND_CKPT_LOAD;
-    else if (json_is_true(json_object_get(c, "checkpoint")))
+    else if (ckpt_save)
         t.kind = NP_KIND_CKPT_SAVE;
-    run_json_str(root, "workload", wl, sizeof wl);
+    run_json_str(root, "workload", wl, sizeof wl, "", &k);
     if (!wl[0])
-        run_json_str(c, "workload", wl, sizeof wl);
+        run_json_str(c, "workload", wl, sizeof wl, cw, &k);
     t.synthetic = strcmp(wl, "synthetic") == 0;
-    if (li) {
-        memset(li, 0, sizeof *li);
-        li->present = 1;
-        run_json_str(root, "state", li->state, sizeof li->state);
-        /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
-        li->submitted = json_is_true(json_object_get(root, "submitted")) || strcmp(li->state, "submitted") == 0;
-        json_t *jid = json_object_get(root, "job_id");
-        if (json_is_integer(jid))
-            snprintf(li->job_id, sizeof li->job_id, "%lld", (long long)json_integer_value(jid));
-        else
-            run_json_str(root, "job_id", li->job_id, sizeof li->job_id);
-        run_json_str(root, "submit_time", li->submit_time, sizeof li->submit_time);
-        run_json_str(root, "error", li->error, sizeof li->error);
-    }
+    struct np_launch_info scratch;
+    struct np_launch_info *l = li ? li : &scratch;
+    l->present = 1;
+    run_json_str(root, "state", l->state, sizeof l->state, "", &k);
+    /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
+    l->submitted = run_json_bool(root, "submitted", "", &k) || strcmp(l->state, "submitted") == 0;
+    json_t *jid = json_object_get(root, "job_id");
+    if (json_is_integer(jid))
+        snprintf(l->job_id, sizeof l->job_id, "%lld", (long long)json_integer_value(jid));
+    else
+        run_json_str(root, "job_id", l->job_id, sizeof l->job_id, "", &k);
+    run_json_str(root, "submit_time", l->submit_time, sizeof l->submit_time, "", &k);
+    run_json_str(root, "error", l->error, sizeof l->error, "", &k);
     json_decref(root);
+    if (k.bad[0]) { /* nothing of it is used: not its identity, not its job id */
+        char keep[sizeof l->bad];
+        memcpy(keep, k.bad, sizeof keep);
+        memset(l, 0, sizeof *l);
+        l->present = 1;
+        memcpy(l->bad, keep, sizeof l->bad);
+        return 0;
+    }
     if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
         return 0;
     *id = t;
@@ -379,6 +456,27 @@ static void run_sort_doubles(double *v, size_t n)
 #define RUN_NV_STEPS 50
 #define RUN_NV_FIRST 11
 #define RUN_NV_LAST 44
+
+/* A step time no run has (more than a year) or a window whose mean or spread overflows: the
+ * log is corrupt, not a slow run (issue 23: 1e308 s printed as "inf+-inf", status ok). */
+#define RUN_STEP_MAX_S (365.0 * 86400)
+
+static int run_times_out_of_range(const struct np_run *run, char *why, size_t size)
+{
+    const struct np_window_stats *w = &run->window;
+    double t = !isnan(run->step_time_s) && run->step_time_s > RUN_STEP_MAX_S ? run->step_time_s
+               : w->count && w->max_s > RUN_STEP_MAX_S                   ? w->max_s
+                                                                          : NAN;
+    if (!isnan(t)) {
+        snprintf(why, size, "step time %.6g s is out of range (more than a year): the log is corrupt", t);
+        return 1;
+    }
+    if (w->count && (!isfinite(w->mean_s) || !isfinite(w->stdev_s))) {
+        snprintf(why, size, "the steady-state window's step times cannot be averaged (overflow)");
+        return 1;
+    }
+    return 0;
+}
 
 static void run_window(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
 {
@@ -644,6 +742,18 @@ static enum np_dtype run_single_dtype(const struct np_model *m)
     return all == NP_DTYPE_BF16 || all == NP_DTYPE_FP8 ? (enum np_dtype)all : NP_DTYPE_NONE;
 }
 
+/* 1 when the run's step lines (NeMo 2.0 ProgressPrinter, NeMo 1.0 bar) carry no step time at all: the
+ * timing callback was off.  The steps, loss, batch size and completeness are still read. */
+static int run_untimed(const struct np_run *run, const struct np_scan_result *scan)
+{
+    if (!isnan(run->step_time_s) || run->window.count > 0 || (run->gen != NP_GEN_NEMO1 && run->gen != NP_GEN_NEMO2))
+        return 0;
+    for (size_t i = 0; i < scan->nsteps; i++)
+        if (!isnan(scan->steps[i].step_time_s))
+            return 0;
+    return 1;
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
@@ -772,6 +882,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                                        : "the log has no others");
         run_add_note(run, why);
     }
+    if (last->two_times && !isnan(last->step_time_s))
+        run_add_note(run, "step time: the first of the two times of \"elapsed time per iteration (ms): A/B\" "
+                          "(AMD Primus: A the step's own, B a running average)");
     if (run->conflict[0]) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, run->conflict);
@@ -779,6 +892,12 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, "NaN or infinite loss, grad norm or step time");
+    } else if (run_times_out_of_range(run, why, sizeof why)) { /* 1e308 s: "inf+-inf", ok (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, why);
+    } else if (last->iteration < 0) { /* "iteration -1/49": no step to count from (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, "the last step line has no valid iteration number (a negative or unreadable one)");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
         if (id->recipe[0] && !run->recipe)
@@ -798,12 +917,15 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         run_set_why(run, why);
     } else if (run->complete == 0) {
         run->status = NP_RUN_INCOMPLETE;
-        snprintf(why, sizeof why, "stopped at iteration %ld of %ld", run->step, run->total);
+        snprintf(why, sizeof why, "stopped at iteration %ld of %ld%s", run->step, run->total,
+                 run_untimed(run, scan) ? "; its step lines carry no train_step_timing (timing callback off): no "
+                                          "step time" : "");
         run_set_why(run, why);
-    } else if (isnan(run->step_time_s) && run->window.count == 0 && run->gen == NP_GEN_NEMO1) {
+    } else if (run_untimed(run, scan)) {
         run->status = NP_RUN_INVALID;
-        snprintf(why, sizeof why, "NeMo 1.0 progress bar without train_step_timing (timing callback off): "
-                                  "last step %ld, no step time", run->step);
+        snprintf(why, sizeof why, "%s without train_step_timing (timing callback off): %zu steps, last step %ld, "
+                 "no step time", run->gen == NP_GEN_NEMO1 ? "NeMo 1.0 progress bar" : "NeMo 2.0 step lines",
+                 scan->nsteps, run->step);
         run_set_why(run, why);
     } else if (isnan(run->step_time_s)) {
         run->status = NP_RUN_INVALID;
@@ -924,23 +1046,47 @@ static const char *run_basename(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The manifest and the run folder's name (pretrain_<recipe>_<size>_<dtype>_<gpus>) disagree:
+ * one of them was edited or copied; the message, or "" when they agree. */
+static void run_manifest_vs_folder(const struct np_identity *m, const struct np_identity *f, char *msg, size_t size)
+{
+    msg[0] = '\0';
+    if (f->gpus && m->gpus != f->gpus)
+        snprintf(msg, size, "nemoperf.json says %d GPUs, the folder name %d", m->gpus, f->gpus);
+    else if (f->recipe[0] && strcmp(m->recipe, f->recipe) != 0)
+        snprintf(msg, size, "nemoperf.json says recipe %s, the folder name %s", m->recipe, f->recipe);
+    else if (f->model_size[0] && strcasecmp(m->model_size, f->model_size) != 0)
+        snprintf(msg, size, "nemoperf.json says model size %s, the folder name %s", m->model_size, f->model_size);
+    else if (f->dtype && m->dtype != f->dtype)
+        snprintf(msg, size, "nemoperf.json says %s, the folder name %s", np_dtype_name(m->dtype, 0),
+                 np_dtype_name(f->dtype, 0));
+}
+
 static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
 {
     const char *src = NULL;
     struct np_identity mid;
     memset(&mid, 0, sizeof mid);
     int from_manifest = manifest && np_manifest_read(manifest, &mid, &run->launch);
-    if (from_manifest) {
+    struct np_identity fid;
+    memset(&fid, 0, sizeof fid);
+    if (manifest && run->launch.bad[0]) {
+        /* a manifest that cannot be trusted: the run is invalid, whatever else identifies it */
+        snprintf(run->conflict, sizeof run->conflict, "nemoperf.json cannot be trusted: %.160s", run->launch.bad);
+        run->id_source = "manifest";
+    } else if (from_manifest) {
         run->id = mid;
         run->id_source = "manifest";
         src = "manifest";
+        if (np_identity_from_path(run->path, &fid))
+            run_manifest_vs_folder(&mid, &fid, run->conflict, sizeof run->conflict);
     } else if (np_identity_from_path(run->path, &run->id)) {
         run->id_source = "folder";
         src = "folder name";
     } else if (o->given.recipe[0] || o->given.gpus) {
         run->id_source = "options";
     }
-    if (src)
+    if (src && !run->conflict[0])
         run_identity_conflict(&run->id, &o->given, src, run->conflict, sizeof run->conflict);
     if (run->id.gpu_type[0])
         run->gpu_source = "manifest";
@@ -1141,6 +1287,11 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     char why[400];
     int unsure = li->present && !li->submitted &&
                  (strcmp(li->state, "submitting") == 0 || strcmp(li->state, "unknown") == 0);
+    if (li->bad[0]) { /* nothing it says is believed: not "not submitted" either (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, run->conflict);
+        return;
+    }
     if (li->present && !li->submitted && !unsure) {
         run->status = NP_RUN_NOT_SUBMITTED;
         snprintf(why, sizeof why, "launch did not get the job accepted%s%s%s%s", li->state[0] ? " (state " : "",

@@ -279,6 +279,49 @@ static int scan_parse_double(const char *s, size_t n, double *out)
     return 1;
 }
 
+/* NaN and infinity as writers print them that strtod does not read whole: Lightning's progress bar pads a
+ * float to 5 characters (Lightning-AI/pytorch-lightning src/lightning/pytorch/callbacks/progress/
+ * tqdm_progress.py Tqdm.format_num, _PAD_SIZE = 5 @03f57f9c): "nan" -> "nan.0", "inf" -> "inf.0", "-inf" ->
+ * "-inf."; MSVC's printf writes "1.#QNAN", "-1.#IND", "1.#INF" (with trailing zeros under %f: "1.#QNAN0").
+ * strtod's own spellings (nan, -nan, NaN, inf, -inf, Infinity) are scan_parse_double's; "nan(1)", which no
+ * writer prints, is refused. */
+static int scan_parse_nonfinite(const char *s, size_t n, double *out)
+{
+    static const struct {
+        const char *word;
+        size_t len;
+        double v;
+    } words[] = {{"nan", 3, NAN}, {"inf", 3, INFINITY}, {"infinity", 8, INFINITY}, {"1.#qnan", 7, NAN},
+                 {"1.#snan", 7, NAN}, {"1.#ind", 6, NAN}, {"1.#inf", 6, INFINITY}};
+    size_t i = 0;
+    if (n > 0 && (s[0] == '+' || s[0] == '-'))
+        i++;
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t len = words[w].len;
+        if (n - i < len || strncasecmp(s + i, words[w].word, len) != 0)
+            continue;
+        size_t j = i + len;
+        int msvc = words[w].word[1] == '.';
+        if (!msvc && j < n && s[j] == '.') /* Lightning's pad: a '.' then zeros */
+            j++;
+        if (!msvc && j == i + len)
+            continue; /* no pad: strtod's spelling (or junk after it) */
+        while (j < n && s[j] == '0')
+            j++;
+        if (j != n)
+            continue;
+        *out = s[0] == '-' ? -words[w].v : words[w].v;
+        return 1;
+    }
+    return 0;
+}
+
+/* A value that may be a NaN or an infinity in any spelling its writer uses. */
+static int scan_parse_value(const char *s, size_t n, double *out)
+{
+    return scan_parse_double(s, n, out) || scan_parse_nonfinite(s, n, out);
+}
+
 /* A non-negative whole count, also written as a whole float ("99.00"). */
 static int scan_parse_count(const char *s, size_t n, long *out)
 {
@@ -362,6 +405,7 @@ static void scan_step_init(struct np_step *s, enum np_log_gen gen, uint64_t offs
     s->tokens_per_s = NAN;
     s->tokens_per_s_per_gpu = NAN;
     s->nan_seen = 0;
+    s->two_times = 0;
     s->gen = gen;
     s->offset = offset;
     s->side = 0;
@@ -381,6 +425,7 @@ static void scan_step_merge(struct np_step *old, const struct np_step *s)
     if (isnan(m.tokens_per_s)) m.tokens_per_s = old->tokens_per_s;
     if (isnan(m.tokens_per_s_per_gpu)) m.tokens_per_s_per_gpu = old->tokens_per_s_per_gpu;
     m.nan_seen = s->nan_seen || old->nan_seen;
+    m.two_times = isnan(s->step_time_s) ? old->two_times : s->two_times;
     m.side = s->side && old->side;
     if (s->side && !old->side) { /* a side line adds its fields; the step line stays the step */
         m.offset = old->offset;
@@ -602,6 +647,23 @@ static long scan_count_unit(const char *v, size_t n)
     return unit;
 }
 
+/* AMD's Primus prints two figures in one Megatron field, the iteration's own and a running average:
+ * "elapsed time per iteration (ms): 13372.8/13364.7", "throughput per GPU (TFLOP/s/GPU): 567.6/568.0"
+ * (AMD-AGI/Primus primus/backends/megatron/patches/training_log/print_rank_last_patches.py l.363-393
+ * @fd1eeab, f"{elapsed_value:.1f}/{avg_elapsed_ms:.1f}").  The first is the step's: *out, when both parse. */
+static int scan_first_of_two(const char *v, size_t n, double *out)
+{
+    const char *slash = memchr(v, '/', n);
+    if (!slash)
+        return 0;
+    const char *a = v, *b = slash + 1;
+    size_t an = (size_t)(slash - v), bn = n - an - 1;
+    double second;
+    scan_trim(&a, &an);
+    scan_trim(&b, &bn);
+    return scan_parse_value(b, bn, &second) && scan_parse_value(a, an, out);
+}
+
 /* Store one field; returns 1 when its value parsed. */
 static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, size_t n, struct scan_gstep *gstep)
 {
@@ -613,8 +675,11 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     case F_TIME_S:
     case F_TIME_MS:
     case F_GRADNORM:
-        if (!scan_parse_double(v, n, &x))
-            return 0;
+        if (!scan_parse_value(v, n, &x)) {
+            if (f != F_TIME_MS || !scan_first_of_two(v, n, &x))
+                return 0;
+            s->two_times = 1;
+        }
         if (!isfinite(x))
             s->nan_seen = 1;
         if (f == F_LOSS)
@@ -632,7 +697,7 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     case F_MAXALLOC_GB:
     case F_CONSUMED:
     case F_TFLOPS:
-        if (!scan_parse_double(v, n, &x))
+        if (!scan_parse_double(v, n, &x) && (f != F_TFLOPS || !scan_first_of_two(v, n, &x)))
             return 0;
         if (f == F_MAXRES_MB || f == F_MAXALLOC_MB)
             x *= 1048576.0; /* report_memory divides by 1024 * 1024 */
@@ -1065,11 +1130,18 @@ static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint
     if (need_time && !has_time && g.value < 0)
         return;
     long lo = g.value - g.unit / 2, hi = g.value + g.unit / 2; /* what the printed global_step can be */
-    if (k >= 1 && (epoch == 0 || g.value < 0)) {
+    /* The bar's k is a batch count, the postfix's global_step the optimizer step: Lightning's bar counts
+     * every batch (TQDMProgressBar.on_train_batch_end: n = batch_idx + 1, Lightning-AI/pytorch-lightning
+     * src/lightning/pytorch/callbacks/progress/tqdm_progress.py @03f57f9c), micro-batches under gradient
+     * accumulation ("81/43800" at global_step=4), and Lightning < 1.6's main bar adds the validation
+     * batches to the same count.  So global_step is the step; the bar's k-1 stands for it only where the
+     * two agree within the postfix's lag (refreshed with an earlier step's metrics: the bar up to two
+     * ahead) and tqdm's rounding, and where the postfix has no global_step. */
+    int bar_is_step = k >= 1 && epoch == 0 && (g.value < 0 || (k - 1 >= lo - 1 && k - 1 <= hi + 2));
+    if (k >= 1 && g.value < 0) {
         it = k - 1;
-        /* a resumed run whose bar restarted: the (exact) global step is ahead of the bar */
-        if (g.value >= 0 && lo > it + 1)
-            it = g.value;
+    } else if (bar_is_step) {
+        it = k - 1;
     } else if (g.value >= 0 && g.unit == 0) {
         it = g.value;
     } else if (g.value >= 0) {
@@ -1079,7 +1151,10 @@ static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint
     if (it < 0 && !has_time)
         return;
     step.iteration = it;
-    if (barn >= 1 && k >= 0 && k <= barn && it <= barn - 1)
+    /* n of a bar that counts more than steps (it ran ahead of global_step) is no step total; one that
+     * restarted on a resume (behind global_step) still counts to max_steps */
+    int bar_counts_steps = bar_is_step || k < 1 || k - 1 < it || epoch != 0;
+    if (barn >= 1 && k >= 0 && k <= barn && it <= barn - 1 && bar_counts_steps)
         step.total = barn - 1;
     scan_add_step(st, &step);
 }
@@ -1173,6 +1248,7 @@ static const struct scan_needle {
     unsigned char len, pos1, pos2;
 } scan_needles[] = {
     {"train_step_timing", 17, 9, 16},           /* 'p' ... 'g' */
+    {"global_step:", 12, 3, 11},                /* 'b' ... ':': NeMo 2.0 step lines (before their timing, if any) */
     {"elapsed time per iteration", 26, 3, 13},  /* 'p' ... 'p' */
     {"| tps ", 6, 0, 3},                        /* '|' ... 'p' */
     {"Global Checkpoint ", 18, 0, 11},          /* 'G' ... 'k' */
@@ -1182,12 +1258,13 @@ static const struct scan_needle {
 };
 #define SCAN_NNEEDLE (sizeof scan_needles / sizeof scan_needles[0])
 #define SCAN_NEEDLE_TIMING 0u
-#define SCAN_NEEDLE_MBRIDGE 1u
-#define SCAN_NEEDLE_TPS 2u
-#define SCAN_NEEDLE_CKPT 3u
-#define SCAN_NEEDLE_GSTEP 4u
-#define SCAN_NEEDLE_MBMEM 5u
-#define SCAN_NEEDLE_MBMEM_GB 6u
+#define SCAN_NEEDLE_GSTEP2 1u
+#define SCAN_NEEDLE_MBRIDGE 2u
+#define SCAN_NEEDLE_TPS 3u
+#define SCAN_NEEDLE_CKPT 4u
+#define SCAN_NEEDLE_GSTEP 5u
+#define SCAN_NEEDLE_MBMEM 6u
+#define SCAN_NEEDLE_MBMEM_GB 7u
 #define SCAN_NEEDLE_ALL ((1u << SCAN_NNEEDLE) - 1)
 
 /* Where the search stands; next[] caches memmem results (portable path). */
@@ -1235,7 +1312,7 @@ static unsigned scan_sse2_mask(const char *p)
     const __m128i c_bar = _mm_set1_epi8('|'), c_p = _mm_set1_epi8('p'),
                   c_g = _mm_set1_epi8('g'), c_G = _mm_set1_epi8('G'),
                   c_k = _mm_set1_epi8('k'), c_eq = _mm_set1_epi8('='),
-                  c_M = _mm_set1_epi8('M');
+                  c_M = _mm_set1_epi8('M'), c_b = _mm_set1_epi8('b'), c_col = _mm_set1_epi8(':');
     __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 3));
     __m128i v9 = _mm_loadu_si128((const __m128i *)(const void *)(p + 9));
@@ -1248,6 +1325,7 @@ static unsigned scan_sse2_mask(const char *p)
     m = _mm_or_si128(m, _mm_and_si128(p3, _mm_cmpeq_epi8(v0, c_bar)));
     m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
     m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_g), _mm_cmpeq_epi8(v11, c_eq)));
+    m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v3, c_b), _mm_cmpeq_epi8(v11, c_col)));
     m = _mm_or_si128(m, _mm_and_si128(_mm_or_si128(_mm_cmpeq_epi8(v9, c_M), _mm_cmpeq_epi8(v9, c_G)),
                                       _mm_cmpeq_epi8(v13, c_bar)));
     return (unsigned)_mm_movemask_epi8(m);
@@ -1297,7 +1375,7 @@ __attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p,
     const __m256i c_bar = _mm256_set1_epi8('|'), c_p = _mm256_set1_epi8('p'),
                   c_g = _mm256_set1_epi8('g'), c_G = _mm256_set1_epi8('G'),
                   c_k = _mm256_set1_epi8('k'), c_eq = _mm256_set1_epi8('='),
-                  c_M = _mm256_set1_epi8('M');
+                  c_M = _mm256_set1_epi8('M'), c_b = _mm256_set1_epi8('b'), c_col = _mm256_set1_epi8(':');
     while (end - p >= SCAN_AVX2_REACH) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i v3 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 3));
@@ -1311,6 +1389,7 @@ __attribute__((target("avx2"))) static const char *scan_find_avx2(const char *p,
         m = _mm256_or_si256(m, _mm256_and_si256(p3, _mm256_cmpeq_epi8(v0, c_bar)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_g), _mm256_cmpeq_epi8(v11, c_eq)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v3, c_b), _mm256_cmpeq_epi8(v11, c_col)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v9, c_M),
                                                                  _mm256_cmpeq_epi8(v9, c_G)),
                                                 _mm256_cmpeq_epi8(v13, c_bar)));
@@ -1427,6 +1506,14 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
     int lazy = 0; /* the needles after the first are looked for only when needed */
     if (hit < n) {
         int k = scan_find_at(s + hit, s + n, SCAN_NEEDLE_ALL);
+        if (k == (int)SCAN_NEEDLE_GSTEP2 && !scan_memmem(s, n, "Step ")) {
+            /* a NeMo 2.0 ProgressPrinter line, timed or not (global_step comes before the timing): what the
+             * timing needle's ':' style leads to, without looking for the other needles */
+            if (scan_find_in_line(s + hit + 1, n - hit - 1, "Global Checkpoint ", 18))
+                scan_checkpoint(st, s, n);
+            scan_line_nemo2(st, s, n, off);
+            return;
+        }
         if (k == (int)SCAN_NEEDLE_TIMING) {
             /* a step line: of the other needles only the checkpoint message matters, unless the line
              * turns out no timing line after all */
@@ -1463,6 +1550,8 @@ static void scan_line(struct scan_state *st, const char *s, size_t n, uint64_t o
         scan_line_automodel(st, s, n, off);
     else if (has & ((1u << SCAN_NEEDLE_MBMEM) | (1u << SCAN_NEEDLE_MBMEM_GB)))
         scan_line_mbmem(st, s, n, off);
+    else if (has & (1u << SCAN_NEEDLE_GSTEP2))
+        scan_line_nemo2(st, s, n, off); /* ProgressPrinter without the timing callback: the step, no time */
 }
 
 /* A candidate line, the needle that made it one (scan_find_at's index) and where it starts in the line. */

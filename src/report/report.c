@@ -942,6 +942,12 @@ static enum np_status report_csv(FILE *out, const struct np_parse_result *res, c
 
 /* ---- json ---- */
 
+/* 1 when v is a whole number a double holds exactly (below 2^53): a byte count is written as an integer */
+static int report_exact_count(double v)
+{
+    return isfinite(v) && v >= 0 && v < 9007199254740992.0 && v == floor(v);
+}
+
 static json_t *report_jnum(double v)
 {
     return isnan(v) || isinf(v) ? json_null() : json_real(v);
@@ -1076,7 +1082,10 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "days_to_train", report_jnum(r->m.days_to_train));
     json_object_set_new(j, "steady", steady);
     json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
-    json_object_set_new(j, "peak_memory_bytes", report_jnum(r->peak_memory_bytes));
+    /* a byte count: an integer, exact (issue 23: 62442450944 printed as 6.244245094e10) */
+    json_object_set_new(j, "peak_memory_bytes", report_exact_count(r->peak_memory_bytes)
+                                                    ? json_integer((json_int_t)r->peak_memory_bytes)
+                                                    : report_jnum(r->peak_memory_bytes));
     json_object_set_new(j, "loss", report_jnum(r->loss));
     json_object_set_new(j, "checkpoint_saved", json_boolean(r->checkpoint_saved));
     json_object_set_new(j, "checkpoint_loaded", json_boolean(r->checkpoint_loaded));
@@ -2041,7 +2050,10 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
     REPORT_JD_KEY(w, depth, &n, "steady");
     report_jd_metrics(w, d, &r->steady);
     REPORT_JD_NUM(w, depth, &n, "scaling_efficiency", r->scaling_eff);
-    REPORT_JD_NUM(w, depth, &n, "peak_memory_bytes", r->peak_memory_bytes);
+    if (report_exact_count(r->peak_memory_bytes))
+        REPORT_JD_INT(w, depth, &n, "peak_memory_bytes", (long long)r->peak_memory_bytes, 1);
+    else
+        REPORT_JD_NUM(w, depth, &n, "peak_memory_bytes", r->peak_memory_bytes);
     REPORT_JD_NUM(w, depth, &n, "loss", r->loss);
     REPORT_JD_BOOL(w, depth, &n, "checkpoint_saved", r->checkpoint_saved);
     REPORT_JD_BOOL(w, depth, &n, "checkpoint_loaded", r->checkpoint_loaded);

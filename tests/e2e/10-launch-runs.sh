@@ -149,8 +149,17 @@ done <"$JOBS"
 dir_of() { awk -F '\t' -v n="$1" -v g="$2" '$1 == n && $3 ~ ("_" g "(_nsys|_nccltrace)?$") { print $3; exit }' "$JOBS"; }
 d=$(dir_of single 8)
 grep -rq np-secret-value "$d" && fail "HF_TOKEN's value was written into $d" || ok "HF_TOKEN value in no file"
-grep -q '"HF_TOKEN"' "$d/nemoperf.json" && ok "manifest lists HF_TOKEN among env_passed (name only)" ||
-    fail "HF_TOKEN name missing from env_passed"
+grep -q '"HF_TOKEN"' "$d/nemoperf.json" && fail "the manifest lists HF_TOKEN among env_passed" ||
+    ok "HF_TOKEN not among env_passed: the job never gets it (issue 23)"
+# issue 23: sbatch --export=ALL hands the environment to slurmctld, which keeps it in its state
+# folder (StateSaveLocation/hash.N/job.ID/environment): the token must not be there
+st=$(sed -n 's/^StateSaveLocation=//p' "$SLURM_CONF" 2>/dev/null)
+if [ -d "$st" ]; then
+    grep -rqa np-secret-value "$st" && fail "HF_TOKEN's value is in slurmctld's saved job environment ($st)" ||
+        ok "HF_TOKEN's value is not in slurmctld's saved state ($st)"
+else
+    fail "no StateSaveLocation in $SLURM_CONF"
+fi
 ok "inherited SLURM_JOB_ID/SLURM_NNODES did not reach sbatch (job ran on $(sed -n 's/.* on //p' "$d"/sbatch_*.out))"
 # the user's SBATCH_* settings reach sbatch unchanged, as with the originals (sbatch reads them itself)
 id=$(awk -F '\t' '$1 == "single" { print $2; exit }' "$JOBS")

@@ -91,6 +91,8 @@ struct np_launch_info {
     char job_id[32];    /* "" unknown */
     char submit_time[32]; /* "2026-11-22T13:00:00Z", "" unknown */
     char error[240];    /* the scheduler's message when not submitted */
+    char bad[240];      /* why the manifest cannot be trusted (a field of the wrong type, a duplicate key,
+                         * unreadable), "" when it can; then nothing else of it is filled */
 };
 
 struct np_window_stats {
@@ -230,7 +232,8 @@ int np_identity_from_path(const char *path, struct np_identity *id);
 /* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */
 int np_identity_from_manifest(const char *file, struct np_identity *id);
 /* The same, and what launch recorded about the job into li (li may be NULL; li->present
- * is 1 whenever the file is a JSON object, even when the identity is incomplete). */
+ * is 1 whenever the file is JSON, even when the identity is incomplete, and when it cannot
+ * be trusted: then li->bad says why and 0 is returned).  Regular files only. */
 int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li);
 
 void np_parse_result_free(struct np_parse_result *res);

@@ -40,7 +40,10 @@ struct np_step {
     double consumed_samples;
     double tokens_per_s;       /* AutoModel tps */
     double tokens_per_s_per_gpu; /* AutoModel (X/gpu) */
-    int nan_seen;              /* a NaN/inf appeared in loss, timing or grad norm */
+    int nan_seen;              /* a NaN/inf appeared in loss, timing or grad norm (any spelling: nan, -nan,
+                                  NaN, nan.0, inf, -inf, inf.0, -inf., Infinity, 1.#QNAN, 1.#IND, 1.#INF) */
+    int two_times;             /* the step time is the first of two in one field (Primus "ms: 13372.8/13364.7":
+                                  the step's own, then a running average) */
     enum np_log_gen gen;
     uint64_t offset;           /* byte offset of the line's start in the file */
     int side;                  /* scanner-internal: a side line (Megatron memory report) that only adds fields to

@@ -10,6 +10,11 @@
 
 #include "nemoperf/util/error.h"
 
+/* Call first in main(): a closed standard descriptor (0, 1, 2) gets /dev/null opened
+ * read-only in its place, so that no file the program opens takes its number and writes to
+ * a closed stdout or stderr fail instead of landing in that file (issue 23). */
+void np_std_fds_reserve(void);
+
 /* Borrowed pointer, must stay valid for the program's life (argv[0] is fine). */
 void np_set_progname(const char *argv0);
 const char *np_progname(void);
