@@ -67,7 +67,9 @@ done
 # ---- the examples of the documents ---------------------------------------------------------------
 # README.md and docs/*.md: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
 # continuation lines joined.  One example per line of $W/examples, prefixed by its source.
-for d in "$root/README.md" "$root"/docs/*.md; do
+# the README and the pages its detail moved to (other topic pages' examples are their own tests')
+for d in "$root/README.md" "$root"/docs/launch.md "$root"/docs/parse.md "$root"/docs/setup.md "$root"/docs/backends.md \
+    "$root"/docs/testing.md "$root"/docs/environment.md "$root"/docs/speed.md "$root"/docs/recipes.md; do
     awk -v f="${d#"$root"/}" '/^```sh/{b=1;next} /^```/{b=0} b{print f "\t" $0}' "$d"
 done >"$W/raw"
 for m in launch parse setup; do
