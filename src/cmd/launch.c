@@ -21,6 +21,7 @@
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/launch/script.h"
@@ -85,6 +86,7 @@ static void launch_usage(FILE *f)
             "  WORKLOAD nemo|synthetic [nemo]\n"
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP [20], PROFILE_STOP_STEP [25]  ENABLE_NCCLTRACE\n"
+            "  DISABLE_PERFRUN: a profile/trace request without the performance run beside it [false]\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
             "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE; other SBATCH_* reach sbatch\n"
@@ -246,6 +248,7 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
         np_errorf("parsing the runs failed: %s", np_strerror(st));
         return 1;
     }
+    np_runs_scaling_efficiency(&res); /* the table nemoperf-parse prints of the same folders */
     for (size_t i = 0; i < res.nerrors; i++)
         np_errorf("%s", res.errors[i]);
     if (res.nerrors || res.nruns < sub->n)
@@ -390,7 +393,7 @@ int main(int argc, char **argv)
             np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
             return 2;
         default:
-            np_errorf("unknown option '%s'; see --help", argv[optind - 1]);
+            np_opt_unknown(argv[optind - 1], longopts);
             return 2;
         }
     }
@@ -478,8 +481,11 @@ int main(int argc, char **argv)
         rc = launch_fail(st, &err);
     else if (mode == LAUNCH_PRINT_CONFIG)
         rc = launch_print_config(&plan);
-    else if (mode == LAUNCH_DRY_RUN)
+    else if (mode == LAUNCH_DRY_RUN) {
         rc = launch_dry_run(&plan);
+        if (rc == 0)
+            np_launch_preview_check(&plan, NULL);
+    }
     else
         rc = launch_submit(&plan, wait, store, rerun, &set);
     np_launch_plan_free(&plan);

@@ -20,6 +20,7 @@
 #include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/text.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
@@ -348,6 +349,16 @@ static enum np_status parse_sink_error(void *ctx, const char *msg)
     return np_report_error(po->rep, msg);
 }
 
+/* Nothing to report: say where it was looked for. */
+static void parse_none_found(const char *include, char *const *paths, size_t npaths)
+{
+    if (npaths == 1)
+        np_errorf("no log files matching '%s' found in %s", include, paths[0]);
+    else
+        np_errorf("no log files matching '%s' found in %s, ... (%zu paths)", include, npaths ? paths[0] : ".",
+                  npaths);
+}
+
 /* Flush and close the cleaning stream over stdout (not stdout itself); 1 when that fails. */
 static int parse_close_out(FILE *out, int rc)
 {
@@ -426,7 +437,7 @@ static int parse_stream(FILE *out, char *const *paths, size_t npaths, const stru
     } else {
         if (po.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (po.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o->include);
+                parse_none_found(o->include, paths, npaths);
             rc = 1;
         }
         if (po.nerrors)
@@ -689,7 +700,8 @@ int main(int argc, char **argv)
     long l;
     double d;
     int c;
-    while ((c = getopt_long(argc, argv, "f:j:qhV", parse_options, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:j:qhV", parse_options, NULL)) != -1) {
         switch (c) {
         case 'f':
             if ((fmt = np_format_parse(optarg)) < 0) {
@@ -863,7 +875,8 @@ int main(int argc, char **argv)
                 return 2;
             min_effect = d;
             break;
-        default: parse_usage(stderr); return 2;
+        case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
+        default: np_opt_unknown(argv[optind - 1], parse_options); return 2;
         }
     }
     if (o.group && fmt == NP_FMT_MARKDOWN) {
@@ -897,6 +910,15 @@ int main(int argc, char **argv)
         o.progress_after = v;
     }
 
+    if (plot) { /* a folder the picture cannot be written into: said before any report is printed */
+        const char *slash = strrchr(plot, '/');
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - plot) + (slash == plot) : 1, slash ? plot : ".");
+        if (access(dir, W_OK | X_OK) != 0) {
+            np_errorf("--plot %s: cannot write into %s: %s", plot, dir, strerror(errno));
+            return 2;
+        }
+    }
     char *dot[] = {(char *)".", NULL};
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
@@ -986,7 +1008,7 @@ int main(int argc, char **argv)
                 np_errorf("%s", res.errors[i]);
         if (res.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (res.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o.include);
+                parse_none_found(o.include, paths, npaths);
             rc = 1;
         }
         if (res.nerrors)

@@ -13,6 +13,7 @@
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/setup.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/version.h"
 
 enum { OPT_SBATCH = 256, OPT_SKIP_IMAGE, OPT_SKIP_HF, OPT_SKIP_PIP };
@@ -75,7 +76,8 @@ int main(int argc, char **argv)
     np_set_progname(argv[0]);
     struct np_setup_opts o = {.out = stdout};
     int c;
-    while ((c = getopt_long(argc, argv, "nqhV", setup_options, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":nqhV", setup_options, NULL)) != -1) {
         switch (c) {
         case OPT_SBATCH: o.sbatch = 1; break;
         case OPT_SKIP_IMAGE: o.skip_image = 1; break;
@@ -85,7 +87,8 @@ int main(int argc, char **argv)
         case 'q': o.quiet = 1; break;
         case 'h': setup_usage(stdout); return np_stdout_check();
         case 'V': printf("nemoperf-setup %s\n", NP_VERSION); return np_stdout_check();
-        default: setup_usage(stderr); return 2;
+        case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
+        default: np_opt_unknown(argv[optind - 1], setup_options); return 2;
         }
     }
     if (optind < argc) {

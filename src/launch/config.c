@@ -260,6 +260,7 @@ struct config_common {
     int max_steps, max_steps_explicit;
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    int no_perfrun;             /* DISABLE_PERFRUN: a profile/trace request without its performance run */
     int preview, retries, gpn_explicit;
     char srun_mpi[32];
     char *missing[8];           /* preview: what ./setup has not staged (owned) */
@@ -270,6 +271,12 @@ struct config_common {
     char image[PATH_MAX + 64];
     char tokenizer_dir[PATH_MAX + 256];
 };
+
+/* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
+static const char *config_synth_alt(const struct config_common *c)
+{
+    return c->task == NP_TASK_PRETRAIN ? ", or use WORKLOAD=synthetic" : "";
+}
 
 /* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
 static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
@@ -476,9 +483,18 @@ static void config_scales(const struct config_common *c, char *buf, size_t size)
     }
 }
 
+/* Megatron-Bridge rows: the GPU count published for the system and dtype, 0 when none. */
+static int config_mbridge_gpus(const struct config_common *c)
+{
+    for (size_t i = 0; c->model->mbridge && i < c->model->nrows; i++)
+        if (strcasecmp(c->model->rows[i].gpu_type, c->gpu_type) == 0 && (c->model->rows[i].dtypes & c->dtype))
+            return c->model->rows[i].gpus;
+    return 0;
+}
+
 static enum np_status config_gpu_list(struct config_ctx *x, const struct config_common *c, int *gpus, size_t *ngpus)
 {
-    char scales[300];
+    char scales[300], deflt[40];
     config_scales(c, scales, sizeof scales);
     const char *v = config_get(x, "JOB_TOTAL_GPUS");
     *ngpus = 0;
@@ -486,22 +502,24 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
         const struct np_recipe *r = c->recipe;
         if (c->task != NP_TASK_PRETRAIN && !strchr(scales, ',') && scales[0]) {
             gpus[(*ngpus)++] = atoi(scales); /* one published fine-tuning scale per system */
-            return NP_OK;
-        }
-        for (size_t i = 0; c->model->mbridge && i < c->model->nrows; i++) /* the published scale of the system */
-            if (strcasecmp(c->model->rows[i].gpu_type, c->gpu_type) == 0 && (c->model->rows[i].dtypes & c->dtype)) {
-                gpus[(*ngpus)++] = c->model->rows[i].gpus;
-                return NP_OK;
-            }
-        if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
-            r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
+        } else if (config_mbridge_gpus(c) > 0) { /* Megatron-Bridge: the published scale of the system */
+            gpus[(*ngpus)++] = config_mbridge_gpus(c);
+        } else if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
+                   r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
             gpus[(*ngpus)++] = r->default_gpus;
-            return NP_OK;
+        } else if (!scales[0]) {
+            return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s is published at no scale", r->name,
+                              c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type);
+        } else { /* the seeds make DTYPE and MODEL_SIZE the only required variables: the smallest published scale */
+            gpus[(*ngpus)++] = atoi(scales);
+            np_notef("JOB_TOTAL_GPUS not set: using %d, the smallest published scale of %s %s %s on %s (published: "
+                     "%s)",
+                     gpus[0], r->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
         }
-        return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s has no default; allowed: %s", r->name,
-                          c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+        snprintf(deflt, sizeof deflt, "%d (its default)", gpus[0]);
+        v = deflt; /* the checks below, as for a value given */
     }
-    const char *p = v;
+    const char *p = *ngpus ? "" : v;
     while (*p) {
         while (*p == ' ')
             p++;
@@ -536,9 +554,14 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     for (size_t i = 0; i < *ngpus; i++) {
         const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
         /* AutoModel publishes 1-GPU LoRA rows: part of one node */
-        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
+        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row))) {
+            if (c->gpn_explicit && row) /* the scale is published: the culprit is GPUS_PER_NODE */
+                return config_bad(x, "GPUS_PER_NODE=%d: JOB_TOTAL_GPUS=%d is not a multiple of it; allowed: a divisor "
+                                     "of %d, e.g. the published row's %d (or unset)",
+                                  c->gpus_per_node, gpus[i], gpus[i], row->gpus_per_node);
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
                               gpus[i], config_gpn(c, row), scales);
+        }
         if (!row)
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
                               c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
@@ -558,7 +581,8 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
     enum np_status st;
     if ((st = config_bool(x, "ENABLE_PROFILE", &c->profile)) || (st = config_bool(x, "ENABLE_NCCLTRACE", &c->nccltrace)) ||
         (st = config_bool(x, "ENABLE_CHECKPOINT", &c->checkpoint)) ||
-        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)))
+        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)) ||
+        (st = config_bool(x, "DISABLE_PERFRUN", &c->no_perfrun)))
         return st;
     if (c->profile && c->nccltrace)
         return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
@@ -660,12 +684,15 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
         char a[64], b[64];
         config_human(avail, a, sizeof a);
         config_human(need, b, sizeof b);
-        return config_bad(x,
-                          "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s %s%s; "
-                          "free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
-                          config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name, c->model->size,
-                          ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
-                          c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        enum np_status st = config_bad(x,
+                                       "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s "
+                                       "%s%s; free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
+                                       config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name,
+                                       c->model->size, ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
+                                       c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        if (!c->preview) /* --dry-run/--print-config write nothing: the real launch refuses, said here */
+            return st;
+        np_warnf("%s (the real launch refuses this)", x->err->text);
     }
     return NP_OK;
 }
@@ -704,8 +731,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image, x->setup_cmd);
+                              "%s first (or set RUN_CONF_IMAGE%s)",
+                              c->image, x->setup_cmd, config_synth_alt(c));
         }
     }
     /* the tokenizer: files ./setup staged, read offline on the compute nodes */
@@ -723,9 +750,9 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                                       c->model->tokenizer.hf, c->tokenizer_dir, x->setup_cmd);
             return config_bad(x,
                               "the tokenizer of %s %s (%s) is not staged in %s: run %s with HF_TOKEN set (the "
-                              "job reads it offline), or use WORKLOAD=synthetic",
+                              "job reads it offline)%s",
                               c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
-                              x->setup_cmd);
+                              x->setup_cmd, config_synth_alt(c));
         }
     }
     /* AutoModel: the model folder ./setup staged, read offline (config.json, or the weights' index) */
@@ -1084,19 +1111,39 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
                  : c->nccltrace ? "ENABLE_NCCLTRACE runs 5 steps"
                                 : "LOAD_CHECKPOINT_PATH runs 1 step");
 
+    /* A profile or NCCL-trace request also submits the performance run of each scale, as NVIDIA's Llama 3.1
+     * launcher did unless DISABLE_PERFRUN=true (dgxc-benchmarking v25.04 llama3.1/launch.sh l.48, 66;
+     * pretrain_llama31.py l.272-293), so a profile never stands for a benchmark.  Beside a profile NVIDIA's
+     * ran MAX_STEPS=PROFILE_STOP_STEP steps (launch.sh l.71, llama31_utils.py l.507): 25 steps have no window
+     * of NVIDIA's parser (iterations 11-44 of 50), so this one runs MAX_STEPS (50), as a benchmark launch. */
+    struct config_common *perf = NULL;
+    if (st == NP_OK && (c->profile || c->nccltrace) && !c->no_perfrun) {
+        if (!(perf = malloc(sizeof *perf)))
+            st = NP_E_NOMEM;
+        else {
+            *perf = *c;
+            perf->nmissing = 0; /* c owns them */
+            perf->profile = perf->nccltrace = 0;
+            if (c->nccltrace && !config_get(&x, "TIME_LIMIT"))
+                snprintf(perf->time_limit, sizeof perf->time_limit, "%s", NP_LAUNCH_DEFAULT_TIME_LIMIT);
+        }
+    }
     if (st == NP_OK) {
-        out->jobs = calloc(ngpus, sizeof *out->jobs);
+        size_t njobs = perf ? 2 * ngpus : ngpus;
+        out->jobs = calloc(njobs, sizeof *out->jobs);
         if (!out->jobs)
             st = NP_E_NOMEM;
-        for (size_t i = 0; st == NP_OK && i < ngpus; i++) {
+        /* the requested jobs first, one per scale, then their performance runs */
+        for (size_t i = 0; st == NP_OK && i < njobs; i++) {
             out->n = i + 1;
-            st = config_job(c, gpus[i], opts, &out->jobs[i]);
+            st = config_job(i < ngpus ? c : perf, gpus[i % ngpus], opts, &out->jobs[i]);
         }
         if (st == NP_E_NOMEM)
             np_error_set(err, st, "", 0, 0, "out of memory");
     }
     for (size_t i = 0; i < c->nmissing; i++)
         free(c->missing[i]);
+    free(perf);
     free(c);
     return st;
 }
@@ -1230,7 +1277,7 @@ char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_li
 /* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
 static json_t *config_list_cell(const char *cell)
 {
-    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+    if (!cell || !*cell || strcmp(cell, "NA") == 0 || strcmp(cell, "-") == 0) /* "-": none (the table's dash) */
         return json_null();
     size_t i = 0;
     while (cell[i] >= '0' && cell[i] <= '9')

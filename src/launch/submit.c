@@ -236,6 +236,25 @@ enum np_status np_launch_backend_open(struct np_backend *be, int timeout)
     return NP_OK;
 }
 
+/* ---- --dry-run: what the real launch would refuse, as a warning (sbatch --test-only; nothing is submitted).
+ * Only where sbatch is at hand: a dry run works before ./setup and off the cluster, and stays quiet there. */
+void np_launch_preview_check(const struct np_launch_plan *plan, const char *launch_cmd)
+{
+    const char *how = getenv("SLURM_SUBMIT");
+    char *sbatch = np_path_search("sbatch", getenv("PATH"));
+    int timeout = sbatch && (!how || !*how || strcmp(how, "cli") == 0) ? np_launch_sbatch_timeout() : -1;
+    free(sbatch);
+    struct np_backend be;
+    if (timeout < 0 || np_launch_backend_open(&be, timeout) != NP_OK)
+        return;
+    struct np_preflight_opts po = {.launch_cmd = launch_cmd, .preview = 1};
+    struct np_error err;
+    if (np_launch_preflight(&be, plan, &po, &err) != NP_OK)
+        np_warnf("the real launch would refuse this: %s%s%s (--dry-run prints the scripts all the same)", err.source,
+                 err.source[0] ? ": " : "", err.text);
+    np_backend_free(&be);
+}
+
 /* ---- checks before anything is written (preflight.c): each job can ever run where it is
  * sent; through slurmrestd, the jobs' user can write the experiment folders. */
 static enum np_status submit_preflight(struct np_backend *be, const struct np_launch_plan *plan,

@@ -69,6 +69,35 @@ const char *np_verdict_name(enum np_verdict v)
     return "-";
 }
 
+const char *np_run_kind_name(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: return "benchmark";
+    case NP_KIND_PROFILE: return "profile";
+    case NP_KIND_NCCLTRACE: return "nccl-trace";
+    case NP_KIND_CKPT_LOAD: return "checkpoint-load";
+    case NP_KIND_CKPT_SAVE: return "checkpoint-save";
+    }
+    return "?";
+}
+
+const char *np_run_kind_why(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: break;
+    case NP_KIND_PROFILE:
+        return "profile run (nsys capture adds overhead; the seeds: profiling results are not valid for "
+               "comparison): never compared with a published number";
+    case NP_KIND_NCCLTRACE:
+        return "NCCL-trace run (a few steps, warm-up included, tracing on): never compared with a published number";
+    case NP_KIND_CKPT_LOAD:
+        return "checkpoint-load run (restores a checkpoint, runs one step): never compared with a published number";
+    case NP_KIND_CKPT_SAVE:
+        return "checkpoint-save run (writes a checkpoint): never compared with a published number";
+    }
+    return "";
+}
+
 void np_parse_opts_init(struct np_parse_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -140,8 +169,10 @@ static int run_match_component(const char *comp, size_t len, struct np_identity 
         id->dtype = np_dtype_parse(dt);
         id->gpus = (int)strtol(comp + ov[12], NULL, 10);
         int variant = rc >= 8 && ov[14] != PCRE2_UNSET;
-        if (variant)
+        if (variant) {
             run_copy(id->variant, sizeof id->variant, comp + ov[14], ov[15] - ov[14]);
+            id->kind = id->variant[1] == 's' ? NP_KIND_PROFILE : NP_KIND_NCCLTRACE; /* nsys | nccltrace */
+        }
         /* the experiment name is the component without the _<unix-ts> suffix */
         run_copy(id->experiment, sizeof id->experiment, comp, variant ? ov[15] : ov[13]);
     }
@@ -277,10 +308,18 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     t.seq_len = run_json_int(c, "seq_len", cw, &k);
     t.gbs = run_json_int(c, "gbs", cw, &k);
     t.max_steps = run_json_int(c, "max_steps", cw, &k);
-    if (run_json_bool(c, "profile", cw, &k))
+    json_t *load = json_object_get(c, "load_checkpoint");
+    int ckpt_save = run_json_bool(c, "checkpoint", cw, &k);
+    if (run_json_bool(c, "profile", cw, &k)) {
         strcpy(t.variant, "nsys");
-    else if (run_json_bool(c, "nccltrace", cw, &k))
+        t.kind = NP_KIND_PROFILE;
+    } else if (run_json_bool(c, "nccltrace", cw, &k)) {
         strcpy(t.variant, "nccltrace");
+        t.kind = NP_KIND_NCCLTRACE;
+    } else if (json_is_string(load) && json_string_length(load) > 0)
+        t.kind = NP_KIND_CKPT_LOAD;
+    else if (ckpt_save)
+        t.kind = NP_KIND_CKPT_SAVE;
     run_json_str(root, "workload", wl, sizeof wl, "", &k);
     if (!wl[0])
         run_json_str(c, "workload", wl, sizeof wl, cw, &k);
@@ -656,7 +695,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
     char buf[256];
-    if (id->synthetic)
+    if (id->kind != NP_KIND_BENCHMARK) /* first: what the run was for, whatever ran it */
+        why = np_run_kind_why(id->kind);
+    else if (id->synthetic)
         why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
     else if (!run->gpu_source)
         why = "GPU type unknown (no manifest, no --gpu): not compared";
@@ -1054,7 +1095,13 @@ static void run_identify(struct np_run *run, const char *manifest, const struct 
     run_identity_fill(&run->id, &o->given);
     if (!run->id.experiment[0]) {
         const char *b = run_basename(run->dir);
-        run_copy(run->id.experiment, sizeof run->id.experiment, b, strlen(b));
+        size_t len = strlen(b);
+        if (!len || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) { /* a log given in the current folder: its name */
+            b = run_basename(run->path);
+            const char *dot = strrchr(b, '.');
+            len = dot && dot > b ? (size_t)(dot - b) : strlen(b);
+        }
+        run_copy(run->id.experiment, sizeof run->id.experiment, b, len);
     }
 }
 
@@ -1074,6 +1121,21 @@ static void run_job_from_name(struct np_run *run, const char *path)
 }
 
 static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace);
+
+/* A run that stopped before its last step: failed when its logs say why (a Slurm kill, OOM, NCCL); else, when
+ * launch submitted it, the log may end there because the job is still at it, which --slurm can tell. */
+static void run_incomplete_end(struct np_run *run, struct run_slot *slot)
+{
+    if (run->status != NP_RUN_INCOMPLETE)
+        return;
+    if (run_add_log_error(run, slot, 0))
+        run->status = NP_RUN_FAILED;
+    else if (run->launch.submitted && run->why) {
+        char why[320];
+        snprintf(why, sizeof why, "%s (or still running: --slurm asks the scheduler)", run->why);
+        run_set_why(run, why);
+    }
+}
 
 /* ---- AutoModel benchmark logs (amlog.c): read when the scanner finds no NeMo step line ---- */
 
@@ -1129,8 +1191,7 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
             np_run_analyse(run, &res, j->o, j->recipes, j->ref);
             run_apply_amlog(run, &sum, j->o, j->ref);
             run_slot_conflict(slot, run);
-            if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                run->status = NP_RUN_FAILED;
+            run_incomplete_end(run, slot);
         }
         found = res.nsteps > 0;
     }
@@ -1179,8 +1240,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 }
                 run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
-                if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                    run->status = NP_RUN_FAILED;
+                run_incomplete_end(run, slot);
             }
             found = 1;
         } else {

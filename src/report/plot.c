@@ -33,6 +33,7 @@ struct plot_point {
 struct plot_series {
     char recipe[64], size[64], gpu[16];
     enum np_dtype dtype;
+    int synthetic;         /* runs of the synthetic CPU workload: said in the legend, no published points */
     struct plot_point *pts, *ref;
     size_t n, nref, cap, capref;
 };
@@ -101,7 +102,7 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     for (int i = 0; i < d->ns; i++) {
         struct plot_series *s = &d->s[i];
         if (!strcmp(s->recipe, id->recipe) && !strcmp(s->size, id->model_size) && !strcmp(s->gpu, id->gpu_type) &&
-            s->dtype == id->dtype)
+            s->dtype == id->dtype && s->synthetic == id->synthetic)
             return s;
     }
     if (d->ns == PLOT_MAX_SERIES) {
@@ -114,6 +115,7 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     snprintf(s->size, sizeof s->size, "%s", id->model_size);
     snprintf(s->gpu, sizeof s->gpu, "%s", id->gpu_type);
     s->dtype = id->dtype;
+    s->synthetic = id->synthetic;
     return s;
 }
 
@@ -125,7 +127,8 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     for (size_t i = 0; res && i < res->nruns; i++) {
         const struct np_run *r = &res->runs[i];
         double t = r->m.tokens_per_s_per_gpu;
-        if (r->id.gpus <= 0 || !isfinite(t) || t <= 0)
+        /* benchmark runs only: a profile, trace or checkpoint run is no point of a scaling curve */
+        if (r->id.kind != NP_KIND_BENCHMARK || r->id.gpus <= 0 || !isfinite(t) || t <= 0)
             continue;
         struct plot_series *s = plot_series_for(d, &r->id);
         if (!s)
@@ -136,7 +139,7 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     }
     for (int k = 0; ref && k < d->ns; k++) {
         struct plot_series *s = &d->s[k];
-        for (size_t i = 0; i < ref->n; i++) {
+        for (size_t i = 0; !s->synthetic && i < ref->n; i++) {
             const struct np_ref_row *row = &ref->rows[i];
             if (!row->recipe || !row->model_size || !row->gpu_type || row->gpus <= 0 || row->dtype != s->dtype ||
                 strcasecmp(row->recipe, s->recipe) || strcasecmp(row->model_size, s->size) ||
@@ -203,11 +206,15 @@ static void plot_layout_from(const struct plot_data *d, struct np_plot_layout *l
         hi += need - floor(need / 2);
     }
     double step;
+    lay->mfu_panel = ymax[1] > 0;
+    lay->synthetic = 0;
+    for (int k = 0; k < d->ns; k++)
+        lay->synthetic |= d->s[k].synthetic;
     lay->left = 96;
     lay->right = NP_PLOT_WIDTH - 280;
     lay->top[0] = 64;
-    lay->bottom[0] = 356;
-    lay->top[1] = 420;
+    lay->bottom[0] = lay->mfu_panel ? 356 : 690;
+    lay->top[1] = lay->mfu_panel ? 420 : 690;
     lay->bottom[1] = 690;
     lay->xlog_min = lo - 0.35;
     lay->xlog_max = hi + 0.35;
@@ -335,8 +342,9 @@ static void plot_series_label(const struct plot_series *s, char *buf, size_t siz
     if (!*s->recipe && !*s->size)
         snprintf(buf, size, "unidentified runs");
     else
-        snprintf(buf, size, "%s %s %s %s", *s->recipe ? s->recipe : "?", *s->size ? s->size : "?",
-                 s->dtype ? np_dtype_name(s->dtype, 1) : "?", *s->gpu ? s->gpu : "?");
+        snprintf(buf, size, "%s %s %s %s%s", *s->recipe ? s->recipe : "?", *s->size ? s->size : "?",
+                 s->dtype ? np_dtype_name(s->dtype, 1) : "?", *s->gpu ? s->gpu : "?",
+                 s->synthetic ? " (synthetic)" : "");
 }
 
 static void plot_panel(cairo_t *cr, const struct np_plot_layout *lay, const struct plot_data *d, int panel)
@@ -450,19 +458,24 @@ static void plot_draw(cairo_t *cr, const struct np_plot_layout *lay, const struc
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    plot_text(cr, lay->left, 34, 17, 1, 0, "Throughput per GPU and MFU against GPU count");
+    /* the title names the model (one configuration) and says what cannot be read as a GPU figure */
+    char title[240], label[160];
+    if (d->ns == 1)
+        plot_series_label(&d->s[0], label, sizeof label);
+    else
+        snprintf(label, sizeof label, "%d configurations", d->ns);
+    snprintf(title, sizeof title, "%s: tokens/s per GPU%s against GPU count", label, lay->mfu_panel ? " and MFU" : "");
+    plot_text(cr, lay->left, 26, 17, 1, 0, title);
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    plot_text(cr, lay->left, 46, 12, 0, 0,
+              lay->synthetic ? "synthetic workload: CPU work standing in for GPU jobs, not GPU throughput; no MFU"
+              : lay->mfu_panel ? "benchmark runs only"
+                               : "benchmark runs only; no MFU: model FLOPs or GPU peak unknown");
     plot_axes(cr, lay, 0, "tokens/s per GPU");
-    plot_axes(cr, lay, 1, "MFU (%)");
     plot_panel(cr, lay, d, 0);
-    plot_panel(cr, lay, d, 1);
-    int any_mfu = 0;
-    for (int k = 0; k < d->ns; k++)
-        for (size_t i = 0; i < d->s[k].n; i++)
-            any_mfu |= isfinite(d->s[k].pts[i].mfu);
-    if (!any_mfu) {
-        cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
-        plot_text(cr, (lay->left + lay->right) / 2, (lay->top[1] + lay->bottom[1]) / 2, 13, 0, 0.5,
-                  "no MFU: model FLOPs or GPU peak unknown");
+    if (lay->mfu_panel) {
+        plot_axes(cr, lay, 1, "MFU (%)");
+        plot_panel(cr, lay, d, 1);
     }
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
     plot_text(cr, (lay->left + lay->right) / 2, NP_PLOT_HEIGHT - 30, 14, 0, 0.5, "GPUs (log2 scale)");
@@ -573,7 +586,10 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
     if (lay)
         *lay = l;
 
-    struct plot_sweep sw = {&l, &d, ref != NULL};
+    int with_ref = 0; /* the legend names published points only where some are drawn */
+    for (int k = 0; k < d.ns; k++)
+        with_ref |= d.s[k].nref > 0;
+    struct plot_sweep sw = {&l, &d, with_ref};
     st = plot_file(file, kind, plot_draw_sweep, &sw, err);
     plot_data_free(&d);
     return st;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,24 @@
 #include "nemoperf/setup/setup.h"
 
 extern char **environ;
+
+
+/* Something a real ./setup needs is missing (a tool, HF_TOKEN): an error (exit 2), or with --dry-run a warning (the plan is still shown). */
+static void setup_missing_tool(int dry_run, int *rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void setup_missing_tool(int dry_run, int *rc, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (dry_run) {
+        np_warnf("%s; --dry-run goes on, ./setup would stop here", text);
+        return;
+    }
+    np_errorf("%s", text);
+    *rc = 2;
+}
 
 static FILE *setup_out; /* the result lines' stream, for the run in progress (np_setup_run) */
 
@@ -697,11 +716,11 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         while (g + 1 < plan.nrepos && plan.repos[g].am && !plan.repos[g].am->automodel->gated)
             g++;
         char *url = np_hf_model_url(client, plan.repos[g].repo);
-        np_errorf("HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a read "
-                  "token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
-                  repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
+        setup_missing_tool(dry_run, &rc,
+                           "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
+                           "read token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
+                           repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
         free(url);
-        rc = 2;
     }
     struct np_import_opts io = {.sbatch = sbatch, .account = setup_env("SBATCH_ACCOUNT"),
                                 .partition = setup_env("SBATCH_PARTITION"), .cancel = &setup_signal};
@@ -716,14 +735,15 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         char *found = np_path_search(tool, getenv("PATH"));
         if (!found) {
             if (sbatch)
-                np_errorf("sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install the "
-                          "Slurm client, or import locally without --sbatch, or use --skip-image)");
+                setup_missing_tool(dry_run, &rc,
+                                   "sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install "
+                                   "the Slurm client, or import locally without --sbatch, or use --skip-image)");
             else
-                np_errorf("enroot: not found on PATH: it imports the container %s (install enroot from "
-                          "https://github.com/NVIDIA/enroot, run the import on a compute node with --sbatch, "
-                          "or use --skip-image to stage the rest)",
-                          plan.images[0].image);
-            rc = 2;
+                setup_missing_tool(dry_run, &rc,
+                                   "enroot: not found on PATH: it imports the container %s (install enroot from "
+                                   "https://github.com/NVIDIA/enroot, run the import on a compute node with "
+                                   "--sbatch, or use --skip-image to stage the rest)",
+                                   plan.images[0].image);
         }
         free(found);
     }
@@ -739,9 +759,10 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     if (rc == 0 && task != NP_TASK_PRETRAIN) {
         char *found = np_path_search("sbatch", getenv("PATH"));
         if (!found) {
-            np_errorf("sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a one-node "
-                      "Slurm job (install the Slurm client)", np_task_name(task));
-            rc = 2;
+            setup_missing_tool(dry_run, &rc,
+                               "sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a "
+                               "one-node Slurm job (install the Slurm client)",
+                               np_task_name(task));
         }
         free(found);
     }

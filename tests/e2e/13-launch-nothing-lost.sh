@@ -314,7 +314,7 @@ if [ -n "$ctld" ] && tr '\0' ' ' <"/proc/$ctld/cmdline" 2>/dev/null | grep -qF -
         ok "--wait, stopped slurmctld: outcome unknown, asked again while Slurm did not answer" ||
         fail "--wait stopped: stderr: $(cat "$W/err")"
     [ "$rc" -eq 0 ] && [ "$(mfield "$m" state)" = submitted ] && grep -q "^job $id COMPLETED: " "$W/out" &&
-        grep -q "^pretrain_llama3.1_8b_bf16_8  *$id " "$W/out" &&
+        grep -q "^pretrain_llama3.1_8b_bf16_8  *benchmark  *$id " "$W/out" &&
         ok "--wait, stopped slurmctld: job $id found by its tag, recorded, followed to COMPLETED, in the table, exit 0" ||
         fail "--wait stopped: exit $rc, state $(mfield "$m" state): $(cat "$W/out" "$W/err")"
 else

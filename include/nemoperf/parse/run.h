@@ -48,6 +48,22 @@ enum np_verdict {
 };
 const char *np_verdict_name(enum np_verdict v); /* "PASS" ... "n/a" */
 
+/* What a run was for (issue 24): only a benchmark run is a performance measurement.  A profile (nsys adds
+ * overhead), an NCCL trace (a few steps, warm-up included) or a checkpoint save/restore run is read and shown,
+ * never compared with a published number, kept apart by --group and left out of markdown and --plot. */
+enum np_run_kind {
+    NP_KIND_BENCHMARK = 0,
+    NP_KIND_PROFILE,     /* ENABLE_PROFILE (manifest "profile"), folder/job name ..._nsys */
+    NP_KIND_NCCLTRACE,   /* ENABLE_NCCLTRACE (manifest "nccltrace"), ..._nccltrace */
+    NP_KIND_CKPT_LOAD,   /* LOAD_CHECKPOINT_PATH (manifest "load_checkpoint") */
+    NP_KIND_CKPT_SAVE    /* ENABLE_CHECKPOINT (manifest "checkpoint"); not a log's save line: NeMo's own
+                            benchmark logs save at the end (tests/data/scan/nemo2.log) */
+};
+/* "benchmark", "profile", "nccl-trace", "checkpoint-load", "checkpoint-save" */
+const char *np_run_kind_name(enum np_run_kind k);
+/* Why a run of kind k is never compared with a published number ("" for a benchmark). */
+const char *np_run_kind_why(enum np_run_kind k);
+
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
     char recipe[64];
@@ -64,6 +80,7 @@ struct np_identity {
     char task[12];      /* "pretrain", "sft", "lora" (manifest, finetune_... folder, --task); "" = pretrain */
     char packed_train[512]; /* fine-tuning: the packed training .npy the job read (manifest), "" unknown */
     int synthetic;      /* 1: the manifest says WORKLOAD=synthetic */
+    enum np_run_kind kind; /* manifest, else the folder's _nsys/_nccltrace */
 };
 
 /* What launch recorded about the job (nemoperf.json), beyond the identity. */

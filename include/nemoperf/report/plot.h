@@ -1,8 +1,9 @@
 /* plot.h - a picture of a scaling sweep: throughput per GPU and MFU against GPU count.
  *
  * Drawn with cairo into .svg, .png or .pdf (chosen by the file name's extension).
- * One series per configuration (recipe, size, dtype, GPU type): the measured runs,
- * the published points of the same configuration when a reference table is given,
+ * One series per configuration (recipe, size, dtype, GPU type, synthetic or not): the measured benchmark
+ * runs, the published points of the same configuration when a reference table is given (never beside
+ * runs of the synthetic workload, which are not compared),
  * and a line for perfect weak scaling (the per-GPU value of the smallest run held flat).
  * The x axis is log2 of the GPU count; the layout is exposed so tests can find the points.
  */
@@ -34,6 +35,9 @@ struct np_plot_layout {
     double ymax[2];               /* value at the top of each panel (bottom is 0) */
     int nseries;                  /* configurations drawn */
     int npoints;                  /* measured points drawn (both panels count once) */
+    int mfu_panel;                /* 0: no run has an MFU (e.g. the synthetic workload): the MFU panel is left out
+                                     and the throughput panel takes the height of both */
+    int synthetic;                /* series of the synthetic workload drawn (title and legend say so) */
 };
 
 /* Compute the layout for res (and ref, may be NULL) without drawing.
