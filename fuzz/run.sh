@@ -128,7 +128,7 @@ EOF2
 build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c src/util/text.c $(pkg-config --cflags --libs libpcre2-8)
 fuzz amlog_fuzz "the AutoModel log reader" "$FUZZ_AMLOG_SECONDS" 65536 -dict="$run/amlog.dict" "$run/amlog-corpus"
 
-ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)
+ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig sqlite3 libpq" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)
 
 # A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
