@@ -308,6 +308,29 @@ START_TEST(test_sbatch_env_fields)
 }
 END_TEST
 
+/* The checks of every backend: Slurm's 1024-byte limit on names (measured: 1025 refused), control bytes. */
+START_TEST(test_sbatch_env_check)
+{
+    struct np_error err;
+    char at_limit[13 + 1024 + 1], over[11 + 1025 + 1];
+    memcpy(at_limit, "SBATCH_WCKEY=", 13);
+    memset(at_limit + 13, 'w', 1024);
+    at_limit[13 + 1024] = '\0';
+    memcpy(over, "SBATCH_QOS=", 11);
+    memset(over + 11, 'q', 1025);
+    over[11 + 1025] = '\0';
+    const char *ok[] = {"PATH=/usr/bin", at_limit, "SBATCH_COMMENT=a\tb", "SBATCH_ACCOUNT=", NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)ok, &err), NP_OK);
+    const char *too_long[] = {"PATH=/usr/bin", over, NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)too_long, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "SBATCH_QOS: 1025 bytes long; Slurm refuses more than 1024"), "%s", err.text);
+    const char *control[] = {"SBATCH_ACCOUNT=proj\nx", NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)control, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "SBATCH_ACCOUNT: holds a control character (byte 0x0a at offset 4)"), "%s",
+                  err.text);
+}
+END_TEST
+
 /* ---- replies ---- */
 
 /* A recorded reply of tests/data/rest/ (record.sh): body and HTTP status. */
@@ -1182,6 +1205,7 @@ int main(void)
     tcase_add_test(t, test_body_v38);
     tcase_add_test(t, test_body_newer_and_minimal);
     tcase_add_test(t, test_sbatch_env_fields);
+    tcase_add_test(t, test_sbatch_env_check);
     tcase_add_test(t, test_recorded_ping);
     tcase_add_test(t, test_recorded_submit);
     tcase_add_test(t, test_malformed_submit);

@@ -8,7 +8,8 @@
 #      leave the record alone until that sbatch ended, then the job is found by its tag
 #   3. two launches of the same rows at once: one submits, the other refuses (the lock)
 #   4. SBATCH_JOB_NAME with slurmctld stopped during the submission: found by tag
-#  10. a definite refusal (SBATCH_CONSTRAINT="a'b") leaves no folder
+#  10. a definite refusal leaves no folder: SBATCH_CONSTRAINT="a'b"; 100 KB SBATCH_ACCOUNT/QOS/WCKEY
+#      through sbatch and slurmrestd; a 100 KB (or 256-byte) STAGE_PATH component
 #   5. a FIFO named nemoperf.json (and a symlink to one) in an earlier experiment folder: launch
 #      and --reconcile must not hang
 # Every job in the queue submitted from this test's folders must be recorded exactly once.
@@ -235,6 +236,43 @@ rc=$?
     ok "SBATCH_CONSTRAINT=a'b: refused (exit 2), no folder, no job" || fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/err")"
 [ ! -e "$S/experiments" ] && ok "SBATCH_CONSTRAINT=a'b: not even experiments/ was made" ||
     fail "SBATCH_CONSTRAINT: left $(find "$S" | head -5)"
+# 100 KB SBATCH_ACCOUNT / QOS / WCKEY (slurmctld refuses more than 1024 bytes): refused by name before
+# any folder, through sbatch (as root) and through slurmrestd (as the test user, on the unix socket)
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+eval "$("$root/tests/slurm/cluster" env)"
+UNIX_URL=$SLURMRESTD_URL
+unset SLURMRESTD_URL
+for v in SBATCH_ACCOUNT SBATCH_QOS SBATCH_WCKEY; do
+    S="$W/big-$v"
+    mkdir -p "$S"
+    env STAGE_PATH="$S" "$v=$big" "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "^nemoperf-launch: $v: 100000 bytes long; Slurm refuses more than 1024" "$W/err" &&
+        [ -z "$(find "$S" -mindepth 1)" ] && [ -z "$(queue_jobs "$S")" ] &&
+        ok "100 KB $v (sbatch): refused by name (exit 2), nothing created, no job" ||
+        fail "100 KB $v (sbatch): exit $rc, $(find "$S" -mindepth 1 | wc -l) entries: $(head -c 400 "$W/err")"
+    if [ "$(id -u)" -eq 0 ]; then
+        S="$W/bigrest-$v"
+        mkdir -p "$S" && chown "$TUSER" "$S"
+        runuser -u "$TUSER" -- env -i PATH="$PATH" SLURM_CONF="$SLURM_CONF" HOME=/tmp STAGE_PATH="$S" \
+            WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" \
+            "$v=$big" "$launch" >"$W/out" 2>"$W/err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -q "^nemoperf-launch: $v: 100000 bytes long; Slurm refuses more than 1024" "$W/err" &&
+            [ -z "$(find "$S" -mindepth 1)" ] && [ -z "$(queue_jobs "$S")" ] &&
+            ok "100 KB $v (slurmrestd): refused by name (exit 2), nothing created, no job" ||
+            fail "100 KB $v (slurmrestd): exit $rc, $(find "$S" -mindepth 1 | wc -l) entries: $(head -c 400 "$W/err")"
+    fi
+done
+# a 100 KB STAGE_PATH component (and one just over NAME_MAX): exit 2, nothing created (the man page's promise)
+for c in "$big" "$(head -c 256 /dev/zero | tr '\0' b)"; do
+    mkdir -p "$W/comp"
+    STAGE_PATH="$W/comp/$c/s" "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q '^nemoperf-launch: STAGE_PATH: \(a component of\|[0-9]* bytes long\)' "$W/err" &&
+        [ -z "$(find "$W/comp" -mindepth 1)" ] && ok "a ${#c}-byte STAGE_PATH component: exit 2, named, nothing created" ||
+        fail "${#c}-byte STAGE_PATH component: exit $rc, $(find "$W/comp" -mindepth 1 | wc -l) entries: $(head -c 300 "$W/err")"
+done
 
 # ---- 5. a FIFO (or a symlink to one) named nemoperf.json in an earlier experiment folder ------
 S="$W/fifo"

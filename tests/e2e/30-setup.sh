@@ -120,6 +120,25 @@ rc=$?
 expect_fail badep 2 "HF_ENDPOINT: 'ftp://example.org'"
 run badimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE=/nonexistent/x.sqsh "$setup"
 expect_fail badimage 2 "RUN_CONF_IMAGE: '/nonexistent/x.sqsh'"
+# as launch refuses them (issue 23, item 10), before anything is created or downloaded: a RUN_CONF_IMAGE
+# with a newline or an ESC, a 100 KB (or 256-byte) STAGE_PATH component, 100 KB SBATCH_* with --sbatch
+nreqs() { cat "$tmp/requests.log" 2>/dev/null | wc -l; }
+nreq=$(nreqs)
+run nlimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE="$(printf 'nvcr.io/nvidia/nemo:25.02\nx')" "$setup"
+expect_fail nlimage 2 "RUN_CONF_IMAGE: holds a control character (byte 0x0a at offset 25)"
+run escimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE="$(printf '/x/\033[2J.sqsh')" "$setup" --dry-run
+expect_fail escimage 2 "RUN_CONF_IMAGE: holds a control character (byte 0x1b at offset 3)"
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+run bigcomp PATH="$STUBPATH" STAGE_PATH="$S/$big/x" HF_TOKEN="$TOKEN" "$setup"
+expect_fail bigcomp 2 "STAGE_PATH: [0-9]* bytes long; allowed: at most"
+run longcomp PATH="$STUBPATH" STAGE_PATH="$S/$(head -c 256 /dev/zero | tr '\0' b)/x" HF_TOKEN="$TOKEN" "$setup"
+expect_fail longcomp 2 "STAGE_PATH: a component of 256 bytes"
+for v in SBATCH_ACCOUNT SBATCH_QOS SBATCH_WCKEY; do
+    run "big$v" PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$v=$big" "$setup" --sbatch
+    expect_fail "big$v" 2 "$v: 100000 bytes long; Slurm refuses more than 1024"
+done
+[ "$(nreqs)" -eq "$nreq" ] && ok "refused before any request to the hub" ||
+    fail "requests made before a refusal: $(tail -3 "$tmp/requests.log")"
 run badopt "$setup" --bogus
 expect_fail badopt 2 "bogus"
 [ -e "$S" ] && fail "a validation failure created $S" || ok "validation failures create nothing"
