@@ -5,50 +5,19 @@
 # (exit 2, nothing created), --dry-run, --skip-image, the full run, idempotence,
 # 401/403, retries and resume, a failing and an interrupted import, and the token
 # never in STAGE_PATH, stdout/stderr, the server's log or enroot's argv/env.
-set -u
-
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
+. "$(dirname "$0")/hfserver-lib.inc"
 # recipes/ of this tree, also for a binary built elsewhere (make sanitize)
 export NEMOPERF_DATADIR="${NEMOPERF_DATADIR:-$root}"
-if [ ! -x "$setup" ]; then
-    echo "FAIL: $setup is not built (run make)"
-    exit 1
-fi
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed for tests/hfserver.py"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup.XXXXXX") || exit 1
-srv_pid=
-cleanup() {
-    if [ -n "$srv_pid" ]; then
-        kill "$srv_pid" 2>/dev/null
-        wait "$srv_pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'hfserver_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 TOKEN=hf_e2e_secret_7f3a9c1d2b
 REPO=meta-llama/Meta-Llama-3-8B
 
 # ---- the Hugging Face stand-in --------------------------------------------------
-python3 "$root/tests/hfserver.py" --token "$TOKEN" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$tmp/port")
-case $port in
-'' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;;
-esac
-EP=http://127.0.0.1:$port
-ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+hfserver_start "$tmp" --token "$TOKEN"
 
 # ---- the stub enroot ---------------------------------------------------------------
 mkdir -p "$tmp/stubs"
