@@ -81,6 +81,12 @@ awk -F'\t' '{ line = $2; if (cont != "") { line = cont " " line; sub(/^[ ]+/, ""
 n=$(wc -l <"$W/examples")
 [ "$n" -ge 20 ] && ok "$n example lines read from README.md, docs/ and the man pages" || fail "only $n example lines found"
 
+# the README's first command is on its first screen (issue 24: within its first 40 lines), and it is one run here
+first=$(awk '/^```sh/{b=1;next} b&&NF{print NR "\t" $0; exit}' "$root/README.md")
+[ -n "$first" ] && [ "${first%%$(printf '\t')*}" -le 40 ] && grep -qF "README.md$(printf '\t')${first#*$(printf '\t')}" "$W/examples" &&
+    ok "the README's first command, line ${first%%$(printf '\t')*}: ${first#*$(printf '\t')}" ||
+    fail "the README's first command is not within its first 40 lines: '$first'"
+
 site() { # the site's paths -> this machine's
     sed -e "s#/lustre/myproject/nemo#$S#g; s#/lustre/stage#$S#g; s#/lustre/me/nemo#$S#g" \
         -e "s#unix:/run/slurmrestd/rest.sock#$UNIX_URL#g; s#https://slurm.example.org:6820#http://127.0.0.1:$REST_PORT#g"
