@@ -26,6 +26,12 @@ enum np_status np_file_open_regular(int dirfd, const char *path, int *fd, struct
 enum np_status np_file_read_all(const char *path, size_t max, unsigned char **out, size_t *len,
                                 struct np_error *err);
 
+/* Copy the regular text file src (at most max bytes) to dir/name atomically with mode, making dir (0755)
+ * when it does not exist: what a job reads from its experiment folder (the NeMo driver, a DFM config).
+ * NP_OK, or the error naming src or dir; nothing half-written. */
+enum np_status np_file_copy_atomic(const char *src, size_t max, const char *dir, const char *name, mode_t mode,
+                                   struct np_error *err);
+
 /* json_loadfd of the regular file at path with flags (JSON_REJECT_DUPLICATES ...).
  * Returns a new reference, or NULL: then *io is 1 when the file could not be opened or
  * is not a regular file (err says why), 0 when it is not JSON (je says where). */
