@@ -165,3 +165,16 @@ enum np_status np_file_copy_atomic(const char *src, size_t max, const char *dir,
     free(text);
     return st;
 }
+
+ssize_t np_file_next_line(FILE *f, char **line, size_t *cap, int *lineno)
+{
+    ssize_t len;
+    while ((len = getline(line, cap, f)) >= 0) {
+        (*lineno)++;
+        while (len > 0 && ((*line)[len - 1] == '\n' || (*line)[len - 1] == '\r'))
+            (*line)[--len] = '\0';
+        if (len > 0 && (*line)[0] != '#')
+            return len;
+    }
+    return -1;
+}
