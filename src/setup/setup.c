@@ -1,0 +1,720 @@
+/* setup.c - the setup pipeline: validate the environment, plan, then stage $STAGE_PATH once before ./launch.
+ *
+ * Everything is checked before anything is created (NP_E_INVALID, nothing written); then the layout,
+ * the container import (stage.h), the gated Hugging Face files (hf.h) and, for TASK=sft|lora, the
+ * fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
+ * src/cmd/setup.c; the result lines "stage/image/hf ..." go to the caller's stream).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nemoperf/model/automodel.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
+#include "nemoperf/job/finetune.h"
+#include "nemoperf/setup/finetune_prep.h"
+#include "nemoperf/setup/hf.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/util/shell.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/setup/stage.h"
+#include "nemoperf/setup/setup.h"
+
+extern char **environ;
+
+static FILE *setup_out; /* the result lines' stream, for the run in progress (np_setup_run) */
+
+
+static volatile sig_atomic_t setup_signal;
+
+static void setup_on_signal(int sig) { setup_signal = sig; }
+
+static void setup_trap_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = setup_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: waits return early */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Value of an environment variable; empty counts as unset. */
+static const char *setup_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* One container to stage. */
+struct setup_image {
+    const char *image;     /* reference to import (borrowed) */
+    char *sqsh;            /* target file */
+    char recipes[256];     /* recipe names using it */
+    int use_existing;      /* RUN_CONF_IMAGE names an existing file: nothing to import */
+    int present;           /* sqsh already exists, non-empty */
+};
+
+/* One gated repo to check and fetch. */
+struct setup_repo {
+    const char *repo;      /* borrowed from the recipe set */
+    const struct np_model *am; /* an AutoModel benchmark model of this repo (weights preferred), or NULL */
+    char *dir;             /* $STAGE_PATH/hf/<repo> */
+    char models[256];      /* "llama3.1 8b, ..." */
+};
+
+struct setup_plan {
+    const char *stage;
+    struct setup_image images[16];
+    size_t nimages;
+    struct setup_repo repos[64];
+    size_t nrepos;
+    int need_enroot, need_sbatch;
+};
+
+static void setup_plan_free(struct setup_plan *p)
+{
+    for (size_t i = 0; i < p->nimages; i++)
+        free(p->images[i].sqsh);
+    for (size_t i = 0; i < p->nrepos; i++)
+        free(p->repos[i].dir);
+}
+
+static void setup_append_name(char *dst, size_t size, const char *name)
+{
+    size_t n = strlen(dst);
+    snprintf(dst + n, size - n, "%s%s", n ? ", " : "", name);
+}
+
+static int setup_size_listed(const char *list, const char *size)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(size);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len == n && strncasecmp(p, size, n) == 0)
+            return 1;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* Resolve RECIPE / MODEL_SIZE / RUN_CONF_IMAGE into a plan.  Exit code or 0. */
+static int setup_resolve(const struct np_recipe_set *set, const char *stage, int skip_image, int skip_hf,
+                         struct setup_plan *p)
+{
+    const char *recipe = setup_env("RECIPE"), *sizes = setup_env("MODEL_SIZE");
+    const struct np_recipe *chosen = recipe ? np_recipe_find(set, recipe) : NULL;
+    for (size_t m = 0; !sizes && chosen && m < chosen->nmodels; m++)
+        if (chosen->models[m].automodel) /* RECIPE=automodel: rows are named by their benchmark YAML */
+            sizes = setup_env("MODEL");
+    const char *run_image = setup_env("RUN_CONF_IMAGE");
+    char known[512] = "";
+    for (size_t i = 0; i < set->n; i++)
+        setup_append_name(known, sizeof known, set->recipes[i].name);
+    if (recipe && !np_recipe_find(set, recipe)) {
+        np_errorf("RECIPE: '%s' is not a known recipe (known: %s)", recipe, known);
+        return 2;
+    }
+    /* every listed size must exist in a candidate recipe */
+    if (sizes) {
+        char *copy = strdup(sizes);
+        if (!copy)
+            return 1;
+        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            while (*tok == ' ')
+                tok++;
+            int found = 0;
+            char valid[512] = "";
+            for (size_t i = 0; i < set->n; i++) {
+                const struct np_recipe *r = &set->recipes[i];
+                if (recipe ? strcmp(r->name, recipe) != 0 : !r->infer)
+                    continue;
+                for (size_t m = 0; m < r->nmodels; m++) {
+                    char item[96];
+                    snprintf(item, sizeof item, "%s%s%s", recipe ? "" : r->name, recipe ? "" : " ",
+                             r->models[m].size);
+                    setup_append_name(valid, sizeof valid, item);
+                    if (strcasecmp(r->models[m].size, tok) == 0)
+                        found = 1;
+                }
+            }
+            if (!found) {
+                np_errorf("MODEL_SIZE: '%s' is not a model size of %s%s (valid: %s)", tok,
+                          recipe ? "recipe " : "the default recipes", recipe ? recipe : "", valid);
+                free(copy);
+                return 2;
+            }
+        }
+        free(copy);
+    }
+    for (size_t i = 0; i < set->n; i++) {
+        const struct np_recipe *r = &set->recipes[i];
+        if (recipe ? strcmp(r->name, recipe) != 0 : !r->infer)
+            continue;
+        int any = 0;
+        for (size_t m = 0; m < r->nmodels; m++) {
+            const struct np_model *mod = &r->models[m];
+            if (!setup_size_listed(sizes, mod->size))
+                continue;
+            any = 1;
+            if (!mod->hf_repo || skip_hf)
+                continue;
+            size_t k;
+            for (k = 0; k < p->nrepos && strcmp(p->repos[k].repo, mod->hf_repo) != 0; k++)
+                ;
+            if (k == p->nrepos) {
+                if (p->nrepos == sizeof p->repos / sizeof p->repos[0])
+                    continue;
+                if (!np_hf_repo_valid(mod->hf_repo)) {
+                    np_errorf("%s: models.%s.hf_repo: '%s' is not a Hugging Face repo id", r->path, mod->size,
+                              mod->hf_repo);
+                    return 2;
+                }
+                p->repos[k].repo = mod->hf_repo;
+                p->repos[k].am = NULL;
+                p->repos[k].dir = np_stage_hf_dir(stage, mod->hf_repo);
+                p->repos[k].models[0] = '\0';
+                p->nrepos++;
+                if (!p->repos[k].dir)
+                    return 1;
+            }
+            if (mod->automodel && (!p->repos[k].am || mod->automodel->from_pretrained))
+                p->repos[k].am = mod;
+            char item[96];
+            snprintf(item, sizeof item, "%s %s", r->name, mod->size);
+            setup_append_name(p->repos[k].models, sizeof p->repos[k].models, item);
+        }
+        if (!any || skip_image)
+            continue;
+        const char *image = run_image ? run_image : r->image;
+        size_t k;
+        for (k = 0; k < p->nimages && strcmp(p->images[k].image, image) != 0; k++)
+            ;
+        if (k == p->nimages) {
+            if (p->nimages == sizeof p->images / sizeof p->images[0])
+                continue;
+            struct setup_image *im = &p->images[p->nimages++];
+            im->image = image;
+            im->recipes[0] = '\0';
+            if (run_image && run_image[0] == '/') {
+                struct stat st;
+                if (stat(run_image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+                    np_errorf("RUN_CONF_IMAGE: '%s' is not an existing, non-empty .sqsh file (unset it to "
+                              "import %s into $STAGE_PATH)", run_image, r->image);
+                    return 2;
+                }
+                im->use_existing = 1;
+                im->sqsh = strdup(run_image);
+            } else {
+                im->sqsh = np_stage_sqsh_path(stage, image);
+                if (!im->sqsh) {
+                    np_errorf("RUN_CONF_IMAGE: '%s' is not an image reference", image);
+                    return 2;
+                }
+            }
+            if (!im->sqsh)
+                return 1;
+            struct stat st;
+            im->present = im->use_existing ||
+                          (stat(im->sqsh, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0);
+        }
+        setup_append_name(p->images[k].recipes, sizeof p->images[k].recipes, r->name);
+    }
+    return 0;
+}
+
+/* Progress of a download on a terminal: one redrawn line, at most 5 times a second. */
+struct setup_progress {
+    long long last_ms;
+    int shown;
+};
+
+static long long setup_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void setup_progress_cb(void *ctx, const char *file, long long have, long long total, int done)
+{
+    struct setup_progress *sp = ctx;
+    long long now = setup_now_ms();
+    if (!done && now - sp->last_ms < 200)
+        return;
+    sp->last_ms = now;
+    if (done) {
+        if (sp->shown)
+            fprintf(stderr, "\r\033[K");
+        sp->shown = 0;
+        return;
+    }
+    if (total > 0)
+        fprintf(stderr, "\r\033[K%s: %.1f of %.1f KiB (%d%%)", file, have / 1024.0, total / 1024.0,
+                (int)(100.0 * (double)have / (double)total));
+    else
+        fprintf(stderr, "\r\033[K%s: %.1f KiB", file, have / 1024.0);
+    fflush(stderr);
+    sp->shown = 1;
+}
+
+/* Print s as one sh word: bare when it holds only safe characters, else quoted. */
+static void setup_print_word(const char *s)
+{
+    int safe = *s != '\0';
+    for (const char *p = s; *p && safe; p++)
+        safe = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-", *p) != NULL;
+    if (safe) {
+        fputs(s, setup_out);
+        return;
+    }
+    char *q = np_shell_quote(s);
+    fputs(q ? q : "?", setup_out);
+    free(q);
+}
+
+/* Print a command as one sh line. */
+static void setup_print_argv(char **argv)
+{
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            fputc(' ', setup_out);
+        setup_print_word(argv[i]);
+    }
+    fputc('\n', setup_out);
+}
+
+static void setup_print_quoted(const char *prefix, const char *s, const char *suffix)
+{
+    fputs(prefix, setup_out);
+    setup_print_word(s);
+    fputs(suffix, setup_out);
+}
+
+static void setup_dry_run(const struct setup_plan *p, const struct np_import_opts *io, const char *endpoint,
+                          int have_token)
+{
+    fprintf(setup_out, "# nemoperf-setup plan (dry run: nothing is created, imported or downloaded)\n");
+    setup_print_quoted("mkdir -p ", p->stage, "");
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s/%s", p->stage, NP_STAGE_EXPERIMENTS);
+    setup_print_quoted(" ", buf, "");
+    snprintf(buf, sizeof buf, "%s/%s", p->stage, NP_STAGE_HF);
+    setup_print_quoted(" ", buf, "\n");
+    for (size_t i = 0; i < p->nimages; i++) {
+        const struct setup_image *im = &p->images[i];
+        fprintf(setup_out, "# container %s (recipes: %s)\n", im->image, im->recipes);
+        if (im->use_existing) {
+            fprintf(setup_out, "# RUN_CONF_IMAGE names an existing image: no import\n");
+            continue;
+        }
+        if (im->present) {
+            fprintf(setup_out, "# keep the existing %s\n", im->sqsh);
+            continue;
+        }
+        const char *slash = strrchr(im->sqsh, '/');
+        snprintf(buf, sizeof buf, "%.*s/.%s.importing.HOST.PID", (int)(slash - im->sqsh), im->sqsh, slash + 1);
+        char **argv = np_stage_import_argv(im->image, buf, io);
+        if (argv) {
+            setup_print_argv(argv);
+            np_strv_free(argv);
+        }
+        setup_print_quoted("mv ", buf, "");
+        setup_print_quoted(" ", im->sqsh, "\n");
+    }
+    for (size_t i = 0; i < p->nrepos; i++) {
+        const struct setup_repo *r = &p->repos[i];
+        if (r->am) {
+            const struct np_automodel_spec *a = r->am->automodel;
+            fprintf(setup_out, "# Hugging Face %s (%s; models: %s%s)\n", r->repo, a->gated ? "gated" : "not gated", r->models,
+                   a->gated ? (have_token ? "; Authorization: Bearer <HF_TOKEN, not shown>" : "; HF_TOKEN MISSING")
+                            : "");
+            fprintf(setup_out, "GET %s/api/models/%s\n", endpoint, r->repo);
+            fprintf(setup_out, "GET %s/%s/resolve/%s/config.json -> %s/config.json\n", endpoint, r->repo, NP_HF_DEFAULT_REVISION,
+                   r->dir);
+            if (a->trust_remote_code)
+                fprintf(setup_out, "GET the Python modules config.json's auto_map names (trust_remote_code) -> %s/\n", r->dir);
+            if (a->from_pretrained)
+                fprintf(setup_out, "GET model.safetensors.index.json, then every shard it lists (from_pretrained: the weights; "
+                       "free space checked against its total_size first, .part files resumed) -> %s/\n",
+                       r->dir);
+            continue;
+        }
+        fprintf(setup_out, "# Hugging Face %s (gated; models: %s; Authorization: Bearer <HF_TOKEN%s>)\n", r->repo, r->models,
+               have_token ? ", not shown" : " MISSING");
+        fprintf(setup_out, "GET %s/api/models/%s\n", endpoint, r->repo);
+        for (const struct np_hf_file_spec *f = np_hf_model_files; f->name; f++)
+            fprintf(setup_out, "GET %s/%s/resolve/%s/%s -> %s/%s%s\n", endpoint, r->repo, NP_HF_DEFAULT_REVISION, f->name,
+                   r->dir, f->name, f->required ? "" : " (optional)");
+    }
+}
+
+/* Import every image; number of failures. */
+static int setup_images(struct setup_plan *p, const struct np_import_opts *io)
+{
+    int failures = 0;
+    for (size_t i = 0; i < p->nimages && !setup_signal; i++) {
+        struct setup_image *im = &p->images[i];
+        if (im->use_existing) {
+            np_notef("container: using RUN_CONF_IMAGE %s (no import)", im->sqsh);
+            fprintf(setup_out, "image    %s (RUN_CONF_IMAGE, not imported)\n", im->sqsh);
+            continue;
+        }
+        struct np_error err = {0};
+        enum np_import_outcome out;
+        enum np_status st = np_stage_import(im->image, im->sqsh, io, &out, &err);
+        if (st != NP_OK) {
+            np_error_print(&err);
+            failures++;
+            continue;
+        }
+        if (out == NP_IMPORT_KEPT)
+            np_notef("container: %s already staged, kept", im->sqsh);
+        else
+            np_notef("container: imported %s", im->sqsh);
+        fprintf(setup_out, "image    %s (%s)\n", im->sqsh, out == NP_IMPORT_KEPT ? "already staged" : "imported");
+    }
+    return failures;
+}
+
+/* Check access and fetch the files of every gated repo; number of failures. */
+static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
+{
+    int failures = 0;
+    for (size_t i = 0; i < p->nrepos && !setup_signal; i++) {
+        struct setup_repo *r = &p->repos[i];
+        struct np_error err = {0};
+        char *sha = NULL;
+        enum np_status st = np_hf_check_access(c, r->repo, NULL, &sha, &err);
+        if (st != NP_OK) {
+            np_error_print(&err);
+            failures++;
+            continue;
+        }
+        np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
+        free(sha);
+        if (r->am) {
+            struct np_automodel_staged sd;
+            st = np_automodel_stage(c, r->am, r->dir, NULL, &sd, &err);
+            if (st != NP_OK) {
+                np_error_print(&err);
+                failures++;
+            }
+            fprintf(setup_out, "hf       %s -> %s (%s: downloaded %d, already staged %d, not in repo %d; %d remote-code "
+                   "module(s), %d weight shard(s)%s)\n",
+                   r->repo, r->dir, r->am->automodel->from_pretrained ? "from_pretrained" : "from_config", sd.fetched,
+                   sd.present, sd.absent, sd.code_files, sd.shards, st != NP_OK ? ", FAILED" : "");
+            continue;
+        }
+        int fetched = 0, present = 0, absent = 0, bad = 0;
+        for (const struct np_hf_file_spec *f = np_hf_model_files; f->name && !setup_signal; f++) {
+            enum np_hf_fetch what;
+            long long bytes = 0;
+            st = np_hf_fetch_file(c, r->repo, NULL, f->name, r->dir, &what, &bytes, &err);
+            if (st != NP_OK) {
+                np_error_print(&err);
+                bad++;
+                if (err.text[0] && strstr(err.text, "access denied"))
+                    break;
+                continue;
+            }
+            switch (what) {
+            case NP_HF_FETCHED:
+                fetched++;
+                np_notef("%s: downloaded %s (%lld bytes)", r->repo, f->name, bytes);
+                break;
+            case NP_HF_PRESENT:
+                present++;
+                break;
+            case NP_HF_ABSENT:
+                if (f->required) {
+                    np_errorf("%s: %s is not in the repository (HTTP 404) but is required", r->repo, f->name);
+                    bad++;
+                } else {
+                    absent++;
+                    np_notef("%s: %s is not in the repository (HTTP 404); optional, skipped", r->repo, f->name);
+                }
+                break;
+            }
+        }
+        if (bad)
+            failures++;
+        fprintf(setup_out, "hf       %s -> %s (downloaded %d, already staged %d, not in repo %d%s)\n", r->repo, r->dir, fetched,
+               present, absent, bad ? ", FAILED" : "");
+    }
+    return failures;
+}
+
+/* TASK: for sft/lora, the models to prepare (printing the disk they need), RECIPE
+ * defaulting to the recipe of the fine-tuning rows.  Exit code or 0. */
+static int setup_task(const struct np_recipe_set *set, const char *stage, int skip_hf, enum np_task *task,
+                      struct np_ftprep_plan *ftp)
+{
+    const char *t = setup_env("TASK");
+    if (t && np_task_parse(t, task) != 0) {
+        np_errorf("TASK=%s: unknown task; allowed: pretrain, sft, lora", t);
+        return 2;
+    }
+    if (*task == NP_TASK_PRETRAIN)
+        return 0;
+    if (skip_hf) {
+        np_errorf("TASK=%s with --skip-hf: fine-tuning needs the model's weights from Hugging Face; drop --skip-hf",
+                  t);
+        return 2;
+    }
+    if (strpbrk(stage, ":,")) {
+        np_errorf("STAGE_PATH=%s: TASK=%s mounts it into the container with pyxis --container-mounts, which cannot "
+                  "take a path with ':' or ','; allowed: a path without them", stage, t);
+        return 2;
+    }
+    struct np_error err = {0};
+    if (np_ftprep_resolve(set, setup_env("RECIPE"), setup_env("MODEL_SIZE"), *task, stage, ftp, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
+    if (!setup_env("RECIPE")) /* the image and tokenizer steps stage the same recipe */
+        setenv("RECIPE", ftp->models[0].recipe->name, 1);
+    if (!setup_env("MODEL_SIZE")) {
+        char sizes[128] = "";
+        for (size_t i = 0; i < ftp->n; i++)
+            setup_append_name(sizes, sizeof sizes, ftp->models[i].model->size);
+        setenv("MODEL_SIZE", sizes, 1);
+    }
+    char need[32];
+    double b = ftp->need_bytes;
+    if (b >= 1e12)
+        snprintf(need, sizeof need, "%.2f TB", b / 1e12);
+    else
+        snprintf(need, sizeof need, "%.1f GB", b / 1e9);
+    np_notef("TASK=%s needs about %s more on STAGE_PATH (bf16 weights downloaded, the NeMo checkpoint imported "
+             "from them, SQuAD); checked against the free space before the weights are downloaded",
+             np_task_name(*task), need);
+    return 0;
+}
+
+static void setup_dry_run_ft(const struct np_ftprep_plan *ftp, const struct setup_plan *p,
+                             const struct np_import_opts *io, const char *endpoint)
+{
+    fprintf(setup_out, "# TASK=%s: about %.1f GB more on %s; the weights and SQuAD from the Hub, then one job per model\n",
+           np_task_name(ftp->task), ftp->need_bytes / 1e9, p->stage);
+    int data = 0;
+    for (size_t i = 0; i < ftp->n; i++) {
+        const struct np_ftprep_model *m = &ftp->models[i];
+        data |= !m->prepared;
+        if (!m->imported)
+            fprintf(setup_out, "GET %s/%s/resolve/%s/model.safetensors.index.json -> %s/%s/%s/ (then each shard it names; "
+                   "the free space is checked first)\n",
+                   endpoint, m->model->hf_repo, NP_HF_DEFAULT_REVISION, p->stage, NP_STAGE_HF, m->model->hf_repo);
+    }
+    for (const char *const *f = np_ftprep_squad_files; data && *f; f++)
+        fprintf(setup_out, "GET %s/datasets/%s/resolve/%s/%s -> %s/%s/plain_text/\n", endpoint, NP_FT_SQUAD_REPO, NP_FT_SQUAD_REV, *f,
+               p->stage, NP_FT_PARQUET_DIR);
+    struct np_ftprep_job_opts fo = {p->nimages ? p->images[0].sqsh : NULL, NULL, io->account, io->partition,
+                                    io->log_dir, NULL};
+    for (size_t i = 0; i < ftp->n; i++) {
+        const struct np_ftprep_model *m = &ftp->models[i];
+        if (m->imported && m->prepared) {
+            fprintf(setup_out, "# %s %s: checkpoint and packed SQuAD already staged\n", m->recipe->name, m->model->size);
+            continue;
+        }
+        char **argv = np_ftprep_job_argv(ftp, m, &fo);
+        if (argv) {
+            setup_print_argv(argv);
+            np_strv_free(argv);
+        }
+    }
+}
+
+/* The run of np_setup_run as an exit code (0 staged, 1 a step failed, 2 bad environment); *sig_out
+ * is the signal that interrupted it, or 0. */
+static int setup_body(const struct np_setup_opts *o, int *sig_out)
+{
+    int sbatch = o->sbatch, skip_image = o->skip_image, skip_hf = o->skip_hf, dry_run = o->dry_run,
+        quiet = o->quiet;
+    /* ---- validation: nothing is created before this block passes ---- */
+    char *typos = np_env_check(environ);
+    if (typos) {
+        for (char *line = strtok(typos, "\n"); line; line = strtok(NULL, "\n"))
+            np_errorf("%s", line);
+        np_errorf("nothing was created; correct or unset what is named above");
+        free(typos);
+        return 2;
+    }
+    struct np_error err = {0};
+    const char *stage = getenv("STAGE_PATH");
+    if (np_stage_check_path(stage, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
+    char *stage_c = strdup(stage); /* without trailing slashes */
+    if (!stage_c)
+        return 1;
+    for (size_t n = strlen(stage_c); n > 1 && stage_c[n - 1] == '/'; n--)
+        stage_c[n - 1] = '\0';
+    const char *token = setup_env("HF_TOKEN");
+    const char *endpoint = setup_env("HF_ENDPOINT");
+
+    struct np_recipe_set set;
+    if (np_recipe_set_load_default(&set, &err) != NP_OK) {
+        np_error_print(&err);
+        free(stage_c);
+        np_recipe_set_free(&set);
+        return 1;
+    }
+    /* TASK=sft|lora: the fine-tuning models (ftprep.h); RECIPE defaults to theirs */
+    enum np_task task = NP_TASK_PRETRAIN;
+    struct np_ftprep_plan ftp;
+    memset(&ftp, 0, sizeof ftp);
+    int rc = setup_task(&set, stage_c, skip_hf, &task, &ftp);
+    struct setup_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.stage = stage_c;
+    if (rc == 0)
+        rc = setup_resolve(&set, stage_c, skip_image, skip_hf, &plan);
+
+    struct setup_progress prog = {0, 0};
+    struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
+    if (!quiet && isatty(STDERR_FILENO)) {
+        ho.progress = setup_progress_cb;
+        ho.progress_ctx = &prog;
+    }
+    struct np_hf_client *client = NULL;
+    if (rc == 0 && np_hf_client_new(&ho, &client, &err) != NP_OK) {
+        np_error_print(&err);
+        rc = 2;
+    }
+    size_t ngated = 0;
+    for (size_t i = 0; i < plan.nrepos; i++)
+        ngated += !plan.repos[i].am || plan.repos[i].am->automodel->gated;
+    if (rc == 0 && ngated && !token) {
+        char repos[512] = "";
+        for (size_t i = 0; i < plan.nrepos; i++)
+            if (!plan.repos[i].am || plan.repos[i].am->automodel->gated)
+                setup_append_name(repos, sizeof repos, plan.repos[i].repo);
+        size_t g = 0;
+        while (g + 1 < plan.nrepos && plan.repos[g].am && !plan.repos[g].am->automodel->gated)
+            g++;
+        char *url = np_hf_model_url(client, plan.repos[g].repo);
+        np_errorf("HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a read "
+                  "token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
+                  repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
+        free(url);
+        rc = 2;
+    }
+    struct np_import_opts io = {.sbatch = sbatch, .account = setup_env("SBATCH_ACCOUNT"),
+                                .partition = setup_env("SBATCH_PARTITION"), .cancel = &setup_signal};
+    char logs[4096];
+    snprintf(logs, sizeof logs, "%s/%s", stage_c, NP_STAGE_LOGS);
+    io.log_dir = logs;
+    int to_import = 0;
+    for (size_t i = 0; i < plan.nimages; i++)
+        to_import += !plan.images[i].present;
+    if (rc == 0 && to_import) {
+        const char *tool = sbatch ? "sbatch" : "enroot";
+        char *found = np_path_search(tool, getenv("PATH"));
+        if (!found) {
+            if (sbatch)
+                np_errorf("sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install the "
+                          "Slurm client, or import locally without --sbatch, or use --skip-image)");
+            else
+                np_errorf("enroot: not found on PATH: it imports the container %s (install enroot from "
+                          "https://github.com/NVIDIA/enroot, run the import on a compute node with --sbatch, "
+                          "or use --skip-image to stage the rest)",
+                          plan.images[0].image);
+            rc = 2;
+        }
+        free(found);
+    }
+    if (rc == 0 && task != NP_TASK_PRETRAIN) {
+        char *found = np_path_search("sbatch", getenv("PATH"));
+        if (!found) {
+            np_errorf("sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a one-node "
+                      "Slurm job (install the Slurm client)", np_task_name(task));
+            rc = 2;
+        }
+        free(found);
+    }
+    if (rc != 0 || dry_run) {
+        if (rc == 0)
+            setup_dry_run(&plan, &io, np_hf_endpoint(client),
+                          token != NULL);
+        if (rc == 0 && task != NP_TASK_PRETRAIN)
+            setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
+        if (rc == 0 && (fflush(setup_out) != 0 || ferror(setup_out))) {
+            np_errorf("cannot write the plan: %s", strerror(errno));
+            rc = 1;
+        }
+        np_hf_client_free(client);
+        setup_plan_free(&plan);
+        np_recipe_set_free(&set);
+        free(stage_c);
+        return rc;
+    }
+
+    /* ---- staging ---- */
+    setup_trap_signals();
+    int failures = 0, created = 0;
+    if (np_stage_make_layout(stage_c, &created, &err) != NP_OK) {
+        np_error_print(&err);
+        failures++;
+    } else {
+        if (created)
+            np_notef("created the layout under %s (%d new folder%s)", stage_c, created, created == 1 ? "" : "s");
+        fprintf(setup_out, "stage    %s (experiments/, hf/)\n", stage_c);
+        failures += setup_images(&plan, &io);
+        failures += setup_hf(&plan, client);
+        if (task != NP_TASK_PRETRAIN && !failures && !setup_signal) {
+            failures += np_ftprep_download(&ftp, client, NULL, &setup_signal);
+            struct np_ftprep_job_opts fo = {plan.nimages ? plan.images[0].sqsh : NULL, NULL, io.account,
+                                            io.partition, logs, &setup_signal};
+            if (!failures && !setup_signal)
+                failures += np_ftprep_run(&ftp, &fo);
+        }
+    }
+    np_hf_client_free(client);
+    setup_plan_free(&plan);
+    np_recipe_set_free(&set);
+    free(stage_c);
+    if (fflush(setup_out) != 0 || ferror(setup_out)) {
+        np_errorf("cannot write the results: %s", strerror(errno));
+        failures++;
+    }
+    if (setup_signal) {
+        *sig_out = setup_signal;
+        np_errorf("interrupted by signal %d; nothing half-done was left under a final name", *sig_out);
+        return 1;
+    }
+    if (failures) {
+        np_errorf("%d step%s failed; fix the cause and run again (what is staged is kept)", failures,
+                  failures == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
+
+enum np_status np_setup_run(const struct np_setup_opts *o, int *signal_out)
+{
+    int sig = 0;
+    setup_out = o->out ? o->out : stdout;
+    int rc = setup_body(o, &sig);
+    if (signal_out)
+        *signal_out = sig;
+    return rc == 0 ? NP_OK : rc == 2 ? NP_E_INVALID : NP_E_IO;
+}
