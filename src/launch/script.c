@@ -54,7 +54,10 @@ size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *va
     SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
     if (c->pp > 1)
         SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
-    for (char **e = c->model->env; e && *e; e++) /* per model: NVTE_NORM_*_USE_CUDNN (405B, 340B) */
+    /* per model, pre-training only: NVTE_NORM_*_USE_CUDNN (405B, 340B) come from the pre-training scripts'
+     * custom_env_vars (NeMo v2.3.1 scripts/performance/llm/pretrain_llama31_405b.py l.171-174); the
+     * fine-tuning ones pass none (finetune_llama31_405b.py l.192, v2.3.0 l.186: custom_env_vars={}) */
+    for (char **e = c->task == NP_TASK_PRETRAIN ? c->model->env : NULL; e && *e; e++)
         SCRIPT_VAR(*e, np_setting_value(*e));
     if (c->nccltrace) {
         SCRIPT_VAR("NCCL_DEBUG", "INFO");
@@ -62,8 +65,8 @@ size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *va
     }
     SCRIPT_VAR("NEMO_HOME", c->stage_path);
     SCRIPT_VAR("HF_HOME", c->stage_path);
-    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile)
-        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile) /* where nsys writes in the NeMo job */
+        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->nsys_dir);
 #undef SCRIPT_VAR
     return n;
 }
@@ -482,16 +485,18 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_appendf(&b, "%s%s", i ? "," : "", names[i]);
         np_strv_free(names);
     }
-    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85: numactl per task, bound to the
-     * task's own NUMA node (expanded by each task's shell, not by the batch shell) */
-    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl)
+    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85 (config.h, enum np_numa_bind): NVIDIA's words
+     * unquoted, expanded once by this batch shell as NeMo-Run's script did; or each task's own node */
+    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_NVIDIA)
+        np_buf_append(&b, " \\\n    numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4))");
+    else if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_TASK)
         np_buf_append(&b, " \\\n    bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) "
                           "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl");
     /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
         np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
                           " --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -o ");
-        np_buf_append_shqf(&b, "%s/profile_%%p", c->experiment_dir);
+        np_buf_append_shqf(&b, "%s/profile_%%p", c->nsys_dir);
     }
     /* one line per word, an option and its value together */
     for (size_t i = 0; cmd[i]; i++) {
