@@ -1,5 +1,5 @@
 # nemoperf - benchmark NeMo LLM pre-training on Slurm: launch, parse, compare.
-# Targets: all check demo bench fuzz sanitize install uninstall clean deps
+# Targets: all check lint demo bench fuzz sanitize install uninstall clean deps
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/nemoperf
@@ -13,6 +13,9 @@ PKGS    := libcurl libpcre2-8 jansson
 # cairo draws nemoperf-parse --plot: only parse (and the tests) link it, so the job-side tools
 # (nemoperf-synth runs inside the 24.11/26.05 chroot clusters) need no graphics libraries.
 PKGS_DRAW := cairo fontconfig
+# the results store (nemoperf-parse --store/--history/--compare, nemoperf-launch --wait --store): only the
+# tools that store link SQLite and libpq, so nemoperf-synth (run inside the chroot clusters) needs neither.
+PKGS_STORE := sqlite3 libpq
 WARN    := -std=c11 -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings
 CFLAGS  ?= -O2 -g
@@ -23,9 +26,10 @@ XCFLAGS ?=
 XLDFLAGS ?=
 
 # Evaluated lazily: `make check` installs pkg-config packages before it uses them.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(PKGS_DRAW) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(PKGS_DRAW) $(PKGS_STORE) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 DRAW_LIBS  = $(shell pkg-config --libs $(PKGS_DRAW) 2>/dev/null)
+STORE_LIBS = $(shell pkg-config --libs $(PKGS_STORE) 2>/dev/null)
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
@@ -33,7 +37,8 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
              -DNP_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
 TOOL_LIBS  =
-$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS)
+$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS) $(STORE_LIBS)
+$(BIN)/nemoperf-launch: TOOL_LIBS = $(STORE_LIBS)
 
 LIB_SRC  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 CMD_SRC  := $(wildcard src/cmd/*.c)
@@ -43,7 +48,7 @@ LIB      := $(B)/libnemoperf.a
 TOOLS    := $(CMD_SRC:src/cmd/%.c=$(BIN)/nemoperf-%)
 TESTS    := $(TEST_SRC:tests/check_%.c=$(B)/tests/check_%)
 
-.PHONY: all check unit integration demo bench fuzz sanitize install uninstall clean deps tests
+.PHONY: all check lint unit integration demo bench fuzz sanitize install uninstall clean deps tests
 .DELETE_ON_ERROR:
 
 all: $(TOOLS)
@@ -70,7 +75,7 @@ $(B)/tests/%.o: tests/%.c
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(B)/tests/check_%: $(B)/tests/check_%.o $(LIB)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(STORE_LIBS) $(LDLIBS_ALL)
 
 tests: $(TESTS) $(TOOLS)
 
@@ -82,6 +87,11 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory tests
 	@$(MAKE) --no-print-directory unit integration
+
+# The tree's shape: dependencies point one way between src/ areas, no include cycle between modules
+# (build-aux/layers.py; docs/architecture.md).  `make check` runs it too (tests/run-unit.sh).
+lint:
+	@python3 build-aux/layers.py
 
 unit: tests
 	@sh tests/run-unit.sh $(B)/tests
@@ -108,6 +118,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh bench/run.sh
 	@sh bench/submit.sh
+	@sh bench/store.sh
 
 fuzz:
 	@sh build-aux/deps.sh fuzz
@@ -120,9 +131,15 @@ install: all
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 recipes/*.json $(DESTDIR)$(DATADIR)/recipes/
 	install -m 644 share/nemoperf/reference/*.tsv $(DESTDIR)$(DATADIR)/reference/
+	install -d $(DESTDIR)$(DATADIR)/reference/megatron-bridge $(DESTDIR)$(DATADIR)/megatron-bridge
+	install -m 644 share/nemoperf/reference/megatron-bridge/*.tsv $(DESTDIR)$(DATADIR)/reference/megatron-bridge/
+	install -m 644 share/nemoperf/megatron-bridge/*.tsv share/nemoperf/megatron-bridge/*.json \
+	    $(DESTDIR)$(DATADIR)/megatron-bridge/
 	install -m 644 share/nemoperf/driver/*.py $(DESTDIR)$(DATADIR)/driver/
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
+	install -d $(DESTDIR)$(DATADIR)/dfm/conf
+	install -m 644 share/nemoperf/dfm/conf/*.yaml $(DESTDIR)$(DATADIR)/dfm/conf/
 	install -m 644 share/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
 	for t in launch parse setup; do \
 	    install -m 644 share/bash-completion/completions/nemoperf $(DESTDIR)$(BASHCOMPDIR)/nemoperf-$$t || exit 1; \

@@ -10,13 +10,16 @@
 # parsing (tailread_l: only the logs, their last 32 KiB, about what the default window's 40 steps need).
 # On a and b, `--window 10 --format csv` shows the cost of a 10-step window (the target of b was set with one)
 # beside the default NVIDIA window (iterations 11-44 of 50: 40 step lines a log).
-# Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abc, any of a b c)  BENCH_SCALE (1; divides the run counts)
+# Shape n (issue 29): one ~1 GB NCCL trace log (NCCL_DEBUG=INFO collective lines of 64 ranks on 8 nodes, 2.21 layout,
+#   with NeMo step lines), `nemoperf-parse --nccl --format json` against `grep -c 'NCCL INFO'` and rg -c on it,
+#   peak memory beside (the reader's memory is bounded whatever the log's size).
+# Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abcn, any of a b c n)  BENCH_SCALE (1; divides the run counts)
 #        BENCH_REPS (5)  BENCH_SEED (1)  BENCH_JOBS (all cores; tailread threads)  CC (cc)  NP_PARSE (bin/nemoperf-parse)
 set -eu
 
 cd "$(dirname "$0")/.."
 BENCH_DIR=${BENCH_DIR:-bench/scratch}
-BENCH_SHAPES=${BENCH_SHAPES:-abc}
+BENCH_SHAPES=${BENCH_SHAPES:-abcn}
 BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_REPS=${BENCH_REPS:-5}
 BENCH_SEED=${BENCH_SEED:-1}
@@ -31,7 +34,7 @@ ispos() { isnum "$1" && [ "$1" -ge 1 ]; }
 ispos "$BENCH_SCALE" || die "BENCH_SCALE must be a positive integer (got '$BENCH_SCALE')"
 ispos "$BENCH_REPS" || die "BENCH_REPS must be a positive integer (got '$BENCH_REPS')"
 isnum "$BENCH_SEED" || die "BENCH_SEED must be a non-negative integer (got '$BENCH_SEED')"
-case $BENCH_SHAPES in '' | *[!abc]*) die "BENCH_SHAPES must be letters among a, b, c (got '$BENCH_SHAPES')" ;; esac
+case $BENCH_SHAPES in '' | *[!abcn]*) die "BENCH_SHAPES must be letters among a, b, c, n (got '$BENCH_SHAPES')" ;; esac
 JOBS=${BENCH_JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 ispos "$JOBS" || die "BENCH_JOBS must be a positive integer (got '$JOBS')"
 [ "$BENCH_REPS" -ge 5 ] || echo "bench: note: BENCH_REPS=$BENCH_REPS (< 5): quick run, medians are rough" >&2
@@ -265,7 +268,80 @@ out "nemoperf bench $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -sm), $JOBS c
 out "command: BENCH_SHAPES=$BENCH_SHAPES BENCH_SCALE=$BENCH_SCALE BENCH_REPS=$BENCH_REPS sh bench/run.sh"
 case $BENCH_SHAPES in *a*) bench_shape a $((300 / BENCH_SCALE > 0 ? 300 / BENCH_SCALE : 1)) 5000000 ;; esac
 case $BENCH_SHAPES in *b*) bench_shape b $((20000 / BENCH_SCALE > 0 ? 20000 / BENCH_SCALE : 1)) 50000 ;; esac
+# ---- shape n: a 1 GB NCCL trace log
+bench_nccl() { # bytes
+    _d=$BENCH_DIR/shape-n
+    _run=$_d/experiments/pretrain_llama3.1_8b_bf16_64_nccltrace
+    _log=$_run/log-pretrain_llama3.1_8b_bf16_64_nccltrace_1_0.out
+    _stamp="nccl awk $(cksum <bench/run.sh | awk '{print $1}') bytes=$1 seed=$BENCH_SEED"
+    if ! [ -f "$_d/.stamp" ] || [ "$(cat "$_d/.stamp")" != "$_stamp" ]; then
+        echo "bench: generating shape n: a $1-byte NCCL trace log into $_run" >&2
+        rm -rf "$_d"
+        mkdir -p "$_run"
+        # per step: each of 64 ranks (8 per node) logs its TP (8), DP (8) and PP Send/Recv (2) collectives
+        awk -v want="$1" -v seed="$BENCH_SEED" 'BEGIN {
+            srand(seed); op = 0; bytes = 0
+            steps = int(want / (24 * 64 * 186 + 300)) + 1 # ~186 bytes a collective line
+            for (step = 0; step < steps; step++) {
+                for (k = 0; k < 24; k++) {
+                    kind = k % 6
+                    name = kind < 3 ? "AllReduce" : kind == 3 ? "ReduceScatter" : kind == 4 ? "AllGather" : "Send"
+                    nr = kind == 5 ? 2 : 8; cnt = kind < 3 ? 16777216 : kind == 5 ? 4194304 : 131072000; dt = kind == 2 ? 7 : 9
+                    for (r = 0; r < 64; r++) {
+                        l = sprintf("node%03d:%d:%d [%d] NCCL INFO %s: opCount %x sendbuff 0x7f%08x recvbuff 0x7f%08x count %d datatype %d op 0 root 0 comm 0x55d0%06x [nranks=%d] stream 0x55d1%06x",                             int(r / 8), 4000 + r, 4100 + r, r % 8, name, op + k, int(rand() * 2^31), int(rand() * 2^31), cnt, dt, 4096 * r + kind, nr, 4096 * r)
+                        print l; bytes += length(l) + 1
+                    }
+                }
+                op += 24
+                l = sprintf("Training epoch 0, iteration %d/%d | lr: 7.496e-06 | global_batch_size: 1024 | global_step: %d | peak_memory_usage: 70833405952 | memory_allocated: 44271689728 | reduced_train_loss: 11.96 | train_step_timing in s: %.3f | consumed_samples: %d", step, steps - 1, step, 12.3 + rand() * 0.1, (step + 1) * 1024)
+                print l; bytes += length(l) + 1
+            }
+        }' >"$_log"
+        echo "$_stamp" >"$_d/.stamp"
+    fi
+    cat "$_log" >/dev/null
+    _gb=$(awk -v b="$(wc -c <"$_log")" 'BEGIN { printf "%.2f", b / 1e9 }')
+    out ""
+    out "== shape n: one NCCL trace log, $_gb GB, warm cache, $BENCH_REPS reps, median"
+    out "   load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
+    out "$(printf '%-52s %9s %9s %9s %9s  %s' command 'median s' 'min s' 'x/grep-c' 'peak MiB' 'output lines')"
+    _w=$BENCH_DIR/work-n
+    rm -rf "$_w"
+    mkdir -p "$_w"
+    for _r in $(seq 0 "$BENCH_REPS"); do # rep 0 untimed
+        for _k in grep_c rg_c parse_nccl parse; do
+            case $_k in
+            grep_c) set -- $("$TI" -p -l grep -c 'NCCL INFO' "$_log") ;;
+            rg_c) [ "$have_rg" = 1 ] || continue; set -- $("$TI" -p -l rg -c --no-config 'NCCL INFO' "$_log") ;;
+            parse_nccl) [ "$have_parse" = 1 ] || continue; set -- $("$TI" -p -l "$NP_PARSE" --nccl --format json "$_d/experiments") ;;
+            parse) [ "$have_parse" = 1 ] || continue; set -- $("$TI" -p -l "$NP_PARSE" --format json "$_d/experiments") ;;
+            esac
+            # parse exits 1 for a run it does not call ok: the timing stands; 2 and up is a failure
+            case ${2:-9} in 0) ;; 1) case $_k in parse*) ;; *) echo "bench: shape n: $_k exited 1" >&2; FAILED=1 ;; esac ;;
+            *) echo "bench: shape n: $_k exited ${2:-?}" >&2; FAILED=1 ;; esac
+            [ "$_r" -gt 0 ] && echo "$1" >>"$_w/$_k.times"
+            echo "$4" >"$_w/$_k.lines"
+            echo "${5:-0}" >>"$_w/$_k.rss"
+        done
+    done
+    _g=$(median "$_w/grep_c.times")
+    for _k in grep_c rg_c parse_nccl parse; do
+        [ -f "$_w/$_k.times" ] || continue
+        case $_k in
+        grep_c) _l="grep -c 'NCCL INFO' LOG" ;;
+        rg_c) _l="rg -c 'NCCL INFO' LOG" ;;
+        parse_nccl) _l="nemoperf-parse --nccl --format json" ;;
+        parse) _l="nemoperf-parse --format json (no --nccl)" ;;
+        esac
+        out "$(awk -v l="$_l" -v m="$(median "$_w/$_k.times")" -v n="$(minof "$_w/$_k.times")" -v g="$_g" \
+            -v mb="$(sort -g "$_w/$_k.rss" | tail -n 1)" -v lines="$(cat "$_w/$_k.lines")" \
+            'BEGIN { printf "%-52s %9.4f %9.4f %9.2f %9.1f  %s\n", l, m, n, m / g, mb / 1024, lines }')"
+    done
+    out "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 case $BENCH_SHAPES in *c*) bench_shape c $((1000000 / BENCH_SCALE > 0 ? 1000000 / BENCH_SCALE : 1)) 3000 ;; esac
+case $BENCH_SHAPES in *n*) bench_nccl $((1000000000 / BENCH_SCALE)) ;; esac
 out ""
 out "(results also in $LOG; timed output goes to a pipe drained by bench/timeit, not /dev/null; peak MiB = max RSS over the reps)"
 exit "$FAILED"

@@ -3,10 +3,10 @@
 # Usage: deps.sh check|bench|fuzz   (check = build + unit + integration tests)
 set -eu
 what=${1:-check}
-pkgs="build-essential pkg-config libcurl4-openssl-dev libpcre2-dev libjansson-dev libcairo2-dev libfontconfig-dev check"
+pkgs="build-essential pkg-config libcurl4-openssl-dev libpcre2-dev libjansson-dev libcairo2-dev libfontconfig-dev check libsqlite3-dev libpq-dev"
 case $what in
-check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3 python3-numpy debootstrap" ;;
-bench) pkgs="$pkgs ripgrep" ;;
+check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3 python3-numpy debootstrap postgresql" ;;
+bench) pkgs="$pkgs ripgrep python3" ;;
 fuzz)  pkgs="$pkgs clang" ;;
 esac
 missing=

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -84,7 +84,7 @@ EOF
 
 # Small line limit so the "line too long" paths are reached with small inputs.
 # shellcheck disable=SC2046
-build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/util/error.c src/util/diag.c $(pkg-config --cflags --libs libpcre2-8)
+build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/util/error.c src/util/diag.c src/util/text.c $(pkg-config --cflags --libs libpcre2-8)
 
 fuzz scan_fuzz "the scanner" "$FUZZ_SECONDS" 131072 -dict="$run/scan.dict" "$run/corpus"
 
@@ -125,15 +125,16 @@ cat >"$run/amlog.dict" <<'EOF2'
 "\x0d"
 EOF2
 # shellcheck disable=SC2046
-build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c $(pkg-config --cflags --libs libpcre2-8)
+build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c src/util/text.c $(pkg-config --cflags --libs libpcre2-8)
 fuzz amlog_fuzz "the AutoModel log reader" "$FUZZ_AMLOG_SECONDS" 65536 -dict="$run/amlog.dict" "$run/amlog-corpus"
 
-ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)
+ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig sqlite3 libpq" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)
 
 # A whole run folder (fuzz/run_fuzz.c): folder name, nemoperf.json, log and batch output through np_parse_paths,
 # np_parse_stream and every report format, with the shipped recipes and reference table; the JSON report must
 # parse, every CSV record must have the header's fields, and rows rendered ahead must be np_report_run's bytes.
-# Seeded with the folders of tests/data/parse/.
+# Seeded with the folders of tests/data/parse/ (manifest-untrusted: fields of the wrong type, a duplicate key); a
+# manifest that cannot be trusted must make its run invalid, naming why (issue 23).
 FUZZ_RUN_SECONDS=${FUZZ_RUN_SECONDS:-$((FUZZ_SECONDS / 5))}
 python3 fuzz/run-seeds.py run "$run/run-corpus"
 cat >"$run/run.dict" <<'EOF3'
@@ -160,6 +161,14 @@ cat >"$run/run.dict" <<'EOF3'
 "\"profile\""
 "\"nccltrace\""
 "\"config\""
+"\"config\": ["
+"\"gpus\": \"8\""
+"\"gpus\": 8.5"
+"\"gpus\": -8"
+"\"gpus\": 0"
+"\"gpus\": 8, \"gpus\": 64"
+"\"dtype\": 16"
+"\"finetune\": []"
 "pretrain_llama3_8b_fp8_8"
 "pretrain_nemotron4_340b_bf16_256"
 "finetune_llama3_70b_lora_fp8_8"

@@ -5,7 +5,8 @@
  * reference table (np_parse_paths, and np_parse_stream as nemoperf-parse streams it), and written in every
  * format.  Besides ASan/UBSan, it checks what a reader of the output relies on: the JSON report is valid
  * JSON, every CSV record has the header's number of fields, and rows rendered ahead (as nemoperf-parse
- * streams CSV, JSON and the table) are the bytes np_report_run writes.
+ * streams CSV, JSON and the table) are the bytes np_report_run writes, and a manifest that cannot be trusted
+ * (a field of the wrong type, a duplicate key) makes its run invalid, saying so (issue 23).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -299,6 +300,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct np_parse_result res;
     if (np_parse_paths(paths, 1, &o, &fuzz_recipes, o.reference ? &fuzz_ref : NULL, &res) != NP_OK)
         abort();
+    for (size_t i = 0; i < res.nruns; i++) { /* issue 23: an untrusted manifest never passes silently */
+        const struct np_run *r = &res.runs[i];
+        if (r->launch.bad[0] && (r->status != NP_RUN_INVALID || !r->why || !strstr(r->why, "cannot be trusted"))) {
+            fprintf(stderr, "run_fuzz: untrusted manifest (%s) but status %s: %s\n", r->launch.bad,
+                    np_run_status_name(r->status), r->why ? r->why : "(no why)");
+            abort();
+        }
+    }
     for (int f = NP_FMT_TABLE; f <= NP_FMT_JSON; f++)
         fuzz_report(&res, &o, (enum np_format)f);
     np_parse_result_free(&res);

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/parse/scan.h"
 

@@ -145,6 +145,7 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, "RECIPE=llama3", L8, "GPU_TYPE=mi300", NULL}, {"GPU_TYPE=mi300", "allowed: gb200, b200, h100", NULL}},
     {{SP, SYN, L8, "GPUS_PER_NODE=0", NULL}, {"GPUS_PER_NODE=0", "allowed: 1 to 1024", NULL}},
     {{SP, SYN, L8, "GPUS_PER_NODE=eight", NULL}, {"GPUS_PER_NODE=eight", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=3", NULL}, {"GPUS_PER_NODE=3: JOB_TOTAL_GPUS=8 is not a multiple", "divisor of 8", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=abc", NULL}, {"JOB_TOTAL_GPUS=abc", "positive integer", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=0", NULL}, {"JOB_TOTAL_GPUS=0", "positive integer", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=-8", NULL}, {"JOB_TOTAL_GPUS=-8", "positive integer", NULL}},
@@ -153,7 +154,6 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=24", NULL}, {"JOB_TOTAL_GPUS=24", "not published at 24 GPUs", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,16,256", NULL}, {"JOB_TOTAL_GPUS=8,16,256", "256", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,8", NULL}, {"JOB_TOTAL_GPUS=8,8", "listed twice", NULL}},
-    {{SP, SYN, "MODEL_SIZE=70b", NULL}, {"JOB_TOTAL_GPUS is not set", "allowed: 64, 128, 256, 512, 1024, 2048", NULL}},
     {{SP, SYN, L8, "ENABLE_PROFILE=maybe", NULL}, {"ENABLE_PROFILE=maybe", "true, false, 1, 0, yes, no", NULL}},
     {{SP, SYN, L8, "ENABLE_NCCLTRACE=2", NULL}, {"ENABLE_NCCLTRACE=2", "not a boolean", NULL}},
     {{SP, SYN, L8, "ENABLE_CHECKPOINT=y", NULL}, {"ENABLE_CHECKPOINT=y", "not a boolean", NULL}},
@@ -312,6 +312,15 @@ START_TEST(test_defaults_and_inference)
     ck_assert_int_eq(plan.jobs[0].nodes, 2);
     ck_assert_int_eq(plan.jobs[0].hf_token, 0);
     np_launch_plan_free(&plan);
+
+    /* issue 24: the headline command of the seeds, JOB_TOTAL_GPUS unset where the recipe names no default:
+     * the smallest published scale (llama3.1 70b fp8 on H100: 64) */
+    const char *e3[] = {SP, SYN, "MODEL_SIZE=70b", "DTYPE=fp8", NULL};
+    ck_assert_msg(resolve1(e3, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].gpus, 64);
+    ck_assert_str_eq(plan.jobs[0].experiment, "pretrain_llama3.1_70b_fp8_64");
+    np_launch_plan_free(&plan);
 }
 END_TEST
 
@@ -356,6 +365,32 @@ START_TEST(test_profile_nccl_load_sweep)
     ck_assert_int_eq(plan.jobs[0].profile, 1);
     ck_assert_str_eq(plan.jobs[0].job_name, "pretrain_llama3.1_8b_bf16_8_nsys");
     ck_assert_ptr_nonnull(strstr(plan.jobs[0].experiment_dir, "_1700000000/pretrain_llama3.1_8b_bf16_8_nsys"));
+
+    /* issue 24: the performance run beside it, as NVIDIA's Llama 3.1 launcher (MAX_STEPS given: kept) */
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[1].profile, 0);
+    ck_assert_int_eq(plan.jobs[1].max_steps, 100);
+    ck_assert_str_eq(plan.jobs[1].job_name, "pretrain_llama3.1_8b_bf16_8");
+    np_launch_plan_free(&plan);
+    const char *e1b[] = {SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=2", "PROFILE_STOP_STEP=6", NULL};
+    ck_assert_msg(resolve1(e1b, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[1].max_steps, 50); /* not NVIDIA's PROFILE_STOP_STEP: a window of 11-44 of 50 */
+    np_launch_plan_free(&plan);
+    const char *e1c[] = {SP, SYN, L8, "ENABLE_PROFILE=1", "DISABLE_PERFRUN=true", NULL};
+    ck_assert_msg(resolve1(e1c, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].profile, 1);
+    np_launch_plan_free(&plan);
+    const char *e1d[] = {SP, SYN, L8, "JOB_TOTAL_GPUS=8,16", "ENABLE_NCCLTRACE=1", NULL};
+    ck_assert_msg(resolve1(e1d, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 4);
+    ck_assert_str_eq(plan.jobs[1].job_name, "pretrain_llama3.1_8b_bf16_16_nccltrace");
+    ck_assert_str_eq(plan.jobs[2].job_name, "pretrain_llama3.1_8b_bf16_8");
+    ck_assert_str_eq(plan.jobs[3].job_name, "pretrain_llama3.1_8b_bf16_16");
+    ck_assert_int_eq(plan.jobs[3].max_steps, 50);
+    ck_assert_str_eq(plan.jobs[3].time_limit, "00:30:00");
+    ck_assert_int_eq(plan.jobs[3].nccltrace, 0);
     np_launch_plan_free(&plan);
 
     const char *e2[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=true", NULL};

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <getopt.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,36 @@ START_TEST(suggestions)
     ck_assert_str_eq(np_env_suggest("SLURMRESTD_URI", &p), "SLURMRESTD_URL");
     ck_assert_str_eq(np_env_suggest("NEMOPERF_SBATCH_TIMOUT", &p), "NEMOPERF_SBATCH_TIMEOUT");
     ck_assert_str_eq(np_env_suggest("NP_CLUSTER_REST_PROT", &p), "NP_CLUSTER_REST_PORT");
+    /* issue 24: near misses by meaning, which edit distance alone misses */
+    ck_assert_str_eq(np_env_suggest("ENABLE_PROFILING", &p), "ENABLE_PROFILE");
+    ck_assert_str_eq(np_env_suggest("NCCL_TRACE", &p), "ENABLE_NCCLTRACE");
+    ck_assert_str_eq(np_env_suggest("ENABLE_NCCL_TRACE", &p), "ENABLE_NCCLTRACE"); /* NVIDIA's 25.01 name */
+    ck_assert_str_eq(np_env_suggest("LOAD_CKPT_PATH", &p), "LOAD_CHECKPOINT_PATH");
+    ck_assert_str_eq(np_env_suggest("CHECKPOINT_DIR", &p), "LOAD_CHECKPOINT_PATH");
+    ck_assert_str_eq(np_env_suggest("ENABLE_CKPT", &p), "ENABLE_CHECKPOINT");
+    ck_assert_str_eq(np_env_suggest("ENABLE_NSYS", &p), "ENABLE_PROFILE");
+    ck_assert_str_eq(np_env_suggest("PROFILING_START_STEP", &p), "PROFILE_START_STEP");
+    ck_assert_int_eq(p, 0);
     /* far from every name, but under a known prefix */
     ck_assert_ptr_nonnull(np_env_suggest("NEMOPERF_SOMETHING_ELSE", &p));
     ck_assert_int_eq(p, 1);
     ck_assert_uint_eq(np_env_distance("MODLE_SIZE", "MODEL_SIZE", 2), 2);
     ck_assert_uint_eq(np_env_distance("abc", "ABC", 2), 0);
     ck_assert_uint_eq(np_env_distance("A", "ABCDEFG", 2), 3);
+}
+END_TEST
+
+/* issue 24: option typos get the option meant */
+START_TEST(option_suggestions)
+{
+    static const struct option o[] = {{"steps", 1, 0, 1}, {"dry-run", 0, 0, 2}, {"format", 1, 0, 'f'},
+                                      {"all-steps", 0, 0, 3}, {0, 0, 0, 0}};
+    ck_assert_str_eq(np_opt_suggest("--stpes", o), "steps");
+    ck_assert_str_eq(np_opt_suggest("--dryrun", o), "dry-run");
+    ck_assert_str_eq(np_opt_suggest("--fromat=json", o), "format");
+    ck_assert_ptr_null(np_opt_suggest("--zzzzzz", o));
+    ck_assert_ptr_null(np_opt_suggest("-x", o));
+    ck_assert_ptr_null(np_opt_suggest(NULL, o));
 }
 END_TEST
 
@@ -47,7 +72,10 @@ START_TEST(never_suspect)
         "SLURM_TOPOLOGY_ADDR", "SLURM_UMASK", "SLURM_JOB_ACCOUNT", "SLURM_JOB_QOS", "SLURM_EXPORT_ENV",
         "SLURM_PRIO_PROCESS", "SLURM_JOB_GPUS", "SLURM_GPUS_ON_NODE", "SLURM_STEP_ID", "SLURM_STEPID",
         "SLURM_DISTRIBUTION", "SLURM_CPU_BIND", "SLURM_MPI_TYPE", "SLURMD_NODENAME", "SBATCH_EXPORT",
-        "SBATCH_TIMELIMIT", "SBATCH_QOS", "SBATCH_GPUS", "SBATCH_RESERVATION", "SRUN_DEBUG", NULL};
+        "SBATCH_TIMELIMIT", "SBATCH_QOS", "SBATCH_GPUS", "SBATCH_RESERVATION", "SRUN_DEBUG",
+        /* NCCL's own, and a word that only begins like a feature's */
+        "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_NVLS_ENABLE", "PROFILEREAD",
+        "TORCH_PROFILER_DIR", "NVTE_DEBUG", NULL};
     for (size_t i = 0; ok[i]; i++)
         ck_assert_msg(np_env_suggest(ok[i], NULL) == NULL, "%s reported as a typo of %s", ok[i],
                       np_env_suggest(ok[i], NULL));
@@ -123,15 +151,16 @@ START_TEST(table_complete)
     for (size_t i = 0; dirs[i]; i++)
         scan_tree(dirs[i], &re, &missing, 1);
     scan_tree(".", &re, &missing, 0); /* README.md, Makefile, the front doors */
+    scan_tree("docs", &re, &missing, 1);
     regfree(&re);
     ck_assert_int_eq(missing, 0);
 }
 END_TEST
 
-/* ... and the README's list of variables names every one of the table */
+/* ... and docs/environment.md's list of variables names every one of the table */
 START_TEST(readme_lists_all)
 {
-    FILE *f = fopen("README.md", "r");
+    FILE *f = fopen("docs/environment.md", "r");
     ck_assert_ptr_nonnull(f);
     static char text[400000];
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -144,7 +173,7 @@ START_TEST(readme_lists_all)
         char word[80];
         snprintf(word, sizeof word, "%s", *k);
         const char *hit = strstr(sec, word);
-        ck_assert_msg(hit && (!end || hit < end), "README.md's Environment variables section does not name %s", *k);
+        ck_assert_msg(hit && (!end || hit < end), "docs/environment.md does not name %s", *k);
     }
 }
 END_TEST
@@ -155,6 +184,7 @@ int main(void)
     TCase *tc = tcase_create("envcheck");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, suggestions);
+    tcase_add_test(tc, option_suggestions);
     tcase_add_test(tc, never_suspect);
     tcase_add_test(tc, messages);
     tcase_add_test(tc, table_complete);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nemoperf/model/flops.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/model/recipe.h"
 
 static struct np_recipe am;

@@ -313,6 +313,13 @@ START_TEST(test_before_setup)
     ck_assert_int_eq(resolve(dir, r405, 0, NULL, &plan, &err), NP_E_INVALID);
     ck_assert_msg(strstr(err.text, "packed to 2048 tokens") && strstr(err.text, "TASK=lora"), "%s", err.text);
     np_launch_plan_free(&plan);
+    /* no image staged: ./setup or RUN_CONF_IMAGE, never WORKLOAD=synthetic, which refuses fine-tuning (issue 24) */
+    snprintf(dir, sizeof dir, "%s/noimage", stage);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    sh(cmd);
+    ck_assert_int_eq(resolve(dir, r405, 0, NULL, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "RUN_CONF_IMAGE") && !strstr(err.text, "WORKLOAD=synthetic"), "%s", err.text);
+    np_launch_plan_free(&plan);
 }
 END_TEST
 

@@ -246,6 +246,18 @@ START_TEST(test_manifest_measured_packs)
     ck_assert_msg(r->note && strstr(r->note, "nope.npy") && strstr(r->note, "from the table"), "%s",
                   r->note ? r->note : "(no note)");
     np_parse_result_free(&res);
+    /* issue 23: a FIFO in its place is refused at once, not waited on (open would block) */
+    snprintf(npy, sizeof npy, "%s/npy/nope.npy", root);
+    unlink(npy);
+    ck_assert_int_eq(mkfifo(npy, 0644), 0);
+    alarm(20); /* a hang fails the test */
+    parse_one(dir, NULL, &res);
+    alarm(0);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->pack_source, "table");
+    ck_assert_msg(r->note && strstr(r->note, "not a regular file (a FIFO)"), "%s", r->note ? r->note : "(no note)");
+    np_parse_result_free(&res);
+    unlink(npy);
 }
 END_TEST
 

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/automodel.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/setup/hf.h"
 
@@ -437,6 +437,50 @@ START_TEST(test_atomic_no_partial_under_final_name)
 }
 END_TEST
 
+static void put_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Issue 23: an HTML login page answered 200, and a body cut without a Content-Length, never become
+ * the final file; a rerun downloads it properly; a broken file an earlier run kept is replaced. */
+START_TEST(test_bad_bodies_never_final)
+{
+    struct np_hf_client *c = client(TOKEN, 1);
+    struct np_error err;
+    enum np_hf_fetch what;
+    char dir[400], final[500], part[500];
+    snprintf(dir, sizeof dir, "%s/badbody", tmp);
+    snprintf(final, sizeof final, "%s/config.json", dir);
+    snprintf(part, sizeof part, "%s/config.json.part", dir);
+    free(ctl("reset"));
+    free(ctl("html?n=1"));
+    ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, "config.json", dir, &what, NULL, &err), NP_E_HTTP);
+    ck_assert_msg(strstr(err.text, "HTML page"), "%s", err.text);
+    ck_assert_int_eq(access(final, F_OK), -1);
+    ck_assert_int_eq(access(part, F_OK), -1);
+    ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, "config.json", dir, &what, NULL, &err), NP_OK);
+    ck_assert_int_eq(what, NP_HF_FETCHED);
+    /* tokenizer.json cut at 1000 bytes, no Content-Length: not valid JSON, not kept */
+    snprintf(final, sizeof final, "%s/tokenizer.json", dir);
+    free(ctl("short?bytes=1000&n=1"));
+    ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, "tokenizer.json", dir, &what, NULL, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "not valid JSON"), "%s", err.text);
+    ck_assert_int_eq(access(final, F_OK), -1);
+    ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, "tokenizer.json", dir, &what, NULL, &err), NP_OK);
+    ck_assert_int_eq(file_size(final), TOKENIZER_SIZE);
+    /* an HTML page an earlier version kept as tokenizer.json: replaced at the next run */
+    put_text(final, "<!DOCTYPE html><html>Log in</html>");
+    ck_assert_int_eq(np_hf_fetch_file(c, REPO, NULL, "tokenizer.json", dir, &what, NULL, &err), NP_OK);
+    ck_assert_int_eq(what, NP_HF_FETCHED);
+    ck_assert_int_eq(file_size(final), TOKENIZER_SIZE);
+    np_hf_client_free(c);
+}
+END_TEST
+
 START_TEST(test_absent_optional_and_denied_file)
 {
     struct np_hf_client *c = client(TOKEN, 3);
@@ -621,6 +665,11 @@ static void put(const char *dir, const char *name, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
+static int shard_any(const char *name)
+{
+    return name != NULL;
+}
+
 static int space_none(const char *path, double *bytes)
 {
     (void)path;
@@ -682,10 +731,21 @@ START_TEST(test_weight_index_automodel)
     ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
     ck_assert_msg(strstr(err.text, "weight_map: expected a non-empty object"), "%s", err.text);
     ck_assert_int_eq(sd.shards, 0);
+    /* a cut index (not JSON) staged by an earlier run is downloaded again (issue 23: reruns repair) ... */
     put(dir, "model.safetensors.index.json", "{\"weight_map\": [\n");
-    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_E_PARSE);
-    ck_assert_msg(strstr(err.source, "model.safetensors.index.json") && err.line == 2, "%s:%d: %s", err.source,
-                  err.line, err.text);
+    ck_assert_int_eq(np_automodel_stage(c, &m, dir, NULL, &sd, &err), NP_OK);
+    char *rlog = ctl("log");
+    ck_assert_msg(count(rlog, "model.safetensors.index.json\", \"auth\": \"ok\", \"range\": null, \"status\": 200") == 1,
+                  "%s", rlog);
+    free(rlog);
+    free(ctl("reset"));
+    /* ... and read, it is refused with its position */
+    put(tmp, "cut.index.json", "{\"weight_map\": [\n");
+    char cut[600], **shards = NULL;
+    double total = 0;
+    snprintf(cut, sizeof cut, "%s/cut.index.json", tmp);
+    ck_assert_int_eq(np_hf_weight_index(cut, shard_any, 512, &shards, &total, &err), NP_E_PARSE);
+    ck_assert_msg(strstr(err.source, "cut.index.json") && err.line == 2, "%s:%d: %s", err.source, err.line, err.text);
     /* more than 512 distinct shards: refused at the 513th, 512 counted */
     char *big = malloc(600 * 40 + 64);
     ck_assert_ptr_nonnull(big);
@@ -723,6 +783,7 @@ int main(void)
     tcase_add_test(tc, test_resume_after_cut);
     tcase_add_test(tc, test_atomic_no_partial_under_final_name);
     tcase_add_test(tc, test_absent_optional_and_denied_file);
+    tcase_add_test(tc, test_bad_bodies_never_final);
     tcase_add_test(tc, test_token_never_written);
     tcase_add_test(tc, test_bad_options_and_connection_refused);
     tcase_add_test(tc, test_dataset_files);

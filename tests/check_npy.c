@@ -6,9 +6,13 @@
  * No stand-in: the files come from NumPy itself (tests/data/npy/make.py).
  */
 #include <check.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nemoperf/parse/npy.h"
@@ -147,6 +151,70 @@ START_TEST(test_truncations_and_flips)
 }
 END_TEST
 
+/* Issue 23: a packed file truncated while it is read.  A mapping of it kills the reader with
+ * SIGBUS (the pages past the new end are gone); a read sees a shorter file: an error or,
+ * when it was whole at the time, the right statistics, never a signal.  A thread cuts the
+ * file to one page and writes it back, over and over, while it is read. */
+struct npy_cutter {
+    const char *path;
+    const unsigned char *data;
+    size_t len;
+    volatile int stop;
+};
+
+static void *npy_cut_loop(void *arg)
+{
+    struct npy_cutter *c = arg;
+    int fd = open(c->path, O_WRONLY);
+    if (fd < 0)
+        return NULL;
+    while (!c->stop) {
+        if (ftruncate(fd, 4096) != 0)
+            break;
+        usleep(200);
+        if (pwrite(fd, c->data, c->len, 0) != (ssize_t)c->len)
+            break;
+        usleep(200);
+    }
+    close(fd);
+    return NULL;
+}
+
+START_TEST(test_truncated_while_read)
+{
+    char src[600], path[600];
+    snprintf(src, sizeof src, "%s/big.npy", dir);
+    snprintf(path, sizeof path, "%s/cut.npy", dir);
+    size_t len;
+    unsigned char *data = slurp(src, &len);
+    ck_assert_uint_gt(len, 1 << 20);
+    FILE *f = fopen(path, "wb");
+    ck_assert(f && fwrite(data, 1, len, f) == len && fclose(f) == 0);
+    struct np_pack_stats whole;
+    struct np_error err;
+    ck_assert_int_eq(np_npy_pack_stats(path, 0, &whole, &err), NP_OK);
+    struct npy_cutter c = {.path = path, .data = data, .len = len};
+    pthread_t t;
+    ck_assert_int_eq(pthread_create(&t, NULL, npy_cut_loop, &c), 0);
+    int ok = 0, refused = 0;
+    for (int i = 0; i < 300; i++) {
+        struct np_pack_stats s;
+        if (np_npy_pack_stats(path, 0, &s, &err) == NP_OK) {
+            ck_assert_uint_eq(s.packs, whole.packs);
+            ck_assert_double_eq(s.tokens, whole.tokens);
+            ok++;
+        } else {
+            ck_assert(err.text[0]);
+            refused++;
+        }
+    }
+    c.stop = 1;
+    pthread_join(t, NULL);
+    free(data);
+    ck_assert_int_eq(ok + refused, 300);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("npy");
@@ -157,6 +225,7 @@ int main(void)
     tcase_add_test(tc, test_numpy_files);
     tcase_add_test(tc, test_not_packed);
     tcase_add_test(tc, test_truncations_and_flips);
+    tcase_add_test(tc, test_truncated_while_read);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -251,6 +251,50 @@ START_TEST(unknown_mfu_and_many_series)
 }
 END_TEST
 
+/* issue 24: a synthetic sweep says so and draws no published point nor an empty MFU panel; only benchmark
+ * runs are points of the curve (a profile run at 64 GPUs is left out) */
+START_TEST(synthetic_and_kinds)
+{
+    for (int i = 0; i < 3; i++) {
+        runs[i].id.synthetic = 1;
+        runs[i].m.mfu_percent = NAN;
+    }
+    struct np_run more[4];
+    memcpy(more, runs, sizeof runs);
+    more[3] = runs[0];
+    more[3].id.gpus = 64;
+    more[3].id.kind = NP_KIND_PROFILE;
+    struct np_parse_result r4 = {.runs = more, .nruns = 4};
+    struct np_ref_row row;
+    memset(&row, 0, sizeof row);
+    row.recipe = (char *)"llama3.1";
+    row.model_size = (char *)"8b";
+    row.gpu_type = (char *)"h100";
+    row.dtype = NP_DTYPE_BF16;
+    row.gpus = 128;
+    row.tokens_per_s = NAN;
+    row.tokens_per_s_per_gpu = 11000;
+    row.mfu_percent = 65;
+    struct np_ref_table ref = {&row, 1};
+    char file[128];
+    snprintf(file, sizeof file, "%s/synth.png", dir);
+    struct np_plot_layout lay;
+    struct np_error err;
+    ck_assert_int_eq(np_plot_write(file, &r4, &ref, &lay, &err), NP_OK);
+    ck_assert_int_eq(lay.npoints, 3);   /* the profile run is no point */
+    ck_assert(lay.xlog_max < 6);        /* neither it (64) nor the published 128 widens the axis */
+    ck_assert_int_eq(lay.synthetic, 1);
+    ck_assert_int_eq(lay.mfu_panel, 0); /* no empty MFU panel: the throughput takes the height */
+    ck_assert(lay.bottom[0] > 600);
+    /* a real run's sweep keeps its MFU panel */
+    runs[0].id.synthetic = runs[1].id.synthetic = runs[2].id.synthetic = 0;
+    runs[0].m.mfu_percent = 60;
+    ck_assert_int_eq(np_plot_layout_compute(&res, NULL, &lay, &err), NP_OK);
+    ck_assert_int_eq(lay.mfu_panel, 1);
+    ck_assert_int_eq(lay.synthetic, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plot");
@@ -261,6 +305,7 @@ int main(void)
     tcase_add_test(tc, svg_and_pdf_by_extension);
     tcase_add_test(tc, refused_before_writing);
     tcase_add_test(tc, unknown_mfu_and_many_series);
+    tcase_add_test(tc, synthetic_and_kinds);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/parse/scan.h"

@@ -186,7 +186,7 @@ START_TEST(test_bad_dtype_and_convention)
     write_variant("\"llama3\"", "\"llama4\"");
     expect_error(NP_E_INVALID, ": models.8b.flops.convention: unknown convention (expected llama3, nemotron, "
                                "nemotron-legacy, mixtral, gpt3, automodel-llama, automodel-qwen3, "
-                               "automodel-deepseekv3, automodel-gptoss or automodel-nemotronh)");
+                               "automodel-deepseekv3, automodel-gptoss, automodel-nemotronh or dit-wan)");
 }
 END_TEST
 
@@ -218,7 +218,7 @@ START_TEST(test_shipped_recipes)
     struct np_recipe_set s;
     struct np_error err;
     ck_assert_msg(np_recipe_set_load_dir("recipes", &s, &err) == NP_OK, "%s: %s", err.source, err.text);
-    ck_assert_uint_eq(s.n, 7);
+    ck_assert_uint_eq(s.n, 8);
     const struct np_recipe *l = np_recipe_find(&s, "llama3.1");
     ck_assert_ptr_nonnull(l);
     ck_assert(l->infer);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nemoperf/report/report.h"
+#include "nemoperf/model/model_flops.h"
 
 static struct np_recipe_set set;
 static struct np_run runs[2];
@@ -459,19 +460,20 @@ START_TEST(test_table_numbers_are_printf)
         ck_assert_int_eq(np_report_finish(rep), NP_OK);
         np_report_free(rep);
         fclose(m);
-        /* the row: b - - ? - - - 1.5 - TOKENS TPG - MFU - - unidentified - RATIO n/a */
+        /* the row: b benchmark - - ? - - - 1.5 - TOKENS TPG - MFU - - unidentified - RATIO n/a */
         const char *row = strstr(buf, "\nb ");
         ck_assert_ptr_nonnull(row);
-        char cell[20][64];
-        int nc = sscanf(row + 1, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+        char cell[21][64];
+        int nc = sscanf(row + 1, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
                         cell[0], cell[1], cell[2], cell[3], cell[4], cell[5], cell[6], cell[7], cell[8], cell[9],
-                        cell[10], cell[11], cell[12], cell[13], cell[14], cell[15], cell[16], cell[17], cell[18]);
-        ck_assert_int_eq(nc, 19);
+                        cell[10], cell[11], cell[12], cell[13], cell[14], cell[15], cell[16], cell[17], cell[18], cell[19]);
+        ck_assert_int_eq(nc, 20);
+        ck_assert_str_eq(cell[1], "benchmark");
         for (int k = 0; k < 4; k++)
             snprintf(want[k], sizeof want[k], "%.*f", dec[k], v);
-        ck_assert_msg(strcmp(cell[9], want[0]) == 0 && strcmp(cell[10], want[1]) == 0 && strcmp(cell[12], want[2]) == 0 &&
-                          strcmp(cell[17], want[3]) == 0,
-                      "%.17g: %s %s %s %s, want %s %s %s %s", v, cell[9], cell[10], cell[12], cell[17], want[0], want[1],
+        ck_assert_msg(strcmp(cell[10], want[0]) == 0 && strcmp(cell[11], want[1]) == 0 && strcmp(cell[13], want[2]) == 0 &&
+                          strcmp(cell[18], want[3]) == 0,
+                      "%.17g: %s %s %s %s, want %s %s %s %s", v, cell[10], cell[11], cell[13], cell[18], want[0], want[1],
                       want[2], want[3]);
         free(buf);
     }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "nemoperf/util/shell.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/slurm/backend.h"
 
 static char tmp[] = "/tmp/np-shell-XXXXXX";
@@ -154,8 +155,8 @@ START_TEST(test_parsable_and_env)
     ck_assert_str_eq(f[1], "SLURM_CONF=/c/slurm.conf");
     ck_assert_str_eq(f[2], "SBATCH_ACCOUNT=a"); /* the user's sbatch setting: sbatch reads it */
     ck_assert_str_eq(f[3], "SLURMD_NODENAME=n1");
-    ck_assert_str_eq(f[4], "HF_TOKEN=t");
-    ck_assert_ptr_null(f[5]); /* an empty SBATCH_* is unset: sbatch would refuse "" */
+    ck_assert_ptr_null(f[4]); /* no HF_TOKEN (issue 23: slurmctld keeps --export=ALL's environment); an
+                               * empty SBATCH_* is unset: sbatch would refuse "" */
     free(f);
 
     char *p = np_path_search("sh", "/nonexistent:/bin:/usr/bin");
@@ -230,7 +231,7 @@ START_TEST(test_cli_submit_ok)
     ck_assert_str_eq(slurp("pwd"), want);
     const char *env = slurp("env");
     ck_assert_ptr_nonnull(strstr(env, "SLURM_CONF=/c/slurm.conf\n"));
-    ck_assert_ptr_nonnull(strstr(env, "HF_TOKEN=tok\n"));
+    ck_assert_ptr_null(strstr(env, "HF_TOKEN")); /* issue 23: never handed to sbatch (--export=ALL) */
     ck_assert_ptr_null(strstr(env, "SLURM_JOB_ID"));
     ck_assert_ptr_nonnull(strstr(env, "SBATCH_PARTITION=p\n")); /* passed through unchanged */
 }
@@ -311,6 +312,29 @@ START_TEST(test_cli_not_found)
 }
 END_TEST
 
+/* Issue 23: terminal controls become '?' (widths kept), a huge message keeps its start and end. */
+START_TEST(test_text_clean_and_shorten)
+{
+    char s[] = "a\033]0;x\007b\tc\nd\x7f\xc2\x9b" "31m caf\xc3\xa9";
+    ck_assert_uint_eq(np_text_clean(s, strlen(s)), 5);
+    ck_assert_str_eq(s, "a?]0;x?b\tc\nd???31m caf\xc3\xa9");
+    char big[5000];
+    memset(big, 'x', sizeof big - 1);
+    big[0] = 'S';
+    big[sizeof big - 2] = 'E';
+    big[sizeof big - 1] = '\0';
+    int owned = 0;
+    char *t = np_text_shorten(big, 2000, &owned);
+    ck_assert(owned && t);
+    ck_assert_uint_le(strlen(t), 2000);
+    ck_assert(t[0] == 'S' && t[strlen(t) - 1] == 'E' && strstr(t, " bytes left out ...] "));
+    free(t);
+    const char *sh = "short";
+    ck_assert_ptr_eq(np_text_shorten(sh, 2000, &owned), sh);
+    ck_assert(!owned);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shell");
@@ -329,6 +353,7 @@ int main(void)
     tcase_add_test(tb, test_cli_submit_refused);
     tcase_add_test(tb, test_cli_submit_hang);
     tcase_add_test(tb, test_cli_not_found);
+    tcase_add_test(tb, test_text_clean_and_shorten);
     suite_add_tcase(s, tb);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

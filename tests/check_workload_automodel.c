@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
 

@@ -26,10 +26,16 @@ line on stdout):
                     remote code, weight shards written by a test), then the built-in bodies above
   --public REPO     (repeatable) REPO answers without a token, as a non-gated repo on the Hub
                     (a wrong token is still refused, as the Hub does)
+  --archives DIR    also play GitHub's codeload: GET /<owner>/<name>/tar.gz/<sha> serves the bytes of
+                    DIR/<owner>/<name>/<sha>.tar.gz as they are (a test writes good, corrupted or wrong
+                    archives there), no auth, Range and the faults below as for files; 404 when absent
 Fault injection, by option or at run time through control requests:
   --fail-first N    GET /_ctl/fail?n=N     the next N requests answer 503 (Retry-After: 0)
   --cut-after B     GET /_ctl/cut?bytes=B&n=K   the next K file bodies stop after B bytes and the
                                             connection is dropped (Content-Length is the full size)
+                    GET /_ctl/html?n=K     the next K file requests answer 200 with an HTML login page
+                    GET /_ctl/short?bytes=B&n=K   the next K file bodies come without Content-Length and
+                                            stop after B bytes (the client cannot tell they are cut)
                     GET /_ctl/reset        clear faults and the request log
                     GET /_ctl/log          the request log, one JSON object a line
 Each request is also appended to --log FILE as a JSON line: method, path, status, auth
@@ -46,6 +52,7 @@ from urllib.parse import parse_qs, urlsplit
 
 REPO_RE = r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)"
 FILES_DIR = None
+ARCHIVES_DIR = None
 PUBLIC = set()
 
 
@@ -122,6 +129,9 @@ class State:
         self.fail = fail_first
         self.cut_bytes = cut_after
         self.cut_n = cut_count if cut_after >= 0 else 0
+        self.html_n = 0
+        self.short_bytes = 0
+        self.short_n = 0
         self.log = []
         self.log_path = log_path
 
@@ -219,6 +229,15 @@ class Handler(BaseHTTPRequestHandler):
                 return self._error(404, "Entry not found", log, {"X-Error-Code": "EntryNotFound"})
             return self._file(repo, name, log, body)
 
+        m = re.fullmatch(r"/" + REPO_RE + r"/tar\.gz/([0-9a-f]{40})", path)
+        if m and ARCHIVES_DIR:
+            try:
+                with open("%s/%s/%s.tar.gz" % (ARCHIVES_DIR, m.group(1), m.group(2)), "rb") as f:
+                    body = f.read()
+            except OSError:
+                return self._error(404, "Not Found", log)
+            return self._file(m.group(1), m.group(2), log, body)
+
         m = re.fullmatch(r"/_lfs/" + REPO_RE + r"/([A-Za-z0-9._-]+)", path)
         if m and file_body(m.group(1), m.group(2)) is not None:
             return self._file(m.group(1), m.group(2), log)
@@ -264,6 +283,30 @@ class Handler(BaseHTTPRequestHandler):
             extra["Content-Range"] = "bytes %d-%d/%d" % (start, len(body) - 1, len(body))
         part = body[start:]
         with st.lock:
+            html = st.html_n > 0
+            if html:
+                st.html_n -= 1
+            short = not html and st.short_n > 0 and len(part) > st.short_bytes
+            if short:
+                st.short_n -= 1
+        if html:  # a captive portal or SSO proxy: 200, a login page instead of the file
+            log["html"] = True
+            return self._send(200, b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head>"
+                              b"<body><form>Log in</form></body></html>\n", ctype="text/html; charset=utf-8",
+                              log=log)
+        if short:  # no Content-Length, connection closed early: the client cannot tell the body is cut
+            log["status"] = code
+            log["short"] = st.short_bytes
+            st.record(log)
+            self.send_response(code)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(part[:st.short_bytes])
+            self.wfile.flush()
+            self.close_connection = True
+            return None
+        with st.lock:
             cut = st.cut_n > 0 and len(part) > st.cut_bytes
             if cut:
                 st.cut_n -= 1
@@ -299,10 +342,19 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.cut_bytes = int(q.get("bytes", ["1000"])[0])
                 st.cut_n = n
+        elif what == "html":
+            with st.lock:
+                st.html_n = n
+        elif what == "short":
+            with st.lock:
+                st.short_bytes = int(q.get("bytes", ["1000"])[0])
+                st.short_n = n
         elif what == "reset":
             with st.lock:
                 st.fail = 0
                 st.cut_n = 0
+                st.html_n = 0
+                st.short_n = 0
                 st.log = []
         elif what == "log":
             with st.lock:
@@ -323,9 +375,11 @@ def main():
     ap.add_argument("--log", default=None)
     ap.add_argument("--files", default=None)
     ap.add_argument("--public", action="append", default=[])
+    ap.add_argument("--archives", default=None)
     a = ap.parse_args()
-    global FILES_DIR
+    global FILES_DIR, ARCHIVES_DIR
     FILES_DIR = a.files
+    ARCHIVES_DIR = a.archives
     PUBLIC.update(a.public)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True

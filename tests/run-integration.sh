@@ -1,22 +1,33 @@
 #!/bin/sh
 # run-integration.sh - run tests/e2e/*.sh (golden and cluster tests); fail if any fails.
-# Brings the local Slurm cluster up first (tests/slurm/cluster up) and takes it down
-# at the end, also on failure or interrupt; NP_CLUSTER_KEEP=1 leaves it up.
+# Brings the suite's local Slurm cluster up first (tests/slurm/cluster up, in its own folder and
+# ports) and takes it down at the end, also on failure or interrupt; NP_CLUSTER_KEEP=1 leaves it
+# up, and so is a cluster that was up before.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 cluster=tests/slurm/cluster
 
-if [ "${NP_CLUSTER_KEEP:-0}" != 1 ]; then
+# The suite's own cluster: its folder and ports default apart from those of `make demo` and of a user's
+# `tests/slurm/cluster up` (/tmp/nemoperf-cluster, ports 6820/16817/17001), so make check never stops or writes
+# into a cluster somebody else started; a cluster already up where the suite's would be is used and left up.
+export NP_CLUSTER_DIR="${NP_CLUSTER_DIR:-/tmp/nemoperf-check-cluster}"
+export NP_CLUSTER_REST_PORT="${NP_CLUSTER_REST_PORT:-6830}" NP_CLUSTER_CTLD_PORT="${NP_CLUSTER_CTLD_PORT:-16847}"
+export NP_CLUSTER_NODE_PORT="${NP_CLUSTER_NODE_PORT:-17031}"
+mine=1
+"$cluster" status >/dev/null 2>&1 && mine=0
+if [ "${NP_CLUSTER_KEEP:-0}" != 1 ] && [ "$mine" = 1 ]; then
     trap '"$cluster" down' EXIT
     trap 'exit 130' INT
     trap 'exit 143' TERM
 fi
+[ "$mine" = 1 ] || echo "run-integration: the cluster in $NP_CLUSTER_DIR was up already: used, and left up" >&2
 # a failed start is reported here; the cluster tests then fail on their own
 "$cluster" up || echo "run-integration: cluster up failed (cluster tests will fail)" >&2
 eval "$("$cluster" env 2>/dev/null)"
 
 fail=0; n=0
-for t in tests/e2e/*.sh; do
+[ "$#" -gt 0 ] || set -- tests/e2e/*.sh # or the scripts named
+for t in "$@"; do
     [ -f "$t" ] || continue
     n=$((n + 1))
     echo "== $t"

@@ -17,5 +17,17 @@ tmpc=$(mktemp -d "${TMPDIR:-/tmp}/np-pyc.XXXXXX")
 if PYTHONPYCACHEPREFIX="$tmpc" python3 -m py_compile share/nemoperf/driver/nemoperf_nemo.py &&
     python3 -B tests/driver/test_driver.py && python3 -B tests/driver/mutate.py; then :; else fail=$((fail + 1)); fi
 rm -rf "$tmpc"
+# the tree's shape (docs/architecture.md): layers one way, no include cycles; the check fails on planted ones
+n=$((n + 1))
+echo "== layers (build-aux/layers.py, tests/layers-test.sh)"
+sh tests/layers-test.sh || fail=$((fail + 1))
+# Megatron-Bridge reference data: every published row of every container version (tests/mbridge/)
+n=$((n + 1))
+echo "== tests/mbridge/test_reference.py"
+python3 -B tests/mbridge/test_reference.py || fail=$((fail + 1))
+# ... and the rank commands of the 26.08/26.06 rows against the releases' argparse lists (tests/data/contract/)
+n=$((n + 1))
+echo "== tests/mbridge/test_contract.py"
+python3 -B tests/mbridge/test_contract.py || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]

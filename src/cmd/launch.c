@@ -16,15 +16,18 @@
 #include <unistd.h>
 
 #include "nemoperf/launch/config.h"
+#include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/launch/submit.h"
 #include "nemoperf/util/shell.h"
+#include "nemoperf/store/store.h"
 
 enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_RECONCILE,
                    LAUNCH_HELP, LAUNCH_VERSION };
@@ -38,7 +41,7 @@ struct launch_option {
     const char *help;
 };
 
-enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT };
+enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT, LAUNCH_OPT_STORE };
 
 static const struct launch_option launch_options[] = {
     {"dry-run", 'n', NULL, "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
@@ -49,6 +52,7 @@ static const struct launch_option launch_options[] = {
     {"gpu", LAUNCH_OPT_GPU, "G", "with --list: only GPU type G (h100, b200, gb200)"},
     {"format", LAUNCH_OPT_FORMAT, "F", "with --list: table (default) or json"},
     {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
+    {"store", LAUNCH_OPT_STORE, NULL, "with --wait: record the runs waited for in the results store (NEMOPERF_DB)"},
     {"reconcile", 'r', NULL, "FOLDER...: settle submitting/unknown records by asking Slurm for the tagged job"},
     {"resubmit", 'R', NULL, "submit even the jobs an earlier launch has queued or running"},
     {"skip-existing", 'S', NULL, "submit only the jobs an earlier launch has not queued or running"},
@@ -83,6 +87,7 @@ static void launch_usage(FILE *f)
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP/PROFILE_STOP_STEP [NVIDIA's: 20/25 (25.02), 5/6 (25.04)]\n"
             "  ENABLE_NCCLTRACE\n"
+            "  DISABLE_PERFRUN: a profile/trace request without the performance run beside it [false]\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
             "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION, SBATCH_GPUS_PER_NODE; other SBATCH_* reach sbatch\n"
@@ -230,7 +235,7 @@ static int launch_env_typos(void)
 
 /* --wait: follow the submitted jobs to their end, then print the parse table of their folders.
  * Returns the exit code: 0 only if every job COMPLETED and every run is ok. */
-static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set)
+static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set, int store)
 {
     enum np_status st = np_launch_follow(sub, stdout);
     if (st == NP_E_INVALID || st == NP_E_NOMEM)
@@ -238,12 +243,14 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     int rc = st != NP_OK;
     struct np_parse_opts po;
     np_parse_opts_init(&po);
+    po.keep_samples = store;
     struct np_parse_result res;
     st = np_parse_paths(sub->dirs, sub->n, &po, set, NULL, &res);
     if (st != NP_OK) {
         np_errorf("parsing the runs failed: %s", np_strerror(st));
         return 1;
     }
+    np_runs_scaling_efficiency(&res); /* the table nemoperf-parse prints of the same folders */
     for (size_t i = 0; i < res.nerrors; i++)
         np_errorf("%s", res.errors[i]);
     if (res.nerrors || res.nruns < sub->n)
@@ -254,6 +261,18 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     putchar('\n');
     if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
         rc = 1;
+    if (store) { /* --store: what was waited for goes into the results store (NEMOPERF_DB, docs/history.md) */
+        struct np_error err;
+        size_t counts[3] = {0, 0, 0};
+        if (np_store_runs(NULL, res.runs, res.nruns, NULL, counts, &err) != NP_OK) {
+            np_error_print(&err);
+            np_errorf("--store: nothing stored (the store is as it was before)");
+            rc = 1;
+        } else {
+            np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", res.nruns, res.nruns == 1 ? "" : "s",
+                     counts[NP_STORE_ADDED], counts[NP_STORE_UPDATED], counts[NP_STORE_SAME]);
+        }
+    }
     np_parse_result_free(&res);
     if (np_stdout_check())
         rc = 1;
@@ -263,7 +282,7 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
 }
 
 /* Submit the plan (src/launch/submit.c), with --wait follow it.  Returns the exit code. */
-static int launch_submit(struct np_launch_plan *plan, int wait, enum np_launch_rerun rerun,
+static int launch_submit(struct np_launch_plan *plan, int wait, int store, enum np_launch_rerun rerun,
                          const struct np_recipe_set *set)
 {
     char *self = launch_tool_hint("nemoperf-launch", "launch"), *parser = launch_tool_hint("nemoperf-parse", NULL);
@@ -279,7 +298,7 @@ static int launch_submit(struct np_launch_plan *plan, int wait, enum np_launch_r
     if (wait && !sub.signal && sub.n > 0) {
         if (failed)
             np_warnf("some submissions failed; waiting for the %zu submitted job%s", sub.n, sub.n == 1 ? "" : "s");
-        int rc = launch_wait(&sub, set);
+        int rc = launch_wait(&sub, set, store);
         failed = rc > failed ? rc : failed;
     }
     if (np_stdout_check())
@@ -298,8 +317,54 @@ static int launch_reconcile(char *const *paths, size_t n)
     return np_exit_code(st);
 }
 
+/* --list: the NeMo recipes' rows, then the Megatron-Bridge performance rows (each with its container); the
+ * JSON array holds both. */
+static int launch_list(const struct np_recipe_set *set, const char *recipe, const char *gpu, int json)
+{
+    struct np_error err;
+    json_t *mb = np_mb_launch_rows(&err);
+    if (!mb)
+        return launch_fail(NP_E_PARSE, &err);
+    int nemo = !recipe || np_recipe_find(set, recipe) != NULL, mbr = !recipe || np_mb_launch_has_recipe(mb, recipe);
+    if (!nemo && !mbr) {
+        char known[300] = "";
+        for (size_t i = 0; i < set->n; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
+                     set->recipes[i].name);
+        np_errorf("--recipe: '%s' is not a recipe (%s, or a Megatron-Bridge recipe such as deepseek_v3)", recipe,
+                  known);
+        json_decref(mb);
+        return 2;
+    }
+    struct np_list_filter lf = {recipe, gpu};
+    char *t = nemo ? np_launch_list(set, &lf, json) : strdup(json ? "[]" : "");
+    char *m = NULL;
+    int ok = t != NULL;
+    if (ok && json) {
+        json_t *arr = json_loads(t, 0, NULL);
+        ok = arr && (!mbr || np_mb_launch_list_json(mb, &lf, arr) == 0);
+        free(t);
+        t = ok ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        ok = t != NULL;
+        json_decref(arr);
+        if (ok)
+            fputs(t, stdout), fputc('\n', stdout);
+    } else if (ok) {
+        fputs(t, stdout);
+        if (mbr && (ok = (m = np_mb_launch_list_text(mb, &lf)) != NULL))
+            fputs(m, stdout);
+    }
+    if (!ok)
+        np_errorf("out of memory");
+    free(t);
+    free(m);
+    json_decref(mb);
+    return ok ? np_stdout_check() : 1;
+}
+
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct option longopts[LAUNCH_NOPTS + 1];
     for (size_t i = 0; i < LAUNCH_NOPTS; i++)
@@ -309,7 +374,7 @@ int main(int argc, char **argv)
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
     enum np_launch_rerun rerun = NP_LAUNCH_RERUN_REFUSE;
-    int c, nmodes = 0, wait = 0, nrerun = 0;
+    int c, nmodes = 0, wait = 0, nrerun = 0, store = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -325,11 +390,12 @@ int main(int argc, char **argv)
         case LAUNCH_OPT_RECIPE: list_recipe = optarg; break;
         case LAUNCH_OPT_GPU: list_gpu = optarg; break;
         case LAUNCH_OPT_FORMAT: list_format = optarg; break;
+        case LAUNCH_OPT_STORE: store = 1; break;
         case ':':
             np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
             return 2;
         default:
-            np_errorf("unknown option '%s'; see --help", argv[optind - 1]);
+            np_opt_unknown(argv[optind - 1], longopts);
             return 2;
         }
     }
@@ -359,6 +425,10 @@ int main(int argc, char **argv)
     }
     if (wait && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
         np_errorf("--wait goes with a submission, not with --dry-run, --print-config, --list or --reconcile");
+        return 2;
+    }
+    if (store && !wait && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--store goes with --wait (it stores the runs waited for)");
         return 2;
     }
     if ((list_recipe || list_gpu || list_format) && mode != LAUNCH_LIST && mode != LAUNCH_HELP &&
@@ -394,23 +464,7 @@ int main(int argc, char **argv)
         return launch_fail(st, &err);
     int rc = 0;
     if (mode == LAUNCH_LIST) {
-        if (list_recipe && !np_recipe_find(&set, list_recipe)) {
-            char known[300] = "";
-            for (size_t i = 0; i < set.n; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
-                         set.recipes[i].name);
-            np_errorf("--recipe: '%s' is not a recipe (%s)", list_recipe, known);
-            np_recipe_set_free(&set);
-            return 2;
-        }
-        struct np_list_filter lf = {list_recipe, list_gpu};
-        char *t = np_launch_list(&set, &lf, list_format && strcmp(list_format, "json") == 0);
-        if (t)
-            fputs(t, stdout);
-        else
-            np_errorf("out of memory");
-        rc = t ? np_stdout_check() : 1;
-        free(t);
+        rc = launch_list(&set, list_recipe, list_gpu, list_format && strcmp(list_format, "json") == 0);
         np_recipe_set_free(&set);
         return rc;
     }
@@ -429,10 +483,13 @@ int main(int argc, char **argv)
         rc = launch_fail(st, &err);
     else if (mode == LAUNCH_PRINT_CONFIG)
         rc = launch_print_config(&plan);
-    else if (mode == LAUNCH_DRY_RUN)
+    else if (mode == LAUNCH_DRY_RUN) {
         rc = launch_dry_run(&plan);
+        if (rc == 0)
+            np_launch_preview_check(&plan, NULL);
+    }
     else
-        rc = launch_submit(&plan, wait, rerun, &set);
+        rc = launch_submit(&plan, wait, store, rerun, &set);
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);

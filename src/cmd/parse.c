@@ -16,23 +16,31 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nemoperf/parse/diagnose.h"
 #include "nemoperf/report/aggregate.h"
+#include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/report/mbridge_run.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
-#include "nemoperf/parse/runstate.h"
+#include "nemoperf/parse/runs_slurm.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/slurm/rest.h"
+#include "nemoperf/report/history.h"
+#include "nemoperf/store/store.h"
 #include "nemoperf/util/version.h"
 
 enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
-    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK
+    OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK, OPT_NCCL, OPT_STRICT, OPT_STORE, OPT_DB,
+    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER, OPT_CONTAINER
 };
 
 static const struct option parse_options[] = {
@@ -58,11 +66,20 @@ static const struct option parse_options[] = {
     {"slurm", no_argument, NULL, OPT_SLURM},
     {"system", required_argument, NULL, OPT_SYSTEM},
     {"task", required_argument, NULL, OPT_TASK},
+    {"container", required_argument, NULL, OPT_CONTAINER}, /* Megatron-Bridge: the NeMo container version */
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"nccl", no_argument, NULL, OPT_NCCL},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"version", no_argument, NULL, 'V'},
+    {"store", no_argument, NULL, OPT_STORE},
+    {"db", required_argument, NULL, OPT_DB},
+    {"history", no_argument, NULL, OPT_HISTORY},
+    {"compare", no_argument, NULL, OPT_COMPARE},
+    {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
+    {"cluster", required_argument, NULL, OPT_CLUSTER},
     {NULL, 0, NULL, 0},
 };
 
@@ -87,7 +104,25 @@ static void parse_usage(FILE *out)
             "      --group          aggregate repeats of a configuration (n, mean, stdev, min, max)\n"
             "      --slurm          ask the scheduler about runs without a final log (SLURM_SUBMIT=cli|rest,\n"
             "                       SLURMRESTD_URL, SLURM_JWT as for nemoperf-launch)\n"
-            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf)\n"
+            "      --plot FILE      also draw throughput/GPU and MFU against GPU count (.svg, .png, .pdf);\n"
+            "                       with --nccl, the NCCL message size histogram of the runs\n"
+            "      --nccl           diagnostics from the whole log: NCCL/RCCL breakdown (calls, bytes, sizes per\n"
+            "                       communicator size and collective), network facts (version, IB/Socket, plugin,\n"
+            "                       GPU Direct RDMA, nodes), step anomalies, drift from the published row,\n"
+            "                       checkpoint durations, .nsys-rep files; warnings go into each run's note\n"
+            "      --strict         exit 1 when a run's NCCL network is suspect (a multi-node run on sockets,\n"
+            "                       GPU Direct RDMA off, a net plugin that failed to load); implies --nccl\n"
+            "Results store (SQLite file, or postgresql://...; see docs/history.md):\n"
+            "      --store          also record every run reported (idempotent) in the store\n"
+            "      --db WHERE       the store (default NEMOPERF_DB, else ~/.local/share/nemoperf/results.db)\n"
+            "      --cluster NAME   the cluster stored runs are from (default NEMOPERF_CLUSTER, the manifest's,\n"
+            "                       this host's name)\n"
+            "      --history [SEL]  list stored runs, oldest first, change points marked (--plot FILE: over time);\n"
+            "                       SEL: key=value[,...] with recipe size dtype gpus gpu container cluster kind\n"
+            "                       config status since until job\n"
+            "      --compare BASE CAND  each a folder of runs or db:SEL; per configuration a verdict FASTER,\n"
+            "                       SLOWER, SAME or INCONCLUSIVE (exit 1 when anything is SLOWER)\n"
+            "      --min-effect PCT the smallest change that counts (default 2)\n"
             "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after 1 s)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
@@ -96,6 +131,8 @@ static void parse_usage(FILE *out)
             "folder:\n"
             "      --recipe NAME --size S --dtype bf16|fp8 --gpus N --gpu TYPE --system NAME --seq-len N --gbs N\n"
             "      --task pretrain|sft|lora (fine-tuning: --seq-len is the packed sequence length)\n"
+            "      Megatron-Bridge runs: --recipe deepseek_v3 --dtype fp8_mx|MXFP8|nvfp4|... --gpu gb300 --gpus 256\n"
+            "      --container 26.08 (default: the newest version with the row); window: iterations 35-44\n"
             "      --model CONFIG   same as --size, for --recipe automodel (e.g. qwen3_moe_30b_te_deepep)\n"
             "      (an option that contradicts the manifest or the folder name makes the run invalid)\n"
             "\n"
@@ -178,7 +215,37 @@ static int parse_backend(struct np_backend *be)
  * and table rows are formatted as the walk hands them over (beside the threads still reading logs)
  * with a slot for the efficiency: the end is then a copy (a table's, its widths and padding).  Records: 'T' a rendered row, 'R' a run.
  * Markdown shows no efficiency: its runs go to the report as they come (spill NULL). */
+/* --store: every run reported goes into the store, in one transaction. */
+struct parse_store {
+    struct np_store *s;
+    struct np_store_ctx ctx;
+    size_t added, updated, same;
+    struct np_error err;
+    int failed;
+};
+
+static enum np_status parse_store_run(struct parse_store *ps, const struct np_run *r)
+{
+    struct np_store_rec rec;
+    enum np_store_outcome oc = NP_STORE_SAME;
+    enum np_status st = np_store_rec_from_run(r, &ps->ctx, &rec);
+    if (st != NP_OK)
+        np_error_set(&ps->err, st, "--store", 0, 0, "out of memory");
+    else
+        st = np_store_put(ps->s, &rec, &oc, &ps->err);
+    np_store_rec_clear(&rec);
+    if (st != NP_OK) {
+        ps->failed = 1;
+        return st;
+    }
+    ps->added += oc == NP_STORE_ADDED;
+    ps->updated += oc == NP_STORE_UPDATED;
+    ps->same += oc == NP_STORE_SAME;
+    return NP_OK;
+}
+
 struct parse_out {
+    struct parse_store *store; /* NULL: no --store */
     struct np_report *rep;
     int quiet;
     FILE *spill;
@@ -204,6 +271,11 @@ static enum np_status parse_sink_run(void *ctx, const struct np_run *r)
 {
     struct parse_out *po = ctx;
     po->nruns++;
+    if (po->store) {
+        enum np_status sst = parse_store_run(po->store, r);
+        if (sst != NP_OK)
+            return sst;
+    }
     if (!po->spill) {
         po->bad |= parse_run_bad(r);
         return np_report_run(po->rep, r);
@@ -277,16 +349,39 @@ static enum np_status parse_sink_error(void *ctx, const char *msg)
     return np_report_error(po->rep, msg);
 }
 
-static int parse_stream(char *const *paths, size_t npaths, const struct np_parse_opts *o,
+/* Nothing to report: say where it was looked for. */
+static void parse_none_found(const char *include, char *const *paths, size_t npaths)
+{
+    if (npaths == 1)
+        np_errorf("no log files matching '%s' found in %s", include, paths[0]);
+    else
+        np_errorf("no log files matching '%s' found in %s, ... (%zu paths)", include, npaths ? paths[0] : ".",
+                  npaths);
+}
+
+/* Flush and close the cleaning stream over stdout (not stdout itself); 1 when that fails. */
+static int parse_close_out(FILE *out, int rc)
+{
+    if (out == stdout)
+        return rc;
+    errno = 0;
+    if (fclose(out) != 0 && rc == 0) {
+        np_errorf("cannot write the report to standard output: %s", strerror(errno ? errno : EIO));
+        return 1;
+    }
+    return rc;
+}
+
+static int parse_stream(FILE *out, char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
-                        int quiet)
+                        int quiet, struct parse_store *ps)
 {
     int md = fmt == NP_FMT_MARKDOWN;
-    struct parse_out po = {NULL, quiet, NULL, {0}, 0, 0, 0};
+    struct parse_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0};
     int e = 0;
     if (!md && !(po.spill = np_report_tmpfile()))
         e = errno ? errno : EIO;
-    if (!e && (po.rep = np_report_new(stdout, fmt, o)))
+    if (!e && (po.rep = np_report_new(out, fmt, o)))
         e = np_report_tmp_errno(po.rep); /* markdown's list of the runs in no table */
     if (e || !po.rep) { /* said before anything is read */
         if (e)
@@ -324,7 +419,9 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
         e = errno;
     }
     if (st != NP_OK) {
-        if (np_report_tmp_errno(po.rep)) /* markdown's list, a table's footer */
+        if (ps && ps->failed) /* said by the caller */
+            ;
+        else if (np_report_tmp_errno(po.rep)) /* markdown's list, a table's footer */
             np_errorf("cannot use a temporary file of the report in %s: %s", np_report_tmpdir(),
                       strerror(np_report_tmp_errno(po.rep)));
         else if (out_bad && e) /* a full disk, a closed pipe: said as such */
@@ -340,7 +437,7 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     } else {
         if (po.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (po.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o->include);
+                parse_none_found(o->include, paths, npaths);
             rc = 1;
         }
         if (po.nerrors)
@@ -367,17 +464,244 @@ static int parse_stream(char *const *paths, size_t npaths, const struct np_parse
     return rc;
 }
 
+/* Megatron-Bridge runs: when --container, a Megatron-Bridge-only dtype or one of its recipe names
+ * (deepseek_v3, llama31_405b, ...) says so.  Returns the exit status, or -1 for the NeMo path. */
+static int parse_mbridge(const struct np_parse_opts *o, struct np_mb_opts *mb, int mb_only, char *const *paths,
+                         size_t npaths, int fmt)
+{
+    struct np_mb_ref ref = {0};
+    struct np_error err;
+    if (np_mb_ref_load_default(&ref, &err) != NP_OK) {
+        if (!mb_only)
+            return -1; /* no Megatron-Bridge data installed: the NeMo path as before */
+        np_error_print(&err);
+        return 1;
+    }
+    if (!mb_only && !(o->given.recipe[0] && np_mb_ref_has_recipe(&ref, o->given.recipe))) {
+        np_mb_ref_free(&ref);
+        return -1;
+    }
+    int known = !mb->container[0];
+    for (size_t i = 0; !known && i < ref.n; i++)
+        known = strcmp(ref.rows[i].container, mb->container) == 0;
+    if (!known) {
+        np_errorf("--container: %s has no published Megatron-Bridge table (25.09 to %s)", mb->container,
+                  ref.n ? ref.rows[0].container : "?");
+        np_mb_ref_free(&ref);
+        return 2;
+    }
+    snprintf(mb->recipe, sizeof mb->recipe, "%s", o->given.recipe);
+    snprintf(mb->gpu, sizeof mb->gpu, "%s", o->given.gpu_type);
+    snprintf(mb->task, sizeof mb->task, "%s", o->given.task);
+    if (mb->dtype == NP_MB_DTYPE_NONE && o->given.dtype != NP_DTYPE_NONE)
+        mb->dtype = o->given.dtype == NP_DTYPE_BF16 ? NP_MB_BF16 : NP_MB_FP8_CS;
+    mb->gpus = o->given.gpus;
+    mb->gbs = o->given.gbs;
+    mb->seq_len = o->given.seq_len;
+    mb->reference = o->reference;
+    if (o->window_strict)
+        mb->window = (long)o->window;
+    if (o->steps_first >= 0 && o->steps_last >= 0) {
+        mb->first = o->steps_first;
+        mb->last = o->steps_last;
+    }
+    int rc = np_mb_parse_paths(paths, npaths, mb, &ref, (enum np_format)fmt, stdout);
+    np_mb_ref_free(&ref);
+    if (np_stdout_check())
+        rc = 1;
+    return rc;
+}
+
+/* Open the store --db names (default: NEMOPERF_DB, then the user's data folder).  0, else the exit code
+ * (said). */
+static int parse_open_store(const char *db, struct np_store **s)
+{
+    char def[1024];
+    struct np_error err;
+    if (!db) {
+        if (np_store_default_location(def, sizeof def, &err) != NP_OK) {
+            np_error_print(&err);
+            return 2;
+        }
+        db = def;
+    }
+    enum np_status st = np_store_open(db, s, &err);
+    if (st != NP_OK) {
+        np_error_print(&err);
+        return np_exit_code(st);
+    }
+    return 0;
+}
+
+/* The end of --store: commit when everything was stored, else leave the store as it was. */
+static int parse_store_end(struct parse_store *ps, int rc, int quiet)
+{
+    if (!ps->s)
+        return rc;
+    if (ps->failed) {
+        np_error_print(&ps->err);
+        np_errorf("--store: nothing stored (the store is as it was before)");
+        np_store_rollback(ps->s);
+        rc = 1;
+    } else if (np_store_commit(ps->s, &ps->err) != NP_OK) {
+        np_error_print(&ps->err);
+        np_errorf("--store: nothing stored (the store is as it was before)");
+        rc = 1;
+    } else if (!quiet) {
+        np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", ps->added + ps->updated + ps->same,
+                 ps->added + ps->updated + ps->same == 1 ? "" : "s", ps->added, ps->updated, ps->same);
+    }
+    np_store_close(ps->s);
+    ps->s = NULL;
+    return rc;
+}
+
+/* --history [SEL...]: the selectors joined, the identity options as filters too. */
+static int parse_history(char *const *sel, size_t nsel, const struct np_parse_opts *o, const char *db,
+                         enum np_format fmt, double min_effect, const char *plot)
+{
+    char joined[2048] = "", buf[2048];
+    size_t len = 0;
+    for (size_t i = 0; i < nsel; i++) {
+        const char *x = strncmp(sel[i], "db:", 3) == 0 ? sel[i] + 3 : sel[i];
+        int n = snprintf(joined + len, sizeof joined - len, "%s%s", len ? "," : "", x);
+        if (n < 0 || (size_t)n >= sizeof joined - len) {
+            np_errorf("--history: the selectors are too long");
+            return 2;
+        }
+        len += (size_t)n;
+    }
+    struct np_store_filter f;
+    struct np_error err;
+    if (np_store_filter_parse(joined, buf, sizeof buf, &f, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
+    char gpu[16];
+    if (o->given.recipe[0])
+        f.recipe = o->given.recipe;
+    if (o->given.model_size[0])
+        f.size = o->given.model_size;
+    if (o->given.dtype != NP_DTYPE_NONE)
+        f.dtype = np_dtype_name(o->given.dtype, 0);
+    if (o->given.gpus)
+        f.gpus = o->given.gpus;
+    if (o->given.gpu_type[0]) {
+        snprintf(gpu, sizeof gpu, "%s", o->given.gpu_type);
+        f.gpu = gpu;
+    }
+    struct np_store *s = NULL;
+    int rc = parse_open_store(db, &s);
+    if (rc)
+        return rc;
+    long long n = 0;
+    if (np_history_write(s, &f, fmt, min_effect, plot, stdout, &n, &err) != NP_OK) {
+        np_error_print(&err);
+        rc = 1;
+    }
+    np_store_close(s);
+    return rc;
+}
+
+/* One side of --compare: a folder of runs (parsed now) or db:SEL (the store). */
+static int parse_compare_side(struct np_compare_set *set, enum np_cmp_sidename side, char *arg,
+                              const struct np_parse_opts *o0, const struct np_recipe_set *recipes,
+                              const struct np_ref_table *ref, const char *db, struct np_store **s, int quiet)
+{
+    struct np_error err;
+    if (strncmp(arg, "db:", 3) == 0) {
+        char buf[2048];
+        struct np_store_filter f;
+        if (np_store_filter_parse(arg, buf, sizeof buf, &f, &err) != NP_OK) {
+            np_error_print(&err);
+            return 2;
+        }
+        int rc = *s ? 0 : parse_open_store(db, s);
+        if (rc)
+            return rc;
+        if (np_compare_set_from_store(set, side, *s, &f, &err) != NP_OK) {
+            np_error_print(&err);
+            return 1;
+        }
+        return 0;
+    }
+    struct np_parse_opts o = *o0;
+    o.keep_samples = 1;
+    struct np_parse_result res;
+    char *paths[] = {arg, NULL};
+    if (np_parse_paths(paths, 1, &o, recipes, ref, &res) != NP_OK) {
+        np_errorf("--compare: %s: %s", arg, np_strerror(NP_E_NOMEM));
+        return 1;
+    }
+    int rc = 0;
+    if (!quiet)
+        for (size_t i = 0; i < res.nerrors; i++)
+            np_errorf("%s", res.errors[i]);
+    if (res.nruns == 0) {
+        np_errorf("--compare: no runs found under %s", arg);
+        rc = 1;
+    }
+    for (size_t i = 0; i < res.nruns && !rc; i++) {
+        struct np_store_rec rec;
+        if (np_store_rec_from_run(&res.runs[i], NULL, &rec) != NP_OK || np_compare_set_add(set, side, &rec) < 0) {
+            np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
+            rc = 1;
+        }
+        np_store_rec_clear(&rec);
+    }
+    np_parse_result_free(&res);
+    return rc;
+}
+
+static int parse_compare(char *const *sides, const struct np_parse_opts *o, const struct np_recipe_set *recipes,
+                         const struct np_ref_table *ref, const char *db, enum np_format fmt, double min_effect,
+                         int quiet)
+{
+    struct np_compare_set *set = np_compare_set_new();
+    struct np_store *s = NULL;
+    if (!set) {
+        np_errorf("%s", np_strerror(NP_E_NOMEM));
+        return 1;
+    }
+    int rc = parse_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
+    if (!rc)
+        rc = parse_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet);
+    if (!rc) {
+        size_t nslower = 0, ncompared = 0;
+        errno = 0;
+        enum np_status w = np_compare_write(set, fmt, min_effect, stdout, &nslower, &ncompared);
+        if (w != NP_OK) {
+            np_errorf("cannot write the comparison: %s", errno ? strerror(errno) : np_strerror(w));
+            rc = 1;
+        } else if (!ncompared) {
+            np_errorf("--compare: no configuration has runs on both sides (runs of status ok or synthetic count)");
+            rc = 1;
+        } else if (nslower) {
+            rc = 1;
+        }
+    }
+    np_store_close(s);
+    np_compare_set_free(set);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_parse_opts o;
     np_parse_opts_init(&o);
-    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0;
-    const char *plot = NULL;
+    int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0, nccl = 0, strict = 0, store = 0, history = 0,
+        compare = 0, mb_only = 0;
+    struct np_mb_opts mb; /* Megatron-Bridge runs (docs/megatron-bridge.md) */
+    np_mb_opts_init(&mb);
+    const char *plot = NULL, *db = NULL, *cluster = NULL;
+    double min_effect = NP_MIN_EFFECT_DEFAULT;
     long l;
     double d;
     int c;
-    while ((c = getopt_long(argc, argv, "f:j:qhV", parse_options, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":f:j:qhV", parse_options, NULL)) != -1) {
         switch (c) {
         case 'f':
             if ((fmt = np_format_parse(optarg)) < 0) {
@@ -436,10 +760,24 @@ int main(int argc, char **argv)
                 return 2;
             break;
         case OPT_DTYPE:
-            if ((o.given.dtype = np_dtype_parse(optarg)) == NP_DTYPE_NONE) {
-                np_errorf("--dtype: '%s' is not bf16 or fp8", optarg);
+            /* Megatron-Bridge's -c names and the published labels (fp8_mx, MXFP8, NVFP4, ...) as well */
+            mb.dtype = np_mb_dtype_parse(optarg);
+            o.given.dtype = np_dtype_parse(optarg);
+            if (o.given.dtype == NP_DTYPE_NONE && mb.dtype == NP_MB_DTYPE_NONE) {
+                np_errorf("--dtype: '%s' is not bf16, fp8, fp8_cs, fp8_mx, fp8_sc or nvfp4 (or BF16, FP8, FP8-CS, "
+                          "MXFP8, FP8-MX, NVFP4)", optarg);
                 return 2;
             }
+            mb_only |= o.given.dtype == NP_DTYPE_NONE;
+            break;
+        case OPT_CONTAINER:
+            if (!parse_copy("--container", optarg, mb.container, sizeof mb.container))
+                return 2;
+            if (strspn(optarg, "0123456789.") != strlen(optarg) || !np_mb_container_newer(optarg, "0.0")) {
+                np_errorf("--container: '%s' is not a container version such as 26.08 or 26.06.01", optarg);
+                return 2;
+            }
+            mb_only = 1;
             break;
         case OPT_GPUS:
             if (!parse_int_arg("--gpus", optarg, 10000000, &l))
@@ -475,6 +813,7 @@ int main(int argc, char **argv)
             if (!parse_double_arg("--tolerance", optarg, 0, 100, &d))
                 return 2;
             o.tolerance_pct = d;
+            mb.tolerance = d; /* Megatron-Bridge runs: 0.5 unless given */
             break;
         case OPT_VERDICT:
             if (strcmp(optarg, "last") == 0)
@@ -502,8 +841,10 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_NO_PROGRESS: no_progress = 1; break;
+        case OPT_NCCL: nccl = 1; break;
+        case OPT_STRICT: nccl = strict = 1; break;
         case 'q': quiet = 1; break;
-        case 'h': parse_usage(stdout); return 0;
+        case 'h': parse_usage(stdout); return np_stdout_check();
         case OPT_PLOT:
             if (np_plot_kind_of(optarg) == NP_PLOT_NONE) {
                 np_errorf("--plot: '%s': the file name must end in .svg, .png or .pdf", optarg);
@@ -511,14 +852,52 @@ int main(int argc, char **argv)
             }
             plot = optarg;
             break;
-        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return 0;
-        default: parse_usage(stderr); return 2;
+        case 'V': printf("nemoperf-parse %s\n", NP_VERSION); return np_stdout_check();
+        case OPT_STORE: store = 1; break;
+        case OPT_HISTORY: history = 1; break;
+        case OPT_COMPARE: compare = 1; break;
+        case OPT_DB:
+            if (!*optarg) {
+                np_errorf("--db: the location is empty");
+                return 2;
+            }
+            db = optarg;
+            break;
+        case OPT_CLUSTER:
+            if (!*optarg || strlen(optarg) >= 64) {
+                np_errorf("--cluster: '%s' is empty or longer than 63 characters", optarg);
+                return 2;
+            }
+            cluster = optarg;
+            break;
+        case OPT_MIN_EFFECT:
+            if (!parse_double_arg("--min-effect", optarg, 0, 100, &d))
+                return 2;
+            min_effect = d;
+            break;
+        case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
+        default: np_opt_unknown(argv[optind - 1], parse_options); return 2;
         }
     }
     if (o.group && fmt == NP_FMT_MARKDOWN) {
         np_errorf("--group: not with --format markdown (the published tables show one run per column)");
         return 2;
     }
+    if (store + history + compare > 1) {
+        np_errorf("--store, --history and --compare: one at a time");
+        return 2;
+    }
+    if (compare && argc - optind != 2) {
+        np_errorf("--compare: expected BASELINE CANDIDATE (each a folder of runs or db:SELECTOR), got %d argument%s",
+                  argc - optind, argc - optind == 1 ? "" : "s");
+        return 2;
+    }
+    if ((compare && (plot || o.group || slurm || nccl)) || (history && (o.group || slurm || nccl))) {
+        np_errorf("--%s: not with --plot, --group, --slurm or --nccl", compare ? "compare" : "history");
+        return 2;
+    }
+    if (history)
+        return parse_history(argv + optind, (size_t)(argc - optind), &o, db, (enum np_format)fmt, min_effect, plot);
     o.progress = !no_progress && isatty(STDERR_FILENO);
     const char *after = getenv("NEMOPERF_PROGRESS_AFTER"); /* seconds; tests set 0 */
     if (after && *after) {
@@ -530,6 +909,22 @@ int main(int argc, char **argv)
         }
         o.progress_after = v;
     }
+
+    if (plot) { /* a folder the picture cannot be written into: said before any report is printed */
+        const char *slash = strrchr(plot, '/');
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - plot) + (slash == plot) : 1, slash ? plot : ".");
+        if (access(dir, W_OK | X_OK) != 0) {
+            np_errorf("--plot %s: cannot write into %s: %s", plot, dir, strerror(errno));
+            return 2;
+        }
+    }
+    char *dot[] = {(char *)".", NULL};
+    char *const *paths = optind < argc ? argv + optind : dot;
+    size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
+    int mbrc = parse_mbridge(&o, &mb, mb_only, paths, npaths, fmt);
+    if (mbrc >= 0)
+        return mbrc;
 
     struct np_backend be = {0};
     if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
@@ -551,22 +946,56 @@ int main(int argc, char **argv)
         np_backend_free(&be);
         return 1;
     }
-    char *dot[] = {(char *)".", NULL};
-    char *const *paths = optind < argc ? argv + optind : dot;
-    size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
-
-    /* a pipe or file gets large writes; a terminal sees output as it comes */
-    static char obuf[1 << 18];
-    if (!isatty(STDOUT_FILENO))
-        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    if (!slurm && !o.group && !plot) {
-        int rc = parse_stream(paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet);
+    if (compare) {
+        int rc = parse_compare(argv + optind, &o, &recipes, &ref, db, (enum np_format)fmt, min_effect, quiet);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         np_backend_free(&be);
         return rc;
     }
-    /* --slurm, --group and --plot work on every run at once (memory grows with the runs) */
+    struct parse_store ps;
+    memset(&ps, 0, sizeof ps);
+    ps.ctx.cluster = cluster;
+    if (store) {
+        int orc = parse_open_store(db, &ps.s);
+        if (!orc && np_store_begin(ps.s, &ps.err) != NP_OK) {
+            np_error_print(&ps.err);
+            orc = 1;
+        }
+        if (orc) {
+            np_store_close(ps.s);
+            np_ref_free(&ref);
+            np_recipe_set_free(&recipes);
+            np_backend_free(&be);
+            return orc;
+        }
+        o.keep_samples = 1;
+    }
+    /* a pipe or file gets large writes; a terminal sees output as it comes */
+    static char obuf[1 << 18];
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    /* the table and markdown are read on terminals: a control byte of a folder name or log line
+     * becomes '?' there (issue 23); CSV and JSON keep every byte (JSON escapes them) */
+    FILE *out = stdout;
+    if ((fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN) && !(out = np_text_clean_stream(stdout))) {
+        np_errorf("cannot set up standard output: %s", strerror(errno));
+        np_ref_free(&ref);
+        np_recipe_set_free(&recipes);
+        np_backend_free(&be);
+        return 1;
+    }
+    if (!slurm && !o.group && !plot && !nccl) {
+        int rc = parse_stream(out, paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet,
+                              store ? &ps : NULL);
+        rc = parse_store_end(&ps, rc, quiet);
+        rc = parse_close_out(out, rc);
+        np_ref_free(&ref);
+        np_recipe_set_free(&recipes);
+        np_backend_free(&be);
+        return rc;
+    }
+    /* --slurm, --group, --plot and --nccl work on every run at once (memory grows with the runs) */
     struct np_parse_result res;
     enum np_status st = np_parse_paths(paths, npaths, &o, &recipes, &ref, &res);
     int rc = 0;
@@ -579,7 +1008,7 @@ int main(int argc, char **argv)
                 np_errorf("%s", res.errors[i]);
         if (res.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
             if (res.nerrors == 0)
-                np_errorf("no log files matching '%s' found", o.include);
+                parse_none_found(o.include, paths, npaths);
             rc = 1;
         }
         if (res.nerrors)
@@ -592,13 +1021,31 @@ int main(int argc, char **argv)
             }
         }
         np_runs_scaling_efficiency(&res);
+        for (size_t i = 0; store && i < res.nruns; i++)
+            if (parse_store_run(&ps, &res.runs[i]) != NP_OK)
+                break;
         for (size_t i = 0; i < res.nruns; i++)
             if (!np_run_status_good(res.runs[i].status) || res.runs[i].verdict == NP_VERDICT_FAIL ||
                 res.runs[i].verdict == NP_VERDICT_FAST)
                 rc = 1;
+        struct np_diag *diags = NULL;
+        if (nccl && res.nruns) { /* before the report: the findings go into the runs' notes */
+            enum np_status ds = np_diag_runs(&res, &diags);
+            if (ds != NP_OK) {
+                np_errorf("--nccl: %s", np_strerror(ds));
+                rc = 1;
+            }
+            for (size_t i = 0; diags && i < res.nruns; i++) {
+                if (diags[i].error[0] && !quiet)
+                    np_errorf("--nccl: %s", diags[i].error);
+                if (strict && diags[i].nnet_warnings)
+                    rc = 1;
+            }
+        }
         if (res.nruns || fmt == NP_FMT_JSON) {
             errno = 0;
-            enum np_status w = np_report_write(stdout, (enum np_format)fmt, &res, &o);
+            enum np_status w = diags ? np_diag_report_write(out, (enum np_format)fmt, &res, &o, diags)
+                                     : np_report_write(out, (enum np_format)fmt, &res, &o);
             int e = errno;
             if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
@@ -609,16 +1056,19 @@ int main(int argc, char **argv)
         }
         if (plot && res.nruns) {
             struct np_error perr;
-            if (np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr) != NP_OK) {
+            if ((diags ? np_diag_plot(plot, &res, diags, &perr)
+                       : np_plot_write(plot, &res, o.reference ? &ref : NULL, NULL, &perr)) != NP_OK) {
                 np_error_print(&perr);
                 rc = 1;
             }
             np_plot_cleanup();
         }
+        np_diag_free(diags, res.nruns);
     }
+    rc = parse_store_end(&ps, rc, quiet);
     np_parse_result_free(&res);
     np_ref_free(&ref);
     np_recipe_set_free(&recipes);
     np_backend_free(&be);
-    return rc;
+    return parse_close_out(out, rc);
 }

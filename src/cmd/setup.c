@@ -9,17 +9,20 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/setup.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/version.h"
 
-enum { OPT_SBATCH = 256, OPT_SKIP_IMAGE, OPT_SKIP_HF };
+enum { OPT_SBATCH = 256, OPT_SKIP_IMAGE, OPT_SKIP_HF, OPT_SKIP_PIP };
 
 static const struct option setup_options[] = {
     {"sbatch", no_argument, NULL, OPT_SBATCH},
     {"skip-image", no_argument, NULL, OPT_SKIP_IMAGE},
     {"skip-hf", no_argument, NULL, OPT_SKIP_HF},
+    {"skip-pip", no_argument, NULL, OPT_SKIP_PIP},
     {"dry-run", no_argument, NULL, 'n'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -30,7 +33,7 @@ static const struct option setup_options[] = {
 static void setup_usage(FILE *out)
 {
     fprintf(out,
-            "usage: nemoperf-setup [--sbatch] [--skip-image] [--skip-hf] [--dry-run] [-q]\n"
+            "usage: nemoperf-setup [--sbatch] [--skip-image] [--skip-hf] [--skip-pip] [--dry-run] [-q]\n"
             "Stage $STAGE_PATH for ./launch: folders, the NeMo container as a .sqsh (enroot import),\n"
             "and the tokenizer/config files of gated Hugging Face models.  Safe to re-run: what is\n"
             "already staged is kept.\n"
@@ -38,6 +41,7 @@ static void setup_usage(FILE *out)
             "      --sbatch      import the container inside a one-node job (sbatch --wait, srun)\n"
             "      --skip-image  do not import the container\n"
             "      --skip-hf     do not check Hugging Face access nor download files\n"
+            "      --skip-pip    RECIPE=wan2.1: do not run the one-node job that pip-installs its packages\n"
             "  -n, --dry-run     print the plan; create, import and download nothing\n"
             "  -q, --quiet       no progress notes on stderr (errors still print)\n"
             "  -h, --help        this help;  -V, --version  the version\n"
@@ -54,9 +58,12 @@ static void setup_usage(FILE *out)
             "                    their config.json (+ remote code) or, for LoRA/Llama rows, the weights\n"
             "  RUN_CONF_IMAGE    an existing .sqsh (no import) or an image reference to import\n"
             "  HF_ENDPOINT       default %s\n"
+            "  NEMOPERF_ARCHIVE_ENDPOINT  where RECIPE=wan2.1's pinned checkouts are downloaded from\n"
+            "                    (<endpoint>/<owner>/<name>/tar.gz/<commit>; default " NP_ARCHIVE_DEFAULT_ENDPOINT ")\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION   for --sbatch\n"
             "  SBATCH_*          any other: reaches the jobs' sbatch as with launch (setup's options win)\n"
-            "Layout: $STAGE_PATH/<image>.sqsh, experiments/, hf/<org>/<model>/, logs/ (--sbatch);\n"
+            "Layout: $STAGE_PATH/<image>.sqsh, experiments/, hf/<org>/<model>/, logs/ (--sbatch),\n"
+            "src/<name>-<commit>/ (RECIPE=wan2.1);\n"
             "TASK sft/lora: models/<org>/<model>/, datasets/squad/, datasets/squad-parquet/, setup/.\n"
             "Exit status: 0 staged, 1 a step failed, 2 usage or environment error.\n"
             "See nemoperf-setup(1).\n",
@@ -65,19 +72,23 @@ static void setup_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    np_std_fds_reserve();
     np_set_progname(argv[0]);
     struct np_setup_opts o = {.out = stdout};
     int c;
-    while ((c = getopt_long(argc, argv, "nqhV", setup_options, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":nqhV", setup_options, NULL)) != -1) {
         switch (c) {
         case OPT_SBATCH: o.sbatch = 1; break;
         case OPT_SKIP_IMAGE: o.skip_image = 1; break;
         case OPT_SKIP_HF: o.skip_hf = 1; break;
+        case OPT_SKIP_PIP: o.skip_pip = 1; break;
         case 'n': o.dry_run = 1; break;
         case 'q': o.quiet = 1; break;
-        case 'h': setup_usage(stdout); return 0;
+        case 'h': setup_usage(stdout); return np_stdout_check();
         case 'V': printf("nemoperf-setup %s\n", NP_VERSION); return np_stdout_check();
-        default: setup_usage(stderr); return 2;
+        case ':': np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]); return 2;
+        default: np_opt_unknown(argv[optind - 1], setup_options); return 2;
         }
     }
     if (optind < argc) {

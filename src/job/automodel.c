@@ -8,16 +8,16 @@
  * warm-up (the facts: after e45812012 some YAMLs changed their batch sizes), and point the
  * model at the folder ./setup staged.
  */
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/shell.h"
-#include "nemoperf/setup/stage.h"
+#include "nemoperf/model/layout.h"
 
 const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row)
 {

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "nemoperf/job/finetune.h"
-#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 #include "nemoperf/model/recipe.h"
-#include "nemoperf/launch/script.h"
+#include "nemoperf/job/env.h"
 #include "nemoperf/util/shell.h"
 
 /* What differs between the two generations of NVIDIA's performance scripts and is
@@ -81,17 +81,6 @@ long long np_nemo_train_samples(const struct np_launch_config *c)
 {
     long long n = (long long)c->max_steps * c->gbs;
     return nemo_scripts_of(c->recipe)->samples_times_mbs ? n * c->mbs : n;
-}
-
-const char *np_nemo_max_connections(const struct np_launch_config *c)
-{
-    if (c->tp <= 1 && c->cp <= 1)
-        return NULL;
-    size_t n = strlen(c->gpu_type);
-    for (char **p = c->recipe->max_connections; p && *p; p++)
-        if (strlen(*p) == n && strcmp(*p, c->gpu_type) == 0)
-            return np_setting_value(*p);
-    return "1"; /* PerfEnvPlugin without gpu_sm100_or_newer */
 }
 
 int np_nemo_segment(const struct np_launch_config *c)

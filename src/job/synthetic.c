@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/synthetic.h"
+#include "nemoperf/job/mbridge_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/error.h"
 
@@ -66,6 +67,7 @@ struct synth_config {
     int nccltrace;
     int gpus_from_env; /* gpus came from SLURM_NTASKS, not --gpus */
     int automodel;     /* --log-format automodel */
+    int mbridge;       /* --log-format mbridge */
     long nproc;        /* GPUs each task stands for (torchrun --nproc-per-node) */
     long warmup_steps; /* AutoModel: iterations left out of the summary's average */
     double step_tflops, peak_tflops; /* AutoModel: model TFLOPs of one global step, GPU peak */
@@ -133,8 +135,8 @@ static const struct synth_option synth_options[] = {
      "load the checkpoint DIR (the parent of weights/) at the start"},
     {"seed", required_argument, SYNTH_O_SEED, "N", SYNTH_F(seed), 0, LONG_MAX,
      "seed of the loss noise and the checkpoint data (default: 1234)"},
-    {"log-format", required_argument, SYNTH_O_LOG_FORMAT, "nemo|automodel", SYNTH_NOFIELD, 0, 0,
-     "what rank 0 prints: NeMo 2.0 lines, or AutoModel benchmark.py's (default: nemo)"},
+    {"log-format", required_argument, SYNTH_O_LOG_FORMAT, "nemo|automodel|mbridge", SYNTH_NOFIELD, 0, 0,
+     "what the job prints: NeMo 2.0 lines, AutoModel benchmark.py's, or Megatron-Bridge's (default: nemo)"},
     {"nproc-per-node", required_argument, SYNTH_O_NPROC, "G", SYNTH_F(nproc), 1, 1024,
      "GPUs each task stands for (one task per node, as torchrun; default: 1)"},
     {"warmup-steps", required_argument, SYNTH_O_WARMUP, "N", SYNTH_F(warmup_steps), 0, 10000000,
@@ -694,9 +696,10 @@ static int synth_parse_args(int argc, char **argv, struct synth_config *cfg, int
         }
         case SYNTH_O_NCCLTRACE: cfg->nccltrace = 1; break;
         case SYNTH_O_LOG_FORMAT:
-            if (strcmp(optarg, "nemo") != 0 && strcmp(optarg, "automodel") != 0)
-                return synth_usage_error(quiet, "--log-format '%s': expected nemo or automodel", optarg);
+            if (strcmp(optarg, "nemo") != 0 && strcmp(optarg, "automodel") != 0 && strcmp(optarg, "mbridge") != 0)
+                return synth_usage_error(quiet, "--log-format '%s': expected nemo, automodel or mbridge", optarg);
             cfg->automodel = strcmp(optarg, "automodel") == 0;
+            cfg->mbridge = strcmp(optarg, "mbridge") == 0;
             break;
         case SYNTH_O_STEP_TFLOPS:
         case SYNTH_O_PEAK_TFLOPS: {
@@ -964,6 +967,14 @@ static void synth_nccl_init(struct synth_run *run)
     const struct synth_env *e = &run->env;
     printf("%s:%d:%d [%d] NCCL INFO NCCL version synthetic (nemoperf-synth; no GPU, no network)\n",
            e->host, pid, pid, e->local_rank % 8);
+    /* the network NCCL would choose here (no InfiniBand, no net plugin): the lines NCCL 2.26
+     * prints then (NVIDIA/nccl issue #447 and tinygrad/open-gpu-kernel-modules issue #45 show them) */
+    printf("%s:%d:%d [%d] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.\n"
+           "%s:%d:%d [%d] NCCL INFO NET/IB : No device found.\n"
+           "%s:%d:%d [%d] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\n"
+           "%s:%d:%d [%d] NCCL INFO Using network Socket\n",
+           e->host, pid, pid, e->local_rank % 8, e->host, pid, pid, e->local_rank % 8, e->host, pid, pid,
+           e->local_rank % 8, e->host, pid, pid, e->local_rank % 8);
     printf("%s:%d:%d [%d] NCCL INFO comm 0x%" PRIx64 " rank %d nRanks %d nNodes %d localRanks %d"
            " localRank %d MNNVL 0\n",
            e->host, pid, pid, e->local_rank % 8, (uint64_t)0x55d0c0a00000ULL, e->rank, e->world,
@@ -1433,6 +1444,41 @@ static void synth_step_line(const struct synth_run *run, long i, double step_s)
     fflush(stdout);
 }
 
+/* ---- Megatron-Bridge's training_log (job/mbridge_log.c) ------------------ */
+
+/* Rank 0: "Step Time : ..."; the last rank: the iteration line, and after the first one the memory report
+ * (MB 953aabf train_utils.py:574-653).  MB counts iterations from 1; its logged TFLOP figure is written as 0.0:
+ * CPU work has no model FLOPs. */
+static void synth_mb_step(const struct synth_run *run, long i, double step_s)
+{
+    const struct synth_config *c = &run->cfg;
+    int last = run->env.rank == run->env.world - 1;
+    if (run->env.rank != 0 && !last)
+        return;
+    struct np_buf b;
+    np_buf_init(&b);
+    if (run->env.rank == 0)
+        np_mbridge_log_step_time(&b, step_s, 0.0);
+    if (last) {
+        uint64_t s = (uint64_t)c->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+        double noise = (double)(synth_splitmix(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        struct np_mbridge_iter it = {
+            .when = time(NULL), .iteration = i + 1, .train_iters = c->max_steps,
+            .consumed_samples = (long long)(i + 1) * c->gbs, .elapsed_ms = step_s * 1000.0, .tflops = -1,
+            .lr = 5e-6, .gbs = (int)c->gbs, .loss = 0.12 - 0.02 * (1.0 - exp(-(double)i / 25.0)) + 0.002 * noise,
+            .loss_scale = 1.0, .grad_norm = 1.0 + 0.1 * noise, .skipped = 0, .nan = 0};
+        np_mbridge_log_iteration(&b, &it);
+        if (i == 0)
+            np_mbridge_log_memory(&b, run->env.rank, 1, (double)run->mem_allocated / 1e9,
+                                  (double)run->mem_peak / 1e9);
+    }
+    char *text = np_buf_steal(&b);
+    if (text)
+        fputs(text, stdout);
+    free(text);
+    fflush(stdout);
+}
+
 /* ---- AutoModel benchmark.py's rank-0 output (Automodel e45812012) -------- */
 
 /* logger.info(): "YYYY-mm-dd HH:MM:SS | INFO | __main__ | msg" on stderr (components/loggers/log_utils.py
@@ -1588,7 +1634,11 @@ static enum np_status synth_train(struct synth_run *run, long *done)
             run->am_warm_s += dt;
         else
             run->am_timed_s += dt;
-        if (rank0 && c->automodel) {
+        if (c->mbridge) {
+            if (rank0 && c->nccltrace)
+                synth_nccl_step(run);
+            synth_mb_step(run, i, dt);
+        } else if (rank0 && c->automodel) {
             synth_am_step(run, i, dt);
         } else if (rank0) {
             if (c->nccltrace)
@@ -1603,7 +1653,10 @@ static enum np_status synth_train(struct synth_run *run, long *done)
         if (st != NP_OK)
             return st;
     }
-    if (!synth_signal && rank0 && c->automodel) {
+    if (!synth_signal && rank0 && c->mbridge) {
+        synth_log("nemoperf-synth: %ld steps in %.3f s, mean step time %.4g s", *done, total,
+                  *done ? total / (double)*done : 0.0);
+    } else if (!synth_signal && rank0 && c->automodel) {
         synth_am_summary(run, run->am_setup_s, run->am_warm_s, run->am_timed_s);
     } else if (!synth_signal && rank0) {
         printf("`Trainer.fit` stopped: `max_steps=%ld` reached.\n", c->max_steps);
@@ -1661,6 +1714,11 @@ int np_synth_main(int argc, char **argv)
     if (rank0 && !synth_signal && c->automodel) {
         run.am_setup_s = synth_now(CLOCK_MONOTONIC) - t_start;
         synth_am_setup(&run, run.am_setup_s);
+    } else if (rank0 && !synth_signal && c->mbridge) {
+        synth_log("nemoperf-synth: synthetic Megatron-Bridge training (CPU only, no GPU work): %s %s, %d ranks",
+                  c->recipe, c->model_size, run.env.world);
+        if (c->nccltrace)
+            synth_nccl_init(&run);
     } else if (rank0 && !synth_signal) {
         synth_preamble(&run);
         if (c->nccltrace)

@@ -7,7 +7,9 @@
  */
 #include "nemoperf/launch/config.h"
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
+#include "nemoperf/job/dfm.h"
+#include "nemoperf/job/mbridge.h"
 #include "nemoperf/setup/stage.h"
 
 #include <ctype.h>
@@ -30,109 +32,6 @@
 
 #define CONFIG_MAX_SWEEP 64
 
-const char *np_workload_name(enum np_workload w)
-{
-    return w == NP_WORKLOAD_SYNTHETIC ? "synthetic" : "nemo";
-}
-
-const char *np_env_getenv(void *ctx, const char *name)
-{
-    (void)ctx;
-    return getenv(name);
-}
-
-const char *np_env_list(void *ctx, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *const *e = ctx; e && *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
-
-int np_parse_bool(const char *s, int *out)
-{
-    static const char *const yes[] = {"true", "1", "yes"}, *const no[] = {"false", "0", "no"};
-    for (size_t i = 0; s && i < 3; i++) {
-        if (strcasecmp(s, yes[i]) == 0) {
-            *out = 1;
-            return 0;
-        }
-        if (strcasecmp(s, no[i]) == 0) {
-            *out = 0;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Decimal digits at *p (at most 7) into *v. */
-static int config_digits(const char **p, long *v)
-{
-    long x = 0;
-    int n = 0;
-    while (isdigit((unsigned char)**p)) {
-        if (++n > 10) /* MAX_STEPS up to 10000000 and minute counts up to Slurm's bound fit */
-            return 0;
-        x = x * 10 + (**p - '0');
-        (*p)++;
-    }
-    *v = x;
-    return n > 0;
-}
-
-int np_time_limit_valid(const char *s)
-{
-    if (!s || !*s)
-        return 0;
-    const char *p = s;
-    long days = -1, f[3] = {0, 0, 0};
-    int n = 0;
-    if (strchr(s, '-')) {
-        if (!config_digits(&p, &days) || *p != '-')
-            return 0;
-        p++;
-    }
-    for (;;) {
-        if (n == 3 || !config_digits(&p, &f[n]))
-            return 0;
-        n++;
-        if (*p == ':') {
-            p++;
-            continue;
-        }
-        if (*p)
-            return 0;
-        break;
-    }
-    long h = 0, m = 0, sec = 0;
-    if (days >= 0) { /* D-H, D-H:M, D-H:M:S */
-        h = f[0];
-        m = n > 1 ? f[1] : 0;
-        sec = n > 2 ? f[2] : 0;
-        if (h >= 24 || m >= 60 || sec >= 60)
-            return 0;
-    } else if (n == 1) { /* M */
-        m = f[0];
-    } else if (n == 2) { /* M:S */
-        m = f[0];
-        sec = f[1];
-        if (sec >= 60)
-            return 0;
-    } else { /* H:M:S */
-        h = f[0];
-        m = f[1];
-        sec = f[2];
-        if (m >= 60 || sec >= 60)
-            return 0;
-    }
-    long long minutes = (long long)(days > 0 ? days : 0) * 1440 + (long long)h * 60 + m + (sec + 59) / 60;
-    if (minutes > NP_TIME_LIMIT_MAX_MINUTES)
-        return 0;
-    return (days > 0 || h > 0 || m > 0 || sec > 0);
-}
-
-/* Byte offset of the first byte that is not valid UTF-8 in s, or -1 when it all is. */
 static long config_utf8_bad(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -198,7 +97,7 @@ static int config_int(const char *s, long min, long max, int *out)
 {
     const char *p = s;
     long v;
-    if (!config_digits(&p, &v) || *p || v < min || v > max)
+    if (!np_parse_digits(&p, &v) || *p || v < min || v > max)
         return -1;
     *out = (int)v;
     return 0;
@@ -311,6 +210,9 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
                 config_join(own, sizeof own, (*rp)->models[m].size);
             return config_bad(x, "MODEL is not set; allowed (RECIPE=%s): %s", rname, own);
         }
+        for (size_t m = 0; !size && m < (*rp)->nmodels; m++)
+            if ((*rp)->models[m].mbridge) /* DFM: the recipe's default model (Wan 2.1 14B) */
+                return NP_OK;
         if (!size) {
             char own[400] = "";
             for (size_t m = 0; m < (*rp)->nmodels; m++)
@@ -358,6 +260,7 @@ struct config_common {
     int max_steps, max_steps_explicit;
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
+    int no_perfrun;             /* DISABLE_PERFRUN: a profile/trace request without its performance run */
     int preview, retries, gpn_explicit, profile_ranks;
     char srun_mpi[32];
     enum np_numa_bind numa_bind;
@@ -369,6 +272,12 @@ struct config_common {
     char image[PATH_MAX + 64];
     char tokenizer_dir[PATH_MAX + 256];
 };
+
+/* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
+static const char *config_synth_alt(const struct config_common *c)
+{
+    return c->task == NP_TASK_PRETRAIN ? ", or use WORKLOAD=synthetic" : "";
+}
 
 /* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
 static enum np_status config_missing(struct config_ctx *x, struct config_common *c, const char *fmt, ...)
@@ -498,7 +407,7 @@ static enum np_status config_model(struct config_ctx *x, const struct np_recipe_
     }
     const struct np_model *m = c->model;
     const char *dt = config_get(x, "DTYPE");
-    if (!dt && m->automodel) { /* seed 001 publishes BF16 only: the rows' one dtype */
+    if (!dt && (m->automodel || m->mbridge)) { /* seed 001, DFM: published in BF16 only: the rows' one dtype */
         unsigned all = 0;
         for (size_t i = 0; i < m->nrows; i++)
             all |= m->rows[i].dtypes;
@@ -575,9 +484,18 @@ static void config_scales(const struct config_common *c, char *buf, size_t size)
     }
 }
 
+/* Megatron-Bridge rows: the GPU count published for the system and dtype, 0 when none. */
+static int config_mbridge_gpus(const struct config_common *c)
+{
+    for (size_t i = 0; c->model->mbridge && i < c->model->nrows; i++)
+        if (strcasecmp(c->model->rows[i].gpu_type, c->gpu_type) == 0 && (c->model->rows[i].dtypes & c->dtype))
+            return c->model->rows[i].gpus;
+    return 0;
+}
+
 static enum np_status config_gpu_list(struct config_ctx *x, const struct config_common *c, int *gpus, size_t *ngpus)
 {
-    char scales[300];
+    char scales[300], deflt[40];
     config_scales(c, scales, sizeof scales);
     const char *v = config_get(x, "JOB_TOTAL_GPUS");
     *ngpus = 0;
@@ -585,23 +503,30 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
         const struct np_recipe *r = c->recipe;
         if (c->task != NP_TASK_PRETRAIN && !strchr(scales, ',') && scales[0]) {
             gpus[(*ngpus)++] = atoi(scales); /* one published fine-tuning scale per system */
-            return NP_OK;
-        }
-        if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
-            r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
+        } else if (config_mbridge_gpus(c) > 0) { /* Megatron-Bridge: the published scale of the system */
+            gpus[(*ngpus)++] = config_mbridge_gpus(c);
+        } else if (c->task == NP_TASK_PRETRAIN && strcasecmp(r->default_size, c->model->size) == 0 &&
+                   r->default_dtype == c->dtype && np_row_find(c->model, c->gpu_type, c->dtype, r->default_gpus)) {
             gpus[(*ngpus)++] = r->default_gpus;
-            return NP_OK;
+        } else if (!scales[0]) {
+            return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s is published at no scale", r->name,
+                              c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type);
+        } else { /* the seeds make DTYPE and MODEL_SIZE the only required variables: the smallest published scale */
+            gpus[(*ngpus)++] = atoi(scales);
+            np_notef("JOB_TOTAL_GPUS not set: using %d, the smallest published scale of %s %s %s on %s (published: "
+                     "%s)",
+                     gpus[0], r->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
         }
-        return config_bad(x, "JOB_TOTAL_GPUS is not set and %s %s %s on %s has no default; allowed: %s", r->name,
-                          c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, scales);
+        snprintf(deflt, sizeof deflt, "%d (its default)", gpus[0]);
+        v = deflt; /* the checks below, as for a value given */
     }
-    const char *p = v;
+    const char *p = *ngpus ? "" : v;
     while (*p) {
         while (*p == ' ')
             p++;
         const char *start = p;
         long n;
-        if (!config_digits(&p, &n) || n < 1 || n > 1000000) {
+        if (!np_parse_digits(&p, &n) || n < 1 || n > 1000000) {
             return config_bad(x,
                               "JOB_TOTAL_GPUS=%s: not a positive integer or a comma list of them; allowed: %s "
                               "(e.g. 8 or 8,16,32)",
@@ -630,9 +555,14 @@ static enum np_status config_gpu_list(struct config_ctx *x, const struct config_
     for (size_t i = 0; i < *ngpus; i++) {
         const struct np_config_row *row = np_row_find_task(c->model, c->task, c->gpu_type, c->dtype, gpus[i]);
         /* AutoModel publishes 1-GPU LoRA rows: part of one node */
-        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row)))
+        if (gpus[i] % config_gpn(c, row) != 0 && !(c->model->automodel && gpus[i] < config_gpn(c, row))) {
+            if (c->gpn_explicit && row) /* the scale is published: the culprit is GPUS_PER_NODE */
+                return config_bad(x, "GPUS_PER_NODE=%d: JOB_TOTAL_GPUS=%d is not a multiple of it; allowed: a divisor "
+                                     "of %d, e.g. the published row's %d (or unset)",
+                                  c->gpus_per_node, gpus[i], gpus[i], row->gpus_per_node);
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %d GPUs is not a multiple of GPUS_PER_NODE=%d; allowed: %s", v,
                               gpus[i], config_gpn(c, row), scales);
+        }
         if (!row)
             return config_bad(x, "JOB_TOTAL_GPUS=%s: %s %s %s on %s is not published at %d GPUs; allowed: %s", v,
                               c->recipe->name, c->model->size, np_dtype_name(c->dtype, 0), c->gpu_type, gpus[i],
@@ -652,7 +582,8 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
     enum np_status st;
     if ((st = config_bool(x, "ENABLE_PROFILE", &c->profile)) || (st = config_bool(x, "ENABLE_NCCLTRACE", &c->nccltrace)) ||
         (st = config_bool(x, "ENABLE_CHECKPOINT", &c->checkpoint)) ||
-        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)))
+        (st = config_bool(x, "NEMOPERF_FORCE_CHECKPOINT", &c->force_checkpoint)) ||
+        (st = config_bool(x, "DISABLE_PERFRUN", &c->no_perfrun)))
         return st;
     if (c->profile && c->nccltrace)
         return config_bad(x, "ENABLE_PROFILE=%s and ENABLE_NCCLTRACE=%s: profiling and NCCL trace cannot run in the "
@@ -695,6 +626,9 @@ static enum np_status config_load_path(struct config_ctx *x, struct config_commo
         return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: AutoModel's benchmark recipe runs without checkpoints "
                              "(checkpoint.enabled: false); allowed: unset",
                           lp);
+    if (c->model->mbridge)
+        return config_bad(x, "LOAD_CHECKPOINT_PATH=%s: RECIPE=%s pre-trains from scratch on mock data; allowed: unset",
+                          lp, c->recipe->name);
     char real[PATH_MAX], stage[PATH_MAX];
     struct stat st;
     if (!realpath(lp, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -751,12 +685,15 @@ static enum np_status config_checkpoint(struct config_ctx *x, struct config_comm
         char a[64], b[64];
         config_human(avail, a, sizeof a);
         config_human(need, b, sizeof b);
-        return config_bad(x,
-                          "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s %s%s; "
-                          "free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
-                          config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name, c->model->size,
-                          ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
-                          c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        enum np_status st = config_bad(x,
+                                       "ENABLE_CHECKPOINT=%s: STAGE_PATH=%s has %s free, but %s %s checkpoint%s need%s "
+                                       "%s%s; free space, or set NEMOPERF_FORCE_CHECKPOINT=true to launch anyway",
+                                       config_get(x, "ENABLE_CHECKPOINT"), c->stage_path, a, c->recipe->name,
+                                       c->model->size, ngpus > 1 ? "s" : "", ngpus > 1 ? "" : "s", b,
+                                       c->workload == NP_WORKLOAD_SYNTHETIC ? " (synthetic)" : "");
+        if (!c->preview) /* --dry-run/--print-config write nothing: the real launch refuses, said here */
+            return st;
+        np_warnf("%s (the real launch refuses this)", x->err->text);
     }
     return NP_OK;
 }
@@ -795,8 +732,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
         } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
-                              "%s first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)",
-                              c->image, x->setup_cmd);
+                              "%s first (or set RUN_CONF_IMAGE%s)",
+                              c->image, x->setup_cmd, config_synth_alt(c));
         }
     }
     /* the tokenizer: files ./setup staged, read offline on the compute nodes */
@@ -814,9 +751,9 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
                                       c->model->tokenizer.hf, c->tokenizer_dir, x->setup_cmd);
             return config_bad(x,
                               "the tokenizer of %s %s (%s) is not staged in %s: run %s with HF_TOKEN set (the "
-                              "job reads it offline), or use WORKLOAD=synthetic",
+                              "job reads it offline)%s",
                               c->recipe->name, c->model->size, c->model->tokenizer.hf, c->tokenizer_dir,
-                              x->setup_cmd);
+                              x->setup_cmd, config_synth_alt(c));
         }
     }
     /* AutoModel: the model folder ./setup staged, read offline (config.json, or the weights' index) */
@@ -849,6 +786,43 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
             return ms;
     }
     return NP_OK;
+}
+
+static enum np_status config_mbridge_missing(void *ctx, const char *what)
+{
+    struct config_ctx *x = ((void **)ctx)[0];
+    struct config_common *c = ((void **)ctx)[1];
+    if (c->preview)
+        return config_missing(x, c, "%s (run RECIPE=%s %s)", what, c->recipe->name, x->setup_cmd);
+    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s %s (the job reads it offline), or "
+                         "use WORKLOAD=synthetic",
+                      c->recipe->name, c->model->size, what, c->recipe->name, x->setup_cmd);
+}
+
+/* Megatron-Bridge jobs (job/mbridge.h): the rows nemoperf can run, and the checkouts ./setup staged. */
+static enum np_status config_mbridge(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus)
+{
+    if (!c->model->mbridge)
+        return NP_OK;
+    for (size_t i = 0; c->workload == NP_WORKLOAD_NEMO && i < ngpus; i++) {
+        const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
+        if (np_dfm_row_automodel(row))
+            return config_bad(x,
+                              "JOB_TOTAL_GPUS=%d: the %s %s row at %d GPUs is DFM's AutoModel backend, for which DFM "
+                              "pins no performance recipe (its example trains prepared latents for num_epochs, with "
+                              "no step limit, at DFM 9eaace1): nemoperf does not launch it; allowed: WORKLOAD=synthetic, "
+                              "or the Megatron-Core rows (launch --list --recipe %s)",
+                              gpus[i], c->recipe->name, c->gpu_type, gpus[i], c->recipe->name);
+    }
+    struct np_launch_config probe;
+    memset(&probe, 0, sizeof probe);
+    probe.recipe = c->recipe;
+    probe.model = c->model;
+    probe.workload = c->workload;
+    probe.stage_path = c->stage_path;
+    void *ctx[2] = {x, c};
+    enum np_status st = np_mbridge_check_staged(&probe, config_mbridge_missing, ctx);
+    return st == NP_E_NOMEM ? np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory") : st;
 }
 
 /* Fine-tuning: the checkpoint and the packed SQuAD files `TASK=sft|lora ./setup` prepares
@@ -1144,7 +1118,10 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_job_policy(&x, c);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel)
+    if (st == NP_OK)
+        st = config_mbridge(&x, c, gpus, ngpus);
+    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel &&
+        !c->model->mbridge)
         st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
                           "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
                           "WORKLOAD=synthetic",
@@ -1165,19 +1142,39 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
                  : c->nccltrace ? "ENABLE_NCCLTRACE runs 5 steps"
                                 : "LOAD_CHECKPOINT_PATH runs 1 step");
 
+    /* A profile or NCCL-trace request also submits the performance run of each scale, as NVIDIA's Llama 3.1
+     * launcher did unless DISABLE_PERFRUN=true (dgxc-benchmarking v25.04 llama3.1/launch.sh l.48, 66;
+     * pretrain_llama31.py l.272-293), so a profile never stands for a benchmark.  Beside a profile NVIDIA's
+     * ran MAX_STEPS=PROFILE_STOP_STEP steps (launch.sh l.71, llama31_utils.py l.507): 25 steps have no window
+     * of NVIDIA's parser (iterations 11-44 of 50), so this one runs MAX_STEPS (50), as a benchmark launch. */
+    struct config_common *perf = NULL;
+    if (st == NP_OK && (c->profile || c->nccltrace) && !c->no_perfrun) {
+        if (!(perf = malloc(sizeof *perf)))
+            st = NP_E_NOMEM;
+        else {
+            *perf = *c;
+            perf->nmissing = 0; /* c owns them */
+            perf->profile = perf->nccltrace = 0;
+            if (c->nccltrace && !config_get(&x, "TIME_LIMIT"))
+                snprintf(perf->time_limit, sizeof perf->time_limit, "%s", NP_LAUNCH_DEFAULT_TIME_LIMIT);
+        }
+    }
     if (st == NP_OK) {
-        out->jobs = calloc(ngpus, sizeof *out->jobs);
+        size_t njobs = perf ? 2 * ngpus : ngpus;
+        out->jobs = calloc(njobs, sizeof *out->jobs);
         if (!out->jobs)
             st = NP_E_NOMEM;
-        for (size_t i = 0; st == NP_OK && i < ngpus; i++) {
+        /* the requested jobs first, one per scale, then their performance runs */
+        for (size_t i = 0; st == NP_OK && i < njobs; i++) {
             out->n = i + 1;
-            st = config_job(c, gpus[i], opts, &out->jobs[i]);
+            st = config_job(i < ngpus ? c : perf, gpus[i % ngpus], opts, &out->jobs[i]);
         }
         if (st == NP_E_NOMEM)
             np_error_set(err, st, "", 0, 0, "out of memory");
     }
     for (size_t i = 0; i < c->nmissing; i++)
         free(c->missing[i]);
+    free(perf);
     free(c);
     return st;
 }
@@ -1260,6 +1257,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
     CONFIG_SET("partition", CONFIG_STR(c->partition));
     if (c->model->automodel)
         CONFIG_SET("automodel", np_automodel_json(c));
+    else if (c->model->mbridge)
+        CONFIG_SET("mbridge", np_mbridge_json(c));
     else
         CONFIG_SET("nemo", np_nemo_json(c));
     CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
@@ -1310,7 +1309,7 @@ char *np_launch_list_text(const struct np_recipe_set *set) { return np_launch_li
 /* A --list cell as JSON: digits -> integer, "NA" or "" -> null, else the string. */
 static json_t *config_list_cell(const char *cell)
 {
-    if (!cell || !*cell || strcmp(cell, "NA") == 0)
+    if (!cell || !*cell || strcmp(cell, "NA") == 0 || strcmp(cell, "-") == 0) /* "-": none (the table's dash) */
         return json_null();
     size_t i = 0;
     while (cell[i] >= '0' && cell[i] <= '9')

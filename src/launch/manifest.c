@@ -8,6 +8,7 @@
  * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
 #include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,47 +87,6 @@ enum np_status np_experiment_create(struct np_launch_config *c, struct np_error 
     }
     return np_error_set(err, NP_E_IO, c->stage_path, 0, 0, "no free experiment folder name for %s after %d tries",
                         c->experiment, MANIFEST_MAX_BUMPS);
-}
-
-enum np_status np_file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
-                                    struct np_error *err)
-{
-    char path[PATH_MAX], tmp[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) >= (int)sizeof tmp)
-        return np_error_set(err, NP_E_IO, dir, 0, 0, "path too long");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0)
-        return np_error_set(err, NP_E_IO, tmp, 0, 0, "cannot create: %s", strerror(errno));
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return np_error_set(err, NP_E_IO, tmp, 0, 0, "write failed: %s", strerror(e));
-        }
-        off += (size_t)w;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return np_error_set(err, NP_E_IO, tmp, 0, 0, "write failed: %s", strerror(e));
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot rename %s into place: %s", tmp, strerror(e));
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the rename itself made durable */
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    return NP_OK;
 }
 
 /* Overwrite dir/name in place with text, padded with blanks to the file's present size
@@ -258,10 +218,13 @@ enum np_status np_manifest_load(const char *dir, json_t **out, struct np_error *
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return np_error_set(err, NP_E_NOTFOUND, path, 0, 0, "no manifest (not a folder made by nemoperf-launch?)");
     json_error_t je;
-    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    int io = 0;
+    struct np_error why;
+    /* a FIFO named nemoperf.json would block the launch forever: regular files only (issue 23) */
+    json_t *o = np_file_load_json(path, JSON_REJECT_DUPLICATES, &je, &io, &why);
     if (!o) {
-        if (je.line <= 0 && access(path, R_OK) != 0)
-            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+        if (io)
+            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read the manifest: %s", why.text);
         return np_error_set(err, NP_E_PARSE, path, je.line, je.column, "corrupt manifest: %s", je.text);
     }
     if (!json_is_object(o)) {

@@ -208,7 +208,51 @@ static enum np_status preflight_refuse(const struct np_launch_config *c, const c
                         c->gpus, c->job_name, why);
 }
 
-static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, struct np_error *err)
+/* s on one line: newlines and tabs as "; " and " ", at most size - 1 bytes. */
+static void preflight_flat(char *dst, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (; s && *s && n + 3 < size; s++) {
+        if (*s == '\n' || *s == '\r') {
+            if (n && s[1] && s[1] != '\n' && s[1] != '\r') {
+                dst[n++] = ';';
+                dst[n++] = ' ';
+            }
+        } else
+            dst[n++] = *s == '\t' ? ' ' : *s;
+    }
+    dst[n] = '\0';
+}
+
+/* Slurm refused the job for something a variable other than JOB_TOTAL_GPUS chose (sbatch's word names it):
+ * that variable, with the partitions `scontrol show partition` lists as what is allowed. */
+static enum np_status preflight_refuse_var(const struct np_launch_config *c, const char *said, const char *why,
+                                           const char *parts, struct np_error *err)
+{
+    if (c->partition && strcasestr(said, "partition")) {
+        char names[300] = "";
+        size_t n = 0;
+        for (const char *p = parts; p && (p = strstr(p, "PartitionName=")) && n + 2 < sizeof names;) {
+            p += strlen("PartitionName=");
+            size_t len = strcspn(p, " \n");
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%.*s", n ? ", " : "", (int)len, p);
+        }
+        return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                            "SBATCH_PARTITION=%s: job %s can never run: %s; nothing was submitted; allowed: %s",
+                            c->partition,
+                            c->job_name, why, names[0] ? names : "a partition of this cluster (sinfo -s)");
+    }
+    if (c->account && strcasestr(said, "account"))
+        return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                            "SBATCH_ACCOUNT=%s: job %s can never run: %s; nothing was submitted; allowed: an account "
+                            "you may use "
+                            "(sacctmgr show assoc user=$USER)",
+                            c->account, c->job_name, why);
+    return preflight_refuse(c, why, err);
+}
+
+static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, int quiet,
+                                    struct np_error *err)
 {
     char *parts = NULL;
     int parts_tried = 0;
@@ -228,7 +272,8 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
             close(fd);
         free(script);
         if (!ok) {
-            np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
+            if (!quiet)
+                np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
                      c->job_name, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
             if (fd >= 0)
                 unlink(path);
@@ -249,10 +294,11 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
             const char *limit = parts && np_partition_from_scontrol(parts, c->partition, &p)
                                     ? np_partition_misfit(&p, c, buf, sizeof buf)
                                     : NULL;
-            snprintf(why, sizeof why, "%s (sbatch --test-only: %.300s)", limit ? limit : "Slurm refuses the request",
-                     msg ? msg : terr.text);
-            st = preflight_refuse(c, why, err);
-        } else if (t != NP_OK) {
+            char said[320];
+            preflight_flat(said, sizeof said, msg ? msg : terr.text);
+            snprintf(why, sizeof why, "%s (sbatch --test-only: %s)", limit ? limit : "Slurm refuses the request", said);
+            st = limit ? preflight_refuse(c, why, err) : preflight_refuse_var(c, said, why, parts, err);
+        } else if (t != NP_OK && !quiet) {
             np_warnf("%s: cannot check that the job can run (%s); submitting anyway", c->job_name, terr.text);
         }
         free(msg);
@@ -303,7 +349,12 @@ static enum np_status preflight_rest(struct np_backend *be, const struct np_laun
     char *body = NULL;
     size_t len = 0;
     struct np_error gerr;
-    if (np_slurm_rest_get(be, "partitions", &http, &body, &len, &gerr) != NP_OK) {
+    enum np_status gst = np_slurm_rest_get(be, "partitions", &http, &body, &len, &gerr);
+    if (gst == NP_E_INVALID) { /* no API version it knows: every submission would be refused */
+        free(body);
+        return np_error_set(err, NP_E_INVALID, gerr.source, 0, 0, "%s; nothing was submitted", gerr.text);
+    }
+    if (gst != NP_OK) {
         np_warnf("cannot check that the jobs can run (GET partitions: %s); submitting anyway", gerr.text);
         free(body);
         return NP_OK;
@@ -333,6 +384,6 @@ enum np_status np_launch_preflight(struct np_backend *be, const struct np_launch
     if (!o)
         o = &none;
     if (be->name && strcmp(be->name, "cli") == 0)
-        return preflight_cli(be, plan, err);
+        return preflight_cli(be, plan, o->preview, err);
     return preflight_rest(be, plan, o, err);
 }

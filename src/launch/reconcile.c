@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/launch/lock.h"
 #include "nemoperf/launch/manifest.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/launch/wait.h"
@@ -160,6 +161,18 @@ enum np_status np_reconcile_dir(struct np_backend *b, const char *dir, struct np
     if (strcmp(state, NP_STATE_SUBMITTING) == 0 && np_manifest_launcher_alive(m)) {
         reconcile_say(r, NP_RECONCILE_UNREACHABLE, "still submitting: nemoperf-launch (pid %lld) is submitting it now",
                       (long long)json_integer_value(json_object_get(json_object_get(m, "launcher"), "pid")));
+        json_decref(m);
+        return r->message ? NP_OK : NP_E_NOMEM;
+    }
+    /* the launch is gone, but the sbatch it started may still run (it holds the experiment's
+     * lock): the job may reach the queue after this look (issue 23) */
+    const json_t *cfg = json_object_get(m, "config");
+    const char *sp = json_string_value(json_object_get(cfg, "stage_path"));
+    const char *ex = json_string_value(json_object_get(cfg, "experiment"));
+    char lwhy[800];
+    if (strcmp(state, NP_STATE_SUBMITTING) == 0 && sp && ex && np_launch_lock_busy(sp, ex, lwhy, sizeof lwhy)) {
+        reconcile_say(r, NP_RECONCILE_UNREACHABLE, "still submitting: its launch is gone but %s; reconcile again "
+                      "once it has ended", lwhy);
         json_decref(m);
         return r->message ? NP_OK : NP_E_NOMEM;
     }

@@ -9,67 +9,21 @@
  * double-quote rules, Slurm file-name patterns with % doubled.
  */
 #include "nemoperf/launch/script.h"
+#include "nemoperf/util/version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/model/flops.h"
+#include "nemoperf/job/mbridge.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/util/shell.h"
 
 /* ---- environment ---- */
-
-size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
-{
-    size_t n = 0;
-#define SCRIPT_VAR(k, v)                                                                                          \
-    do {                                                                                                          \
-        if (n < cap) {                                                                                            \
-            vars[n].name = (k);                                                                                   \
-            vars[n].value = (v);                                                                                  \
-            n++;                                                                                                  \
-        }                                                                                                         \
-    } while (0)
-    SCRIPT_VAR("TORCH_NCCL_AVOID_RECORD_STREAMS", "1");
-    if (c->workload == NP_WORKLOAD_NEMO) { /* the tokenizer is staged: no network on the compute nodes */
-        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "1");
-        SCRIPT_VAR("HF_HUB_OFFLINE", "1");
-    } else if (c->hf_token) {
-        SCRIPT_VAR("TRANSFORMERS_OFFLINE", "0");
-    }
-    SCRIPT_VAR("TOKENIZERS_PARALLELISM", "False");
-    SCRIPT_VAR("NCCL_NVLS_ENABLE", "0");
-    SCRIPT_VAR("NVTE_FLASH_ATTN", "1");
-    SCRIPT_VAR("NVTE_FUSED_ATTN", "1");
-    SCRIPT_VAR("NEMO_LOG_MEMORY_USAGE", "1");
-    SCRIPT_VAR("PYTHONUNBUFFERED", "1");
-    SCRIPT_VAR("SLURM_UNBUFFEREDIO", "1");
-    /* PerfEnvPlugin (NeMo v2.2.1 / v2.3.1 nemo/lightning/run/plugins.py) */
-    if (np_nemo_max_connections(c))
-        SCRIPT_VAR("CUDA_DEVICE_MAX_CONNECTIONS", np_nemo_max_connections(c));
-    SCRIPT_VAR("NVTE_FWD_LAYERNORM_SM_MARGIN", "16");
-    SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
-    if (c->pp > 1)
-        SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
-    /* per model, pre-training only: NVTE_NORM_*_USE_CUDNN (405B, 340B) come from the pre-training scripts'
-     * custom_env_vars (NeMo v2.3.1 scripts/performance/llm/pretrain_llama31_405b.py l.171-174); the
-     * fine-tuning ones pass none (finetune_llama31_405b.py l.192, v2.3.0 l.186: custom_env_vars={}) */
-    for (char **e = c->task == NP_TASK_PRETRAIN ? c->model->env : NULL; e && *e; e++)
-        SCRIPT_VAR(*e, np_setting_value(*e));
-    if (c->nccltrace) {
-        SCRIPT_VAR("NCCL_DEBUG", "INFO");
-        SCRIPT_VAR("NCCL_DEBUG_SUBSYS", "COLL,P2P,NET");
-    }
-    SCRIPT_VAR("NEMO_HOME", c->stage_path);
-    SCRIPT_VAR("HF_HOME", c->stage_path);
-    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile) /* where nsys writes in the NeMo job */
-        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->nsys_dir);
-#undef SCRIPT_VAR
-    return n;
-}
 
 char **np_script_env_names(const struct np_launch_config *c)
 {
@@ -78,8 +32,8 @@ char **np_script_env_names(const struct np_launch_config *c)
     struct np_strv s = {0};
     for (size_t i = 0; i < n; i++)
         np_strv_push(&s, vars[i].name);
-    if (c->hf_token)
-        np_strv_push(&s, "HF_TOKEN");
+    /* never HF_TOKEN: every job reads what ./setup staged, offline, and Slurm keeps a job's
+     * environment on the controller's disk (issue 23) */
     return np_strv_steal(&s);
 }
 
@@ -293,7 +247,10 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
     }
-    if (c->model->automodel) {
+    if (c->model->mbridge) { /* Megatron-Bridge's log lines (job/mbridge_log.c) */
+        np_strv_push(s, "--log-format");
+        np_strv_push(s, "mbridge");
+    } else if (c->model->automodel) {
         np_strv_push(s, "--log-format");
         np_strv_push(s, "automodel");
         SCRIPT_OPT("--nproc-per-node", np_automodel_nproc(c));
@@ -318,7 +275,12 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
 {
     struct np_strv s = {0};
     *argv = NULL;
-    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
+    if (c->model->mbridge && c->workload == NP_WORKLOAD_NEMO) { /* job/mbridge.c: the kind's rank command */
+        *argv = np_mbridge_command(c);
+        if (!*argv)
+            return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory (or no rank command for this row)");
+        return NP_OK;
+    } else if (c->workload == NP_WORKLOAD_SYNTHETIC) {
         script_synth_argv(c, &s);
     } else if (c->model->automodel) { /* what each node's task runs (workload_automodel.c) */
         *argv = np_automodel_command(c);
@@ -409,7 +371,9 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         script_sbatch_line(&b, "partition", c->partition);
     if (c->gres_gpus)
         script_sbatch_line(&b, "gpus-per-node", c->gres_gpus);
-    if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
+    if (c->workload == NP_WORKLOAD_NEMO && c->model->mbridge && np_mbridge_segment(c) > 0)
+        np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_mbridge_segment(c)); /* MB's executor: every NVL72 job */
+    else if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
         np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_nemo_segment(c));
     /* NeMo-Run never requeued (TORCHX_MAX_RETRIES=0): only when NEMOPERF_MAX_RETRIES asks */
     np_buf_append(&b, c->retries > 0 ? "#SBATCH --export=ALL\n#SBATCH --requeue\n"
@@ -417,7 +381,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
 
     np_buf_appendf(&b,
                    "\n# Generated by nemoperf-launch %s: %s, %s workload, %d GPUs on %d node(s).\n"
-                   "# Every value is quoted; HF_TOKEN (when set) reaches the job through the environment only.\n\n",
+                   "# Every value is quoted; HF_TOKEN never reaches the job (it reads what ./setup staged).\n\n",
                    NP_VERSION, c->job_name, np_workload_name(c->workload), c->gpus, c->nodes);
     np_buf_append(&b, "cd -- ");
     np_buf_append_shq(&b, c->experiment_dir);
@@ -445,6 +409,14 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
             np_automodel_render_step(c, prefix, cmd, &b) != 0)
+            b.failed = 1;
+        free(prefix);
+        goto requeue;
+    }
+    if (c->model->mbridge) { /* job/mbridge.c: one task per GPU, the rank command under numactl */
+        char *prefix = NULL;
+        if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
+            np_mbridge_render_step(c, prefix, cmd, &b) != 0)
             b.failed = 1;
         free(prefix);
         goto requeue;

@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/job/mbridge.h"
 #include "nemoperf/job/nemo.h"
+#include "nemoperf/launch/lock.h"
 #include "nemoperf/launch/manifest.h"
 #include "nemoperf/launch/preflight.h"
 #include "nemoperf/launch/reconcile.h"
@@ -78,7 +80,9 @@ static enum np_status submit_one(struct np_backend *be, struct np_launch_config 
     o->outcome = NP_SUBMIT_REFUSED;
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
-    if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
+    if (st == NP_OK && c->model->mbridge) /* the row's config file, in <experiment>/code */
+        st = np_mbridge_stage(c, &err);
+    else if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
         st = np_nemo_stage_driver(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);
@@ -232,6 +236,25 @@ enum np_status np_launch_backend_open(struct np_backend *be, int timeout)
     return NP_OK;
 }
 
+/* ---- --dry-run: what the real launch would refuse, as a warning (sbatch --test-only; nothing is submitted).
+ * Only where sbatch is at hand: a dry run works before ./setup and off the cluster, and stays quiet there. */
+void np_launch_preview_check(const struct np_launch_plan *plan, const char *launch_cmd)
+{
+    const char *how = getenv("SLURM_SUBMIT");
+    char *sbatch = np_path_search("sbatch", getenv("PATH"));
+    int timeout = sbatch && (!how || !*how || strcmp(how, "cli") == 0) ? np_launch_sbatch_timeout() : -1;
+    free(sbatch);
+    struct np_backend be;
+    if (timeout < 0 || np_launch_backend_open(&be, timeout) != NP_OK)
+        return;
+    struct np_preflight_opts po = {.launch_cmd = launch_cmd, .preview = 1};
+    struct np_error err;
+    if (np_launch_preflight(&be, plan, &po, &err) != NP_OK)
+        np_warnf("the real launch would refuse this: %s%s%s (--dry-run prints the scripts all the same)", err.source,
+                 err.source[0] ? ": " : "", err.text);
+    np_backend_free(&be);
+}
+
 /* ---- checks before anything is written (preflight.c): each job can ever run where it is
  * sent; through slurmrestd, the jobs' user can write the experiment folders. */
 static enum np_status submit_preflight(struct np_backend *be, const struct np_launch_plan *plan,
@@ -302,6 +325,13 @@ static enum np_status submit_check_rerun(struct np_backend *be, const struct np_
     return NP_OK;
 }
 
+static void submit_unlock(struct np_launch_lock *locks, size_t n)
+{
+    for (size_t i = 0; locks && i < n; i++)
+        np_launch_lock_release(&locks[i]);
+    free(locks);
+}
+
 void np_launch_submitted_free(struct np_launch_submitted *s)
 {
     if (!s)
@@ -364,7 +394,36 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
         np_errorf("out of memory");
         return NP_E_NOMEM;
     }
-    if ((rst = submit_check_rerun(be, plan, rerun, skip)) != NP_OK) {
+    /* one launch at a time per experiment, held from the check for earlier jobs to the last
+     * submission (and by the sbatch it starts: np_launch_lock_take); --resubmit launches at
+     * once on purpose and takes what it can */
+    struct np_launch_lock *locks = calloc(plan->n ? plan->n : 1, sizeof *locks);
+    if (!locks) {
+        free(skip);
+        np_launch_submitted_free(out);
+        np_errorf("out of memory");
+        return NP_E_NOMEM;
+    }
+    for (size_t i = 0; i < plan->n; i++)
+        locks[i].fd = -1;
+    for (size_t i = 0; i < plan->n && rst == NP_OK; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < i; k++)
+            dup |= strcmp(plan->jobs[k].experiment, plan->jobs[i].experiment) == 0 &&
+                   strcmp(plan->jobs[k].stage_path, plan->jobs[i].stage_path) == 0;
+        if (dup)
+            continue;
+        enum np_status ls = np_launch_lock_take(plan->jobs[i].stage_path, plan->jobs[i].experiment, &locks[i], &err);
+        if (ls != NP_OK && rerun != NP_LAUNCH_RERUN_RESUBMIT) {
+            np_error_print(&err);
+            np_errorf("not submitting a job twice: nothing written, nothing submitted");
+            rst = ls;
+        }
+    }
+    if (rst == NP_OK)
+        rst = submit_check_rerun(be, plan, rerun, skip);
+    if (rst != NP_OK) {
+        submit_unlock(locks, plan->n);
         free(skip);
         np_launch_submitted_free(out);
         return rst;
@@ -424,6 +483,7 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
             }
         }
     }
+    submit_unlock(locks, plan->n); /* every submission has ended: its sbatch too */
     submit_restore_signals(oldsa);
     int sig = submit_signal;
     if (sig) {

@@ -6,6 +6,8 @@
  */
 #include "nemoperf/model/flops.h"
 
+#include <stddef.h>
+
 #include <math.h>
 #include <strings.h>
 
@@ -43,20 +45,6 @@ double np_finetune_flops_per_pack(const struct np_arch *a, int kv_groups, double
     const double G = kv_groups > 0 ? kv_groups : a->kv_groups;
     const double linear = L * h * h * (12 + 12 * G / A + 18 * F / h + 6 * V / (L * h));
     return k * linear * tokens + 12 * L * h * sum_sq;
-}
-
-double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len)
-{
-    if (!m)
-        return NAN;
-    struct np_arch a = np_row_arch(m, row);
-    if (NP_FLOPS_IS_AUTOMODEL(m->flops.conv)) {
-        double f = np_flops_automodel(m->flops.conv, &a, &m->xa, seq_len);
-        if (m->flops.lora_rank > 0)
-            f *= np_flops_lora_multiplier(&a, &m->xa, m->flops.lora_rank, m->flops.lora_lm_head, NULL, NULL);
-        return f;
-    }
-    return np_model_flops(m->flops.conv, &a, m->flops.kv_groups, m->flops.causal, seq_len);
 }
 
 struct flops_peak {

@@ -47,7 +47,7 @@ const char *np_dtype_name(enum np_dtype d, int upper)
 static const char *const recipe_conv_names[] = {"llama3",          "nemotron",          "nemotron-legacy",
                                                 "mixtral",         "gpt3",              "automodel-llama",
                                                 "automodel-qwen3", "automodel-deepseekv3", "automodel-gptoss",
-                                                "automodel-nemotronh"};
+                                                "automodel-nemotronh", "dit-wan"};
 
 const char *np_flops_conv_name(enum np_flops_conv c)
 {
@@ -228,6 +228,15 @@ static enum np_status recipe_load_arch_extra(struct recipe_ctx *c, json_t *o, co
         RECIPE_XA("mamba_state", mamba_state),
         RECIPE_XA("mamba_groups", mamba_groups),
         RECIPE_XA("moe_latent", moe_latent),
+        RECIPE_XA("text_len", text_len),
+        RECIPE_XA("text_dim", text_dim),
+        RECIPE_XA("crossattn_emb", crossattn_emb),
+        RECIPE_XA("in_channels", in_channels),
+        RECIPE_XA("out_channels", out_channels),
+        RECIPE_XA("patch_t", patch_t),
+        RECIPE_XA("patch_h", patch_h),
+        RECIPE_XA("patch_w", patch_w),
+        RECIPE_XA("freq_dim", freq_dim),
 #undef RECIPE_XA
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
@@ -260,7 +269,9 @@ static enum np_status recipe_load_arch(struct recipe_ctx *c, json_t *o, const ch
                                        "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                                        "v_head_dim", "sliding_window", "mamba_heads", "mamba_head_dim",
                                        "mamba_state", "mamba_groups", "moe_latent", "qkv_bias",
-                                       "tied_embeddings", "hybrid_pattern", NULL};
+                                       "tied_embeddings", "hybrid_pattern", "text_len", "text_dim",
+                                       "crossattn_emb", "in_channels", "out_channels", "patch_t", "patch_h",
+                                       "patch_w", "freq_dim", NULL};
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
     TRY(recipe_int(c, o, path, "layers", 1, 0, 1, 0, &a->layers));
@@ -268,7 +279,7 @@ static enum np_status recipe_load_arch(struct recipe_ctx *c, json_t *o, const ch
     TRY(recipe_int(c, o, path, "ffn_hidden", 1, 0, 1, 0, &a->ffn_hidden));
     TRY(recipe_int(c, o, path, "heads", 1, 0, 1, 0, &a->heads));
     TRY(recipe_int(c, o, path, "kv_groups", 1, 0, 1, 0, &a->kv_groups));
-    TRY(recipe_int(c, o, path, "vocab", 1, 0, 1, 0, &a->vocab));
+    TRY(recipe_int(c, o, path, "vocab", 0, 0, 0, 0, &a->vocab)); /* required by the text conventions */
     TRY(recipe_int(c, o, path, "experts", 0, 0, 0, 0, &a->experts));
     TRY(recipe_int(c, o, path, "top_k", 0, 0, 0, 0, &a->top_k));
     char p[512];
@@ -301,8 +312,8 @@ static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const c
     if (found < 0) {
         recipe_path(p, sizeof p, path, "convention");
         return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral, gpt3, "
-                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss or "
-                                 "automodel-nemotronh)");
+                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss, "
+                                 "automodel-nemotronh or dit-wan)");
     }
     f->conv = (enum np_flops_conv)found;
     TRY(recipe_bool(c, o, path, "causal", 0, &f->causal));
@@ -313,6 +324,10 @@ static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const c
     if (f->lora_rank && !NP_FLOPS_IS_AUTOMODEL(f->conv)) {
         recipe_path(p, sizeof p, path, "lora_rank");
         return recipe_fail(c, p, "the LoRA multiplier is AutoModel's: only with an automodel-* convention");
+    }
+    if (f->conv != NP_FLOPS_DIT_WAN && arch->vocab < 1) {
+        recipe_path(p, sizeof p, path, "convention");
+        return recipe_fail(c, p, "a language-model convention needs arch.vocab (>= 1)");
     }
     if (f->conv == NP_FLOPS_MIXTRAL && arch->top_k == 0) {
         recipe_path(p, sizeof p, path, "convention");
@@ -466,7 +481,7 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
                                        "cp", "ep", "dp", "vp", "mbs", "lbs", "gbs", "ga", "fsdp", "proxy",
                                        "inconsistent", "source", "note", "yaml", "gpus_per_node", "etp",
                                        "cuda_graphs", "tp_comm_overlap_cfg", "model_config", "corrections",
-                                       "task", NULL};
+                                       "task", "sp", "backend", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -512,9 +527,23 @@ static enum np_status recipe_load_row(struct recipe_ctx *c, json_t *o, const cha
     TRY(recipe_str(c, o, path, "source", 0, &r->source));
     TRY(recipe_str(c, o, path, "note", 0, &r->note));
     TRY(recipe_str(c, o, path, "yaml", 0, &r->yaml));
-    if (r->yaml && !m->automodel) {
+    if (r->yaml && !m->automodel && !m->mbridge) {
         recipe_path(p, sizeof p, path, "yaml");
-        return recipe_fail(c, p, "a benchmark YAML belongs to an AutoModel model (one with \"automodel\")");
+        return recipe_fail(c, p, "a YAML belongs to an AutoModel or Megatron-Bridge model (\"automodel\", \"mbridge\")");
+    }
+    if (r->yaml && m->mbridge && (strchr(r->yaml, '/') || strstr(r->yaml, ".."))) {
+        recipe_path(p, sizeof p, path, "yaml");
+        return recipe_fail(c, p, "expected a file name of share/nemoperf/dfm/conf/");
+    }
+    TRY(recipe_bool(c, o, path, "sp", 0, &r->sp));
+    TRY(recipe_str(c, o, path, "backend", 0, &r->backend));
+    if (r->backend ? !m->mbridge || (strcmp(r->backend, "mcore") != 0 && strcmp(r->backend, "automodel") != 0) ||
+                         (strcmp(r->backend, "automodel") == 0 && !m->mbridge->am_script)
+                   : m->mbridge && !r->yaml) {
+        recipe_path(p, sizeof p, path, r->backend ? "backend" : "yaml");
+        return recipe_fail(c, p, r->backend ? "expected \"mcore\" or \"automodel\" (a Megatron-Bridge model with "
+                                              "mbridge.automodel)"
+                                            : "a Megatron-Bridge row needs its config file (yaml)");
     }
     TRY(recipe_int(c, o, path, "gpus_per_node", 0, 0, 1, 8, &r->gpus_per_node));
     TRY(recipe_int(c, o, path, "etp", 0, 1, 1, 0, &r->etp));
@@ -682,12 +711,179 @@ static enum np_status recipe_load_automodel(struct recipe_ctx *c, json_t *o, con
     return NP_OK;
 }
 
+static void recipe_strv_free(char **v);
+
+/* A NULL-terminated copy of a JSON array of non-empty strings without newlines (absent: *out = NULL). */
+static enum np_status recipe_strings(struct recipe_ctx *c, json_t *o, const char *path, const char *key,
+                                     int required, char ***out)
+{
+    char p[512];
+    recipe_path(p, sizeof p, path, key);
+    json_t *v = json_object_get(o, key);
+    *out = NULL;
+    if (!v && !required)
+        return NP_OK;
+    if (!v || !json_is_array(v) || json_array_size(v) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of strings");
+    if (!(*out = calloc(json_array_size(v) + 1, sizeof **out)))
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        const char *str = json_is_string(e) ? json_string_value(e) : NULL;
+        if (!str || !*str || strpbrk(str, "\n\r")) {
+            char pi[560];
+            snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+            return recipe_fail(c, pi, "expected a non-empty string without newlines");
+        }
+        if (!((*out)[i] = strdup(str)))
+            return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    }
+    return NP_OK;
+}
+
+static void recipe_mbridge_free(struct np_mbridge_spec *b)
+{
+    if (!b)
+        return;
+    free(b->kind);
+    free(b->source);
+    free(b->script);
+    recipe_strv_free(b->args);
+    free(b->conf_source);
+    for (size_t i = 0; i < b->nrepos; i++) {
+        free(b->repos[i].name);
+        free(b->repos[i].github);
+        free(b->repos[i].commit);
+    }
+    free(b->repos);
+    recipe_strv_free(b->pythonpath);
+    recipe_strv_free(b->pip);
+    recipe_strv_free(b->env);
+    free(b->env_source);
+    free(b->am_script);
+    free(b->am_yaml);
+    free(b->am_hf_model);
+    free(b->am_note);
+    free(b);
+}
+
+/* The pinned checkouts: [{name, github, commit}], names unique, commits full. */
+static enum np_status recipe_load_repos(struct recipe_ctx *c, json_t *o, const char *path,
+                                        struct np_mbridge_spec *b)
+{
+    static const char *const keys[] = {"name", "github", "commit", NULL};
+    char p[512];
+    recipe_path(p, sizeof p, path, "repos");
+    json_t *v = json_object_get(o, "repos");
+    if (!v || !json_is_array(v) || json_array_size(v) == 0)
+        return recipe_fail(c, p, "expected a non-empty array of {name, github, commit}");
+    if (!(b->repos = calloc(json_array_size(v), sizeof *b->repos)))
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        char pi[560];
+        snprintf(pi, sizeof pi, "%s[%zu]", p, i);
+        struct np_mbridge_repo *r = &b->repos[i];
+        b->nrepos = i + 1;
+        TRY(recipe_object(c, e, pi));
+        TRY(recipe_check_keys(c, e, pi, keys));
+        TRY(recipe_str(c, e, pi, "name", 1, &r->name));
+        TRY(recipe_str(c, e, pi, "github", 1, &r->github));
+        TRY(recipe_str(c, e, pi, "commit", 1, &r->commit));
+        int ok = 1;
+        for (const char *s = r->name; *s; s++)
+            ok &= (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+                  *s == '_';
+        if (!ok)
+            return recipe_fail(c, pi, "name: expected letters, digits, '-' and '_'");
+        const char *slash = strchr(r->github, '/');
+        ok = slash && slash > r->github && slash[1] && !strchr(slash + 1, '/') && !strstr(r->github, "..");
+        for (const char *s = r->github; ok && *s; s++)
+            ok = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+                 *s == '_' || *s == '.' || *s == '/';
+        if (!ok)
+            return recipe_fail(c, pi, "github: expected owner/name");
+        ok = strlen(r->commit) == 40;
+        for (const char *s = r->commit; ok && *s; s++)
+            ok = (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f');
+        if (!ok)
+            return recipe_fail(c, pi, "commit: expected 40 lower-case hex digits");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(b->repos[j].name, r->name) == 0)
+                return recipe_fail(c, pi, "name: duplicate");
+    }
+    return NP_OK;
+}
+
+static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
+{
+    static const char *const keys[] = {"kind", "source", "script", "args", "conf_source", "repos", "pythonpath",
+                                       "pip", "env", "env_source", "train_iters_default", "executor_env",
+                                       "automodel", NULL};
+    static const char *const akeys[] = {"script", "yaml", "hf_model", "note", NULL};
+    char p[512];
+    TRY(recipe_object(c, o, path));
+    TRY(recipe_check_keys(c, o, path, keys));
+    struct np_mbridge_spec *b = calloc(1, sizeof *b);
+    if (!b)
+        return np_error_set(c->err, NP_E_NOMEM, c->file, 0, 0, "out of memory");
+    m->mbridge = b;
+    TRY(recipe_str(c, o, path, "kind", 1, &b->kind));
+    if (strcmp(b->kind, "dfm") != 0) {
+        recipe_path(p, sizeof p, path, "kind");
+        return recipe_fail(c, p, "expected \"dfm\" (the rank-command builders of src/job/mbridge.c)");
+    }
+    TRY(recipe_str(c, o, path, "source", 1, &b->source));
+    TRY(recipe_str(c, o, path, "script", 1, &b->script));
+    TRY(recipe_strings(c, o, path, "args", 0, &b->args));
+    TRY(recipe_str(c, o, path, "conf_source", 0, &b->conf_source));
+    TRY(recipe_load_repos(c, o, path, b));
+    TRY(recipe_strings(c, o, path, "pythonpath", 1, &b->pythonpath));
+    for (size_t i = 0; b->pythonpath[i]; i++) {
+        size_t j = 0;
+        while (j < b->nrepos && strcmp(b->repos[j].name, b->pythonpath[i]) != 0)
+            j++;
+        if (j == b->nrepos) {
+            char pi[560];
+            snprintf(pi, sizeof pi, "%s.pythonpath[%zu]", path, i);
+            return recipe_fail(c, pi, "not the name of one of repos");
+        }
+    }
+    const char *slash = strchr(b->script, '/');
+    size_t k = 0;
+    while (slash && k < b->nrepos && strncmp(b->repos[k].name, b->script, (size_t)(slash - b->script)) != 0)
+        k++;
+    if (!slash || k == b->nrepos || strstr(b->script, "..")) {
+        recipe_path(p, sizeof p, path, "script");
+        return recipe_fail(c, p, "expected <repo name>/<path in that checkout>");
+    }
+    TRY(recipe_strings(c, o, path, "pip", 0, &b->pip));
+    TRY(recipe_settings(c, o, path, "env", 1, &b->env));
+    TRY(recipe_str(c, o, path, "env_source", !!b->env, &b->env_source));
+    TRY(recipe_int(c, o, path, "train_iters_default", 1, 0, 1, 0, &b->train_iters_default));
+    TRY(recipe_bool(c, o, path, "executor_env", 0, &b->executor_env));
+    json_t *a;
+    TRY(recipe_member(c, o, path, "automodel", 0, &a));
+    if (a) {
+        recipe_path(p, sizeof p, path, "automodel");
+        TRY(recipe_object(c, a, p));
+        TRY(recipe_check_keys(c, a, p, akeys));
+        TRY(recipe_str(c, a, p, "script", 1, &b->am_script));
+        TRY(recipe_str(c, a, p, "yaml", 1, &b->am_yaml));
+        TRY(recipe_str(c, a, p, "hf_model", 1, &b->am_hf_model));
+        TRY(recipe_str(c, a, p, "note", 1, &b->am_note));
+    }
+    return NP_OK;
+}
+
 static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, json_t *o, const char *path,
                                         struct np_model *m)
 {
     static const char *const keys[] = {"label", "factory", "hf_repo", "automodel", "arch", "flops",
                                        "checkpoint", "configs", "tokenizer", "env", "token_drop", "gc_interval",
-                                       "finetune", NULL};
+                                       "finetune", "mbridge", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -706,7 +902,12 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
         recipe_path(p, sizeof p, path, "automodel");
         TRY(recipe_load_automodel(c, v, p, m));
     }
-    TRY(recipe_str(c, o, path, "factory", !m->automodel, &m->factory));
+    TRY(recipe_member(c, o, path, "mbridge", 0, &v));
+    if (v) {
+        recipe_path(p, sizeof p, path, "mbridge");
+        TRY(recipe_load_mbridge(c, v, p, m));
+    }
+    TRY(recipe_str(c, o, path, "factory", !m->automodel && !m->mbridge, &m->factory));
     TRY(recipe_str(c, o, path, "hf_repo", 0, &m->hf_repo));
     if (m->automodel && !m->hf_repo) {
         recipe_path(p, sizeof p, path, "hf_repo");
@@ -951,6 +1152,7 @@ static void recipe_rows_free(struct np_config_row *rows, size_t n)
         }
         free(r->corrections);
         free(r->yaml);
+        free(r->backend);
     }
     free(rows);
 }
@@ -972,6 +1174,7 @@ static void recipe_model_free(struct np_model *m)
     if (m->automodel)
         free(m->automodel->yaml);
     free(m->automodel);
+    recipe_mbridge_free(m->mbridge);
 }
 
 void np_recipe_free(struct np_recipe *r)
@@ -1227,6 +1430,22 @@ static char *recipe_try(const char *base, const char *mid, const char *sub)
         return p;
     free(p);
     return NULL;
+}
+
+char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/src/%s-%s", stage_path, repo->name, repo->commit) < 0)
+        return NULL;
+    return p;
+}
+
+char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/pip/%s-%s", stage_path, recipe, size) < 0)
+        return NULL;
+    return p;
 }
 
 char *np_data_path(const char *sub)

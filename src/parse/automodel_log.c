@@ -9,7 +9,7 @@
  * AutoModel recipe logs once at setup ("- Max train steps: N"), for these logs and for the
  * training-loop logs the scanner reads ("step N | epoch E | ..."), whose step lines carry none.
  */
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

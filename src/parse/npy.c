@@ -9,16 +9,12 @@
  * and nothing read is ever called: globals are just names.
  */
 #include "nemoperf/parse/npy.h"
+#include "nemoperf/util/fileio.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum npy_kind { PK_MARK, PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_LIST, PK_TUPLE, PK_DICT, PK_GLOBAL, PK_OBJ };
 
@@ -657,31 +653,22 @@ enum np_status np_npy_pack_stats_mem(const unsigned char *buf, size_t len, const
     return st;
 }
 
+/* Read, not mapped: a file truncated while it is mapped kills the reader with SIGBUS (issue 23);
+ * a FIFO in its place is refused, not waited on. */
+#define NPY_READ_MAX ((size_t)16 << 30)
+
 enum np_status np_npy_pack_stats(const char *path, int gbs, struct np_pack_stats *out, struct np_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return np_error_set(err, NP_E_INVALID, path, 0, 0, "not a regular file");
-    }
-    if (sb.st_size == 0) {
-        close(fd);
-        return np_error_set(err, NP_E_INVALID, path, 0, 0, "empty file: not a NumPy .npy file");
-    }
-    void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
-    enum np_status st = np_npy_pack_stats_mem(m, (size_t)sb.st_size, path, gbs, out, err);
-    munmap(m, (size_t)sb.st_size);
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    enum np_status st = np_file_read_all(path, NPY_READ_MAX, &buf, &len, err);
+    if (st != NP_OK)
+        return st;
+    if (len == 0)
+        st = np_error_set(err, NP_E_INVALID, path, 0, 0, "empty file: not a NumPy .npy file");
+    else
+        st = np_npy_pack_stats_mem(buf, len, path, gbs, out, err);
+    free(buf);
     return st;
 }
 

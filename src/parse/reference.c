@@ -18,14 +18,15 @@ enum ref_col {
     REF_RECIPE, REF_SIZE, REF_DTYPE, REF_GPU, REF_GPUS, REF_STEP, REF_TPS, REF_MFU, REF_DAYS, REF_TPSG,
     REF_TFLOPS, REF_SOURCE,
     /* optional from here on */
-    REF_TASK, REF_CONSISTENT, REF_NOTE, REF_GBS, REF_MBS, REF_PACK, REF_TP, REF_PP, REF_VP, REF_GA, REF_NCOLS
+    REF_TASK, REF_CONSISTENT, REF_NOTE, REF_GBS, REF_MBS, REF_PACK, REF_TP, REF_PP, REF_VP, REF_GA, REF_SUPERSEDED,
+    REF_NCOLS
 };
 #define REF_FIRST_OPTIONAL REF_SOURCE
 
 static const char *const ref_col_names[REF_NCOLS] = {
     "recipe", "model_size", "dtype", "gpu_type", "gpus", "step_time_s", "tokens_per_s", "mfu_percent",
     "days_1t", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "source", "task", "consistent", "note", "gbs",
-    "mbs", "pack_len", "tp", "pp", "vp", "ga"};
+    "mbs", "pack_len", "tp", "pp", "vp", "ga", "superseded"};
 
 /* Split line in place at tabs; returns the number of cells (at most max). */
 static size_t ref_split(char *line, char **cells, size_t max, size_t *cols)
@@ -68,6 +69,7 @@ static void ref_row_free(struct np_ref_row *r)
     free(r->source);
     free(r->task);
     free(r->note);
+    free(r->superseded);
     free(r->file);
 }
 
@@ -170,9 +172,15 @@ enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct
             st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "a row marked inconsistent needs its reason in note");
             break;
         }
+        const char *sup = map[REF_SUPERSEDED] >= 0 ? cells[map[REF_SUPERSEDED]] : "-";
+        if (strcmp(sup, "-") != 0 && *sup && !(r.superseded = strdup(sup))) {
+            st = np_error_set(err, NP_E_NOMEM, path, lineno, 0, "out of memory");
+            break;
+        }
         r.task = strdup(task);
         if (strcmp(note, "-") != 0 && !(r.note = strdup(note))) {
             free(r.task);
+            free(r.superseded);
             st = np_error_set(err, NP_E_NOMEM, path, lineno, 0, "out of memory");
             break;
         }
@@ -249,6 +257,8 @@ const struct np_ref_row *np_ref_find_task(const struct np_ref_table *t, const ch
         return NULL;
     for (size_t i = 0; i < t->n; i++) {
         const struct np_ref_row *r = &t->rows[i];
+        if (r->superseded) /* an older version of a table: kept as data, never the row to compare with */
+            continue;
         if (r->gpus == gpus && r->dtype == dtype && strcmp(r->task, task) == 0 && strcasecmp(r->recipe, recipe) == 0 &&
             strcasecmp(r->model_size, size) == 0 && strcasecmp(r->gpu_type, gpu_type) == 0)
             return r;

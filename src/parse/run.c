@@ -7,8 +7,10 @@
  * walk's (sorted) order whatever the thread count.
  */
 #include "nemoperf/parse/run.h"
+#include "nemoperf/util/fileio.h"
 
 #include "nemoperf/model/flops_finetune.h"
+#include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -26,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/parse/runstate.h"
 #include "nemoperf/parse/walk.h"
@@ -65,6 +67,35 @@ const char *np_verdict_name(enum np_verdict v)
     case NP_VERDICT_NONE: break;
     }
     return "-";
+}
+
+const char *np_run_kind_name(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: return "benchmark";
+    case NP_KIND_PROFILE: return "profile";
+    case NP_KIND_NCCLTRACE: return "nccl-trace";
+    case NP_KIND_CKPT_LOAD: return "checkpoint-load";
+    case NP_KIND_CKPT_SAVE: return "checkpoint-save";
+    }
+    return "?";
+}
+
+const char *np_run_kind_why(enum np_run_kind k)
+{
+    switch (k) {
+    case NP_KIND_BENCHMARK: break;
+    case NP_KIND_PROFILE:
+        return "profile run (nsys capture adds overhead; the seeds: profiling results are not valid for "
+               "comparison): never compared with a published number";
+    case NP_KIND_NCCLTRACE:
+        return "NCCL-trace run (a few steps, warm-up included, tracing on): never compared with a published number";
+    case NP_KIND_CKPT_LOAD:
+        return "checkpoint-load run (restores a checkpoint, runs one step): never compared with a published number";
+    case NP_KIND_CKPT_SAVE:
+        return "checkpoint-save run (writes a checkpoint): never compared with a published number";
+    }
+    return "";
 }
 
 void np_parse_opts_init(struct np_parse_opts *o)
@@ -138,8 +169,10 @@ static int run_match_component(const char *comp, size_t len, struct np_identity 
         id->dtype = np_dtype_parse(dt);
         id->gpus = (int)strtol(comp + ov[12], NULL, 10);
         int variant = rc >= 8 && ov[14] != PCRE2_UNSET;
-        if (variant)
+        if (variant) {
             run_copy(id->variant, sizeof id->variant, comp + ov[14], ov[15] - ov[14]);
+            id->kind = id->variant[1] == 's' ? NP_KIND_PROFILE : NP_KIND_NCCLTRACE; /* nsys | nccltrace */
+        }
         /* the experiment name is the component without the _<unix-ts> suffix */
         run_copy(id->experiment, sizeof id->experiment, comp, variant ? ov[15] : ov[13]);
     }
@@ -165,71 +198,154 @@ int np_identity_from_path(const char *path, struct np_identity *id)
     return 0;
 }
 
-static int run_json_int(json_t *o, const char *key)
+/* A manifest that cannot be trusted (issue 23): the first field of the wrong type, a duplicate
+ * key, a file that cannot be read; the run is then invalid, naming it, instead of silently
+ * losing its identity.  Absent and null fields are fine (older formats, optional settings). */
+struct run_mcheck {
+    char *bad;
+    size_t size;
+};
+
+static void run_mbad(struct run_mcheck *k, const char *where, const char *key, const char *what, const char *want)
 {
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < 100000000
-               ? (int)json_integer_value(v)
-               : 0;
+    if (!k->bad[0])
+        snprintf(k->bad, k->size, "field \"%s%s\": %s%s%s", where, key, what, want[0] ? ", not " : "", want);
 }
 
-static void run_json_str(json_t *o, const char *key, char *dst, size_t size)
+static const char *run_json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static int run_json_int(json_t *o, const char *key, const char *where, struct run_mcheck *k)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < 100000000)
+        return (int)json_integer_value(v);
+    if (json_is_integer(v))
+        run_mbad(k, where, key, json_integer_value(v) <= 0 ? "zero or negative" : "implausibly large", "a positive count");
+    else
+        run_mbad(k, where, key, run_json_kind(v), "a positive integer");
+    return 0;
+}
+
+static void run_json_str(json_t *o, const char *key, char *dst, size_t size, const char *where, struct run_mcheck *k)
 {
     json_t *v = json_object_get(o, key);
     if (json_is_string(v))
         run_copy(dst, size, json_string_value(v), strlen(json_string_value(v)));
+    else if (v && !json_is_null(v))
+        run_mbad(k, where, key, run_json_kind(v), "a string");
+}
+
+static int run_json_bool(json_t *o, const char *key, const char *where, struct run_mcheck *k)
+{
+    json_t *v = json_object_get(o, key);
+    if (v && !json_is_boolean(v) && !json_is_null(v))
+        run_mbad(k, where, key, run_json_kind(v), "true or false");
+    return json_is_true(v);
 }
 
 int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(file, 0, &jerr);
-    if (!root)
+    struct np_error ferr;
+    int io = 0;
+    char badbuf[sizeof li->bad] = "";
+    struct run_mcheck k = {li ? li->bad : badbuf, li ? sizeof li->bad : sizeof badbuf};
+    if (li)
+        memset(li, 0, sizeof *li);
+    /* regular files only (a FIFO would block the parse); a repeated key is not "the last wins" */
+    json_t *root = np_file_load_json(file, JSON_REJECT_DUPLICATES, &jerr, &io, &ferr);
+    if (!root) {
+        if (io)
+            snprintf(k.bad, k.size, "%.200s", ferr.text);
+        else if (json_error_code(&jerr) == json_error_duplicate_key)
+            snprintf(k.bad, k.size, "line %d: %.160s", jerr.line, jerr.text);
+        if (li && k.bad[0])
+            li->present = 1;
         return 0;
+    }
     json_t *c = json_object_get(root, "config");
-    if (!json_is_object(c))
+    const char *cw = "config.";
+    if (c && !json_is_object(c))
+        run_mbad(&k, "", "config", run_json_kind(c), "an object");
+    if (!json_is_object(c)) {
         c = root;
+        cw = "";
+    }
     struct np_identity t;
     memset(&t, 0, sizeof t);
-    run_json_str(c, "recipe", t.recipe, sizeof t.recipe);
-    run_json_str(c, "model_size", t.model_size, sizeof t.model_size);
-    run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type);
-    run_json_str(c, "system", t.system, sizeof t.system);
-    run_json_str(c, "experiment", t.experiment, sizeof t.experiment);
-    run_json_str(c, "task", t.task, sizeof t.task);
-    run_json_str(json_object_get(c, "finetune"), "packed_train", t.packed_train, sizeof t.packed_train);
+    run_json_str(c, "recipe", t.recipe, sizeof t.recipe, cw, &k);
+    run_json_str(c, "model_size", t.model_size, sizeof t.model_size, cw, &k);
+    run_json_str(c, "gpu_type", t.gpu_type, sizeof t.gpu_type, cw, &k);
+    run_json_str(c, "system", t.system, sizeof t.system, cw, &k);
+    run_json_str(c, "experiment", t.experiment, sizeof t.experiment, cw, &k);
+    run_json_str(c, "task", t.task, sizeof t.task, cw, &k);
+    json_t *ft = json_object_get(c, "finetune");
+    if (ft && !json_is_object(ft) && !json_is_null(ft))
+        run_mbad(&k, cw, "finetune", run_json_kind(ft), "an object");
+    run_json_str(ft, "packed_train", t.packed_train, sizeof t.packed_train, "config.finetune.", &k);
     for (char *q = t.gpu_type; *q; q++)
         *q = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
     char dt[16] = "", wl[32] = "";
-    run_json_str(c, "dtype", dt, sizeof dt);
+    run_json_str(c, "dtype", dt, sizeof dt, cw, &k);
     t.dtype = np_dtype_parse(dt);
-    t.gpus = run_json_int(c, "gpus");
-    t.seq_len = run_json_int(c, "seq_len");
-    t.gbs = run_json_int(c, "gbs");
-    t.max_steps = run_json_int(c, "max_steps");
-    if (json_is_true(json_object_get(c, "profile")))
+    if (dt[0] && t.dtype == NP_DTYPE_NONE)
+        run_mbad(&k, cw, "dtype", "not a data type nemoperf knows", "");
+    t.gpus = run_json_int(c, "gpus", cw, &k);
+    t.seq_len = run_json_int(c, "seq_len", cw, &k);
+    t.gbs = run_json_int(c, "gbs", cw, &k);
+    t.max_steps = run_json_int(c, "max_steps", cw, &k);
+    json_t *load = json_object_get(c, "load_checkpoint");
+    int ckpt_save = run_json_bool(c, "checkpoint", cw, &k);
+    if (run_json_bool(c, "profile", cw, &k)) {
         strcpy(t.variant, "nsys");
-    else if (json_is_true(json_object_get(c, "nccltrace")))
+        t.kind = NP_KIND_PROFILE;
+    } else if (run_json_bool(c, "nccltrace", cw, &k)) {
         strcpy(t.variant, "nccltrace");
-    run_json_str(root, "workload", wl, sizeof wl);
+        t.kind = NP_KIND_NCCLTRACE;
+    } else if (json_is_string(load) && json_string_length(load) > 0)
+        t.kind = NP_KIND_CKPT_LOAD;
+    else if (ckpt_save)
+        t.kind = NP_KIND_CKPT_SAVE;
+    run_json_str(root, "workload", wl, sizeof wl, "", &k);
     if (!wl[0])
-        run_json_str(c, "workload", wl, sizeof wl);
+        run_json_str(c, "workload", wl, sizeof wl, cw, &k);
     t.synthetic = strcmp(wl, "synthetic") == 0;
-    if (li) {
-        memset(li, 0, sizeof *li);
-        li->present = 1;
-        run_json_str(root, "state", li->state, sizeof li->state);
-        /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
-        li->submitted = json_is_true(json_object_get(root, "submitted")) || strcmp(li->state, "submitted") == 0;
-        json_t *jid = json_object_get(root, "job_id");
-        if (json_is_integer(jid))
-            snprintf(li->job_id, sizeof li->job_id, "%lld", (long long)json_integer_value(jid));
-        else
-            run_json_str(root, "job_id", li->job_id, sizeof li->job_id);
-        run_json_str(root, "submit_time", li->submit_time, sizeof li->submit_time);
-        run_json_str(root, "error", li->error, sizeof li->error);
-    }
+    struct np_launch_info scratch;
+    struct np_launch_info *l = li ? li : &scratch;
+    l->present = 1;
+    run_json_str(root, "state", l->state, sizeof l->state, "", &k);
+    /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
+    l->submitted = run_json_bool(root, "submitted", "", &k) || strcmp(l->state, "submitted") == 0;
+    json_t *jid = json_object_get(root, "job_id");
+    if (json_is_integer(jid))
+        snprintf(l->job_id, sizeof l->job_id, "%lld", (long long)json_integer_value(jid));
+    else
+        run_json_str(root, "job_id", l->job_id, sizeof l->job_id, "", &k);
+    run_json_str(root, "submit_time", l->submit_time, sizeof l->submit_time, "", &k);
+    run_json_str(root, "error", l->error, sizeof l->error, "", &k);
     json_decref(root);
+    if (k.bad[0]) { /* nothing of it is used: not its identity, not its job id */
+        char keep[sizeof l->bad];
+        memcpy(keep, k.bad, sizeof keep);
+        memset(l, 0, sizeof *l);
+        l->present = 1;
+        memcpy(l->bad, keep, sizeof l->bad);
+        return 0;
+    }
     if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
         return 0;
     *id = t;
@@ -341,6 +457,27 @@ static void run_sort_doubles(double *v, size_t n)
 #define RUN_NV_FIRST 11
 #define RUN_NV_LAST 44
 
+/* A step time no run has (more than a year) or a window whose mean or spread overflows: the
+ * log is corrupt, not a slow run (issue 23: 1e308 s printed as "inf+-inf", status ok). */
+#define RUN_STEP_MAX_S (365.0 * 86400)
+
+static int run_times_out_of_range(const struct np_run *run, char *why, size_t size)
+{
+    const struct np_window_stats *w = &run->window;
+    double t = !isnan(run->step_time_s) && run->step_time_s > RUN_STEP_MAX_S ? run->step_time_s
+               : w->count && w->max_s > RUN_STEP_MAX_S                   ? w->max_s
+                                                                          : NAN;
+    if (!isnan(t)) {
+        snprintf(why, size, "step time %.6g s is out of range (more than a year): the log is corrupt", t);
+        return 1;
+    }
+    if (w->count && (!isfinite(w->mean_s) || !isfinite(w->stdev_s))) {
+        snprintf(why, size, "the steady-state window's step times cannot be averaged (overflow)");
+        return 1;
+    }
+    return 0;
+}
+
 static void run_window(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
 {
     struct np_window_stats *w = &run->window;
@@ -401,6 +538,10 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
             }
     }
     w->count = n;
+    free(run->samples);
+    run->samples = NULL;
+    if (n && o->keep_samples && (run->samples = malloc(n * sizeof *run->samples)))
+        memcpy(run->samples, v, n * sizeof *v); /* before the sort: the order of the steps */
     if (n) {
         double sum = 0;
         for (size_t i = 0; i < n; i++)
@@ -554,7 +695,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
     char buf[256];
-    if (id->synthetic)
+    if (id->kind != NP_KIND_BENCHMARK) /* first: what the run was for, whatever ran it */
+        why = np_run_kind_why(id->kind);
+    else if (id->synthetic)
         why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
     else if (!run->gpu_source)
         why = "GPU type unknown (no manifest, no --gpu): not compared";
@@ -572,6 +715,9 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
         if (isnan(pub) && !isnan(run->ref->tokens_per_s_per_gpu)) {
             pub = run->ref->tokens_per_s_per_gpu;
             mine = mm->tokens_per_s_per_gpu;
+        } else if (isnan(pub) && !isnan(run->ref->model_tflops_per_gpu)) { /* DFM publishes TFLOP/s/GPU only */
+            pub = run->ref->model_tflops_per_gpu;
+            mine = mm->model_tflops_per_gpu;
         }
         if (isnan(pub) || !(pub > 0) || isnan(mine))
             why = o->verdict_last ? "no throughput for the last step" : "no steady-state throughput (empty window)";
@@ -712,6 +858,13 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         else if (last->tokens_per_s_per_gpu > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
     }
+    if (run->model && run->model->flops.conv == NP_FLOPS_DIT_WAN && !isnan(run->logged_tflops_per_gpu)) {
+        char mb[200];
+        snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "
+                                "pinned MB: ignored (docs/dfm.md)", run->logged_tflops_per_gpu);
+        run_add_note(run, mb);
+        run->logged_tflops_per_gpu = NAN;
+    }
     if (id->synthetic)
         run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
                           "time to train");
@@ -739,6 +892,12 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
         run->status = NP_RUN_INVALID;
         run_set_why(run, "NaN or infinite loss, grad norm or step time");
+    } else if (run_times_out_of_range(run, why, sizeof why)) { /* 1e308 s: "inf+-inf", ok (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, why);
+    } else if (last->iteration < 0) { /* "iteration -1/49": no step to count from (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, "the last step line has no valid iteration number (a negative or unreadable one)");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
         if (id->recipe[0] && !run->recipe)
@@ -887,23 +1046,47 @@ static const char *run_basename(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The manifest and the run folder's name (pretrain_<recipe>_<size>_<dtype>_<gpus>) disagree:
+ * one of them was edited or copied; the message, or "" when they agree. */
+static void run_manifest_vs_folder(const struct np_identity *m, const struct np_identity *f, char *msg, size_t size)
+{
+    msg[0] = '\0';
+    if (f->gpus && m->gpus != f->gpus)
+        snprintf(msg, size, "nemoperf.json says %d GPUs, the folder name %d", m->gpus, f->gpus);
+    else if (f->recipe[0] && strcmp(m->recipe, f->recipe) != 0)
+        snprintf(msg, size, "nemoperf.json says recipe %s, the folder name %s", m->recipe, f->recipe);
+    else if (f->model_size[0] && strcasecmp(m->model_size, f->model_size) != 0)
+        snprintf(msg, size, "nemoperf.json says model size %s, the folder name %s", m->model_size, f->model_size);
+    else if (f->dtype && m->dtype != f->dtype)
+        snprintf(msg, size, "nemoperf.json says %s, the folder name %s", np_dtype_name(m->dtype, 0),
+                 np_dtype_name(f->dtype, 0));
+}
+
 static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
 {
     const char *src = NULL;
     struct np_identity mid;
     memset(&mid, 0, sizeof mid);
     int from_manifest = manifest && np_manifest_read(manifest, &mid, &run->launch);
-    if (from_manifest) {
+    struct np_identity fid;
+    memset(&fid, 0, sizeof fid);
+    if (manifest && run->launch.bad[0]) {
+        /* a manifest that cannot be trusted: the run is invalid, whatever else identifies it */
+        snprintf(run->conflict, sizeof run->conflict, "nemoperf.json cannot be trusted: %.160s", run->launch.bad);
+        run->id_source = "manifest";
+    } else if (from_manifest) {
         run->id = mid;
         run->id_source = "manifest";
         src = "manifest";
+        if (np_identity_from_path(run->path, &fid))
+            run_manifest_vs_folder(&mid, &fid, run->conflict, sizeof run->conflict);
     } else if (np_identity_from_path(run->path, &run->id)) {
         run->id_source = "folder";
         src = "folder name";
     } else if (o->given.recipe[0] || o->given.gpus) {
         run->id_source = "options";
     }
-    if (src)
+    if (src && !run->conflict[0])
         run_identity_conflict(&run->id, &o->given, src, run->conflict, sizeof run->conflict);
     if (run->id.gpu_type[0])
         run->gpu_source = "manifest";
@@ -912,7 +1095,13 @@ static void run_identify(struct np_run *run, const char *manifest, const struct 
     run_identity_fill(&run->id, &o->given);
     if (!run->id.experiment[0]) {
         const char *b = run_basename(run->dir);
-        run_copy(run->id.experiment, sizeof run->id.experiment, b, strlen(b));
+        size_t len = strlen(b);
+        if (!len || strcmp(b, ".") == 0 || strcmp(b, "..") == 0) { /* a log given in the current folder: its name */
+            b = run_basename(run->path);
+            const char *dot = strrchr(b, '.');
+            len = dot && dot > b ? (size_t)(dot - b) : strlen(b);
+        }
+        run_copy(run->id.experiment, sizeof run->id.experiment, b, len);
     }
 }
 
@@ -932,6 +1121,21 @@ static void run_job_from_name(struct np_run *run, const char *path)
 }
 
 static int run_add_log_error(struct np_run *run, struct run_slot *slot, int replace);
+
+/* A run that stopped before its last step: failed when its logs say why (a Slurm kill, OOM, NCCL); else, when
+ * launch submitted it, the log may end there because the job is still at it, which --slurm can tell. */
+static void run_incomplete_end(struct np_run *run, struct run_slot *slot)
+{
+    if (run->status != NP_RUN_INCOMPLETE)
+        return;
+    if (run_add_log_error(run, slot, 0))
+        run->status = NP_RUN_FAILED;
+    else if (run->launch.submitted && run->why) {
+        char why[320];
+        snprintf(why, sizeof why, "%s (or still running: --slurm asks the scheduler)", run->why);
+        run_set_why(run, why);
+    }
+}
 
 /* ---- AutoModel benchmark logs (amlog.c): read when the scanner finds no NeMo step line ---- */
 
@@ -987,8 +1191,7 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
             np_run_analyse(run, &res, j->o, j->recipes, j->ref);
             run_apply_amlog(run, &sum, j->o, j->ref);
             run_slot_conflict(slot, run);
-            if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                run->status = NP_RUN_FAILED;
+            run_incomplete_end(run, slot);
         }
         found = res.nsteps > 0;
     }
@@ -1037,8 +1240,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 }
                 run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
-                if (run->status == NP_RUN_INCOMPLETE && run_add_log_error(run, slot, 0))
-                    run->status = NP_RUN_FAILED;
+                run_incomplete_end(run, slot);
             }
             found = 1;
         } else {
@@ -1085,6 +1287,11 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     char why[400];
     int unsure = li->present && !li->submitted &&
                  (strcmp(li->state, "submitting") == 0 || strcmp(li->state, "unknown") == 0);
+    if (li->bad[0]) { /* nothing it says is believed: not "not submitted" either (issue 23) */
+        run->status = NP_RUN_INVALID;
+        run_set_why(run, run->conflict);
+        return;
+    }
     if (li->present && !li->submitted && !unsure) {
         run->status = NP_RUN_NOT_SUBMITTED;
         snprintf(why, sizeof why, "launch did not get the job accepted%s%s%s%s", li->state[0] ? " (state " : "",
@@ -1226,10 +1433,7 @@ static enum np_status run_folder(void *ctx, struct np_walk_group *g)
         if (!ns) {
             pthread_mutex_unlock(&j->mu);
             for (size_t i = 0; i < slot->n; i++) {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
             for (size_t i = 0; i < slot->nerrors; i++)
                 free(slot->errors[i]);
@@ -1295,10 +1499,7 @@ static void *run_progress(void *arg)
 static void run_slot_clear(struct run_slot *slot)
 {
     for (size_t i = 0; i < slot->n; i++) {
-        free(slot->runs[i].path);
-        free(slot->runs[i].dir);
-        free(slot->runs[i].why);
-        free(slot->runs[i].note);
+        np_run_clear(&slot->runs[i]);
     }
     slot->n = 0;
 }
@@ -1390,10 +1591,7 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
             if (res->runs) {
                 res->runs[res->nruns++] = slot->runs[i];
             } else {
-                free(slot->runs[i].path);
-                free(slot->runs[i].dir);
-                free(slot->runs[i].why);
-                free(slot->runs[i].note);
+                np_run_clear(&slot->runs[i]);
             }
         }
         for (size_t i = 0; i < slot->nerrors; i++) {
@@ -1576,10 +1774,7 @@ void np_parse_result_free(struct np_parse_result *res)
     if (!res)
         return;
     for (size_t i = 0; i < res->nruns; i++) {
-        free(res->runs[i].path);
-        free(res->runs[i].dir);
-        free(res->runs[i].why);
-        free(res->runs[i].note);
+        np_run_clear(&res->runs[i]);
     }
     free(res->runs);
     for (size_t i = 0; i < res->nerrors; i++)
@@ -1693,6 +1888,7 @@ int np_run_spill_get(FILE *f, struct np_run *run)
     if (!run_unspill_bytes(f, (unsigned char *)run, sizeof *run))
         return -1;
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL; /* not carried by the spill */
     if (!run_spill_getstr(f, &run->path) || !run_spill_getstr(f, &run->dir) || !run_spill_getstr(f, &run->why) ||
         !run_spill_getstr(f, &run->note)) {
         np_run_clear(run);
@@ -1709,5 +1905,7 @@ void np_run_clear(struct np_run *run)
     free(run->dir);
     free(run->why);
     free(run->note);
+    free(run->samples);
     run->path = run->dir = run->why = run->note = NULL;
+    run->samples = NULL;
 }

@@ -25,7 +25,7 @@ static double aggregate_tpg(const struct np_run *r)
 static int aggregate_same_config(const struct np_run *a, const struct np_run *b)
 {
     return a->model == b->model && a->id.dtype == b->id.dtype && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0 &&
-           a->id.seq_len == b->id.seq_len && strcmp(a->id.variant, b->id.variant) == 0 &&
+           a->id.seq_len == b->id.seq_len && a->id.kind == b->id.kind &&
            a->id.synthetic == b->id.synthetic;
 }
 
@@ -164,7 +164,7 @@ struct np_scaling_cfg {
     enum np_dtype dtype;
     char gpu_type[sizeof ((struct np_identity *)0)->gpu_type];
     int seq_len, synthetic;
-    char variant[sizeof ((struct np_identity *)0)->variant];
+    enum np_run_kind kind;
     int min_gpus, max_gpus;
     double sum;                   /* tokens/s/GPU of the runs at min_gpus */
     size_t count;
@@ -175,7 +175,7 @@ static struct np_scaling_cfg *aggregate_cfg(const struct np_scaling *s, const st
     for (size_t i = 0; i < s->n; i++) {
         const struct np_scaling_cfg *c = &s->c[i];
         if (c->model == r->model && c->dtype == r->id.dtype && strcasecmp(c->gpu_type, r->id.gpu_type) == 0 &&
-            c->seq_len == r->id.seq_len && strcmp(c->variant, r->id.variant) == 0 && c->synthetic == r->id.synthetic)
+            c->seq_len == r->id.seq_len && c->kind == r->id.kind && c->synthetic == r->id.synthetic)
             return &s->c[i];
     }
     return NULL;
@@ -211,7 +211,7 @@ enum np_status np_scaling_add_at(struct np_scaling *s, const struct np_run *r, l
         memcpy(c->gpu_type, r->id.gpu_type, sizeof c->gpu_type);
         c->seq_len = r->id.seq_len;
         c->synthetic = r->id.synthetic;
-        memcpy(c->variant, r->id.variant, sizeof c->variant);
+        c->kind = r->id.kind;
         c->min_gpus = c->max_gpus = r->id.gpus;
     }
     if (r->id.gpus > c->max_gpus)

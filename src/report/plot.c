@@ -4,6 +4,7 @@
  * configuration (recipe, size, dtype, GPU type): measured runs as filled dots joined by a
  * line, published points (--reference) as hollow diamonds, and a dashed line for perfect
  * weak scaling (the smallest run's per-GPU value held flat).  Reads runs through run.h only.
+ * Also --nccl's message size histogram: grouped bars of calls over a log2 size axis.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ struct plot_point {
 struct plot_series {
     char recipe[64], size[64], gpu[16];
     enum np_dtype dtype;
+    int synthetic;         /* runs of the synthetic CPU workload: said in the legend, no published points */
     struct plot_point *pts, *ref;
     size_t n, nref, cap, capref;
 };
@@ -100,7 +102,7 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     for (int i = 0; i < d->ns; i++) {
         struct plot_series *s = &d->s[i];
         if (!strcmp(s->recipe, id->recipe) && !strcmp(s->size, id->model_size) && !strcmp(s->gpu, id->gpu_type) &&
-            s->dtype == id->dtype)
+            s->dtype == id->dtype && s->synthetic == id->synthetic)
             return s;
     }
     if (d->ns == PLOT_MAX_SERIES) {
@@ -113,6 +115,7 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     snprintf(s->size, sizeof s->size, "%s", id->model_size);
     snprintf(s->gpu, sizeof s->gpu, "%s", id->gpu_type);
     s->dtype = id->dtype;
+    s->synthetic = id->synthetic;
     return s;
 }
 
@@ -124,7 +127,8 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     for (size_t i = 0; res && i < res->nruns; i++) {
         const struct np_run *r = &res->runs[i];
         double t = r->m.tokens_per_s_per_gpu;
-        if (r->id.gpus <= 0 || !isfinite(t) || t <= 0)
+        /* benchmark runs only: a profile, trace or checkpoint run is no point of a scaling curve */
+        if (r->id.kind != NP_KIND_BENCHMARK || r->id.gpus <= 0 || !isfinite(t) || t <= 0)
             continue;
         struct plot_series *s = plot_series_for(d, &r->id);
         if (!s)
@@ -135,7 +139,7 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     }
     for (int k = 0; ref && k < d->ns; k++) {
         struct plot_series *s = &d->s[k];
-        for (size_t i = 0; i < ref->n; i++) {
+        for (size_t i = 0; !s->synthetic && i < ref->n; i++) {
             const struct np_ref_row *row = &ref->rows[i];
             if (!row->recipe || !row->model_size || !row->gpu_type || row->gpus <= 0 || row->dtype != s->dtype ||
                 strcasecmp(row->recipe, s->recipe) || strcasecmp(row->model_size, s->size) ||
@@ -202,11 +206,15 @@ static void plot_layout_from(const struct plot_data *d, struct np_plot_layout *l
         hi += need - floor(need / 2);
     }
     double step;
+    lay->mfu_panel = ymax[1] > 0;
+    lay->synthetic = 0;
+    for (int k = 0; k < d->ns; k++)
+        lay->synthetic |= d->s[k].synthetic;
     lay->left = 96;
     lay->right = NP_PLOT_WIDTH - 280;
     lay->top[0] = 64;
-    lay->bottom[0] = 356;
-    lay->top[1] = 420;
+    lay->bottom[0] = lay->mfu_panel ? 356 : 690;
+    lay->top[1] = lay->mfu_panel ? 420 : 690;
     lay->bottom[1] = 690;
     lay->xlog_min = lo - 0.35;
     lay->xlog_max = hi + 0.35;
@@ -334,8 +342,9 @@ static void plot_series_label(const struct plot_series *s, char *buf, size_t siz
     if (!*s->recipe && !*s->size)
         snprintf(buf, size, "unidentified runs");
     else
-        snprintf(buf, size, "%s %s %s %s", *s->recipe ? s->recipe : "?", *s->size ? s->size : "?",
-                 s->dtype ? np_dtype_name(s->dtype, 1) : "?", *s->gpu ? s->gpu : "?");
+        snprintf(buf, size, "%s %s %s %s%s", *s->recipe ? s->recipe : "?", *s->size ? s->size : "?",
+                 s->dtype ? np_dtype_name(s->dtype, 1) : "?", *s->gpu ? s->gpu : "?",
+                 s->synthetic ? " (synthetic)" : "");
 }
 
 static void plot_panel(cairo_t *cr, const struct np_plot_layout *lay, const struct plot_data *d, int panel)
@@ -449,19 +458,24 @@ static void plot_draw(cairo_t *cr, const struct np_plot_layout *lay, const struc
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     cairo_set_source_rgb(cr, 0, 0, 0);
-    plot_text(cr, lay->left, 34, 17, 1, 0, "Throughput per GPU and MFU against GPU count");
+    /* the title names the model (one configuration) and says what cannot be read as a GPU figure */
+    char title[240], label[160];
+    if (d->ns == 1)
+        plot_series_label(&d->s[0], label, sizeof label);
+    else
+        snprintf(label, sizeof label, "%d configurations", d->ns);
+    snprintf(title, sizeof title, "%s: tokens/s per GPU%s against GPU count", label, lay->mfu_panel ? " and MFU" : "");
+    plot_text(cr, lay->left, 26, 17, 1, 0, title);
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    plot_text(cr, lay->left, 46, 12, 0, 0,
+              lay->synthetic ? "synthetic workload: CPU work standing in for GPU jobs, not GPU throughput; no MFU"
+              : lay->mfu_panel ? "benchmark runs only"
+                               : "benchmark runs only; no MFU: model FLOPs or GPU peak unknown");
     plot_axes(cr, lay, 0, "tokens/s per GPU");
-    plot_axes(cr, lay, 1, "MFU (%)");
     plot_panel(cr, lay, d, 0);
-    plot_panel(cr, lay, d, 1);
-    int any_mfu = 0;
-    for (int k = 0; k < d->ns; k++)
-        for (size_t i = 0; i < d->s[k].n; i++)
-            any_mfu |= isfinite(d->s[k].pts[i].mfu);
-    if (!any_mfu) {
-        cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
-        plot_text(cr, (lay->left + lay->right) / 2, (lay->top[1] + lay->bottom[1]) / 2, 13, 0, 0.5,
-                  "no MFU: model FLOPs or GPU peak unknown");
+    if (lay->mfu_panel) {
+        plot_axes(cr, lay, 1, "MFU (%)");
+        plot_panel(cr, lay, d, 1);
     }
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
     plot_text(cr, (lay->left + lay->right) / 2, NP_PLOT_HEIGHT - 30, 14, 0, 0.5, "GPUs (log2 scale)");
@@ -473,9 +487,9 @@ static cairo_status_t plot_write_fn(void *closure, const unsigned char *data, un
     return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-/* Draw into f; cairo status of the surface. */
-static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct np_plot_layout *lay,
-                                  const struct plot_data *d, int with_ref)
+/* Draw into f with draw(cr, ctx); cairo status of the surface. */
+static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, void (*draw)(cairo_t *, const void *),
+                                  const void *ctx)
 {
     cairo_surface_t *sf;
     if (kind == NP_PLOT_PNG)
@@ -485,7 +499,7 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct 
     else
         sf = cairo_pdf_surface_create_for_stream(plot_write_fn, f, NP_PLOT_WIDTH, NP_PLOT_HEIGHT);
     cairo_t *cr = cairo_create(sf);
-    plot_draw(cr, lay, d, with_ref);
+    draw(cr, ctx);
     cairo_status_t cst = cairo_status(cr);
     cairo_destroy(cr);
     if (cst == CAIRO_STATUS_SUCCESS && kind == NP_PLOT_PNG)
@@ -495,6 +509,55 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, const struct 
         cst = cairo_surface_status(sf);
     cairo_surface_destroy(sf);
     return cst;
+}
+
+/* Render into a temporary file beside file, renamed over it when complete. */
+static enum np_status plot_file(const char *file, enum np_plot_kind kind, void (*draw)(cairo_t *, const void *),
+                                const void *ctx, struct np_error *err)
+{
+    size_t len = strlen(file);
+    char *tmp = malloc(len + 32);
+    if (!tmp)
+        return np_error_set(err, NP_E_NOMEM, file, 0, 0, "out of memory");
+    const char *slash = strrchr(file, '/');
+    size_t dirlen = slash ? (size_t)(slash - file) + 1 : 0;
+    snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, file, file + dirlen);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create a file in its folder: %s", strerror(e));
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    FILE *f = fdopen(fd, "wb");
+    cairo_status_t cst = f ? plot_render(f, kind, draw, ctx) : CAIRO_STATUS_WRITE_ERROR;
+    int ioerr = !f || ferror(f);
+    if (f ? fclose(f) != 0 : close(fd) != 0)
+        ioerr = 1;
+    if (cst != CAIRO_STATUS_SUCCESS || ioerr || rename(tmp, file) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        if (cst != CAIRO_STATUS_SUCCESS)
+            return np_error_set(err, NP_E_IO, file, 0, 0, "drawing failed: %s", cairo_status_to_string(cst));
+        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot write: %s", strerror(e));
+    }
+    free(tmp);
+    return NP_OK;
+}
+
+struct plot_sweep {
+    const struct np_plot_layout *lay;
+    const struct plot_data *d;
+    int with_ref;
+};
+
+static void plot_draw_sweep(cairo_t *cr, const void *ctx)
+{
+    const struct plot_sweep *sw = ctx;
+    plot_draw(cr, sw->lay, sw->d, sw->with_ref);
 }
 
 void np_plot_cleanup(void)
@@ -523,40 +586,102 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
     if (lay)
         *lay = l;
 
-    /* a temporary file beside the target, renamed over it when complete */
-    size_t len = strlen(file);
-    char *tmp = malloc(len + 32);
-    if (!tmp) {
-        plot_data_free(&d);
-        return np_error_set(err, NP_E_NOMEM, file, 0, 0, "out of memory");
-    }
-    const char *slash = strrchr(file, '/');
-    size_t dirlen = slash ? (size_t)(slash - file) + 1 : 0;
-    snprintf(tmp, len + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, file, file + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        plot_data_free(&d);
-        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create a file in its folder: %s", strerror(e));
-    }
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
-    FILE *f = fdopen(fd, "wb");
-    cairo_status_t cst = f ? plot_render(f, kind, &l, &d, ref != NULL) : CAIRO_STATUS_WRITE_ERROR;
-    int ioerr = !f || ferror(f);
-    if (f ? fclose(f) != 0 : close(fd) != 0)
-        ioerr = 1;
+    int with_ref = 0; /* the legend names published points only where some are drawn */
+    for (int k = 0; k < d.ns; k++)
+        with_ref |= d.s[k].nref > 0;
+    struct plot_sweep sw = {&l, &d, with_ref};
+    st = plot_file(file, kind, plot_draw_sweep, &sw, err);
     plot_data_free(&d);
-    if (cst != CAIRO_STATUS_SUCCESS || ioerr || rename(tmp, file) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        if (cst != CAIRO_STATUS_SUCCESS)
-            return np_error_set(err, NP_E_IO, file, 0, 0, "drawing failed: %s", cairo_status_to_string(cst));
-        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot write: %s", strerror(e));
+    return st;
+}
+
+/* ---- the NCCL message size histogram ---- */
+
+struct plot_hist_ctx {
+    const char *title;
+    const struct np_plot_hist *s;
+    size_t n;
+    int b0, b1;       /* buckets shown */
+    double ymax, step;
+};
+
+static void plot_hist_draw(cairo_t *cr, const void *ctx)
+{
+    const struct plot_hist_ctx *h = ctx;
+    const double L = 90, R = NP_PLOT_WIDTH - 30, T = 70, B = NP_PLOT_HEIGHT - 90;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    plot_text(cr, NP_PLOT_WIDTH / 2.0, 36, 18, 1, 0.5, h->title);
+    char buf[32];
+    cairo_set_line_width(cr, 1);
+    for (double v = 0; v <= h->ymax + h->step / 2; v += h->step) { /* grid and y ticks */
+        double y = B - (B - T) * v / h->ymax;
+        cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+        cairo_move_to(cr, L, y);
+        cairo_line_to(cr, R, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        plot_fmt(buf, sizeof buf, v, h->ymax);
+        plot_text(cr, L - 8, y + 4, 12, 0, 1, buf);
     }
-    free(tmp);
-    return NP_OK;
+    plot_text(cr, 20, T - 12, 13, 0, 0, "calls");
+    int nb = h->b1 - h->b0 + 1;
+    double slot = (R - L) / nb, bw = slot * 0.8 / (double)(h->n ? h->n : 1);
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    for (int b = h->b0; b <= h->b1; b++) {
+        double x0 = L + slot * (b - h->b0);
+        snprintf(buf, sizeof buf, "%d %s", 1 << (b % 10), unit[b / 10 < 7 ? b / 10 : 6]);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        if ((b - h->b0) % ((nb + 15) / 16) == 0) /* at most 16 labels */
+            plot_text(cr, x0 + slot / 2, B + 18, 11, 0, 0.5, buf);
+        for (size_t i = 0; i < h->n; i++) {
+            double v = (double)h->s[i].counts[b], rgb[3];
+            if (v <= 0)
+                continue;
+            np_plot_series_rgb((int)i, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            double y = B - (B - T) * v / h->ymax;
+            cairo_rectangle(cr, x0 + slot * 0.1 + bw * (double)i, y, bw, B - y);
+            cairo_fill(cr);
+        }
+    }
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, L, B);
+    cairo_line_to(cr, R, B);
+    cairo_move_to(cr, L, B);
+    cairo_line_to(cr, L, T);
+    cairo_stroke(cr);
+    plot_text(cr, (L + R) / 2, B + 44, 13, 0, 0.5, "message size (count x datatype width), power-of-two buckets");
+    for (size_t i = 0; i < h->n && i < 16; i++) { /* legend */
+        double rgb[3], y = T + 8 + 18 * (double)i;
+        np_plot_series_rgb((int)i, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_rectangle(cr, R - 230, y - 10, 12, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        plot_text(cr, R - 212, y, 12, 0, 0, h->s[i].label);
+    }
+}
+
+enum np_status np_plot_hist_write(const char *file, const char *title, const struct np_plot_hist *series,
+                                  size_t n, int nbuckets, struct np_error *err)
+{
+    enum np_plot_kind kind = np_plot_kind_of(file);
+    if (kind == NP_PLOT_NONE)
+        return np_error_set(err, NP_E_USAGE, "--plot", 0, 0, "'%s': the name must end in .svg, .png or .pdf",
+                            file ? file : "");
+    struct plot_hist_ctx h = {title, series, n, nbuckets, -1, 0, 0};
+    double top = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < nbuckets; b++)
+            if (series[i].counts[b]) {
+                h.b0 = b < h.b0 ? b : h.b0;
+                h.b1 = b > h.b1 ? b : h.b1;
+                top = (double)series[i].counts[b] > top ? (double)series[i].counts[b] : top;
+            }
+    if (h.b1 < 0)
+        return np_error_set(err, NP_E_NOTFOUND, file, 0, 0, "no NCCL collective to plot");
+    h.ymax = plot_nice_max(top, &h.step);
+    return plot_file(file, kind, plot_hist_draw, &h, err);
 }

@@ -92,6 +92,7 @@ struct report_group {
     int sysrank;                /* order of the systems as the recipe lists them */
     int synthetic;              /* runs of the synthetic CPU workload: a table of their own, said so */
     int finetune;               /* seed 000's fine-tuning layout (SFT/LoRA runs of models with such rows) */
+    int dfm;                    /* DFM's layout: 1 its Megatron-Core section, 2 its AutoModel section, 0 other */
     size_t seq;                 /* order of first appearance: tables that sort alike keep it */
     struct report_md_col *cols; /* one per GPU count (and model, task), ascending; owned */
     size_t ncols, capcols;
@@ -103,9 +104,10 @@ static const struct np_metrics *report_basis(const struct report_md_col *r, cons
     return o->verdict_last ? &r->m : &r->steady;
 }
 
+/* Only benchmark runs fill the publications' tables; a profile, trace or checkpoint run is listed below them. */
 static int report_run_in_markdown(const struct np_run *r)
 {
-    return r->model && r->id.dtype != NP_DTYPE_NONE && r->id.gpus > 0 && !isnan(r->m.tokens_per_s) &&
+    return r->id.kind == NP_KIND_BENCHMARK && r->model && r->id.dtype != NP_DTYPE_NONE && r->id.gpus > 0 && !isnan(r->m.tokens_per_s) &&
            (np_run_status_good(r->status) || r->status == NP_RUN_INCOMPLETE);
 }
 
@@ -114,6 +116,14 @@ static int report_finetune(const struct np_run *r)
 {
     enum np_task t;
     return r->model && r->model->nft_rows > 0 && np_task_parse(r->id.task, &t) == 0 && t != NP_TASK_PRETRAIN;
+}
+
+/* DFM (a Megatron-Bridge model): 1 for a Megatron-Core row, 2 for an AutoModel-backend row; 0 otherwise. */
+static int report_dfm_section(const struct np_run *r)
+{
+    if (!r->model || !r->model->mbridge)
+        return 0;
+    return r->row && r->row->backend && strcmp(r->row->backend, "automodel") == 0 ? 2 : 1;
 }
 
 /* Seed 000 publishes one table per system (its rows name a system); seeds 003/004 one per model. */
@@ -148,7 +158,8 @@ static void report_system_of(const struct np_run *r, char *buf, size_t size, int
  * its recipes' models in it. */
 static int report_same_group(const struct report_group *a, const struct np_run *r, const char *system)
 {
-    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic || a->finetune != report_finetune(r))
+    if (a->dtype != r->id.dtype || a->synthetic != r->id.synthetic || a->finetune != report_finetune(r) ||
+        a->dfm != report_dfm_section(r))
         return 0;
     if (report_per_system(r->recipe))
         return report_per_system(a->recipe) && strcmp(a->system, system) == 0;
@@ -163,6 +174,8 @@ static int report_cmp_groups(const void *pa, const void *pb)
         return a->finetune - b->finetune; /* fine-tuning tables last, as in seed 000 */
     if (sa != sb)
         return sa - sb; /* the seeds 003/004 tables first, then the systems */
+    if (a->dfm != b->dfm)
+        return a->dfm - b->dfm; /* DFM: the Megatron-Core section, then the AutoModel one */
     if (sa) {
         if (a->sysrank != b->sysrank)
             return a->sysrank < b->sysrank ? -1 : 1;
@@ -325,6 +338,63 @@ static void report_md_system_table(FILE *out, const struct report_group *g, cons
     }
 }
 
+/* A TFLOP/s cell as DFM prints it: two decimals, thousands separated by commas ("1,030.67"). */
+static void report_md_dfm_tflops(FILE *out, double v)
+{
+    if (isnan(v)) {
+        fputs("n/a|", out);
+        return;
+    }
+    char b[48];
+    snprintf(b, sizeof b, "%.2f", v);
+    size_t ip = strcspn(b, ".");
+    for (size_t i = 0; i < ip; i++) {
+        if (i && (ip - i) % 3 == 0)
+            fputc(',', out);
+        fputc(b[i], out);
+    }
+    fprintf(out, "%s|", b + ip);
+}
+
+/* NeMo DFM's docs/performance-summary.md (f8c1c09:43-79): "## Megatron-Core Pre-Training Performance" /
+ * "## NeMo Automodel Pre-Training Performance", a "#### System:" table each, the run's configuration from its
+ * recipe row (the YAML's), TFLOP/s/GPU as DFM prints it; the AutoModel table adds DP. */
+static void report_md_dfm_table(FILE *out, const struct report_group *g, int heading, const struct np_parse_opts *o)
+{
+    if (heading)
+        fprintf(out, "## %s Pre-Training Performance%s\n\n", g->dfm == 2 ? "NeMo Automodel" : "Megatron-Core",
+                g->synthetic ? " (synthetic CPU workload)" : "");
+    fprintf(out, "#### System: %s\n\n", g->system);
+    fprintf(out, "| Model | #-GPUs | GBS | MBS | Sequence Length | FSDP |%s TP | SP | PP | CP | VP | EP | Model TFLOP / "
+                 "sec / GPU |%s\n",
+            g->dfm == 2 ? " DP |" : "", o->reference ? " Published | Ratio | Verdict |" : "");
+    fprintf(out, "|-------|--------|-----|-----|-----------------|------|%s----|----|----|----|----|----|---------------"
+                 "----------|%s\n",
+            g->dfm == 2 ? "----|" : "", o->reference ? "---|---|---|" : "");
+    for (size_t c = 0; c < g->ncols; c++) {
+        const struct report_md_col *r = &g->cols[c];
+        const struct np_config_row *w = r->row;
+        const struct np_metrics *m = isnan(r->steady.model_tflops_per_gpu) ? &r->m : &r->steady;
+        fprintf(out, "|%s|%d|%d|%d|%d|%d|", r->model->label ? r->model->label : r->model->size, r->gpus, r->gbs,
+                w ? w->mbs : 0, r->seq_len, w ? w->fsdp : 0);
+        if (g->dfm == 2)
+            fprintf(out, "%d|", w ? w->dp : 0);
+        fprintf(out, "%d|%d|%d|%d|%d|%d|", w ? w->tp : 0, w ? w->sp : 0, w ? w->pp : 0, w ? w->cp : 0,
+                w && w->vp > 0 ? w->vp : 0, w && w->ep > 0 ? w->ep : 0);
+        report_md_dfm_tflops(out, m->model_tflops_per_gpu);
+        if (o->reference) {
+            report_md_dfm_tflops(out, r->ref ? r->ref->model_tflops_per_gpu : NAN);
+            if (isnan(r->ref_ratio))
+                fputs("n/a|", out);
+            else
+                fprintf(out, "%.3f|", r->ref_ratio);
+            fprintf(out, "%s|", r->verdict == NP_VERDICT_NOT_COMPARED || r->verdict == NP_VERDICT_NONE
+                                    ? "n/a" : np_verdict_name(r->verdict));
+        }
+        fputc('\n', out);
+    }
+}
+
 /* An integer cell of the run's configuration ("-" when unknown, "1" for VP off as seed 000 prints it). */
 static void report_md_int(FILE *out, int v) { fprintf(out, v > 0 ? " %d |" : " - |", v); }
 
@@ -422,7 +492,7 @@ static void report_num(char *buf, size_t size, int decimals, double v)
 }
 
 enum {
-    REPORT_EXPERIMENT = 0, REPORT_JOB, REPORT_START, REPORT_GPU, REPORT_GPUS, REPORT_DTYPE, REPORT_STEP,
+    REPORT_EXPERIMENT = 0, REPORT_KIND, REPORT_JOB, REPORT_START, REPORT_GPU, REPORT_GPUS, REPORT_DTYPE, REPORT_STEP,
     REPORT_STEP_S, REPORT_STEADY, REPORT_TOKENS, REPORT_TPG, REPORT_TFLOPS, REPORT_MFU, REPORT_DAYS, REPORT_EFF,
     REPORT_STATUS, REPORT_PUBLISHED, REPORT_RATIO, REPORT_REF, REPORT_MAXCOL
 };
@@ -430,13 +500,13 @@ enum {
 #define REPORT_CELL 64
 
 static const char *const report_head[REPORT_MAXCOL] = {
-    "EXPERIMENT", "JOB", "START", "GPU", "GPUS", "DTYPE", "STEP", "STEP_S", "STEADY_S(MEAN+-SD)", "TOKENS/S",
+    "EXPERIMENT", "KIND", "JOB", "START", "GPU", "GPUS", "DTYPE", "STEP", "STEP_S", "STEADY_S(MEAN+-SD)", "TOKENS/S",
     "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS", "EFF%", "STATUS", "PUBLISHED", "RATIO", "REF"};
 
 /* Text columns align left, numbers right. */
 static int report_left(size_t col)
 {
-    return col == REPORT_EXPERIMENT || col == REPORT_START || col == REPORT_GPU || col == REPORT_DTYPE ||
+    return col == REPORT_EXPERIMENT || col == REPORT_KIND || col == REPORT_START || col == REPORT_GPU || col == REPORT_DTYPE ||
            col == REPORT_STATUS || col == REPORT_REF;
 }
 
@@ -474,6 +544,7 @@ static void report_cell_copy(char *cell, const char *s)
 static void report_table_cells(const struct np_run *r, const struct np_parse_opts *o, char (*row)[REPORT_CELL])
 {
     row[REPORT_EXPERIMENT][0] = '\0';
+    report_cell_copy(row[REPORT_KIND], np_run_kind_name(r->id.kind));
     report_cell_copy(row[REPORT_JOB], r->job_id[0] ? r->job_id : "-");
     report_cell_copy(row[REPORT_START], r->launch.submit_time[0] ? r->launch.submit_time : "-");
     /* "*": not recorded, the only GPU type the recipe is published for (said below the table) */
@@ -550,6 +621,8 @@ static void report_table_footer(FILE *out, const struct np_parse_result *res, co
             const char *what = pass == 0 ? "note" : "reference not compared";
             if (j - i == 1)
                 fprintf(out, "%s: %s: %s\n", what, r->path, msg);
+            else if (strcmp(r->id.experiment, res->runs[j - 1].id.experiment) == 0) /* repeats of one name */
+                fprintf(out, "%s: %zu runs of %s: %s\n", what, j - i, r->id.experiment, msg);
             else
                 fprintf(out, "%s: %zu runs (%s ... %s): %s\n", what, j - i, r->id.experiment,
                         res->runs[j - 1].id.experiment, msg);
@@ -564,17 +637,17 @@ static void report_table_footer(FILE *out, const struct np_parse_result *res, co
 
 static void report_table_groups(FILE *out, const struct np_groups *gs)
 {
-    fprintf(out, "\n%-10s %-6s %-5s %-6s %5s %4s %10s %9s %10s %10s %12s %11s %12s %12s %7s\n", "RECIPE", "SIZE",
-            "DTYPE", "GPU", "GPUS", "N", "STEP_MEAN", "STEP_SD", "STEP_MIN", "STEP_MAX", "TOK/S_MEAN", "TOK/S_SD",
+    fprintf(out, "\n%-10s %-6s %-5s %-6s %-15s %5s %4s %10s %9s %10s %10s %12s %11s %12s %12s %7s\n", "RECIPE",
+            "SIZE", "DTYPE", "GPU", "KIND", "GPUS", "N", "STEP_MEAN", "STEP_SD", "STEP_MIN", "STEP_MAX", "TOK/S_MEAN", "TOK/S_SD",
             "TOK/S_MIN", "TOK/S_MAX", "EFF%");
     for (size_t k = 0; k < gs->n; k++) {
         const struct np_group *g = &gs->g[k];
         const struct np_identity *id = &g->first->id;
         char eff[32];
         report_num(eff, sizeof eff, 1, g->scaling_eff * 100.0);
-        fprintf(out, "%-10s %-6s %-5s %-6s %5d %4zu %10.4g %9.2g %10.4g %10.4g %12.0f %11.0f %12.0f %12.0f %7s\n",
+        fprintf(out, "%-10s %-6s %-5s %-6s %-15s %5d %4zu %10.4g %9.2g %10.4g %10.4g %12.0f %11.0f %12.0f %12.0f %7s\n",
                 id->recipe, id->model_size, np_dtype_name(id->dtype, 0), id->gpu_type[0] ? id->gpu_type : "?",
-                id->gpus, g->n, g->step_mean_s, g->step_stdev_s, g->step_min_s, g->step_max_s, g->tps_mean,
+                np_run_kind_name(id->kind), id->gpus, g->n, g->step_mean_s, g->step_stdev_s, g->step_min_s, g->step_max_s, g->tps_mean,
                 g->tps_stdev, g->tps_min, g->tps_max, eff);
     }
     if (gs->left_out)
@@ -742,7 +815,7 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
           "window_stdev_s,window_min_s,window_max_s,tokens_per_s,tokens_per_s_per_gpu,model_flops_per_sample,"
           "model_tflops_per_gpu,mfu_percent,train_tokens,days_to_train,peak_memory_bytes,loss,status",
           out);
-    fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,window_rule,steady_tokens_per_s,"
+    fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,window_rule,steady_tokens_per_s,"
           "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency",
           out);
     if (o->reference)
@@ -802,7 +875,8 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_str(out, r->gpu_source);
     fputc(',', out);
     report_csv_str(out, r->id.system);
-    fprintf(out, ",%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "");
+    fprintf(out, ",%s,%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "",
+            np_run_kind_name(r->id.kind));
     report_csv_str(out, r->window.rule);
     report_csv_num(out, r->steady.tokens_per_s, 0);
     report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
@@ -825,7 +899,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
 
 static void report_csv_groups(FILE *out, const struct np_groups *gs)
 {
-    fputs("recipe,model_size,dtype,gpu_type,gpus,global_batch_size,n,step_mean_s,step_stdev_s,step_min_s,"
+    fputs("recipe,model_size,dtype,gpu_type,kind,gpus,global_batch_size,n,step_mean_s,step_stdev_s,step_min_s,"
           "step_max_s,tokens_per_s_mean,tokens_per_s_stdev,tokens_per_s_min,tokens_per_s_max,scaling_efficiency\n",
           out);
     for (size_t k = 0; k < gs->n; k++) {
@@ -836,6 +910,7 @@ static void report_csv_groups(FILE *out, const struct np_groups *gs)
         report_csv_str(out, id->model_size);
         fprintf(out, ",%s,", np_dtype_name(id->dtype, 0));
         report_csv_str(out, id->gpu_type);
+        fprintf(out, ",%s", np_run_kind_name(id->kind));
         report_csv_num(out, id->gpus, 1);
         report_csv_num(out, id->gbs ? id->gbs : NAN, 1);
         report_csv_num(out, (double)g->n, 1);
@@ -866,6 +941,12 @@ static enum np_status report_csv(FILE *out, const struct np_parse_result *res, c
 }
 
 /* ---- json ---- */
+
+/* 1 when v is a whole number a double holds exactly (below 2^53): a byte count is written as an integer */
+static int report_exact_count(double v)
+{
+    return isfinite(v) && v >= 0 && v < 9007199254740992.0 && v == floor(v);
+}
 
 static json_t *report_jnum(double v)
 {
@@ -977,6 +1058,7 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "gpu_type_source", report_jstr(r->gpu_source));
     json_object_set_new(j, "system", report_jstr(r->id.system));
     json_object_set_new(j, "workload", r->id.synthetic ? json_string("synthetic") : json_null());
+    json_object_set_new(j, "kind", json_string(np_run_kind_name(r->id.kind)));
     json_object_set_new(j, "job_id", report_jstr(r->job_id));
     json_object_set_new(j, "start_time", report_jstr(r->launch.submit_time));
     json_object_set_new(j, "seq_len", report_jint(r->id.seq_len, r->id.seq_len > 0));
@@ -1000,7 +1082,10 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "days_to_train", report_jnum(r->m.days_to_train));
     json_object_set_new(j, "steady", steady);
     json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
-    json_object_set_new(j, "peak_memory_bytes", report_jnum(r->peak_memory_bytes));
+    /* a byte count: an integer, exact (issue 23: 62442450944 printed as 6.244245094e10) */
+    json_object_set_new(j, "peak_memory_bytes", report_exact_count(r->peak_memory_bytes)
+                                                    ? json_integer((json_int_t)r->peak_memory_bytes)
+                                                    : report_jnum(r->peak_memory_bytes));
     json_object_set_new(j, "loss", report_jnum(r->loss));
     json_object_set_new(j, "checkpoint_saved", json_boolean(r->checkpoint_saved));
     json_object_set_new(j, "checkpoint_loaded", json_boolean(r->checkpoint_loaded));
@@ -1044,6 +1129,7 @@ static json_t *report_json_groups(const struct np_groups *gs)
         json_object_set_new(o, "model_size", report_jstr(id->model_size));
         json_object_set_new(o, "dtype", json_string(np_dtype_name(id->dtype, 0)));
         json_object_set_new(o, "gpu_type", report_jstr(id->gpu_type));
+        json_object_set_new(o, "kind", json_string(np_run_kind_name(id->kind)));
         json_object_set_new(o, "gpus", json_integer(id->gpus));
         json_object_set_new(o, "global_batch_size", report_jint(id->gbs, id->gbs > 0));
         json_object_set_new(o, "n", json_integer((json_int_t)g->n));
@@ -1255,6 +1341,8 @@ static void report_streak_end(struct report_streak *k, struct report_spill *s, c
     if (k->msg) {
         if (k->n == 1)
             report_spill_printf(s, "%s: %s: %s\n", what, k->path, k->msg);
+        else if (strcmp(k->first, k->last) == 0) /* repeats of one name */
+            report_spill_printf(s, "%s: %zu runs of %s: %s\n", what, k->n, k->first, k->msg);
         else
             report_spill_printf(s, "%s: %zu runs (%s ... %s): %s\n", what, k->n, k->first, k->last, k->msg);
     }
@@ -1371,6 +1459,7 @@ static enum np_status report_md_table_add(struct report_md *md, const struct np_
         g->sysrank = rank;
         g->synthetic = r->id.synthetic;
         g->finetune = report_finetune(r);
+        g->dfm = report_dfm_section(r);
         g->seq = k;
         snprintf(g->system, sizeof g->system, "%s", system);
         md->ng++;
@@ -1416,7 +1505,9 @@ static enum np_status report_md_add(struct report_md *md, const struct np_run *r
     }
     /* every run is accounted for: those not in a table (and the incomplete ones) are listed */
     if (!in_table || r->status == NP_RUN_INCOMPLETE) {
-        report_spill_printf(&md->list, "- `%s`: %s%s%s\n", r->path, np_run_status_name(r->status),
+        report_spill_printf(&md->list, "- `%s`: %s%s%s%s%s\n", r->path,
+                            r->id.kind != NP_KIND_BENCHMARK ? np_run_kind_name(r->id.kind) : "",
+                            r->id.kind != NP_KIND_BENCHMARK ? " run, " : "", np_run_status_name(r->status),
                             r->why ? ": " : "", r->why ? r->why : "");
         md->listed = 1;
     }
@@ -1437,6 +1528,8 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
             fputc('\n', out);
         if (g->finetune)
             report_md_ft_table(out, g, o);
+        else if (g->dfm)
+            report_md_dfm_table(out, g, !k || md->g[k - 1].dfm != g->dfm || md->g[k - 1].synthetic != g->synthetic, o);
         else if (report_per_system(g->recipe))
             report_md_system_table(out, g, o);
         else
@@ -1913,6 +2006,7 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
     REPORT_JD_STR(w, depth, &n, "gpu_type_source", r->gpu_source);
     REPORT_JD_STR(w, depth, &n, "system", r->id.system);
     REPORT_JD_STR(w, depth, &n, "workload", r->id.synthetic ? "synthetic" : NULL);
+    REPORT_JD_STR(w, depth, &n, "kind", np_run_kind_name(r->id.kind));
     REPORT_JD_STR(w, depth, &n, "job_id", r->job_id);
     REPORT_JD_STR(w, depth, &n, "start_time", r->launch.submit_time);
     REPORT_JD_INT(w, depth, &n, "seq_len", r->id.seq_len, r->id.seq_len > 0);
@@ -1956,7 +2050,10 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
     REPORT_JD_KEY(w, depth, &n, "steady");
     report_jd_metrics(w, d, &r->steady);
     REPORT_JD_NUM(w, depth, &n, "scaling_efficiency", r->scaling_eff);
-    REPORT_JD_NUM(w, depth, &n, "peak_memory_bytes", r->peak_memory_bytes);
+    if (report_exact_count(r->peak_memory_bytes))
+        REPORT_JD_INT(w, depth, &n, "peak_memory_bytes", (long long)r->peak_memory_bytes, 1);
+    else
+        REPORT_JD_NUM(w, depth, &n, "peak_memory_bytes", r->peak_memory_bytes);
     REPORT_JD_NUM(w, depth, &n, "loss", r->loss);
     REPORT_JD_BOOL(w, depth, &n, "checkpoint_saved", r->checkpoint_saved);
     REPORT_JD_BOOL(w, depth, &n, "checkpoint_loaded", r->checkpoint_loaded);

@@ -5,7 +5,7 @@
  * every shard it lists (resumed through hf.c's .part files), after checking that the folder's
  * file system holds what is still missing.  Downloads go through hf.c (libcurl).
  */
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/automodel.h"
 
 #include <errno.h>
 #include <jansson.h>

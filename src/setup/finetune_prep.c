@@ -16,7 +16,7 @@
 
 #include "nemoperf/util/diag.h"
 #include "nemoperf/job/finetune.h"
-#include "nemoperf/launch/manifest.h"
+#include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/setup/stage.h"

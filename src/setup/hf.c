@@ -61,6 +61,9 @@ struct hf_xfer {
     int io_errno;
     long long cr_start;    /* Content-Range start of the last response, -1 */
     long retry_after;      /* Retry-After seconds of the last response, -1 */
+    long long clen;        /* Content-Length of the last response, -1 */
+    long long linked_size; /* the Hub's X-Linked-Size (LFS files, on the redirect), -1 */
+    int html;              /* the last response is text/html: a login or error page, not a file */
     char *mem;
     size_t memlen, memcap;
 };
@@ -186,6 +189,17 @@ static size_t hf_header_cb(char *buf, size_t size, size_t nitems, void *userdata
     if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0) { /* a new response (after a redirect, 100...) */
         x->cr_start = -1;
         x->retry_after = -1;
+        x->clen = -1;
+        x->html = 0;
+    } else if (n > 15 && strncasecmp(buf, "Content-Length:", 15) == 0) {
+        x->clen = strtoll(buf + 15, NULL, 10);
+    } else if (n > 14 && strncasecmp(buf, "X-Linked-Size:", 14) == 0) {
+        x->linked_size = strtoll(buf + 14, NULL, 10);
+    } else if (n > 13 && strncasecmp(buf, "Content-Type:", 13) == 0) {
+        const char *v = buf + 13;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        x->html = strncasecmp(v, "text/html", 9) == 0;
     } else if (n > 14 && strncasecmp(buf, "Content-Range:", 14) == 0) {
         char line[128];
         snprintf(line, sizeof line, "%.*s", (int)(n - 14 < 127 ? n - 14 : 127), buf + 14);
@@ -398,6 +412,9 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
         x->io_error = 0;
         x->cr_start = -1;
         x->retry_after = -1;
+        x->clen = -1;
+        x->linked_size = -1;
+        x->html = 0;
         x->memlen = 0;
         if (x->mem)
             x->mem[0] = '\0';
@@ -526,6 +543,134 @@ static int hf_path_valid(const char *path)
     }
 }
 
+/* GET url into final through part (resumed, renamed when whole); a present final is left alone.  kind and repo
+ * name a Hugging Face repo for the 401/403 message, or are NULL (another server). */
+/* 1 when a .json file does not parse or any file starts as an HTML page: a login or error page
+ * saved under the file's name, or a cut download. */
+static int hf_bad_file(const char *path, const char *base)
+{
+    size_t bl = strlen(base);
+    if (bl > 5 && strcmp(base + bl - 5, ".json") == 0) {
+        json_error_t je;
+        json_t *j = json_load_file(path, 0, &je);
+        json_decref(j);
+        if (!j)
+            return 1;
+    }
+    char head[64] = "";
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    const char *h = head;
+    while (*h == ' ' || *h == '\t' || *h == '\r' || *h == '\n')
+        h++;
+    return strncasecmp(h, "<!doctype html", 14) == 0 || strncasecmp(h, "<html", 5) == 0;
+}
+
+/* Before the rename (issue 23): an HTML answer, a body shorter or longer than its Content-Length
+ * or the Hub's X-Linked-Size, or JSON that does not parse never becomes the final file.  A short
+ * .part is kept (resumed next time); anything else is removed. */
+static enum np_status hf_verify(const struct hf_xfer *x, long code, const char *part, const char *base,
+                                const char *label, struct np_error *err)
+{
+    struct stat sb;
+    long long have = stat(part, &sb) == 0 ? (long long)sb.st_size : -1;
+    long long want = x->linked_size >= 0                    ? x->linked_size
+                     : x->clen >= 0 && code == 200          ? x->clen
+                     : x->clen >= 0 && code == 206          ? x->offset + x->clen
+                                                            : -1;
+    if (x->html) {
+        unlink(part);
+        return np_error_set(err, NP_E_HTTP, label, 0, 0, "the server answered an HTML page (Content-Type text/html), "
+                            "not the file: a login or error page? (HF_ENDPOINT, a proxy); nothing kept");
+    }
+    if (want >= 0 && have != want) {
+        if (have > want)
+            unlink(part);
+        return np_error_set(err, NP_E_IO, label, 0, 0, "got %lld of %lld bytes%s", have, want,
+                            have < want ? "; the partial download is kept and resumed next time" : "; nothing kept");
+    }
+    if (hf_bad_file(part, base)) {
+        unlink(part);
+        return np_error_set(err, NP_E_PARSE, label, 0, 0, "the download is not valid %s (cut short, or an error "
+                            "page); nothing kept", strstr(base, ".json") ? "JSON" : "(an HTML page)");
+    }
+    return NP_OK;
+}
+
+static enum np_status hf_fetch_url(struct np_hf_client *c, const char *kind, const char *repo, const char *url,
+                                   const char *label, const char *final, const char *part, enum np_hf_fetch *what,
+                                   long long *bytes, struct np_error *err)
+{
+    enum np_status st = NP_OK;
+    struct stat sb;
+    const char *base = strrchr(final, '/') ? strrchr(final, '/') + 1 : final;
+    if (stat(final, &sb) == 0 && S_ISREG(sb.st_mode) && hf_bad_file(final, base)) {
+        /* an earlier run kept a broken file (before issue 23): fetched again */
+        np_warnf("%s: the staged %s is not a valid file (an HTML page or cut JSON); downloading it again", label,
+                 final);
+        unlink(final);
+    }
+    if (stat(final, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (what)
+            *what = NP_HF_PRESENT;
+        if (bytes)
+            *bytes = (long long)sb.st_size;
+        goto out;
+    }
+    struct hf_xfer x = {.c = c, .name = label, .part = part};
+    long code = 0;
+    st = hf_transfer(c, url, label, &x, &code, err);
+    free(x.mem);
+    if (st != NP_OK)
+        goto out;
+    if ((code == 401 || code == 403) && repo) {
+        st = hf_access_error(c, kind, repo, code, err);
+    } else if (code == 404) {
+        unlink(part); /* a stale prefix of a file that is gone */
+    } else if (code != 200 && code != 206) {
+        st = np_error_set(err, NP_E_HTTP, label, 0, 0, "unexpected answer HTTP %ld from %s", code, url);
+    } else {
+        if (!x.started) { /* an empty body: no write callback ran */
+            FILE *f = fopen(part, code == 206 ? "ab" : "wb");
+            if (!f || fclose(f) != 0) {
+                st = np_error_set(err, NP_E_IO, part, 0, 0, "cannot write: %s", strerror(errno));
+                goto out;
+            }
+        }
+        if ((st = hf_verify(&x, code, part, base, label, err)) != NP_OK)
+            goto out;
+        if (rename(part, final) != 0) {
+            st = np_error_set(err, NP_E_IO, final, 0, 0, "cannot rename %s: %s", part, strerror(errno));
+            goto out;
+        }
+        if (what)
+            *what = NP_HF_FETCHED;
+        if (bytes && stat(final, &sb) == 0)
+            *bytes = (long long)sb.st_size;
+    }
+out:
+    return st;
+}
+
+enum np_status np_hf_fetch_url(struct np_hf_client *c, const char *url, const char *label, const char *final,
+                               enum np_hf_fetch *what, long long *bytes, struct np_error *err)
+{
+    if (what)
+        *what = NP_HF_ABSENT;
+    if (bytes)
+        *bytes = 0;
+    char *part = hf_strf("%s.part", final);
+    if (!part)
+        return np_error_set(err, NP_E_NOMEM, label, 0, 0, "out of memory");
+    enum np_status st = hf_fetch_url(c, NULL, NULL, url, label, final, part, what, bytes, err);
+    free(part);
+    return st;
+}
+
 /* One file of a model (kind "") or data set (kind "datasets/") into
  * dest_dir/<last part of file>. */
 static enum np_status hf_fetch(struct np_hf_client *c, const char *kind, const char *repo, const char *revision,
@@ -555,43 +700,7 @@ static enum np_status hf_fetch(struct np_hf_client *c, const char *kind, const c
         st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
         goto out;
     }
-    struct stat sb;
-    if (stat(final, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (what)
-            *what = NP_HF_PRESENT;
-        if (bytes)
-            *bytes = (long long)sb.st_size;
-        goto out;
-    }
-    struct hf_xfer x = {.c = c, .name = label, .part = part};
-    long code = 0;
-    st = hf_transfer(c, url, label, &x, &code, err);
-    free(x.mem);
-    if (st != NP_OK)
-        goto out;
-    if (code == 401 || code == 403) {
-        st = hf_access_error(c, kind, repo, code, err);
-    } else if (code == 404) {
-        unlink(part); /* a stale prefix of a file that is gone */
-    } else if (code != 200 && code != 206) {
-        st = np_error_set(err, NP_E_HTTP, label, 0, 0, "unexpected answer HTTP %ld from %s", code, url);
-    } else {
-        if (!x.started) { /* an empty body: no write callback ran */
-            FILE *f = fopen(part, code == 206 ? "ab" : "wb");
-            if (!f || fclose(f) != 0) {
-                st = np_error_set(err, NP_E_IO, part, 0, 0, "cannot write: %s", strerror(errno));
-                goto out;
-            }
-        }
-        if (rename(part, final) != 0) {
-            st = np_error_set(err, NP_E_IO, final, 0, 0, "cannot rename %s: %s", part, strerror(errno));
-            goto out;
-        }
-        if (what)
-            *what = NP_HF_FETCHED;
-        if (bytes && stat(final, &sb) == 0)
-            *bytes = (long long)sb.st_size;
-    }
+    st = hf_fetch_url(c, kind, repo, url, label, final, part, what, bytes, err);
 out:
     free(final);
     free(part);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/model/automodel.h"
+#include "nemoperf/setup/automodel.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/setup/finetune_prep.h"
+#include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/hf.h"
+#include "nemoperf/setup/pip.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/slurm/backend.h"
@@ -27,6 +30,24 @@
 #include "nemoperf/setup/setup.h"
 
 extern char **environ;
+
+
+/* Something a real ./setup needs is missing (a tool, HF_TOKEN): an error (exit 2), or with --dry-run a warning (the plan is still shown). */
+static void setup_missing_tool(int dry_run, int *rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void setup_missing_tool(int dry_run, int *rc, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (dry_run) {
+        np_warnf("%s; --dry-run goes on, ./setup would stop here", text);
+        return;
+    }
+    np_errorf("%s", text);
+    *rc = 2;
+}
 
 static FILE *setup_out; /* the result lines' stream, for the run in progress (np_setup_run) */
 
@@ -71,8 +92,26 @@ struct setup_repo {
     char models[256];      /* "llama3.1 8b, ..." */
 };
 
+/* One pinned source checkout (Megatron-Bridge recipes, setup/archive.h). */
+struct setup_source {
+    const struct np_mbridge_repo *repo; /* borrowed from the recipe set */
+    char *dir;             /* $STAGE_PATH/src/<name>-<commit> */
+    char *url;             /* the archive */
+};
+
+/* One recipe model whose extra pip packages a one-node job installs (setup/pip.h). */
+struct setup_pip {
+    const struct np_recipe *r;
+    const struct np_model *m;
+    char *sqsh;            /* the image the job runs in */
+};
+
 struct setup_plan {
     const char *stage;
+    struct setup_pip pips[8];
+    size_t npips;
+    struct setup_source sources[16];
+    size_t nsources;
     struct setup_image images[16];
     size_t nimages;
     struct setup_repo repos[64];
@@ -86,6 +125,12 @@ static void setup_plan_free(struct setup_plan *p)
         free(p->images[i].sqsh);
     for (size_t i = 0; i < p->nrepos; i++)
         free(p->repos[i].dir);
+    for (size_t i = 0; i < p->nsources; i++) {
+        free(p->sources[i].dir);
+        free(p->sources[i].url);
+    }
+    for (size_t i = 0; i < p->npips; i++)
+        free(p->pips[i].sqsh);
 }
 
 static void setup_append_name(char *dst, size_t size, const char *name)
@@ -117,7 +162,7 @@ static int setup_size_listed(const char *list, const char *size)
 
 /* Resolve RECIPE / MODEL_SIZE / RUN_CONF_IMAGE into a plan.  Exit code or 0. */
 static int setup_resolve(const struct np_recipe_set *set, const char *stage, int skip_image, int skip_hf,
-                         struct setup_plan *p)
+                         int skip_pip, struct setup_plan *p)
 {
     const char *recipe = setup_env("RECIPE"), *sizes = setup_env("MODEL_SIZE");
     const struct np_recipe *chosen = recipe ? np_recipe_find(set, recipe) : NULL;
@@ -174,6 +219,28 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
             if (!setup_size_listed(sizes, mod->size))
                 continue;
             any = 1;
+            for (size_t j = 0; mod->mbridge && j < mod->mbridge->nrepos; j++) { /* the pinned checkouts */
+                const struct np_mbridge_repo *src = &mod->mbridge->repos[j];
+                size_t k = 0;
+                while (k < p->nsources && strcmp(p->sources[k].repo->commit, src->commit) != 0)
+                    k++;
+                if (k < p->nsources || k == sizeof p->sources / sizeof p->sources[0])
+                    continue;
+                p->sources[k].repo = src;
+                p->sources[k].dir = np_mbridge_checkout_dir(stage, src);
+                p->sources[k].url = np_archive_url(setup_env("NEMOPERF_ARCHIVE_ENDPOINT"), src);
+                p->nsources++;
+                if (!p->sources[k].dir || !p->sources[k].url)
+                    return 1;
+            }
+            if (mod->mbridge && mod->mbridge->pip && !skip_pip && p->npips < sizeof p->pips / sizeof p->pips[0]) {
+                struct setup_pip *pp = &p->pips[p->npips++];
+                pp->r = r;
+                pp->m = mod;
+                pp->sqsh = run_image && run_image[0] == '/' ? strdup(run_image) : np_stage_sqsh_path(stage, r->image);
+                if (!pp->sqsh)
+                    return 1;
+            }
             if (!mod->hf_repo || skip_hf)
                 continue;
             size_t k;
@@ -339,6 +406,18 @@ static void setup_dry_run(const struct setup_plan *p, const struct np_import_opt
         setup_print_quoted("mv ", buf, "");
         setup_print_quoted(" ", im->sqsh, "\n");
     }
+    for (size_t i = 0; i < p->nsources; i++) {
+        const struct setup_source *s = &p->sources[i];
+        if (access(s->dir, F_OK) == 0) {
+            fprintf(setup_out, "# keep the existing checkout %s\n", s->dir);
+            continue;
+        }
+        fprintf(setup_out, "# %s at %s: archive checked (gzip/tar whole, top folder named by the commit), unpacked "
+                           "beside the target, renamed into place\n", s->repo->github, s->repo->commit);
+        fprintf(setup_out, "GET %s -> %s/src/.%s-%s.tar.gz (.part resumed)\n", s->url, p->stage, s->repo->name,
+                s->repo->commit);
+        setup_print_quoted("mv <unpacked> ", s->dir, "\n");
+    }
     for (size_t i = 0; i < p->nrepos; i++) {
         const struct setup_repo *r = &p->repos[i];
         if (r->am) {
@@ -458,6 +537,31 @@ static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
             failures++;
         fprintf(setup_out, "hf       %s -> %s (downloaded %d, already staged %d, not in repo %d%s)\n", r->repo, r->dir, fetched,
                present, absent, bad ? ", FAILED" : "");
+    }
+    return failures;
+}
+
+/* Stage every pinned checkout; number of failures. */
+static int setup_sources(struct setup_plan *p, struct np_hf_client *c)
+{
+    int failures = 0;
+    for (size_t i = 0; i < p->nsources && !setup_signal; i++) {
+        struct setup_source *s = &p->sources[i];
+        struct np_error err = {0};
+        enum np_archive_outcome out;
+        long long bytes = 0;
+        enum np_status st = np_archive_stage(c, setup_env("NEMOPERF_ARCHIVE_ENDPOINT"), p->stage, s->repo, NULL, &out,
+                                             &bytes, &err);
+        if (st != NP_OK) {
+            np_error_print(&err);
+            failures++;
+            fprintf(setup_out, "source   %s@%s -> %s (FAILED)\n", s->repo->github, s->repo->commit, s->dir);
+            continue;
+        }
+        if (out == NP_ARCHIVE_STAGED)
+            np_notef("%s: staged %s at %s (%lld-byte archive)", s->repo->name, s->repo->github, s->repo->commit, bytes);
+        fprintf(setup_out, "source   %s@%s -> %s (%s)\n", s->repo->github, s->repo->commit, s->dir,
+                out == NP_ARCHIVE_STAGED ? "downloaded" : "already staged");
     }
     return failures;
 }
@@ -587,7 +691,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     memset(&plan, 0, sizeof plan);
     plan.stage = stage_c;
     if (rc == 0)
-        rc = setup_resolve(&set, stage_c, skip_image, skip_hf, &plan);
+        rc = setup_resolve(&set, stage_c, skip_image, skip_hf, o->skip_pip, &plan);
 
     struct setup_progress prog = {0, 0};
     struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
@@ -612,11 +716,11 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         while (g + 1 < plan.nrepos && plan.repos[g].am && !plan.repos[g].am->automodel->gated)
             g++;
         char *url = np_hf_model_url(client, plan.repos[g].repo);
-        np_errorf("HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a read "
-                  "token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
-                  repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
+        setup_missing_tool(dry_run, &rc,
+                           "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
+                           "read token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
+                           repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
         free(url);
-        rc = 2;
     }
     struct np_import_opts io = {.sbatch = sbatch, .account = setup_env("SBATCH_ACCOUNT"),
                                 .partition = setup_env("SBATCH_PARTITION"), .cancel = &setup_signal};
@@ -631,13 +735,23 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         char *found = np_path_search(tool, getenv("PATH"));
         if (!found) {
             if (sbatch)
-                np_errorf("sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install the "
-                          "Slurm client, or import locally without --sbatch, or use --skip-image)");
+                setup_missing_tool(dry_run, &rc,
+                                   "sbatch: not found on PATH: --sbatch submits the import as a Slurm job (install "
+                                   "the Slurm client, or import locally without --sbatch, or use --skip-image)");
             else
-                np_errorf("enroot: not found on PATH: it imports the container %s (install enroot from "
-                          "https://github.com/NVIDIA/enroot, run the import on a compute node with --sbatch, "
-                          "or use --skip-image to stage the rest)",
-                          plan.images[0].image);
+                setup_missing_tool(dry_run, &rc,
+                                   "enroot: not found on PATH: it imports the container %s (install enroot from "
+                                   "https://github.com/NVIDIA/enroot, run the import on a compute node with "
+                                   "--sbatch, or use --skip-image to stage the rest)",
+                                   plan.images[0].image);
+        }
+        free(found);
+    }
+    if (rc == 0 && plan.npips) {
+        char *found = np_path_search("sbatch", getenv("PATH"));
+        if (!found) {
+            np_errorf("sbatch: not found on PATH: RECIPE=%s pip-installs its packages in a one-node Slurm job "
+                      "(install the Slurm client, or stage the rest with --skip-pip)", plan.pips[0].r->name);
             rc = 2;
         }
         free(found);
@@ -645,9 +759,10 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     if (rc == 0 && task != NP_TASK_PRETRAIN) {
         char *found = np_path_search("sbatch", getenv("PATH"));
         if (!found) {
-            np_errorf("sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a one-node "
-                      "Slurm job (install the Slurm client)", np_task_name(task));
-            rc = 2;
+            setup_missing_tool(dry_run, &rc,
+                               "sbatch: not found on PATH: TASK=%s prepares the checkpoint and the data in a "
+                               "one-node Slurm job (install the Slurm client)",
+                               np_task_name(task));
         }
         free(found);
     }
@@ -655,12 +770,19 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
+        for (size_t i = 0; rc == 0 && i < plan.npips; i++) {
+            struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, NULL};
+            char **argv = np_pip_job_argv(stage_c, plan.pips[i].r, plan.pips[i].m, &po);
+            fprintf(setup_out, "# pip packages of %s %s (one-node job in %s; renamed into place when it succeeds)\n",
+                    plan.pips[i].r->name, plan.pips[i].m->size, plan.pips[i].sqsh);
+            if (argv)
+                setup_print_argv(argv);
+            np_strv_free(argv);
+        }
         if (rc == 0 && task != NP_TASK_PRETRAIN)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
-        if (rc == 0 && (fflush(setup_out) != 0 || ferror(setup_out))) {
-            np_errorf("cannot write the plan: %s", strerror(errno));
+        if (rc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the plan's stream"))
             rc = 1;
-        }
         np_hf_client_free(client);
         setup_plan_free(&plan);
         np_recipe_set_free(&set);
@@ -679,7 +801,30 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
             np_notef("created the layout under %s (%d new folder%s)", stage_c, created, created == 1 ? "" : "s");
         fprintf(setup_out, "stage    %s (experiments/, hf/)\n", stage_c);
         failures += setup_images(&plan, &io);
+        if (plan.nsources) { /* no HF_TOKEN to another server */
+            struct np_hf_opts ao = ho;
+            ao.token = NULL;
+            ao.endpoint = NULL;
+            struct np_hf_client *ac = NULL;
+            if (np_hf_client_new(&ao, &ac, &err) != NP_OK) {
+                np_error_print(&err);
+                failures++;
+            } else {
+                failures += setup_sources(&plan, ac);
+            }
+            np_hf_client_free(ac);
+        }
         failures += setup_hf(&plan, client);
+        for (size_t i = 0; i < plan.npips && !failures && !setup_signal; i++) {
+            struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, &setup_signal};
+            int present = 0;
+            char jobid[64];
+            int bad = np_pip_stage(stage_c, plan.pips[i].r, plan.pips[i].m, &po, &present, jobid, sizeof jobid);
+            failures += bad;
+            if (!bad)
+                fprintf(setup_out, "pip      %s %s (%s%s)\n", plan.pips[i].r->name, plan.pips[i].m->size,
+                        present ? "already staged" : "installed by job ", present ? "" : jobid);
+        }
         if (task != NP_TASK_PRETRAIN && !failures && !setup_signal) {
             failures += np_ftprep_download(&ftp, client, NULL, &setup_signal);
             struct np_ftprep_job_opts fo = {plan.nimages ? plan.images[0].sqsh : NULL, NULL, io.account,
@@ -692,10 +837,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     setup_plan_free(&plan);
     np_recipe_set_free(&set);
     free(stage_c);
-    if (fflush(setup_out) != 0 || ferror(setup_out)) {
-        np_errorf("cannot write the results: %s", strerror(errno));
+    if (np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the results' stream"))
         failures++;
-    }
     if (setup_signal) {
         *sig_out = setup_signal;
         np_errorf("interrupted by signal %d; nothing half-done was left under a final name", *sig_out);

@@ -99,20 +99,6 @@ enum np_status np_stage_mkdirs(const char *path, struct np_error *err)
 }
 
 /* "<a>/<b>" as a new string. */
-static char *stage_join(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    while (la > 1 && a[la - 1] == '/')
-        la--;
-    char *s = malloc(la + lb + 2);
-    if (!s)
-        return NULL;
-    memcpy(s, a, la);
-    s[la] = '/';
-    memcpy(s + la + 1, b, lb + 1);
-    return s;
-}
-
 enum np_status np_stage_make_layout(const char *stage, int *created, struct np_error *err)
 {
     enum np_status st = np_stage_check_path(stage, err);
@@ -122,7 +108,7 @@ enum np_status np_stage_make_layout(const char *stage, int *created, struct np_e
     const char *subs[] = {NP_STAGE_EXPERIMENTS, NP_STAGE_HF};
     st = stage_mkdirs_count(stage, &n, err);
     for (size_t i = 0; st == NP_OK && i < sizeof subs / sizeof subs[0]; i++) {
-        char *p = stage_join(stage, subs[i]);
+        char *p = np_stage_join(stage, subs[i]);
         if (!p)
             return np_error_set(err, NP_E_NOMEM, stage, 0, 0, "out of memory");
         st = stage_mkdirs_count(p, &n, err);
@@ -131,49 +117,6 @@ enum np_status np_stage_make_layout(const char *stage, int *created, struct np_e
     if (created)
         *created = n;
     return st;
-}
-
-char *np_stage_sqsh_name(const char *image)
-{
-    if (!image)
-        return NULL;
-    if (strncmp(image, "docker://", 9) == 0)
-        image += 9;
-    const char *hash = strchr(image, '#');
-    if (hash)
-        image = hash + 1;
-    if (!*image)
-        return NULL;
-    size_t n = strlen(image);
-    char *s = malloc(n + sizeof ".sqsh");
-    if (!s)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        s[i] = (image[i] == '/' || image[i] == ':') ? '+' : image[i];
-    memcpy(s + n, ".sqsh", sizeof ".sqsh");
-    return s;
-}
-
-char *np_stage_sqsh_path(const char *stage, const char *image)
-{
-    char *name = np_stage_sqsh_name(image);
-    if (!name || !stage)
-        return free(name), NULL;
-    char *p = stage_join(stage, name);
-    free(name);
-    return p;
-}
-
-char *np_stage_hf_dir(const char *stage, const char *repo)
-{
-    if (!stage || !repo)
-        return NULL;
-    char *hf = stage_join(stage, NP_STAGE_HF);
-    if (!hf)
-        return NULL;
-    char *p = stage_join(hf, repo);
-    free(hf);
-    return p;
 }
 
 int np_stage_free_space(const char *path, double *bytes)
@@ -403,7 +346,7 @@ static void stage_remove_stale(const char *dir, const char *name, const char *ho
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue; /* still running (or not ours to judge) */
-        char *p = stage_join(dir, de->d_name);
+        char *p = np_stage_join(dir, de->d_name);
         if (p && unlink(p) == 0)
             np_notef("removed %s left by an interrupted import", p);
         free(p);

@@ -127,6 +127,10 @@ char **np_slurm_child_env(char *const *envp)
             continue;
         if (strncmp(e, "SBATCH_", 7) == 0 && (!strchr(e, '=') || !strchr(e, '=')[1]))
             continue;
+        /* no Hugging Face token: sbatch --export=ALL would hand it to slurmctld, which keeps a
+         * job's environment on its disk; every job reads what ./setup staged (issue 23) */
+        if (strncmp(e, "HF_TOKEN=", 9) == 0 || strncmp(e, "HUGGING_FACE_HUB_TOKEN=", 23) == 0)
+            continue;
         out[k++] = envp[i];
     }
     out[k] = NULL;
@@ -495,7 +499,8 @@ static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n
     return st;
 }
 
-/* squeue -h -t all -n NAME -o %i|%T|%k: the jobs of that name, kept when their comment is tag. */
+/* squeue -h -t all --me -o %i|%T|%k: this user's jobs, kept when their comment is tag.  Not by
+ * name: SBATCH_JOB_NAME (or a user's scontrol update) renames a job, its tag stays (issue 23). */
 static enum np_status cli_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
                                struct np_error *err)
 {
@@ -505,15 +510,12 @@ static enum np_status cli_find(struct np_backend *b, const char *tag, const char
         return np_error_set(err, NP_E_INVALID, "squeue", 0, 0,
                             "not found next to sbatch or on PATH; cannot look for the job (install the Slurm client "
                             "tools)");
-    char *name = NULL;
-    if (asprintf(&name, "--name=%s", job_name ? job_name : "") < 0)
-        return np_error_set(err, NP_E_NOMEM, "squeue", 0, 0, "out of memory");
-    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", name, (char *)"-o",
+    (void)job_name;
+    char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", (char *)"--me", (char *)"-o",
                           (char *)"%i|%T|%k", NULL};
     char *obuf = NULL, *ebuf = NULL;
     int status = 0, timed_out = 0;
     enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
-    free(name);
     if (st != NP_OK)
         return st;
     char *msg = cli_trim(ebuf);
@@ -562,6 +564,11 @@ enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_p
                                         "Invalid Trackable RESource (TRES) specification",
                                         "Memory required by task is not available",
                                         "Requested time limit is invalid",
+                                        /* the user's SBATCH_* settings Slurm can never accept (issue 23) */
+                                        "Invalid feature specification",
+                                        "Invalid account or account/partition combination specified",
+                                        "Invalid qos specification",
+                                        "Invalid wckey specification",
                                         NULL};
     struct cli_impl *im = b->impl;
     *message = NULL;

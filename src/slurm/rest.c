@@ -22,7 +22,9 @@
 
 #include "nemoperf/util/diag.h"
 #include "nemoperf/slurm/sbatch_env.h"
-#include "nemoperf/launch/script.h"
+#include "nemoperf/job/env.h"
+#include "nemoperf/slurm/timelimit.h"
+#include "nemoperf/util/version.h"
 #include "nemoperf/util/shell.h"
 
 #define REST_BODY_MAX (64L * 1024 * 1024) /* refuse replies larger than this */
@@ -311,11 +313,6 @@ enum np_status np_rest_job_body(const struct np_rest_api *api, const struct np_l
         size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             bad |= rest_env_add(api, envj, vars[i].name, vars[i].value);
-        if (c->hf_token) { /* only here, in the request body; never written anywhere */
-            const char *tok = env(env_ctx, "HF_TOKEN");
-            if (tok)
-                bad |= rest_env_add(api, envj, "HF_TOKEN", tok);
-        }
         bad |= json_object_set(job, "environment", envj);
         bad |= json_object_set_new(api->script == NP_REST_SCRIPT_JOB ? job : body, "script",
                                    json_string(script ? script : ""));
@@ -639,8 +636,7 @@ struct rest_pick {
     int by_id;            /* 1: the jobs of ids (jobs, job/{id}, jobs/state); 0: by comment */
     char *const *ids;     /* by_id: the wanted ids */
     size_t n;
-    const char *tag;      /* by comment: the tag, and the name when both are known */
-    const char *job_name;
+    const char *tag;      /* by comment: the tag (a job's name can change, its tag cannot) */
 };
 
 /* 1 when element e (job id id) is one p keeps. */
@@ -655,8 +651,8 @@ static int rest_pick_keeps(const struct rest_pick *p, const json_t *e, const cha
     /* "comment": a string up to v0.0.40, {"job","administrator","system"} from v0.0.41 */
     const json_t *cj = json_object_get(e, "comment");
     const char *c = json_is_object(cj) ? json_string_value(json_object_get(cj, "job")) : json_string_value(cj);
-    const char *nm = json_string_value(json_object_get(e, "name"));
-    return c && p->tag && strcmp(c, p->tag) == 0 && !(p->job_name && nm && strcmp(nm, p->job_name) != 0);
+    /* the tag alone: SBATCH_JOB_NAME renames a job, its tag stays (issue 23) */
+    return c && p->tag && strcmp(c, p->tag) == 0;
 }
 
 /* The jobs p keeps of a reply holding a "jobs" array, appended to out (reset first),
@@ -827,7 +823,13 @@ static void rest_connect_error(struct rest_impl *im, CURLcode cc, long os_errno,
 /* One exchange; the reply in im->resp (NUL-terminated), its status in *http.
  * Connect failures (the request certainly did not leave) are retried with
  * backoff; anything after that is not.  sent (may be NULL) is set to 1 when the
- * request may have reached the server. */
+ * request may have reached the server.  A request with sent (a submission: not
+ * idempotent) goes over a connection of its own that is closed after it (issue 23):
+ * libcurl re-sends a request, POST included, on a new connection when a reused one
+ * closes before any reply byte (Curl_retry_request, lib/transfer.c: "Connection died,
+ * retrying a fresh connect", up to 5 times; CURLOPT_FORBID_RETRY_ON_REUSE turns that off
+ * from 8.16.0 only).  A fresh connection is never "reused", so a lost reply is an
+ * error here (CURLE_GOT_NOTHING / CURLE_RECV_ERROR), outcome unknown, never a second job. */
 static enum np_status rest_request(struct rest_impl *im, const char *method, const char *path, const char *body,
                                    long *http, int *sent, struct np_error *err)
 {
@@ -850,6 +852,12 @@ static enum np_status rest_request(struct rest_impl *im, const char *method, con
         curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") == 0 ? NULL : method);
     }
+    long once = sent != NULL;
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, once);
+    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, once);
+#if LIBCURL_VERSION_NUM >= 0x081000 /* an enum value, not a macro */
+    curl_easy_setopt(h, CURLOPT_FORBID_RETRY_ON_REUSE, once);
+#endif
     enum np_status st = NP_OK;
     double delay = 0.25;
     for (int attempt = 0;; attempt++) {
@@ -973,7 +981,9 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
     struct np_error ignored;
     if (rest_request(im, "GET", "/openapi/v3", NULL, &http, NULL, &ignored) == NP_OK && http == 200)
         served = np_rest_openapi_versions(im->resp.data, im->resp.len);
-    np_error_set(err, NP_E_HTTP, im->url.display, 0, 0,
+    /* a definite answer, not a failure to connect: bad input (exit 2), refused before any
+     * folder is made (issue 23) */
+    np_error_set(err, NP_E_INVALID, im->url.display, 0, 0,
                  "slurmrestd serves none of the API versions nemoperf knows (%s all answered 404); it serves %s; "
                  "start slurmrestd with a version nemoperf knows enabled: -d data_parser/%s (Slurm 23.02 and "
                  "newer; -d list shows what it has) or -s openapi/v0.0.38 (Slurm 22.05)",
@@ -981,7 +991,7 @@ enum np_status np_slurm_rest_connect(struct np_backend *b, struct np_error *err)
                  rest_apis[0].version);
     free(served);
     free(t);
-    return NP_E_HTTP;
+    return NP_E_INVALID;
 }
 
 /* The job exists but without a setting nemoperf asked for (say exclusivity): an
@@ -1042,7 +1052,7 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     long http = 0;
     int sent = 0;
     st = rest_request(im, "POST", path, text, &http, &sent, err);
-    /* the body holds HF_TOKEN when set: wipe it before freeing */
+    /* the body holds no token (never HF_TOKEN: issue 23); wiped before freeing all the same */
     memset(text, 0, strlen(text));
     free(text);
     if (st != NP_OK) {
@@ -1090,7 +1100,8 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
 enum np_status np_rest_parse_tagged(long http, const char *body, size_t len, const char *tag, const char *job_name,
                                     struct np_job_list *out, struct np_error *err)
 {
-    struct rest_pick p = {.by_id = 0, .tag = tag, .job_name = job_name};
+    (void)job_name;
+    struct rest_pick p = {.by_id = 0, .tag = tag};
     return rest_parse_job_array(http, body, len, &p, out, err);
 }
 

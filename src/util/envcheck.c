@@ -10,13 +10,17 @@
 #include <string.h>
 
 #include "nemoperf/util/envcheck.h"
+
+#include <getopt.h>
+
+#include "nemoperf/util/diag.h"
 #include "nemoperf/util/shell.h"
 
 static const char *const envcheck_names[] = {
     /* launch: the original recipes' variables, then nemoperf's */
     "DTYPE", "MODEL_SIZE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "STAGE_PATH", "HF_TOKEN", "SBATCH_ACCOUNT",
     "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP",
-    "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "RECIPE",
+    "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "DISABLE_PERFRUN", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "RECIPE",
     "GPU_TYPE", "WORKLOAD", "TASK", "NEMOPERF_FORCE_CHECKPOINT", "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY",
     "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES", "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT",
     "SLURMRESTD_URL", "SLURM_JWT", "SLURM_USER",
@@ -24,11 +28,14 @@ static const char *const envcheck_names[] = {
     /* launch and setup with RECIPE=automodel */
     "MODEL",
     /* setup */
-    "HF_ENDPOINT",
+    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT",
     /* every tool */
     "NEMOPERF_DATADIR",
     /* parse */
     "NEMOPERF_PROGRESS_AFTER",
+    /* the results store (parse --store/--history/--compare, launch --wait --store); the test hook of its
+     * network file system check */
+    "NEMOPERF_DB", "NEMOPERF_DB_TIMEOUT", "NEMOPERF_CLUSTER", "NEMOPERF_TEST_FS_MAGIC",
     /* synth (set by the rendered script) */
     "NEMOPERF_PROFILE_DIR",
     /* make demo */
@@ -38,7 +45,7 @@ static const char *const envcheck_names[] = {
     "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT", "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR",
     "NP_CLUSTER_SHARE", "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT",
     /* make bench, make fuzz */
-    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "FUZZ_SECONDS",
+    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "BENCH_STORE_RUNS", "BENCH_STORE_COPIES", "FUZZ_SECONDS",
     "FUZZ_AMLOG_SECONDS",
     NULL};
 
@@ -83,6 +90,98 @@ size_t np_env_distance(const char *a, const char *b, size_t cap)
     return row[lb] > cap ? cap + 1 : row[lb];
 }
 
+/* ---- near misses by meaning: ENABLE_PROFILING, NCCL_TRACE, LOAD_CKPT_PATH ----
+ * A name is cut into words at '_' and each word put in the vocabulary of the table (CKPT -> CHECKPOINT,
+ * PROFILING/NSYS -> PROFILE, ENABLED -> ENABLE, NCCLTRACE -> NCCL TRACE...).  It is suspect when it holds a
+ * distinctive word of a feature (PROFILE, TRACE, CHECKPOINT) and every one of its words is a word of one known
+ * name: that name is meant.  NCCL_DEBUG (DEBUG is none of ENABLE_NCCLTRACE's words) or PROFILEREAD stay quiet. */
+
+#define ENVCHECK_WORDS 8
+
+struct envcheck_words {
+    const char *w[ENVCHECK_WORDS * 2];
+    size_t n;
+};
+
+static const char *const envcheck_synonyms[][2] = {
+    {"CKPT", "CHECKPOINT"},    {"CHKPT", "CHECKPOINT"}, {"CHECKPOINTS", "CHECKPOINT"}, {"CHECKPOINTING", "CHECKPOINT"},
+    {"PROFILING", "PROFILE"},  {"PROFILER", "PROFILE"}, {"PROFILES", "PROFILE"},       {"PROF", "PROFILE"},
+    {"NSYS", "PROFILE"},       {"TRACING", "TRACE"},    {"TRACES", "TRACE"},           {"ENABLED", "ENABLE"},
+    {"ENABLES", "ENABLE"},     {"DIR", "PATH"},         {"STEPS", "STEP"},             {"BEGIN", "START"},
+    {"END", "STOP"},           {NULL, NULL}};
+
+static const char *const envcheck_distinctive[] = {"PROFILE", "TRACE", "CHECKPOINT", NULL};
+
+/* The words of name, normalised (static strings of the tables, or "" for a word they do not know). */
+static int envcheck_split(const char *name, struct envcheck_words *out)
+{
+    out->n = 0;
+    for (const char *p = name; *p;) {
+        const char *e = strchr(p, '_');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char w[32];
+        if (len >= sizeof w || out->n + 2 > sizeof out->w / sizeof out->w[0])
+            return -1;
+        for (size_t i = 0; i < len; i++)
+            w[i] = (char)toupper((unsigned char)p[i]);
+        w[len] = '\0';
+        p += len + (e != NULL);
+        if (!len)
+            continue;
+        const char *word = "";
+        if (strcmp(w, "NCCLTRACE") == 0) { /* ENABLE_NCCLTRACE: one word of the table, two of meaning */
+            out->w[out->n++] = "NCCL";
+            word = "TRACE";
+        } else {
+            for (size_t i = 0; envcheck_synonyms[i][0] && !*word; i++)
+                if (strcmp(w, envcheck_synonyms[i][0]) == 0)
+                    word = envcheck_synonyms[i][1];
+            static const char *const plain[] = {"ENABLE", "PROFILE", "TRACE", "NCCL", "CHECKPOINT", "LOAD",
+                                                "PATH",   "START",   "STOP",  "STEP", NULL};
+            for (size_t i = 0; plain[i] && !*word; i++)
+                if (strcmp(w, plain[i]) == 0)
+                    word = plain[i];
+        }
+        out->w[out->n++] = word;
+    }
+    return 0;
+}
+
+static int envcheck_has(const struct envcheck_words *ws, const char *w)
+{
+    for (size_t i = 0; i < ws->n; i++)
+        if (strcmp(ws->w[i], w) == 0)
+            return 1;
+    return 0;
+}
+
+/* The known name whose words hold every word of name, name holding a distinctive one; NULL when none. */
+static const char *envcheck_by_meaning(const char *name)
+{
+    struct envcheck_words nw, kw;
+    if (envcheck_split(name, &nw) != 0 || nw.n == 0)
+        return NULL;
+    int distinctive = 0;
+    for (size_t i = 0; envcheck_distinctive[i]; i++)
+        distinctive |= envcheck_has(&nw, envcheck_distinctive[i]);
+    if (!distinctive)
+        return NULL;
+    const char *best = NULL;
+    size_t bestn = (size_t)-1;
+    for (size_t k = 0; envcheck_names[k]; k++) {
+        if (envcheck_split(envcheck_names[k], &kw) != 0)
+            continue;
+        size_t i = 0;
+        while (i < nw.n && *nw.w[i] && envcheck_has(&kw, nw.w[i]))
+            i++;
+        if (i == nw.n && kw.n < bestn) { /* the fewest words beyond the name's */
+            best = envcheck_names[k];
+            bestn = kw.n;
+        }
+    }
+    return best;
+}
+
 const char *np_env_suggest(const char *name, int *prefix_only)
 {
     int dummy;
@@ -103,7 +202,7 @@ const char *np_env_suggest(const char *name, int *prefix_only)
             best = envcheck_names[i];
         }
     }
-    if (best)
+    if (best || (best = envcheck_by_meaning(name)))
         return best;
     for (size_t p = 0; envcheck_prefixes[p]; p++) {
         size_t pl = strlen(envcheck_prefixes[p]);
@@ -152,4 +251,39 @@ char *np_env_check(char *const *envp)
         return NULL;
     }
     return np_buf_steal(&b);
+}
+
+/* ---- options: --stpes -> did you mean --steps? ---- */
+
+const char *np_opt_suggest(const char *arg, const struct option *longopts)
+{
+    if (!arg || !longopts)
+        return NULL;
+    while (*arg == '-')
+        arg++;
+    char name[64];
+    size_t len = strcspn(arg, "=");
+    if (!len || len >= sizeof name)
+        return NULL;
+    memcpy(name, arg, len);
+    name[len] = '\0';
+    const char *best = NULL;
+    size_t bestd = len <= 3 ? 2 : 3; /* a short word: one edit at most */
+    for (size_t i = 0; longopts[i].name; i++) {
+        size_t d = np_env_distance(name, longopts[i].name, 2);
+        if (d < bestd) {
+            bestd = d;
+            best = longopts[i].name;
+        }
+    }
+    return best;
+}
+
+void np_opt_unknown(const char *arg, const struct option *longopts)
+{
+    const char *s = np_opt_suggest(arg, longopts);
+    if (s)
+        np_errorf("unknown option '%s'; did you mean --%s? (see --help)", arg, s);
+    else
+        np_errorf("unknown option '%s'; see --help", arg);
 }

@@ -131,12 +131,16 @@ run_launch single MODEL_SIZE=8b JOB_TOTAL_GPUS=8 STAGE_PATH="$S" HF_TOKEN=np-sec
 run_launch sweep MODEL_SIZE=8b DTYPE=bf16 JOB_TOTAL_GPUS=8,16,32 STAGE_PATH="$S"
 run_launch nemotron MODEL_SIZE=15b DTYPE=fp8 JOB_TOTAL_GPUS=16 STAGE_PATH="$S"
 run_launch profile MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_PROFILE=true PROFILE_START_STEP=2 PROFILE_STOP_STEP=5 STAGE_PATH="$S"
-run_launch nccl MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_NCCLTRACE=yes STAGE_PATH="$S"
+run_launch nccl MODEL_SIZE=8b JOB_TOTAL_GPUS=8 ENABLE_NCCLTRACE=yes DISABLE_PERFRUN=true STAGE_PATH="$S"
 run_launch save MODEL_SIZE=8b JOB_TOTAL_GPUS=16 ENABLE_CHECKPOINT=1 STAGE_PATH="$S"
 run_launch hostile MODEL_SIZE=8b JOB_TOTAL_GPUS=8 STAGE_PATH="$H"
 
 n=$(wc -l <"$JOBS")
-[ "$n" -eq 9 ] && ok "9 jobs submitted (a sweep of 3 printed 3 lines)" || fail "expected 9 submitted jobs, got $n"
+# a sweep of 3 printed 3 lines; the profile request 2 (its performance run beside it), the trace 1 (DISABLE_PERFRUN)
+[ "$n" -eq 10 ] && ok "10 jobs submitted" || fail "expected 10 submitted jobs, got $n"
+[ "$(awk -F '\t' '$1 == "profile"' "$JOBS" | wc -l)" -eq 2 ] && [ "$(awk -F '\t' '$1 == "nccl"' "$JOBS" | wc -l)" -eq 1 ] &&
+    ok "ENABLE_PROFILE submitted the performance run beside it; DISABLE_PERFRUN=true left it out of the trace" ||
+    fail "performance runs beside profile/trace: $(cat "$JOBS")"
 while IFS="$(printf '\t')" read -r name id dir; do
     check_run "$name" "$id" "$dir"
 done <"$JOBS"
@@ -145,8 +149,17 @@ done <"$JOBS"
 dir_of() { awk -F '\t' -v n="$1" -v g="$2" '$1 == n && $3 ~ ("_" g "(_nsys|_nccltrace)?$") { print $3; exit }' "$JOBS"; }
 d=$(dir_of single 8)
 grep -rq np-secret-value "$d" && fail "HF_TOKEN's value was written into $d" || ok "HF_TOKEN value in no file"
-grep -q '"HF_TOKEN"' "$d/nemoperf.json" && ok "manifest lists HF_TOKEN among env_passed (name only)" ||
-    fail "HF_TOKEN name missing from env_passed"
+grep -q '"HF_TOKEN"' "$d/nemoperf.json" && fail "the manifest lists HF_TOKEN among env_passed" ||
+    ok "HF_TOKEN not among env_passed: the job never gets it (issue 23)"
+# issue 23: sbatch --export=ALL hands the environment to slurmctld, which keeps it in its state
+# folder (StateSaveLocation/hash.N/job.ID/environment): the token must not be there
+st=$(sed -n 's/^StateSaveLocation=//p' "$SLURM_CONF" 2>/dev/null)
+if [ -d "$st" ]; then
+    grep -rqa np-secret-value "$st" && fail "HF_TOKEN's value is in slurmctld's saved job environment ($st)" ||
+        ok "HF_TOKEN's value is not in slurmctld's saved state ($st)"
+else
+    fail "no StateSaveLocation in $SLURM_CONF"
+fi
 ok "inherited SLURM_JOB_ID/SLURM_NNODES did not reach sbatch (job ran on $(sed -n 's/.* on //p' "$d"/sbatch_*.out))"
 # the user's SBATCH_* settings reach sbatch unchanged, as with the originals (sbatch reads them itself)
 id=$(awk -F '\t' '$1 == "single" { print $2; exit }' "$JOBS")
@@ -165,7 +178,7 @@ done
 d=$(dir_of nemotron 16)
 grep -q 'global_batch_size: 64 ' "$d"/log-*.out && grep -q "^#SBATCH --nodes=2\$" "$d"/sbatch_*.sh &&
     ok "nemotron4 15b x16: 2 nodes, GBS 64" || fail "nemotron4 15b x16: nodes or GBS wrong"
-d=$(dir_of profile 8)
+d=$(dir_of profile 8_nsys)
 case $d in *_nsys) ok "profile folder has the _nsys suffix" ;; *) fail "profile folder $d lacks _nsys" ;; esac
 # where NeMo-Run's launcher has nsys write: <job folder>/nsys_profile/ (issue 25)
 ls "$d"/nsys_profile/profile_*.nsys-rep >/dev/null 2>&1 && ok "profile files written into the job's nsys_profile/" ||
@@ -222,6 +235,57 @@ if [ -x "$parse" ]; then
     fi
 else
     fail "$parse not built"
+fi
+
+# ---- issue 24: a run's kind in every format.  The benchmark run (single) and its profile, NCCL-trace,
+# checkpoint-save and checkpoint-load siblings, real jobs of the synthetic workload (stand-in for NeMo on
+# GPUs, which cannot run here): each format names the kind, --reference compares none but a benchmark (the
+# others say why, naming their kind), markdown tables hold the benchmark only, --group keeps the kinds apart.
+if [ -x "$parse" ]; then
+    set --
+    : >"$W/kinds.want"
+    while IFS="$(printf '\t')" read -r name id dir; do
+        case $name:$dir in
+        single:*) k=benchmark ;; profile:*_nsys) k=profile ;; profile:*) k=benchmark ;; nccl:*) k=nccl-trace ;;
+        save:*) k=checkpoint-save ;; load:*) k=checkpoint-load ;; *) continue ;;
+        esac
+        set -- "$@" "$dir"
+        printf '%s\t%s\n' "$dir" "$k" >>"$W/kinds.want"
+    done <"$JOBS"
+    [ "$#" -eq 6 ] || fail "kinds: want the 6 runs single, profile (and its performance run), nccl, save, load; have $#"
+    "$parse" --format csv --reference "$@" >"$W/kinds.csv" 2>"$W/kinds.err"
+    rc=$?
+    # folder<TAB>kind<TAB>reference_reason, the runs matched to the folders by prefix (CSV read by python3's csv)
+    got=$(python3 -c 'import csv, sys
+want = [l.split("\t")[0] for l in open(sys.argv[1]).read().splitlines()]
+for r in csv.DictReader(open(sys.argv[2])):
+    for d in want:
+        if r["path"].startswith(d + "/"):
+            print("\t".join((d, r["kind"], r["reference_reason"])))' "$W/kinds.want" "$W/kinds.csv" | sort)
+    if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$got" | cut -f1,2)" = "$(sort "$W/kinds.want")" ]; then
+        ok "kinds: CSV names each run's kind (benchmark, profile, nccl-trace, checkpoint-save, checkpoint-load)"
+    else
+        fail "kinds: CSV exit $rc, kinds: $got, want: $(cat "$W/kinds.want") $(head -3 "$W/kinds.err")"
+    fi
+    bad=$(printf '%s\n' "$got" | awk -F '\t' '$2 != "benchmark" && index($3, $2 " run") != 1 && !($2 == "nccl-trace" && index($3, "NCCL-trace run") == 1)')
+    [ -z "$bad" ] && ok "kinds: --reference says of each non-benchmark run that its kind is never compared" ||
+        fail "kinds: a non-benchmark run's reference reason does not name its kind: $bad"
+    "$parse" --format json "$@" >"$W/kinds.json" 2>/dev/null
+    for k in benchmark profile nccl-trace checkpoint-save checkpoint-load; do
+        grep -q "\"kind\": \"$k\"" "$W/kinds.json" || fail "kinds: JSON has no run of kind $k"
+    done
+    "$parse" "$@" >"$W/kinds.table" 2>/dev/null
+    [ "$(sed -n '1s/^EXPERIMENT *KIND .*/y/p' "$W/kinds.table")" = y ] &&
+        [ "$(awk 'NR > 1 && $2 ~ /^(benchmark|profile|nccl-trace|checkpoint-save|checkpoint-load)$/ { n[$2]++ } END { print length(n) }' "$W/kinds.table")" = 5 ] &&
+        ok "kinds: the table's KIND column shows all five" || fail "kinds: table: $(cat "$W/kinds.table")"
+    "$parse" --format markdown "$@" >"$W/kinds.md" 2>/dev/null
+    nlist=$(grep -cE '^- `.*`: (profile|nccl-trace|checkpoint-save|checkpoint-load) run, ' "$W/kinds.md")
+    [ "$nlist" -eq 4 ] && ok "kinds: markdown lists the 4 non-benchmark runs below its table" ||
+        fail "kinds: markdown lists $nlist non-benchmark runs (want 4): $(cat "$W/kinds.md")"
+    "$parse" --group "$@" >"$W/kinds.group" 2>/dev/null
+    ng=$(sed -n '/^RECIPE .* KIND /,$p' "$W/kinds.group" | awk 'NR > 1 && $5 ~ /^(benchmark|profile|nccl-trace|checkpoint-save|checkpoint-load)$/ { n[$5]++ } END { print length(n) }')
+    [ "$ng" = 5 ] && ok "kinds: --group keeps the five kinds in five groups" ||
+        fail "kinds: --group has $ng kinds: $(cat "$W/kinds.group")"
 fi
 
 # ---- WORKLOAD=nemo: it cannot train here (no pyxis, no GPU, no NeMo container), but its

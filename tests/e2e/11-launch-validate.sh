@@ -87,6 +87,20 @@ expect_bad "JOB_TOTAL_GPUS=abc" "positive integer" -- $SYN MODEL_SIZE=8b JOB_TOT
 expect_bad "JOB_TOTAL_GPUS=0" "positive integer" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=0 STAGE_PATH="$S"
 expect_bad "JOB_TOTAL_GPUS=12" "not a multiple of GPUS_PER_NODE=8" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=12 STAGE_PATH="$S"
 expect_bad "JOB_TOTAL_GPUS=24" "allowed: 8, 16, 32, 64, 128" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=24 STAGE_PATH="$S"
+# issue 24: --dry-run never fails for what only a real submission needs, and warns where the real launch refuses
+env $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=64 STAGE_PATH="$S" "$launch" --dry-run >"$W/log/out" 2>"$W/log/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^#SBATCH --nodes=8$' "$W/log/out" &&
+    grep -q "warning: the real launch would refuse this: JOB_TOTAL_GPUS: 64: .*partition batch has 4 nodes" "$W/log/err" ||
+    fail "--dry-run at 64 GPUs on 4 nodes: exit $rc, no warning: $(cat "$W/log/err")"
+env MODEL_SIZE=340b DTYPE=fp8 JOB_TOTAL_GPUS=256 ENABLE_CHECKPOINT=1 STAGE_PATH="$S" "$launch" --dry-run >"$W/log/out" 2>"$W/log/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "warning: ENABLE_CHECKPOINT=1: STAGE_PATH=.* free, but nemotron4 340b checkpoint needs 4.4 TB" "$W/log/err" ||
+    fail "ENABLE_CHECKPOINT --dry-run on a small disk: exit $rc: $(cat "$W/log/err")"
+# issue 24: the variable at fault is named, with values that work, on one line
+expect_bad "GPUS_PER_NODE=3: JOB_TOTAL_GPUS=8 is not a multiple of it" "the published row's 8" -- $SYN MODEL_SIZE=8b GPUS_PER_NODE=3 STAGE_PATH="$S"
+expect_bad "SBATCH_PARTITION=gpu: job pretrain_llama3.1_8b_bf16_8 can never run" "invalid partition specified: gpu; " "allowed: batch" -- $SYN MODEL_SIZE=8b SBATCH_PARTITION=gpu STAGE_PATH="$S"
+[ "$(wc -l <"$W/log/err")" -eq 1 ] || fail "SBATCH_PARTITION=gpu: not one line: $(cat "$W/log/err")"
 expect_bad "JOB_TOTAL_GPUS=8,16,48" "48" "allowed: 8, 16, 32, 64, 128" -- $SYN MODEL_SIZE=8b JOB_TOTAL_GPUS=8,16,48 STAGE_PATH="$S"
 expect_bad "ENABLE_PROFILE=true" "ENABLE_NCCLTRACE=true" -- $SYN MODEL_SIZE=8b ENABLE_PROFILE=true ENABLE_NCCLTRACE=true STAGE_PATH="$S"
 expect_bad "ENABLE_PROFILE=perhaps" "true, false, 1, 0, yes, no" -- $SYN MODEL_SIZE=8b ENABLE_PROFILE=perhaps STAGE_PATH="$S"

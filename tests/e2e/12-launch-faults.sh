@@ -54,11 +54,20 @@ check_kept() {
 PATH="$W/fail:$PATH" JOB_TOTAL_GPUS=8,16 "$launch" >"$W/out" 2>"$W/err"
 rc=$?
 [ "$rc" -eq 1 ] || fail "failing sbatch: exit $rc, want 1"
-grep -q 'submission failed: .*Invalid account or account/partition combination' "$W/err" &&
+grep -q 'submission failed: .*Job violates accounting/QOS policy' "$W/err" &&
     grep -q 'folder kept, marked not submitted' "$W/err" && ok "failing sbatch: clear error on stderr" ||
     fail "failing sbatch: stderr lacks sbatch's message: $(cat "$W/err")"
 grep -q '^job ' "$W/out" && fail "failing sbatch: a job line was printed: $(cat "$W/out")"
-check_kept "failing sbatch" 2 "Invalid account"
+check_kept "failing sbatch" 2 "Job violates accounting"
+
+# ---- sbatch --test-only says the account is invalid: refused before any folder (issue 23) --
+rm -rf "$W/stage/experiments"
+PATH="$W/fail:$PATH" NP_STUB_MSG="Invalid account or account/partition combination specified" JOB_TOTAL_GPUS=8,16 \
+    "$launch" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'can never run: .*Invalid account' "$W/err" && [ ! -e "$W/stage/experiments" ] &&
+    ok "invalid account: refused before any folder (exit 2, nothing written)" ||
+    fail "invalid account: exit $rc, $(find "$W/stage" -name nemoperf.json | wc -l) manifests: $(cat "$W/err")"
 
 # ---- sbatch hangs: killed after NEMOPERF_SBATCH_TIMEOUT, its child too ------------------
 rm -rf "$W/stage/experiments"

@@ -69,7 +69,7 @@ wait_job() {
 # --dry-run of every seed-001 row (WORKLOAD=nemo; the container is a stand-in file, only its path is rendered)
 printf 'stand-in' >"$W/automodel.sqsh"
 rows=0
-"$launch" --list | sed -n '/^AutoModel benchmarks/,$p' | awk 'NR > 2 { print $2, $4 }' >"$W/rows" # MODEL, GPUS
+"$launch" --list | sed -n '/^AutoModel benchmarks/,/^$/p' | awk 'NF && NR > 2 { print $2, $4 }' >"$W/rows" # MODEL, GPUS
 while read -r model gpus; do
     env RECIPE=automodel MODEL="$model" JOB_TOTAL_GPUS="$gpus" STAGE_PATH="$S" RUN_CONF_IMAGE="$W/automodel.sqsh" \
         HF_TOKEN=np-am-secret "$launch" --dry-run >"$W/dry.out" 2>"$W/dry.err" || { fail "dry-run $model x$gpus: $(cat "$W/dry.err")"; continue; }

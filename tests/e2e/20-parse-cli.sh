@@ -118,5 +118,26 @@ cmp -s "$T/j1" "$T/j7" && [ "$(wc -l < "$T/j1")" -gt 300 ] && ok "-j 1 and -j 7 
 "$P" --help | grep -q 'usage: nemoperf-parse' && ok "--help" || bad "--help"
 "$P" --version | grep -q '^nemoperf-parse [0-9]' && ok "--version" || bad "--version"
 
+# issue 24: an empty folder is named; a --plot folder that cannot be written is said before any report
+mkdir -p "$T/empty"
+"$P" "$T/empty" >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "no log files matching '\*.out' found in $T/empty" "$T/e" && ok "empty folder named" ||
+    bad "empty folder: exit $rc: $(cat "$T/e")"
+"$P" --plot "$T/nodir/x.png" "$E" >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && [ ! -s "$T/o" ] && grep -q "cannot write into $T/nodir" "$T/e" && ok "--plot into a missing folder: exit 2 first" ||
+    bad "--plot /nodir: exit $rc, stdout $(wc -c <"$T/o") bytes: $(cat "$T/e")"
+
+# an option typo (issue 24): one line with the option meant, exit 2, no page of usage
+"$P" --stpes 1-3 "$E" >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$T/e")" = "nemoperf-parse: unknown option '--stpes'; did you mean --steps? (see --help)" ] &&
+    [ ! -s "$T/o" ] && ok "--stpes: did you mean --steps?" || bad "--stpes: exit $rc: $(cat "$T/e")"
+L=$(dirname "$P")/nemoperf-launch
+"$L" --dryrun >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "did you mean --dry-run?" "$T/e" && [ "$(wc -l <"$T/e")" -eq 1 ] &&
+    ok "launch --dryrun: did you mean --dry-run?" || bad "launch --dryrun: exit $rc: $(cat "$T/e")"
+"$P" --format >"$T/o" 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "option '--format' needs an argument" "$T/e" && ok "--format without a value: said" ||
+    bad "--format: exit $rc: $(cat "$T/e")"
+
 echo "20-parse-cli: $fail failed"
 [ $fail -eq 0 ]

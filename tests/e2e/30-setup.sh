@@ -104,6 +104,12 @@ run noenroot PATH="$NOENROOT" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$setup"
 expect_fail noenroot 2 "enroot: not found on PATH"
 grep -q -- --skip-image "$tmp/noenroot.err" && ok "missing enroot message suggests --skip-image" \
     || fail "missing enroot message does not suggest --skip-image"
+# --dry-run shows the plan: what only a real ./setup needs (enroot, HF_TOKEN) is a warning there (issue 24)
+run drynoenroot PATH="$NOENROOT" STAGE_PATH="$S" "$setup" --dry-run
+[ "$rc" -eq 0 ] && grep -q "warning: enroot: not found on PATH" "$tmp/drynoenroot.err" &&
+    grep -q "warning: HF_TOKEN: not set" "$tmp/drynoenroot.err" && grep -q "^enroot import " "$tmp/drynoenroot.out" &&
+    ok "--dry-run without enroot and HF_TOKEN: exit 0, the plan, two warnings" ||
+    fail "--dry-run without enroot: exit $rc: $(cat "$tmp/drynoenroot.err")"
 run badrecipe PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RECIPE=nope "$setup"
 expect_fail badrecipe 2 "RECIPE: 'nope' is not a known recipe (known: "
 run badsize PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" MODEL_SIZE=9b "$setup"
@@ -117,7 +123,10 @@ expect_fail badimage 2 "RUN_CONF_IMAGE: '/nonexistent/x.sqsh'"
 run badopt "$setup" --bogus
 expect_fail badopt 2 "bogus"
 [ -e "$S" ] && fail "a validation failure created $S" || ok "validation failures create nothing"
-for f in "$tmp"/*.out; do [ -s "$f" ] && fail "validation error printed on stdout: $f"; done
+for f in "$tmp"/*.out; do
+    [ "$f" = "$tmp/drynoenroot.out" ] && continue # the plan of the --dry-run above
+    [ -s "$f" ] && fail "validation error printed on stdout: $f"
+done
 [ -s "$NP_STUB_LOG" ] && fail "enroot ran during validation failures"
 
 # ---- --dry-run ------------------------------------------------------------------------

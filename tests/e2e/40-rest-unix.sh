@@ -25,7 +25,16 @@ if [ -n "$d" ]; then
     check_rest_manifest "$d" "$UNIX_URL"
     grep -rq np-secret-rest-value "$S" "$W/single.out" "$W/single.err" &&
         fail "HF_TOKEN's value was written somewhere" || ok "HF_TOKEN's value is in no file"
-    grep -q '"HF_TOKEN"' "$d/nemoperf.json" && ok "manifest lists HF_TOKEN by name" || fail "HF_TOKEN not in env_passed"
+    grep -q '"HF_TOKEN"' "$d/nemoperf.json" && fail "the manifest lists HF_TOKEN among env_passed" ||
+        ok "HF_TOKEN not among env_passed: the job never gets it (issue 23)"
+    # issue 23: slurmctld keeps a job's environment in its state folder: the token must not be there
+    st=$(sed -n 's/^StateSaveLocation=//p' "$SLURM_CONF" 2>/dev/null)
+    if [ -d "$st" ]; then
+        grep -rqa np-secret-rest-value "$st" && fail "HF_TOKEN's value is in slurmctld's saved state ($st)" ||
+            ok "HF_TOKEN's value is not in slurmctld's saved state"
+    else
+        echo "$T: skip: slurmctld's state folder (${st:-none}) is not visible from here"
+    fi
     job=${d##*/}
     # the description sent matches what the sbatch script asks for
     [ "$(job_field "$id" JobName)" = "$job" ] || fail "job name $(job_field "$id" JobName)"

@@ -6,7 +6,7 @@
 # hold after a requeue (scontrol requeuehold) ends the wait with a message (exit 1, issue 13).
 . "$(dirname "$0")/40-rest-lib.inc"
 
-launch_as sweep --wait JOB_TOTAL_GPUS=8,16 SBATCH_GPUS_PER_NODE=8 TIME_LIMIT=00:20:00 &
+launch_as sweep --wait --store NEMOPERF_DB="$S/results.db" JOB_TOTAL_GPUS=8,16 SBATCH_GPUS_PER_NODE=8 TIME_LIMIT=00:20:00 &
 p1=$!
 launch_as cancel --wait SLURM_SUBMIT=cli JOB_TOTAL_GPUS=8 MAX_STEPS=300 &
 p2=$!
@@ -37,6 +37,10 @@ wait "$p3"
 
 rc_of sweep
 check_waited sweep 2 && ok "sbatch backend: sweep 8,16 followed to COMPLETED, 2 ok rows, exit 0"
+# --wait --store: the two runs waited for are in the results store
+n=$("${NP_BIN:-bin}/nemoperf-parse" --history --db "$S/results.db" --format csv status=synthetic 2>&1 | tail -n +2 | wc -l)
+[ "$n" -eq 2 ] && grep -q 'stored 2 runs (2 added' "$W/sweep.err" && ok "--wait --store: the 2 runs waited for stored" ||
+    fail "--wait --store: $n runs stored; $(cat "$W/sweep.err")"
 for d in $(dirs_of sweep); do
     [ "$(mfield "$d/nemoperf.json" backend)" = '"cli"' ] || fail "$d: backend not cli"
     grep -q '"slurmrestd"' "$d/nemoperf.json" && fail "$d: a cli manifest with a slurmrestd record"

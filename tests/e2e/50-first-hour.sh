@@ -1,6 +1,6 @@
 #!/bin/sh
 # 50-first-hour.sh - what a new user types, as README.md and the man pages write it, on the local cluster.
-# The example lines are read from the documents themselves (README ```sh blocks, man EXAMPLES); each one is
+# The example lines are read from the documents themselves (README and docs/ ```sh blocks, man EXAMPLES); each one is
 # run here or named below with the reason it cannot run here, and an example that is neither fails the test.
 # Stand-ins, and why: site paths are replaced (/lustre/... -> a scratch STAGE_PATH, the REST URLs -> the
 # local slurmrestd); WORKLOAD=synthetic is exported (no GPU, no NeMo container, no pyxis here); `./launch` in
@@ -65,9 +65,13 @@ done
     fail "front doors -V: $(cat "$W/v")"
 
 # ---- the examples of the documents ---------------------------------------------------------------
-# README: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
+# README.md and docs/*.md: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
 # continuation lines joined.  One example per line of $W/examples, prefixed by its source.
-awk '/^```sh/{b=1;next} /^```/{b=0} b{print "README.md\t" $0}' "$root/README.md" >"$W/raw"
+# the README and the pages its detail moved to (other topic pages' examples are their own tests')
+for d in "$root/README.md" "$root"/docs/launch.md "$root"/docs/parse.md "$root"/docs/setup.md "$root"/docs/backends.md \
+    "$root"/docs/testing.md "$root"/docs/environment.md "$root"/docs/speed.md "$root"/docs/recipes.md; do
+    awk -v f="${d#"$root"/}" '/^```sh/{b=1;next} /^```/{b=0} b{print f "\t" $0}' "$d"
+done >"$W/raw"
 for m in launch parse setup; do
     awk -v f="nemoperf-$m.1" '/^\.SH EXAMPLES/{e=1} /^\.SH / && !/EXAMPLES/{e=0} e&&/^\.nf/{b=1;next} /^\.fi/{b=0} e&&b{print f "\t" $0}' \
         "$root/share/man/man1/nemoperf-$m.1" | sed 's/\\-/-/g; s/\\\\/\\/g; s/\t\\&/\t/' >>"$W/raw"
@@ -76,7 +80,7 @@ awk -F'\t' '{ line = $2; if (cont != "") { line = cont " " line; sub(/^[ ]+/, ""
     if (line ~ /\\$/) { sub(/[ ]*\\$/, "", line); cont = line; src = $1; next }
     cont = ""; print $1 "\t" line }' "$W/raw" | sed 's/\t  */\t/' >"$W/examples"
 n=$(wc -l <"$W/examples")
-[ "$n" -ge 20 ] && ok "$n example lines read from README.md and the man pages" || fail "only $n example lines found"
+[ "$n" -ge 20 ] && ok "$n example lines read from README.md, docs/ and the man pages" || fail "only $n example lines found"
 
 site() { # the site's paths -> this machine's
     sed -e "s#/lustre/myproject/nemo#$S#g; s#/lustre/stage#$S#g; s#/lustre/me/nemo#$S#g" \
@@ -136,7 +140,8 @@ while IFS="$(printf '\t')" read -r src ex; do
     "export \$(scontrol token)"*) jwt_line=$line; continue ;;   # run with the next line, in the same shell
     "export "*) run_ex $name "$W/cwd" "$line"; expect $name 0 ""; continue ;;
     "make demo"*)
-        run_ex $name "$root" "$line"
+        # into this test's folder, never the user's demo folder (NEMOPERF_DEMO_STAGE, /tmp/nemoperf-demo)
+        run_ex $name "$root" "NEMOPERF_DEMO_STAGE='$W/demo' $line"
         expect $name 0 "sweep-llama3.1-8b-bf16.png"
         png=$(grep '\.png$' "$W/$name.out" | tail -1)
         [ -s "$png" ] && [ "$(head -c 8 "$png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] &&
@@ -169,7 +174,7 @@ $line"
     *--list*--format\ json*)
         run_ex $name "$W/cwd" "$line"; expect $name 0 '"recipe"'
         want=$(printf '%s\n' "$ex" | sed -n 's/.*--recipe \([^ ]*\).*/\1/p')
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(x["recipe"]==sys.argv[2] and x["gpu"]=="h100" for x in r)' \
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(x["recipe"]==sys.argv[2] and x["gpu"]=="h100" and x["system"] != "-" for x in r)' \
             "$W/$name.out" "$want" && ok "$name: JSON rows all $want on h100" || fail "$name: JSON filter" ;;
     *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE" ;;
     *mkdir*) run_ex $name "$W/cwd" "$line"; expect $name 0 "" ;;
@@ -183,8 +188,10 @@ $line"
     esac
 done <"$W/examples"
 
-# the parse examples, once the jobs they read have ended (in STAGE_PATH: they name experiments/)
+# the parse examples, once the jobs they read have ended (in STAGE_PATH: they name experiments/); the results
+# store's examples use a scratch store (not root's ~/.local/share)
 wait_jobs
+export NEMOPERF_DB="$W/results.db"
 first=$(find "$S/experiments" -name 'log-*.out' | head -1)
 [ -n "$first" ] && cp "$first" "$S/my.log"   # the man page's my.log: a real run's log
 for k in $parse_later; do
@@ -192,6 +199,12 @@ for k in $parse_later; do
     line=$(printf '%s\n' "$ex" | site)
     run_ex ex$k "$S" "$line"
     case $ex in
+    *--history*)   # the runs --store stored just before, listed; the plot over time drawn
+        expect ex$k 0 "^ENDED  *CONFIGURATION"
+        f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')
+        [ -z "$f" ] || { [ -s "$S/$f" ] && ok "ex$k: $f drawn" || fail "ex$k: no $f"; } ;;
+    *--compare*)   # every run here has the same container: nothing is on both sides, which is said (exit 1)
+        expect ex$k "0 1" "^CONFIGURATION" ;;
     *--plot*)
         expect ex$k "0 1" "EXPERIMENT\|Llama 3.1"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')

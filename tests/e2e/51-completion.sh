@@ -48,13 +48,13 @@ want_recipes=$("$bindir/nemoperf-launch" --list --format json |
 got=$(complete_words "$bindir/nemoperf-parse" --recipe "")
 [ -n "$got" ] && [ "$got" = "$want_recipes" ] && ok "nemoperf-parse --recipe <TAB>: $got" || fail "--recipe <TAB> gave '$got', want '$want_recipes'"
 got=$(complete_words "$bindir/nemoperf-launch" --gpu "")
-[ "$got" = "b200 gb200 h100" ] && ok "nemoperf-launch --gpu <TAB>: $got" || fail "launch --gpu <TAB> gave '$got'"
+[ "$got" = "b200 b300 gb200 gb300 h100" ] && ok "nemoperf-launch --gpu <TAB>: $got" || fail "launch --gpu <TAB> gave '$got'"
 got=$(complete_words "$bindir/nemoperf-parse" --size 40)
 [ "$got" = "405b" ] && ok "nemoperf-parse --size 40<TAB>: $got" || fail "--size 40<TAB> gave '$got'"
 got=$(cd "$root" && complete_words ./launch --format "")
 [ "$got" = "json table" ] && ok "./launch --format <TAB>: $got" || fail "./launch --format <TAB> gave '$got'"
 got=$(complete_words nemoperf-setup --sk)
-[ "$got" = "--skip-hf --skip-image" ] && ok "nemoperf-setup --sk<TAB>: $got" || fail "setup --sk<TAB> gave '$got'"
+[ "$got" = "--skip-hf --skip-image --skip-pip" ] && ok "nemoperf-setup --sk<TAB>: $got" || fail "setup --sk<TAB> gave '$got'"
 : >"$W/sweep.png"; : >"$W/sweep.txt"; mkdir "$W/sub"
 got=$(cd "$W" && complete_words nemoperf-parse --plot "")
 [ "$got" = "sub sweep.png" ] && ok "--plot <TAB> offers pictures and folders: $got" || fail "--plot <TAB> gave '$got'"

@@ -14,7 +14,9 @@
 #ifndef NEMOPERF_FTJOB_H
 #define NEMOPERF_FTJOB_H
 
-#include "nemoperf/launch/config.h"
+#include <jansson.h>
+
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/shell.h"
 
 #define NP_FT_SQUAD_REPO "rajpurkar/squad"   /* the Hub data set behind datasets.load_dataset("squad") */

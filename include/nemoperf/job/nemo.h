@@ -13,7 +13,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/env.h" /* np_nemo_max_connections */
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/error.h"
 
 #define NP_NEMO_DRIVER "nemoperf_nemo.py"    /* file name under share/nemoperf/driver/ and <exp>/code/ */
@@ -38,9 +39,6 @@ char *np_nemo_ub_resolve(const char *tmpl, enum np_dtype d);
  * NULL-terminated array (np_strv_free), NULL when out of memory. */
 char **np_nemo_driver_args(const struct np_launch_config *c);
 
-/* CUDA_DEVICE_MAX_CONNECTIONS for c when TP or CP > 1 (the recipe's value for the
- * GPU type, "1" by default), NULL otherwise.  Borrowed (recipe data or static). */
-const char *np_nemo_max_connections(const struct np_launch_config *c);
 
 /* Samples of one epoch NVIDIA gave MockDataModule for max_steps (num_train_samples). */
 long long np_nemo_train_samples(const struct np_launch_config *c);

@@ -23,6 +23,7 @@
 
 #include "nemoperf/launch/config.h"
 #include "nemoperf/util/error.h"
+#include "nemoperf/util/fileio.h" /* np_file_write_atomic */
 
 #define NP_MANIFEST_NAME "nemoperf.json"
 #define NP_MANIFEST_FORMAT 1
@@ -54,10 +55,6 @@ struct np_manifest {
 /* Create the folder of c (updating c->timestamp and c->experiment_dir when the
  * timestamp had to be bumped).  NP_E_IO with the path on failure. */
 enum np_status np_experiment_create(struct np_launch_config *c, struct np_error *err);
-
-/* Write text to dir/name atomically with the given mode. */
-enum np_status np_file_write_atomic(const char *dir, const char *name, const char *text, mode_t mode,
-                                    struct np_error *err);
 
 /* The manifest as JSON (new reference, NULL when out of memory). */
 json_t *np_manifest_json(const struct np_manifest *m);

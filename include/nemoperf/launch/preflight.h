@@ -43,6 +43,7 @@ struct np_preflight_opts {
     const char *rest_user;   /* REST with a token: SLURM_USER (NULL: the current user) */
     int rest_token;          /* a token is sent */
     const char *launch_cmd;  /* how messages name this launcher; NULL: "./launch" */
+    int preview;             /* --dry-run: say nothing of what cannot be told (nothing is submitted) */
 };
 
 /* Check every job of plan against be (a "cli" or "rest" backend).  NP_OK when every job can

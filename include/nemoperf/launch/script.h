@@ -11,21 +11,9 @@
 
 #include <stddef.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
 #include "nemoperf/util/error.h"
-
-#define NP_SCRIPT_MAX_VARS 32
-
-/* One exported variable; name and value are borrowed (static text or strings of
- * the config), valid while the config lives. */
-struct np_script_var {
-    const char *name;
-    const char *value;
-};
-
-/* The variables the script exports for c, in script order; returns the count
- * (at most cap). */
-size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
+#include "nemoperf/job/env.h" /* np_script_vars: the job's environment */
 
 /* Names of every variable that reaches the job: the exported ones plus HF_TOKEN
  * when set (passed by sbatch --export=ALL, never written).  New NULL-terminated

@@ -51,6 +51,10 @@ int np_launch_sbatch_timeout(void);
  * runtime status returned. */
 enum np_status np_launch_backend_open(struct np_backend *be, int timeout);
 
+/* --dry-run: where sbatch is at hand, check each job as the real launch would (sbatch --test-only, nothing
+ * submitted) and say on stderr what it would refuse; silent where it cannot be told. */
+void np_launch_preview_check(const struct np_launch_plan *plan, const char *launch_cmd);
+
 /* Submit every job of plan: refuse what can be refused before the first folder exists (scripts,
  * backend, preflight, jobs an earlier launch queued), then one record-submit-record per job (signals
  * deferred), the parse hint (without wait), and with wait the unknown outcomes settled.  NP_OK when

@@ -8,11 +8,12 @@
  *   mixtral:         llama3 with 18 k F/h
  *   gpt3:            (24 S h^2 + 4 c S^2 h) 3 L + 6 S h V
  *   automodel-*:     NeMo AutoModel's flops_utils.py families (seed 001), in flops_automodel.c
+ *   dit-wan:         Wan 2.1's video DiT (NeMo DFM), per sample of seq_len latent patches, in flops_dit.c
  */
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
 
-#include "nemoperf/model/recipe.h"
+#include "nemoperf/model/arch.h"
 
 /* Model FLOPs for one sample of seq_len tokens (forward + backward). */
 double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,
@@ -30,9 +31,10 @@ const char *np_flops_automodel_missing(enum np_flops_conv conv, const struct np_
 double np_flops_lora_multiplier(const struct np_arch *a, const struct np_arch_extra *x, int rank, int lm_head,
                                 double *lora_params, double *frozen_params);
 
-/* Same, from a model's spec and a config row (row layer count wins; row may be NULL); AutoModel
- * families include the LoRA multiplier when the spec has a lora_rank. */
-double np_model_flops_row(const struct np_model *m, const struct np_config_row *row, int seq_len);
+/* Wan 2.1 DiT FLOPs (forward + backward) of one sample of seq_len video tokens, bidirectional attention within
+ * the sample, cross-attention over x->text_len text tokens; NAN when a field it needs is 0 (flops_dit.c). */
+double np_flops_dit(const struct np_arch *a, const struct np_arch_extra *x, int seq_len);
+
 
 /* Fine-tuning FLOPs of one packed sequence of `tokens` real tokens whose
  * sub-sequence lengths s_i have sum_i s_i^2 = sum_sq (forward + backward):

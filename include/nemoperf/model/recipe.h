@@ -12,60 +12,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "nemoperf/model/arch.h" /* enum np_dtype, np_task, np_flops_conv; struct np_arch, np_flops_spec */
 #include "nemoperf/util/error.h"
-
-enum np_dtype { NP_DTYPE_NONE = 0, NP_DTYPE_BF16 = 1, NP_DTYPE_FP8 = 2 };
-
-/* What a row runs: pre-training, or seed 000's fine-tuning (SQuAD, packed sequences). */
-enum np_task { NP_TASK_PRETRAIN = 0, NP_TASK_SFT, NP_TASK_LORA };
-
-/* FLOPs conventions (see flops.h for the formulas). */
-enum np_flops_conv {
-    NP_FLOPS_LLAMA3 = 0,      /* NeMo flops_formulas llama3: 18F/h (SwiGLU, 3 matrices) */
-    NP_FLOPS_NEMOTRON,        /* NeMo flops_formulas nemotron: 12F/h (squared ReLU, 2 matrices) */
-    NP_FLOPS_NEMOTRON_LEGACY, /* seed 004's printed formula: S(24Lh^2 + 12LhS + 48Lh^2 + 6Vh) */
-    NP_FLOPS_MIXTRAL,         /* llama3 with 18kF/h for top-k experts */
-    NP_FLOPS_GPT3,            /* (24Sh^2 + 4S^2h)3L + 6ShV */
-    /* NeMo AutoModel's flops_utils.py families (seed 001), see flops_automodel.c */
-    NP_FLOPS_AM_LLAMA,        /* llama2_flops */
-    NP_FLOPS_AM_QWEN3,        /* qwen3_flops (Qwen2, Qwen3, Qwen3-MoE) */
-    NP_FLOPS_AM_DEEPSEEKV3,   /* deepseekv3_flops (DeepSeek V3, Kimi K2): MLA + MoE */
-    NP_FLOPS_AM_GPTOSS,       /* gpt_oss_flops: alternating sliding-window layers, MoE */
-    NP_FLOPS_AM_NEMOTRONH     /* nemotronh_flops: hybrid Mamba / attention / MoE */
-};
-
-/* Is c one of the AutoModel families (they read struct np_arch_extra)? */
-#define NP_FLOPS_IS_AUTOMODEL(c) ((c) >= NP_FLOPS_AM_LLAMA && (c) <= NP_FLOPS_AM_NEMOTRONH)
-
-struct np_arch {
-    int layers, hidden, ffn_hidden, heads, kv_groups, vocab;
-    int experts, top_k; /* 0 for dense models */
-};
-
-/* What the AutoModel families need beyond struct np_arch (HF config.json names in
- * brackets); 0 = absent.  Kept apart from np_arch so that its users stay unchanged. */
-struct np_arch_extra {
-    int head_dim;                       /* [head_dim] */
-    int moe_ffn_hidden;                 /* [moe_intermediate_size] */
-    int shared_ffn_hidden;              /* [moe_shared_expert_intermediate_size] (Nemotron-H) */
-    int q_lora_rank, kv_lora_rank;      /* MLA */
-    int qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
-    int sliding_window;                 /* [sliding_window] (GPT-OSS, every odd layer) */
-    int mamba_heads, mamba_head_dim, mamba_state, mamba_groups; /* Nemotron-H */
-    int moe_latent;                     /* [moe_latent_size] */
-    int n_mamba, n_moe, n_attention, n_mlp; /* counted from hybrid_override_pattern */
-    int qkv_bias;                       /* q/k/v projections carry biases (Qwen2) */
-    int tied_embeddings;                /* lm_head shares the embedding */
-};
-
-struct np_flops_spec {
-    enum np_flops_conv conv;
-    int causal;         /* 1: attention-score term halved (causal mask) */
-    int kv_groups;      /* value used in the formula (may differ from arch: 405b G=16) */
-    char *note;         /* why an override exists, or NULL */
-    int lora_rank;      /* > 0: LoRA on every linear layer, TFLOPs x (2 + lora/frozen)/3 (AutoModel) */
-    int lora_lm_head;   /* the LoRA adapters include lm_head (match_all_linear) */
-};
 
 struct np_checkpoint_info {
     int known;          /* 0 when the seeds say nothing */
@@ -105,6 +53,9 @@ struct np_config_row {
     char **model_config; /* extra model.config settings "name\0json", NULL-terminated, or NULL (np_setting_value) */
     struct np_correction *corrections;
     size_t ncorrections;
+    /* Megatron-Bridge workloads (np_model.mbridge) */
+    int sp;             /* sequence parallel (published SP column) */
+    char *backend;      /* "mcore" (default) or "automodel" (DFM's AutoModel backend), NULL for other recipes */
     /* fine-tuning rows (np_model.ft_rows) only; seq_len is the packed sequence length */
     enum np_task task;  /* NP_TASK_PRETRAIN for the rows of np_model.rows */
 };
@@ -124,6 +75,37 @@ struct np_automodel_spec {
     int warmup_steps, max_steps; /* benchmark.warmup_steps of step_scheduler.max_steps */
 };
 
+/* A source checkout a Megatron-Bridge job puts on PYTHONPATH, pinned to one commit. */
+struct np_mbridge_repo {
+    char *name;            /* folder name under $STAGE_PATH/src and in PYTHONPATH order: "DFM" */
+    char *github;          /* "NVIDIA-NeMo/DFM" */
+    char *commit;          /* 40 lower-case hex digits */
+};
+
+/* How a Megatron-Bridge based job runs a model (recipes/wan2.1.json "mbridge"; job/mbridge.h). */
+struct np_mbridge_spec {
+    char *kind;            /* rank-command builder: "dfm" (job/dfm.c) */
+    char *source;          /* where the settings come from */
+    char *script;          /* entry point, "<repo name>/<path in the checkout>" */
+    char **args;           /* fixed script flags, NULL-terminated, or NULL */
+    char *conf_source;     /* where the rows' config files come from, or NULL */
+    struct np_mbridge_repo *repos;
+    size_t nrepos;
+    char **pythonpath;     /* repo names in PYTHONPATH order, NULL-terminated */
+    char **pip;            /* extra pip requirements staged under STAGE_PATH, NULL-terminated, or NULL */
+    char **env;            /* "NAME\0VALUE" the recipe adds, NULL-terminated, or NULL */
+    char *env_source;
+    int train_iters_default; /* the recipe's own train.train_iters (reported by --print-config) */
+    int executor_env;      /* 1: NVIDIA's executor PERF_ENV_VARS under env (job/env.c); DFM's runs had none */
+    /* the rows with backend "automodel" */
+    char *am_script, *am_yaml, *am_hf_model, *am_note;
+};
+
+/* Where ./setup unpacks (setup/archive.c) and the job reads (job/mbridge.c) a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */
+char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo);
+/* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
+char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
+
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
     char *hf;           /* Hugging Face id (AutoTokenizer, files staged by ./setup), or NULL */
@@ -141,6 +123,7 @@ struct np_model {
     char *hf_repo;      /* gated Hugging Face repo, or NULL */
     char *factory;      /* NeMo recipe factory, e.g. "llama3_8b"; NULL for AutoModel */
     struct np_automodel_spec *automodel; /* owned, or NULL (not an AutoModel benchmark) */
+    struct np_mbridge_spec *mbridge;     /* owned, or NULL (not a Megatron-Bridge job) */
     struct np_checkpoint_info checkpoint;
     struct np_tokenizer tokenizer;
     char **env;         /* extra job environment "NAME\0VALUE", NULL-terminated, or NULL */
@@ -246,5 +229,11 @@ struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row 
  * then beside the executable (source tree or installed share/nemoperf), then
  * the compiled-in NP_DATADIR.  Returns a new string (caller frees) or NULL. */
 char *np_data_path(const char *sub);
+
+/* Which launchable rows a listing shows: recipe and GPU type (NULL or "" matches all; any case). */
+struct np_list_filter {
+    const char *recipe;
+    const char *gpu_type;
+};
 
 #endif

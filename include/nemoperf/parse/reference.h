@@ -16,6 +16,8 @@ struct np_ref_row {
     char *recipe, *model_size, *gpu_type, *source;
     char *task;         /* "pretrain" (the default when the file has no task column), "sft", "lora" */
     char *note;         /* why the row is marked, or NULL */
+    char *superseded;   /* the table version it belongs to was superseded ("2025-11-19"), or NULL: np_ref_find
+                         * skips such rows */
     int consistent;     /* 0: the publication's columns contradict each other (kept as published) */
     /* optional published configuration columns; 0 when the file has none */
     int gbs, mbs, pack_len, tp, pp, vp, ga;

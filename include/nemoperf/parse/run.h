@@ -48,6 +48,22 @@ enum np_verdict {
 };
 const char *np_verdict_name(enum np_verdict v); /* "PASS" ... "n/a" */
 
+/* What a run was for (issue 24): only a benchmark run is a performance measurement.  A profile (nsys adds
+ * overhead), an NCCL trace (a few steps, warm-up included) or a checkpoint save/restore run is read and shown,
+ * never compared with a published number, kept apart by --group and left out of markdown and --plot. */
+enum np_run_kind {
+    NP_KIND_BENCHMARK = 0,
+    NP_KIND_PROFILE,     /* ENABLE_PROFILE (manifest "profile"), folder/job name ..._nsys */
+    NP_KIND_NCCLTRACE,   /* ENABLE_NCCLTRACE (manifest "nccltrace"), ..._nccltrace */
+    NP_KIND_CKPT_LOAD,   /* LOAD_CHECKPOINT_PATH (manifest "load_checkpoint") */
+    NP_KIND_CKPT_SAVE    /* ENABLE_CHECKPOINT (manifest "checkpoint"); not a log's save line: NeMo's own
+                            benchmark logs save at the end (tests/data/scan/nemo2.log) */
+};
+/* "benchmark", "profile", "nccl-trace", "checkpoint-load", "checkpoint-save" */
+const char *np_run_kind_name(enum np_run_kind k);
+/* Why a run of kind k is never compared with a published number ("" for a benchmark). */
+const char *np_run_kind_why(enum np_run_kind k);
+
 /* Who the run is.  Empty strings / 0 when unknown. */
 struct np_identity {
     char recipe[64];
@@ -64,6 +80,7 @@ struct np_identity {
     char task[12];      /* "pretrain", "sft", "lora" (manifest, finetune_... folder, --task); "" = pretrain */
     char packed_train[512]; /* fine-tuning: the packed training .npy the job read (manifest), "" unknown */
     int synthetic;      /* 1: the manifest says WORKLOAD=synthetic */
+    enum np_run_kind kind; /* manifest, else the folder's _nsys/_nccltrace */
 };
 
 /* What launch recorded about the job (nemoperf.json), beyond the identity. */
@@ -74,6 +91,8 @@ struct np_launch_info {
     char job_id[32];    /* "" unknown */
     char submit_time[32]; /* "2026-11-22T13:00:00Z", "" unknown */
     char error[240];    /* the scheduler's message when not submitted */
+    char bad[240];      /* why the manifest cannot be trusted (a field of the wrong type, a duplicate key,
+                         * unreadable), "" when it can; then nothing else of it is filled */
 };
 
 struct np_window_stats {
@@ -105,6 +124,8 @@ struct np_run {
     int complete;            /* 1 final iteration reached, 0 not, -1 unknown */
     double step_time_s;      /* the last step's time (the seeds' rule) */
     struct np_window_stats window; /* the steady-state window */
+    double *samples;         /* the window's step times in log order (window.count of them), owned; only when
+                                opts->keep_samples (the results store), else NULL; not carried by the spill */
     struct np_metrics steady;      /* metrics of the window's mean step time */
     double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
                                 configuration (weak scaling); NAN when there is no sweep */
@@ -143,6 +164,7 @@ struct np_parse_opts {
     double tolerance_pct;    /* 5 */
     int verdict_last;        /* 1: --verdict last (compare the last step, not the steady-state mean) */
     int group;               /* --group: the report adds (csv: is) the groups of repeats */
+    int keep_samples;        /* 1: keep each run's window step times (run->samples) for the results store */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
 };
@@ -185,11 +207,11 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
 /* A run written to a temporary file of this process and read back (for passes that need every
  * run before the first is printed, in bounded memory).  Borrowed pointers (recipe, model, row,
  * ref, static strings) stay valid only within the process that wrote them.  put: NP_E_IO;
- * get: 1 with *run filled (its path, dir, why and note new strings: np_run_clear), 0 at the end,
+ * get: 1 with *run filled (its path, dir, why and note new strings: np_run_clear; samples NULL), 0 at the end,
  * -1 on a read or memory failure. */
 enum np_status np_run_spill_put(FILE *f, const struct np_run *run);
 int np_run_spill_get(FILE *f, struct np_run *run);
-/* Frees what a run owns (path, dir, why, note); NULL-safe. */
+/* Frees what a run owns (path, dir, why, note, samples); NULL-safe. */
 void np_run_clear(struct np_run *run);
 
 /* Parse the paths.  recipes/ref may be NULL (nothing identified / no reference).
@@ -210,7 +232,8 @@ int np_identity_from_path(const char *path, struct np_identity *id);
 /* Read nemoperf.json (manifest written by nemoperf-launch) into id; 1 when usable. */
 int np_identity_from_manifest(const char *file, struct np_identity *id);
 /* The same, and what launch recorded about the job into li (li may be NULL; li->present
- * is 1 whenever the file is a JSON object, even when the identity is incomplete). */
+ * is 1 whenever the file is JSON, even when the identity is incomplete, and when it cannot
+ * be trusted: then li->bad says why and 0 is returned).  Regular files only. */
 int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li);
 
 void np_parse_result_free(struct np_parse_result *res);

@@ -11,8 +11,6 @@
 #include <stddef.h>
 
 #include "nemoperf/util/error.h"
-#include "nemoperf/parse/run.h"
-#include "nemoperf/slurm/backend.h"
 
 enum np_log_error {
     NP_LOGERR_NONE = 0,
@@ -29,11 +27,5 @@ enum np_log_error np_log_last_error_buf(const char *buf, size_t len, char *out, 
 
 /* The same for the last 64 KiB of name, opened relative to dirfd (or AT_FDCWD). */
 enum np_log_error np_log_last_error_at(int dirfd, const char *name, char *out, size_t size);
-
-/* Ask b for the state of every run launch submitted whose logs are not final (no log, no
- * steps, incomplete, failed), one query for all, and update their status and reason:
- * PENDING -> pending, RUNNING -> running, FAILED/CANCELLED/TIMEOUT/... -> failed (the log's
- * error kept).  NP_OK when there was nothing to ask; the backend's error otherwise. */
-enum np_status np_runs_ask_slurm(struct np_parse_result *res, struct np_backend *b, struct np_error *err);
 
 #endif

@@ -2,7 +2,7 @@
  *
  * Both need every run of a configuration, so they run once the parse is complete,
  * apart from the per-run report (which can stream).  A configuration is (recipe, model
- * size, dtype, GPU type, sequence length, variant, synthetic); a group adds the GPU
+ * size, dtype, GPU type, sequence length, kind, synthetic); a group adds the GPU
  * count and global batch size.  Only runs with status ok or synthetic are counted.
  */
 #ifndef NEMOPERF_AGGREGATE_H

@@ -1,13 +1,16 @@
 /* plot.h - a picture of a scaling sweep: throughput per GPU and MFU against GPU count.
  *
  * Drawn with cairo into .svg, .png or .pdf (chosen by the file name's extension).
- * One series per configuration (recipe, size, dtype, GPU type): the measured runs,
- * the published points of the same configuration when a reference table is given,
+ * One series per configuration (recipe, size, dtype, GPU type, synthetic or not): the measured benchmark
+ * runs, the published points of the same configuration when a reference table is given (never beside
+ * runs of the synthetic workload, which are not compared),
  * and a line for perfect weak scaling (the per-GPU value of the smallest run held flat).
  * The x axis is log2 of the GPU count; the layout is exposed so tests can find the points.
  */
 #ifndef NEMOPERF_PLOT_H
 #define NEMOPERF_PLOT_H
+
+#include <stdint.h>
 
 #include "nemoperf/util/error.h"
 #include "nemoperf/parse/reference.h"
@@ -32,6 +35,9 @@ struct np_plot_layout {
     double ymax[2];               /* value at the top of each panel (bottom is 0) */
     int nseries;                  /* configurations drawn */
     int npoints;                  /* measured points drawn (both panels count once) */
+    int mfu_panel;                /* 0: no run has an MFU (e.g. the synthetic workload): the MFU panel is left out
+                                     and the throughput panel takes the height of both */
+    int synthetic;                /* series of the synthetic workload drawn (title and legend say so) */
 };
 
 /* Compute the layout for res (and ref, may be NULL) without drawing.
@@ -55,5 +61,15 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
 /* Release the font caches cairo and fontconfig keep for the whole process (they would show as
  * leaks under LeakSanitizer).  Call once no more pictures will be drawn, from one thread. */
 void np_plot_cleanup(void);
+
+/* A message size histogram (nemoperf-parse --nccl --plot): one series per collective, counts[b] the
+ * calls of [2^b, 2^(b+1)) bytes for b < nbuckets; grouped bars over a log2 size axis.  Written as
+ * np_plot_write writes (a temporary file renamed over file). */
+struct np_plot_hist {
+    char label[48];
+    const uint64_t *counts;
+};
+enum np_status np_plot_hist_write(const char *file, const char *title, const struct np_plot_hist *series,
+                                  size_t n, int nbuckets, struct np_error *err);
 
 #endif

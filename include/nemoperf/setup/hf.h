@@ -94,6 +94,12 @@ enum np_status np_hf_fetch_dataset_file(struct np_hf_client *c, const char *repo
                                         const char *file, const char *dest_dir, enum np_hf_fetch *what,
                                         long long *bytes, struct np_error *err);
 
+/* GET url (any http(s) server: the client's endpoint is not used; no Authorization header unless the client
+ * has a token) into final through final.part, resumed with a Range request and renamed only when whole.  A
+ * present final is left alone (NP_HF_PRESENT); 404 gives NP_HF_ABSENT; other codes NP_E_HTTP naming label. */
+enum np_status np_hf_fetch_url(struct np_hf_client *c, const char *url, const char *label, const char *final,
+                               enum np_hf_fetch *what, long long *bytes, struct np_error *err);
+
 /* The shard files a downloaded model.safetensors.index.json (at path) names: *shards a
  * new NULL-terminated vector (np_strv_free from shell.h), unique, in weight_map order;
  * *total_size its metadata.total_size, -1 when absent.  Each shard name must pass

@@ -14,6 +14,7 @@ struct np_setup_opts {
     int sbatch;     /* import the container inside a one-node job */
     int skip_image; /* do not import the container */
     int skip_hf;    /* no Hugging Face access check nor downloads */
+    int skip_pip;   /* no pip job (a Megatron-Bridge recipe's extra packages, setup/pip.h) */
     int dry_run;    /* print the plan; create, import and download nothing */
     int quiet;      /* no progress on stderr */
     FILE *out;      /* the plan (dry run) and one result line per step ("stage/image/hf ..."); NULL: stdout */

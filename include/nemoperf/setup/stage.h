@@ -19,11 +19,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "nemoperf/model/layout.h" /* NP_STAGE_*, np_stage_sqsh_path, np_stage_hf_dir */
 #include "nemoperf/util/error.h"
 
-#define NP_STAGE_EXPERIMENTS "experiments"
-#define NP_STAGE_HF "hf"
-#define NP_STAGE_LOGS "logs"
 /* Time limit of the --sbatch import job, as the original setup.sh. */
 #define NP_STAGE_SBATCH_TIME "01:00:00"
 
@@ -39,15 +37,6 @@ enum np_status np_stage_mkdirs(const char *path, struct np_error *err);
  * is set to the number of folders that did not exist before. */
 enum np_status np_stage_make_layout(const char *stage, int *created, struct np_error *err);
 
-/* enroot's own file name for an image reference: the registry ("host#") is
- * dropped, '/' and ':' become '+', ".sqsh" appended:
- * "nvcr.io#nvidia/nemo:25.02.01" -> "nvidia+nemo+25.02.01.sqsh".
- * Returns a new string (caller frees), NULL when out of memory or image empty. */
-char *np_stage_sqsh_name(const char *image);
-/* "<stage>/<np_stage_sqsh_name(image)>"; new string or NULL. */
-char *np_stage_sqsh_path(const char *stage, const char *image);
-/* "<stage>/hf/<repo>"; new string or NULL. */
-char *np_stage_hf_dir(const char *stage, const char *repo);
 
 /* Bytes an unprivileged user may still write on path's file system (statvfs
  * f_bavail * f_frsize) into *bytes: 0, or -1 (errno) when it cannot be read. */

@@ -16,7 +16,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/job/spec.h"
+#include "nemoperf/util/env.h"
 #include "nemoperf/util/error.h"
 #include "nemoperf/slurm/backend.h"
 

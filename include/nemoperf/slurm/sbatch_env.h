@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/util/env.h"
 #include "nemoperf/util/error.h"
 
 /* REST job field of an SBATCH_* variable name ("SBATCH_QOS" -> "qos"); "" for the

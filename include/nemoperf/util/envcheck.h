@@ -2,8 +2,9 @@
  *
  * One table of every variable the tools and the test/demo scripts read (src/util/envcheck.c).
  * A name not in it is suspect when it is within edit distance 2 of a known name (letters
- * compared without case; a swap of two neighbours counts 2) or starts with a known prefix
- * (NEMOPERF_, NP_CLUSTER_).  Add a new variable to the table when a tool starts reading it:
+ * compared without case; a swap of two neighbours counts 2), when it means one (its words, CKPT read as
+ * CHECKPOINT and PROFILING as PROFILE, are all words of one known name, a feature's word among them:
+ * ENABLE_PROFILING, NCCL_TRACE, LOAD_CKPT_PATH), or starts with a known prefix (NEMOPERF_, NP_CLUSTER_).  Add a new variable to the table when a tool starts reading it:
  * tests/check_envcheck.c fails when the sources read one the table does not hold.
  */
 #ifndef NEMOPERF_ENVCHECK_H
@@ -30,5 +31,12 @@ const char *np_env_suggest(const char *name, int *prefix_only);
  * repeated for names that look like secrets).  A new string (caller frees), or NULL when
  * nothing is suspect (or out of memory). */
 char *np_env_check(char *const *envp);
+
+struct option;
+/* The long option (without "--", borrowed from longopts) within edit distance 2 of arg ("--stpes",
+ * "--dryrun=x": the part before '='), or NULL. */
+const char *np_opt_suggest(const char *arg, const struct option *longopts);
+/* Say on stderr (np_errorf) that arg is no option, with np_opt_suggest's suggestion when there is one. */
+void np_opt_unknown(const char *arg, const struct option *longopts);
 
 #endif

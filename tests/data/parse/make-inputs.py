@@ -32,7 +32,7 @@ def steady(t, n=50, warm=3):
 
 
 def manifest(d, cfg, submitted=True, job="1001", error=None, workload="nemo", when="2026-11-22T10:00:00Z",
-             name=None):
+             name=None, extra=None):
     os.makedirs(d, exist_ok=True)
     c = {"recipe": cfg[0], "model_size": cfg[1], "dtype": cfg[2], "gpu_type": cfg[3], "gpus": cfg[4],
          "seq_len": cfg[5], "gbs": cfg[6], "max_steps": 50, "experiment": "pretrain_%s_%s_%s_%d" % (cfg[:3] + cfg[4:5]),
@@ -41,6 +41,7 @@ def manifest(d, cfg, submitted=True, job="1001", error=None, workload="nemo", wh
         c["experiment"] = name
     if len(cfg) > 7:
         c["system"] = cfg[7]
+    c.update(extra or {})
     m = {"nemoperf_manifest": 1, "version": "test", "config": c, "workload": workload, "backend": "cli",
          "submitted": submitted, "job_id": job if submitted else None, "cluster": None, "submit_time": when,
          "error": error, "script": "sbatch_%s.sh" % c["experiment"]}
@@ -211,3 +212,40 @@ log(os.path.join(exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969), "log-pret
     steady(12.27)[:30], 128, final=49)
 # --gpu b200 on runs whose manifest records h100: an error, not a relabelling
 case("option-contradicts-manifest", ["--gpu", "b200", "../synthetic/in"])
+
+# issue 24: a run's kind.  Five runs of one row (llama3.1 8b bf16 on 8 H100, published 12.27 s per step), as
+# launch records them: the benchmark at 12.27 s (PASS); ENABLE_PROFILE at 13.6 s for 25 steps (nsys overhead:
+# 0.90x, a FAIL if it were compared); ENABLE_NCCLTRACE, 5 steps with warm-up; ENABLE_CHECKPOINT at 12.27 s;
+# LOAD_CHECKPOINT_PATH, 1 step of 33 s; and a folder ..._nsys without a manifest.  --reference compares the
+# benchmark only (exit 0), markdown shows it alone in the table, --group keeps the kinds apart.
+root = case("kinds", ["--reference", "in"])
+for k, (kind, extra, times) in enumerate([
+        ("benchmark", {}, steady(12.27)),
+        ("profile", {"profile": True, "profile_start": 20, "profile_stop": 25, "max_steps": 25}, steady(13.6, 25)),
+        ("nccltrace", {"nccltrace": True, "max_steps": 5}, steady(12.3, 5)),
+        ("ckpt-save", {"checkpoint": True, "checkpoint_bytes": 1.6e11}, steady(12.27)),
+        ("ckpt-load", {"load_checkpoint": "/stage/ckpt/default--None=0.0000-epoch=0-consumed_samples=6400.0",
+                       "max_steps": 1}, ["33.0"])]):
+    d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969 + k)
+    manifest(d, c8, job=str(9501 + k), when="2026-11-22T1%d:00:00Z" % k, extra=extra)
+    log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_%d_0.out" % (9501 + k)), times, 128)
+d = exp(root, "pretrain_llama3.1_8b_bf16_8_nsys", 1744407990)
+log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_nsys_9510_0.out"), steady(13.6, 25), 128)
+case("kinds-markdown", ["--format", "markdown", "--reference", "../kinds/in"])
+case("kinds-group", ["--group", "../kinds/in"])
+case("kinds-csv", ["--format", "csv", "../kinds/in"])
+case("kinds-json", ["--format", "json", "../kinds/in"])
+
+# issue 24: a launched run whose log ends before its last step, without an error: stopped, or still running
+# (without --slurm nothing tells which; the message says so)
+root = case("incomplete-launched", ["in"])
+d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969)
+manifest(d, c8, job="9601")
+log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_9601_0.out"), steady(12.27)[:9], 128, final=49)
+
+# issue 24: three repeats of one synthetic configuration share their note: "3 runs of <name>", not "<name> ... <name>"
+root = case("synthetic-repeats", ["in"])
+for k in range(3):
+    d = exp(root, "pretrain_llama3.1_8b_bf16_8", 1744407969 + k)
+    manifest(d, c8, job=str(9701 + k), workload="synthetic")
+    log(os.path.join(d, "log-pretrain_llama3.1_8b_bf16_8_%d_0.out" % (9701 + k)), steady(0.05, 30), 128)

@@ -1,0 +1,27 @@
+/* dfm.h - NeMo DFM's Wan pre-training as a Megatron-Bridge job kind ("dfm" in job/mbridge.c's table). */
+#ifndef NEMOPERF_JOB_DFM_H
+#define NEMOPERF_JOB_DFM_H
+
+#include <jansson.h>
+
+#include "nemoperf/job/spec.h"
+
+/* Is row an AutoModel-backend row (DFM's AutoModel recipe, not pretrain_wan.py)? */
+int np_dfm_row_automodel(const struct np_config_row *row);
+
+/* The rank command: python <DFM checkout>/examples/megatron/recipes/wan/pretrain_wan.py --mock --training-mode
+ * pretrain --config-file <experiment>/code/<row yaml> train.train_iters=<MAX_STEPS> checkpoint.save=null (or the
+ * experiment's checkpoints folder with ENABLE_CHECKPOINT); job/mbridge.c adds the profiling overrides.  New vector. */
+char **np_dfm_argv(const struct np_launch_config *c);
+
+/* The "mbridge" object's DFM part of --print-config: config file, overrides, parallelism and batch sizes, each
+ * with its source.  New reference, NULL when out of memory. */
+json_t *np_dfm_json(const struct np_launch_config *c);
+
+/* Copy the row's config file (share/nemoperf/dfm/conf/<yaml>) into <experiment>/code/. */
+enum np_status np_dfm_stage(const struct np_launch_config *c, struct np_error *err);
+
+/* Path of the shipped config file of row (share/nemoperf/dfm/conf/<yaml>), NULL when not found.  Caller frees. */
+char *np_dfm_conf_source(const struct np_config_row *row);
+
+#endif

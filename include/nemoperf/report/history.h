@@ -1,0 +1,41 @@
+/* history.h - what the results store answers: --history (stored runs, change points, a plot of
+ * throughput over time) and --compare (baseline against candidate, per configuration, with verdicts).
+ *
+ * Both stream the store's rows: memory grows with the configurations and their throughputs (a double
+ * a run), not with whole records.
+ */
+#ifndef NEMOPERF_REPORT_HISTORY_H
+#define NEMOPERF_REPORT_HISTORY_H
+
+#include <stdio.h>
+
+#include "nemoperf/report/report.h"
+#include "nemoperf/store/compare.h"
+#include "nemoperf/store/store.h"
+
+#define NP_MIN_EFFECT_DEFAULT 2.0 /* percent */
+
+/* --history: the runs f selects, oldest first, as fmt, with a CHANGE column naming change points (the
+ * first run of a configuration whose level differs from the runs before it by more than min_effect,
+ * np_compare_runs over the runs before it against it and the next ones; with the container that changed
+ * there when known).  plot (NULL: none): throughput per GPU over time per configuration, container
+ * changes marked (.svg/.png/.pdf).  *nrows: runs listed. */
+enum np_status np_history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                double min_effect_pct, const char *plot, FILE *out, long long *nrows,
+                                struct np_error *err);
+
+/* --compare: runs of two sides grouped by configuration. */
+enum np_cmp_sidename { NP_CMP_BASE = 0, NP_CMP_CAND = 1 };
+struct np_compare_set;
+struct np_compare_set *np_compare_set_new(void); /* NULL: out of memory; free with np_compare_set_free */
+/* Add one run (only runs of status ok or synthetic with a throughput count; returns 1 when counted). */
+int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec);
+enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp_sidename side, struct np_store *s,
+                                         const struct np_store_filter *f, struct np_error *err);
+/* The report: one row per configuration present on both sides (others listed as only-in).  *nslower:
+ * configurations judged SLOWER.  NP_E_IO when out cannot be written, NP_E_NOMEM. */
+enum np_status np_compare_write(const struct np_compare_set *set, enum np_format fmt, double min_effect_pct,
+                                FILE *out, size_t *nslower, size_t *ncompared);
+void np_compare_set_free(struct np_compare_set *set);
+
+#endif

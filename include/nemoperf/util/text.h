@@ -1,0 +1,29 @@
+/* text.h - text that reaches a terminal: no control sequences, no endless values.
+ *
+ * Folder names, environment values and log lines end up in messages and table cells; an
+ * ESC in one of them would drive the user's terminal, a 100 KB value would flood it
+ * (issue 23).  One cleaning rule and one shortening rule, used by diag and the reports.
+ * Owned by src/util/text.c.
+ */
+#ifndef NEMOPERF_TEXT_H
+#define NEMOPERF_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Replace, in place, every byte of s[0..n) a terminal could take as a control: C0 controls
+ * other than tab and newline, DEL, and the C1 controls as UTF-8 (C2 80..C2 9F), each byte by
+ * '?' (the width stays, so table columns stay aligned).  Returns how many bytes it replaced. */
+size_t np_text_clean(char *s, size_t n);
+
+/* s when it is at most max bytes (max >= 64), else a new string of its first and last bytes
+ * around " [... N bytes left out ...] ", at most max bytes; *owned says whether the caller
+ * frees the result.  NULL only when out of memory. */
+char *np_text_shorten(const char *s, size_t max, int *owned);
+
+/* A stream writing through np_text_clean to under's descriptor (under is flushed first and
+ * never closed; nothing else should write to it meanwhile).  Its own buffer: a line on a
+ * terminal, 256 KiB otherwise; fclose it to flush.  NULL when that fails. */
+FILE *np_text_clean_stream(FILE *under);
+
+#endif

@@ -1,0 +1,259 @@
+/* mbridge.c - the srun step every Megatron-Bridge job shares (DFM's Wan recipe; MB's perf recipes).
+ *
+ * NVIDIA's executor (NVIDIA-NeMo/Megatron-Bridge 953aabf scripts/performance/utils/executors.py) runs one
+ * task per GPU in the container, `--mpi=pmix --no-container-mount-home`, each task under
+ * `bash -c 'numactl --cpunodebind=$((SLURM_LOCALID/d)) --membind=$((SLURM_LOCALID/d)) <command>'`; MB takes rank
+ * and world from SLURM_PROCID/SLURM_NTASKS and the rendezvous from the node list (src/megatron/bridge/utils/
+ * common_utils.py:43-92, training/initialize.py:386-391), so no torchrun.  What a task runs is the kind's:
+ * mbridge_kinds below, one builder per kind in its own file.
+ */
+#include "nemoperf/job/mbridge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nemoperf/job/dfm.h"
+
+/* One workload kind: its rank command and what else it decides. */
+struct mbridge_kind {
+    const char *name;
+    int numactl;        /* bind each task to its NUMA node as the executor does */
+    char **(*argv)(const struct np_launch_config *c);
+    json_t *(*json)(const struct np_launch_config *c);
+    enum np_status (*stage)(const struct np_launch_config *c, struct np_error *err);
+};
+
+/* DFM's perf runs were torchrun in an interactive container with only NVTE_FUSED_ATTN=1 set (DFM f8c1c09
+ * examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment.  One srun task per GPU
+ * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU. */
+static const struct mbridge_kind mbridge_kinds[] = {
+    {"dfm", 1, np_dfm_argv, np_dfm_json, np_dfm_stage},
+};
+
+static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
+{
+    const struct np_mbridge_spec *b = c->model ? c->model->mbridge : NULL;
+    for (size_t i = 0; b && i < sizeof mbridge_kinds / sizeof mbridge_kinds[0]; i++)
+        if (strcmp(mbridge_kinds[i].name, b->kind) == 0)
+            return &mbridge_kinds[i];
+    return NULL;
+}
+
+char *np_mbridge_pythonpath(const struct np_launch_config *c)
+{
+    const struct np_mbridge_spec *b = c->model->mbridge;
+    struct np_buf out;
+    np_buf_init(&out);
+    np_buf_append(&out, "");
+    for (size_t i = 0; b && b->pythonpath[i]; i++)
+        for (size_t j = 0; j < b->nrepos; j++)
+            if (strcmp(b->repos[j].name, b->pythonpath[i]) == 0) {
+                char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[j]);
+                if (!d)
+                    out.failed = 1;
+                else
+                    np_buf_appendf(&out, "%s%s", i ? ":" : "", d);
+                free(d);
+            }
+    if (b && b->pip) {
+        char *d = np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size);
+        if (!d)
+            out.failed = 1;
+        else
+            np_buf_appendf(&out, ":%s", d);
+        free(d);
+    }
+    return np_buf_steal(&out);
+}
+
+int np_mbridge_numa_divisor(const char *gpu_type)
+{
+    return gpu_type && (strcasecmp(gpu_type, "gb200") == 0 || strcasecmp(gpu_type, "gb300") == 0) ? 2 : 4;
+}
+
+int np_mbridge_segment(const struct np_launch_config *c)
+{
+    if (c->gpus_per_node != 4)
+        return 0;
+    if (c->nodes <= 18)
+        return c->nodes;
+    for (int s = 18; s > 0; s--)
+        if (c->nodes % s == 0)
+            return s;
+    return 0;
+}
+
+void np_mbridge_profile_args(const struct np_launch_config *c, struct np_strv *s)
+{
+    if (!c->profile)
+        return;
+    np_strv_push(s, "profiling.use_nsys_profiler=true");
+    np_strv_pushf(s, "profiling.profile_step_start=%d", c->profile_start);
+    np_strv_pushf(s, "profiling.profile_step_end=%d", c->profile_stop);
+    np_strv_push(s, "profiling.profile_ranks=[0]");
+    np_strv_push(s, "profiling.record_shapes=false");
+}
+
+char **np_mbridge_command(const struct np_launch_config *c)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    char **argv = k ? k->argv(c) : NULL;
+    if (!argv || !c->profile)
+        return argv;
+    struct np_strv s = {0}; /* every kind: MB's NsysPlugin overrides after its own arguments */
+    for (char **a = argv; *a; a++)
+        np_strv_push(&s, *a);
+    np_strv_free(argv);
+    np_mbridge_profile_args(c, &s);
+    return np_strv_steal(&s);
+}
+
+int np_mbridge_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
+                           struct np_buf *b)
+{
+    if (!c->model->mbridge || !argv)
+        return -1;
+    const struct mbridge_kind *k = mbridge_kind(c);
+    int nemo = c->workload == NP_WORKLOAD_NEMO;
+    if (nemo) { /* the checkouts and pip folder ./setup staged, ahead of the image's own path */
+        char *pp = np_mbridge_pythonpath(c);
+        if (!pp)
+            return -1;
+        np_buf_append(b, "export PYTHONPATH=");
+        np_buf_append_shq(b, pp);
+        np_buf_append(b, "\"${PYTHONPATH:+:$PYTHONPATH}\"\n");
+        free(pp);
+    } else {
+        np_buf_append(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for the rank command on every task\n");
+    }
+    np_buf_appendf(b, "srun --ntasks-per-node=%d", c->gpus_per_node);
+    np_buf_append(b, " \\\n    --output ");
+    np_buf_append_shq(b, log_prefix);
+    np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
+    if (nemo) {
+        np_buf_append(b, " \\\n    --mpi=pmix --no-container-mount-home --container-writable");
+        np_buf_append(b, " \\\n    --container-image ");
+        np_buf_append_shq(b, c->image);
+        np_buf_append(b, " \\\n    --container-mounts ");
+        np_buf_append_shqf(b, "%s:%s,%s:%s", c->stage_path, c->stage_path, c->experiment_dir, c->experiment_dir);
+        np_buf_append(b, " \\\n    --container-workdir ");
+        np_buf_append_shq(b, c->experiment_dir);
+        np_buf_append(b, " \\\n    --container-env=PYTHONPATH");
+        struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+        size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+        for (size_t i = 0; i < nv; i++)
+            np_buf_appendf(b, ",%s", vars[i].name);
+        if (c->hf_token)
+            np_buf_append(b, ",HF_TOKEN");
+    }
+    np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
+    /* the task's own shell expands SLURM_LOCALID (executors.py:126-131: bash -c '<numactl> <command>') */
+    np_buf_append(b, " \\\n    bash -c '");
+    if (nemo && k && k->numactl) {
+        int d = np_mbridge_numa_divisor(c->gpu_type);
+        np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d)) ", d, d);
+    } else {
+        np_buf_append(b, "exec ");
+    }
+    /* NeMo-Run's nsys prefix (nemo_run/core/execution/launcher.py): MB's profiler starts and stops the
+     * capture through cudaProfilerApi at profiling.profile_step_start/end */
+    if (nemo && c->profile)
+        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi "
+                         "--capture-range-end=stop -o \"$NEMOPERF_PROFILE_DIR\"/profile_rank\"$SLURM_PROCID\" ");
+    np_buf_append(b, "\"$@\"' mbridge");
+    for (size_t i = 0; argv[i]; i++) {
+        np_buf_append(b, " \\\n    ");
+        np_buf_append_shq(b, argv[i]);
+        if (argv[i][0] == '-' && !strchr(argv[i], '=') && argv[i + 1] && argv[i + 1][0] != '-') {
+            np_buf_append(b, " ");
+            np_buf_append_shq(b, argv[++i]);
+        }
+    }
+    return b->failed ? -1 : 0;
+}
+
+enum np_status np_mbridge_stage(const struct np_launch_config *c, struct np_error *err)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    if (!k)
+        return np_error_set(err, NP_E_INVALID, c->recipe->path, 0, 0, "mbridge.kind: no builder for %s",
+                            c->model->mbridge ? c->model->mbridge->kind : "(none)");
+    return c->workload == NP_WORKLOAD_NEMO && k->stage ? k->stage(c, err) : NP_OK;
+}
+
+enum np_status np_mbridge_check_staged(const struct np_launch_config *c, np_mbridge_missing_fn missing, void *ctx)
+{
+    const struct np_mbridge_spec *b = c->model->mbridge;
+    if (!b || c->workload != NP_WORKLOAD_NEMO)
+        return NP_OK;
+    enum np_status st = NP_OK;
+    struct stat sb;
+    for (size_t i = 0; st == NP_OK && i <= b->nrepos; i++) {
+        char *d = i < b->nrepos ? np_mbridge_checkout_dir(c->stage_path, &b->repos[i])
+                  : b->pip      ? np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size)
+                                : NULL;
+        if (!d && (i < b->nrepos || b->pip))
+            return NP_E_NOMEM;
+        if (d && (stat(d, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+            char what[1200];
+            if (i < b->nrepos)
+                snprintf(what, sizeof what, "%s at %s (%s)", b->repos[i].github, b->repos[i].commit, d);
+            else
+                snprintf(what, sizeof what, "the pip packages of %s %s (%s)", c->recipe->name, c->model->size, d);
+            st = missing(ctx, what);
+        }
+        free(d);
+    }
+    return st;
+}
+
+json_t *np_mbridge_json(const struct np_launch_config *c)
+{
+    const struct np_mbridge_spec *b = c->model->mbridge;
+    const struct mbridge_kind *k = mbridge_kind(c);
+    json_t *o = k && k->json ? k->json(c) : json_object();
+    if (!o || !b)
+        return o;
+    int bad = 0;
+    json_t *repos = json_array();
+    for (size_t i = 0; repos && i < b->nrepos; i++) {
+        char *d = c->stage_path ? np_mbridge_checkout_dir(c->stage_path, &b->repos[i]) : NULL;
+        bad |= json_array_append_new(repos, json_pack("{s:s, s:s, s:s, s:s?}", "name", b->repos[i].name, "github",
+                                                      b->repos[i].github, "commit", b->repos[i].commit, "staged_at",
+                                                      d));
+        free(d);
+    }
+    bad |= json_object_set_new(o, "repos", repos ? repos : json_null());
+    bad |= json_object_set_new(o, "source", json_string(b->source));
+    char *pp = c->stage_path ? np_mbridge_pythonpath(c) : NULL;
+    bad |= json_object_set_new(o, "pythonpath", pp ? json_string(pp) : json_null());
+    free(pp);
+    json_t *pip = json_array();
+    for (char **p = b->pip; pip && p && *p; p++)
+        bad |= json_array_append_new(pip, json_string(*p));
+    bad |= json_object_set_new(o, "pip", pip ? pip : json_null());
+    json_t *env = json_object();
+    struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+    size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    for (size_t i = 0; env && i < nv; i++)
+        bad |= json_object_set_new(env, vars[i].name, json_string(vars[i].value));
+    bad |= json_object_set_new(o, "env", env ? env : json_null());
+    bad |= json_object_set_new(o, "env_source",
+                               json_string(b->executor_env ? "MB 953aabf scripts/performance/utils/executors.py:39-47"
+                                           : b->env_source ? b->env_source : "the recipe"));
+    if (k && k->numactl)
+        bad |= json_object_set_new(o, "numactl_divisor", json_integer(np_mbridge_numa_divisor(c->gpu_type)));
+    bad |= json_object_set_new(o, "launcher",
+                               json_string("srun, one task per GPU (rank/world from SLURM_PROCID/SLURM_NTASKS: MB "
+                                           "953aabf src/megatron/bridge/utils/common_utils.py:43-92)"));
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

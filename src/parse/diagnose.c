@@ -1,0 +1,140 @@
+/* diagnose.c - from FAIL to why: the diagnostics of every run of a parse (nemoperf-parse --nccl).
+ *
+ * Reads each run's log twice, both streamed: once through the NCCL reader (breakdown, network
+ * facts, checkpoint durations), once through the step scanner (every step, for the anomalies);
+ * then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
+ * need attention are appended to the run's note, which every report format shows.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "nemoperf/parse/diagnose.h"
+#include "nemoperf/parse/scan.h"
+
+static int diagnose_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.nsys-rep files of dir, or NULL. */
+static char **diagnose_nsys(const char *dir)
+{
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return NULL;
+    char **v = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l <= 9 || strcmp(de->d_name + l - 9, ".nsys-rep") != 0)
+            continue;
+        char **nv = realloc(v, (n + 2) * sizeof *nv);
+        if (!nv)
+            break;
+        v = nv;
+        if (!(v[n] = strdup(de->d_name)))
+            break;
+        v[++n] = NULL;
+    }
+    closedir(d);
+    if (v && n)
+        qsort(v, n, sizeof *v, diagnose_cmp);
+    return v;
+}
+
+/* Append "; what: text" (or "what: text") to the run's note. */
+static int diagnose_note(struct np_run *r, const char *what, const char *text)
+{
+    size_t old = r->note ? strlen(r->note) : 0, need = old + strlen(what) + strlen(text) + 5;
+    char *n = realloc(r->note, need);
+    if (!n)
+        return -1;
+    snprintf(n + old, need - old, "%s%s: %s", old ? "; " : "", what, text);
+    r->note = n;
+    return 0;
+}
+
+static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
+{
+    struct stat sb;
+    g->logged_gbs = -1;
+    if (!r->path || stat(r->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return NP_OK;
+    struct np_error err = {0};
+    if (!(g->nccl = np_nccl_new()))
+        return NP_E_NOMEM;
+    if (np_nccl_read_path(g->nccl, r->path, &err) != NP_OK) {
+        np_error_format(&err, g->error, sizeof g->error);
+        np_nccl_free(g->nccl);
+        g->nccl = NULL;
+        return NP_OK;
+    }
+    struct np_scan_opts so = {.all_steps = 1};
+    struct np_scan_result sr = {0};
+    if (np_scan_file(r->path, &so, &sr, &err) == NP_OK && sr.nsteps) {
+        long *it = malloc(sr.nsteps * sizeof *it);
+        double *t = malloc(sr.nsteps * sizeof *t);
+        if (it && t) {
+            for (size_t i = 0; i < sr.nsteps; i++) {
+                it[i] = sr.steps[i].iteration;
+                t[i] = sr.steps[i].step_time_s;
+            }
+            g->nanomalies = np_anomaly_find(it, t, sr.nsteps, r->window.count ? r->window.first : -1,
+                                            r->window.count ? r->window.last : -1, &g->anomaly);
+        }
+        free(it);
+        free(t);
+        g->steps = sr.nsteps;
+        g->logged_gbs = sr.steps[sr.nsteps - 1].global_batch_size;
+    }
+    np_scan_result_free(&sr);
+    np_drift_find(r, g->logged_gbs, np_nccl_net(g->nccl)->max_nranks, &g->drift);
+    g->nsys = diagnose_nsys(r->dir);
+    char buf[1400];
+    int bad = 0;
+    if ((g->nnet_warnings = np_nccl_warnings(g->nccl, buf, sizeof buf)))
+        bad |= diagnose_note(r, "NCCL", buf);
+    if (g->nanomalies) {
+        np_anomaly_text(&g->anomaly, buf, sizeof buf);
+        bad |= diagnose_note(r, "steps", buf);
+    }
+    if (g->drift.n) {
+        np_drift_text(&g->drift, buf, sizeof buf);
+        bad |= diagnose_note(r, "differs from the published row", buf);
+    }
+    return bad ? NP_E_NOMEM : NP_OK;
+}
+
+enum np_status np_diag_runs(struct np_parse_result *res, struct np_diag **out)
+{
+    *out = NULL;
+    struct np_diag *d = calloc(res->nruns ? res->nruns : 1, sizeof *d);
+    if (!d)
+        return NP_E_NOMEM;
+    for (size_t i = 0; i < res->nruns; i++) {
+        enum np_status st = diagnose_run(&res->runs[i], &d[i]);
+        if (st != NP_OK) {
+            np_diag_free(d, res->nruns);
+            return st;
+        }
+    }
+    *out = d;
+    return NP_OK;
+}
+
+void np_diag_free(struct np_diag *d, size_t n)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        np_nccl_free(d[i].nccl);
+        for (char **p = d[i].nsys; p && *p; p++)
+            free(*p);
+        free(d[i].nsys);
+    }
+    free(d);
+}

@@ -1,0 +1,801 @@
+/* nccl.c - the NCCL/RCCL breakdown and network facts of a log, read as a stream.
+ *
+ * Collective lines ("NCCL INFO AllReduce: opCount 1a sendbuff .. count N datatype D .. [nranks=N]"),
+ * logged once per rank, are counted once per collective: lines with the same (communicator size,
+ * collective, opCount, count, datatype) make ceil(lines / nranks) calls.  Their keys live in two
+ * bounded generations (a full one is counted and dropped), so memory stays bounded on a log of
+ * any length; a collective whose ranks log it further apart than a generation may count twice.
+ * Init lines give the version, network, plugin, IB devices, GPU Direct RDMA and node count.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nemoperf/parse/nccl.h"
+
+#define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2.5 MB) */
+#define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
+#define NCCL_GEN_FILL (NCCL_GEN_CAP / 2) /* a generation is full at half its slots */
+#define NCCL_SET_BITS 17                 /* ranks and hosts: 131,072 each */
+#define NCCL_SET_CAP (1u << NCCL_SET_BITS)
+#define NCCL_MAX_OPS 64
+#define NCCL_LINE_MAX 8192               /* a longer line is cut: its start is what we read */
+#define NCCL_GRANKS_MAX (1u << 20)       /* RCCL globalrank bitmap */
+
+struct nccl_key {
+    uint64_t opcount, count;
+    uint32_t nranks;  /* 0: empty slot */
+    uint16_t op;
+    uint16_t dtype;
+    uint64_t lines;   /* 0 with nranks != 0: moved to the newer generation */
+};
+
+struct nccl_gen {
+    struct nccl_key *slot;
+    size_t used;
+};
+
+struct np_nccl {
+    struct nccl_gen gen[2]; /* [0] new, [1] old */
+    struct nccl_key *last;  /* the key of the previous collective line (ranks log a call in a row) */
+    struct np_nccl_coll *coll;
+    size_t ncoll, capcoll;
+    char ops[NCCL_MAX_OPS][24];
+    size_t nops;
+    uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
+    size_t nranks_seen, nhosts;
+    int saturated;
+    uint8_t *granks;          /* RCCL globalrank bitmap, allocated on first use */
+    char *granks_text;
+    uint64_t trace_lines;
+    struct np_nccl_net net;
+    struct np_nccl_ckpt ckpt;
+    char line[NCCL_LINE_MAX];
+    size_t linelen;
+    int line_cut;
+    int finished;
+};
+
+/* ---- datatypes ------------------------------------------------------------ */
+
+/* NCCL's ncclDataType_t, the same numbering in every NCCL 2 release that logs collectives:
+ *   0 int8, 1 uint8, 2 int32, 3 uint32, 4 int64, 5 uint64, 6 float16, 7 float32, 8 float64
+ *     NVIDIA/nccl v2.3.5-5 src/nccl.h.in:99-108 (unchanged through v2.30.7-1 src/nccl.h.in:382-394)
+ *   9 bfloat16 from 2.10: v2.10.3-1 src/nccl.h.in:113-126 (absent in v2.9.9-1)
+ *   10 float8e4m3, 11 float8e5m2 from 2.24: v2.24.3-1 src/nccl.h.in:237-249 (absent in v2.23.4-1)
+ * RCCL keeps the numbering (ncclFp8E4M3 = 10, ncclFp8E5M2 = 11 in its nccl.h).  NCCL 1.x numbered
+ * differently (v1.3.4-1 src/nccl.h:99-108: ncclChar 0, ncclInt 1, ncclHalf 2, ncclFloat 3 ...)
+ * but never logged "opCount" lines. */
+static const int nccl_widths[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+
+static int nccl_version_code(const char *v)
+{
+    int ma = 0, mi = 0;
+    if (sscanf(v, "%d.%d", &ma, &mi) != 2)
+        return -1;
+    return ma * 100 + mi;
+}
+
+int np_nccl_dtype_width(int dt, const char *version, int rccl)
+{
+    if (dt < 0 || dt >= (int)(sizeof nccl_widths / sizeof nccl_widths[0]))
+        return 0;
+    int code = version && *version ? nccl_version_code(version) : -1;
+    if (code >= 0 && code < 200)
+        return 0; /* NCCL 1.x: another numbering */
+    if (dt == 9 && code >= 0 && code < 210)
+        return 0;
+    if (dt >= 10 && code >= 0 && code < 224 && !rccl)
+        return 0;
+    return nccl_widths[dt];
+}
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static uint64_t nccl_hash(const char *s, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static uint64_t nccl_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Insert into a hash set of non-zero values; 1 when new. */
+static int nccl_set_add(uint64_t *set, size_t *n, uint64_t v, int *saturated)
+{
+    if (!v)
+        v = 1;
+    size_t mask = NCCL_SET_CAP - 1, i = (size_t)nccl_mix(v) & mask;
+    while (set[i]) {
+        if (set[i] == v)
+            return 0;
+        i = (i + 1) & mask;
+    }
+    if (*n >= NCCL_SET_CAP / 2) {
+        *saturated = 1;
+        return 0;
+    }
+    set[i] = v;
+    (*n)++;
+    return 1;
+}
+
+static const char *nccl_find(const char *s, const char *end, const char *needle)
+{
+    size_t n = strlen(needle);
+    if ((size_t)(end - s) < n)
+        return NULL;
+    return memmem(s, (size_t)(end - s), needle, n);
+}
+
+static int nccl_starts(const char *s, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(end - s) >= n && memcmp(s, word, n) == 0;
+}
+
+/* Copy [s, end) trimmed into dst. */
+static void nccl_copy(char *dst, size_t size, const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        end--;
+    size_t n = (size_t)(end - s);
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
+static int nccl_u64(const char **p, const char *end, int base, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0;
+    int any = 0;
+    if (base == 16 && end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    for (; s < end; s++) {
+        int d;
+        if (*s >= '0' && *s <= '9')
+            d = *s - '0';
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            d = *s - 'a' + 10;
+        else if (base == 16 && *s >= 'A' && *s <= 'F')
+            d = *s - 'A' + 10;
+        else
+            break;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return 0;
+        v = v * (uint64_t)base + (uint64_t)d;
+        any = 1;
+    }
+    if (!any)
+        return 0;
+    *p = s;
+    *out = v;
+    return 1;
+}
+
+/* ---- the reader --------------------------------------------------------------- */
+
+struct np_nccl *np_nccl_new(void)
+{
+    struct np_nccl *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->gen[0].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
+    n->gen[1].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
+    n->ranks = calloc(NCCL_SET_CAP, sizeof(uint64_t));
+    n->hosts = calloc(NCCL_SET_CAP, sizeof(uint64_t));
+    if (!n->gen[0].slot || !n->gen[1].slot || !n->ranks || !n->hosts) {
+        np_nccl_free(n);
+        return NULL;
+    }
+    n->net.gdr = NP_NCCL_UNKNOWN;
+    return n;
+}
+
+void np_nccl_free(struct np_nccl *n)
+{
+    if (!n)
+        return;
+    free(n->gen[0].slot);
+    free(n->gen[1].slot);
+    free(n->coll);
+    free(n->ranks);
+    free(n->hosts);
+    free(n->granks);
+    free(n->granks_text);
+    free(n);
+}
+
+static int nccl_op_id(struct np_nccl *n, const char *s, size_t len)
+{
+    if (len >= sizeof n->ops[0])
+        len = sizeof n->ops[0] - 1;
+    for (size_t i = 0; i < n->nops; i++)
+        if (strncmp(n->ops[i], s, len) == 0 && n->ops[i][len] == '\0')
+            return (int)i;
+    if (n->nops >= NCCL_MAX_OPS)
+        return -1;
+    memcpy(n->ops[n->nops], s, len);
+    n->ops[n->nops][len] = '\0';
+    return (int)n->nops++;
+}
+
+static struct np_nccl_coll *nccl_coll(struct np_nccl *n, uint32_t nranks, int op)
+{
+    for (size_t i = 0; i < n->ncoll; i++)
+        if (n->coll[i].nranks == (int)nranks && strcmp(n->coll[i].op, n->ops[op]) == 0)
+            return &n->coll[i];
+    if (n->ncoll == n->capcoll) {
+        size_t cap = n->capcoll ? n->capcoll * 2 : 16;
+        struct np_nccl_coll *nc = realloc(n->coll, cap * sizeof *nc);
+        if (!nc)
+            return NULL;
+        n->coll = nc;
+        n->capcoll = cap;
+    }
+    struct np_nccl_coll *c = &n->coll[n->ncoll++];
+    memset(c, 0, sizeof *c);
+    c->nranks = (int)nranks;
+    snprintf(c->op, sizeof c->op, "%s", n->ops[op]);
+    c->min_bytes = UINT64_MAX;
+    return c;
+}
+
+static int nccl_bucket(uint64_t b)
+{
+    int k = 0;
+    while (b > 1) {
+        b >>= 1;
+        k++;
+    }
+    return k;
+}
+
+/* Count a key's calls into its collective. */
+static enum np_status nccl_count(struct np_nccl *n, const struct nccl_key *k)
+{
+    struct np_nccl_coll *c = nccl_coll(n, k->nranks, k->op);
+    if (!c)
+        return NP_E_NOMEM;
+    uint64_t calls = (k->lines + k->nranks - 1) / k->nranks;
+    c->calls += calls;
+    c->lines += k->lines;
+    int w = np_nccl_dtype_width(k->dtype, n->net.version, n->net.rccl);
+    if (!w || (k->count && k->count > UINT64_MAX / (uint64_t)w)) {
+        c->unknown_calls += calls;
+        return NP_OK;
+    }
+    uint64_t size = k->count * (uint64_t)w;
+    c->bytes += calls * size;
+    if (size < c->min_bytes)
+        c->min_bytes = size;
+    if (size > c->max_bytes)
+        c->max_bytes = size;
+    c->hist[nccl_bucket(size)] += calls;
+    return NP_OK;
+}
+
+static enum np_status nccl_flush_gen(struct np_nccl *n, struct nccl_gen *g)
+{
+    enum np_status st = NP_OK;
+    for (size_t i = 0; i < NCCL_GEN_CAP; i++) {
+        if (g->slot[i].nranks && g->slot[i].lines && st == NP_OK)
+            st = nccl_count(n, &g->slot[i]);
+        g->slot[i].nranks = 0;
+    }
+    g->used = 0;
+    return st;
+}
+
+static size_t nccl_key_slot(const struct nccl_key *k)
+{
+    uint64_t h = nccl_mix(k->opcount * 0x9E3779B97F4A7C15ULL ^ k->count ^ ((uint64_t)k->nranks << 40) ^
+                          ((uint64_t)k->op << 24) ^ k->dtype);
+    return (size_t)h & (NCCL_GEN_CAP - 1);
+}
+
+static int nccl_key_eq(const struct nccl_key *a, const struct nccl_key *b)
+{
+    return a->opcount == b->opcount && a->count == b->count && a->nranks == b->nranks && a->op == b->op &&
+           a->dtype == b->dtype;
+}
+
+static struct nccl_key *nccl_lookup(struct nccl_gen *g, const struct nccl_key *k, int insert)
+{
+    size_t i = nccl_key_slot(k);
+    while (g->slot[i].nranks) {
+        if (nccl_key_eq(&g->slot[i], k))
+            return &g->slot[i];
+        i = (i + 1) & (NCCL_GEN_CAP - 1);
+    }
+    if (!insert)
+        return NULL;
+    g->slot[i] = *k;
+    g->slot[i].lines = 0;
+    g->used++;
+    return &g->slot[i];
+}
+
+static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
+{
+    if (n->last && nccl_key_eq(n->last, k)) {
+        n->last->lines++;
+        return NP_OK;
+    }
+    struct nccl_key *e = nccl_lookup(&n->gen[0], k, 0);
+    if (!e) {
+        uint64_t carried = 0;
+        struct nccl_key *old = nccl_lookup(&n->gen[1], k, 0);
+        if (old && old->lines) { /* seen in the old generation: it moves to the new one */
+            carried = old->lines;
+            old->lines = 0;
+        }
+        if (n->gen[0].used >= NCCL_GEN_FILL) { /* the new generation is full: the old one is counted */
+            enum np_status st = nccl_flush_gen(n, &n->gen[1]);
+            if (st != NP_OK)
+                return st;
+            struct nccl_gen t = n->gen[1];
+            n->gen[1] = n->gen[0];
+            n->gen[0] = t;
+            n->last = NULL;
+        }
+        e = nccl_lookup(&n->gen[0], k, 1);
+        e->lines = carried;
+    }
+    e->lines++;
+    n->last = e; /* always in the new generation, which is only counted after a swap (that resets it) */
+    return NP_OK;
+}
+
+/* ---- one line ------------------------------------------------------------------ */
+
+/* The "host:pid:tid [dev]" prefix before "NCCL INFO" at info: the host into the host set and, for
+ * a collective line (is_rank), host:pid [dev] or RCCL's globalrank into the rank set.  Ray/srun
+ * labels and RCCL's timestamps before it are skipped. */
+static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, int is_rank, uint64_t grank,
+                        int has_grank)
+{
+    const char *e = info;
+    while (e > line && e[-1] == ' ')
+        e--;
+    /* an RCCL timestamp "1558545003174220" between "[dev]" and "NCCL INFO" */
+    const char *t = e;
+    while (t > line && t[-1] >= '0' && t[-1] <= '9')
+        t--;
+    if (t < e && t > line && t[-1] == ' ' && t - 1 > line && t[-2] == ']')
+        e = t - 1;
+    const char *dev = NULL, *devend = NULL;
+    if (e > line && e[-1] == ']') {
+        const char *b = e - 1;
+        while (b > line && b[-1] != '[')
+            b--;
+        if (b > line) {
+            dev = b;
+            devend = e - 1;
+            e = b - 1;
+            while (e > line && e[-1] == ' ')
+                e--;
+        }
+    }
+    const char *s = e;
+    while (s > line && s[-1] != ' ' && s[-1] != ')' && s[-1] != ']')
+        s--;
+    /* s..e: "host:pid:tid" (or nothing) */
+    const char *c1 = memchr(s, ':', (size_t)(e - s));
+    uint64_t rank;
+    if (has_grank)
+        rank = nccl_mix(grank + 0x5bd1e995ULL);
+    else {
+        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+        rank = nccl_hash(s, (size_t)((c2 ? c2 : e) - s), 0xcbf29ce484222325ULL);
+        if (dev)
+            rank = nccl_hash(dev, (size_t)(devend - dev), rank);
+    }
+    if (is_rank)
+        nccl_set_add(n->ranks, &n->nranks_seen, rank, &n->saturated);
+    if (c1 && c1 > s)
+        nccl_set_add(n->hosts, &n->nhosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
+}
+
+static void nccl_grank(struct np_nccl *n, uint64_t g)
+{
+    if (g >= NCCL_GRANKS_MAX)
+        return;
+    if (!n->granks && !(n->granks = calloc(NCCL_GRANKS_MAX / 8, 1)))
+        return;
+    n->granks[g / 8] |= (uint8_t)(1u << (g % 8));
+}
+
+/* "AllReduce: opCount 1a sendbuff .. count N datatype D op O root R comm C [nranks=N] stream S
+ * [task T globalrank G]" from p (after "NCCL INFO "); 0 when it is not such a line. */
+static int nccl_trace(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
+{
+    const char *colon = p;
+    while (colon < end && colon - p < 24 && ((*colon >= 'A' && *colon <= 'Z') || (*colon >= 'a' && *colon <= 'z') ||
+                                             (*colon >= '0' && *colon <= '9') || *colon == '_'))
+        colon++;
+    const char *opname = p, *opend = colon;
+    const char *q;
+    if (colon > p && colon < end && *colon == ':' && nccl_starts(colon, end, ": opCount "))
+        q = colon + 10;
+    else if (nccl_starts(p, end, "opCount ")) { /* NCCL 2.3: no collective name */
+        opname = "unknown";
+        opend = opname + 7;
+        q = p + 8;
+    } else
+        return 0;
+    struct nccl_key k = {0};
+    if (!nccl_u64(&q, end, 16, &k.opcount))
+        return 0;
+    int have_count = 0, have_dt = 0, have_nr = 0, has_grank = 0;
+    uint64_t v, grank = 0;
+    while (q < end) { /* "key value" pairs, and "[nranks=N]" */
+        while (q < end && *q == ' ')
+            q++;
+        if (nccl_starts(q, end, "[nranks=")) {
+            q += 8;
+            if (!nccl_u64(&q, end, 10, &v) || v == 0 || v > UINT32_MAX)
+                return 0;
+            k.nranks = (uint32_t)v;
+            have_nr = 1;
+            if (q < end && *q == ']')
+                q++;
+            continue;
+        }
+        const char *key = q, *sp = memchr(q, ' ', (size_t)(end - q));
+        q = sp ? sp : end;
+        size_t klen = (size_t)(q - key);
+        while (q < end && *q == ' ')
+            q++;
+        const char *val = q;
+        sp = memchr(q, ' ', (size_t)(end - q));
+        q = sp ? sp : end;
+        const char *vp = val;
+        if (klen < 5 || (*key != 'c' && *key != 'd' && *key != 'g'))
+            continue; /* sendbuff, recvbuff, op, root, comm, stream, task: not read */
+        if (klen == 5 && memcmp(key, "count", 5) == 0 && nccl_u64(&vp, q, 10, &v)) {
+            k.count = v;
+            have_count = 1;
+        } else if (klen == 8 && memcmp(key, "datatype", 8) == 0 && nccl_u64(&vp, q, 10, &v) && v < 65535) {
+            k.dtype = (uint16_t)v;
+            have_dt = 1;
+        } else if (klen == 10 && memcmp(key, "globalrank", 10) == 0 && nccl_u64(&vp, q, 10, &v)) {
+            grank = v;
+            has_grank = 1;
+        }
+    }
+    if (!have_count || !have_dt || !have_nr)
+        return 0;
+    int op = nccl_op_id(n, opname, (size_t)(opend - opname));
+    if (op < 0)
+        return 0;
+    k.op = (uint16_t)op;
+    if (nccl_add(n, &k) != NP_OK)
+        return -1;
+    n->trace_lines++;
+    if ((int)k.nranks > n->net.max_nranks)
+        n->net.max_nranks = (int)k.nranks;
+    if (has_grank)
+        nccl_grank(n, grank);
+    nccl_prefix(n, line, info, 1, grank, has_grank);
+    return 1;
+}
+
+/* An init line after "NCCL INFO ": network facts. */
+static void nccl_init_line(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
+{
+    const char *q;
+    if (nccl_starts(p, end, "Using network ")) {
+        nccl_copy(n->net.network, sizeof n->net.network, p + 14, end);
+    } else if (nccl_starts(p, end, "NCCL version ") || nccl_starts(p, end, "RCCL version ")) {
+        nccl_copy(n->net.version, sizeof n->net.version, p + 13, end);
+        n->net.rccl = *p == 'R';
+    } else if (nccl_starts(p, end, "NET/IB :") || nccl_starts(p, end, "NET/IB:")) {
+        q = memchr(p, ':', (size_t)(end - p)) + 1;
+        if (nccl_find(q, end, "No device found"))
+            snprintf(n->net.ib, sizeof n->net.ib, "none");
+        else if ((q = nccl_find(q, end, "Using "))) {
+            const char *semi = memchr(q, ';', (size_t)(end - q));
+            nccl_copy(n->net.ib, sizeof n->net.ib, q + 6, semi ? semi : end);
+        }
+    } else if (nccl_starts(p, end, "NET/Plugin") || nccl_starts(p, end, "Plugin Path") ||
+               nccl_starts(p, end, "Loaded net plugin") || nccl_starts(p, end, "Initialized NET plugin") ||
+               nccl_starts(p, end, "P2P plugin")) {
+        if (nccl_starts(p, end, "NET/Plugin")) {
+            const char *ret = nccl_find(p, end, "returned");
+            int benign = nccl_find(p, end, "No such file or directory") != NULL;
+            if ((ret && !benign) || nccl_find(p, end, "Failed") || nccl_find(p, end, "failed")) {
+                n->net.plugin_failed = 1;
+                nccl_copy(n->net.plugin_error, sizeof n->net.plugin_error, p, end);
+            } else if ((nccl_find(p, end, "No plugin found") || nccl_find(p, end, "Could not find")) &&
+                       !n->net.plugin[0])
+                snprintf(n->net.plugin, sizeof n->net.plugin, "none");
+            else if ((q = nccl_find(p, end, "Loaded net plugin ")))
+                nccl_copy(n->net.plugin, sizeof n->net.plugin, q + 18, end);
+        } else if (nccl_starts(p, end, "Plugin Path")) {
+            q = memchr(p, ':', (size_t)(end - p));
+            if (q)
+                nccl_copy(n->net.plugin, sizeof n->net.plugin, q + 1, end);
+        } else if (nccl_starts(p, end, "Loaded net plugin "))
+            nccl_copy(n->net.plugin, sizeof n->net.plugin, p + 18, end);
+        else if (nccl_starts(p, end, "P2P plugin ") && (!n->net.plugin[0] || !strcmp(n->net.plugin, "none")))
+            nccl_copy(n->net.plugin, sizeof n->net.plugin, p + 11, end);
+    } else if ((q = nccl_find(p, end, "GPU Direct RDMA "))) {
+        if (nccl_starts(q + 16, end, "Disabled"))
+            n->net.gdr = NP_NCCL_NO;
+        else if (nccl_starts(q + 16, end, "Enabled") && n->net.gdr != NP_NCCL_NO)
+            n->net.gdr = NP_NCCL_YES;
+    } else if (nccl_starts(p, end, "Channel ") || nccl_starts(p, end, "Ring ")) {
+        if (nccl_find(p, end, "via NET/Socket"))
+            n->net.socket_channels = 1;
+        if (nccl_find(p, end, "/GDRDMA") && n->net.gdr == NP_NCCL_UNKNOWN)
+            n->net.gdr = NP_NCCL_YES;
+    }
+    /* "comm 0x.. rank R nRanks N nNodes M ..." (2.1x on) or "... nranks N ..." (older) */
+    if ((q = nccl_find(p, end, " nNodes "))) {
+        const char *v = q + 8;
+        uint64_t x;
+        if (nccl_u64(&v, end, 10, &x) && x < 1000000 && (int)x > n->net.nnodes)
+            n->net.nnodes = (int)x;
+    }
+    if ((q = nccl_find(p, end, " nRanks ")) || (q = nccl_find(p, end, " nranks "))) {
+        const char *v = q + 8;
+        uint64_t x;
+        if (nccl_u64(&v, end, 10, &x) && x < 100000000 && (int)x > n->net.max_nranks)
+            n->net.max_nranks = (int)x;
+    }
+    nccl_prefix(n, line, info, 0, 0, 0);
+}
+
+/* NeMo's "Global Checkpoint Save : ... : Save duration: 4.389s" and
+ * "Global Checkpoint Load : ... : Time spent in load_checkpoint: 9.712s". */
+static void nccl_ckpt_line(struct np_nccl *n, const char *p, const char *end)
+{
+    int save = nccl_starts(p, end, "Global Checkpoint Save");
+    const char *q = nccl_find(p, end, save ? "Save duration:" : "load_checkpoint:");
+    if (!q)
+        return;
+    q += save ? 14 : 16;
+    char num[32];
+    nccl_copy(num, sizeof num, q, end);
+    char *e;
+    double s = strtod(num, &e);
+    if (e == num || !(s >= 0) || s > 1e9)
+        return;
+    if (save) {
+        n->ckpt.saves++;
+        n->ckpt.save_s += s;
+        if (s > n->ckpt.save_max_s)
+            n->ckpt.save_max_s = s;
+    } else {
+        n->ckpt.loads++;
+        n->ckpt.load_s += s;
+        if (s > n->ckpt.load_max_s)
+            n->ckpt.load_max_s = s;
+    }
+}
+
+static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *end)
+{
+    const char *c = nccl_find(s, end, "CCL ");
+    if (!c) {
+        const char *g = nccl_find(s, end, "Global Checkpoint ");
+        if (g)
+            nccl_ckpt_line(n, g, end);
+        return NP_OK;
+    }
+    if (c > s && (c[-1] == 'N' || c[-1] == 'R')) {
+        const char *after = c + 4;
+        if (nccl_starts(after, end, "INFO ")) {
+            const char *p = after + 5;
+            int r = nccl_trace(n, s, c - 1, p, end);
+            if (r < 0)
+                return NP_E_NOMEM;
+            if (r == 0)
+                nccl_init_line(n, s, c - 1, p, end);
+            return NP_OK;
+        }
+        if (nccl_starts(after, end, "version ")) { /* "NCCL version 2.7.8+cuda10.2" alone on its line */
+            nccl_copy(n->net.version, sizeof n->net.version, after + 8, end);
+            n->net.rccl = c[-1] == 'R';
+        }
+    }
+    return NP_OK;
+}
+
+enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
+{
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        if (n->linelen == 0 && nl) { /* a whole line in the chunk: read it in place */
+            enum np_status st = nccl_line(n, p, (size_t)(nl - p) > NCCL_LINE_MAX ? p + NCCL_LINE_MAX : nl);
+            if (st != NP_OK)
+                return st;
+            p = nl + 1;
+            continue;
+        }
+        size_t take = (size_t)(stop - p);
+        if (n->linelen + take > NCCL_LINE_MAX)
+            take = NCCL_LINE_MAX - n->linelen;
+        memcpy(n->line + n->linelen, p, take);
+        n->linelen += take;
+        p = stop;
+        if (nl) {
+            enum np_status st = nccl_line(n, n->line, n->line + n->linelen);
+            n->linelen = 0;
+            if (st != NP_OK)
+                return st;
+            p = nl + 1;
+        }
+    }
+    return NP_OK;
+}
+
+static int nccl_coll_cmp(const void *a, const void *b)
+{
+    const struct np_nccl_coll *x = a, *y = b;
+    if (x->nranks != y->nranks)
+        return x->nranks < y->nranks ? -1 : 1;
+    return strcmp(x->op, y->op);
+}
+
+/* "0-3,8,12-15" of the globalrank bitmap. */
+static enum np_status nccl_granks_text(struct np_nccl *n)
+{
+    if (!n->granks)
+        return NP_OK;
+    size_t cap = 256, len = 0;
+    char *t = malloc(cap);
+    if (!t)
+        return NP_E_NOMEM;
+    t[0] = '\0';
+    for (uint64_t g = 0; g < NCCL_GRANKS_MAX; g++) {
+        if (!(n->granks[g / 8] & (1u << (g % 8))))
+            continue;
+        uint64_t h = g;
+        while (h + 1 < NCCL_GRANKS_MAX && (n->granks[(h + 1) / 8] & (1u << ((h + 1) % 8))))
+            h++;
+        if (len + 48 > cap) {
+            char *nt = realloc(t, cap *= 2);
+            if (!nt) {
+                free(t);
+                return NP_E_NOMEM;
+            }
+            t = nt;
+        }
+        len += (size_t)(h > g ? snprintf(t + len, cap - len, "%s%llu-%llu", len ? "," : "", (unsigned long long)g,
+                                         (unsigned long long)h)
+                              : snprintf(t + len, cap - len, "%s%llu", len ? "," : "", (unsigned long long)g));
+        g = h;
+    }
+    n->granks_text = t;
+    return NP_OK;
+}
+
+enum np_status np_nccl_finish(struct np_nccl *n)
+{
+    if (n->finished)
+        return NP_OK;
+    n->finished = 1;
+    enum np_status st = NP_OK;
+    if (n->linelen) {
+        st = nccl_line(n, n->line, n->line + n->linelen);
+        n->linelen = 0;
+    }
+    n->last = NULL;
+    if (st == NP_OK)
+        st = nccl_flush_gen(n, &n->gen[1]);
+    if (st == NP_OK)
+        st = nccl_flush_gen(n, &n->gen[0]);
+    if (st == NP_OK)
+        st = nccl_granks_text(n);
+    for (size_t i = 0; i < n->ncoll; i++)
+        if (n->coll[i].min_bytes == UINT64_MAX)
+            n->coll[i].min_bytes = 0;
+    if (n->ncoll)
+        qsort(n->coll, n->ncoll, sizeof *n->coll, nccl_coll_cmp);
+    return st;
+}
+
+enum np_status np_nccl_read_path(struct np_nccl *n, const char *path, struct np_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    enum { NCCL_CHUNK = 1 << 20 };
+    char *buf = malloc(NCCL_CHUNK);
+    if (!buf) {
+        close(fd);
+        return np_error_set(err, NP_E_NOMEM, path, 0, 0, "%s", np_strerror(NP_E_NOMEM));
+    }
+    enum np_status st = NP_OK;
+    for (;;) {
+        ssize_t got = read(fd, buf, NCCL_CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            st = np_error_set(err, NP_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        if ((st = np_nccl_feed(n, buf, (size_t)got)) != NP_OK) {
+            np_error_set(err, st, path, 0, 0, "%s", np_strerror(st));
+            break;
+        }
+    }
+    free(buf);
+    close(fd);
+    if (st == NP_OK && (st = np_nccl_finish(n)) != NP_OK)
+        np_error_set(err, st, path, 0, 0, "%s", np_strerror(st));
+    return st;
+}
+
+const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count)
+{
+    *count = n->ncoll;
+    return n->coll;
+}
+
+const struct np_nccl_net *np_nccl_net(const struct np_nccl *n) { return &n->net; }
+const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n) { return &n->ckpt; }
+uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->trace_lines; }
+size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->nranks_seen; }
+size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->nhosts; }
+int np_nccl_saturated(const struct np_nccl *n) { return n->saturated; }
+const char *np_nccl_global_ranks(const struct np_nccl *n) { return n->granks_text ? n->granks_text : ""; }
+
+int np_nccl_nodes(const struct np_nccl *n)
+{
+    return n->net.nnodes > 0 ? n->net.nnodes : (int)n->nhosts;
+}
+
+size_t np_nccl_warnings(const struct np_nccl *n, char *buf, size_t size)
+{
+    size_t count = 0, len = 0;
+    if (size)
+        buf[0] = '\0';
+    int nodes = np_nccl_nodes(n);
+    char w[3][320];
+    if (nodes > 1 && (strcmp(n->net.network, "Socket") == 0 || (!n->net.network[0] && n->net.socket_channels)))
+        snprintf(w[count++], sizeof w[0],
+                 "NCCL uses TCP sockets between %d nodes (\"Using network Socket\"%s): collectives are many times "
+                 "slower than over IB/RoCE (check the net plugin, NCCL_IB_HCA, NCCL_NET)",
+                 nodes, strcmp(n->net.ib, "none") == 0 ? ", NET/IB: no device found" : "");
+    if (n->net.gdr == NP_NCCL_NO)
+        snprintf(w[count++], sizeof w[0],
+                 "NCCL: GPU Direct RDMA disabled%s (nvidia-peermem / dma-buf?): inter-node traffic goes "
+                 "through host memory", n->net.ib[0] && strcmp(n->net.ib, "none") ? " on the IB devices" : "");
+    if (n->net.plugin_failed)
+        snprintf(w[count++], sizeof w[0], "NCCL net plugin failed to load: %s", n->net.plugin_error);
+    for (size_t i = 0; i < count && size; i++) {
+        int k = snprintf(buf + len, size - len, "%s%s", i ? "; " : "", w[i]);
+        if (k < 0 || (size_t)k >= size - len)
+            break;
+        len += (size_t)k;
+    }
+    return count;
+}

@@ -1,0 +1,754 @@
+/* history.c - nemoperf-parse --history and --compare over the results store.
+ *
+ * --history: two passes over the selected runs (by configuration and time to find change points with
+ * np_compare_runs, then by time to list them with the change points marked), and a cairo plot of
+ * throughput per GPU over time.  --compare: runs of a baseline and a candidate grouped by configuration,
+ * each configuration judged by compare.c, written as a table, markdown, CSV or JSON (Jansson).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <jansson.h>
+
+#include "nemoperf/report/plot.h"
+#include "nemoperf/report/history.h"
+
+#define HISTORY_BEFORE 20 /* runs before a candidate change point that count */
+#define HISTORY_AFTER 3   /* runs from it on that count */
+
+/* ---- configurations: a string-keyed table shared by --compare and the change points ---- */
+
+struct history_side {
+    double *x;             /* throughputs */
+    long long *id, *t;     /* row ids and times (history) */
+    size_t *cont;          /* index of the container tag (history) */
+    size_t n, cap;
+    double *samples;       /* compare: the first run's window (one run a side) */
+    size_t nsamples;
+    double per_step;       /* its throughput times its mean step time: steps/s -> the throughput's unit */
+};
+
+struct history_cfg {
+    char *name;
+    struct history_side s[2];
+};
+
+struct np_compare_set {
+    struct history_cfg *c;
+    size_t n, cap;
+    size_t *slot;          /* open addressing: index + 1, 0 empty */
+    size_t nslot;
+    int tokens;            /* 1 once a throughput was tokens/s/GPU (the unit's name) */
+};
+
+static uint64_t history_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+struct np_compare_set *np_compare_set_new(void)
+{
+    return calloc(1, sizeof(struct np_compare_set));
+}
+
+static void history_side_free(struct history_side *s)
+{
+    free(s->x);
+    free(s->id);
+    free(s->t);
+    free(s->cont);
+    free(s->samples);
+    memset(s, 0, sizeof *s);
+}
+
+void np_compare_set_free(struct np_compare_set *set)
+{
+    if (!set)
+        return;
+    for (size_t i = 0; i < set->n; i++) {
+        free(set->c[i].name);
+        history_side_free(&set->c[i].s[0]);
+        history_side_free(&set->c[i].s[1]);
+    }
+    free(set->c);
+    free(set->slot);
+    free(set);
+}
+
+/* The configuration named, added when new; NULL when out of memory. */
+static struct history_cfg *history_cfg(struct np_compare_set *set, const char *name)
+{
+    if (set->n * 2 + 2 > set->nslot) {
+        size_t ns = set->nslot ? set->nslot * 2 : 64;
+        size_t *nt = calloc(ns, sizeof *nt);
+        if (!nt)
+            return NULL;
+        for (size_t i = 0; i < set->n; i++) {
+            size_t k = history_hash(set->c[i].name) & (ns - 1);
+            while (nt[k])
+                k = (k + 1) & (ns - 1);
+            nt[k] = i + 1;
+        }
+        free(set->slot);
+        set->slot = nt;
+        set->nslot = ns;
+    }
+    size_t k = history_hash(name) & (set->nslot - 1);
+    for (; set->slot[k]; k = (k + 1) & (set->nslot - 1))
+        if (strcmp(set->c[set->slot[k] - 1].name, name) == 0)
+            return &set->c[set->slot[k] - 1];
+    if (set->n == set->cap) {
+        size_t nc = set->cap ? set->cap * 2 : 16;
+        struct history_cfg *ncfg = realloc(set->c, nc * sizeof *ncfg);
+        if (!ncfg)
+            return NULL;
+        set->c = ncfg;
+        set->cap = nc;
+    }
+    struct history_cfg *c = &set->c[set->n];
+    memset(c, 0, sizeof *c);
+    if (!(c->name = strdup(name)))
+        return NULL;
+    set->slot[k] = ++set->n;
+    return c;
+}
+
+static int history_push(struct history_side *s, double x, long long id, long long t, size_t cont, int full)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 8;
+        double *nx = realloc(s->x, nc * sizeof *nx);
+        if (nx)
+            s->x = nx;
+        if (!nx)
+            return -1;
+        if (full) {
+            long long *ni = realloc(s->id, nc * sizeof *ni);
+            if (ni)
+                s->id = ni;
+            long long *nt = ni ? realloc(s->t, nc * sizeof *nt) : NULL;
+            if (nt)
+                s->t = nt;
+            size_t *nk = nt ? realloc(s->cont, nc * sizeof *nk) : NULL;
+            if (!nk)
+                return -1;
+            s->cont = nk;
+        }
+        s->cap = nc;
+    }
+    s->x[s->n] = x;
+    if (full) {
+        s->id[s->n] = id;
+        s->t[s->n] = t;
+        s->cont[s->n] = cont;
+    }
+    s->n++;
+    return 0;
+}
+
+static int history_counts(const struct np_store_rec *rec)
+{
+    return (strcmp(rec->status, "ok") == 0 || strcmp(rec->status, "synthetic") == 0) &&
+           isfinite(np_store_rec_tput(rec));
+}
+
+int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec)
+{
+    if (!history_counts(rec))
+        return 0;
+    struct history_cfg *c = history_cfg(set, rec->config);
+    if (!c)
+        return -1;
+    struct history_side *s = &c->s[side];
+    double x = np_store_rec_tput(rec);
+    if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
+        set->tokens = 1;
+    if (s->n == 0 && rec->samples && rec->nsamples) {
+        if (!(s->samples = malloc(rec->nsamples * sizeof *s->samples)))
+            return -1;
+        memcpy(s->samples, rec->samples, rec->nsamples * sizeof *s->samples);
+        s->nsamples = rec->nsamples;
+        s->per_step = isfinite(rec->step_time_s) ? x * rec->step_time_s : 1;
+    }
+    return history_push(s, x, 0, 0, 0, 0) == 0 ? 1 : -1;
+}
+
+struct history_add {
+    struct np_compare_set *set;
+    enum np_cmp_sidename side;
+};
+
+static enum np_status history_add_row(void *ctx, const struct np_store_rec *rec)
+{
+    struct history_add *a = ctx;
+    return np_compare_set_add(a->set, a->side, rec) < 0 ? NP_E_NOMEM : NP_OK;
+}
+
+enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp_sidename side, struct np_store *s,
+                                         const struct np_store_filter *f, struct np_error *err)
+{
+    struct history_add a = {set, side};
+    return np_store_select(s, f, 1, 0, history_add_row, &a, err);
+}
+
+/* ---- --compare's report ---- */
+
+static int history_cmp_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct history_cfg *const *)a)->name, (*(const struct history_cfg *const *)b)->name);
+}
+
+static void history_judge(const struct history_cfg *c, double min_effect, struct np_cmp_result *r)
+{
+    const struct history_side *b = &c->s[0], *k = &c->s[1];
+    if (b->n == 1 && k->n == 1 && b->nsamples && k->nsamples) {
+        np_compare_steps(b->samples, b->nsamples, k->samples, k->nsamples, min_effect, r);
+        struct np_cmp_side *sd[2] = {&r->base, &r->cand};
+        double f[2] = {b->per_step, k->per_step};
+        for (int i = 0; i < 2; i++) { /* 1/step -> the throughput's unit (per-step work of that run) */
+            sd[i]->mean *= f[i];
+            sd[i]->lo *= f[i];
+            sd[i]->hi *= f[i];
+        }
+        if (!r->why || r->base.n)
+            return;
+    }
+    np_compare_runs(b->x, b->n, k->x, k->n, min_effect, r);
+}
+
+static void history_csv_str(FILE *out, const char *s)
+{
+    putc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', out);
+        putc(*s, out);
+    }
+    putc('"', out);
+}
+
+static void history_num(char *buf, size_t size, double v, int prec)
+{
+    if (isfinite(v))
+        snprintf(buf, size, "%.*f", prec, v);
+    else
+        snprintf(buf, size, "n/a");
+}
+
+static void history_more(const struct np_cmp_result *r, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (r->verdict != NP_CMP_INCONCLUSIVE)
+        return;
+    if (r->why)
+        snprintf(buf, size, "%s", r->why);
+    else if (r->more_runs > NP_CMP_MORE_MAX)
+        snprintf(buf, size, "the change is at the margin: more than %d more runs a side", NP_CMP_MORE_MAX);
+    else if (r->more_runs > 0)
+        snprintf(buf, size, "about %ld more run%s a side would likely decide it", r->more_runs,
+                 r->more_runs == 1 ? "" : "s");
+}
+
+static json_t *history_json_side(const struct np_cmp_side *s)
+{
+    return json_pack("{s:I,s:o,s:[oo]}", "n", (json_int_t)s->n, "mean", isfinite(s->mean) ? json_real(s->mean) : json_null(), "ci",
+                     isfinite(s->lo) ? json_real(s->lo) : json_null(), isfinite(s->hi) ? json_real(s->hi) : json_null());
+}
+
+static json_t *history_json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+enum np_status np_compare_write(const struct np_compare_set *set, enum np_format fmt, double min_effect_pct,
+                                FILE *out, size_t *nslower, size_t *ncompared)
+{
+    *nslower = *ncompared = 0;
+    const struct history_cfg **v = malloc((set->n ? set->n : 1) * sizeof *v);
+    json_t *root = fmt == NP_FMT_JSON ? json_object() : NULL, *arr = root ? json_array() : NULL;
+    json_t *only[2] = {root ? json_array() : NULL, root ? json_array() : NULL};
+    if (!v || (fmt == NP_FMT_JSON && (!root || !arr || !only[0] || !only[1]))) {
+        free(v);
+        json_decref(root);
+        json_decref(arr);
+        json_decref(only[0]);
+        json_decref(only[1]);
+        return NP_E_NOMEM;
+    }
+    for (size_t i = 0; i < set->n; i++)
+        v[i] = &set->c[i];
+    qsort(v, set->n, sizeof *v, history_cmp_name);
+    const char *unit = set->tokens ? "tokens/s/GPU" : "steps/s";
+    int nomem = 0;
+    size_t w = 13;
+    for (size_t i = 0; i < set->n; i++)
+        if (strlen(v[i]->name) > w)
+            w = strlen(v[i]->name);
+    if (fmt == NP_FMT_TABLE)
+        fprintf(out, "%-*s  %-11s  %7s  %-28s  %-28s  %-24s  %s\n", (int)w, "CONFIGURATION", "METHOD", "RUNS",
+                "BASELINE (95% CI)", "CANDIDATE (95% CI)", "CHANGE % (95% CI)", "VERDICT");
+    else if (fmt == NP_FMT_MARKDOWN)
+        fprintf(out, "| Configuration | Method | Runs | Baseline %s (95%% CI) | Candidate %s (95%% CI) | Change %% "
+                     "(95%% CI) | Verdict |\n|---|---|---|---|---|---|---|\n",
+                unit, unit);
+    else if (fmt == NP_FMT_CSV)
+        fprintf(out, "config,method,unit,base_n,base_mean,base_lo,base_hi,cand_n,cand_mean,cand_lo,cand_hi,"
+                     "change_pct,change_lo_pct,change_hi_pct,verdict,more_runs,note\n");
+    for (size_t i = 0; i < set->n; i++) {
+        const struct history_cfg *c = v[i];
+        if (!c->s[0].n || !c->s[1].n) {
+            if (root)
+                json_array_append_new(only[c->s[0].n ? 0 : 1], json_string(c->name));
+            continue;
+        }
+        struct np_cmp_result r;
+        history_judge(c, min_effect_pct, &r);
+        (*ncompared)++;
+        if (r.verdict == NP_CMP_SLOWER)
+            (*nslower)++;
+        char more[160], bm[32], bl[32], bh[32], cm[32], cl[32], ch[32], d[32], dl[32], dh[32];
+        history_more(&r, more, sizeof more);
+        history_num(bm, sizeof bm, r.base.mean, 2);
+        history_num(bl, sizeof bl, r.base.lo, 2);
+        history_num(bh, sizeof bh, r.base.hi, 2);
+        history_num(cm, sizeof cm, r.cand.mean, 2);
+        history_num(cl, sizeof cl, r.cand.lo, 2);
+        history_num(ch, sizeof ch, r.cand.hi, 2);
+        history_num(d, sizeof d, r.diff_pct, 2);
+        history_num(dl, sizeof dl, r.diff_lo, 2);
+        history_num(dh, sizeof dh, r.diff_hi, 2);
+        const char *verdict = np_cmp_verdict_name(r.verdict), *method = np_cmp_method_name(r.method);
+        if (fmt == NP_FMT_JSON) {
+            json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:[oo],s:o,s:s,s:o,s:o}", "config", c->name, "method",
+                                  method, "unit", unit, "baseline", history_json_side(&r.base), "candidate",
+                                  history_json_side(&r.cand), "change_pct", history_json_num(r.diff_pct),
+                                  "change_ci_pct", history_json_num(r.diff_lo), history_json_num(r.diff_hi), "df",
+                                  history_json_num(r.df), "verdict", verdict, "more_runs",
+                                  r.verdict == NP_CMP_INCONCLUSIVE && r.more_runs > 0
+                                      ? json_integer(r.more_runs)
+                                      : json_null(),
+                                  "note", *more ? json_string(more) : json_null());
+            if (!o || json_array_append_new(arr, o) != 0)
+                nomem = 1;
+            continue;
+        }
+        char runs[48], bs[112], cs[112], ds[112];
+        snprintf(runs, sizeof runs, "%zu/%zu", c->s[0].n, c->s[1].n);
+        snprintf(bs, sizeof bs, "%s [%s, %s]", bm, bl, bh);
+        snprintf(cs, sizeof cs, "%s [%s, %s]", cm, cl, ch);
+        snprintf(ds, sizeof ds, "%s [%s, %s]", d, dl, dh);
+        if (fmt == NP_FMT_TABLE) {
+            fprintf(out, "%-*s  %-11s  %7s  %-28s  %-28s  %-24s  %s\n", (int)w, c->name, method, runs, bs, cs, ds,
+                    verdict);
+            if (*more)
+                fprintf(out, "%-*s  (%s)\n", (int)w, "", more);
+        } else if (fmt == NP_FMT_MARKDOWN) {
+            fprintf(out, "| %s | %s | %s | %s | %s | %s | %s%s%s |\n", c->name, method, runs, bs, cs, ds, verdict,
+                    *more ? ": " : "", more);
+        } else {
+            history_csv_str(out, c->name);
+            fprintf(out, ",%s,%s,%zu,%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,", method, unit, r.base.n, bm, bl, bh,
+                    r.cand.n, cm, cl, ch, d, dl, dh, verdict);
+            if (r.verdict == NP_CMP_INCONCLUSIVE && r.more_runs > 0)
+                fprintf(out, "%ld", r.more_runs);
+            putc(',', out);
+            history_csv_str(out, more);
+            putc('\n', out);
+        }
+    }
+    enum np_status st = nomem ? NP_E_NOMEM : NP_OK;
+    if (root) {
+        json_object_set_new(root, "min_effect_pct", json_real(min_effect_pct));
+        json_object_set_new(root, "confidence", json_real(NP_CMP_CONFIDENCE));
+        json_object_set_new(root, "methods",
+                            json_pack("{s:s,s:s}", "welch-runs",
+                                      "Welch's t over the runs' steady throughputs (log scale)", "batch-means",
+                                      "one run a side: Welch's t over 4 batch means of the steady window's step "
+                                      "times, variance at least an AR(1) model's of the steps"));
+        json_object_set_new(root, "configurations", arr);
+        json_object_set_new(root, "only_baseline", only[0]);
+        json_object_set_new(root, "only_candidate", only[1]);
+        json_object_set_new(root, "slower", json_integer((json_int_t)*nslower));
+        if (st == NP_OK && json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+            st = NP_E_IO;
+        fputc('\n', out);
+        json_decref(root);
+    } else if (fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN) {
+        fprintf(out, "%s%zu configuration%s compared (%s; 95%% intervals; --min-effect %g%%: FASTER/SLOWER when the "
+                     "whole interval is beyond it, SAME when within it)\n",
+                fmt == NP_FMT_MARKDOWN ? "\n" : "", *ncompared, *ncompared == 1 ? "" : "s", unit, min_effect_pct);
+        for (size_t i = 0; i < set->n; i++)
+            if (!v[i]->s[0].n || !v[i]->s[1].n)
+                fprintf(out, "%s%s: only in the %s\n", fmt == NP_FMT_MARKDOWN ? "- " : "", v[i]->name,
+                        v[i]->s[0].n ? "baseline" : "candidate");
+    }
+    free(v);
+    if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
+        st = NP_E_IO;
+    return st;
+}
+
+/* ---- --history ---- */
+
+struct history_change {
+    long long id;
+    char text[160];
+};
+
+struct history_pass {
+    struct np_compare_set *set;   /* the configurations of the selection */
+    char **cont;                  /* container tags seen (interned), [0] = "" */
+    size_t ncont, capcont;
+    struct history_change *ch;
+    size_t nch, capch;
+    double min_effect;
+    int keep;                     /* keep every configuration's series (for the plot) */
+    char cur[320];
+    int nomem;
+};
+
+static size_t history_intern(struct history_pass *p, const char *s)
+{
+    for (size_t i = 0; i < p->ncont; i++)
+        if (strcmp(p->cont[i], s) == 0)
+            return i;
+    if (p->ncont == p->capcont) {
+        size_t nc = p->capcont ? p->capcont * 2 : 16;
+        char **n = realloc(p->cont, nc * sizeof *n);
+        if (!n) {
+            p->nomem = 1;
+            return 0;
+        }
+        p->cont = n;
+        p->capcont = nc;
+    }
+    if (!(p->cont[p->ncont] = strdup(s))) {
+        p->nomem = 1;
+        return 0;
+    }
+    return p->ncont++;
+}
+
+/* The change points of one configuration's series (in time order). */
+static void history_detect(struct history_pass *p, struct history_cfg *c)
+{
+    struct history_side *s = &c->s[0];
+    size_t seg = 0;
+    for (size_t i = 2; i + 2 <= s->n;) {
+        size_t from = i - seg > HISTORY_BEFORE ? i - HISTORY_BEFORE : seg;
+        size_t to = i + HISTORY_AFTER < s->n ? i + HISTORY_AFTER : s->n;
+        struct np_cmp_result r;
+        np_compare_runs(s->x + from, i - from, s->x + i, to - i, p->min_effect, &r);
+        if (r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SLOWER) {
+            i++;
+            continue;
+        }
+        /* the split that separates best among the next few: the change starts there */
+        size_t best = i;
+        double best_t = 0;
+        for (size_t j = i; j < i + HISTORY_AFTER && j + 2 <= s->n; j++) {
+            size_t f = j - seg > HISTORY_BEFORE ? j - HISTORY_BEFORE : seg;
+            size_t e = j + HISTORY_AFTER < s->n ? j + HISTORY_AFTER : s->n;
+            struct np_cmp_result q;
+            np_compare_runs(s->x + f, j - f, s->x + j, e - j, p->min_effect, &q);
+            double hw = (q.diff_hi - q.diff_lo) / 2, tt = hw > 0 ? fabs(q.diff_pct) / hw : fabs(q.diff_pct) * 1e9;
+            if (isfinite(tt) && tt > best_t && (q.verdict == NP_CMP_FASTER || q.verdict == NP_CMP_SLOWER)) {
+                best_t = tt;
+                best = j;
+                r = q;
+            }
+        }
+        if (p->nch == p->capch) {
+            size_t nc = p->capch ? p->capch * 2 : 16;
+            struct history_change *n = realloc(p->ch, nc * sizeof *n);
+            if (!n) {
+                p->nomem = 1;
+                return;
+            }
+            p->ch = n;
+            p->capch = nc;
+        }
+        struct history_change *hc = &p->ch[p->nch++];
+        hc->id = s->id[best];
+        const char *a = p->cont[s->cont[best - 1]], *b = p->cont[s->cont[best]];
+        int n = snprintf(hc->text, sizeof hc->text, "%s %+.1f%% [%+.1f, %+.1f]", np_cmp_verdict_name(r.verdict),
+                         r.diff_pct, r.diff_lo, r.diff_hi);
+        if (strcmp(a, b) != 0 && n > 0 && (size_t)n < sizeof hc->text)
+            snprintf(hc->text + n, sizeof hc->text - (size_t)n, " container %s -> %s", *a ? a : "?", *b ? b : "?");
+        seg = best;
+        i = best + 2;
+    }
+}
+
+static void history_flush(struct history_pass *p)
+{
+    if (!p->cur[0])
+        return;
+    struct history_cfg *c = history_cfg(p->set, p->cur);
+    if (!c) {
+        p->nomem = 1;
+        return;
+    }
+    history_detect(p, c);
+    if (!p->keep)
+        history_side_free(&c->s[0]);
+}
+
+static enum np_status history_pass1_row(void *ctx, const struct np_store_rec *rec)
+{
+    struct history_pass *p = ctx;
+    if (!history_counts(rec))
+        return NP_OK;
+    if (strcmp(p->cur, rec->config) != 0) {
+        history_flush(p);
+        snprintf(p->cur, sizeof p->cur, "%s", rec->config);
+    }
+    struct history_cfg *c = history_cfg(p->set, rec->config);
+    size_t k = history_intern(p, rec->container_tag[0] ? rec->container_tag : rec->container);
+    if (!c || p->nomem || history_push(&c->s[0], np_store_rec_tput(rec), rec->id, rec->t, k, 1) != 0)
+        return NP_E_NOMEM;
+    return NP_OK;
+}
+
+static int history_cmp_change(const void *a, const void *b)
+{
+    long long x = ((const struct history_change *)a)->id, y = ((const struct history_change *)b)->id;
+    return (x > y) - (x < y);
+}
+
+struct history_list {
+    FILE *out;
+    enum np_format fmt;
+    const struct history_pass *p;
+    long long n;
+    json_t *arr;
+    int bad;
+};
+
+static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
+{
+    struct history_list *l = ctx;
+    struct history_change key = {r->id, ""};
+    const struct history_change *hc =
+        l->p->nch ? bsearch(&key, l->p->ch, l->p->nch, sizeof *l->p->ch, history_cmp_change) : NULL;
+    const char *change = hc ? hc->text : "";
+    char st[32], tpg[32], mfu[32];
+    history_num(st, sizeof st, r->step_time_s, 3);
+    history_num(tpg, sizeof tpg, r->tokens_per_s_per_gpu, 1);
+    history_num(mfu, sizeof mfu, r->mfu_percent, 2);
+    const char *cont = r->container_tag[0] ? r->container_tag : r->container[0] ? r->container : "-";
+    l->n++;
+    switch (l->fmt) {
+    case NP_FMT_TABLE:
+        fprintf(l->out, "%-20s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", r->ended[0] ? r->ended : "-",
+                r->config, r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, change);
+        break;
+    case NP_FMT_MARKDOWN:
+        fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->config, r->cluster,
+                r->job_id, cont, r->status, st, tpg, mfu, change);
+        break;
+    case NP_FMT_CSV:
+        fprintf(l->out, "%s,", r->ended);
+        history_csv_str(l->out, r->config);
+        putc(',', l->out);
+        history_csv_str(l->out, r->cluster);
+        fprintf(l->out, ",%s,", r->job_id);
+        history_csv_str(l->out, r->container);
+        fprintf(l->out, ",%s,%s,%s,%s,%s,", r->container_tag, r->status, st, tpg, mfu);
+        history_csv_str(l->out, change);
+        putc('\n', l->out);
+        break;
+    case NP_FMT_JSON: {
+        json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
+                              (json_int_t)r->id, "ended", r->ended, "config", r->config, "config_hash",
+                              r->config_hash, "kind", r->kind, "cluster", r->cluster, "job_id", r->job_id,
+                              "container", r->container, "container_tag", r->container_tag, "gpus", r->gpus, "status",
+                              r->status, "nemoperf_version", r->nemoperf_version, "step_time_s",
+                              history_json_num(r->step_time_s), "tokens_per_s_per_gpu",
+                              history_json_num(r->tokens_per_s_per_gpu), "mfu_percent",
+                              history_json_num(r->mfu_percent), "verdict",
+                              r->verdict[0] ? json_string(r->verdict) : json_null(), "steps", (json_int_t)r->steps,
+                              "change", hc ? json_string(change) : json_null());
+        /* one object a line inside the array: the list streams */
+        char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
+        json_decref(o);
+        if (!txt)
+            return NP_E_NOMEM;
+        fprintf(l->out, "%s\n    %s", l->n > 1 ? "," : "", txt);
+        free(txt);
+        break;
+    }
+    }
+    return ferror(l->out) ? NP_E_IO : NP_OK;
+}
+
+/* ---- the plot: throughput per GPU over time, one line per configuration, container changes marked ---- */
+
+static enum np_status history_plot(const struct history_pass *p, const char *file, struct np_error *err)
+{
+    enum np_plot_kind kind = np_plot_kind_of(file);
+    const double W = NP_PLOT_WIDTH, H = 560, L = 90, R = W - 20, T = 40, B = H - 150;
+    cairo_surface_t *sf = kind == NP_PLOT_SVG   ? cairo_svg_surface_create(file, W, H)
+                          : kind == NP_PLOT_PDF ? cairo_pdf_surface_create(file, W, H)
+                                                : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)W, (int)H);
+    if (cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(sf);
+        return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create the plot");
+    }
+    cairo_t *cr = cairo_create(sf);
+    double t0 = INFINITY, t1 = -INFINITY, y1 = 0;
+    for (size_t i = 0; i < p->set->n; i++) {
+        const struct history_side *s = &p->set->c[i].s[0];
+        for (size_t k = 0; k < s->n; k++) {
+            t0 = fmin(t0, (double)s->t[k]);
+            t1 = fmax(t1, (double)s->t[k]);
+            y1 = fmax(y1, s->x[k]);
+        }
+    }
+    if (!(t1 > t0)) {
+        t0 -= 43200;
+        t1 = t0 + 86400;
+    }
+    y1 = y1 > 0 ? y1 * 1.1 : 1;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, L, T, R - L, B - T);
+    cairo_stroke(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 13);
+    cairo_move_to(cr, L, T - 14);
+    cairo_show_text(cr, "Throughput per GPU over time (dashed: container changed)");
+    for (int g = 0; g <= 4; g++) {
+        char lab[64];
+        double y = B - (B - T) * g / 4.0;
+        snprintf(lab, sizeof lab, "%.0f", y1 * g / 4.0);
+        cairo_move_to(cr, 8, y + 4);
+        cairo_show_text(cr, lab);
+        time_t tt = (time_t)(t0 + (t1 - t0) * g / 4.0);
+        struct tm tm;
+        char day[32] = "";
+        if (gmtime_r(&tt, &tm))
+            strftime(day, sizeof day, "%Y-%m-%d", &tm);
+        cairo_move_to(cr, L + (R - L) * g / 4.0 - 30, B + 16);
+        cairo_show_text(cr, day);
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < p->set->n; i++) {
+        const struct history_side *s = &p->set->c[i].s[0];
+        if (!s->n)
+            continue;
+        double rgb[3];
+        np_plot_series_rgb((int)shown, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_set_line_width(cr, 1.5);
+        for (size_t k = 0; k < s->n; k++) {
+            double x = L + (R - L) * ((double)s->t[k] - t0) / (t1 - t0), y = B - (B - T) * s->x[k] / y1;
+            if (k == 0)
+                cairo_move_to(cr, x, y);
+            else
+                cairo_line_to(cr, x, y);
+        }
+        cairo_stroke(cr);
+        for (size_t k = 0; k < s->n; k++) {
+            double x = L + (R - L) * ((double)s->t[k] - t0) / (t1 - t0), y = B - (B - T) * s->x[k] / y1;
+            cairo_arc(cr, x, y, 2.5, 0, 2 * M_PI);
+            cairo_fill(cr);
+            if (k && s->cont[k] != s->cont[k - 1]) {
+                static const double dash[] = {4, 3};
+                cairo_set_dash(cr, dash, 2, 0);
+                cairo_set_line_width(cr, 1);
+                cairo_move_to(cr, x, T);
+                cairo_line_to(cr, x, B);
+                cairo_stroke(cr);
+                cairo_set_dash(cr, NULL, 0, 0);
+                cairo_move_to(cr, x + 3, T + 12);
+                cairo_show_text(cr, p->cont[s->cont[k]][0] ? p->cont[s->cont[k]] : "?");
+            }
+        }
+        if (shown < 8) {
+            cairo_move_to(cr, L, B + 36 + 14.0 * (double)shown);
+            cairo_show_text(cr, p->set->c[i].name);
+        }
+        shown++;
+    }
+    cairo_destroy(cr);
+    cairo_surface_flush(sf);
+    cairo_status_t cs = kind == NP_PLOT_PNG ? cairo_surface_write_to_png(sf, file) : CAIRO_STATUS_SUCCESS;
+    cairo_surface_finish(sf);
+    if (cs == CAIRO_STATUS_SUCCESS)
+        cs = cairo_surface_status(sf);
+    cairo_surface_destroy(sf);
+    return cs == CAIRO_STATUS_SUCCESS ? NP_OK
+                                      : np_error_set(err, NP_E_IO, file, 0, 0, "cannot write the plot: %s",
+                                                     cairo_status_to_string(cs));
+}
+
+enum np_status np_history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                double min_effect_pct, const char *plot, FILE *out, long long *nrows,
+                                struct np_error *err)
+{
+    struct history_pass p;
+    memset(&p, 0, sizeof p);
+    p.min_effect = min_effect_pct;
+    p.keep = plot != NULL;
+    *nrows = 0;
+    if (!(p.set = np_compare_set_new()) || history_intern(&p, "") != 0 || p.nomem) {
+        np_compare_set_free(p.set);
+        return np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
+    }
+    enum np_status st = np_store_select(s, f, 1, 1, history_pass1_row, &p, err);
+    if (st == NP_OK) {
+        history_flush(&p);
+        if (p.nomem)
+            st = np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
+    }
+    if (st == NP_OK && p.nch)
+        qsort(p.ch, p.nch, sizeof *p.ch, history_cmp_change);
+    struct history_list l = {out, fmt, &p, 0, NULL, 0};
+    if (st == NP_OK) {
+        if (fmt == NP_FMT_TABLE)
+            fprintf(out, "%-20s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", "ENDED", "CONFIGURATION",
+                    "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEP_S", "TOK/S/GPU", "MFU%", "CHANGE");
+        else if (fmt == NP_FMT_MARKDOWN)
+            fprintf(out, "| Ended | Configuration | Cluster | Job | Container | Status | Step s | Tokens/s/GPU | "
+                         "MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        else if (fmt == NP_FMT_CSV)
+            fprintf(out, "ended,config,cluster,job_id,container,container_tag,status,step_time_s,"
+                         "tokens_per_s_per_gpu,mfu_percent,change\n");
+        else
+            fprintf(out, "{\n  \"runs\": [");
+        st = np_store_select(s, f, 0, 1, history_list_row, &l, err);
+        if (st == NP_E_IO)
+            np_error_set(err, st, "standard output", 0, 0, "cannot write the history");
+        else if (st == NP_E_NOMEM)
+            np_error_set(err, st, "--history", 0, 0, "out of memory");
+        if (st == NP_OK && fmt == NP_FMT_JSON)
+            fprintf(out, "%s],\n  \"change_points\": %zu\n}\n", l.n ? "\n  " : "", p.nch);
+        else if (st == NP_OK && (fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN))
+            fprintf(out, "%s%lld run%s, %zu change point%s (--min-effect %g%%)\n", fmt == NP_FMT_MARKDOWN ? "\n" : "",
+                    l.n, l.n == 1 ? "" : "s", p.nch, p.nch == 1 ? "" : "s", min_effect_pct);
+        if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
+            st = np_error_set(err, NP_E_IO, "standard output", 0, 0, "cannot write the history");
+    }
+    *nrows = l.n;
+    if (st == NP_OK && plot)
+        st = history_plot(&p, plot, err);
+    for (size_t i = 0; i < p.ncont; i++)
+        free(p.cont[i]);
+    free(p.cont);
+    free(p.ch);
+    np_compare_set_free(p.set);
+    return st;
+}

@@ -1,0 +1,158 @@
+/* pip.c - install a Megatron-Bridge recipe's extra Python packages into STAGE_PATH with a one-node job.
+ *
+ * NVIDIA's reproduction pip-installs `diffusers==0.35.1 easydict imageio imageio-ffmpeg` inside the container
+ * (DFM f8c1c09 examples/megatron/recipes/wan/README_perf_test.md:47-50).  nemoperf runs that install once, in the
+ * staged image on one node, with --target <stage>/pip/<recipe>-<size>.partial, and renames the folder into place
+ * only when the job succeeded and installed something: a failed or interrupted job leaves no final folder.
+ */
+#include "nemoperf/setup/pip.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "nemoperf/setup/stage.h"
+#include "nemoperf/slurm/backend.h"
+#include "nemoperf/util/diag.h"
+#include "nemoperf/util/shell.h"
+
+char **np_pip_job_argv(const char *stage, const struct np_recipe *r, const struct np_model *m,
+                       const struct np_pip_job_opts *o)
+{
+    if (!m->mbridge || !m->mbridge->pip)
+        return NULL;
+    char *dir = np_mbridge_pip_dir(stage, r->name, m->size);
+    char *prog = np_path_search(o->sbatch_prog ? o->sbatch_prog : "sbatch", getenv("PATH"));
+    struct np_strv a = {0};
+    np_strv_push(&a, prog ? prog : (o->sbatch_prog ? o->sbatch_prog : "sbatch"));
+    free(prog);
+    np_strv_push(&a, "--wait");
+    np_strv_push(&a, "--parsable");
+    np_strv_push(&a, "--nodes=1");
+    np_strv_push(&a, "--ntasks=1");
+    np_strv_push(&a, "--time=" NP_STAGE_SBATCH_TIME);
+    np_strv_push(&a, "--job-name=nemoperf-setup-pip");
+    if (o->account)
+        np_strv_pushf(&a, "--account=%s", o->account);
+    if (o->partition)
+        np_strv_pushf(&a, "--partition=%s", o->partition);
+    char *esc = np_slurm_pattern_escape(o->log_dir ? o->log_dir : stage);
+    np_strv_pushf(&a, "--output=%s/setup-pip_%%j.out", esc ? esc : "");
+    np_strv_pushf(&a, "--error=%s/setup-pip_%%j.out", esc ? esc : "");
+    free(esc);
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_append(&b, "set -e\nrm -rf -- ");
+    np_buf_append_shqf(&b, "%s.partial", dir ? dir : "");
+    np_buf_append(&b, "\nsrun --nodes=1 --ntasks=1 --container-image=");
+    np_buf_append_shq(&b, o->sqsh ? o->sqsh : "");
+    np_buf_append(&b, " --container-mounts=");
+    np_buf_append_shqf(&b, "%s:%s", stage, stage);
+    np_buf_append(&b, " --no-container-mount-home python3 -m pip install --no-cache-dir --disable-pip-version-check "
+                      "--target ");
+    np_buf_append_shqf(&b, "%s.partial", dir ? dir : "");
+    for (char **p = m->mbridge->pip; *p; p++) {
+        np_buf_append(&b, " ");
+        np_buf_append_shq(&b, *p);
+    }
+    np_buf_append(&b, "\n");
+    char *script = np_buf_steal(&b);
+    np_strv_pushf(&a, "--wrap=%s", script ? script : "false");
+    free(script);
+    free(dir);
+    return np_strv_steal(&a);
+}
+
+/* 1 when dir holds at least one entry. */
+static int pip_nonempty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while (!n && (e = readdir(d)) != NULL)
+        n = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+int np_pip_stage(const char *stage, const struct np_recipe *r, const struct np_model *m,
+                 const struct np_pip_job_opts *o, int *present, char *jobid, size_t jobid_size)
+{
+    *present = 0;
+    if (jobid_size)
+        jobid[0] = '\0';
+    if (!m->mbridge || !m->mbridge->pip)
+        return 0;
+    char *dir = np_mbridge_pip_dir(stage, r->name, m->size), *partial = NULL;
+    if (!dir || asprintf(&partial, "%s.partial", dir) < 0) {
+        free(dir);
+        np_errorf("out of memory");
+        return 1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+        *present = 1;
+        goto out;
+    }
+    if (!o->sqsh || stat(o->sqsh, &st) != 0 || st.st_size == 0) {
+        np_errorf("the container image %s is not staged: the pip job of %s %s runs in it (run setup without "
+                  "--skip-image, or set RUN_CONF_IMAGE to a .sqsh)",
+                  o->sqsh ? o->sqsh : "(none)", r->name, m->size);
+        rc = 1;
+        goto out;
+    }
+    struct np_error err = {0};
+    char *parent = strdup(dir);
+    char *slash = parent ? strrchr(parent, '/') : NULL;
+    if (slash)
+        *slash = '\0';
+    enum np_status ms = parent ? np_stage_mkdirs(parent, &err) : NP_E_NOMEM;
+    if (ms == NP_OK)
+        ms = np_stage_mkdirs(o->log_dir ? o->log_dir : stage, &err);
+    free(parent);
+    if (ms != NP_OK) {
+        np_error_print(&err);
+        rc = 1;
+        goto out;
+    }
+    char **argv = np_pip_job_argv(stage, r, m, o);
+    if (!argv) {
+        np_errorf("out of memory");
+        rc = 1;
+        goto out;
+    }
+    np_notef("submitting a one-node job to pip-install the packages of %s %s into %s", r->name, m->size, dir);
+    int status = 0, stopped = 0;
+    char how[64];
+    enum np_status rs = np_stage_run(argv, 1, o->cancel, 0, jobid, jobid_size, &status, &stopped, &err);
+    np_strv_free(argv);
+    np_stage_wait_text(status, how, sizeof how);
+    if (rs != NP_OK) {
+        np_error_print(&err);
+        rc = 1;
+    } else if (stopped) {
+        np_errorf("the pip job of %s %s was interrupted%s%s%s", r->name, m->size, jobid[0] ? " (job " : "", jobid,
+                  jobid[0] ? " cancelled)" : "");
+        rc = 1;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !pip_nonempty(partial)) {
+        np_errorf("the pip job%s%s of %s %s failed: sbatch %s%s (see %s/setup-pip_%s.out)", jobid[0] ? " " : "",
+                  jobid, r->name, m->size, how,
+                  WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ", but it installed nothing" : "",
+                  o->log_dir ? o->log_dir : stage, jobid[0] ? jobid : "<jobid>");
+        rc = 1;
+    } else if (rename(partial, dir) != 0) {
+        np_errorf("%s: cannot rename %s into place: %s", dir, partial, strerror(errno));
+        rc = 1;
+    }
+out:
+    free(dir);
+    free(partial);
+    return rc;
+}

@@ -1,0 +1,927 @@
+/* store.c - the results store behind one interface: location, schema and migrations, runs in and out.
+ *
+ * The SQL is written here once ($N parameters, a column table shared by the insert, the update and
+ * the select) and run by a backend (sqlite.c, pg.c: struct np_store_be).  Also: turning an analysed
+ * run into a stored record (the manifest's cluster, image and nodes; the log's time), the refusal of
+ * SQLite on network file systems, the selectors of --history/--compare, and password redaction.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/store/backend.h"
+#include "nemoperf/store/store.h"
+#include "nemoperf/util/version.h"
+
+struct np_store {
+    const struct np_store_be *be;
+    void *h;
+    int in_tx;
+    char where[512];   /* redacted location, for messages */
+    char *sql_insert, *sql_select_full, *sql_select_light;
+};
+
+/* ---- the columns: one table for DDL, insert, update, select and the record ---- */
+
+struct store_col {
+    const char *name;
+    enum np_sval_type type;
+    size_t off, size;  /* into struct np_store_rec; size of a text field */
+    const char *ddl;
+};
+
+#define STORE_T(f) NP_SV_TEXT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "TEXT"
+#define STORE_I(f) NP_SV_INT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "BIGINT"
+#define STORE_R(f) NP_SV_REAL, offsetof(struct np_store_rec, f), 0, "DOUBLE PRECISION"
+
+static const struct store_col store_cols[] = {
+    {"run_key", STORE_T(run_key)},          /* must stay first: $1 of the look-up */
+    {"config", STORE_T(config)},
+    {"config_hash", STORE_T(config_hash)},
+    {"kind", STORE_T(kind)},
+    {"recipe", STORE_T(recipe)},
+    {"size", STORE_T(size)},
+    {"dtype", STORE_T(dtype)},
+    {"gpu", STORE_T(gpu)},
+    {"task", STORE_T(task)},
+    {"variant", STORE_T(variant)},
+    {"system", STORE_T(system)},
+    {"gpus", STORE_I(gpus)},
+    {"seq_len", STORE_I(seq_len)},
+    {"gbs", STORE_I(gbs)},
+    {"nodes", STORE_I(nodes)},
+    {"attempt", STORE_I(attempt)},
+    {"cluster", STORE_T(cluster)},
+    {"job_id", STORE_T(job_id)},
+    {"started", STORE_T(started)},
+    {"ended", STORE_T(ended)},
+    {"t", STORE_I(t)},
+    {"container", STORE_T(container)},
+    {"container_tag", STORE_T(container_tag)},
+    {"versions", STORE_T(versions)},
+    {"status", STORE_T(status)},
+    {"verdict", STORE_T(verdict)},
+    {"steps", STORE_I(steps)},
+    {"window_first", STORE_I(window_first)},
+    {"window_last", STORE_I(window_last)},
+    {"step_time_s", STORE_R(step_time_s)},
+    {"step_stdev_s", STORE_R(step_stdev_s)},
+    {"tokens_per_s", STORE_R(tokens_per_s)},
+    {"tokens_per_s_per_gpu", STORE_R(tokens_per_s_per_gpu)},
+    {"tflops_per_gpu", STORE_R(tflops_per_gpu)},
+    {"mfu_percent", STORE_R(mfu_percent)},
+    {"samples", NP_SV_BLOB, offsetof(struct np_store_rec, samples), 0, "BYTEA"},
+    {"nemoperf_version", STORE_T(nemoperf_version)},
+    {"path", STORE_T(path)},
+    {"stored_at", STORE_I(stored_at)},
+};
+#define STORE_NCOLS (sizeof store_cols / sizeof store_cols[0])
+/* after them: fingerprint (insert/update), id (select) */
+
+/* [i] takes a store of schema version i to i + 1; version 1 creates the runs table (from store_cols,
+ * with the backend's auto-numbered key) before its statements. */
+static const char *const store_migrations[] = {
+    "CREATE UNIQUE INDEX runs_key ON runs (run_key);"
+    "CREATE INDEX runs_config_t ON runs (config, t);"
+    "CREATE INDEX runs_t ON runs (t);"
+    "CREATE INDEX runs_container ON runs (container_tag);"
+    "CREATE INDEX runs_job ON runs (job_id);",
+};
+
+static const char store_sql_lookup[] = "SELECT fingerprint FROM runs WHERE run_key = $1";
+static const char store_sql_version[] = "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'";
+static const char store_sql_count[] = "SELECT count(*) FROM runs";
+static const char store_sql_setversion[] =
+    "INSERT INTO nemoperf_meta (key, value) VALUES ('schema_version', $1) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+
+/* ---- small helpers ---- */
+
+static uint64_t store_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+#define STORE_FNV0 14695981039346656037ULL
+
+static void store_copy(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+static void store_iso(long long t, char *buf, size_t size)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    buf[0] = '\0';
+    if (t > 0 && gmtime_r(&tt, &tm))
+        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A growing string for the SQL built at open. */
+struct store_buf {
+    char *s;
+    size_t len, cap;
+    int bad;
+};
+
+static void store_cat(struct store_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void store_cat(struct store_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *t = NULL;
+    int n = vasprintf(&t, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->bad = 1;
+        return;
+    }
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t nc = (b->len + (size_t)n + 1) * 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->bad = 1;
+            free(t);
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->len, t, (size_t)n + 1);
+    b->len += (size_t)n;
+    free(t);
+}
+
+static char *store_done(struct store_buf *b)
+{
+    if (b->bad) {
+        free(b->s);
+        return NULL;
+    }
+    return b->s;
+}
+
+/* ---- location, redaction, file system ---- */
+
+static int store_is_pg(const char *loc)
+{
+    return strncmp(loc, "postgresql://", 13) == 0 || strncmp(loc, "postgres://", 11) == 0;
+}
+
+void np_store_redact(const char *loc, char *buf, size_t size)
+{
+    if (!size)
+        return;
+    buf[0] = '\0';
+    if (!loc)
+        return;
+    if (store_is_pg(loc)) {
+        const char *scheme = strstr(loc, "://") + 3, *at = NULL;
+        for (const char *p = scheme; *p && *p != '/' && *p != '?'; p++)
+            if (*p == '@')
+                at = p;
+        const char *colon = at ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
+        if (colon)
+            snprintf(buf, size, "%.*s***%s", (int)(colon + 1 - loc), loc, at);
+        else
+            snprintf(buf, size, "%s", loc);
+        char *pw = strstr(buf, "password="); /* a query parameter */
+        if (pw) {
+            char *end = pw + 9;
+            while (*end && *end != '&')
+                end++;
+            memmove(pw + 12, end, strlen(end) + 1);
+            memcpy(pw + 9, "***", 3);
+        }
+        return;
+    }
+    snprintf(buf, size, "%s", loc);
+}
+
+static const struct {
+    unsigned long magic;
+    const char *name;
+} store_netfs[] = {
+    {0x6969, "NFS"},          {0x0BD00BD0, "Lustre"},   {0xFF534D42, "CIFS"},    {0xFE534D42, "SMB2"},
+    {0x517B, "SMB"},          {0x47504653, "GPFS"},     {0x19830326, "BeeGFS"},  {0x01021997, "9p"},
+    {0x65735546, "FUSE"},     {0x5346414F, "AFS"},      {0x00C36400, "CephFS"},  {0x013111A8, "IBRIX"},
+    {0xAAD7AAEA, "PanFS"},
+};
+
+enum np_status np_store_check_fs(const char *path, struct np_error *err)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    unsigned long magic;
+    const char *inj = getenv("NEMOPERF_TEST_FS_MAGIC");
+    if (inj && *inj)
+        magic = strtoul(inj, NULL, 16);
+    else {
+        struct statfs sf;
+        if (statfs(dir, &sf) != 0)
+            return np_error_set(err, NP_E_IO, path, 0, 0, "cannot read the folder of the results store: %s",
+                                strerror(errno));
+        magic = (unsigned long)sf.f_type & 0xFFFFFFFFUL;
+    }
+    for (size_t i = 0; i < sizeof store_netfs / sizeof store_netfs[0]; i++)
+        if (store_netfs[i].magic == magic)
+            return np_error_set(err, NP_E_INVALID, path, 0, 0,
+                                "a SQLite results store on %s (a network file system) is refused: SQLite's locks "
+                                "are unreliable there and concurrent stores could corrupt it; use PostgreSQL "
+                                "(--db postgresql://user@host/db) or a path on a local disk (--db /local/path.db "
+                                "or NEMOPERF_DB)",
+                                store_netfs[i].name);
+    return NP_OK;
+}
+
+static int store_mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            int bad = mkdir(path, 0700) != 0 && errno != EEXIST;
+            *p = '/';
+            if (bad)
+                return -1;
+        }
+    return 0;
+}
+
+enum np_status np_store_default_location(char *buf, size_t size, struct np_error *err)
+{
+    const char *env = getenv("NEMOPERF_DB"), *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (env && *env) {
+        store_copy(buf, size, env);
+        return NP_OK;
+    }
+    if (xdg && *xdg == '/')
+        snprintf(buf, size, "%s/nemoperf/results.db", xdg);
+    else if (home && *home == '/')
+        snprintf(buf, size, "%s/.local/share/nemoperf/results.db", home);
+    else
+        return np_error_set(err, NP_E_INVALID, "NEMOPERF_DB", 0, 0,
+                            "no results store given and no HOME to put one in: set NEMOPERF_DB or --db");
+    if (store_mkdirs(buf) != 0)
+        return np_error_set(err, NP_E_IO, buf, 0, 0, "cannot create the folder of the results store: %s",
+                            strerror(errno));
+    return NP_OK;
+}
+
+/* ---- values in and out of the column table ---- */
+
+static void store_param(const struct np_store_rec *r, size_t i, struct np_sval *v)
+{
+    const struct store_col *c = &store_cols[i];
+    const char *base = (const char *)r + c->off;
+    memset(v, 0, sizeof *v);
+    v->type = c->type;
+    if (c->type == NP_SV_TEXT) {
+        v->s = base;
+        if (!*v->s)
+            v->type = NP_SV_NULL;
+    } else if (c->type == NP_SV_INT) {
+        v->i = c->size == sizeof(long long) ? *(const long long *)(const void *)base
+               : c->size == sizeof(long)    ? *(const long *)(const void *)base
+                                            : *(const int *)(const void *)base;
+    } else if (c->type == NP_SV_REAL) {
+        v->r = *(const double *)(const void *)base;
+        if (!isfinite(v->r))
+            v->type = NP_SV_NULL;
+    } else {
+        v->s = (const char *)r->samples;
+        v->len = r->nsamples * sizeof *r->samples;
+        if (!r->samples || !r->nsamples)
+            v->type = NP_SV_NULL;
+    }
+}
+
+static void store_from_col(struct np_store_rec *r, size_t i, const struct np_sval *v)
+{
+    const struct store_col *c = &store_cols[i];
+    char *base = (char *)r + c->off;
+    if (c->type == NP_SV_TEXT)
+        store_copy(base, c->size, v->type == NP_SV_TEXT ? v->s : "");
+    else if (c->type == NP_SV_INT) {
+        long long x = v->type == NP_SV_INT ? v->i : -1;
+        if (c->size == sizeof(long long))
+            *(long long *)(void *)base = x;
+        else if (c->size == sizeof(long))
+            *(long *)(void *)base = (long)x;
+        else
+            *(int *)(void *)base = (int)x;
+    } else if (c->type == NP_SV_REAL)
+        *(double *)(void *)base = v->type == NP_SV_REAL ? v->r : NAN;
+    else {
+        r->samples = NULL;
+        r->nsamples = 0;
+        if (v->type == NP_SV_BLOB && v->len >= sizeof(double)) {
+            /* borrowed bytes, possibly unaligned: copied into the record's own array */
+            size_t n = v->len / sizeof(double);
+            if ((r->samples = malloc(n * sizeof(double)))) {
+                memcpy(r->samples, v->s, n * sizeof(double));
+                r->nsamples = n;
+            }
+        }
+    }
+}
+
+static void store_fingerprint(const struct np_store_rec *r, char out[17])
+{
+    uint64_t h = STORE_FNV0;
+    for (size_t i = 0; i < STORE_NCOLS; i++) {
+        if (strcmp(store_cols[i].name, "stored_at") == 0)
+            continue;
+        struct np_sval v;
+        store_param(r, i, &v);
+        h = store_fnv(h, &v.type, sizeof v.type);
+        if (v.type == NP_SV_TEXT)
+            h = store_fnv(h, v.s, strlen(v.s) + 1);
+        else if (v.type == NP_SV_INT)
+            h = store_fnv(h, &v.i, sizeof v.i);
+        else if (v.type == NP_SV_REAL)
+            h = store_fnv(h, &v.r, sizeof v.r);
+        else if (v.type == NP_SV_BLOB)
+            h = store_fnv(h, v.s, v.len);
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* ---- runs to records ---- */
+
+double np_store_rec_tput(const struct np_store_rec *rec)
+{
+    if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
+        return rec->tokens_per_s_per_gpu;
+    if (isfinite(rec->step_time_s) && rec->step_time_s > 0)
+        return 1 / rec->step_time_s;
+    return NAN;
+}
+
+void np_store_rec_clear(struct np_store_rec *rec)
+{
+    if (!rec)
+        return;
+    free(rec->samples);
+    rec->samples = NULL;
+    rec->nsamples = 0;
+}
+
+/* What the manifest adds: cluster, image, nodes, NeMo container version, parallelism (into the hash). */
+static void store_manifest(const struct np_run *run, struct np_store_rec *rec, uint64_t *h)
+{
+    if (!run->launch.present || !run->dir)
+        return;
+    char file[1100];
+    snprintf(file, sizeof file, "%s/nemoperf.json", run->dir);
+    json_t *o = json_load_file(file, 0, NULL);
+    if (!o)
+        return;
+    json_t *cfg = json_object_get(o, "config");
+    if (!rec->cluster[0])
+        store_copy(rec->cluster, sizeof rec->cluster, json_string_value(json_object_get(o, "cluster")));
+    store_copy(rec->container, sizeof rec->container, json_string_value(json_object_get(cfg, "image")));
+    json_t *nodes = json_object_get(cfg, "nodes");
+    if (json_is_integer(nodes))
+        rec->nodes = (int)json_integer_value(nodes);
+    const char *nemo = json_string_value(json_object_get(json_object_get(cfg, "nemo"), "container"));
+    if (nemo)
+        snprintf(rec->versions, sizeof rec->versions, "nemo %s", nemo);
+    static const char *const par[] = {"tp", "pp", "cp", "vp", "ep", "mbs", "layers"};
+    for (size_t i = 0; i < sizeof par / sizeof par[0]; i++) {
+        json_t *v = json_object_get(cfg, par[i]);
+        long long x = json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+        *h = store_fnv(*h, &x, sizeof x);
+    }
+    const char *colon = strrchr(rec->container, ':');
+    store_copy(rec->container_tag, sizeof rec->container_tag, colon && !strchr(colon, '/') ? colon + 1 : nemo);
+    json_decref(o);
+}
+
+enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_store_ctx *ctx,
+                                     struct np_store_rec *rec)
+{
+    const struct np_identity *id = &run->id;
+    memset(rec, 0, sizeof *rec);
+    const char *cl = getenv("NEMOPERF_CLUSTER");
+    if (ctx && ctx->cluster)
+        cl = ctx->cluster;
+    store_copy(rec->cluster, sizeof rec->cluster, cl && *cl ? cl : NULL);
+    store_copy(rec->recipe, sizeof rec->recipe, id->recipe);
+    store_copy(rec->size, sizeof rec->size, id->model_size);
+    store_copy(rec->dtype, sizeof rec->dtype, id->dtype != NP_DTYPE_NONE ? np_dtype_name(id->dtype, 0) : "");
+    store_copy(rec->gpu, sizeof rec->gpu, id->gpu_type);
+    store_copy(rec->task, sizeof rec->task, id->task[0] ? id->task : "pretrain");
+    store_copy(rec->variant, sizeof rec->variant, id->variant);
+    store_copy(rec->system, sizeof rec->system, id->system);
+    store_copy(rec->kind, sizeof rec->kind,
+               id->synthetic ? "synthetic" : strcmp(id->recipe, "automodel") == 0 ? "automodel" : "nemo");
+    rec->gpus = id->gpus;
+    rec->seq_len = id->seq_len;
+    rec->gbs = id->gbs;
+    rec->nodes = -1;
+    rec->attempt = (int)run->attempts;
+    store_copy(rec->job_id, sizeof rec->job_id, run->job_id);
+    store_copy(rec->started, sizeof rec->started, run->launch.submit_time);
+    uint64_t h = STORE_FNV0;
+    store_manifest(run, rec, &h);
+    if (!rec->cluster[0]) {
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        store_copy(rec->cluster, sizeof rec->cluster, host);
+    }
+    snprintf(rec->config, sizeof rec->config, "%s %s %s %s %sx%d seq%d gbs%d%s%s%s", id->recipe[0] ? id->recipe : "?",
+             id->model_size[0] ? id->model_size : "?", rec->task, rec->dtype[0] ? rec->dtype : "?",
+             id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus, id->seq_len, id->gbs, id->variant[0] ? " " : "",
+             id->variant, id->synthetic ? " synthetic" : "");
+    h = store_fnv(h, rec->config, strlen(rec->config));
+    snprintf(rec->config_hash, sizeof rec->config_hash, "%016llx", (unsigned long long)h);
+    struct stat sb;
+    if (run->path && stat(run->path, &sb) == 0) {
+        rec->t = (long long)sb.st_mtime;
+        store_iso(rec->t, rec->ended, sizeof rec->ended);
+    }
+    store_copy(rec->status, sizeof rec->status, np_run_status_name(run->status));
+    store_copy(rec->verdict, sizeof rec->verdict, run->verdict != NP_VERDICT_NONE ? np_verdict_name(run->verdict) : "");
+    rec->steps = (long)run->steps_seen;
+    rec->window_first = run->window.first;
+    rec->window_last = run->window.last;
+    rec->step_time_s = run->window.mean_s;
+    rec->step_stdev_s = run->window.stdev_s;
+    rec->tokens_per_s = run->steady.tokens_per_s;
+    rec->tokens_per_s_per_gpu = run->steady.tokens_per_s_per_gpu;
+    rec->tflops_per_gpu = run->steady.model_tflops_per_gpu;
+    rec->mfu_percent = run->steady.mfu_percent;
+    store_copy(rec->nemoperf_version, sizeof rec->nemoperf_version, NP_VERSION);
+    store_copy(rec->path, sizeof rec->path, run->path);
+    /* the key: the cluster and the folder (a run's restarts and later logs update it), and the log when
+     * no manifest says the folder is one run */
+    char *real = run->dir ? realpath(run->dir, NULL) : NULL;
+    const char *base = run->path ? strrchr(run->path, '/') : NULL;
+    snprintf(rec->run_key, sizeof rec->run_key, "%s:%s%s%s", rec->cluster, real ? real : run->dir ? run->dir : "",
+             run->launch.present ? "" : "|", run->launch.present ? "" : base ? base + 1 : run->path ? run->path : "");
+    free(real);
+    if (run->samples && run->window.count) {
+        if (!(rec->samples = malloc(run->window.count * sizeof *rec->samples)))
+            return NP_E_NOMEM;
+        memcpy(rec->samples, run->samples, run->window.count * sizeof *rec->samples);
+        rec->nsamples = run->window.count;
+    }
+    return NP_OK;
+}
+
+/* ---- open, schema ---- */
+
+static enum np_status store_exec(struct np_store *s, const char *sql, const struct np_sval *p, size_t np,
+                                 struct np_error *err)
+{
+    return s->be->exec(s->h, sql, 0, p, np, NULL, 0, NULL, NULL, NULL, err);
+}
+
+static int store_version_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    (void)ncol;
+    *(long *)ctx = cols[0].type == NP_SV_TEXT ? strtol(cols[0].s, NULL, 10) : -1;
+    return 0;
+}
+
+static enum np_status store_read_version(struct np_store *s, long *v, struct np_error *err)
+{
+    static const enum np_sval_type t[] = {NP_SV_TEXT};
+    *v = 0;
+    return s->be->exec(s->h, store_sql_version, 0, NULL, 0, t, 1, store_version_row, v, NULL, err);
+}
+
+static enum np_status store_newer(struct np_store *s, long v, struct np_error *err)
+{
+    return np_error_set(err, NP_E_INVALID, s->where, 0, 0,
+                        "the results store has schema version %ld, newer than this nemoperf %s knows (%d): "
+                        "use a newer nemoperf (it is never downgraded)",
+                        v, NP_VERSION, NP_STORE_SCHEMA);
+}
+
+static enum np_status store_migrate(struct np_store *s, struct np_error *err)
+{
+    long v = 0;
+    struct np_error ignored;
+    if (store_read_version(s, &v, &ignored) == NP_OK && v == NP_STORE_SCHEMA)
+        return NP_OK; /* the usual case: no lock taken */
+    if (v > NP_STORE_SCHEMA)
+        return store_newer(s, v, err);
+    enum np_status st = store_exec(s, s->be->begin_sql, NULL, 0, err);
+    if (st != NP_OK)
+        return st;
+    s->in_tx = 1;
+    if (strcmp(s->be->name, "postgresql") == 0) /* one migrating process at a time */
+        st = store_exec(s, "SELECT pg_advisory_xact_lock(72530028)", NULL, 0, err);
+    if (st == NP_OK)
+        st = store_exec(s, "CREATE TABLE IF NOT EXISTS nemoperf_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+                        NULL, 0, err);
+    if (st == NP_OK)
+        st = store_read_version(s, &v, err);
+    if (st == NP_OK && v > NP_STORE_SCHEMA)
+        st = store_newer(s, v, err);
+    for (; st == NP_OK && v < NP_STORE_SCHEMA; v++) {
+        struct store_buf cols = {0}, ddl = {0};
+        for (size_t i = 0; i < STORE_NCOLS; i++)
+            store_cat(&cols, "%s %s%s,", store_cols[i].name, store_cols[i].ddl,
+                      i == 0 ? " NOT NULL" : "");
+        char *c = store_done(&cols);
+        if (c && v == 0)
+            store_cat(&ddl, "CREATE TABLE runs (id %s, %s fingerprint TEXT NOT NULL);", s->be->id_type, c);
+        if (c)
+            store_cat(&ddl, "%s", store_migrations[v]);
+        free(c);
+        char *d = c ? store_done(&ddl) : (free(ddl.s), NULL);
+        if (!d)
+            st = np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
+        else
+            st = store_exec(s, d, NULL, 0, err);
+        free(d);
+        char num[24];
+        snprintf(num, sizeof num, "%ld", v + 1);
+        struct np_sval p = {NP_SV_TEXT, 0, 0, num, 0};
+        if (st == NP_OK)
+            st = store_exec(s, store_sql_setversion, &p, 1, err);
+    }
+    if (st == NP_OK)
+        return np_store_commit(s, err);
+    np_store_rollback(s);
+    return st;
+}
+
+static enum np_status store_build_sql(struct np_store *s)
+{
+    struct store_buf ins = {0}, full = {0}, light = {0};
+    store_cat(&ins, "INSERT INTO runs (");
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        store_cat(&ins, "%s, ", store_cols[i].name);
+    store_cat(&ins, "fingerprint) VALUES (");
+    for (size_t i = 0; i <= STORE_NCOLS; i++)
+        store_cat(&ins, "$%zu%s", i + 1, i < STORE_NCOLS ? ", " : ") ON CONFLICT (run_key) DO UPDATE SET ");
+    for (size_t i = 1; i < STORE_NCOLS; i++)
+        store_cat(&ins, "%s = excluded.%s, ", store_cols[i].name, store_cols[i].name);
+    store_cat(&ins, "fingerprint = excluded.fingerprint WHERE runs.fingerprint <> excluded.fingerprint");
+    store_cat(&full, "SELECT ");
+    store_cat(&light, "SELECT ");
+    for (size_t i = 0; i < STORE_NCOLS; i++) {
+        int heavy = store_cols[i].type == NP_SV_BLOB || strcmp(store_cols[i].name, "path") == 0;
+        store_cat(&full, "%s, ", store_cols[i].name);
+        store_cat(&light, "%s, ", heavy ? "NULL" : store_cols[i].name);
+    }
+    store_cat(&full, "id FROM runs");
+    store_cat(&light, "id FROM runs");
+    s->sql_insert = store_done(&ins);
+    s->sql_select_full = store_done(&full);
+    s->sql_select_light = store_done(&light);
+    return s->sql_insert && s->sql_select_full && s->sql_select_light ? NP_OK : NP_E_NOMEM;
+}
+
+enum np_status np_store_open(const char *loc, struct np_store **out, struct np_error *err)
+{
+    *out = NULL;
+    if (!loc || !*loc)
+        return np_error_set(err, NP_E_INVALID, "--db", 0, 0, "the location of the results store is empty");
+    struct np_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return np_error_set(err, NP_E_NOMEM, "--db", 0, 0, "out of memory");
+    np_store_redact(loc, s->where, sizeof s->where);
+    enum np_status st = store_build_sql(s);
+    if (st != NP_OK)
+        np_error_set(err, st, s->where, 0, 0, "out of memory");
+    else if (store_is_pg(loc))
+        st = np_store_pg_open(loc, &s->h, &s->be, err);
+    else if ((st = np_store_check_fs(loc, err)) == NP_OK)
+        st = np_store_sqlite_open(loc, &s->h, &s->be, err);
+    if (st == NP_OK)
+        st = store_migrate(s, err);
+    if (st != NP_OK) {
+        np_store_close(s);
+        return st;
+    }
+    *out = s;
+    return NP_OK;
+}
+
+void np_store_close(struct np_store *s)
+{
+    if (!s)
+        return;
+    if (s->h) {
+        if (s->in_tx)
+            np_store_rollback(s);
+        s->be->close(s->h);
+    }
+    free(s->sql_insert);
+    free(s->sql_select_full);
+    free(s->sql_select_light);
+    free(s);
+}
+
+const char *np_store_backend_name(const struct np_store *s)
+{
+    return s && s->be ? s->be->name : "none";
+}
+
+/* ---- transactions and runs ---- */
+
+enum np_status np_store_begin(struct np_store *s, struct np_error *err)
+{
+    enum np_status st = store_exec(s, s->be->begin_sql, NULL, 0, err);
+    if (st == NP_OK)
+        s->in_tx = 1;
+    return st;
+}
+
+enum np_status np_store_commit(struct np_store *s, struct np_error *err)
+{
+    enum np_status st = store_exec(s, "COMMIT", NULL, 0, err);
+    if (st != NP_OK)
+        np_store_rollback(s);
+    s->in_tx = 0;
+    return st;
+}
+
+void np_store_rollback(struct np_store *s)
+{
+    struct np_error ignored;
+    if (s && s->in_tx)
+        store_exec(s, "ROLLBACK", NULL, 0, &ignored);
+    if (s)
+        s->in_tx = 0;
+}
+
+static int store_fp_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    (void)ncol;
+    store_copy(ctx, 17, cols[0].type == NP_SV_TEXT ? cols[0].s : "");
+    return 0;
+}
+
+enum np_status np_store_put(struct np_store *s, const struct np_store_rec *rec, enum np_store_outcome *outcome,
+                            struct np_error *err)
+{
+    struct np_sval p[STORE_NCOLS + 1];
+    char fp[17], old[17] = "";
+    int found = 0;
+    struct np_store_rec r = *rec;
+    r.stored_at = (long long)time(NULL);
+    store_fingerprint(&r, fp);
+    static const enum np_sval_type t[] = {NP_SV_TEXT};
+    struct np_sval key = {NP_SV_TEXT, 0, 0, r.run_key, 0};
+    old[0] = '\1';
+    enum np_status st = s->be->exec(s->h, store_sql_lookup, 1, &key, 1, t, 1, store_fp_row, old, NULL, err);
+    if (st != NP_OK)
+        return st;
+    found = old[0] != '\1';
+    if (found && strcmp(old, fp) == 0) {
+        if (outcome)
+            *outcome = NP_STORE_SAME;
+        return NP_OK;
+    }
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        store_param(&r, i, &p[i]);
+    p[STORE_NCOLS] = (struct np_sval){NP_SV_TEXT, 0, 0, fp, 0};
+    long long changes = 0;
+    st = s->be->exec(s->h, s->sql_insert, 1, p, STORE_NCOLS + 1, NULL, 0, NULL, NULL, &changes, err);
+    if (st == NP_OK && outcome)
+        *outcome = !changes ? NP_STORE_SAME : found ? NP_STORE_UPDATED : NP_STORE_ADDED;
+    return st;
+}
+
+static int store_count_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    (void)ncol;
+    *(long long *)ctx = cols[0].type == NP_SV_INT ? cols[0].i : 0;
+    return 0;
+}
+
+enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err)
+{
+    static const enum np_sval_type t[] = {NP_SV_INT};
+    *n = 0;
+    return s->be->exec(s->h, store_sql_count, 0, NULL, 0, t, 1, store_count_row, n, NULL, err);
+}
+
+/* ---- selection ---- */
+
+struct store_sel {
+    np_store_row_fn fn;
+    void *ctx;
+    enum np_status st;
+    struct np_store_rec rec;
+};
+
+static int store_sel_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    struct store_sel *sel = ctx;
+    struct np_store_rec *r = &sel->rec;
+    for (size_t i = 0; i < STORE_NCOLS && i < ncol; i++)
+        store_from_col(r, i, &cols[i]);
+    r->id = ncol > STORE_NCOLS && cols[STORE_NCOLS].type == NP_SV_INT ? cols[STORE_NCOLS].i : 0;
+    sel->st = sel->fn(sel->ctx, r);
+    np_store_rec_clear(r);
+    return sel->st != NP_OK;
+}
+
+/* Unix seconds of "2026-11-01" or "2026-11-01T12:00[:00][Z]" (UTC); -1 when not a date. */
+static long long store_date(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *e = strptime(s, "%Y-%m-%d", &tm);
+    if (!e)
+        return -1;
+    if (*e == 'T' || *e == ' ') {
+        const char *e2 = strptime(e + 1, "%H:%M", &tm);
+        if (!e2)
+            return -1;
+        e = e2;
+        if (*e == ':' && !(e = strptime(e + 1, "%S", &tm)))
+            return -1;
+        if (*e == 'Z')
+            e++;
+    }
+    if (*e)
+        return -1;
+    return (long long)timegm(&tm);
+}
+
+enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, struct np_store_filter *f,
+                                     struct np_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (strncmp(sel, "db:", 3) == 0)
+        sel += 3;
+    if (strlen(sel) >= size)
+        return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "'%s' is too long", sel);
+    strcpy(buf, sel);
+    const char *key = NULL;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        const char *val = tok;
+        if (eq) {
+            *eq = '\0';
+            key = tok;
+            val = eq + 1;
+        } else if (!key || strcmp(key, "job") != 0)
+            return np_error_set(err, NP_E_USAGE, "selector", 0, 0,
+                                "'%s': expected key=value (keys: recipe size dtype gpus gpu container cluster "
+                                "kind config status since until job)",
+                                tok);
+        if (!*val)
+            return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "%s: the value is empty", key);
+        const char **slot = strcmp(key, "recipe") == 0      ? &f->recipe
+                            : strcmp(key, "size") == 0      ? &f->size
+                            : strcmp(key, "model") == 0     ? &f->size
+                            : strcmp(key, "dtype") == 0     ? &f->dtype
+                            : strcmp(key, "gpu") == 0       ? &f->gpu
+                            : strcmp(key, "container") == 0 ? &f->container
+                            : strcmp(key, "cluster") == 0   ? &f->cluster
+                            : strcmp(key, "kind") == 0      ? &f->kind
+                            : strcmp(key, "config") == 0    ? &f->config
+                            : strcmp(key, "status") == 0    ? &f->status
+                                                            : NULL;
+        if (slot) {
+            *slot = val;
+        } else if (strcmp(key, "gpus") == 0) {
+            char *end;
+            long g = strtol(val, &end, 10);
+            if (*end || g < 1 || g > 10000000)
+                return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "gpus=%s: not a GPU count", val);
+            f->gpus = (int)g;
+        } else if (strcmp(key, "since") == 0 || strcmp(key, "until") == 0) {
+            long long t = store_date(val);
+            if (t < 0)
+                return np_error_set(err, NP_E_USAGE, "selector", 0, 0,
+                                    "%s=%s: not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z, UTC)", key, val);
+            if (key[0] == 's')
+                f->since = t;
+            else
+                f->until = t + (strchr(val, 'T') ? 0 : 86400); /* a day: until its end */
+        } else if (strcmp(key, "job") == 0) {
+            if (f->njobs == NP_STORE_FILTER_MAX)
+                return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "job: at most %d job ids",
+                                    NP_STORE_FILTER_MAX);
+            f->jobs[f->njobs++] = val;
+        } else {
+            return np_error_set(err, NP_E_USAGE, "selector", 0, 0,
+                                "'%s' is not a key (keys: recipe size dtype gpus gpu container cluster kind config "
+                                "status since until job)",
+                                key);
+        }
+    }
+    return NP_OK;
+}
+
+enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
+                               np_store_row_fn fn, void *ctx, struct np_error *err)
+{
+    struct store_buf q = {0};
+    struct np_sval p[32];
+    size_t np = 0;
+    store_cat(&q, "%s WHERE 1 = 1", light ? s->sql_select_light : s->sql_select_full);
+    static const char *const tcol[] = {"recipe", "size", "dtype", "gpu", "cluster", "kind", "config", "status"};
+    const char *tval[] = {f->recipe, f->size, f->dtype, f->gpu, f->cluster, f->kind, f->config, f->status};
+    for (size_t i = 0; i < sizeof tcol / sizeof tcol[0]; i++)
+        if (tval[i]) {
+            p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, tval[i], 0};
+            store_cat(&q, " AND %s = $%zu", tcol[i], ++np);
+        }
+    if (f->container) {
+        p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, f->container, 0};
+        store_cat(&q, " AND (container_tag = $%zu OR container = $%zu)", np + 1, np + 1);
+        np++;
+    }
+    if (f->gpus) {
+        p[np] = (struct np_sval){NP_SV_INT, f->gpus, 0, NULL, 0};
+        store_cat(&q, " AND gpus = $%zu", ++np);
+    }
+    if (f->since) {
+        p[np] = (struct np_sval){NP_SV_INT, f->since, 0, NULL, 0};
+        store_cat(&q, " AND t >= $%zu", ++np);
+    }
+    if (f->until) {
+        p[np] = (struct np_sval){NP_SV_INT, f->until, 0, NULL, 0};
+        store_cat(&q, " AND t < $%zu", ++np);
+    }
+    if (f->njobs) {
+        store_cat(&q, " AND job_id IN (");
+        for (size_t i = 0; i < f->njobs; i++) {
+            p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, f->jobs[i], 0};
+            store_cat(&q, "%s$%zu", i ? ", " : "", ++np);
+        }
+        store_cat(&q, ")");
+    }
+    store_cat(&q, by_config ? " ORDER BY config, t, id" : " ORDER BY t, id");
+    char *sql = store_done(&q);
+    if (!sql)
+        return np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
+    enum np_sval_type types[STORE_NCOLS + 1];
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        types[i] = store_cols[i].type;
+    types[STORE_NCOLS] = NP_SV_INT;
+    struct store_sel sel;
+    memset(&sel, 0, sizeof sel);
+    sel.fn = fn;
+    sel.ctx = ctx;
+    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, STORE_NCOLS + 1, store_sel_row, &sel, NULL, err);
+    free(sql);
+    return st != NP_OK ? st : sel.st;
+}
+
+enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,
+                             size_t counts[3], struct np_error *err)
+{
+    char def[1024];
+    if (!loc) {
+        enum np_status st = np_store_default_location(def, sizeof def, err);
+        if (st != NP_OK)
+            return st;
+        loc = def;
+    }
+    struct np_store *s;
+    enum np_status st = np_store_open(loc, &s, err);
+    if (st == NP_OK)
+        st = np_store_begin(s, err);
+    for (size_t i = 0; st == NP_OK && i < n; i++) {
+        struct np_store_rec rec;
+        enum np_store_outcome oc = NP_STORE_SAME;
+        st = np_store_rec_from_run(&runs[i], ctx, &rec);
+        if (st != NP_OK)
+            np_error_set(err, st, "--store", 0, 0, "out of memory");
+        else
+            st = np_store_put(s, &rec, &oc, err);
+        np_store_rec_clear(&rec);
+        if (st == NP_OK && counts)
+            counts[oc]++;
+    }
+    if (st == NP_OK)
+        st = np_store_commit(s, err);
+    np_store_close(s); /* rolls back what was not committed */
+    return st;
+}

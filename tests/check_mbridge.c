@@ -1,0 +1,425 @@
+/* check_mbridge.c - Megatron-Bridge runs: every published row parses back to its numbers.
+ *
+ * For every measurement of every container version in runs.tsv a 50-iteration log in Megatron-Bridge's
+ * format is written at the published speed (stand-in for a GPU run, which cannot happen here), read back
+ * and analysed over llmb's window: tokens/s/GPU within 0.5 %, and TFLOP/s/GPU by Megatron-Bridge's
+ * formula within 1.5 % wherever the family is implemented; the rows outside are exactly the documented
+ * ones (docs/megatron-bridge.md).  Also: windows, a short run, a disagreeing rank-0 figure, bad input.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nemoperf/model/flops_mbridge.h"
+#include "nemoperf/parse/mbridge.h"
+#include "nemoperf/report/mbridge_md.h"
+
+static struct np_mb_ref ref;
+
+static void setup(void)
+{
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    memset(&ref, 0, sizeof ref);
+    enum np_status st = np_mb_ref_load_default(&ref, &err);
+    ck_assert_msg(st == NP_OK, "%s:%d: %s", err.source, err.line, err.text);
+}
+
+static void teardown(void) { np_mb_ref_free(&ref); }
+
+/* A log as Megatron-Bridge prints it (MB@v0.6.0 train_utils.py; facts section 3): the last rank's iteration
+ * line, rank 0's utilization line.  util < 0: no utilization line (config without kv_channels). */
+static char *write_log(int iters, double ms, int gbs, double util, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "INFO:megatron.bridge.training:setup done\n");
+    for (int i = 1; i <= iters; i++) {
+        if (util >= 0)
+            fprintf(f, "Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n", ms / 1000, util);
+        fprintf(f,
+                " [2026-11-25 21:%02d:%02d] iteration %8d/%8d | consumed samples: %12lld | elapsed time per "
+                "iteration (ms): %.1f | learning rate: 1.000000E-04 | global batch size: %5d | lm loss: "
+                "1.050000E+01 | loss scale: 1.0 | grad norm: 1.234 | number of skipped iterations:   0 | number "
+                "of nan iterations:   0 |\n",
+                i / 60 % 60, i % 60, i, iters, (long long)i * gbs, ms, gbs);
+    }
+    fclose(f);
+    return buf;
+}
+
+static int analyse_text(const char *text, size_t len, const struct np_mb_row *r, long first, long last,
+                        struct np_mb_result *res)
+{
+    FILE *f = fmemopen((void *)text, len, "r");
+    ck_assert_ptr_nonnull(f);
+    struct np_mb_log log;
+    memset(&log, 0, sizeof log);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(np_mb_log_read(f, "test.log", &log, &err), NP_OK);
+    fclose(f);
+    int rc = np_mb_analyse(&log, &ref, r->recipe, r->task, r->variant, r->mb_release, r->dtype, r->gpu_type, r->gpus,
+                           r->gbs, r->seq_len, r->tp, first, last, res);
+    np_mb_log_free(&log);
+    return rc;
+}
+
+/* The rows whose published TFLOP/s/GPU is more than 1.5 % from tokens/s/GPU x Megatron-Bridge's FLOPs/token
+ * (docs/megatron-bridge.md has the arithmetic): container, recipe, gpu, dtype, gpus. */
+static const char *const outside[] = {
+    "26.04.01 llama3_70b h100 fp8_cs 64",
+    "26.04.01 llama31_405b gb200 fp8_cs 256",
+    "25.09 deepseek_v3 h100 fp8_sc 1024",
+};
+
+static int is_outside(const struct np_mb_row *r)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s %s %s %s %d", r->container, r->recipe, r->gpu_type, np_mb_dtype_name(r->dtype),
+             r->gpus);
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        if (strcmp(key, outside[i]) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(test_every_published_row)
+{
+    int n = 0, implemented = 0, within = 0, out = 0, missing = 0;
+    ck_assert_int_eq((int)ref.n, 293);
+    for (size_t i = 0; i < ref.n; i++) {
+        const struct np_mb_row *r = &ref.rows[i];
+        double step_ms = 1000.0 * r->seq_len * (double)r->gbs / (r->tokens_per_s_per_gpu * r->gpus);
+        size_t len;
+        char *text = write_log(50, step_ms, r->gbs, r->model_tflops_per_gpu, &len);
+        struct np_mb_result res;
+        int rc = analyse_text(text, len, r, -1, -1, &res);
+        free(text);
+        ck_assert_msg(rc == 0, "%s: %s", r->source, res.problem);
+        ck_assert_int_eq(res.first, 35);
+        ck_assert_int_eq(res.last, 44);
+        ck_assert_int_eq((int)res.steps, 10);
+        double tok_err = res.tokens_per_s_per_gpu / r->tokens_per_s_per_gpu - 1;
+        ck_assert_msg(fabs(tok_err) <= 0.005, "%s: tokens/s/GPU %.2f, published %.0f", r->source,
+                      res.tokens_per_s_per_gpu, r->tokens_per_s_per_gpu);
+        /* the rank-0 figure is read back as written */
+        ck_assert_double_eq_tol(res.logged_tflops_per_gpu, r->model_tflops_per_gpu, 0.051);
+        n++;
+        if (isnan(res.model_tflops_per_gpu)) {
+            ck_assert_ptr_nonnull(res.why_flops);
+            missing++;
+            continue;
+        }
+        implemented++;
+        double fl_err = res.model_tflops_per_gpu / r->model_tflops_per_gpu - 1;
+        if (fabs(fl_err) <= 0.015) {
+            within++;
+            ck_assert_msg(!is_outside(r), "%s is listed outside but is within: %+.2f %%", r->source, 100 * fl_err);
+        } else {
+            out++;
+            ck_assert_msg(is_outside(r), "%s %s %s %s: TFLOP/s/GPU %.1f, published %.0f (%+.2f %%)", r->source,
+                          r->recipe, r->gpu_type, np_mb_dtype_name(r->dtype), res.model_tflops_per_gpu,
+                          r->model_tflops_per_gpu, 100 * fl_err);
+            /* and the disagreement with the rank-0 figure is reported, not hidden */
+            ck_assert(fabs(res.tflops_disagreement) > 0.015);
+        }
+    }
+    ck_assert_int_eq(out, (int)(sizeof outside / sizeof outside[0]));
+    fprintf(stderr, "mbridge: %d runs, %d with a FLOPs family (%d within 1.5 %%, %d outside), %d without\n", n,
+            implemented, within, out, missing);
+}
+END_TEST
+
+START_TEST(test_formula_pins)
+{
+    /* facts section 4: Llama 3 70B at 8192 tokens, dense GQA per token 4.492e11 (hand arithmetic:
+     * 6.h.L.ffn.3 + 6L[h(q+2kv) + qh + qs] + 6hV) */
+    double h = 8192, L = 80, ffn = 28672, q = 8192, kv = 1024, s = 8192, V = 128256;
+    double want = 6 * h * L * ffn * 3 + 6 * L * (h * (q + 2 * kv) + q * h + q * s) + 6 * h * V;
+    double got = np_mbf_flops_per_token("llama3_70b", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, NULL);
+    ck_assert_double_eq_tol(got, want, want * 1e-12);
+    ck_assert_double_eq_tol(got, 4.492e11, 0.001e11);
+    /* TP 4 pads the vocabulary to a multiple of 512: 128256 -> 128512 */
+    double tp4 = np_mbf_flops_per_token("llama3_70b", "pretrain", "-", NP_MBF_CURRENT, 8192, 4, NULL);
+    ck_assert_double_eq_tol(tp4 - got, 6 * h * (128512 - V), 1.0);
+    /* conventions differ only where the issue says: GPT-OSS (GLU not SiLU, sliding window) */
+    double l8 = np_mbf_flops_per_token("llama3_8b", "pretrain", "-", NP_MBF_LEGACY, 8192, 1, NULL);
+    double c8 = np_mbf_flops_per_token("llama3_8b", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, NULL);
+    ck_assert_double_eq_tol(l8, c8, c8 * 1e-12);
+    double lg = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_LEGACY, 4096, 1, NULL);
+    double cg = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+    ck_assert(fabs(cg / lg - 1) > 0.1);
+    /* MTP: DeepSeek V3 "w/o MTP" is smaller */
+    double with = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+    double without = np_mbf_flops_per_token("deepseek_v3", "pretrain", "w/o MTP", NP_MBF_CURRENT, 4096, 1, NULL);
+    ck_assert(without < with);
+    const char *why = NULL;
+    ck_assert(isnan(np_mbf_flops_per_token("nemotron_3_nano", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, &why)));
+    ck_assert_ptr_nonnull(why);
+    ck_assert(isnan(np_mbf_flops_per_token("llama3_70b", "lora", "-", NP_MBF_CURRENT, 4096, 1, &why)));
+    ck_assert(isnan(np_mbf_flops_per_token("no_such_model", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why)));
+    ck_assert_int_eq(np_mbf_conv_of_release("v0.4.1"), NP_MBF_LEGACY);
+    ck_assert_int_eq(np_mbf_conv_of_release("v0.5.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release("v0.1.0rc3"), NP_MBF_LEGACY);
+}
+END_TEST
+
+START_TEST(test_windows_and_problems)
+{
+    const struct np_mb_row *r = np_mb_ref_find(&ref, NULL, NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 256, 0, 0);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r->container, "26.08"); /* newest with the row */
+    const struct np_mb_row *old = np_mb_ref_find(&ref, "26.06", NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 256,
+                                                 15360, 0);
+    ck_assert_ptr_nonnull(old);
+    ck_assert_int_eq(old->gbs, 15360);
+    ck_assert_ptr_null(np_mb_ref_find(&ref, "26.08", NULL, "deepseek_v3", NP_MB_BF16, "gb300", 256, 0, 0));
+    /* a chosen window */
+    size_t len;
+    char *text = write_log(50, 10000.0, r->gbs, 1600.0, &len);
+    struct np_mb_result res;
+    ck_assert_int_eq(analyse_text(text, len, r, 41, 50, &res), 0);
+    ck_assert_int_eq((int)res.steps, 10);
+    ck_assert_double_eq_tol(res.step_s, 10.0, 1e-9);
+    ck_assert_double_eq_tol(res.tokens_per_s_per_gpu, 4096.0 * 4096 / (10.0 * 256), 1e-6);
+    /* MFU against the MXFP8 peak of a GB300 (4900) */
+    ck_assert_double_eq_tol(res.mfu_percent, 100 * res.model_tflops_per_gpu / 4900, 1e-9);
+    /* a window past the end is a problem, with the count */
+    ck_assert_int_eq(analyse_text(text, len, r, 45, 60, &res), -1);
+    ck_assert(strstr(res.problem, "6 of 16") != NULL);
+    free(text);
+    /* a short run: its last 10 iterations */
+    text = write_log(20, 10000.0, r->gbs, -1, &len);
+    ck_assert_int_eq(analyse_text(text, len, r, -1, -1, &res), 0);
+    ck_assert_int_eq(res.first, 11);
+    ck_assert_int_eq(res.last, 20);
+    ck_assert(isnan(res.logged_tflops_per_gpu)); /* no rank-0 line */
+    ck_assert(isnan(res.tflops_disagreement));
+    free(text);
+    /* a rank-0 figure 10 % off the formula is reported */
+    double f = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+    double tflops = f * 4096.0 * 4096 / (10.0 * 256) / 1e12;
+    text = write_log(50, 10000.0, r->gbs, tflops * 1.1, &len);
+    ck_assert_int_eq(analyse_text(text, len, r, -1, -1, &res), 0);
+    ck_assert_double_eq_tol(res.tflops_disagreement, 0.1, 0.001);
+    free(text);
+    /* no iteration lines at all */
+    static const char junk[] = "nothing here\n\x01\x02 iteration x/y |\n";
+    ck_assert_int_eq(analyse_text(junk, sizeof junk - 1, r, -1, -1, &res), -1);
+    ck_assert_str_eq(res.problem, "no iteration lines");
+}
+END_TEST
+
+START_TEST(test_dtype_aliases)
+{
+    ck_assert_int_eq(np_mb_dtype_parse("MXFP8"), NP_MB_FP8_MX);
+    ck_assert_int_eq(np_mb_dtype_parse("fp8-mx"), NP_MB_FP8_MX);
+    ck_assert_int_eq(np_mb_dtype_parse("FP8"), NP_MB_FP8_CS);
+    ck_assert_int_eq(np_mb_dtype_parse("FP8-CS"), NP_MB_FP8_CS);
+    ck_assert_int_eq(np_mb_dtype_parse("NVFP4"), NP_MB_NVFP4);
+    ck_assert_int_eq(np_mb_dtype_parse("bf16"), NP_MB_BF16);
+    ck_assert_int_eq(np_mb_dtype_parse("fp4"), NP_MB_DTYPE_NONE);
+    ck_assert_int_eq(np_mb_dtype_parse(NULL), NP_MB_DTYPE_NONE);
+    ck_assert_str_eq(np_mb_dtype_name(NP_MB_FP8_MX), "fp8_mx");
+    ck_assert_str_eq(np_mb_dtype_label(NP_MB_FP8_MX), "MXFP8");
+    /* peaks: NVFP4 on GB300/B300, none on H100 */
+    ck_assert_double_eq(np_mb_peak(&ref, "gb300", NP_MB_NVFP4), 14700);
+    ck_assert_double_eq(np_mb_peak(&ref, "B300", NP_MB_NVFP4), 13500);
+    ck_assert_double_eq(np_mb_peak(&ref, "h100", NP_MB_NVFP4), 0);
+    ck_assert_double_eq(np_mb_peak(&ref, "h100", NP_MB_FP8_CS), 1979);
+}
+END_TEST
+
+START_TEST(test_bad_reference_files)
+{
+    char dir[] = "/tmp/np-mbref-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char runs[256], peaks[256];
+    snprintf(runs, sizeof runs, "%s/runs.tsv", dir);
+    snprintf(peaks, sizeof peaks, "%s/peaks.tsv", dir);
+    FILE *f = fopen(peaks, "w");
+    fputs("gpu_type\tbf16\tfp8_cs\tfp8_mx\tfp8_sc\tnvfp4\ngb300\t2450\t4900\t4900\t4900\t14700\n", f);
+    fclose(f);
+    f = fopen(runs, "w");
+    fputs("# comment\ncontainer\ttask\trecipe\tfamily\tmodel\tvariant\tdtype\tprecision\tgpu_type\tgpus\tgbs\tmbs\t"
+          "seq_len\tfsdp\ttp\tpp\tcp\tvp\tep\tga\ttokens_per_s_per_gpu\tmodel_tflops_per_gpu\tpublished_as\tfootnote\t"
+          "mb_release\tsource\n"
+          "26.08\tpretrain\tx\tf\tX\t-\tfp4\tFP4\tgb300\t8\t8\t1\t4096\t-\t1\t1\t1\tn/a\t1\t-\t100\t10\tonly\t-\t"
+          "v0.6.0\ts:1\n",
+          f);
+    fclose(f);
+    struct np_mb_ref r2;
+    memset(&r2, 0, sizeof r2);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(np_mb_ref_load(runs, peaks, &r2, &err), NP_E_PARSE);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert(strstr(err.text, "dtype") != NULL);
+    np_mb_ref_free(&r2);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(np_mb_ref_load("/nonexistent/runs.tsv", peaks, &r2, &err), NP_E_IO);
+    np_mb_ref_free(&r2);
+    unlink(runs);
+    unlink(peaks);
+    rmdir(dir);
+}
+END_TEST
+
+/* Markdown of the 26.08 runs, each a log at its published speed with its rank-0 figure: the 26.08 table as
+ * NVIDIA publishes it (docs/performance-summary.md at 067f987), line for line and in order, but for the
+ * |---| separator rows, whose dash counts nemoperf does not copy. */
+START_TEST(test_markdown_26_08)
+{
+    struct np_mb_measured m[64];
+    size_t nm = 0;
+    for (size_t i = 0; i < ref.n && nm < 64; i++) {
+        const struct np_mb_row *r = &ref.rows[i];
+        if (strcmp(r->container, "26.08") != 0)
+            continue;
+        double step_ms = 1000.0 * r->seq_len * (double)r->gbs / (r->tokens_per_s_per_gpu * r->gpus);
+        size_t len;
+        char *text = write_log(50, step_ms, r->gbs, r->model_tflops_per_gpu, &len);
+        struct np_mb_result res;
+        ck_assert_int_eq(analyse_text(text, len, r, -1, -1, &res), 0);
+        free(text);
+        m[nm].line = atoi(strrchr(r->source, ':') + 1);
+        m[nm].second = strcmp(r->published_as, "second") == 0;
+        m[nm].tokens_per_s_per_gpu = res.tokens_per_s_per_gpu;
+        m[nm].tflops_per_gpu = res.logged_tflops_per_gpu;
+        nm++;
+    }
+    ck_assert_int_eq((int)nm, 18);
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *out = open_memstream(&buf, &blen);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    static const char layout_2608[] = "share/nemoperf/reference/megatron-bridge/26.08.tsv";
+    ck_assert_int_eq(np_mb_md_render(out, layout_2608, "26.08", m, nm, 0, &err), NP_OK);
+    fclose(out);
+    /* the published section: from "## 26.08 NeMo Container" to the footnote definitions */
+    FILE *pub = fopen("tests/data/mbridge/performance-summary.md", "r");
+    ck_assert_ptr_nonnull(pub);
+    char want[16384] = "", line[1024];
+    int in = 0;
+    while (fgets(line, sizeof line, pub)) {
+        if (strncmp(line, "## 26.08 NeMo Container", 23) == 0)
+            in = 1;
+        else if (in && (strncmp(line, "[^", 2) == 0 || strncmp(line, "## ", 3) == 0))
+            break;
+        if (in && strncmp(line, "|---", 4) != 0 && strncmp(line, "|--------", 9) != 0)
+            strncat(want, line, sizeof want - strlen(want) - 1);
+    }
+    fclose(pub);
+    /* ours without the separator rows, and without the trailing blank line the publication has */
+    char got[16384] = "";
+    for (char *p = buf; p && *p;) {
+        char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (strncmp(p, "|---|", 5) != 0)
+            strncat(got, p, l < sizeof got - strlen(got) - 1 ? l : sizeof got - strlen(got) - 1);
+        p += l;
+    }
+    size_t wl = strlen(want);
+    while (wl > 0 && want[wl - 1] == '\n')
+        want[--wl] = '\0';
+    size_t gl = strlen(got);
+    while (gl > 0 && got[gl - 1] == '\n')
+        got[--gl] = '\0';
+    ck_assert_str_eq(got, want);
+    /* a row measured slower shows the measurement, not the publication */
+    m[0].tokens_per_s_per_gpu = 1234;
+    out = open_memstream(&buf, &blen);
+    ck_assert_int_eq(np_mb_md_render(out, layout_2608, "26.08", m, 1, 0, &err), NP_OK);
+    fclose(out);
+    ck_assert(strstr(buf, "| 1234 |") != NULL);
+    ck_assert(strstr(buf, "DeepSeekV4") == NULL); /* only measured rows */
+    free(buf);
+}
+END_TEST
+
+/* Keep the heading and table lines of a markdown text, separator rows aside, without the spaces around
+ * cell borders (25.11 publishes "| DeepSeekV3 (w/o MTP)| 256 |": the cells are what counts). */
+static void md_tables(const char *text, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t l = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if ((*p == '|' || *p == '#') && strncmp(p, "|---", 4) != 0)
+            for (size_t i = 0; i < l && o + 1 < cap; i++)
+                if (!(p[i] == ' ' && ((i + 1 < l && p[i + 1] == '|') || (i > 0 && p[i - 1] == '|'))))
+                    out[o++] = p[i];
+        p += l;
+    }
+    out[o] = '\0';
+}
+
+/* Every version's table in its own layout (25.09/25.11 per system with GA and "a (b)" pairs, 26.02-26.04.01
+ * with FSDP, 26.06+ without): rendered with the published figures, its headings and rows are NVIDIA's. */
+START_TEST(test_markdown_every_layout)
+{
+    static const char *const versions[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
+                                           "26.02.01", "26.02", "25.11", "25.09"};
+    static char pub[200000], want[100000], got[100000];
+    for (size_t v = 0; v < sizeof versions / sizeof versions[0]; v++) {
+        const char *file = v == 0 ? "tests/data/mbridge/performance-summary.md"
+                                  : "tests/data/mbridge/performance-summary-archive.md";
+        FILE *f = fopen(file, "r");
+        ck_assert_ptr_nonnull(f);
+        size_t n = fread(pub, 1, sizeof pub - 1, f);
+        pub[n] = '\0';
+        fclose(f);
+        char head[64];
+        snprintf(head, sizeof head, "## %s NeMo Container\n", versions[v]);
+        char *start = strstr(pub, head);
+        ck_assert_ptr_nonnull(start);
+        char *end = strstr(start + strlen(head), "\n## ");
+        if (end)
+            end[1] = '\0';
+        md_tables(start, want, sizeof want);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *out = open_memstream(&buf, &blen);
+        char layout[128];
+        snprintf(layout, sizeof layout, "share/nemoperf/reference/megatron-bridge/%s.tsv", versions[v]);
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(np_mb_md_render(out, layout, versions[v], NULL, 0, 1, &err), NP_OK);
+        fclose(out);
+        md_tables(buf, got, sizeof got);
+        free(buf);
+        size_t at = 0;
+        while (got[at] && got[at] == want[at])
+            at++;
+        ck_assert_msg(strcmp(got, want) == 0, "%s: differs at byte %zu: rendered \"%.80s\", published \"%.80s\"",
+                      versions[v], at, got + at, want + at);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mbridge");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_every_published_row);
+    tcase_add_test(tc, test_formula_pins);
+    tcase_add_test(tc, test_windows_and_problems);
+    tcase_add_test(tc, test_dtype_aliases);
+    tcase_add_test(tc, test_bad_reference_files);
+    tcase_add_test(tc, test_markdown_26_08);
+    tcase_add_test(tc, test_markdown_every_layout);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

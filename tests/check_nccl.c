@@ -1,0 +1,366 @@
+/* check_nccl.c - Check suite for the NCCL/RCCL reader (src/parse/nccl.c) and its report (src/report/ncclreport.c).
+ *
+ * The golden cases are real NCCL and RCCL log excerpts from public issue threads and documents,
+ * byte for byte (tests/data/nccl/<case>/{input.log,SOURCE,expected.json}: the source and the hand
+ * count of each): every case is read whole, then again in chunks of every size from 1 to 97 bytes
+ * (lines straddling chunks), and must give the hand-counted calls, lines, bytes and histogram,
+ * the nodes, ranks, network, IB devices and warnings.  Then the datatype widths per version,
+ * a generated log far larger than a generation of keys (bounded memory, exact counts), and the
+ * report formats (JSON members, CSV fields, text).  Run from the repo root.
+ */
+#include "nemoperf/parse/anomaly.h"
+#include "nemoperf/parse/nccl.h"
+#include "nemoperf/report/ncclreport.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DATA "tests/data/nccl/"
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+static struct np_nccl *read_chunks(const char *buf, size_t len, size_t chunk)
+{
+    struct np_nccl *n = np_nccl_new();
+    ck_assert_ptr_nonnull(n);
+    for (size_t off = 0; off < len; off += chunk)
+        ck_assert_int_eq(np_nccl_feed(n, buf + off, off + chunk > len ? len - off : chunk), NP_OK);
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    return n;
+}
+
+static const struct np_nccl_coll *find_coll(const struct np_nccl *n, int nranks, const char *op)
+{
+    size_t nc;
+    const struct np_nccl_coll *c = np_nccl_colls(n, &nc);
+    for (size_t i = 0; i < nc; i++)
+        if (c[i].nranks == nranks && strcmp(c[i].op, op) == 0)
+            return &c[i];
+    return NULL;
+}
+
+/* Everything expected.json states about the case holds for n. */
+static void check_case(const char *name, const struct np_nccl *n, json_t *exp, size_t chunk)
+{
+    json_t *colls = json_object_get(exp, "colls"), *v;
+    size_t nc, i;
+    np_nccl_colls(n, &nc);
+    ck_assert_msg(nc == json_array_size(colls), "%s (chunk %zu): %zu collectives, expected %zu", name, chunk, nc,
+                  json_array_size(colls));
+    json_array_foreach(colls, i, v) {
+        int nr = (int)json_integer_value(json_object_get(v, "nranks"));
+        const char *op = json_string_value(json_object_get(v, "op"));
+        const struct np_nccl_coll *c = find_coll(n, nr, op);
+        ck_assert_msg(c != NULL, "%s: no %s on %d ranks", name, op, nr);
+        ck_assert_msg(c->calls == (uint64_t)json_integer_value(json_object_get(v, "calls")),
+                      "%s (chunk %zu): %s/%d calls %llu", name, chunk, op, nr, (unsigned long long)c->calls);
+        ck_assert_msg(c->bytes == (uint64_t)json_integer_value(json_object_get(v, "bytes")),
+                      "%s (chunk %zu): %s/%d bytes %llu", name, chunk, op, nr, (unsigned long long)c->bytes);
+        ck_assert_msg(c->lines == (uint64_t)json_integer_value(json_object_get(v, "lines")),
+                      "%s: %s/%d lines %llu", name, op, nr, (unsigned long long)c->lines);
+        json_t *h = json_object_get(v, "hist");
+        if (h) {
+            uint64_t sum = 0;
+            for (int b = 0; b < NP_NCCL_HIST; b++) {
+                char k[8];
+                snprintf(k, sizeof k, "%d", b);
+                json_t *e = json_object_get(h, k);
+                ck_assert_msg(c->hist[b] == (uint64_t)(e ? json_integer_value(e) : 0), "%s: %s bucket 2^%d: %llu",
+                              name, op, b, (unsigned long long)c->hist[b]);
+                sum += c->hist[b];
+            }
+            ck_assert_uint_eq(sum, c->calls);
+        }
+    }
+    const struct np_nccl_net *net = np_nccl_net(n);
+    char warn[1024];
+    size_t nw = np_nccl_warnings(n, warn, sizeof warn);
+    if ((v = json_object_get(exp, "warnings")))
+        ck_assert_msg(nw == (size_t)json_integer_value(v), "%s: %zu warnings (%s)", name, nw, warn);
+    if ((v = json_object_get(exp, "warn_has")))
+        ck_assert_msg(strstr(warn, json_string_value(v)) != NULL, "%s: warning '%s'", name, warn);
+    if ((v = json_object_get(exp, "ranks_seen")))
+        ck_assert_msg(np_nccl_ranks_seen(n) == (size_t)json_integer_value(v), "%s: %zu ranks seen", name,
+                      np_nccl_ranks_seen(n));
+    if ((v = json_object_get(exp, "nodes")))
+        ck_assert_msg(np_nccl_nodes(n) == (int)json_integer_value(v), "%s: %d nodes", name, np_nccl_nodes(n));
+    if ((v = json_object_get(exp, "max_nranks")))
+        ck_assert_int_eq(net->max_nranks, (int)json_integer_value(v));
+    if ((v = json_object_get(exp, "network")))
+        ck_assert_str_eq(net->network, json_string_value(v));
+    if ((v = json_object_get(exp, "version")))
+        ck_assert_str_eq(net->version, json_string_value(v));
+    if ((v = json_object_get(exp, "ib")))
+        ck_assert_str_eq(net->ib, json_string_value(v));
+    if ((v = json_object_get(exp, "plugin")))
+        ck_assert_str_eq(net->plugin, json_string_value(v));
+    if ((v = json_object_get(exp, "global_ranks")))
+        ck_assert_str_eq(np_nccl_global_ranks(n), json_string_value(v));
+}
+
+START_TEST(test_golden_cases)
+{
+    DIR *d = opendir(DATA);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int cases = 0;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char p[512];
+        snprintf(p, sizeof p, DATA "%s/expected.json", de->d_name);
+        if (access(p, R_OK) != 0)
+            continue;
+        json_error_t je;
+        json_t *exp = json_load_file(p, 0, &je);
+        ck_assert_msg(exp != NULL, "%s: %s", p, je.text);
+        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
+        size_t len;
+        char *buf = read_all(p, &len);
+        struct np_nccl *whole = np_nccl_new();
+        struct np_error err;
+        ck_assert_int_eq(np_nccl_read_path(whole, p, &err), NP_OK);
+        check_case(de->d_name, whole, exp, 0);
+        np_nccl_free(whole);
+        for (size_t chunk = 1; chunk <= 97; chunk += 8) {
+            struct np_nccl *n = read_chunks(buf, len, chunk);
+            check_case(de->d_name, n, exp, chunk);
+            np_nccl_free(n);
+        }
+        free(buf);
+        json_decref(exp);
+        cases++;
+    }
+    closedir(d);
+    ck_assert_int_ge(cases, 10);
+}
+END_TEST
+
+START_TEST(test_dtype_widths)
+{
+    /* NVIDIA/nccl src/nccl.h.in: 0-8 since 2.3, bfloat16 (9) from 2.10, float8 (10, 11) from 2.24 */
+    ck_assert_int_eq(np_nccl_dtype_width(0, "2.4.2+cuda9.0", 0), 1);
+    ck_assert_int_eq(np_nccl_dtype_width(6, "2.4.2+cuda9.0", 0), 2);
+    ck_assert_int_eq(np_nccl_dtype_width(7, "", 0), 4);
+    ck_assert_int_eq(np_nccl_dtype_width(8, "2.21.5", 0), 8);
+    ck_assert_int_eq(np_nccl_dtype_width(9, "2.9.9", 0), 0);
+    ck_assert_int_eq(np_nccl_dtype_width(9, "2.10.3", 0), 2);
+    ck_assert_int_eq(np_nccl_dtype_width(10, "2.23.4", 0), 0);
+    ck_assert_int_eq(np_nccl_dtype_width(10, "2.24.3", 0), 1);
+    ck_assert_int_eq(np_nccl_dtype_width(11, "2.18.3", 1), 1); /* RCCL numbers fp8 10/11 as well */
+    ck_assert_int_eq(np_nccl_dtype_width(12, "", 0), 0);
+    ck_assert_int_eq(np_nccl_dtype_width(-1, "", 0), 0);
+    ck_assert_int_eq(np_nccl_dtype_width(7, "1.3.4", 0), 0);
+}
+END_TEST
+
+/* A log of 200,000 collectives from 8 ranks each, spread over many communicators and opCounts:
+ * far more keys than a generation holds, and every count exact (each collective's 8 lines are
+ * close together, as NCCL logs them). */
+START_TEST(test_bounded_and_exact)
+{
+    struct np_nccl *n = np_nccl_new();
+    char line[512];
+    uint64_t want_bytes = 0;
+    for (unsigned op = 0; op < 200000; op++) {
+        unsigned count = 1000 + op % 4096;
+        for (int r = 0; r < 8; r++) {
+            int len = snprintf(line, sizeof line,
+                               "node%d:%d:%d [%d] NCCL INFO %s: opCount %x sendbuff 0x7f recvbuff 0x7f count %u "
+                               "datatype 9 op 0 root 0 comm 0x%x [nranks=8] stream 0x1\n",
+                               r / 4, 100 + r, 200 + r, r % 4, op % 3 ? "AllReduce" : "AllGather", op, count,
+                               0x5000 + r);
+            ck_assert_int_eq(np_nccl_feed(n, line, (size_t)len), NP_OK);
+        }
+        want_bytes += (uint64_t)count * 2;
+    }
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    const struct np_nccl_coll *ar = find_coll(n, 8, "AllReduce"), *ag = find_coll(n, 8, "AllGather");
+    ck_assert_ptr_nonnull(ar);
+    ck_assert_ptr_nonnull(ag);
+    ck_assert_uint_eq(ar->calls + ag->calls, 200000);
+    ck_assert_uint_eq(ar->lines + ag->lines, 1600000);
+    ck_assert_uint_eq(ar->bytes + ag->bytes, want_bytes);
+    ck_assert_uint_eq(np_nccl_ranks_seen(n), 8);
+    ck_assert_int_eq(np_nccl_nodes(n), 2);
+    np_nccl_free(n);
+}
+END_TEST
+
+/* NCCL 2.27 on one node logs opCount 0 for every call: the lines of one key are then many calls. */
+START_TEST(test_repeated_opcount)
+{
+    struct np_nccl *n = np_nccl_new();
+    const char *l = "h:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1024 datatype 7 op 0 "
+                    "root 0 comm 0x9 [nranks=2] stream 0x1\n"
+                    "h:2:2 [1] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 1024 datatype 7 op 0 "
+                    "root 0 comm 0xa [nranks=2] stream 0x1\n";
+    for (int i = 0; i < 50; i++)
+        ck_assert_int_eq(np_nccl_feed(n, l, strlen(l)), NP_OK);
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    const struct np_nccl_coll *c = find_coll(n, 2, "AllReduce");
+    ck_assert_uint_eq(c->calls, 50);
+    ck_assert_uint_eq(c->bytes, 50 * 4096);
+    ck_assert_uint_eq(c->hist[12], 50);
+    np_nccl_free(n);
+}
+END_TEST
+
+/* Lines that look like NCCL's but are not collectives, and hostile input: nothing counted, no crash. */
+START_TEST(test_not_collectives)
+{
+    struct np_nccl *n = np_nccl_new();
+    static const char *const bad[] = {
+        "x NCCL INFO AllReduce: opCount zz count 1 datatype 7 [nranks=2]\n",
+        "x NCCL INFO AllReduce: opCount 1 count 1 datatype 7\n",                  /* no nranks */
+        "x NCCL INFO AllReduce: opCount 1 count 1 [nranks=2]\n",                   /* no datatype */
+        "x NCCL INFO AllReduce: opCount 1 count 99999999999999999999999 datatype 7 [nranks=2]\n",
+        "x NCCL INFO AllReduce: opCount 1 count 1 datatype 7 [nranks=0]\n",
+        "NCCL INFO\n", "NCCL\n", "CCL \n", "\n", "\0\0\0NCCL INFO opCount\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_int_eq(np_nccl_feed(n, bad[i], strlen(bad[i]) ? strlen(bad[i]) : 1), NP_OK);
+    char big[20000];
+    memset(big, 'A', sizeof big);
+    ck_assert_int_eq(np_nccl_feed(n, big, sizeof big), NP_OK); /* a line longer than the reader's */
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    ck_assert_uint_eq(np_nccl_trace_lines(n), 0);
+    size_t nc;
+    np_nccl_colls(n, &nc);
+    ck_assert_uint_eq(nc, 0);
+    np_nccl_free(n);
+}
+END_TEST
+
+START_TEST(test_checkpoint_lines)
+{
+    /* seed 003's examples (NVIDIA's Llama 3.1 recipe README) */
+    const char *l = "[NeMo I 2025-04-11 14:48:45 nemo_logging:393] Global Checkpoint Save : Rank: 0 : Iteration: 50 : "
+                    "Start time: 1744408121.151s : Save duration: 4.389s\n"
+                    "[NeMo I 2025-04-11 14:46:18 nemo_logging:393] Global Checkpoint Load : Rank : 0 : Start time : "
+                    "1744407969.270s : Time spent in load_checkpoint: 9.712s\n";
+    struct np_nccl *n = read_chunks(l, strlen(l), 7);
+    const struct np_nccl_ckpt *ck = np_nccl_ckpt(n);
+    ck_assert_uint_eq(ck->saves, 1);
+    ck_assert_uint_eq(ck->loads, 1);
+    ck_assert_double_eq_tol(ck->save_s, 4.389, 1e-9);
+    ck_assert_double_eq_tol(ck->load_max_s, 9.712, 1e-9);
+    ck_assert(np_ncclreport_any(n));
+    np_nccl_free(n);
+}
+END_TEST
+
+START_TEST(test_report_formats)
+{
+    struct np_nccl *n = np_nccl_new();
+    struct np_error err;
+    ck_assert_int_eq(np_nccl_read_path(n, DATA "nccl-torchtitan-tp2/input.log", &err), NP_OK);
+    json_t *j = np_ncclreport_json(n, 2);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "bytes")), 16777216 + 8 + 8388608);
+    ck_assert_double_eq(json_real_value(json_object_get(j, "bytes_per_step")), (16777216 + 8 + 8388608) / 2.0);
+    json_t *c0 = json_array_get(json_object_get(j, "collectives"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c0, "op")), "AllGather");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(c0, "histogram_log2"), "23")), 2);
+    json_decref(j);
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    ck_assert_int_eq(np_ncclreport_csv_header(f), NP_OK);
+    ck_assert_int_eq(np_ncclreport_csv(f, "run,1", n, 2), NP_OK);
+    ck_assert_int_eq(np_ncclreport_text(f, "run1", n, 2, 0), NP_OK);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\"run,1\",2,AllGather,2,3,16777216,8388608.0,"));
+    ck_assert_ptr_nonnull(strstr(text, "ReduceScatter"));
+    ck_assert_ptr_nonnull(strstr(text, "2^23:2"));
+    free(text);
+    np_nccl_free(n);
+}
+END_TEST
+
+/* Step anomalies (src/parse/anomaly.c): a clean run has none; a spike, a period, a trend and a
+ * window inside the warm-up are each found, and nothing is claimed from fewer than 8 steps. */
+START_TEST(test_anomalies)
+{
+    long it[60];
+    double t[60];
+    struct np_anomaly a;
+    for (int i = 0; i < 60; i++) {
+        it[i] = i;
+        t[i] = 10.0 + 0.01 * (i % 3); /* noise */
+    }
+    t[0] = 40;
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 0);
+    ck_assert_double_eq_tol(a.median_s, 10.01, 1e-9);
+    t[33] = 20; /* one spike */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert_uint_eq(a.nspikes, 1);
+    ck_assert_int_eq(a.spike_iter[0], 33);
+    ck_assert_int_eq(a.period, 0);
+    t[23] = t[43] = t[53] = 19; /* every 10 */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 2);
+    ck_assert_int_eq(a.period, 10);
+    char text[512];
+    np_anomaly_text(&a, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "recur every 10 iterations"));
+    for (int i = 0; i < 60; i++)
+        t[i] = 10.0 * (1 + 0.004 * i); /* +24% over 60 steps: throttling */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert(a.trend);
+    ck_assert(a.trend_pct > 5);
+    for (int i = 0; i < 60; i++)
+        t[i] = i < 15 ? 14.0 : 10.0; /* warm-up until iteration 15, window from 11 */
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 11, 44, &a), 1);
+    ck_assert(a.window_in_warmup);
+    ck_assert_int_eq(a.warmup_end, 15);
+    ck_assert_int_eq(np_anomaly_find(it, t, 60, 20, 44, &a), 0);
+    ck_assert_int_eq(np_anomaly_find(it, t, 5, 0, 4, &a), 0); /* an NCCL trace run's 5 steps */
+}
+END_TEST
+
+static Suite *nccl_suite(void)
+{
+    Suite *s = suite_create("nccl");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_golden_cases);
+    tcase_add_test(tc, test_dtype_widths);
+    tcase_add_test(tc, test_bounded_and_exact);
+    tcase_add_test(tc, test_repeated_opcount);
+    tcase_add_test(tc, test_not_collectives);
+    tcase_add_test(tc, test_checkpoint_lines);
+    tcase_add_test(tc, test_report_formats);
+    tcase_add_test(tc, test_anomalies);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(nccl_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

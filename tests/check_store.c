@@ -1,0 +1,742 @@
+/* check_store.c - the results store and its statistics: verdicts on generated runs of known distributions
+ * (seeded), a simulation of autocorrelated steps, and the store itself (idempotence, a killed store,
+ * concurrent stores, corrupt file, newer schema, network file system refusal, redaction, selectors,
+ * change points).  The store suite runs on a SQLite file here and, when NP_TEST_PG_URI names a server
+ * (tests/e2e/60-store.sh starts a real one), on PostgreSQL too.  Stand-in: the NFS/Lustre refusal is
+ * driven by NEMOPERF_TEST_FS_MAGIC (no network file system exists on this machine).
+ */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "nemoperf/store/compare.h"
+#include "nemoperf/report/history.h"
+#include "nemoperf/store/store.h"
+
+/* ---- a seeded normal generator (xorshift64*, Box-Muller) ---- */
+
+static unsigned long long rng_state;
+static double urand(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return ((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+static double nrand(void)
+{
+    double u = urand(), v = urand();
+    if (u < 1e-300)
+        u = 1e-300;
+    return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* n runs of mean throughput m with relative run-to-run noise sd */
+static void gen_runs(double *x, size_t n, double m, double sd)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = m * (1 + sd * nrand());
+}
+
+/* a run's throughput from a window of steps with relative step noise sd (iid): 1/mean step */
+static double gen_run_from_steps(size_t steps, double step_s, double sd)
+{
+    double s = 0;
+    for (size_t i = 0; i < steps; i++)
+        s += step_s * (1 + sd * nrand());
+    return steps / s;
+}
+
+/* AR(1) step times around step_s: relative noise sd, lag-1 correlation phi */
+static void gen_ar1(double *x, size_t n, double step_s, double sd, double phi)
+{
+    double e = sd * nrand();
+    for (size_t i = 0; i < n; i++) {
+        e = phi * e + sqrt(1 - phi * phi) * sd * nrand();
+        x[i] = step_s * exp(e);
+    }
+}
+
+START_TEST(test_t_distribution)
+{
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 10), 2.228139, 1e-5);
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 1), 12.706205, 1e-4);
+    ck_assert_double_eq_tol(np_t_quantile(0.95, 6), 1.943180, 1e-5);
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 1e6), 1.959966, 1e-4);
+    ck_assert_double_eq_tol(np_t_cdf(0, 5), 0.5, 1e-12);
+    ck_assert_double_eq_tol(np_t_cdf(-2.015048, 5), 0.05, 1e-5);
+    ck_assert_double_eq_tol(np_t_quantile(0.025, 10), -2.228139, 1e-5);
+}
+END_TEST
+
+/* 3 % slower with 0.5 % step noise, 4+4 runs of NVIDIA's 34-step window: SLOWER every time */
+START_TEST(test_slowdown_steps_noise)
+{
+    rng_state = 28;
+    for (int t = 0; t < 200; t++) {
+        double b[4], c[4];
+        for (int i = 0; i < 4; i++) {
+            b[i] = gen_run_from_steps(34, 1.0, 0.005);
+            c[i] = gen_run_from_steps(34, 1.0 / 0.97, 0.005);
+        }
+        struct np_cmp_result r;
+        np_compare_runs(b, 4, c, 4, 2.0, &r);
+        ck_assert_int_eq(r.method, NP_CMP_WELCH_RUNS);
+        ck_assert_msg(r.verdict == NP_CMP_SLOWER, "trial %d: %s (%.2f [%.2f, %.2f])", t, np_cmp_verdict_name(r.verdict),
+                      r.diff_pct, r.diff_lo, r.diff_hi);
+        ck_assert(r.diff_pct < -2.5 && r.diff_pct > -3.5);
+    }
+}
+END_TEST
+
+/* 3 % slower with 0.5 % run-to-run noise, 4+4 runs: never FASTER or SAME; SLOWER most of the time (the rest
+ * INCONCLUSIVE: with 4 runs a side the 95 % interval is +-0.9 % wide, so -3 % clears -2 % only when the
+ * estimate lands below about -2.9 %) */
+START_TEST(test_slowdown_run_noise)
+{
+    rng_state = 2803;
+    int slower = 0;
+    for (int t = 0; t < 200; t++) {
+        double b[4], c[4];
+        gen_runs(b, 4, 1000, 0.005);
+        gen_runs(c, 4, 970, 0.005);
+        struct np_cmp_result r;
+        np_compare_runs(b, 4, c, 4, 2.0, &r);
+        ck_assert(r.verdict == NP_CMP_SLOWER || r.verdict == NP_CMP_INCONCLUSIVE);
+        if (r.verdict == NP_CMP_INCONCLUSIVE)
+            ck_assert(r.more_runs > 0);
+        slower += r.verdict == NP_CMP_SLOWER;
+    }
+    fprintf(stderr, "check_store: 3%% slower, 0.5%% run noise, 4+4 runs: SLOWER in %d of 200\n", slower);
+    ck_assert_int_ge(slower, 100);
+    /* the same with 8+8 runs decides nearly always */
+    slower = 0;
+    for (int t = 0; t < 200; t++) {
+        double b[8], c[8];
+        gen_runs(b, 8, 1000, 0.005);
+        gen_runs(c, 8, 970, 0.005);
+        struct np_cmp_result r;
+        np_compare_runs(b, 8, c, 8, 2.0, &r);
+        slower += r.verdict == NP_CMP_SLOWER;
+    }
+    fprintf(stderr, "check_store: 3%% slower, 0.5%% run noise, 8+8 runs: SLOWER in %d of 200\n", slower);
+    ck_assert_int_ge(slower, 180);
+}
+END_TEST
+
+/* 0.3 % change with 2 % noise: never FASTER or SLOWER */
+START_TEST(test_small_change_noisy)
+{
+    rng_state = 3;
+    for (size_t n = 4; n <= 16; n *= 2)
+        for (int t = 0; t < 200; t++) {
+            double b[16], c[16];
+            gen_runs(b, n, 1000, 0.02);
+            gen_runs(c, n, 1003, 0.02);
+            struct np_cmp_result r;
+            np_compare_runs(b, n, c, n, 2.0, &r);
+            ck_assert_msg(r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SLOWER, "n=%zu trial %d: %s", n, t,
+                          np_cmp_verdict_name(r.verdict));
+            /* step noise of 2 % over 34-step windows */
+            for (size_t i = 0; i < n; i++) {
+                b[i] = gen_run_from_steps(34, 1.0, 0.02);
+                c[i] = gen_run_from_steps(34, 1.0 / 1.003, 0.02);
+            }
+            np_compare_runs(b, n, c, n, 2.0, &r);
+            ck_assert(r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SLOWER);
+        }
+}
+END_TEST
+
+/* identical distributions, 200 seeded trials: with --min-effect 0 a FASTER/SLOWER verdict is a 95 % interval
+ * missing the truth (5 % stated); the count must stay within 3 standard deviations of the binomial */
+START_TEST(test_identical_error_rate)
+{
+    rng_state = 200;
+    int wrong0 = 0, wrong2 = 0;
+    for (int t = 0; t < 200; t++) {
+        double b[5], c[5];
+        gen_runs(b, 5, 1000, 0.01);
+        gen_runs(c, 5, 1000, 0.01);
+        struct np_cmp_result r;
+        np_compare_runs(b, 5, c, 5, 0, &r);
+        wrong0 += r.verdict == NP_CMP_FASTER || r.verdict == NP_CMP_SLOWER;
+        np_compare_runs(b, 5, c, 5, 2.0, &r);
+        wrong2 += r.verdict == NP_CMP_FASTER || r.verdict == NP_CMP_SLOWER;
+    }
+    double bound = 200 * 0.05 + 3 * sqrt(200 * 0.05 * 0.95);
+    fprintf(stderr, "check_store: identical runs, 200 trials: FASTER/SLOWER %d (min-effect 0), %d (2 %%); bound %.1f\n",
+            wrong0, wrong2, bound);
+    ck_assert(wrong0 <= bound);
+    ck_assert(wrong2 <= wrong0);
+    ck_assert_int_eq(wrong2, 0);
+}
+END_TEST
+
+/* one run against one run, AR(1) steps: the verdict is not overconfident (simulation: 4000 identical pairs
+ * with lag-1 correlation 0.5 over 34 steps); an analysis that treats the steps as independent is, so the
+ * check can fail */
+START_TEST(test_autocorrelated_one_vs_one)
+{
+    rng_state = 1234;
+    int wrong = 0, naive_wrong = 0, n = 4000;
+    for (int t = 0; t < n; t++) {
+        double a[34], b[34];
+        gen_ar1(a, 34, 1.0, 0.01, 0.5);
+        gen_ar1(b, 34, 1.0, 0.01, 0.5);
+        struct np_cmp_result r;
+        np_compare_steps(a, 34, b, 34, 0, &r);
+        ck_assert_int_eq(r.method, NP_CMP_BATCH_MEANS);
+        wrong += r.verdict == NP_CMP_FASTER || r.verdict == NP_CMP_SLOWER;
+        double ia[34], ib[34]; /* the naive way: every step a sample */
+        for (int i = 0; i < 34; i++) {
+            ia[i] = 1 / a[i];
+            ib[i] = 1 / b[i];
+        }
+        np_compare_runs(ia, 34, ib, 34, 0, &r);
+        naive_wrong += r.verdict == NP_CMP_FASTER || r.verdict == NP_CMP_SLOWER;
+    }
+    double bound = n * 0.05 + 3 * sqrt(n * 0.05 * 0.95);
+    fprintf(stderr, "check_store: AR(1) 0.5, 34 steps, one vs one: wrong %d of %d (bound %.0f); steps as "
+                    "independent samples: %d\n",
+            wrong, n, bound, naive_wrong);
+    ck_assert(wrong <= bound);
+    ck_assert(naive_wrong > bound);
+    /* and it still sees a real 3 % slowdown in one run against one */
+    int slower = 0;
+    for (int t = 0; t < 200; t++) {
+        double a[34], b[34];
+        gen_ar1(a, 34, 1.0, 0.005, 0.5);
+        gen_ar1(b, 34, 1.0 / 0.97, 0.005, 0.5);
+        struct np_cmp_result r;
+        np_compare_steps(a, 34, b, 34, 2.0, &r);
+        ck_assert(r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SAME);
+        slower += r.verdict == NP_CMP_SLOWER;
+    }
+    fprintf(stderr, "check_store: one vs one, 3%% slower, 0.5%% AR(1) step noise: SLOWER in %d of 200\n", slower);
+    ck_assert_int_ge(slower, 150);
+    struct np_cmp_result r;
+    double few[5] = {1, 1, 1, 1, 1};
+    np_compare_steps(few, 5, few, 5, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_ptr_nonnull(r.why);
+}
+END_TEST
+
+/* INCONCLUSIVE says how many more runs; running them mostly decides */
+START_TEST(test_more_runs)
+{
+    rng_state = 77;
+    int decided = 0, asked = 0;
+    for (int t = 0; t < 100; t++) {
+        double b[400], c[400];
+        gen_runs(b, 3, 1000, 0.02);
+        gen_runs(c, 3, 960, 0.02);
+        struct np_cmp_result r;
+        np_compare_runs(b, 3, c, 3, 2.0, &r);
+        if (r.verdict != NP_CMP_INCONCLUSIVE)
+            continue;
+        ck_assert(r.more_runs > 0);
+        if (r.more_runs > 100)
+            continue;
+        asked++;
+        size_t n = 3 + (size_t)r.more_runs;
+        gen_runs(b + 3, n - 3, 1000, 0.02);
+        gen_runs(c + 3, n - 3, 960, 0.02);
+        np_compare_runs(b, n, c, n, 2.0, &r);
+        decided += r.verdict != NP_CMP_INCONCLUSIVE;
+    }
+    fprintf(stderr, "check_store: more runs asked for %d times, decided %d\n", asked, decided);
+    ck_assert_int_gt(asked, 10);
+    ck_assert_int_ge(decided * 2, asked);
+}
+END_TEST
+
+/* ---- the store, on SQLite and (NP_TEST_PG_URI) PostgreSQL ---- */
+
+static char tmpdir[256];
+static char loc[1024];
+
+static void store_loc(int pg)
+{
+    if (pg) {
+        snprintf(loc, sizeof loc, "%s", getenv("NP_TEST_PG_URI"));
+        /* a clean database: drop what an earlier test left */
+        PGconn *c = PQconnectdb(loc);
+        ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+        PQclear(PQexec(c, "SET client_min_messages = warning; DROP TABLE IF EXISTS runs; "
+                          "DROP TABLE IF EXISTS nemoperf_meta"));
+        PQfinish(c);
+    } else {
+        const char *t = getenv("TMPDIR");
+        snprintf(tmpdir, sizeof tmpdir, "%s/check_store.XXXXXX", t && *t ? t : "/tmp");
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+        snprintf(loc, sizeof loc, "%s/results.db", tmpdir);
+    }
+}
+
+static void store_cleanup(int pg)
+{
+    if (!pg) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+}
+
+static void make_rec(struct np_store_rec *r, int i, const char *config, double tpg, long long t, const char *tag)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->run_key, sizeof r->run_key, "test:/runs/%d", i);
+    snprintf(r->config, sizeof r->config, "%s", config);
+    snprintf(r->config_hash, sizeof r->config_hash, "%016x", i);
+    strcpy(r->kind, "nemo");
+    strcpy(r->recipe, "llama3.1");
+    strcpy(r->size, "8b");
+    strcpy(r->dtype, "bf16");
+    strcpy(r->gpu, "h100");
+    strcpy(r->task, "pretrain");
+    r->gpus = 8;
+    r->seq_len = 8192;
+    r->gbs = 128;
+    r->nodes = 1;
+    strcpy(r->cluster, "test");
+    snprintf(r->job_id, sizeof r->job_id, "%d", 1000 + i);
+    r->t = t;
+    snprintf(r->container, sizeof r->container, "nvcr.io/nvidia/nemo:%s", tag);
+    snprintf(r->container_tag, sizeof r->container_tag, "%s", tag);
+    strcpy(r->status, "ok");
+    r->steps = 50;
+    r->window_first = 11;
+    r->window_last = 44;
+    r->tokens_per_s_per_gpu = tpg;
+    r->step_time_s = 8192.0 * 128 / 8 / tpg;
+    r->tokens_per_s = tpg * 8;
+    r->tflops_per_gpu = r->mfu_percent = NAN;
+    r->step_stdev_s = 0.01;
+    r->samples = malloc(34 * sizeof *r->samples);
+    r->nsamples = 34;
+    for (int k = 0; k < 34; k++)
+        r->samples[k] = r->step_time_s * (1 + 0.001 * (k % 5));
+    strcpy(r->nemoperf_version, "test");
+    snprintf(r->path, sizeof r->path, "/runs/%d/log.out", i);
+}
+
+static long long count_runs(void)
+{
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    long long n = -1;
+    ck_assert_int_eq(np_store_count(s, &n, &err), NP_OK);
+    np_store_close(s);
+    return n;
+}
+
+/* store n runs from first, in one transaction; the outcomes counted */
+static void put_runs(int first, int n, int *added, int *updated, int *same)
+{
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    for (int i = first; i < first + n; i++) {
+        struct np_store_rec r;
+        make_rec(&r, i, "cfg a", 1000 + i % 7, 1700000000LL + i * 3600, "25.04");
+        enum np_store_outcome oc;
+        ck_assert_msg(np_store_put(s, &r, &oc, &err) == NP_OK, "%s", err.text);
+        np_store_rec_clear(&r);
+        if (added)
+            *added += oc == NP_STORE_ADDED;
+        if (updated)
+            *updated += oc == NP_STORE_UPDATED;
+        if (same)
+            *same += oc == NP_STORE_SAME;
+    }
+    ck_assert_msg(np_store_commit(s, &err) == NP_OK, "%s", err.text);
+    np_store_close(s);
+}
+
+static void run_idempotent(int pg)
+{
+    store_loc(pg);
+    int a = 0, u = 0, sm = 0;
+    put_runs(0, 100, &a, &u, &sm);
+    ck_assert_int_eq(a, 100);
+    ck_assert_int_eq(count_runs(), 100);
+    a = u = sm = 0;
+    put_runs(0, 100, &a, &u, &sm);
+    ck_assert_int_eq(sm, 100);
+    ck_assert_int_eq(a + u, 0);
+    ck_assert_int_eq(count_runs(), 100);
+    /* a run that changed (more steps) is updated, not added; its samples come back as stored */
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    struct np_store_rec r;
+    make_rec(&r, 5, "cfg a", 1005, 1700000000LL + 5 * 3600, "25.04");
+    r.steps = 60;
+    r.samples[3] = 9.25;
+    enum np_store_outcome oc;
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_UPDATED);
+    np_store_rec_clear(&r);
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    np_store_close(s);
+    ck_assert_int_eq(count_runs(), 100);
+    store_cleanup(pg);
+}
+
+/* a store killed before its commit leaves the previous state */
+static void run_killed(int pg)
+{
+    store_loc(pg);
+    put_runs(0, 10, NULL, NULL, NULL);
+    pid_t p = fork();
+    ck_assert_int_ge(p, 0);
+    if (p == 0) {
+        struct np_store *s;
+        struct np_error err;
+        if (np_store_open(loc, &s, &err) != NP_OK || np_store_begin(s, &err) != NP_OK)
+            _exit(3);
+        for (int i = 10; i < 500; i++) {
+            struct np_store_rec r;
+            make_rec(&r, i, "cfg a", 1000, 1700000000LL + i, "25.04");
+            if (np_store_put(s, &r, NULL, &err) != NP_OK)
+                _exit(4);
+            np_store_rec_clear(&r);
+        }
+        raise(SIGKILL); /* mid-way: after the puts, before the commit */
+        _exit(5);
+    }
+    int ws;
+    ck_assert_int_eq(waitpid(p, &ws, 0), p);
+    ck_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+    ck_assert_int_eq(count_runs(), 10);
+    put_runs(10, 5, NULL, NULL, NULL); /* and the store still works */
+    ck_assert_int_eq(count_runs(), 15);
+    store_cleanup(pg);
+}
+
+/* two stores at once lose nothing (300 runs each, 100 of them the same) */
+static void run_concurrent(int pg)
+{
+    store_loc(pg);
+    count_runs(); /* the schema, so both children find it */
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        ck_assert_int_ge(kids[k], 0);
+        if (kids[k] == 0) {
+            struct np_store *s;
+            struct np_error err;
+            for (int batch = 0; batch < 6; batch++) { /* several transactions, interleaving */
+                if (np_store_open(loc, &s, &err) != NP_OK || np_store_begin(s, &err) != NP_OK) {
+                    fprintf(stderr, "child %d: %s\n", k, err.text);
+                    _exit(3);
+                }
+                for (int i = 0; i < 50; i++) {
+                    int id = batch < 2 ? 10000 + batch * 50 + i : k * 1000 + batch * 50 + i;
+                    struct np_store_rec r;
+                    make_rec(&r, id, "cfg a", 1000, 1700000000LL + id, "25.04");
+                    if (np_store_put(s, &r, NULL, &err) != NP_OK) {
+                        fprintf(stderr, "child %d: %s\n", k, err.text);
+                        _exit(4);
+                    }
+                    np_store_rec_clear(&r);
+                }
+                if (np_store_commit(s, &err) != NP_OK) {
+                    fprintf(stderr, "child %d: %s\n", k, err.text);
+                    _exit(5);
+                }
+                np_store_close(s);
+            }
+            _exit(0);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        int ws;
+        ck_assert_int_eq(waitpid(kids[k], &ws, 0), kids[k]);
+        ck_assert_msg(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "child %d failed", k);
+    }
+    ck_assert_int_eq(count_runs(), 2 * 200 + 100);
+    store_cleanup(pg);
+}
+
+static void run_newer_schema(int pg)
+{
+    store_loc(pg);
+    count_runs();
+    const char *sql = "UPDATE nemoperf_meta SET value = '99' WHERE key = 'schema_version'";
+    if (pg) {
+        PGconn *c = PQconnectdb(loc);
+        PQclear(PQexec(c, sql));
+        PQfinish(c);
+    } else {
+        sqlite3 *db;
+        ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+    }
+    struct np_store *s = NULL;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_INVALID);
+    ck_assert_ptr_null(s);
+    ck_assert_ptr_nonnull(strstr(err.text, "schema version 99, newer than this nemoperf"));
+    store_cleanup(pg);
+}
+
+/* selectors and the rows they pick */
+static enum np_status count_row(void *ctx, const struct np_store_rec *r)
+{
+    (*(int *)ctx)++;
+    ck_assert(r->id > 0);
+    return NP_OK;
+}
+
+static int select_count(struct np_store *s, const char *sel)
+{
+    char buf[512];
+    struct np_store_filter f;
+    struct np_error err;
+    ck_assert_msg(np_store_filter_parse(sel, buf, sizeof buf, &f, &err) == NP_OK, "%s", err.text);
+    int n = 0;
+    ck_assert_msg(np_store_select(s, &f, 0, 0, count_row, &n, &err) == NP_OK, "%s", err.text);
+    return n;
+}
+
+static void store_series(struct np_store *s)
+{
+    struct np_error err;
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    /* 12 runs a day apart from 2026-11-01; a 5 % drop from the 7th, when the container changed */
+    for (int i = 0; i < 12; i++) {
+        struct np_store_rec r;
+        double noise = 1 + 0.002 * ((i * 7) % 5 - 2);
+        make_rec(&r, i, "cfg a", (i < 6 ? 1000 : 950) * noise, 1793491200LL + i * 86400LL + 3600,
+                 i < 6 ? "25.04" : "26.06");
+        ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+        np_store_rec_clear(&r);
+    }
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+}
+
+static void run_selectors_history(int pg)
+{
+    store_loc(pg);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    store_series(s);
+    ck_assert_int_eq(select_count(s, ""), 12);
+    ck_assert_int_eq(select_count(s, "db:container=26.06"), 6);
+    ck_assert_int_eq(select_count(s, "container=nvcr.io/nvidia/nemo:25.04"), 6);
+    ck_assert_int_eq(select_count(s, "db:since=2026-11-03,until=2026-11-04"), 2);
+    ck_assert_int_eq(select_count(s, "db:job=1002,1005,1011"), 3);
+    ck_assert_int_eq(select_count(s, "recipe=llama3.1,size=8b,gpus=8,dtype=bf16"), 12);
+    ck_assert_int_eq(select_count(s, "gpus=16"), 0);
+    /* --history: the change point is the 7th run, with the container that changed */
+    FILE *f = tmpfile();
+    long long n = 0;
+    struct np_store_filter all;
+    memset(&all, 0, sizeof all);
+    ck_assert_int_eq(np_history_write(s, &all, NP_FMT_CSV, 2.0, NULL, f, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 12);
+    rewind(f);
+    char line[1024];
+    int row = -1, marked = -1, nmarked = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "SLOWER")) {
+            marked = row;
+            nmarked++;
+            ck_assert_ptr_nonnull(strstr(line, "container 25.04 -> 26.06"));
+        }
+        row++;
+    }
+    fclose(f);
+    ck_assert_int_eq(nmarked, 1);
+    ck_assert_int_eq(marked, 6);
+    /* --compare db:container=25.04 db:container=26.06: SLOWER, in JSON with a verdict */
+    struct np_compare_set *set = np_compare_set_new();
+    char b1[256], b2[256];
+    struct np_store_filter fb, fc;
+    ck_assert_int_eq(np_store_filter_parse("db:container=25.04", b1, sizeof b1, &fb, &err), NP_OK);
+    ck_assert_int_eq(np_store_filter_parse("db:container=26.06", b2, sizeof b2, &fc, &err), NP_OK);
+    ck_assert_int_eq(np_compare_set_from_store(set, NP_CMP_BASE, s, &fb, &err), NP_OK);
+    ck_assert_int_eq(np_compare_set_from_store(set, NP_CMP_CAND, s, &fc, &err), NP_OK);
+    char *buf = NULL;
+    size_t len = 0, nslower, ncmp;
+    FILE *m = open_memstream(&buf, &len);
+    ck_assert_int_eq(np_compare_write(set, NP_FMT_JSON, 2.0, m, &nslower, &ncmp), NP_OK);
+    fclose(m);
+    ck_assert_int_eq(nslower, 1);
+    ck_assert_int_eq(ncmp, 1);
+    json_t *root = json_loads(buf, 0, NULL);
+    ck_assert_ptr_nonnull(root);
+    json_t *c0 = json_array_get(json_object_get(root, "configurations"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(c0, "verdict")), "SLOWER");
+    ck_assert_str_eq(json_string_value(json_object_get(c0, "method")), "welch-runs");
+    ck_assert(json_real_value(json_object_get(c0, "change_pct")) < -4);
+    json_decref(root);
+    free(buf);
+    np_compare_set_free(set);
+    np_store_close(s);
+    store_cleanup(pg);
+}
+
+START_TEST(test_sqlite_idempotent) { run_idempotent(0); }
+END_TEST
+START_TEST(test_sqlite_killed) { run_killed(0); }
+END_TEST
+START_TEST(test_sqlite_concurrent) { run_concurrent(0); }
+END_TEST
+START_TEST(test_sqlite_newer_schema) { run_newer_schema(0); }
+END_TEST
+START_TEST(test_sqlite_selectors_history) { run_selectors_history(0); }
+END_TEST
+START_TEST(test_pg_idempotent) { run_idempotent(1); }
+END_TEST
+START_TEST(test_pg_killed) { run_killed(1); }
+END_TEST
+START_TEST(test_pg_concurrent) { run_concurrent(1); }
+END_TEST
+START_TEST(test_pg_newer_schema) { run_newer_schema(1); }
+END_TEST
+START_TEST(test_pg_selectors_history) { run_selectors_history(1); }
+END_TEST
+
+START_TEST(test_sqlite_corrupt)
+{
+    store_loc(0);
+    FILE *f = fopen(loc, "w");
+    for (int i = 0; i < 4096; i++)
+        fputc("garbage!"[i % 8], f);
+    fclose(f);
+    struct np_store *s = NULL;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_IO);
+    ck_assert_msg(strstr(err.text, "not a database") && strstr(err.text, "corrupt"), "%s", err.text);
+    store_cleanup(0);
+}
+END_TEST
+
+/* stand-in: no NFS or Lustre here, so statfs's answer is injected (NEMOPERF_TEST_FS_MAGIC) */
+START_TEST(test_sqlite_network_fs_refused)
+{
+    store_loc(0);
+    struct np_store *s = NULL;
+    struct np_error err;
+    static const char *const magics[] = {"6969", "0BD00BD0", "FF534D42"};
+    for (size_t i = 0; i < 3; i++) {
+        setenv("NEMOPERF_TEST_FS_MAGIC", magics[i], 1);
+        ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_INVALID);
+        ck_assert_ptr_null(s);
+        ck_assert_ptr_nonnull(strstr(err.text, "network file system"));
+        ck_assert_ptr_nonnull(strstr(err.text, "PostgreSQL"));
+        ck_assert_ptr_nonnull(strstr(err.text, "local disk"));
+        ck_assert_int_eq(access(loc, F_OK), -1); /* nothing created */
+    }
+    setenv("NEMOPERF_TEST_FS_MAGIC", "EF53", 1); /* ext4 */
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    np_store_close(s);
+    unsetenv("NEMOPERF_TEST_FS_MAGIC");
+    ck_assert_int_eq(np_store_check_fs(loc, &err), NP_OK); /* this machine's real statfs: local */
+    store_cleanup(0);
+}
+END_TEST
+
+START_TEST(test_redact_and_selectors)
+{
+    char b[256];
+    np_store_redact("postgresql://alice:s3cret@db.example:5432/perf", b, sizeof b);
+    ck_assert_str_eq(b, "postgresql://alice:***@db.example:5432/perf");
+    np_store_redact("postgres://alice@db/perf?password=s3cret&sslmode=require", b, sizeof b);
+    ck_assert_str_eq(b, "postgres://alice@db/perf?password=***&sslmode=require");
+    np_store_redact("postgresql://db/perf", b, sizeof b);
+    ck_assert_str_eq(b, "postgresql://db/perf");
+    char buf[256];
+    struct np_store_filter f;
+    struct np_error err;
+    ck_assert_int_eq(np_store_filter_parse("db:job=1234,1240", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(f.njobs, 2);
+    ck_assert_str_eq(f.jobs[1], "1240");
+    ck_assert_int_eq(np_store_filter_parse("db:since=2026-11-01,until=2026-11-08", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(f.since, 1793491200LL);
+    ck_assert_int_eq(f.until, 1793491200LL + 8 * 86400LL);
+    ck_assert_int_eq(np_store_filter_parse("colour=red", buf, sizeof buf, &f, &err), NP_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(err.text, "'colour' is not a key"));
+    ck_assert_int_eq(np_store_filter_parse("since=yesterday", buf, sizeof buf, &f, &err), NP_E_USAGE);
+    ck_assert_int_eq(np_store_filter_parse("recipe=x,8b", buf, sizeof buf, &f, &err), NP_E_USAGE);
+}
+END_TEST
+
+/* a wrong password: the message names the failure, never the password */
+START_TEST(test_pg_password_not_printed)
+{
+    char bad[1024];
+    const char *uri = getenv("NP_TEST_PG_URI");
+    const char *at = strrchr(uri, '@');
+    snprintf(bad, sizeof bad, "postgresql://nemoperf:Wr0ngPassw0rdX%s", at);
+    struct np_store *s = NULL;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(bad, &s, &err), NP_E_IO);
+    ck_assert_ptr_null(strstr(err.text, "Wr0ngPassw0rdX"));
+    ck_assert_ptr_null(strstr(err.source, "Wr0ngPassw0rdX"));
+    ck_assert_ptr_nonnull(strstr(err.text, "password authentication failed"));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("store");
+    TCase *tc = tcase_create("compare");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_t_distribution);
+    tcase_add_test(tc, test_slowdown_steps_noise);
+    tcase_add_test(tc, test_slowdown_run_noise);
+    tcase_add_test(tc, test_small_change_noisy);
+    tcase_add_test(tc, test_identical_error_rate);
+    tcase_add_test(tc, test_autocorrelated_one_vs_one);
+    tcase_add_test(tc, test_more_runs);
+    suite_add_tcase(s, tc);
+    TCase *ts = tcase_create("sqlite");
+    tcase_set_timeout(ts, 120);
+    tcase_add_test(ts, test_sqlite_idempotent);
+    tcase_add_test(ts, test_sqlite_killed);
+    tcase_add_test(ts, test_sqlite_concurrent);
+    tcase_add_test(ts, test_sqlite_newer_schema);
+    tcase_add_test(ts, test_sqlite_selectors_history);
+    tcase_add_test(ts, test_sqlite_corrupt);
+    tcase_add_test(ts, test_sqlite_network_fs_refused);
+    tcase_add_test(ts, test_redact_and_selectors);
+    suite_add_tcase(s, ts);
+    const char *pg = getenv("NP_TEST_PG_URI");
+    if (pg && *pg) {
+        TCase *tp = tcase_create("postgresql");
+        tcase_set_timeout(tp, 120);
+        tcase_add_test(tp, test_pg_idempotent);
+        tcase_add_test(tp, test_pg_killed);
+        tcase_add_test(tp, test_pg_concurrent);
+        tcase_add_test(tp, test_pg_newer_schema);
+        tcase_add_test(tp, test_pg_selectors_history);
+        tcase_add_test(tp, test_pg_password_not_printed);
+        suite_add_tcase(s, tp);
+    } else {
+        fprintf(stderr, "check_store: NP_TEST_PG_URI not set: the PostgreSQL cases run in tests/e2e/60-store.sh\n");
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? 1 : 0;
+}

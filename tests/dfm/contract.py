@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""contract.py - a rendered DFM Wan job against the pinned sources' key lists (tests/data/contract/dfm-keys.tsv).
+
+Stand-in for running pretrain_wan.py (no GPU, container or PyPI here): the job's script is read as bash would
+split it (shlex) and checked that
+  - every flag given to pretrain_wan.py is one its argparse defines (DFM 9eaace1 pretrain_wan.py:89-102),
+  - every a.b=c override after the script names a field of the section's config class at the pins,
+  - every key of the --config-file YAML does too (flat two-level YAML, as DFM's perf YAMLs are),
+  - the environment the script exports matches facts/dfm.md (NVTE_FUSED_ATTN=1, the pinned PYTHONPATH order).
+Usage: contract.py SCRIPT CONF_DIR   (CONF_DIR: where the YAML named in the script lies; prints the keys
+checked; exit 1 on the first unknown one, naming it).
+"""
+import os
+import re
+import shlex
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+keys_file = os.path.join(here, "..", "data", "contract", "dfm-keys.tsv")
+config, flags = set(), set()
+for line in open(keys_file):
+    if line.startswith("#") or not line.strip():
+        continue
+    kind, key, _ = line.rstrip("\n").split("\t")
+    (config if kind == "config" else flags).add(key)
+
+
+def fail(msg):
+    print("contract: FAIL: " + msg)
+    sys.exit(1)
+
+
+script, conf_dir = sys.argv[1], sys.argv[2]
+text = open(script).read()
+# the srun step's words, continuations joined
+step = text[text.index("\nsrun "):].split("\nrc=$?")[0].replace("\\\n", " ")
+words = shlex.split(step)
+try:
+    i = next(k for k, w in enumerate(words) if w.endswith("/pretrain_wan.py"))
+except StopIteration:
+    fail("no pretrain_wan.py in the srun step")
+if words[i - 1] != "python":
+    fail("pretrain_wan.py is not run by python: %r" % words[i - 1])
+args = words[i + 1:]
+yaml = None
+checked = 0
+k = 0
+while k < len(args):
+    a = args[k]
+    if a.startswith("--"):
+        if a not in flags:
+            fail("flag %s is not in pretrain_wan.py's parser" % a)
+        if a == "--config-file":
+            yaml = args[k + 1]
+            k += 1
+        elif a == "--training-mode":
+            if args[k + 1] not in ("pretrain", "finetune"):
+                fail("--training-mode %s" % args[k + 1])
+            k += 1
+    else:
+        key = a.split("=", 1)[0]
+        if "=" not in a or key not in config:
+            fail("override %s: %s is no field of the pinned config classes" % (a, key))
+    checked += 1
+    k += 1
+if not yaml:
+    fail("no --config-file")
+path = os.path.join(conf_dir, os.path.basename(yaml))
+section = None
+for n, line in enumerate(open(path), 1):
+    body = line.split("#", 1)[0].rstrip()
+    if not body:
+        continue
+    m = re.match(r"^([a-z_]+):\s*$", body)
+    if m:
+        section = m.group(1)
+        continue
+    m = re.match(r"^  ([a-z_]+):\s*\S", body)
+    if not m or not section:
+        fail("%s:%d: not a flat two-level YAML line: %r" % (path, n, line))
+    if section + "." + m.group(1) not in config:
+        fail("%s:%d: %s.%s is no field of the pinned config classes" % (path, n, section, m.group(1)))
+    checked += 1
+# environment (facts/dfm.md section 2)
+if "export NVTE_FUSED_ATTN='1'" not in text:
+    fail("NVTE_FUSED_ATTN=1 is not exported")
+pp = re.search(r"export PYTHONPATH='([^']*)'", text)
+if not pp:
+    fail("no PYTHONPATH")
+names = [os.path.basename(p) for p in pp.group(1).split(":")[:3]]
+want = ["DFM-9eaace1", "Megatron-Bridge-953aabf", "Megatron-LM-2d398b4"]
+if len(names) < 3 or not all(n.startswith(w) for n, w in zip(names, want)):
+    fail("PYTHONPATH does not start with DFM, Megatron-Bridge, Megatron-LM at the pins: %s" % pp.group(1))
+print("contract: ok: %d flags/overrides/YAML keys of %s are in the pinned sources" % (checked, os.path.basename(yaml)))

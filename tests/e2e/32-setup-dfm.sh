@@ -1,0 +1,122 @@
+#!/bin/sh
+# 32-setup-dfm.sh - RECIPE=wan2.1 ./setup stages the three pinned checkouts (DFM, Megatron-Bridge, Megatron-LM)
+# from commit archives over real HTTP with real libcurl.  Stand-in: tests/hfserver.py --archives plays GitHub's
+# codeload on loopback (no internet here), serving tarballs this test writes with the layout GitHub gives them
+# (one top folder <name>-<commit>).  Cases: --dry-run, a download cut short mid-body (the .part is resumed with a
+# Range request), a download that keeps failing (setup fails, the .part stays, nothing at the target, the next
+# run resumes), a corrupted archive and one of another commit (refused, deleted, nothing half-unpacked), the
+# full run, idempotence (no request at all the second time).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+setup=$bindir/nemoperf-setup
+export NEMOPERF_DATADIR="${NEMOPERF_DATADIR:-$root}"
+[ -x "$setup" ] || { echo "FAIL: $setup is not built (run make)"; exit 1; }
+unset RECIPE MODEL MODEL_SIZE TASK HF_TOKEN RUN_CONF_IMAGE HF_ENDPOINT
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-dfm.XXXXXX") || exit 1
+srv_pid=
+cleanup() {
+    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+DFM=NVIDIA-NeMo/DFM@9eaace14995a724c982fe53726a909be2edc93cb
+MB=NVIDIA-NeMo/Megatron-Bridge@953aabf75c0500180dc14a6a76cf9e7e7c4baec7
+MLM=NVIDIA/Megatron-LM@2d398b42fd4237fffb553109563d73ac099751c3
+# archive <owner/name@sha> [top-folder-commit] : a tarball as GitHub names it, ~300 KB (several reads)
+archive() {
+    python3 - "$tmp/arch" "$1" "${2:-}" <<'PY'
+import io, os, sys, tarfile, hashlib
+out, spec, other = sys.argv[1], sys.argv[2], sys.argv[3]
+repo, sha = spec.split("@")
+name = repo.split("/")[1]
+os.makedirs(os.path.join(out, repo), exist_ok=True)
+top = "%s-%s" % (name, other or sha)
+with tarfile.open(os.path.join(out, repo, sha + ".tar.gz"), "w:gz") as t:
+    for path, n in (("README.md", 1), ("examples/megatron/recipes/wan/pretrain_wan.py", 1), ("data/blob.bin", 300)):
+        body = b"".join(hashlib.sha256(("%s/%s/%d" % (spec, path, i)).encode()).digest() for i in range(n * 32))
+        ti = tarfile.TarInfo(top + "/" + path)
+        ti.size = len(body)
+        t.addfile(ti, io.BytesIO(body))
+PY
+}
+for r in "$DFM" "$MB" "$MLM"; do archive "$r"; done
+
+python3 "$root/tests/hfserver.py" --archives "$tmp/arch" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
+srv_pid=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(head -1 "$tmp/port")
+case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
+EP=http://127.0.0.1:$port
+ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+S=$tmp/stage
+mkdir -p "$S"
+run() { env RECIPE=wan2.1 STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$setup" --skip-image --skip-pip "$@"; }
+dfm_dir=$S/src/DFM-9eaace14995a724c982fe53726a909be2edc93cb
+mb_dir=$S/src/Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7
+mlm_dir=$S/src/Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3
+
+# dry run: the three GETs, nothing created
+run --dry-run >"$tmp/dry" 2>&1 || fail "dry run: $(cat "$tmp/dry")"
+[ "$(grep -c "^GET $EP/NVIDIA.*/tar.gz/[0-9a-f]\{40\} -> " "$tmp/dry")" -eq 3 ] && [ ! -e "$S/src" ] &&
+    ok "--dry-run lists the three archive GETs and creates nothing" || fail "dry run: $(cat "$tmp/dry")"
+
+# a download that keeps being cut (more often than the retries): setup fails, the .part stays, no target
+ctl "cut?bytes=20000&n=50"
+run >"$tmp/o1" 2>"$tmp/e1" && fail "setup succeeded with every download cut"
+[ ! -e "$dfm_dir" ] && ls "$S/src"/.DFM-*.tar.gz.part >/dev/null 2>&1 &&
+    ok "interrupted downloads: setup fails, the .part is kept, nothing at the target" ||
+    fail "after the cut downloads: $(ls -la "$S/src" 2>&1) $(cat "$tmp/e1")"
+ctl reset
+# the next run resumes (Range) and stages all three
+run >"$tmp/o2" 2>"$tmp/e2" || fail "setup after the cuts: $(cat "$tmp/e2")"
+grep -q '"range": "bytes=[1-9]' "$tmp/requests.log" && ok "the next run resumed the .part with a Range request" ||
+    fail "no Range request: $(tail -3 "$tmp/requests.log")"
+for d in "$dfm_dir" "$mb_dir" "$mlm_dir"; do
+    [ -f "$d/examples/megatron/recipes/wan/pretrain_wan.py" ] && [ -f "$d/.nemoperf-commit" ] && [ "$(wc -c <"$d/data/blob.bin")" -eq 307200 ] ||
+        fail "checkout $d incomplete: $(ls -la "$d" 2>&1)"
+done
+[ "$(grep -c '^source .*(downloaded)' "$tmp/o2")" -eq 3 ] && ok "the three checkouts are staged whole, with their marker" ||
+    fail "results: $(cat "$tmp/o2")"
+ls -a "$S/src" | grep -q '\.part\|\.tar\.gz\|unpack' && fail "leftovers: $(ls -a "$S/src")" || ok "no archive or temporary folder left"
+
+# idempotent: nothing requested the second time
+ctl reset
+run >"$tmp/o3" 2>"$tmp/e3" || fail "second run: $(cat "$tmp/e3")"
+ctl log 2>/dev/null
+n=$(python3 -c "import sys, urllib.request; print(len(urllib.request.urlopen(sys.argv[1]).read().splitlines()))" "$EP/_ctl/log")
+[ "$n" -eq 0 ] && [ "$(grep -c '(already staged)' "$tmp/o3")" -eq 3 ] && ok "a second run keeps the checkouts, no request" ||
+    fail "second run: $n requests; $(cat "$tmp/o3")"
+
+# a corrupted archive (truncated gzip, served whole): refused, deleted, nothing half-unpacked; fixed: staged
+rm -rf "$mlm_dir"
+f=$tmp/arch/NVIDIA/Megatron-LM/2d398b42fd4237fffb553109563d73ac099751c3.tar.gz
+cp "$f" "$tmp/good.tar.gz"
+head -c 150000 "$tmp/good.tar.gz" >"$f"
+run >"$tmp/o4" 2>"$tmp/e4" && fail "a corrupted archive was accepted"
+grep -q "corrupt" "$tmp/e4" && [ ! -e "$mlm_dir" ] && ! ls -a "$S/src" | grep -q 'Megatron-LM.*\(tar.gz\|unpack\)' &&
+    ok "a corrupted archive is refused and deleted; nothing at the target: $(grep corrupt "$tmp/e4" | head -1 | cut -c1-160)" ||
+    fail "corrupted: $(cat "$tmp/e4"); $(ls -a "$S/src")"
+# another commit's archive under this commit's name: refused
+archive "$MLM" 0000000000000000000000000000000000000000
+run >"$tmp/o5" 2>"$tmp/e5" && fail "another commit's archive was accepted"
+grep -q "not Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3" "$tmp/e5" && [ ! -e "$mlm_dir" ] &&
+    ok "an archive of another commit is refused" || fail "wrong commit: $(cat "$tmp/e5")"
+cp "$tmp/good.tar.gz" "$f"
+run >"$tmp/o6" 2>"$tmp/e6" && [ -f "$mlm_dir/.nemoperf-commit" ] && ok "the good archive is staged afterwards" ||
+    fail "after the fix: $(cat "$tmp/e6")"
+# a foreign folder at the target is not overwritten
+rm -rf "$mb_dir" && mkdir -p "$mb_dir" && echo mine >"$mb_dir/keep"
+run >"$tmp/o7" 2>"$tmp/e7" && fail "a foreign folder at the target was accepted"
+grep -q "move it away" "$tmp/e7" && [ -f "$mb_dir/keep" ] && ok "a folder nemoperf did not stage is left alone, named" ||
+    fail "foreign folder: $(cat "$tmp/e7")"
+
+[ "$fails" -eq 0 ] && echo "32-setup-dfm: all ok" || { echo "32-setup-dfm: $fails failure(s)"; exit 1; }

@@ -1,0 +1,124 @@
+#!/bin/sh
+# 60-dfm.sh - NeMo DFM's Wan 2.1 14B end to end: the rendered job against the pinned sources, logs at NVIDIA's
+# published speed parsed back into DFM's table, and a synthetic sweep on the real local Slurm cluster.
+# Stand-ins: no GPU, nemo:25.11 container or PyPI here, so (1) the staged image and checkouts are empty
+# placeholders (only their paths are rendered) and the job is checked by tests/dfm/contract.py against the key
+# lists extracted from the pinned DFM/Megatron-Bridge/Megatron-LM (tests/data/contract/dfm-keys.tsv);
+# (2) tests/dfm/make-logs.py writes Megatron-Bridge logs with step times derived from the published TFLOP/s
+# (NVIDIA's calibration); (3) nemoperf-synth stands in for pretrain_wan.py on every srun task.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+launch=$bindir/nemoperf-launch
+parse=$bindir/nemoperf-parse
+cluster=$root/tests/slurm/cluster
+T=60-dfm
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+
+[ -x "$launch" ] && [ -x "$parse" ] && [ -x "$bindir/nemoperf-synth" ] || die "tools not built (make)"
+for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    [ "$v" = SLURM_CONF ] || unset "$v"
+done
+unset RECIPE MODEL MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
+    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE WORKLOAD
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-dfm.XXXXXX") || die "mktemp"
+cleanup() {
+    [ -f "$W/jobs" ] && cut -f2 "$W/jobs" | while read -r id; do scancel "$id" 2>/dev/null; done
+    rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+S="$W/stage"
+: >"$W/jobs"
+
+# 1. the job's contract: every Megatron-Core row, with and without profiling
+mkdir -p "$S/pip/wan2.1-14b" && echo stand-in >"$S/nvidia+nemo+25.11.sqsh" || die "stage"
+for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7 \
+    Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3; do mkdir -p "$S/src/$r" || die mkdir; done
+n=0
+for g in gb200 gb300 b200 h100; do
+    for prof in false true; do
+        env RECIPE=wan2.1 GPU_TYPE=$g ENABLE_PROFILE=$prof STAGE_PATH="$S" "$launch" --dry-run >"$W/$g.sh" 2>"$W/err" ||
+            { fail "dry-run $g: $(cat "$W/err")"; continue; }
+        python3 "$root/tests/dfm/contract.py" "$W/$g.sh" "$root/share/nemoperf/dfm/conf" >"$W/c.out" &&
+            n=$((n + 1)) || fail "contract $g profile=$prof: $(cat "$W/c.out")"
+    done
+done
+[ "$n" -eq 8 ] && ok "the 4 Megatron-Core rows (x profiling) pass the pinned sources' key lists"
+sed 's/train\.train_iters=/train.train_itres=/' "$W/gb200.sh" >"$W/bad.sh"
+python3 "$root/tests/dfm/contract.py" "$W/bad.sh" "$root/share/nemoperf/dfm/conf" >"$W/c.out" &&
+    fail "the contract accepted an unknown override" || ok "an unknown override fails the contract: $(cat "$W/c.out")"
+sed 's/--training-mode/--training_mode/' "$W/gb200.sh" >"$W/bad.sh"
+python3 "$root/tests/dfm/contract.py" "$W/bad.sh" "$root/share/nemoperf/dfm/conf" >/dev/null &&
+    fail "the contract accepted an unknown flag" || ok "an unknown flag fails the contract"
+# print-config names the YAML, its parallelism, nodes x GPUs per node and the pins
+env RECIPE=wan2.1 GPU_TYPE=h100 STAGE_PATH="$S" "$launch" --print-config >"$W/pc.json" 2>"$W/err" || fail "print-config"
+python3 - "$W/pc.json" <<'PY' || fail "print-config content"
+import json, sys
+c = json.load(open(sys.argv[1]))["mbridge"]
+assert c["model.tensor_model_parallel_size"]["value"] == 2 and "h100_perf_pretrain_mock.yaml" in c["model.tensor_model_parallel_size"]["source"]
+assert c["model.sequence_parallel"]["value"] is True and c["model.context_parallel_size"]["value"] == 4
+assert c["train.global_batch_size"]["value"] == 128 and c["nodes_x_gpus_per_node"]["value"] == "16 nodes x 8 GPUs per node"
+assert [r["commit"][:7] for r in c["repos"]] == ["9eaace1", "953aabf", "2d398b4"]
+assert c["container"]["value"] == "nvcr.io#nvidia/nemo:25.11"
+PY
+ok "--print-config shows the H100 YAML's parallelism, batch sizes, 16 x 8 and the pins"
+env RECIPE=wan2.1 GPU_TYPE=h100 JOB_TOTAL_GPUS=8 STAGE_PATH="$S" "$launch" --print-config >/dev/null 2>"$W/err" &&
+    fail "an AutoModel row was launchable" ||
+    { grep -q "JOB_TOTAL_GPUS=8" "$W/err" && ok "the AutoModel rows are refused, naming JOB_TOTAL_GPUS"; } || fail "$(cat "$W/err")"
+
+# 2. logs at the published speed: DFM's table back, in order, within 0.5 %, PASS
+python3 "$root/tests/dfm/make-logs.py" "$W/logs" >/dev/null || die "make-logs"
+"$parse" --format markdown --reference "$W/logs" >"$W/md" 2>"$W/err" || fail "parse markdown: $(cat "$W/err")"
+python3 "$root/tests/dfm/check-markdown.py" <"$W/md" >"$W/cm" && ok "$(tail -1 "$W/cm")" || fail "$(cat "$W/cm")"
+python3 "$root/tests/dfm/make-logs.py" "$W/old" --superseded >/dev/null || die "make-logs --superseded"
+"$parse" --format json "$W/old" >"$W/old.json" 2>"$W/err" || fail "parse old: $(cat "$W/err")"
+python3 - "$W/old.json" <<'PY' && ok "the 2025-11-19 GB200 row parses to 4747.17 tokens/s/GPU and 787.59 TFLOP/s/GPU within 0.5 %" || fail "superseded rows"
+import json, sys
+runs = {(r["gpu_type"], r["gpus"]): r for r in json.load(open(sys.argv[1]))["runs"]}
+for (g, n), tok, tf in ((("gb200", 32), 4747.17, 787.59), (("gb300", 32), 6161.63, 1022.26), (("h100", 64), 1866.47, 309.66)):
+    r = runs[(g, n)]["steady"]
+    assert abs(r["tokens_per_s_per_gpu"] / tok - 1) < 0.005, (g, r["tokens_per_s_per_gpu"], tok)
+    assert abs(r["model_tflops_per_gpu"] / tf - 1) < 0.005, (g, r["model_tflops_per_gpu"], tf)
+PY
+grep -q "MODEL_TFLOP" "$W/logs"/*/*/*/log-*.out && ok "the logs carry MB's own utilization line (ignored: docs/dfm.md)"
+
+# 3. a synthetic sweep on the local cluster: B200 32 GPUs (4 nodes) and the AutoModel 8-GPU row
+"$cluster" status >/dev/null 2>&1 || "$cluster" up || die "cluster up failed"
+eval "$("$cluster" env)" || die "cluster env failed"
+mkdir -p "$S/synth" || die mkdir
+for spec in b200:32 h100:8; do
+    g=${spec%%:*} n=${spec#*:}
+    env RECIPE=wan2.1 WORKLOAD=synthetic GPU_TYPE=$g JOB_TOTAL_GPUS=$n MAX_STEPS=12 STAGE_PATH="$S/synth" \
+        "$launch" >"$W/l.out" 2>"$W/l.err" || { fail "launch $spec: $(cat "$W/l.err")"; continue; }
+    line=$(grep '^job .*: ' "$W/l.out" | head -1)
+    id=${line#job }
+    id=${id%%:*}
+    [ -n "$id" ] && printf '%s\t%s\n' "$spec" "$id" >>"$W/jobs" || fail "$spec: no job line: $(cat "$W/l.out")"
+done
+while read -r spec id; do
+    i=0
+    while [ $i -lt 600 ]; do
+        st=$(scontrol -o show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+        case $st in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL) break ;; esac
+        sleep 0.5
+        i=$((i + 1))
+    done
+    [ "$st" = COMPLETED ] || fail "job $id ($spec): $st"
+done <"$W/jobs"
+"$parse" --format json "$S/synth" >"$W/s.json" 2>"$W/err" || fail "parse synthetic: $(cat "$W/err")"
+python3 - "$W/s.json" <<'PY' && ok "synthetic sweep (B200 x32, H100 x8): Megatron-Bridge logs, 12 steps, parsed as synthetic" || fail "synthetic: $(head -c 2000 "$W/s.json")"
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert sorted((r["gpu_type"], r["gpus"]) for r in runs) == [("b200", 32), ("h100", 8)], runs
+for r in runs:
+    assert r["log_format"] == "mbridge" and r["status"] == "synthetic" and r["final_step"] == 11, r
+    assert r["tokens_per_s"] > 0 and r["model_tflops_per_gpu"] is None
+PY
+[ "$fails" -eq 0 ] && echo "$T: all ok" || { echo "$T: $fails failure(s)" >&2; exit 1; }

@@ -1,0 +1,110 @@
+#!/bin/sh
+# 62-mbridge-parse.sh - nemoperf-parse (and launch --list) on Megatron-Bridge runs as a user runs them: every 26.08 row as a run folder
+# (manifest + log at the published speed) -> NVIDIA's 26.08 markdown in order, --reference PASS; options instead of
+# a manifest; a slow run FAILs; bad options exit 2.  Stand-in: the logs are written here in Megatron-Bridge's
+# format (train_utils.py's iteration and rank-0 lines), because no GPU can run the recipe on this machine.
+set -u
+P=${NP_BIN:-bin}/nemoperf-parse
+T=$(mktemp -d "${TMPDIR:-/tmp}/np-mbparse.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "62-mbridge-parse: ok: $*"; }
+bad() { echo "62-mbridge-parse: FAIL: $*"; fail=$((fail + 1)); }
+
+# one run folder per published 26.08 run: nemoperf.json's "mbridge" object and a 50-iteration log
+python3 - "$T/runs" <<'EOF' || { echo "62-mbridge-parse: FAIL: writing the runs"; exit 1; }
+import csv, json, os, sys
+out = sys.argv[1]
+with open("share/nemoperf/reference/megatron-bridge/runs.tsv") as fh:
+    table = csv.DictReader((ln for ln in fh if not ln.startswith("#")), delimiter="\t")
+    rows = [r for r in table if r["container"] == "26.08"]
+for k, r in enumerate(rows):
+    d = os.path.join(out, "%02d_%s_%s_%s_%s" % (k, r["recipe"], r["dtype"], r["gpu_type"], r["gpus"]))
+    os.makedirs(d)
+    json.dump({"mbridge": {"recipe": r["recipe"], "dtype": r["dtype"], "gpu_type": r["gpu_type"],
+                           "gpus": int(r["gpus"]), "container": "26.08"}}, open(os.path.join(d, "nemoperf.json"), "w"))
+    seq, gbs, gpus = int(r["seq_len"]), int(r["gbs"]), int(r["gpus"])
+    ms = 1000.0 * seq * gbs / (float(r["tokens_per_s_per_gpu"]) * gpus)
+    with open(os.path.join(d, "log-mb_42_0.out"), "w") as f:
+        for i in range(1, 51):
+            f.write("Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n" % (ms / 1000, float(r["model_tflops_per_gpu"])))
+            f.write(" [2026-11-25 21:00:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration "
+                    "(ms): %.1f | learning rate: 1.000000E-04 | global batch size: %5d | lm loss: 1.050000E+01 | "
+                    "loss scale: 1.0 | grad norm: 1.000 | number of skipped iterations:   0 | number of nan "
+                    "iterations:   0 |\n" % (i % 60, i, 50, i * gbs, ms, gbs))
+
+EOF
+
+# markdown of the tree = the published 26.08 section (separator rows aside), in order
+"$P" --container 26.08 --format markdown "$T/runs" > "$T/md" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && ok "markdown: exit 0" || bad "markdown: exit $rc: $(cat "$T/err")"
+awk '/^## 26.08 NeMo Container/{p=1} p&&/^\[\^/{exit} p&&!/^\|---/' tests/data/mbridge/performance-summary.md \
+    | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' > "$T/want"
+grep -v '^|---|' "$T/md" > "$T/got"
+if diff "$T/want" "$T/got" > "$T/diff"; then ok "markdown reproduces NVIDIA's 26.08 table, $(grep -c '^| DGX' "$T/got") rows in order"
+else bad "markdown differs: $(head -20 "$T/diff")"; fi
+
+# --reference: every run PASSes (tokens/s/GPU within 0.5 %), exit 0; JSON carries the figures
+"$P" --container 26.08 --reference --format json "$T/runs" > "$T/json" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && ok "--reference: exit 0" || bad "--reference: exit $rc: $(cat "$T/err")"
+python3 - "$T/json" <<'EOF' && ok "JSON: 18 runs, all PASS, DeepSeek V3 GB300 6288 tok/s/GPU, MFU vs 4900" || bad "JSON: $(head -c 400 "$T/json")"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert len(runs) == 18, len(runs)
+assert all(r["verdict"] == "PASS" and r["status"] == "ok" for r in runs), [r for r in runs if r["verdict"] != "PASS"]
+ds = [r for r in runs if r["recipe"] == "deepseek_v3" and r["gpu"] == "gb300"][0]
+assert abs(ds["tokens_per_s_per_gpu"] - 6288) < 1 and ds["window"] == "35-44"
+assert abs(ds["mfu_percent"] - 100 * ds["model_tflops_per_gpu"] / 4900) < 0.01
+EOF
+
+# options instead of a manifest, the published label as dtype; the newest container by default
+run=$(ls -d "$T/runs"/00_*)
+cp "$run/log-mb_42_0.out" "$T/plain.out"
+out=$("$P" --recipe deepseek_v3 --dtype MXFP8 --gpu gb300 --gpus 256 --reference "$T/plain.out" 2>"$T/err"); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "	26.08	deepseek_v3	fp8_mx	gb300	256	4096	4096	35-44	.*	PASS	" \
+    && ok "options: identified as 26.08 deepseek_v3 fp8_mx, PASS" || bad "options: exit $rc: $out $(cat "$T/err")"
+
+# a run 10 % slower FAILs (exit 1); --steps selects another window
+sed 's/elapsed time per iteration (ms): \([0-9.]*\)/elapsed time per iteration (ms): 11466.0/' "$T/plain.out" > "$T/slow.out"
+out=$("$P" --recipe deepseek_v3 --dtype fp8_mx --gpu gb300 --gpus 256 --reference --steps 41-50 "$T/slow.out" 2>"$T/err"); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "41-50.*FAIL" && ok "slow run: FAIL, exit 1, window 41-50" || bad "slow run: exit $rc: $out"
+
+# bad input: exit 2 with the option named
+for args in "--dtype fp4" "--container 26.99" "--container x"; do
+    # shellcheck disable=SC2086
+    "$P" $args "$T/plain.out" >/dev/null 2>"$T/err"; rc=$?
+    opt=${args%% *}
+    [ $rc -eq 2 ] && grep -q -- "$opt" "$T/err" && ok "$args -> exit 2, names $opt" || bad "$args: exit $rc: $(cat "$T/err")"
+done
+# an unidentified run says what is missing (exit 1)
+"$P" --container 26.08 "$T/plain.out" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "recipe, dtype, GPU type and GPU count are needed" "$T/err" && ok "unidentified -> exit 1, says why" \
+    || bad "unidentified: exit $rc: $(cat "$T/err")"
+
+# nemoperf-launch --list shows the launchable Megatron-Bridge rows (26.08 and 26.06) with their container
+L=${NP_BIN:-bin}/nemoperf-launch
+"$L" --list > "$T/list" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^Megatron-Bridge performance rows' "$T/list" &&
+    grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
+    grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
+    [ "$(grep -Ec '^26\.0[68] ' "$T/list")" -eq 59 ] && ok "--list: 59 Megatron-Bridge rows (18 of 26.08, 41 of 26.06)" ||
+    bad "--list: exit $rc: $(grep -c '^26\.0' "$T/list") rows $(cat "$T/err")"
+"$L" --list --recipe deepseek_v3 --gpu gb300 --format json > "$T/lj" 2>"$T/err"; rc=$?
+python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --format json: 26.08 + 2 x 26.06 rows, each with its container" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["container"] for r in rows] == ["26.08", "26.06", "26.06"], rows
+assert all(r["recipe"] == "deepseek_v3" and r["gpu"] == "gb300" and r["gpn"] == 4 for r in rows)
+assert rows[0]["mb_release"] == "v0.6.0" and rows[1]["mb_release"] == "v0.5.0"
+assert sorted(r["gbs"] for r in rows[1:]) == [4096, 15360]
+PY
+"$L" --list --format json > "$T/all.json" 2>"$T/err" && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any(x["recipe"] == "llama3.1" for x in r) and sum(1 for x in r if "container" in x) == 59' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 59 Megatron-Bridge rows in one array" || bad "--list json: $(cat "$T/err")"
+"$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
+
+[ $fail -eq 0 ] && echo "62-mbridge-parse: all checks passed"
+[ $fail -eq 0 ]

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""test_contract.py - the Megatron-Bridge rank commands nemoperf renders use only arguments the release accepts.
+
+Inputs: share/nemoperf/megatron-bridge/rows-<container>.json (each row's rank-command arguments) and
+tests/data/contract/mbridge-<release>-args.tsv (the release's argparse list, extracted from
+scripts/performance/argument_parser.py at the pinned commit by tests/data/contract/extract-mbridge-args.py).
+Every flag must be an option of that release, must not be one setup_experiment.py drops as launcher-only, must take
+a value when given one (and not otherwise), and a value must be one of the option's literal choices when it has
+them. run_script.py parses with parse_known_args and hands the rest to Hydra-style overrides, so an unknown flag
+would not be refused by Python: this test is what refuses it. A planted unknown flag and a planted launcher-only
+flag must both be caught. Also: every row resolves to a release config, and the published parallelism is what the
+command asks for. No stand-in: NVIDIA's parser text at the pinned commits.
+"""
+import ast
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.path.join(ROOT, "share", "nemoperf", "megatron-bridge")
+CONTRACT = os.path.join(ROOT, "tests", "data", "contract")
+CONTAINERS = ("26.08", "26.06")
+
+
+def load_args(release):
+    path = os.path.join(CONTRACT, "mbridge-%s-args.tsv" % release)
+    opts, header, commit = {}, None, None
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("#"):
+            if "@" in line and commit is None:
+                commit = line.split("@", 1)[1].split()[0]
+            continue
+        cells = line.rstrip("\n").split("\t")
+        if header is None:
+            header = cells
+            continue
+        row = dict(zip(header, cells))
+        for o in row["options"].split(","):
+            opts[o] = row
+    return opts, commit
+
+
+def check_argv(argv, opts):
+    """Problems with one argument vector, [] when it keeps the contract."""
+    problems, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if not a.startswith("-"):
+            problems.append("stray value %r" % a)
+            i += 1
+            continue
+        flag = a.split("=", 1)[0]
+        row = opts.get(flag)
+        if row is None:
+            problems.append("unknown argument %s" % flag)
+            i += 1
+            continue
+        if row["launcher_only"] == "yes":
+            problems.append("%s is launcher-only (setup_experiment.py drops it)" % flag)
+        if row["value"] == "yes":
+            if "=" in a:
+                value = a.split("=", 1)[1]
+            elif i + 1 < len(argv):
+                i += 1
+                value = argv[i]
+            else:
+                problems.append("%s needs a value" % flag)
+                break
+            if row["choices"] not in ("-", "None"):
+                try:
+                    choices = ast.literal_eval(row["choices"])
+                except (ValueError, SyntaxError):
+                    choices = None
+                if isinstance(choices, (list, tuple)) and value not in [str(c) for c in choices]:
+                    problems.append("%s %s: not one of %s" % (flag, value, row["choices"]))
+        elif "=" in a:
+            problems.append("%s takes no value" % flag)
+        i += 1
+    return problems
+
+
+def main():
+    failures, nrows = [], 0
+    for c in CONTAINERS:
+        doc = json.load(open(os.path.join(DATA, "rows-%s.json" % c), encoding="utf-8"))
+        opts, commit = load_args(doc["release"])
+        if commit != doc["commit"]:
+            failures.append("%s: rows from %s, argument list from %s" % (c, doc["commit"], commit))
+        for r in doc["rows"]:
+            nrows += 1
+            where = "%s %s %s %s %s %dgpu" % (c, r["task"], r["recipe"], r["gpu_type"], r["dtype"], r["gpus"])
+            if r["resolved"] is None:
+                failures.append("%s: no release config: %s" % (where, r["problems"]))
+                continue
+            for p in check_argv(r["args"], opts):
+                failures.append("%s: %s" % (where, p))
+            # the command asks for the published parallelism: resolved value or explicit override
+            vals = dict(r["resolved"]["values"])
+            flags = {"-tp": "tp", "-pp": "pp", "-cp": "cp", "-vp": "vp", "-ep": "ep", "-gb": "gbs", "-mb": "mbs"}
+            for flag, k in flags.items():
+                if flag in r["args"]:
+                    vals[k] = int(r["args"][r["args"].index(flag) + 1])
+            for k in flags.values():
+                want = r["published"][k]
+                if want is not None and vals.get(k) != want:
+                    failures.append("%s: %s published %s, command gives %s" % (where, k, want, vals.get(k)))
+        # planted: an unknown flag and a launcher-only flag are refused
+        good = doc["rows"][0]["args"]
+        if not check_argv(good + ["--no_such_flag", "1"], opts):
+            failures.append("%s: a planted unknown argument was not caught" % c)
+        if not check_argv(good + ["--additional_slurm_params", "x=y"], opts):
+            failures.append("%s: a planted launcher-only argument was not caught" % c)
+        if not check_argv(good + ["-c", "fp4"], opts) and opts["-c"]["choices"] not in ("-", "None"):
+            failures.append("%s: a value outside -c's choices was not caught" % c)
+    for f in failures:
+        print("FAIL: " + f)
+    print("mbridge contract: %d rows of %s, %d failures" % (nrows, "+".join(CONTAINERS), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
