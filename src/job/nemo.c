@@ -17,6 +17,7 @@
 
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/job/env.h"
 #include "nemoperf/util/shell.h"
@@ -355,35 +356,13 @@ enum np_status np_nemo_stage_driver(const struct np_launch_config *c, struct np_
         return np_error_set(err, NP_E_NOTFOUND, NP_NEMO_DRIVER, 0, 0,
                             "the NeMo driver was not found in share/nemoperf/driver (set NEMOPERF_DATADIR or "
                             "reinstall nemoperf)");
-    FILE *f = fopen(src, "r");
-    struct np_buf b;
-    np_buf_init(&b);
-    np_buf_append(&b, "");
-    if (f) {
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            np_buf_appendn(&b, chunk, n);
-        if (ferror(f))
-            b.failed = 1;
-        fclose(f);
-    }
-    char *text = np_buf_steal(&b);
-    if (!f || !text) {
-        enum np_status st = np_error_set(err, f ? NP_E_NOMEM : NP_E_IO, src, 0, 0, "%s",
-                                         f ? "out of memory" : strerror(errno));
-        free(src);
-        free(text);
-        return st;
-    }
-    free(src);
     char *code = NULL;
     enum np_status st = nemo_mkdir_in(c->experiment_dir, "code", &code, err);
     if (st == NP_OK)
-        st = np_file_write_atomic(code, NP_NEMO_DRIVER, text, 0644, err);
+        st = np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, NP_NEMO_DRIVER, 0644, err);
     free(code);
+    free(src);
     if (st == NP_OK && c->profile) /* nsys writes into it (NeMo-Run fb550a3 core/execution/base.py l.164-165) */
         st = nemo_mkdir_in(c->experiment_dir, NP_NEMO_NSYS_DIR, NULL, err);
-    free(text);
     return st;
 }
