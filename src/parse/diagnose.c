@@ -1,8 +1,7 @@
 /* diagnose.c - from FAIL to why: the diagnostics of every run of a parse (nemoperf-parse --nccl).
  *
- * Reads each run's log twice, both streamed: once through the NCCL reader (breakdown, network
- * facts, checkpoint durations), once through the step scanner (every step, for the anomalies);
- * then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
+ * Reads each run's log once, streamed: the step scanner reads every step (for the anomalies) and
+ * hands the same bytes to the NCCL reader (breakdown, network facts, checkpoint durations); then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
  * need attention are appended to the run's note, which every report format shows.
  */
 #include <dirent.h>
@@ -58,6 +57,11 @@ static int diagnose_note(struct np_run *r, const char *what, const char *text)
     return 0;
 }
 
+static enum np_status diagnose_sink(void *ctx, const char *bytes, size_t n)
+{
+    return np_nccl_feed(ctx, bytes, n);
+}
+
 static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
 {
     struct stat sb;
@@ -67,15 +71,19 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     struct np_error err = {0};
     if (!(g->nccl = np_nccl_new()))
         return NP_E_NOMEM;
-    if (np_nccl_read_path(g->nccl, r->path, &err) != NP_OK) {
+    /* one pass: the scanner reads every step (anomalies) and hands the same bytes to the NCCL reader */
+    struct np_scan_opts so = {.all_steps = 1, .sink = diagnose_sink, .sink_ctx = g->nccl};
+    struct np_scan_result sr = {0};
+    if (np_scan_file(r->path, &so, &sr, &err) != NP_OK || np_nccl_finish(g->nccl) != NP_OK) {
+        if (!err.text[0])
+            np_error_set(&err, NP_E_NOMEM, r->path, 0, 0, "%s", np_strerror(NP_E_NOMEM));
         np_error_format(&err, g->error, sizeof g->error);
         np_nccl_free(g->nccl);
         g->nccl = NULL;
+        np_scan_result_free(&sr);
         return NP_OK;
     }
-    struct np_scan_opts so = {.all_steps = 1};
-    struct np_scan_result sr = {0};
-    if (np_scan_file(r->path, &so, &sr, &err) == NP_OK && sr.nsteps) {
+    if (sr.nsteps) {
         long *it = malloc(sr.nsteps * sizeof *it);
         double *t = malloc(sr.nsteps * sizeof *t);
         if (it && t) {

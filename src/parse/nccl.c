@@ -7,12 +7,18 @@
  * any length; a collective whose ranks log it further apart than a generation may count twice.
  * Init lines give the version, network, plugin, IB devices, GPU Direct RDMA and node count.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memrchr, memmem */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 #include "nemoperf/parse/nccl.h"
 
@@ -44,7 +50,7 @@ struct np_nccl {
     struct np_nccl_coll *coll;
     size_t ncoll, capcoll;
     char ops[NCCL_MAX_OPS][24];
-    size_t nops;
+    size_t nops, last_op; /* last_op: the collective of the previous line */
     uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
     size_t nranks_seen, nhosts;
     int saturated;
@@ -148,6 +154,51 @@ static int nccl_starts(const char *s, const char *end, const char *word)
     return (size_t)(end - s) >= n && memcmp(s, word, n) == 0;
 }
 
+/* The spaces of a line, 64 bytes at a time: a collective line's words are found with one vector
+ * compare per 16 bytes and a bit scan per word, not a byte loop (most of the reader's time before). */
+struct nccl_words {
+    const char *base, *end; /* bit i of mask: base[i] is a space, or base + i is end */
+    uint64_t mask;
+};
+
+static void nccl_words_fill(struct nccl_words *w, const char *at)
+{
+    size_t left = (size_t)(w->end - at);
+    w->base = at;
+    w->mask = 0;
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+    if (left >= 64) {
+        const __m128i sp = _mm_set1_epi8(' ');
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(at + 16 * i));
+            w->mask |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << (16 * i);
+        }
+        return;
+    }
+#endif
+    size_t lim = left < 64 ? left : 64;
+    for (size_t i = 0; i < lim; i++)
+        if (at[i] == ' ')
+            w->mask |= (uint64_t)1 << i;
+    if (left < 64)
+        w->mask |= (uint64_t)1 << left;
+}
+
+/* The end of the word at q (base <= q): the next space, or end. */
+static const char *nccl_words_end(struct nccl_words *w, const char *q)
+{
+    for (;;) {
+        if (q >= w->end)
+            return w->end;
+        if (q - w->base >= 64)
+            nccl_words_fill(w, q);
+        uint64_t m = w->mask & (~(uint64_t)0 << (q - w->base));
+        if (m)
+            return w->base + __builtin_ctzll(m);
+        q = w->base + 64;
+    }
+}
+
 /* Copy [s, end) trimmed into dst. */
 static void nccl_copy(char *dst, size_t size, const char *s, const char *end)
 {
@@ -179,9 +230,8 @@ static int nccl_u64(const char **p, const char *end, int base, uint64_t *out)
             d = *s - 'A' + 10;
         else
             break;
-        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-            return 0;
-        v = v * (uint64_t)base + (uint64_t)d;
+        if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+            return 0; /* no division per digit: that was a third of the reader's time */
         any = 1;
     }
     if (!any)
@@ -228,9 +278,11 @@ static int nccl_op_id(struct np_nccl *n, const char *s, size_t len)
 {
     if (len >= sizeof n->ops[0])
         len = sizeof n->ops[0] - 1;
+    if (n->last_op < n->nops && memcmp(n->ops[n->last_op], s, len) == 0 && n->ops[n->last_op][len] == '\0')
+        return (int)n->last_op;
     for (size_t i = 0; i < n->nops; i++)
         if (strncmp(n->ops[i], s, len) == 0 && n->ops[i][len] == '\0')
-            return (int)i;
+            return (int)(n->last_op = i);
     if (n->nops >= NCCL_MAX_OPS)
         return -1;
     memcpy(n->ops[n->nops], s, len);
@@ -447,6 +499,8 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         return 0;
     int have_count = 0, have_dt = 0, have_nr = 0, has_grank = 0;
     uint64_t v, grank = 0;
+    struct nccl_words w = {q, end, 0};
+    nccl_words_fill(&w, q);
     while (q < end) { /* "key value" pairs, and "[nranks=N]" */
         while (q < end && *q == ' ')
             q++;
@@ -460,14 +514,13 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
                 q++;
             continue;
         }
-        const char *key = q, *sp = memchr(q, ' ', (size_t)(end - q));
-        q = sp ? sp : end;
+        const char *key = q;
+        q = nccl_words_end(&w, q);
         size_t klen = (size_t)(q - key);
         while (q < end && *q == ' ')
             q++;
         const char *val = q;
-        sp = memchr(q, ' ', (size_t)(end - q));
-        q = sp ? sp : end;
+        q = nccl_words_end(&w, q);
         const char *vp = val;
         if (klen < 5 || (*key != 'c' && *key != 'd' && *key != 'g'))
             continue; /* sendbuff, recvbuff, op, root, comm, stream, task: not read */
@@ -593,15 +646,9 @@ static void nccl_ckpt_line(struct np_nccl *n, const char *p, const char *end)
     }
 }
 
-static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *end)
+/* A line whose first "CCL " is at c (c + 4 <= end). */
+static enum np_status nccl_line_ccl(struct np_nccl *n, const char *s, const char *c, const char *end)
 {
-    const char *c = nccl_find(s, end, "CCL ");
-    if (!c) {
-        const char *g = nccl_find(s, end, "Global Checkpoint ");
-        if (g)
-            nccl_ckpt_line(n, g, end);
-        return NP_OK;
-    }
     if (c > s && (c[-1] == 'N' || c[-1] == 'R')) {
         const char *after = c + 4;
         if (nccl_starts(after, end, "INFO ")) {
@@ -621,32 +668,128 @@ static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *en
     return NP_OK;
 }
 
+/* One line [s, end): a collective or init line (its first "CCL "), else a checkpoint line. */
+static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *end)
+{
+    const char *c = nccl_find(s, end, "CCL ");
+    if (c)
+        return nccl_line_ccl(n, s, c, end);
+    const char *g = nccl_find(s, end, "Global Checkpoint ");
+    if (g)
+        nccl_ckpt_line(n, g, end);
+    return NP_OK;
+}
+
+/* ---- finding the lines to read ------------------------------------------------- */
+
+/* 1 when a needle ("CCL ", "Global Checkpoint ") starts at q (q < end). */
+static int nccl_needle_at(const char *q, const char *end)
+{
+    return (*q == 'C' && nccl_starts(q, end, "CCL ")) || (*q == 'G' && nccl_starts(q, end, "Global Checkpoint "));
+}
+
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+/* The first needle at or after p starting before end: 16 positions at a time test 'C' and 'L' two
+ * apart ("CCL ") and 'G' and 'k' eleven apart ("Global Checkpoint "), so the bytes of the lines
+ * that hold neither are read once, at vector speed (like scan.c's prefilter); memcmp confirms. */
+static const char *nccl_next(const char *p, const char *end)
+{
+    const __m128i c_C = _mm_set1_epi8('C'), c_L = _mm_set1_epi8('L'), c_G = _mm_set1_epi8('G'),
+                  c_k = _mm_set1_epi8('k');
+    while (end - p >= 32) { /* loads at p, p + 2 and p + 11 */
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
+        __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
+        __m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, c_C), _mm_cmpeq_epi8(v2, c_L)),
+                                 _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        while (mask) {
+            const char *q = p + __builtin_ctz(mask);
+            mask &= mask - 1;
+            if (nccl_needle_at(q, end))
+                return q;
+        }
+        p += 16;
+    }
+    for (; p < end; p++)
+        if (nccl_needle_at(p, end))
+            return p;
+    return NULL;
+}
+#else
+static const char *nccl_next(const char *p, const char *end)
+{
+    for (; p < end; p++) {
+        const char *c = memchr(p, 'C', (size_t)(end - p)), *g = memchr(p, 'G', (size_t)(end - p));
+        if (!c && !g)
+            return NULL;
+        p = !c ? g : !g ? c : c < g ? c : g;
+        if (nccl_needle_at(p, end))
+            return p;
+    }
+    return NULL;
+}
+#endif
+
+/* Whole lines [p, e) (e[-1] == '\n'): only those holding a needle are read, from the first needle
+ * on (no needle starts before it in its line); a line is read up to NCCL_LINE_MAX bytes. */
+static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e)
+{
+    const char *hit;
+    while (p < e && (hit = nccl_next(p, e)) != NULL) {
+        const char *ls = memrchr(p, '\n', (size_t)(hit - p));
+        ls = ls ? ls + 1 : p;
+        const char *le = memchr(hit, '\n', (size_t)(e - hit));
+        if (!le)
+            le = e;
+        const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
+        enum np_status st = NP_OK;
+        if (*hit == 'C' && hit + 4 <= lend) {
+            st = nccl_line_ccl(n, ls, hit, lend);
+        } else if (*hit == 'G' && hit + 18 <= lend) { /* a "CCL " after it makes it an NCCL line */
+            const char *c = nccl_find(hit, lend, "CCL ");
+            if (c)
+                st = nccl_line_ccl(n, ls, c, lend);
+            else
+                nccl_ckpt_line(n, hit, lend);
+        }
+        if (st != NP_OK)
+            return st;
+        p = le + 1;
+    }
+    return NP_OK;
+}
+
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (n->linelen && p < end) { /* the rest of a line begun in an earlier chunk */
+        const char *nl = memchr(p, '\n', len);
         const char *stop = nl ? nl : end;
-        if (n->linelen == 0 && nl) { /* a whole line in the chunk: read it in place */
-            enum np_status st = nccl_line(n, p, (size_t)(nl - p) > NCCL_LINE_MAX ? p + NCCL_LINE_MAX : nl);
-            if (st != NP_OK)
-                return st;
-            p = nl + 1;
-            continue;
-        }
         size_t take = (size_t)(stop - p);
-        if (n->linelen + take > NCCL_LINE_MAX)
+        if (take > NCCL_LINE_MAX - n->linelen)
             take = NCCL_LINE_MAX - n->linelen;
         memcpy(n->line + n->linelen, p, take);
         n->linelen += take;
-        p = stop;
-        if (nl) {
-            enum np_status st = nccl_line(n, n->line, n->line + n->linelen);
-            n->linelen = 0;
-            if (st != NP_OK)
-                return st;
-            p = nl + 1;
-        }
+        if (!nl)
+            return NP_OK;
+        enum np_status st = nccl_line(n, n->line, n->line + n->linelen);
+        n->linelen = 0;
+        if (st != NP_OK)
+            return st;
+        p = nl + 1;
+    }
+    const char *last = p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+    if (last) {
+        enum np_status st = nccl_lines(n, p, last + 1);
+        if (st != NP_OK)
+            return st;
+        p = last + 1;
+    }
+    if (p < end) { /* a line the next chunk ends: its first NCCL_LINE_MAX bytes */
+        size_t take = (size_t)(end - p) > NCCL_LINE_MAX ? NCCL_LINE_MAX : (size_t)(end - p);
+        memcpy(n->line, p, take);
+        n->linelen = take;
     }
     return NP_OK;
 }
