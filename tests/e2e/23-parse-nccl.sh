@@ -9,7 +9,8 @@
 #     job whose vboost step failed: each listed under the run (JSON "drift", the note, markdown).
 #  4. Anomalies: periodic spikes and a trend in the step times, found and placed.
 #  5. On the local cluster: WORKLOAD=synthetic ENABLE_NCCLTRACE=true at 16 GPUs (2 nodes), waited for,
-#     then parse --nccl shows the synthetic workload's breakdown, its socket network and 2 nodes.
+#     then parse --nccl shows the synthetic workload's breakdown, its socket network and 2 nodes; the
+#     user's own NCCL_NVLS_ENABLE/NVTE_FLASH_ATTN recorded in the manifest and listed by --reference.
 # Stand-ins: the step lines of 1-4 are generated (no GPU here); 5's job is the synthetic workload.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -107,20 +108,32 @@ cat >"$e/nemoperf.json" <<'EOF'
              "seq_len": 8192, "gbs": 128, "mbs": 1, "tp": 2, "pp": 1, "cp": 1, "gpus_per_node": 4,
              "max_steps": 50, "image": "nvcr.io#nvidia/nemo:24.12",
              "experiment": "pretrain_llama3.1_8b_bf16_8", "workload": "nemo"},
-  "workload": "nemo", "submitted": true, "job_id": "42"
+  "workload": "nemo", "submitted": true, "job_id": "42",
+  "env_user": [{"name": "NCCL_IB_TIMEOUT", "user": "22", "job": "19"},
+               {"name": "MY_API_TOKEN", "user": "hf_notavalue_leaked", "job": "x"}]
 }
 EOF
 printf 'sudo: a password is required\n' >"$e/vboost.err"
 steps "$e/log-pretrain_llama3.1_8b_bf16_8_42_0.out" 14.1
 "$parse" --nccl --reference -f json "$W/drift" >"$W/drift.json" 2>"$W/drift.err"
 got=$(jget "$W/drift.json" "' '.join(x['what'] for x in r['drift'])")
-[ "$got" = "TP CP GPUs per node container vboost" ] && ok "drift: $got" || fail "drift: '$got' ($(cat "$W/drift.err"))"
+[ "$got" = "TP CP GPUs per node container env NCCL_IB_TIMEOUT env MY_API_TOKEN vboost" ] && ok "drift: $got" ||
+    fail "drift: '$got' ($(cat "$W/drift.err"))"
+got=$(jget "$W/drift.json" "[x['published'] + ' | ' + x['run'] for x in r['drift'] if x['what'] == 'env NCCL_IB_TIMEOUT'][0]")
+[ "$got" = "19 | 22 set by the user, the job's script exported the recipe's value over it" ] &&
+    ok "drift: the user's NCCL_IB_TIMEOUT with both values" || fail "drift env: '$got'"
 [ "$(jget "$W/drift.json" "r['reference']['result']")" = FAIL ] && ok "drift: the run is a FAIL, with its causes" || fail "drift: verdict $(jget "$W/drift.json" "r['reference']")"
 jget "$W/drift.json" "r['note']" | grep -q 'differs from the published row: TP 2 (published 1); CP 1 (published 2)' &&
     ok "drift: in the note" || fail "drift note: $(jget "$W/drift.json" "r['note']")"
 "$parse" --nccl --reference -f markdown "$W/drift" >"$W/drift.md" 2>&1
 grep -q '^| vboost | vboost 1 (nvidia-smi boost-slider) | vboost.err: sudo: a password is required |$' "$W/drift.md" &&
     ok "drift: markdown table" || fail "drift markdown: $(grep -A8 differs "$W/drift.md")"
+# a manifest that carries a value under a credential's name (an older or edited one): never shown
+"$parse" --nccl --reference "$W/drift" >"$W/drift.txt" 2>&1
+grep -q hf_notavalue_leaked "$W/drift.json" "$W/drift.md" "$W/drift.txt" &&
+    fail "drift: a credential-named variable's value reached a report" ||
+    ok "drift: MY_API_TOKEN listed by name only, in every format"
+
 
 # ---- 4. step anomalies -----------------------------------------------------------------
 a="$W/anom/pretrain_llama3.1_8b_bf16_8"
@@ -146,7 +159,9 @@ if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/
         LOAD_CHECKPOINT_PATH PROFILE_START_STEP PROFILE_STOP_STEP HF_TOKEN RUN_CONF_IMAGE
     S="$W/stage"
     mkdir -p "$S"
+    # the user's own NCCL_NVLS_ENABLE=1 and NVTE_FLASH_ATTN=0 (the job's script exports 0 and 1 over them)
     env WORKLOAD=synthetic DTYPE=bf16 MODEL_SIZE=8b JOB_TOTAL_GPUS=16 ENABLE_NCCLTRACE=true STAGE_PATH="$S" \
+        NCCL_NVLS_ENABLE=1 NVTE_FLASH_ATTN=0 TOKENIZERS_PARALLELISM=False \
         NEMOPERF_WAIT_TIMEOUT=300 "$launch" --wait >"$W/launch.out" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] && ok "cluster: NCCL trace job launched and completed" || fail "cluster: launch --wait exited $rc: $(tail -5 "$W/launch.out")"
@@ -159,6 +174,19 @@ if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/
         ok "cluster: table shows the collectives and the socket warning" || fail "cluster: $(cat "$W/cl.txt")"
     "$parse" --strict "$S/experiments" >/dev/null 2>&1
     [ $? -eq 1 ] && ok "cluster: --strict exits 1 (2 nodes over sockets)" || fail "cluster: --strict did not exit 1"
+    # drift on the user's environment: the manifest names what the user set to another value (both
+    # values), not what the user set to the job's own value (TOKENIZERS_PARALLELISM=False)
+    man=$(find "$S/experiments" -name nemoperf.json | head -n 1)
+    got=$(python3 -c "import json,sys; print(' '.join('%s=%s/%s' % (e['name'], e['user'], e['job']) for e in json.load(open(sys.argv[1]))['env_user']))" "$man" 2>&1)
+    [ "$got" = "NCCL_NVLS_ENABLE=1/0 NVTE_FLASH_ATTN=0/1" ] && ok "cluster: manifest env_user: $got" ||
+        fail "cluster: manifest env_user '$got'"
+    "$parse" --nccl --reference -f json "$S/experiments" >"$W/cl-ref.json" 2>"$W/cl-ref.err"
+    got=$(jget "$W/cl-ref.json" "'; '.join('%s %s %s' % (x['what'], x['published'], x['run']) for x in r['drift'] if x['what'].startswith('env '))")
+    case $got in
+    "env NCCL_NVLS_ENABLE 0 1 set by the user, the job's script exported the recipe's value over it; env NVTE_FLASH_ATTN 1 0 set by the user, the job's script exported the recipe's value over it")
+        ok "cluster: parse --nccl --reference lists the user's NCCL_NVLS_ENABLE and NVTE_FLASH_ATTN" ;;
+    *) fail "cluster: env drift '$got' $(cat "$W/cl-ref.err")" ;;
+    esac
 else
     fail "cluster not available"
 fi
