@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/shell.h"
