@@ -1,7 +1,8 @@
 /* diagnose.c - from FAIL to why: the diagnostics of every run of a parse (nemoperf-parse --nccl).
  *
  * Reads each run's log once, streamed: the step scanner reads every step (for the anomalies) and
- * hands the same bytes to the NCCL reader (breakdown, network facts, checkpoint durations); then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
+ * hands the same bytes to the NCCL reader (breakdown, network facts, checkpoint durations, straggler
+ * reports); then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
  * need attention are appended to the run's note, which every report format shows.
  */
 #include <dirent.h>
@@ -110,6 +111,13 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
         np_anomaly_text(&g->anomaly, buf, sizeof buf);
         bad |= diagnose_note(r, "steps", buf);
     }
+    const struct np_nccl_net *net = np_nccl_net(g->nccl);
+    int gpn = net->nnodes > 0 && net->max_nranks >= net->nnodes ? net->max_nranks / net->nnodes
+              : r->row ? r->row->gpus_per_node : 0;
+    np_straggler_text(np_nccl_stragglers(g->nccl), gpn, buf, sizeof buf);
+    if (buf[0])
+        bad |= diagnose_note(r, "stragglers", buf);
+    g->gpus_per_node = gpn;
     if (g->drift.n) {
         np_drift_text(&g->drift, buf, sizeof buf);
         bad |= diagnose_note(r, "differs from the published row", buf);

@@ -21,6 +21,7 @@
 #endif
 
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/parse/straggler.h"
 
 #define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2.5 MB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
@@ -59,6 +60,10 @@ struct np_nccl {
     uint64_t trace_lines;
     struct np_nccl_net net;
     struct np_nccl_ckpt ckpt;
+    struct np_straggler strag; /* straggler-detector reports met on the way (straggler.c) */
+    uint64_t fed;             /* bytes fed before the current chunk */
+    uint64_t line_off;        /* where the pending line starts */
+    uint64_t strag_next;      /* the offset just past the last straggler line (0: none yet) */
     char line[NCCL_LINE_MAX];
     size_t linelen;
     int line_cut;
@@ -668,41 +673,45 @@ static enum np_status nccl_line_ccl(struct np_nccl *n, const char *s, const char
     return NP_OK;
 }
 
-/* One line [s, end): a collective or init line (its first "CCL "), else a checkpoint line. */
-static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *end)
-{
-    const char *c = nccl_find(s, end, "CCL ");
-    if (c)
-        return nccl_line_ccl(n, s, c, end);
-    const char *g = nccl_find(s, end, "Global Checkpoint ");
-    if (g)
-        nccl_ckpt_line(n, g, end);
-    return NP_OK;
-}
-
 /* ---- finding the lines to read ------------------------------------------------- */
 
-/* 1 when a needle ("CCL ", "Global Checkpoint ") starts at q (q < end). */
+/* 1 when a needle starts at q (q < end): "CCL " (NCCL/RCCL lines), "Global Checkpoint ", or a straggler
+ * detector's (straggler.h). */
 static int nccl_needle_at(const char *q, const char *end)
 {
-    return (*q == 'C' && nccl_starts(q, end, "CCL ")) || (*q == 'G' && nccl_starts(q, end, "Global Checkpoint "));
+    switch (*q) {
+    case 'C': return nccl_starts(q, end, "CCL ");
+    case 'G': return nccl_starts(q, end, "Global Checkpoint ");
+    case '/': case 'E': case 'R': case 'p': case 'S': return np_straggler_needle(q, end);
+    default: return 0;
+    }
 }
 
 #if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
-/* The first needle at or after p starting before end: 16 positions at a time test 'C' and 'L' two
- * apart ("CCL ") and 'G' and 'k' eleven apart ("Global Checkpoint "), so the bytes of the lines
- * that hold neither are read once, at vector speed (like scan.c's prefilter); memcmp confirms. */
+/* The first needle at or after p starting before end: 16 positions at a time test two bytes of each
+ * needle ('C' and 'L' two apart for "CCL ", 'G' and 'k' eleven apart for "Global Checkpoint ", and
+ * four apart: "/Rnk:", "Etpt(", "Rank=", "perfo", "STRAG"), so the bytes of the lines that hold none
+ * are read once, at vector speed (like scan.c's prefilter); nccl_needle_at confirms. */
 static const char *nccl_next(const char *p, const char *end)
 {
     const __m128i c_C = _mm_set1_epi8('C'), c_L = _mm_set1_epi8('L'), c_G = _mm_set1_epi8('G'),
-                  c_k = _mm_set1_epi8('k');
-    while (end - p >= 32) { /* loads at p, p + 2 and p + 11 */
+                  c_k = _mm_set1_epi8('k'), c_sl = _mm_set1_epi8('/'), c_co = _mm_set1_epi8(':'),
+                  c_E = _mm_set1_epi8('E'), c_pa = _mm_set1_epi8('('), c_R = _mm_set1_epi8('R'),
+                  c_eq = _mm_set1_epi8('='), c_p = _mm_set1_epi8('p'), c_o = _mm_set1_epi8('o'),
+                  c_S = _mm_set1_epi8('S');
+    while (end - p >= 32) { /* loads at p, p + 2, p + 4 and p + 11 */
         __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
         __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
+        __m128i v4 = _mm_loadu_si128((const __m128i *)(const void *)(p + 4));
         __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
         __m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, c_C), _mm_cmpeq_epi8(v2, c_L)),
                                  _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        __m128i s4 = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, c_sl), _mm_cmpeq_epi8(v4, c_co)),
+                                  _mm_and_si128(_mm_cmpeq_epi8(v0, c_E), _mm_cmpeq_epi8(v4, c_pa)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_R), _mm_cmpeq_epi8(v4, c_eq)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_p), _mm_cmpeq_epi8(v4, c_o)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_S), _mm_cmpeq_epi8(v4, c_G)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(m, s4));
         while (mask) {
             const char *q = p + __builtin_ctz(mask);
             mask &= mask - 1;
@@ -719,23 +728,35 @@ static const char *nccl_next(const char *p, const char *end)
 #else
 static const char *nccl_next(const char *p, const char *end)
 {
-    for (; p < end; p++) {
-        const char *c = memchr(p, 'C', (size_t)(end - p)), *g = memchr(p, 'G', (size_t)(end - p));
-        if (!c && !g)
-            return NULL;
-        p = !c ? g : !g ? c : c < g ? c : g;
+    for (; p < end; p++)
         if (nccl_needle_at(p, end))
             return p;
-    }
     return NULL;
 }
 #endif
 
-/* Whole lines [p, e) (e[-1] == '\n'): only those holding a needle are read, from the first needle
- * on (no needle starts before it in its line); a line is read up to NCCL_LINE_MAX bytes. */
-static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e)
+/* A line [ls, lend) whose first needle is at hit; off: the line's offset in the log. */
+static enum np_status nccl_dispatch(struct np_nccl *n, const char *ls, const char *hit, const char *lend, uint64_t off)
 {
-    const char *hit;
+    if (*hit == 'C' && hit + 4 <= lend)
+        return nccl_line_ccl(n, ls, hit, lend);
+    const char *c = nccl_find(hit, lend, "CCL "); /* a "CCL " after another needle: an NCCL line */
+    if (c)
+        return nccl_line_ccl(n, ls, c, lend);
+    if (*hit == 'G') {
+        nccl_ckpt_line(n, hit, lend);
+    } else if (np_straggler_needle(hit, lend)) { /* a report's lines follow each other */
+        np_straggler_line(&n->strag, ls, hit, lend, n->strag_next && off == n->strag_next);
+        n->strag_next = off + (uint64_t)(lend - ls) + 1;
+    }
+    return NP_OK;
+}
+
+/* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
+ * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
+static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
+{
+    const char *hit, *base = p;
     while (p < e && (hit = nccl_next(p, e)) != NULL) {
         const char *ls = memrchr(p, '\n', (size_t)(hit - p));
         ls = ls ? ls + 1 : p;
@@ -743,18 +764,11 @@ static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e
         if (!le)
             le = e;
         const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
-        enum np_status st = NP_OK;
-        if (*hit == 'C' && hit + 4 <= lend) {
-            st = nccl_line_ccl(n, ls, hit, lend);
-        } else if (*hit == 'G' && hit + 18 <= lend) { /* a "CCL " after it makes it an NCCL line */
-            const char *c = nccl_find(hit, lend, "CCL ");
-            if (c)
-                st = nccl_line_ccl(n, ls, c, lend);
-            else
-                nccl_ckpt_line(n, hit, lend);
+        if (hit < lend) {
+            enum np_status st = nccl_dispatch(n, ls, hit, lend, off + (uint64_t)(ls - base));
+            if (st != NP_OK)
+                return st;
         }
-        if (st != NP_OK)
-            return st;
         p = le + 1;
     }
     return NP_OK;
@@ -763,6 +777,7 @@ static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
+    enum np_status st = NP_OK;
     if (n->linelen && p < end) { /* the rest of a line begun in an earlier chunk */
         const char *nl = memchr(p, '\n', len);
         const char *stop = nl ? nl : end;
@@ -771,27 +786,29 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
             take = NCCL_LINE_MAX - n->linelen;
         memcpy(n->line + n->linelen, p, take);
         n->linelen += take;
-        if (!nl)
+        if (!nl) {
+            n->fed += len;
             return NP_OK;
-        enum np_status st = nccl_line(n, n->line, n->line + n->linelen);
+        }
+        const char *hit = nccl_next(n->line, n->line + n->linelen);
+        if (hit)
+            st = nccl_dispatch(n, n->line, hit, n->line + n->linelen, n->line_off);
         n->linelen = 0;
-        if (st != NP_OK)
-            return st;
         p = nl + 1;
     }
-    const char *last = p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+    const char *last = st == NP_OK && p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
     if (last) {
-        enum np_status st = nccl_lines(n, p, last + 1);
-        if (st != NP_OK)
-            return st;
+        st = nccl_lines(n, p, last + 1, n->fed + (uint64_t)(p - buf));
         p = last + 1;
     }
-    if (p < end) { /* a line the next chunk ends: its first NCCL_LINE_MAX bytes */
+    if (st == NP_OK && p < end) { /* a line the next chunk ends: its first NCCL_LINE_MAX bytes */
         size_t take = (size_t)(end - p) > NCCL_LINE_MAX ? NCCL_LINE_MAX : (size_t)(end - p);
         memcpy(n->line, p, take);
         n->linelen = take;
+        n->line_off = n->fed + (uint64_t)(p - buf);
     }
-    return NP_OK;
+    n->fed += len;
+    return st;
 }
 
 static int nccl_coll_cmp(const void *a, const void *b)
@@ -842,7 +859,9 @@ enum np_status np_nccl_finish(struct np_nccl *n)
     n->finished = 1;
     enum np_status st = NP_OK;
     if (n->linelen) {
-        st = nccl_line(n, n->line, n->line + n->linelen);
+        const char *hit = nccl_next(n->line, n->line + n->linelen);
+        if (hit)
+            st = nccl_dispatch(n, n->line, hit, n->line + n->linelen, n->line_off);
         n->linelen = 0;
     }
     n->last = NULL;
@@ -905,6 +924,7 @@ const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count)
 
 const struct np_nccl_net *np_nccl_net(const struct np_nccl *n) { return &n->net; }
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n) { return &n->ckpt; }
+const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n) { return &n->strag; }
 uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->trace_lines; }
 size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->nranks_seen; }
 size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->nhosts; }

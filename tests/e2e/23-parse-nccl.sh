@@ -7,7 +7,8 @@
 #  2. The default report (no --nccl) of a log is byte-identical with and without NCCL lines in it.
 #  3. Drift: a manifest that differs from the published row (TP, container, GPUs per node) and a
 #     job whose vboost step failed: each listed under the run (JSON "drift", the note, markdown).
-#  4. Anomalies: periodic spikes and a trend in the step times, found and placed.
+#  4. Anomalies: periodic spikes and a trend in the step times, found and placed; straggler-detector
+#     reports (Megatron-LM's, NeMo's callback) name the slowest ranks and nodes in the note and JSON.
 #  5. On the local cluster: WORKLOAD=synthetic ENABLE_NCCLTRACE=true at 16 GPUs (2 nodes), waited for,
 #     then parse --nccl shows the synthetic workload's breakdown, its socket network and 2 nodes; the
 #     user's own NCCL_NVLS_ENABLE/NVTE_FLASH_ATTN recorded in the manifest and listed by --reference.
@@ -148,6 +149,26 @@ steps "$b/log-x_1_0.out" 12.3 0 0 0.2
 "$parse" --nccl --gpu h100 "$W/trend" >"$W/trend.txt" 2>&1
 grep -q 'step time rises .*% across the window (throttling?)' "$W/trend.txt" && ok "anomalies: a trend" ||
     fail "anomalies: no trend in $(grep -A2 '^steps' "$W/trend.txt")"
+
+# ---- 4b. straggler-detector reports (tests/data/straggler: Megatron's README example, a reconstruction
+# of NeMo's callback): the slowest ranks and their nodes, in the note and in JSON
+for sc in megatron-readme nemo-callback; do
+    g="$W/strag-$sc/pretrain_llama3.1_8b_bf16_16"
+    mkdir -p "$g"
+    cat "$root/tests/data/straggler/$sc/input.log" >"$g/log-x_1_0.out"
+    steps "$g/log-x_1_0.out" 12.3
+    "$parse" --nccl -f json --gpu h100 "$W/strag-$sc" >"$W/strag-$sc.json" 2>&1
+done
+got=$(jget "$W/strag-megatron-readme.json" "r['stragglers']['megatron']['slowest_rank'], r['stragglers']['megatron']['lowest_etpt_rank'], [x['rank'] for x in r['stragglers']['megatron']['lowest_etpt_ranks']]")
+[ "$got" = "0 0 [0, 2, 1, 4]" ] && ok "stragglers: Megatron's slowest rank 0, lowest throughput 0, 2, 1, 4" ||
+    fail "stragglers megatron: '$got' $(head -c 300 "$W/strag-megatron-readme.json")"
+jget "$W/strag-megatron-readme.json" "r['note']" | grep -q 'stragglers: Megatron straggler detector (1 reports), the last: slowest rank 0' &&
+    ok "stragglers: Megatron's in the note" || fail "stragglers note: $(jget "$W/strag-megatron-readme.json" "r['note']")"
+got=$(jget "$W/strag-nemo-callback.json" "' '.join('%d@%s' % (x['rank'], x['node']) for x in r['stragglers']['nemo']['worst'])")
+[ "$got" = "13@pool0-0183 5@pool0-0181 2@pool0-0181" ] && ok "stragglers: NeMo's worst ranks and nodes: $got" ||
+    fail "stragglers nemo: '$got'"
+jget "$W/strag-nemo-callback.json" "r['note']" | grep -q "rank 13 on pool0-0183 (0.79)" &&
+    ok "stragglers: NeMo's in the note" || fail "stragglers nemo note: $(jget "$W/strag-nemo-callback.json" "r['note']")"
 
 # ---- 5. the synthetic workload's NCCL trace run on the local cluster ------------------
 if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/null 2>&1; then
