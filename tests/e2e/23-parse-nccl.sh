@@ -67,6 +67,11 @@ for case_dir in "$root"/tests/data/nccl/*/; do
         [ "$rc" -eq 0 ] && ok "$c: --strict exits 0" || fail "$c: --strict exited $rc without a warning"
     fi
 done
+# docs/diagnostics.md's breakdown example (the README links it) is what the tool prints on the torchtitan case
+(cd "$W/x/nccl-torchtitan-tp2" && "$parse" --nccl --gpu h100 .) 2>&1 | sed -n '/^NCCL: /,/ trace lines, /p' >"$W/doc-got.txt"
+sed -n '/^NCCL: \.\/pretrain_llama3.1_8b_bf16_8/,/ trace lines, /p' "$root/docs/diagnostics.md" >"$W/doc-want.txt"
+[ -s "$W/doc-want.txt" ] && cmp -s "$W/doc-got.txt" "$W/doc-want.txt" && ok "docs/diagnostics.md: the breakdown example is the tool's output" ||
+    fail "docs/diagnostics.md's example differs: $(diff "$W/doc-want.txt" "$W/doc-got.txt" | head -8)"
 sock="$W/x/nccl-2.7.8-socket-2node"
 "$parse" --nccl --gpu h100 "$sock" >"$W/sock.txt" 2>&1
 grep -q 'note: .*NCCL: NCCL uses TCP sockets between 2 nodes' "$W/sock.txt" && ok "socket fallback: warning in the run's note" ||
