@@ -409,6 +409,27 @@ START_TEST(test_stragglers)
 }
 END_TEST
 
+/* A process's rank from NCCL's init lines (what names a profile run's profile_<pid>.nsys-rep): the srun-label
+ * excerpt's "h100clust-worker-1:227602:... comm 0x.. rank 0 nRanks 24 nNodes 3" (hand reading: pid 227602 is rank
+ * 0 of 24), and NCCL 2.4's one TensorFlow process driving both GPUs ("gpu1:11907:... comm .. rank 0 nranks 2" and
+ * "rank 1 nranks 2" from pid 11907: several ranks, -2). */
+START_TEST(test_pid_ranks)
+{
+    size_t len;
+    char *a = read_all(DATA "nccl-srun-label-3node/input.log", &len);
+    struct np_nccl *n = read_chunks(a, len, 7);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 227602), 0);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 227667), -1); /* a thread id, not a process */
+    np_nccl_free(n);
+    free(a);
+    a = read_all(DATA "nccl-2.4-tf-init-1node/input.log", &len);
+    n = read_chunks(a, len, len);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 11907), -2);
+    np_nccl_free(n);
+    free(a);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -423,6 +444,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_report_formats);
     tcase_add_test(tc, test_anomalies);
     tcase_add_test(tc, test_stragglers);
+    tcase_add_test(tc, test_pid_ranks);
     suite_add_tcase(s, tc);
     return s;
 }

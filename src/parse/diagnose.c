@@ -46,6 +46,18 @@ static char **diagnose_nsys(const char *dir)
     return v;
 }
 
+/* The rank of a report named by its process ("profile_<pid>.nsys-rep": nsys -o ..._%p, as nemoperf's
+ * script and the synthetic workload write it) from NCCL's init lines; -1 unknown, -2 several. */
+static int diagnose_nsys_rank(const struct np_nccl *n, const char *name)
+{
+    const char *dot = strstr(name, ".nsys-rep"), *d = dot;
+    while (d > name && d[-1] >= '0' && d[-1] <= '9')
+        d--;
+    if (d == dot || dot - d > 10 || (d > name && d[-1] != '_'))
+        return -1;
+    return np_nccl_pid_rank(n, strtoull(d, NULL, 10));
+}
+
 /* Append "; what: text" (or "what: text") to the run's note. */
 static int diagnose_note(struct np_run *r, const char *what, const char *text)
 {
@@ -103,6 +115,12 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     np_scan_result_free(&sr);
     np_drift_find(r, g->logged_gbs, np_nccl_net(g->nccl)->max_nranks, &g->drift);
     g->nsys = diagnose_nsys(r->dir);
+    size_t nn = 0;
+    while (g->nsys && g->nsys[nn])
+        nn++;
+    if (nn && (g->nsys_rank = malloc(nn * sizeof *g->nsys_rank)))
+        for (size_t i = 0; i < nn; i++)
+            g->nsys_rank[i] = diagnose_nsys_rank(g->nccl, g->nsys[i]);
     char buf[1400];
     int bad = 0;
     if ((g->nnet_warnings = np_nccl_warnings(g->nccl, buf, sizeof buf)))
@@ -151,6 +169,7 @@ void np_diag_free(struct np_diag *d, size_t n)
         for (char **p = d[i].nsys; p && *p; p++)
             free(*p);
         free(d[i].nsys);
+        free(d[i].nsys_rank);
     }
     free(d);
 }

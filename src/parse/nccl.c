@@ -31,6 +31,7 @@
 #define NCCL_MAX_OPS 64
 #define NCCL_LINE_MAX 8192               /* a longer line is cut: its start is what we read */
 #define NCCL_GRANKS_MAX (1u << 20)       /* RCCL globalrank bitmap */
+#define NCCL_PIDS 8192                   /* processes whose rank an init line names (4,096 kept) */
 
 struct nccl_key {
     uint64_t opcount, count;
@@ -38,6 +39,11 @@ struct nccl_key {
     uint16_t op;
     uint16_t dtype;
     uint64_t lines;   /* 0 with nranks != 0: moved to the newer generation */
+};
+
+struct nccl_pidrank {
+    uint64_t pid;     /* 0: empty slot */
+    int rank, nranks; /* rank -2: the process holds several ranks of its largest communicator */
 };
 
 struct nccl_gen {
@@ -61,6 +67,8 @@ struct np_nccl {
     struct np_nccl_net net;
     struct np_nccl_ckpt ckpt;
     struct np_straggler strag; /* straggler-detector reports met on the way (straggler.c) */
+    struct nccl_pidrank pids[NCCL_PIDS];
+    size_t npids;
     uint64_t fed;             /* bytes fed before the current chunk */
     uint64_t line_off;        /* where the pending line starts */
     uint64_t strag_next;      /* the offset just past the last straggler line (0: none yet) */
@@ -428,7 +436,7 @@ static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
  * a collective line (is_rank), host:pid [dev] or RCCL's globalrank into the rank set.  Ray/srun
  * labels and RCCL's timestamps before it are skipped. */
 static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, int is_rank, uint64_t grank,
-                        int has_grank)
+                        int has_grank, uint64_t *pid)
 {
     const char *e = info;
     while (e > line && e[-1] == ' ')
@@ -465,6 +473,11 @@ static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, i
         rank = nccl_hash(s, (size_t)((c2 ? c2 : e) - s), 0xcbf29ce484222325ULL);
         if (dev)
             rank = nccl_hash(dev, (size_t)(devend - dev), rank);
+    }
+    if (pid && c1) { /* "host:pid:tid": the pid */
+        const char *d = c1 + 1;
+        if (!nccl_u64(&d, e, 10, pid) || d >= e || *d != ':')
+            *pid = 0;
     }
     if (is_rank)
         nccl_set_add(n->ranks, &n->nranks_seen, rank, &n->saturated);
@@ -553,8 +566,45 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         n->net.max_nranks = (int)k.nranks;
     if (has_grank)
         nccl_grank(n, grank);
-    nccl_prefix(n, line, info, 1, grank, has_grank);
+    nccl_prefix(n, line, info, 1, grank, has_grank, NULL);
     return 1;
+}
+
+/* The rank process pid holds in its largest communicator (the world); -2 when one process holds several
+ * (one process driving many GPUs). */
+static void nccl_pid_rank(struct np_nccl *n, uint64_t pid, int rank, int nranks)
+{
+    size_t i = (size_t)nccl_mix(pid) & (NCCL_PIDS - 1);
+    for (size_t probe = 0; probe < NCCL_PIDS; probe++, i = (i + 1) & (NCCL_PIDS - 1)) {
+        struct nccl_pidrank *e = &n->pids[i];
+        if (e->pid == pid) {
+            if (nranks > e->nranks) {
+                e->rank = rank;
+                e->nranks = nranks;
+            } else if (nranks == e->nranks && rank != e->rank)
+                e->rank = -2;
+            return;
+        }
+        if (!e->pid) {
+            if (n->npids >= NCCL_PIDS / 2)
+                return; /* full: the rest stay unknown */
+            *e = (struct nccl_pidrank){pid, rank, nranks};
+            n->npids++;
+            return;
+        }
+    }
+}
+
+int np_nccl_pid_rank(const struct np_nccl *n, uint64_t pid)
+{
+    size_t i = (size_t)nccl_mix(pid) & (NCCL_PIDS - 1);
+    for (size_t probe = 0; pid && probe < NCCL_PIDS; probe++, i = (i + 1) & (NCCL_PIDS - 1)) {
+        if (n->pids[i].pid == pid)
+            return n->pids[i].rank;
+        if (!n->pids[i].pid)
+            break;
+    }
+    return -1;
 }
 
 /* An init line after "NCCL INFO ": network facts. */
@@ -620,7 +670,15 @@ static void nccl_init_line(struct np_nccl *n, const char *line, const char *info
         if (nccl_u64(&v, end, 10, &x) && x < 100000000 && (int)x > n->net.max_nranks)
             n->net.max_nranks = (int)x;
     }
-    nccl_prefix(n, line, info, 0, 0, 0);
+    uint64_t pid = 0;
+    nccl_prefix(n, line, info, 0, 0, 0, &pid);
+    /* "comm 0x.. rank R nranks N" (init, 2.4 on) or "... rank R nRanks N nNodes M" (2.12 on): the process's rank */
+    const char *r = nccl_find(p, end, " rank ");
+    uint64_t rk, nr;
+    if (pid && r && (r += 6, nccl_u64(&r, end, 10, &rk)) &&
+        (nccl_starts(r, end, " nranks ") || nccl_starts(r, end, " nRanks ")) && (r += 8, nccl_u64(&r, end, 10, &nr)) &&
+        rk < nr && nr < 100000000)
+        nccl_pid_rank(n, pid, (int)rk, (int)nr);
 }
 
 /* NeMo's "Global Checkpoint Save : ... : Save duration: 4.389s" and

@@ -340,6 +340,15 @@ static json_t *ncclreport_nsys_json(char *const *v)
     return a ? a : json_null();
 }
 
+/* The rank of each .nsys-rep file's process (null unknown), in nsys_reports' order. */
+static json_t *ncclreport_nsys_ranks_json(const struct np_diag *g)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && g->nsys && g->nsys[i]; i++)
+        json_array_append_new(a, g->nsys_rank && g->nsys_rank[i] >= 0 ? json_integer(g->nsys_rank[i]) : json_null());
+    return a ? a : json_null();
+}
+
 static enum np_status ncclreport_json_all(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
                                           const struct np_diag *d)
 {
@@ -367,6 +376,7 @@ static enum np_status ncclreport_json_all(FILE *out, const struct np_parse_resul
         json_object_set_new(r, "anomalies", g->nccl ? ncclreport_anomaly_json(g) : json_null());
         json_object_set_new(r, "drift", ncclreport_drift_json(&g->drift));
         json_object_set_new(r, "nsys_reports", ncclreport_nsys_json(g->nsys));
+        json_object_set_new(r, "nsys_report_ranks", ncclreport_nsys_ranks_json(g));
         json_object_set_new(r, "stragglers", g->nccl ? ncclreport_straggler_json(g) : json_null());
         if (g->error[0])
             json_object_set_new(r, "diagnostics_error", json_string(g->error));
@@ -425,8 +435,11 @@ enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct 
         }
         if (g->nsys && g->nsys[0]) {
             fprintf(out, md ? "\n**Nsight reports** (%s):" : "\nNsight reports: %s\n ", label);
-            for (char **p = g->nsys; *p; p++)
-                fprintf(out, " %s", *p);
+            for (size_t k = 0; g->nsys[k]; k++)
+                if (g->nsys_rank && g->nsys_rank[k] >= 0)
+                    fprintf(out, " %s (rank %d)", g->nsys[k], g->nsys_rank[k]);
+                else
+                    fprintf(out, " %s", g->nsys[k]);
             fputc('\n', out);
         }
     }

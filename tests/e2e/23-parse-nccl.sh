@@ -72,6 +72,17 @@ done
 sed -n '/^NCCL: \.\/pretrain_llama3.1_8b_bf16_8/,/ trace lines, /p' "$root/docs/diagnostics.md" >"$W/doc-want.txt"
 [ -s "$W/doc-want.txt" ] && cmp -s "$W/doc-got.txt" "$W/doc-want.txt" && ok "docs/diagnostics.md: the breakdown example is the tool's output" ||
     fail "docs/diagnostics.md's example differs: $(diff "$W/doc-want.txt" "$W/doc-got.txt" | head -8)"
+# a profile run's .nsys-rep files with their ranks: profile_<pid> (nsys -o ..._%p) and NCCL's init line
+# "h100clust-worker-1:227602:... comm .. rank 0 nRanks 24" of the srun-label excerpt: pid 227602 is rank 0
+sr="$W/x/nccl-srun-label-3node/pretrain_llama3.1_8b_bf16_8"
+: >"$sr/profile_227602.nsys-rep"
+: >"$sr/profile_4242.nsys-rep"
+"$parse" --nccl -f json --gpu h100 "$W/x/nccl-srun-label-3node" >"$W/nsys.json" 2>&1
+got=$(jget "$W/nsys.json" "list(zip(r['nsys_reports'], r['nsys_report_ranks']))")
+[ "$got" = "[('profile_227602.nsys-rep', 0), ('profile_4242.nsys-rep', None)]" ] &&
+    ok "nsys reports with their ranks: $got" || fail "nsys reports: '$got'"
+"$parse" --nccl --gpu h100 "$W/x/nccl-srun-label-3node" 2>&1 | grep -q 'profile_227602.nsys-rep (rank 0) profile_4242.nsys-rep$' &&
+    ok "nsys reports: the table's block names the rank" || fail "nsys reports text"
 sock="$W/x/nccl-2.7.8-socket-2node"
 "$parse" --nccl --gpu h100 "$sock" >"$W/sock.txt" 2>&1
 grep -q 'note: .*NCCL: NCCL uses TCP sockets between 2 nodes' "$W/sock.txt" && ok "socket fallback: warning in the run's note" ||

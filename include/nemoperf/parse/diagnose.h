@@ -23,6 +23,8 @@ struct np_diag {
     int nanomalies;
     struct np_drift drift;
     char **nsys;              /* .nsys-rep files of the run's folder (NULL-terminated, sorted), or NULL */
+    int *nsys_rank;           /* per file: the rank of its process (profile_<pid>) from NCCL's init lines,
+                                 -1 unknown, -2 a process of several ranks; NULL when none */
     size_t nnet_warnings;     /* NCCL network warnings (what --strict fails on) */
     int gpus_per_node;        /* NCCL's ranks per node (or the row's) for straggler ranks' nodes, 0 unknown */
 };

@@ -73,6 +73,9 @@ enum np_status np_nccl_read_path(struct np_nccl *n, const char *path, struct np_
 const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count);
 const struct np_nccl_net *np_nccl_net(const struct np_nccl *n);
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n);
+/* The rank process pid held in its largest communicator, from NCCL's init lines ("host:pid:tid [dev]
+ * NCCL INFO comm 0x.. rank R nranks N"): -1 unknown, -2 when one process held several. */
+int np_nccl_pid_rank(const struct np_nccl *n, uint64_t pid);
 /* The straggler-detector reports of the same log (straggler.h). */
 const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n);
 uint64_t np_nccl_trace_lines(const struct np_nccl *n); /* collective lines read */
