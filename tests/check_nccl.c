@@ -21,24 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DATA "tests/data/nccl/"
+#include "testutil.h"
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+#define DATA "tests/data/nccl/"
 
 static struct np_nccl *read_chunks(const char *buf, size_t len, size_t chunk)
 {
@@ -137,7 +122,7 @@ START_TEST(test_golden_cases)
         ck_assert_msg(exp != NULL, "%s: %s", p, je.text);
         snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
         size_t len;
-        char *buf = read_all(p, &len);
+        char *buf = np_test_read_all(p, &len);
         struct np_nccl *whole = np_nccl_new();
         struct np_error err;
         ck_assert_int_eq(np_nccl_read_path(whole, p, &err), NP_OK);

@@ -11,6 +11,7 @@
 #include "nemoperf/job/dfm.h"
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/setup/stage.h"
+#include "nemoperf/slurm/sbatch_env.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -320,6 +321,8 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
                           "STAGE_PATH=%s: contains '%%', which Slurm reads as a file name pattern (%%j, %%x, %%u...) "
                           "in the log paths of sbatch and srun; allowed: a path without '%%'",
                           sp);
+    if (np_stage_check_value("STAGE_PATH", sp, x->err) != NP_OK) /* as ./setup: before anything is looked at */
+        return NP_E_INVALID;
     size_t n = strlen(sp);
     while (n > 1 && sp[n - 1] == '/')
         n--;
@@ -706,8 +709,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
     const char *img = config_get(x, "RUN_CONF_IMAGE");
     struct stat st;
     if (img) {
-        if (strpbrk(img, "\n\r"))
-            return config_bad(x, "RUN_CONF_IMAGE=%s: contains a newline", img);
+        if (np_stage_check_value("RUN_CONF_IMAGE", img, x->err) != NP_OK) /* as ./setup */
+            return NP_E_INVALID;
         if (img[0] == '/' && (stat(img, &st) != 0 || !S_ISREG(st.st_mode)))
             return config_bad(x, "RUN_CONF_IMAGE=%s: no such file; allowed: an existing .sqsh file or an image "
                                  "reference such as %s",
@@ -1081,6 +1084,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
                               "in another encoding cannot be written to the JSON manifest); nothing written",
                               names[i], (unsigned char)v[at], at, strlen(v));
     }
+    if (st == NP_OK) /* the SBATCH_* Slurm reads as names: too long or with control bytes, never accepted */
+        st = np_sbatch_env_check(x.env, x.env_ctx, x.err);
     if (st != NP_OK) {
         free(c);
         return st;

@@ -27,6 +27,7 @@
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/slurm/backend.h"
+#include "nemoperf/slurm/sbatch_env.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/setup/setup.h"
 
@@ -663,8 +664,14 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         return 2;
     }
     struct np_error err = {0};
+    /* the SBATCH_* reach the import, pip and fine-tuning jobs' sbatch: launch's checks, before any download */
+    if (np_sbatch_env_check(NULL, NULL, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
     const char *stage = getenv("STAGE_PATH");
-    if (np_stage_check_path(stage, &err) != NP_OK) {
+    if (np_stage_check_path(stage, &err) != NP_OK ||
+        np_stage_check_value("RUN_CONF_IMAGE", setup_env("RUN_CONF_IMAGE"), &err) != NP_OK) { /* as launch */
         np_error_print(&err);
         return 2;
     }
