@@ -152,7 +152,7 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
         np_buf_append_shq(b, c->experiment_dir);
         np_buf_append(b, " \\\n    --container-env=PYTHONPATH");
         struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-        size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+        size_t nv = np_env_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             np_buf_appendf(b, ",%s", vars[i].name);
         if (c->hf_token)
@@ -247,7 +247,7 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "pip", pip ? pip : json_null());
     json_t *env = json_object();
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-    size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    size_t nv = np_env_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
     for (size_t i = 0; env && i < nv; i++)
         bad |= json_object_set_new(env, vars[i].name, json_string(vars[i].value));
     bad |= json_object_set_new(o, "env", env ? env : json_null());
