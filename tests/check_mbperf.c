@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/env.h"
+#include "nemoperf/job/kind.h" /* np_script_vars */
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/job/mbridge_perf.h"
 #include "nemoperf/launch/config.h"
