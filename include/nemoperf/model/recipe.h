@@ -158,6 +158,7 @@ struct np_recipe {
     int segment;        /* sbatch --segment on 4-GPU nodes beyond 18 nodes */
     int cross_entropy_te; /* model.config.cross_entropy_fusion_impl = "te" */
     int flops_callback; /* FLOPsMeasurementCallback (pre-training) */
+    int profile_names_experiment; /* ENABLE_PROFILE appends _nsys to the experiment name, not only the job's */
     char **max_connections; /* "gpu\0N": CUDA_DEVICE_MAX_CONNECTIONS when TP or CP > 1, NULL-terminated */
     struct np_model *models;
     size_t nmodels;
@@ -174,7 +175,6 @@ struct np_recipe_set {
 enum np_dtype np_dtype_parse(const char *s);
 /* "bf16"/"fp8"; "BF16"/"FP8" with upper = 1. */
 const char *np_dtype_name(enum np_dtype d, int upper);
-const char *np_flops_conv_name(enum np_flops_conv c);
 /* "pretrain"/"sft"/"lora" (any case) -> 0 and *out; -1 when unknown. */
 int np_task_parse(const char *s, enum np_task *out);
 /* "pretrain"/"sft"/"lora" */
