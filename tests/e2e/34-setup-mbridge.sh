@@ -1,91 +1,134 @@
 #!/bin/sh
-# 34-setup-mbridge.sh - RECIPE=deepseek_v3 ./setup (CONTAINER/DTYPE/GPU_TYPE as for launch) stages the container
-# image of the row's version and the Megatron-Bridge checkout at the release commit (26.08: v0.6.0 51885cf,
-# 26.06: v0.5.0 fcbb603), through the pinned-archive code DFM uses, over real HTTP with real libcurl.
-# Stand-in: tests/hfserver.py --archives plays GitHub's codeload on loopback (no internet here), serving tarballs
-# written with GitHub's layout (one top folder <name>-<commit>); the image step is checked in --dry-run only (no
-# enroot here).  Then launch finds what setup staged (no "not staged" for the checkout).
+# 34-setup-mbridge.sh - ./setup for a Megatron-Bridge row (RECIPE=qwen3_30b_a3b ...) against tests/hfserver.py on
+# loopback (the Hub stand-in: no internet here): the Hub files the release's recipe reads (hf-files.tsv) land in the
+# jobs' HF_HOME in huggingface_hub's cache layout (hub/models--org--name/snapshots/<commit>/, refs/main = the
+# commit the Hub reports), byte for byte; a pinned revision gets no ref; a re-run downloads nothing; a cut
+# transfer is resumed with a Range request; a trust_remote_code config brings its auto_map module; a gated repo
+# without HF_TOKEN fails naming it and leaves no ref; a bad CONTAINER / TASK exits 2 with nothing created; the
+# token is never written.  --skip-image: enroot cannot exist here (30-setup.sh covers the import).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 bindir=${NP_BIN:-bin}
 case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
 setup=$bindir/nemoperf-setup
-launch=$bindir/nemoperf-launch
-[ -x "$setup" ] && [ -x "$launch" ] || { echo "FAIL: tools not built (run make)"; exit 1; }
-unset RECIPE MODEL MODEL_SIZE TASK HF_TOKEN RUN_CONF_IMAGE HF_ENDPOINT CONTAINER DTYPE GPU_TYPE JOB_TOTAL_GPUS WORKLOAD
-
+[ -x "$setup" ] || { echo "FAIL: $setup is not built (run make)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-mb.XXXXXX") || exit 1
 srv_pid=
-cleanup() {
-    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'if [ -n "$srv_pid" ]; then kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; fi; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
+fail() { fails=$((fails + 1)); echo "FAIL: $*"; }
+TOKEN=hf_mb_secret_0ddba11
+unset RECIPE MODEL MODEL_SIZE RUN_CONF_IMAGE HF_TOKEN STAGE_PATH CONTAINER TASK NEMOPERF_DATADIR
 
-V6=51885cf132b2814188b6855c25a8588254274c2a
-V5=fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
-for sha in $V6 $V5; do
-    python3 - "$tmp/arch" "$sha" <<'PY'
-import io, os, sys, tarfile
-out, sha = sys.argv[1], sys.argv[2]
-d = os.path.join(out, "NVIDIA-NeMo", "Megatron-Bridge")
-os.makedirs(d, exist_ok=True)
-with tarfile.open(os.path.join(d, sha + ".tar.gz"), "w:gz") as t:
-    for path in ("scripts/performance/bootstrap.py", "scripts/performance/run_script.py", "src/megatron/bridge/__init__.py"):
-        body = ("# stand-in of %s at %s\n" % (path, sha)).encode()
-        ti = tarfile.TarInfo("Megatron-Bridge-%s/%s" % (sha, path))
-        ti.size = len(body)
-        t.addfile(ti, io.BytesIO(body))
-PY
-done
-python3 "$root/tests/hfserver.py" --archives "$tmp/arch" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
+# Kimi K2's config names its configuration module in auto_map (trust_remote_code, kimi_k2.py:64-65)
+F=$tmp/files
+mkdir -p "$F/moonshotai/Kimi-K2-Instruct"
+cat >"$F/moonshotai/Kimi-K2-Instruct/config.json" <<'JSON'
+{"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2",
+ "auto_map": {"AutoConfig": "configuration_deepseek.DeepseekV3Config",
+              "AutoModelForCausalLM": "modeling_deepseek.DeepseekV3ForCausalLM"}}
+JSON
+echo "class DeepseekV3Config: pass" >"$F/moonshotai/Kimi-K2-Instruct/configuration_deepseek.py"
+echo "class DeepseekV3ForCausalLM: pass" >"$F/moonshotai/Kimi-K2-Instruct/modeling_deepseek.py"
+
+python3 "$root/tests/hfserver.py" --token "$TOKEN" --files "$F" --public Qwen/Qwen3-30B-A3B \
+    --public moonshotai/Kimi-K2-Instruct --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
 srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+for i in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 port=$(head -1 "$tmp/port")
-case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
+[ -n "$port" ] && [ "$port" -gt 0 ] 2>/dev/null || { echo "FAIL: tests/hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1; }
 EP=http://127.0.0.1:$port
-S=$tmp/stage
-mkdir -p "$S"
-run() { env STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$@"; }
-
-# dry run: the image of 26.08 and the v0.6.0 archive, nothing created
-run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$setup" --dry-run >"$tmp/dry" 2>"$tmp/dry.err" || fail "dry run: $(cat "$tmp/dry.err")"
-grep -q "nemo:26.08" "$tmp/dry" && grep -q "^GET $EP/NVIDIA-NeMo/Megatron-Bridge/tar.gz/$V6 -> " "$tmp/dry" &&
-    grep -q "CONTAINER not set: staging 26.08" "$tmp/dry.err" && [ ! -e "$S/src" ] &&
-    ok "--dry-run: the nemo:26.08 image and Megatron-Bridge v0.6.0's archive, CONTAINER's default said, nothing created" ||
-    fail "dry run: $(cat "$tmp/dry" "$tmp/dry.err")"
-# the checkout at the release commit; launch then finds it
-run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$setup" --skip-image >"$tmp/o1" 2>"$tmp/e1" || fail "setup: $(cat "$tmp/e1")"
-[ -f "$S/src/Megatron-Bridge-$V6/scripts/performance/bootstrap.py" ] && [ -f "$S/src/Megatron-Bridge-$V6/.nemoperf-commit" ] &&
-    ok "RECIPE=deepseek_v3 ./setup stages Megatron-Bridge at v0.6.0 ($V6)" || fail "checkout: $(cat "$tmp/o1" "$tmp/e1")"
-run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$launch" --dry-run >/dev/null 2>"$tmp/l1"
-grep -q "not staged yet: NVIDIA-NeMo/Megatron-Bridge" "$tmp/l1" && fail "launch does not see the checkout: $(cat "$tmp/l1")" ||
-    ok "launch finds the staged checkout"
-# CONTAINER=26.06: the v0.5.0 checkout; TASK=sft of the 26.06 Llama 3 70B rows too
-run RECIPE=llama3_70b TASK=sft CONTAINER=26.06 GPU_TYPE=h100 "$setup" --skip-image >"$tmp/o2" 2>"$tmp/e2" &&
-    [ -f "$S/src/Megatron-Bridge-$V5/scripts/performance/run_script.py" ] &&
-    ok "TASK=sft CONTAINER=26.06 RECIPE=llama3_70b stages Megatron-Bridge at v0.5.0" || fail "26.06: $(cat "$tmp/o2" "$tmp/e2")"
-# idempotent: no request the second time
-: >"$tmp/requests.log"
-run RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 DTYPE=MXFP8 "$setup" --skip-image >"$tmp/o3" 2>"$tmp/e3" &&
-    grep -q "already staged" "$tmp/o3" && [ ! -s "$tmp/requests.log" ] && ok "a second run keeps the checkout, no request" ||
-    fail "second run: $(cat "$tmp/o3" "$tmp/e3")"
-# refusals name the variable and list what exists; nothing created
-for bad in "DTYPE=nvfp4:fp8_mx" "CONTAINER=25.11:26.08, 26.06" "GPU_TYPE=h200:gb300"; do
-    kv=${bad%%:*} want=${bad#*:}
-    mkdir -p "$tmp/none"
-    run RECIPE=deepseek_v3 GPU_TYPE=gb300 "$kv" STAGE_PATH="$tmp/none" "$setup" --skip-image >/dev/null 2>"$tmp/e4"
+ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+get() { python3 -c "import sys, urllib.request; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())" "$EP/$1"; }
+run() { # NAME VAR=VALUE... : setup --skip-image $OPTS with HF_ENDPOINT; $rc, NAME.out/.err
+    name=$1
+    shift
+    env HF_ENDPOINT="$EP" "$@" "$setup" --skip-image ${OPTS:-} >"$tmp/$name.out" 2>"$tmp/$name.err"
     rc=$?
-    [ $rc -eq 2 ] && grep -q "${kv}.*allowed: .*$want" "$tmp/e4" && [ -z "$(ls -A "$tmp/none")" ] && ok "$kv: exit 2: $(cut -c1-140 "$tmp/e4")" ||
-        fail "$kv: rc=$rc $(cat "$tmp/e4")"
-done
-# NeMo's recipe names keep theirs
-run RECIPE=nosuch "$setup" --dry-run >/dev/null 2>"$tmp/e5"
-grep -q "RECIPE: 'nosuch' is not a known recipe" "$tmp/e5" && ok "an unknown RECIPE still gets the NeMo recipes' message" || fail "$(cat "$tmp/e5")"
+}
+S=$tmp/stage
+Q=$S/mbridge/hf/hub/models--Qwen--Qwen3-30B-A3B
 
-[ "$fails" -eq 0 ] && echo "34-setup-mbridge: all ok" || { echo "34-setup-mbridge: $fails failure(s)"; exit 1; }
+# ---- 26.08 (v0.6.0): Qwen3 30B-A3B is pinned to a revision (qwen3_moe.py:28-29): config and tokenizer ----------
+ctl "cut?bytes=100000&n=1" # the first file body (config.json is small: the cut lands on tokenizer.json)
+: >"$tmp/requests.log"
+run q8 STAGE_PATH="$S" RECIPE=qwen3_30b_a3b
+R=ad44e777bcd18fa416d9da3bd8f70d33ebb85d39
+snap=$Q/snapshots/$R
+if [ "$rc" -eq 0 ] && [ -s "$snap/config.json" ] && [ -s "$snap/tokenizer_config.json" ] && [ -s "$snap/tokenizer.json" ] &&
+    [ ! -e "$Q/refs" ]; then
+    ok "26.08 qwen3_30b_a3b: config.json and the tokenizer in snapshots/$R, no ref for a pinned revision"
+else
+    fail "26.08 qwen3_30b_a3b (rc $rc): $(cat "$tmp/q8.err") $(find "$S" -type f 2>&1 | head)"
+fi
+same=1
+for f in config.json tokenizer_config.json tokenizer.json special_tokens_map.json; do
+    get "Qwen/Qwen3-30B-A3B/resolve/$R/$f" >"$tmp/want" 2>/dev/null && cmp -s "$tmp/want" "$snap/$f" || same=0
+done
+[ $same -eq 1 ] && ok "the staged files are the Hub's bytes" || fail "staged files differ from the server's"
+grep -q "/resolve/$R/config.json" "$tmp/requests.log" && ok "files asked at the pinned revision" ||
+    fail "no request at revision $R: $(head -3 "$tmp/requests.log")"
+grep '"/Qwen/Qwen3-30B-A3B/resolve/[^"]*/tokenizer.json"' "$tmp/requests.log" | grep -q '"range": "bytes=100000-"' &&
+    ok "the cut tokenizer.json was resumed from byte 100000 (Range request)" || fail "no resume of the cut file"
+ls "$snap"/*.part >/dev/null 2>&1 && fail "a .part file was left" || true
+grep -q 'tokenizer for 26.08 qwen3_30b_a3b pretrain: downloaded 3, already staged 0, not in repo 2' "$tmp/q8.out" ||
+    fail "summary line: $(cat "$tmp/q8.out")"
+
+# ---- re-run: nothing downloaded ------------------------------------------------------------------------------
+run q8again STAGE_PATH="$S" RECIPE=qwen3_30b_a3b
+[ "$rc" -eq 0 ] && [ "$(grep -c 'downloaded 0, already staged' "$tmp/q8again.out")" -eq 2 ] &&
+    ok "re-run: every file already staged, nothing downloaded" || fail "re-run (rc $rc): $(cat "$tmp/q8again.out")"
+
+# ---- 26.06 (v0.5.0): the same repo at main -> refs/main holds the commit the Hub reports ------------------------
+run q6 STAGE_PATH="$S" RECIPE=qwen3_30b_a3b CONTAINER=26.06 TASK=pretrain
+sha=$(cat "$Q/refs/main" 2>/dev/null)
+hub=$(python3 -c "import hashlib; print(hashlib.sha1(b'Qwen/Qwen3-30B-A3B').hexdigest())") # hfserver's sha
+if [ "$rc" -eq 0 ] && [ "$sha" = "$hub" ] && [ -s "$Q/snapshots/$sha/config.json" ] &&
+    [ -s "$Q/snapshots/$sha/tokenizer_config.json" ]; then
+    ok "26.06: refs/main = $sha (the Hub's), files in its snapshot"
+else
+    fail "26.06 (rc $rc): ref '$sha', want '$hub': $(cat "$tmp/q6.err")"
+fi
+
+# ---- trust_remote_code: Kimi K2's auto_map modules come along ----------------------------------------------------
+run kimi STAGE_PATH="$S" RECIPE=kimi_k2
+K=$S/mbridge/hf/hub/models--moonshotai--Kimi-K2-Instruct
+ksha=$(cat "$K/refs/main" 2>/dev/null)
+if [ "$rc" -eq 0 ] && cmp -s "$K/snapshots/$ksha/config.json" "$F/moonshotai/Kimi-K2-Instruct/config.json" &&
+    cmp -s "$K/snapshots/$ksha/configuration_deepseek.py" "$F/moonshotai/Kimi-K2-Instruct/configuration_deepseek.py" &&
+    cmp -s "$K/snapshots/$ksha/modeling_deepseek.py" "$F/moonshotai/Kimi-K2-Instruct/modeling_deepseek.py"; then
+    ok "kimi_k2 (26.06 only): config.json and its 2 auto_map modules staged"
+else
+    fail "kimi_k2 (rc $rc): $(cat "$tmp/kimi.err") $(ls -R "$K" 2>&1 | head)"
+fi
+
+# ---- gated, no token: fails naming the repo, no ref written --------------------------------------------------------
+run gated STAGE_PATH="$S" RECIPE=llama3_70b TASK=sft
+L=$S/mbridge/hf/hub/models--meta-llama--Meta-Llama-3-70B
+[ "$rc" -eq 1 ] && grep -q 'meta-llama/Meta-Llama-3-70B' "$tmp/gated.err" && grep -qi 'HF_TOKEN' "$tmp/gated.err" &&
+    [ ! -e "$L/refs" ] && ok "gated Llama 3 70B without HF_TOKEN: exit 1, repo and HF_TOKEN named, no ref" ||
+    fail "gated (rc $rc): $(cat "$tmp/gated.err")"
+run gatedtok STAGE_PATH="$S" RECIPE=llama3_70b TASK=lora HF_TOKEN="$TOKEN"
+[ "$rc" -eq 0 ] && [ -s "$L/snapshots/$(cat "$L/refs/main")/config.json" ] &&
+    ok "with HF_TOKEN: staged" || fail "gated with token (rc $rc): $(cat "$tmp/gatedtok.err")"
+
+# ---- bad input: exit 2, named, nothing created -----------------------------------------------------------------------
+run badc STAGE_PATH="$tmp/none" RECIPE=qwen3_30b_a3b CONTAINER=26.99
+[ "$rc" -eq 2 ] && grep -q "CONTAINER: '26.99'" "$tmp/badc.err" && grep -q '26.08, 26.06' "$tmp/badc.err" &&
+    [ ! -e "$tmp/none" ] && ok "CONTAINER=26.99: exit 2, allowed values named, nothing created" ||
+    fail "bad container (rc $rc): $(cat "$tmp/badc.err")"
+run badt STAGE_PATH="$tmp/none" RECIPE=qwen3_30b_a3b TASK=lora
+[ "$rc" -eq 2 ] && grep -q "TASK: 'lora'" "$tmp/badt.err" && [ ! -e "$tmp/none" ] &&
+    ok "TASK=lora for qwen3_30b_a3b: exit 2, nothing created" || fail "bad task (rc $rc): $(cat "$tmp/badt.err")"
+OPTS=--dry-run run dry STAGE_PATH="$tmp/none" RECIPE=nemotron_3_super
+[ "$rc" -eq 0 ] && grep -q 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16@main' "$tmp/dry.out" &&
+    grep -q 'nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16@main' "$tmp/dry.out" && [ ! -e "$tmp/none" ] &&
+    ok "--dry-run: Super's config and Nano's tokenizer (nemotron_3_super.py:44,59) listed, nothing created" ||
+    fail "dry run (rc $rc): $(cat "$tmp/dry.out" "$tmp/dry.err")"
+
+grep -rq "$TOKEN" "$S" "$tmp"/*.out "$tmp"/*.err && fail "the token was written somewhere" ||
+    ok "the token is in no staged file or output"
+echo "34-setup-mbridge: $fails failure(s)"
+[ "$fails" -eq 0 ]
