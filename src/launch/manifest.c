@@ -347,6 +347,13 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "version", json_string(NP_VERSION));
         bad |= json_object_set_new(o, "config", cfg);
         cfg = NULL;
+        const struct np_mbperf_row *mb = m->config->mb;
+        if (mb) /* what nemoperf-parse identifies a Megatron-Bridge run by (report/mbridge_run.c) */
+            bad |= json_object_set_new(o, "mbridge",
+                                       json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s}", "recipe", mb->recipe,
+                                                 "dtype", np_mb_dtype_name(mb->dtype), "gpu_type", mb->gpu_type,
+                                                 "gpus", m->config->gpus, "container", mb->container, "gbs",
+                                                 m->config->gbs, "seq_len", mb->seq_len, "task", mb->task));
         bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
         bad |= json_object_set_new(o, "backend", json_string(m->backend ? m->backend : "cli"));
         const char *state = m->state ? m->state : m->submitted ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED;
