@@ -140,7 +140,8 @@ START_TEST(test_synthetic_script)
     HAS(s, "#SBATCH --account=\"acct\"\n#SBATCH --partition=\"batch\"\n#SBATCH --gpus-per-node=\"8\"\n");
     HAS(s, "#SBATCH --export=ALL\n#SBATCH --no-requeue\n"); /* NeMo-Run never requeued */
     HAS(s, "export TORCH_NCCL_AVOID_RECORD_STREAMS='1'\n");
-    HAS(s, "export TRANSFORMERS_OFFLINE='0'\n");
+    /* Nemotron4 reads nothing from the Hub (null tokenizer): no token passed, as NVIDIA's 25.02 script */
+    HASNT(s, "TRANSFORMERS_OFFLINE");
     HAS(s, "export TOKENIZERS_PARALLELISM='False'\nexport NCCL_NVLS_ENABLE='0'\nexport NVTE_FLASH_ATTN='1'\n"
            "export NVTE_FUSED_ATTN='1'\nexport NEMO_LOG_MEMORY_USAGE='1'\nexport PYTHONUNBUFFERED='1'\n"
            "export SLURM_UNBUFFEREDIO='1'\nexport CUDA_DEVICE_MAX_CONNECTIONS='1'\n" /* TP2 */
@@ -199,7 +200,7 @@ START_TEST(test_nemo_script)
     HASNT(s, "supersecret");
     snprintf(want, sizeof want, "nsys profile -s none -t nvtx,cuda --force-overwrite=true "
                                 "--capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "
-                                "--cuda-event-trace=false -o '%s/profile_%%p'",
+                                "--cuda-event-trace=false -o '%s/nsys_profile/profile_%%p'",
              c->experiment_dir);
     HAS(s, want);
     /* vboost: one task per node on the host, failures ignored */
@@ -247,7 +248,7 @@ START_TEST(test_nemo_script)
     free(s);
     np_launch_plan_free(&plan);
 
-    /* seed 000, GB200: 4 GPUs per node, numactl per task, --segment beyond 18 nodes */
+    /* seed 000, GB200: 4 GPUs per node, NVIDIA's numactl words (NEMOPERF_NUMA_BIND=nvidia), --segment beyond 18 nodes */
     snprintf(want, sizeof want, "%s/nvidia+nemo+25.04.sqsh", stage);
     write_file(want, "sqsh", 0644);
     const char *env3[] = {"RECIPE=nemotron", "MODEL_SIZE=340b", "DTYPE=fp8", "GPU_TYPE=gb200", "JOB_TOTAL_GPUS=128", NULL};
@@ -257,8 +258,7 @@ START_TEST(test_nemo_script)
     HAS(s, "#SBATCH --segment=16\n");
     HAS(s, "export CUDA_DEVICE_MAX_CONNECTIONS='32'\n");
     HAS(s, "export NVTE_NORM_FWD_USE_CUDNN='1'\nexport NVTE_NORM_BWD_USE_CUDNN='1'\n");
-    HAS(s, "bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4)) \"$@\"' "
-           "numactl \\\n    'python'");
+    HAS(s, " \\\n    numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4)) \\\n    'python'");
     HAS(s, "'--fp8' 'current'");
     HAS(s, "'--cuda-graphs'");
     HAS(s, "'--tokenizer-null' '256000' \\\n    '--tokenizer-on-model'");
@@ -363,8 +363,8 @@ START_TEST(test_hostile_stage_path)
     snprintf(want, sizeof want, "<%s/bin/nemoperf-synth>\n", tmp);
     HAS(rec, want);
     HAS(rec, "<--profile-start>\n<1>\n<--profile-stop>\n<3>\n");
-    snprintf(want, sizeof want, "NEMO_HOME=<%s>\nPROFILE_DIR=<%s>\nPWD=<%s>\n", hostile, c->experiment_dir,
-             c->experiment_dir);
+    snprintf(want, sizeof want, "NEMO_HOME=<%s>\nPROFILE_DIR=<%s/nsys_profile>\nPWD=<%s>\n", hostile,
+             c->experiment_dir, c->experiment_dir);
     HAS(rec, want);
     free(pat);
     /* nothing executed: no file named pwned anywhere under tmp */
@@ -459,6 +459,51 @@ START_TEST(test_same_second_folders)
 }
 END_TEST
 
+/* The manifest's "env_user" (issue 29): the variables the job exports that the launcher's environment set to
+ * another value, with both values; the same value is not listed; a value that is not UTF-8 is recorded as null
+ * and one longer than 512 bytes cut, so neither can make the manifest unwritable.  The environment is injected
+ * (np_env_list): a stand-in for the user's shell, so the test does not depend on the one running it. */
+START_TEST(test_manifest_env_user)
+{
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    static char longv[700];
+    memset(longv, 'x', sizeof longv - 1);
+    char longkv[720];
+    snprintf(longkv, sizeof longkv, "NVTE_FUSED_ATTN=%s", longv);
+    const char *user[] = {"NCCL_NVLS_ENABLE=1", "TOKENIZERS_PARALLELISM=False", "NVTE_FLASH_ATTN=\xff\xfe",
+                          longkv, "NCCL_IB_HCA=mlx5_0", NULL};
+    struct np_manifest m = {.config = c, .backend = "cli", .script = "x.sh", .env = np_env_list, .env_ctx = user};
+    json_t *o = np_manifest_json(&m);
+    ck_assert_ptr_nonnull(o);
+    json_t *a = json_object_get(o, "env_user");
+    ck_assert(json_is_array(a));
+    ck_assert_int_eq(json_array_size(a), 3); /* not TOKENIZERS_PARALLELISM (same), not NCCL_IB_HCA (not exported) */
+    json_t *e = json_array_get(a, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NCCL_NVLS_ENABLE");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "user")), "1");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "job")), "0");
+    e = json_array_get(a, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NVTE_FLASH_ATTN");
+    ck_assert(json_is_null(json_object_get(e, "user")));
+    e = json_array_get(a, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NVTE_FUSED_ATTN");
+    ck_assert_int_eq(strlen(json_string_value(json_object_get(e, "user"))), 512);
+    char *dump = json_dumps(o, 0);
+    ck_assert_ptr_nonnull(dump);
+    free(dump);
+    json_decref(o);
+    /* an environment that sets none of them: an empty list, not a missing field */
+    const char *none[] = {NULL};
+    m.env_ctx = none;
+    o = np_manifest_json(&m);
+    ck_assert_int_eq(json_array_size(json_object_get(o, "env_user")), 0);
+    json_decref(o);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("script");
@@ -471,6 +516,7 @@ int main(void)
     tcase_add_test(tc, test_hostile_stage_path);
     tcase_add_test(tc, test_file_name_and_vars);
     tcase_add_test(tc, test_same_second_folders);
+    tcase_add_test(tc, test_manifest_env_user);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -6,6 +6,8 @@
  */
 #include "nemoperf/job/env.h"
 
+#include "nemoperf/job/mbridge_perf.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -25,6 +27,15 @@ const char *np_nemo_max_connections(const struct np_launch_config *c)
 size_t np_env_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {
     size_t n = 0;
+    if (c->mb) { /* a performance row: the release's executor and plugins (job/mbridge_perf.c) */
+        const char *names[NP_SCRIPT_MAX_VARS], *values[NP_SCRIPT_MAX_VARS];
+        n = np_mbridge_perf_env(c, names, values, NULL, cap < NP_SCRIPT_MAX_VARS ? cap : NP_SCRIPT_MAX_VARS);
+        for (size_t i = 0; i < n; i++) {
+            vars[i].name = names[i];
+            vars[i].value = values[i];
+        }
+        return n;
+    }
 #define ENV_MB(k_, v_)                                                                                            \
     do {                                                                                                          \
         if (n < cap) {                                                                                            \
@@ -92,7 +103,10 @@ size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *
     SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
     if (c->pp > 1)
         SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
-    for (char **e = c->model->env; e && *e; e++) /* per model: NVTE_NORM_*_USE_CUDNN (405B, 340B) */
+    /* per model, pre-training only: NVTE_NORM_*_USE_CUDNN (405B, 340B) come from the pre-training scripts'
+     * custom_env_vars (NeMo v2.3.1 scripts/performance/llm/pretrain_llama31_405b.py l.171-174); the
+     * fine-tuning ones pass none (finetune_llama31_405b.py l.192, v2.3.0 l.186: custom_env_vars={}) */
+    for (char **e = c->task == NP_TASK_PRETRAIN ? c->model->env : NULL; e && *e; e++)
         SCRIPT_VAR(*e, np_setting_value(*e));
     if (c->nccltrace) {
         SCRIPT_VAR("NCCL_DEBUG", "INFO");
@@ -100,8 +114,8 @@ size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *
     }
     SCRIPT_VAR("NEMO_HOME", c->stage_path);
     SCRIPT_VAR("HF_HOME", c->stage_path);
-    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile)
-        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile) /* where nsys writes in the NeMo job */
+        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->nsys_dir);
 #undef SCRIPT_VAR
     return n;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/dfm.h"
+#include "nemoperf/job/mbridge_perf.h"
 
 /* One workload kind: its rank command and what else it decides. */
 struct mbridge_kind {
@@ -26,13 +27,16 @@ struct mbridge_kind {
     char **(*argv)(const struct np_launch_config *c);
     json_t *(*json)(const struct np_launch_config *c);
     enum np_status (*stage)(const struct np_launch_config *c, struct np_error *err);
+    const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
 };
 
 /* DFM's perf runs were torchrun in an interactive container with only NVTE_FUSED_ATTN=1 set (DFM f8c1c09
  * examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment.  One srun task per GPU
  * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU. */
 static const struct mbridge_kind mbridge_kinds[] = {
-    {"dfm", 1, np_dfm_argv, np_dfm_json, np_dfm_stage},
+    {"dfm", 1, np_dfm_argv, np_dfm_json, np_dfm_stage, NULL},
+    /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
+    {"perf", 1, np_mbridge_perf_argv, np_mbridge_perf_json, NULL, np_mbridge_perf_cpus},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -50,16 +54,19 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
     struct np_buf out;
     np_buf_init(&out);
     np_buf_append(&out, "");
-    for (size_t i = 0; b && b->pythonpath[i]; i++)
+    for (size_t i = 0; b && b->pythonpath[i]; i++) { /* "<repo name>" or "<repo name>/<folder in it>" */
+        const char *sub = strchr(b->pythonpath[i], '/');
+        size_t len = sub ? (size_t)(sub - b->pythonpath[i]) : strlen(b->pythonpath[i]);
         for (size_t j = 0; j < b->nrepos; j++)
-            if (strcmp(b->repos[j].name, b->pythonpath[i]) == 0) {
+            if (strlen(b->repos[j].name) == len && strncmp(b->repos[j].name, b->pythonpath[i], len) == 0) {
                 char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[j]);
                 if (!d)
                     out.failed = 1;
                 else
-                    np_buf_appendf(&out, "%s%s", i ? ":" : "", d);
+                    np_buf_appendf(&out, "%s%s%s", i ? ":" : "", d, sub ? sub : "");
                 free(d);
             }
+    }
     if (b && b->pip) {
         char *d = np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size);
         if (!d)
@@ -156,7 +163,8 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     np_buf_append(b, " \\\n    bash -c '");
     if (nemo && k && k->numactl) {
         int d = np_mbridge_numa_divisor(c->gpu_type);
-        np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d)) ", d, d);
+        np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d))", d, d);
+        np_buf_appendf(b, "%s ", k->cpus && k->cpus(c) ? k->cpus(c) : "");
     } else {
         np_buf_append(b, "exec ");
     }

@@ -10,6 +10,7 @@
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/dfm.h"
 #include "nemoperf/job/mbridge.h"
+#include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/slurm/sbatch_env.h"
 
@@ -84,13 +85,7 @@ static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...)
 /* Append item to a ", "-separated list in buf (once). */
 static void config_join(char *buf, size_t size, const char *item)
 {
-    size_t len = strlen(item);
-    for (const char *p = buf; (p = strstr(p, item)); p += len)
-        if ((p == buf || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
-            return;
-    if (*buf)
-        strncat(buf, ", ", size - strlen(buf) - 1);
-    strncat(buf, item, size - strlen(buf) - 1);
+    np_mb_config_join(buf, size, item);
 }
 
 /* Strict decimal integer in [min, max]. */
@@ -262,8 +257,9 @@ struct config_common {
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
     int no_perfrun;             /* DISABLE_PERFRUN: a profile/trace request without its performance run */
-    int preview, retries, gpn_explicit;
+    int preview, retries, gpn_explicit, profile_ranks;
     char srun_mpi[32];
+    enum np_numa_bind numa_bind;
     char *missing[8];           /* preview: what ./setup has not staged (owned) */
     size_t nmissing;
     const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
@@ -271,6 +267,8 @@ struct config_common {
     char load_checkpoint[PATH_MAX];
     char image[PATH_MAX + 64];
     char tokenizer_dir[PATH_MAX + 256];
+    struct np_mbperf_set *mbset;  /* Megatron-Bridge rows (owned until the plan takes them), or NULL */
+    struct np_mb_choice mb;       /* the row of each scale */
 };
 
 /* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
@@ -597,10 +595,10 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
                           c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE",
                           config_get(x, c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE"), c->recipe->name,
                           c->model->size);
-    if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, NP_LAUNCH_DEFAULT_PROFILE_START, &c->profile_start,
-                            NULL)) ||
-        (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, NP_LAUNCH_DEFAULT_PROFILE_STOP, &c->profile_stop,
-                            NULL)) ||
+    int start0, stop0; /* NVIDIA's own window for the recipe's scripts generation */
+    np_nemo_profile_defaults(c->recipe, &start0, &stop0, &c->profile_ranks);
+    if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, start0, &c->profile_start, NULL)) ||
+        (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, stop0, &c->profile_stop, NULL)) ||
         (st = config_intvar(x, "MAX_STEPS", 1, 10000000, NP_LAUNCH_DEFAULT_MAX_STEPS, &c->max_steps,
                             &c->max_steps_explicit)))
         return st;
@@ -794,11 +792,12 @@ static enum np_status config_mbridge_missing(void *ctx, const char *what)
 {
     struct config_ctx *x = ((void **)ctx)[0];
     struct config_common *c = ((void **)ctx)[1];
+    const char *ct = c->mbset ? " CONTAINER=" : "", *cv = c->mbset ? c->model->size : ""; /* MB rows: size = container */
     if (c->preview)
-        return config_missing(x, c, "%s (run RECIPE=%s %s)", what, c->recipe->name, x->setup_cmd);
-    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s %s (the job reads it offline), or "
-                         "use WORKLOAD=synthetic",
-                      c->recipe->name, c->model->size, what, c->recipe->name, x->setup_cmd);
+        return config_missing(x, c, "%s (run RECIPE=%s%s%s %s)", what, c->recipe->name, ct, cv, x->setup_cmd);
+    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s%s%s %s (the job reads it offline), "
+                         "or use WORKLOAD=synthetic",
+                      c->recipe->name, c->model->size, what, c->recipe->name, ct, cv, x->setup_cmd);
 }
 
 /* Megatron-Bridge jobs (job/mbridge.h): the rows nemoperf can run, and the checkouts ./setup staged. */
@@ -831,7 +830,7 @@ static enum np_status config_mbridge(struct config_ctx *x, struct config_common 
  * (ftjob.h), read offline by the job; missing ones are refused (listed when previewing). */
 static enum np_status config_ft_staged(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus)
 {
-    if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO)
+    if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO || c->mbset) /* MB: its own data path */
         return NP_OK;
     if (c->load_raw) /* the recipe restores the imported checkpoint (nemo://<org>/<name>) */
         return config_bad(x, "LOAD_CHECKPOINT_PATH=%s with TASK=%s: a fine-tuning job starts from the checkpoint "
@@ -891,6 +890,20 @@ static enum np_status config_job_policy(struct config_ctx *x, struct config_comm
             return config_bad(x, "NEMOPERF_SRUN_MPI=%s: too long", mpi);
         snprintf(c->srun_mpi, sizeof c->srun_mpi, "%s", mpi);
     }
+    static const char *const binds[] = {[NP_NUMA_NVIDIA] = "nvidia", [NP_NUMA_TASK] = "task", [NP_NUMA_NONE] = "none"};
+    const char *bind = config_get(x, "NEMOPERF_NUMA_BIND");
+    c->numa_bind = NP_NUMA_NVIDIA;
+    if (bind) {
+        size_t i = 0;
+        while (i < sizeof binds / sizeof binds[0] && strcmp(bind, binds[i]) != 0)
+            i++;
+        if (i == sizeof binds / sizeof binds[0])
+            return config_bad(x, "NEMOPERF_NUMA_BIND=%s: not a binding; allowed: nvidia (every task as NVIDIA's "
+                                 "runs: NUMA node $((SLURM_LOCALID/4)) expanded once by the batch shell), task (each "
+                                 "task its own node), none",
+                              bind);
+        c->numa_bind = (enum np_numa_bind)i;
+    }
     return NP_OK;
 }
 
@@ -930,10 +943,18 @@ enum np_status np_launch_config_set_timestamp(struct np_launch_config *c, long l
     np_buf_appendf(&b, "%s/experiments/%s/%s_%lld/%s", c->stage_path, c->experiment, c->experiment, ts,
                    c->job_name);
     char *d = np_buf_steal(&b);
-    if (!d)
+    np_buf_init(&b);
+    np_buf_appendf(&b, "%s/%s", d ? d : "", NP_NEMO_NSYS_DIR);
+    char *nsys = np_buf_steal(&b);
+    if (!d || !nsys) {
+        free(d);
+        free(nsys);
         return NP_E_NOMEM;
+    }
     free(c->experiment_dir);
+    free(c->nsys_dir);
     c->experiment_dir = d;
+    c->nsys_dir = nsys;
     c->timestamp = ts;
     return NP_OK;
 }
@@ -946,12 +967,19 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->recipe = cm->recipe;
     j->task = cm->task;
     j->model = cm->model;
+    for (size_t i = 0; cm->mbset && i < cm->mb.n; i++) /* a Megatron-Bridge row: its own recipe shape */
+        if (cm->mb.gpus[i] == gpus) {
+            j->mb = cm->mb.rows[i];
+            j->recipe = &j->mb->as_recipe;
+            j->model = &j->mb->model;
+            row = &j->mb->cfg;
+        }
     j->row = row;
     j->dtype = cm->dtype;
     j->workload = cm->workload;
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
-    j->gpus_per_node = config_gpn(cm, row);
+    j->gpus_per_node = j->mb ? (cm->mb.gpus_per_node ? cm->mb.gpus_per_node : j->mb->gpus_per_node) : config_gpn(cm, row);
     j->nodes = gpus >= j->gpus_per_node ? gpus / j->gpus_per_node : 1; /* AutoModel's 1-GPU rows: part of a node */
     j->tp = row->tp;
     j->pp = row->pp;
@@ -978,12 +1006,14 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
         for (size_t i = 0; j->missing && i < cm->nmissing; i++)
             j->missing[i] = config_strdup0(cm->missing[i], &oom);
     }
-    j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
+    j->layers = row->layers > 0 ? row->layers : j->model->arch.layers;
     j->seq_len = np_row_value(row, "seq_len", row->seq_len, NULL); /* fine-tuning: the pack length */
-    j->hidden = cm->model->arch.hidden;
+    j->hidden = j->model->arch.hidden;
     j->profile = cm->profile;
     j->profile_start = cm->profile_start;
     j->profile_stop = cm->profile_stop;
+    j->profile_ranks = cm->profile_ranks;
+    j->numa_bind = cm->numa_bind;
     j->nccltrace = cm->nccltrace;
     j->checkpoint = cm->checkpoint;
     j->force_checkpoint = cm->force_checkpoint;
@@ -997,7 +1027,8 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
                    : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
                                             : cm->max_steps;
     snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
-    j->hf_token = cm->hf_token;
+    /* a Hugging Face token only to jobs that read from the Hub (Nemotron's null tokenizer: NVIDIA passed none) */
+    j->hf_token = cm->hf_token && (cm->model->automodel || cm->model->tokenizer.hf || cm->model->hf_repo);
     j->load_checkpoint = config_strdup0(cm->load_checkpoint, &oom);
     j->stage_path = config_strdup0(cm->stage_path, &oom);
     j->image = cm->workload == NP_WORKLOAD_NEMO ? config_strdup0(cm->image, &oom) : NULL;
@@ -1007,14 +1038,22 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->gres_gpus = config_strdup0(cm->gres, &oom);
     if (oom)
         return NP_E_NOMEM;
-    if (cm->task == NP_TASK_PRETRAIN)
+    if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
+        snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", j->mb->task, j->mb->recipe,
+                 np_mb_dtype_name(j->mb->dtype), gpus);
+    else if (cm->task == NP_TASK_PRETRAIN)
         snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
                  np_dtype_name(cm->dtype, 0), gpus);
     else /* the parse side identifies fine-tuning runs by this name (issue 11) */
         snprintf(j->experiment, sizeof j->experiment, "finetune_%s_%s_%s_%s_%d", cm->recipe->name,
                  cm->model->size, np_task_name(cm->task), np_dtype_name(cm->dtype, 0), gpus);
+    /* Nemotron's script names the whole experiment _nsys (dgxc v25.04 nemotron/gsw_nemo.patch l.149-152,
+     * seed 004: experiments/pretrain_nemotron4_15b_bf16_16_nsys/..._nsys_<ts>/..._nsys); Llama's only
+     * the job (llama3.1/pretrain_llama31.py l.195, l.284: name=exp_name + "_nsys") */
+    if (cm->profile && cm->recipe->profile_names_experiment)
+        snprintf(j->experiment + strlen(j->experiment), sizeof j->experiment - strlen(j->experiment), "_nsys");
     snprintf(j->job_name, sizeof j->job_name, "%s%s", j->experiment,
-             cm->profile ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
+             cm->profile && !cm->recipe->profile_names_experiment ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
     time_t now = opts && opts->now ? opts->now : time(NULL);
     return np_launch_config_set_timestamp(j, (long long)now);
 }
@@ -1043,7 +1082,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "WORKLOAD", "STAGE_PATH", "RECIPE", "MODEL_SIZE", "DTYPE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "GPU_TYPE",
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
-        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", NULL};
+        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1072,10 +1111,37 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_task(&x, c);
     if (st == NP_OK)
         st = config_stage_path(&x, c);
-    if (st == NP_OK)
+    int mbwant = 0;
+    if (st == NP_OK) {
+        struct np_mbperf_set mbs;
+        mbwant = np_mb_config_wanted(set, x.env, x.env_ctx, &mbs, x.err);
+        if (mbwant < 0)
+            st = NP_E_INVALID;
+        else if (mbwant && !(c->mbset = malloc(sizeof *c->mbset))) {
+            np_mbperf_free(&mbs);
+            st = np_error_set(x.err, NP_E_NOMEM, "", 0, 0, "out of memory");
+        } else if (mbwant) {
+            *c->mbset = mbs;
+        }
+    }
+    if (st == NP_OK && mbwant) { /* a Megatron-Bridge row (launch/mbridge_config.c) */
+        st = np_mb_config_pick(c->mbset, x.env, x.env_ctx, c->task, &c->mb, x.err);
+        if (st == NP_OK) {
+            const struct np_mbperf_row *r0 = c->mb.rows[0];
+            c->recipe = &r0->as_recipe;
+            c->model = &r0->model;
+            c->dtype = r0->as_recipe.default_dtype;
+            snprintf(c->gpu_type, sizeof c->gpu_type, "%s", r0->gpu_type);
+            c->gpus_per_node = c->mb.gpus_per_node;
+            c->gpn_explicit = c->mb.gpus_per_node > 0;
+            ngpus = c->mb.n;
+            memcpy(gpus, c->mb.gpus, ngpus * sizeof gpus[0]);
+        }
+    } else if (st == NP_OK) {
         st = config_model(&x, set, c);
-    if (st == NP_OK)
-        st = config_gpu_list(&x, c, gpus, &ngpus);
+        if (st == NP_OK)
+            st = config_gpu_list(&x, c, gpus, &ngpus);
+    }
     if (st == NP_OK)
         st = config_steps(&x, c);
     if (st == NP_OK)
@@ -1084,6 +1150,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_checkpoint(&x, c, gpus, ngpus, opts);
     if (st == NP_OK)
         st = config_nemo(&x, c);
+    if (st == NP_OK && c->mbset) /* the Hugging Face files a Megatron-Bridge row reads offline (HF_HOME) */
+        snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s/mbridge/hf", c->stage_path);
     if (st == NP_OK)
         st = config_ft_staged(&x, c, gpus, ngpus);
     if (st == NP_OK)
@@ -1148,6 +1216,12 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     }
     for (size_t i = 0; i < c->nmissing; i++)
         free(c->missing[i]);
+    if (c->mbset && out->jobs) /* the jobs point into the rows: the plan owns them */
+        out->mb = c->mbset;
+    else if (c->mbset) {
+        np_mbperf_free(c->mbset);
+        free(c->mbset);
+    }
     free(perf);
     free(c);
     return st;
@@ -1163,6 +1237,7 @@ static void config_job_free(struct np_launch_config *j)
     free(j->partition);
     free(j->gres_gpus);
     free(j->experiment_dir);
+    free(j->nsys_dir);
     free(j->tp_comm_overlap_cfg);
     free(j->tokenizer_dir);
     np_strv_free(j->missing);
@@ -1176,6 +1251,8 @@ void np_launch_plan_free(struct np_launch_plan *p)
     for (size_t i = 0; i < p->n; i++)
         config_job_free(&p->jobs[i]);
     free(p->jobs);
+    np_mbperf_free(p->mb);
+    free(p->mb);
     memset(p, 0, sizeof *p);
 }
 
@@ -1192,7 +1269,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 #define CONFIG_OPTINT(v) ((v) > 0 ? json_integer(v) : json_null())
     CONFIG_SET("recipe", json_string(c->recipe->name));
     CONFIG_SET("model_size", json_string(c->model->size));
-    CONFIG_SET("dtype", json_string(np_dtype_name(c->dtype, 0)));
+    CONFIG_SET("dtype", json_string(c->mb ? np_mb_dtype_name(c->mb->dtype) : np_dtype_name(c->dtype, 0)));
     CONFIG_SET("gpu_type", json_string(c->gpu_type));
     /* the system the row was published for (seed 000), so parse never assumes it */
     CONFIG_SET("system", CONFIG_STR(c->row ? c->row->system : NULL));
@@ -1236,7 +1313,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
         CONFIG_SET("nemo", np_nemo_json(c));
     CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
     CONFIG_SET("pack_len", c->task != NP_TASK_PRETRAIN ? json_integer(c->seq_len) : json_null());
-    CONFIG_SET("finetune", np_ft_json(c));
+    CONFIG_SET("finetune", c->mb ? json_null() : np_ft_json(c)); /* MB rows: their release config */
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT

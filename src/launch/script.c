@@ -237,9 +237,11 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
     SCRIPT_OPT("--mbs", k->synth_mbs ? k->synth_mbs(c) : c->mbs);
     SCRIPT_OPT("--gbs", c->gbs);
     SCRIPT_OPT("--ga", c->ga);
-    SCRIPT_OPT("--layers", c->layers);
+    if (c->layers > 0) /* Megatron-Bridge rows carry no architecture: nemoperf-synth's defaults */
+        SCRIPT_OPT("--layers", c->layers);
     SCRIPT_OPT("--seq-len", c->seq_len);
-    SCRIPT_OPT("--hidden", c->hidden);
+    if (c->hidden > 0)
+        SCRIPT_OPT("--hidden", c->hidden);
     SCRIPT_OPT("--max-steps", c->max_steps);
     if (c->profile) {
         SCRIPT_OPT("--profile-start", c->profile_start);
@@ -433,16 +435,18 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_appendf(&b, "%s%s", i ? "," : "", names[i]);
         np_strv_free(names);
     }
-    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85: numactl per task, bound to the
-     * task's own NUMA node (expanded by each task's shell, not by the batch shell) */
-    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl)
+    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85 (config.h, enum np_numa_bind): NVIDIA's words
+     * unquoted, expanded once by this batch shell as NeMo-Run's script did; or each task's own node */
+    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_NVIDIA)
+        np_buf_append(&b, " \\\n    numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4))");
+    else if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_TASK)
         np_buf_append(&b, " \\\n    bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) "
                           "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl");
     /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
         np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
                           " --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -o ");
-        np_buf_append_shqf(&b, "%s/profile_%%p", c->experiment_dir);
+        np_buf_append_shqf(&b, "%s/profile_%%p", c->nsys_dir);
     }
     /* one line per word, an option and its value together */
     for (size_t i = 0; cmd[i]; i++) {
