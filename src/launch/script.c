@@ -247,9 +247,9 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
     }
-    if (c->model->mbridge) { /* Megatron-Bridge's log lines (job/mbridge_log.c) */
+    if (c->model->mbridge) { /* the kind's log lines (Megatron-Bridge's, DFM's AutoModel loop) */
         np_strv_push(s, "--log-format");
-        np_strv_push(s, "mbridge");
+        np_strv_push(s, np_mbridge_synth_format(c));
     } else if (c->model->automodel) {
         np_strv_push(s, "--log-format");
         np_strv_push(s, "automodel");

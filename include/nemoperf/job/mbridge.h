@@ -35,6 +35,10 @@ void np_mbridge_profile_args(const struct np_launch_config *c, struct np_strv *s
  * launch/script.c).  NULL-terminated, new (np_strv_free); NULL when out of memory. */
 char **np_mbridge_command(const struct np_launch_config *c);
 
+/* nemoperf-synth's --log-format for WORKLOAD=synthetic of c's row: "mbridge" (Megatron-Bridge's training log),
+ * "dfm-automodel" (DFM's AutoModel loop, job/dfm_automodel_log.h).  Borrowed, static. */
+const char *np_mbridge_synth_format(const struct np_launch_config *c);
+
 /* Render the srun step into b: --ntasks-per-node=GPUs per node, --mpi=pmix, the image and mounts
  * (--no-container-mount-home --container-writable, executors.py:86-89), the environment names, then
  * bash -c '[numactl ...] [nsys profile ...] "$@"' with argv.  log_prefix: the srun --output prefix (pattern-
