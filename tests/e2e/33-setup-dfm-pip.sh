@@ -69,7 +69,7 @@ run() { # NAME [VAR=VALUE...] [-- OPTION...]
     name=$1; shift; vars=
     while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
     [ $# -gt 0 ] && shift
-    env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch $vars "$setup" --skip-image "$@" \
+    env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch $vars "$setup" --skip-image --skip-hf "$@" \
         >"$W/$name.out" 2>"$W/$name.err"; rc=$?; }
 P=$S/pip/wan2.1-14b
 
