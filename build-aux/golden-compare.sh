@@ -1,7 +1,8 @@
 #!/bin/sh
 # golden-compare.sh - are two builds' outputs byte-identical?  Used for changes that must not change
 # behaviour (issue 22, the house move): every tests/data/parse case in the four formats, the real and
-# published logs as markdown, and `--print-config` / `--dry-run` of every row `nemoperf-launch --list` shows
+# published logs as markdown, and `--print-config` / `--dry-run` (NeMo and synthetic workloads) of every row
+# `nemoperf-launch --list` shows
 # (masked: the launch time in folder names and "timestamp", and the checkout path the tools name in hints).
 # Usage: golden-compare.sh BIN_A BIN_B   (folders holding nemoperf-parse and nemoperf-launch)
 # Prints one line per difference and a summary; exit 0 when everything is identical, 1 otherwise.
@@ -10,7 +11,11 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/golden-compare.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/stage"
+mkdir -p "$work/stage" "$work/data"
+# one data folder laid out as installed (recipes/ beside share/nemoperf's reference/, megatron-bridge/, packs/ ...),
+# the same for both builds: NEMOPERF_DATADIR names one folder
+ln -s "$root/recipes" "$work/data/recipes"
+for d in "$root"/share/nemoperf/*; do ln -s "$d" "$work/data/$(basename "$d")"; done
 
 # outputs BIN DEST: write every output of one build into DEST (one file per case, stdout+stderr+rc)
 outputs() {
@@ -21,26 +26,30 @@ outputs() {
         name=$(basename "$c")
         for f in table markdown csv json; do
             ( cd "$c" && set -- && while IFS= read -r a || [ -n "$a" ]; do set -- "$@" "$a"; done < args &&
-              NEMOPERF_DATADIR="$root" "$bin/nemoperf-parse" --no-progress "$@" --format "$f" 2>&1; echo "rc=$?" ) \
+              NEMOPERF_DATADIR="$work/data" "$bin/nemoperf-parse" --no-progress "$@" --format "$f" 2>&1; echo "rc=$?" ) \
                 > "$dest/parse-$name-$f" 2>&1
         done
     done
     for d in real published; do
-        ( cd "$root/tests/data" && NEMOPERF_DATADIR="$root" "$bin/nemoperf-parse" --no-progress --format markdown \
+        ( cd "$root/tests/data" && NEMOPERF_DATADIR="$work/data" "$bin/nemoperf-parse" --no-progress --format markdown \
               --reference "$d" 2>&1; echo "rc=$?" ) > "$dest/markdown-$d" 2>&1
     done
-    NEMOPERF_DATADIR="$root" "$bin/nemoperf-launch" --list --format json > "$dest/list.json" 2>&1
+    NEMOPERF_DATADIR="$work/data" "$bin/nemoperf-launch" --list --format json > "$dest/list.json" 2>&1
     python3 - "$dest/list.json" > "$work/rows" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1])):
-    print("\t".join(str(r[k]) for k in ("recipe", "size", "task", "dtype", "gpus", "gpu")))
+    # Megatron-Bridge rows (they carry "container") have no MODEL_SIZE: "-" stands for none
+    print("\t".join(str(r.get(k) or "-") for k in ("recipe", "size", "task", "dtype", "gpus", "gpu", "container")))
 PY
-    while IFS="	" read -r recipe size task dtype gpus gpu; do
-        key="$recipe-$size-$task-$dtype-$gpus-$gpu"
-        for opt in --print-config --dry-run; do
-            if [ "$recipe" = automodel ]; then set -- RECIPE=automodel MODEL="$size"; else set -- RECIPE="$recipe" MODEL_SIZE="$size"; fi
-            ( env -i PATH="$PATH" HOME="$work" STAGE_PATH="$work/stage" NEMOPERF_DATADIR="$root" "$@" TASK="$task" \
-                  DTYPE="$dtype" JOB_TOTAL_GPUS="$gpus" GPU_TYPE="$gpu" "$bin/nemoperf-launch" $opt 2>&1; echo "rc=$?" ) \
+    while IFS="	" read -r recipe size task dtype gpus gpu container; do
+        key="$recipe-$size-$task-$dtype-$gpus-$gpu-$container"
+        for opt in --print-config --dry-run --dry-run-synthetic; do
+            w=nemo; [ "$opt" = --dry-run-synthetic ] && w=synthetic
+            if [ "$recipe" = automodel ]; then set -- RECIPE=automodel MODEL="$size"
+            elif [ "$container" != - ]; then set -- RECIPE="$recipe" CONTAINER="$container"
+            else set -- RECIPE="$recipe" MODEL_SIZE="$size"; fi
+            ( env -i PATH="$PATH" HOME="$work" STAGE_PATH="$work/stage" NEMOPERF_DATADIR="$work/data" "$@" TASK="$task" \
+                  DTYPE="$dtype" JOB_TOTAL_GPUS="$gpus" GPU_TYPE="$gpu" WORKLOAD="$w" "$bin/nemoperf-launch" "${opt%-synthetic}" 2>&1; echo "rc=$?" ) \
                 | sed -E "s|$co/|<checkout>/|g; s/_1[0-9]{9}/_<ts>/g; s/\"timestamp\": [0-9]+/\"timestamp\": <ts>/" > "$dest/launch-$key$opt" 2>&1
         done
     done < "$work/rows"

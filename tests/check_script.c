@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/manifest.h"
 #include "nemoperf/launch/script.h"

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/slurm/sbatch_env.h"

@@ -22,7 +22,7 @@ const char *np_nemo_max_connections(const struct np_launch_config *c)
 
 /* A Megatron-Bridge job (job/mbridge.h): NVIDIA's executor PERF_ENV_VARS when the recipe asks for them
  * ("executor_env"), the recipe's env, then the switches. */
-static size_t env_mbridge(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
+size_t np_env_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {
     size_t n = 0;
 #define ENV_MB(k_, v_)                                                                                            \
@@ -60,10 +60,8 @@ static size_t env_mbridge(const struct np_launch_config *c, struct np_script_var
     return n;
 }
 
-size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
+size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {
-    if (c->model->mbridge) /* job/mbridge.c: NVIDIA's executor environment, or the recipe's own */
-        return env_mbridge(c, vars, cap);
     size_t n = 0;
 #define SCRIPT_VAR(k, v)                                                                                          \
     do {                                                                                                          \

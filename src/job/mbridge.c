@@ -98,6 +98,12 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
     return np_buf_steal(&out);
 }
 
+int np_mbridge_tasks_per_node(const struct np_launch_config *c)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    return c->workload == NP_WORKLOAD_NEMO && k && k->torchrun ? 1 : c->gpus_per_node;
+}
+
 int np_mbridge_numa_divisor(const char *gpu_type)
 {
     return gpu_type && (strcasecmp(gpu_type, "gb200") == 0 || strcasecmp(gpu_type, "gb300") == 0) ? 2 : 4;
@@ -160,7 +166,7 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     } else {
         np_buf_append(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for the rank command on every task\n");
     }
-    np_buf_appendf(b, "srun --ntasks-per-node=%d", torchrun ? 1 : c->gpus_per_node);
+    np_buf_appendf(b, "srun --ntasks-per-node=%d", np_mbridge_tasks_per_node(c));
     np_buf_append(b, " \\\n    --output ");
     np_buf_append_shq(b, log_prefix);
     np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
@@ -176,7 +182,7 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
         np_buf_append_shq(b, c->experiment_dir);
         np_buf_append(b, " \\\n    --container-env=PYTHONPATH");
         struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-        size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+        size_t nv = np_env_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             np_buf_appendf(b, ",%s", vars[i].name);
         if (c->hf_token)
@@ -276,7 +282,7 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "pip", pip ? pip : json_null());
     json_t *env = json_object();
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-    size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    size_t nv = np_env_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);
     for (size_t i = 0; env && i < nv; i++)
         bad |= json_object_set_new(env, vars[i].name, json_string(vars[i].value));
     bad |= json_object_set_new(o, "env", env ? env : json_null());

@@ -227,7 +227,7 @@ json_t *np_nemo_json(const struct np_launch_config *c)
         NEMO_SET(o, "srun_mpi", c->srun_mpi[0] ? json_string(c->srun_mpi) : json_null());
         NEMO_SET(o, "retries", json_integer(c->retries));
         struct np_script_var vars[NP_SCRIPT_MAX_VARS];
-        size_t nv = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+        size_t nv = np_env_nemo_vars(c, vars, NP_SCRIPT_MAX_VARS);
         for (size_t i = 0; i < nv; i++)
             NEMO_SET(env, vars[i].name, json_string(vars[i].value));
         NEMO_SET(o, "env", json_incref(env));

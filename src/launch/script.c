@@ -16,11 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nemoperf/job/automodel.h"
-#include "nemoperf/model/flops.h"
-#include "nemoperf/job/mbridge.h"
-#include "nemoperf/model/model_flops.h"
+#include "nemoperf/job/kind.h"
 #include "nemoperf/job/nemo.h"
+#include "nemoperf/model/flops.h"
 #include "nemoperf/util/shell.h"
 
 /* ---- environment ---- */
@@ -235,8 +233,8 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
     SCRIPT_OPT("--dp", c->dp);
     if (c->vp > 0)
         SCRIPT_OPT("--vp", c->vp);
-    /* AutoModel: GBS = LBS x DP x GA, each task stands for a node's GPUs (torchrun --nproc-per-node) */
-    SCRIPT_OPT("--mbs", c->model->automodel && c->row && c->row->lbs > 0 ? c->row->lbs : c->mbs);
+    const struct np_job_kind *k = np_job_kind_of(c);
+    SCRIPT_OPT("--mbs", k->synth_mbs ? k->synth_mbs(c) : c->mbs);
     SCRIPT_OPT("--gbs", c->gbs);
     SCRIPT_OPT("--ga", c->ga);
     SCRIPT_OPT("--layers", c->layers);
@@ -247,17 +245,8 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
         SCRIPT_OPT("--profile-start", c->profile_start);
         SCRIPT_OPT("--profile-stop", c->profile_stop);
     }
-    if (c->model->mbridge) { /* the kind's log lines (Megatron-Bridge's, DFM's AutoModel loop) */
-        np_strv_push(s, "--log-format");
-        np_strv_push(s, np_mbridge_synth_format(c));
-    } else if (c->model->automodel) {
-        np_strv_push(s, "--log-format");
-        np_strv_push(s, "automodel");
-        SCRIPT_OPT("--nproc-per-node", np_automodel_nproc(c));
-        SCRIPT_OPT("--warmup-steps", np_automodel_warmup(c));
-        np_strv_push(s, "--step-tflops");
-        np_strv_pushf(s, "%.6f", c->row ? c->gbs * np_model_flops_row(c->model, c->row, c->seq_len) / 1e12 : 0.0);
-    }
+    if (k->synth_args) /* the kind's log format (job/kind.c) */
+        k->synth_args(c, s);
 #undef SCRIPT_OPT
     if (c->nccltrace)
         np_strv_push(s, "--nccltrace");
@@ -275,17 +264,13 @@ enum np_status np_script_command(const struct np_launch_config *c, char ***argv,
 {
     struct np_strv s = {0};
     *argv = NULL;
-    if (c->model->mbridge && c->workload == NP_WORKLOAD_NEMO) { /* job/mbridge.c: the kind's rank command */
-        *argv = np_mbridge_command(c);
+    const struct np_job_kind *k = np_job_kind_of(c);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC) {
+        script_synth_argv(c, &s);
+    } else if (k->command) { /* the kind's rank command (job/kind.c) */
+        *argv = k->command(c);
         if (!*argv)
             return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory (or no rank command for this row)");
-        return NP_OK;
-    } else if (c->workload == NP_WORKLOAD_SYNTHETIC) {
-        script_synth_argv(c, &s);
-    } else if (c->model->automodel) { /* what each node's task runs (workload_automodel.c) */
-        *argv = np_automodel_command(c);
-        if (!*argv)
-            return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
         return NP_OK;
     } else {
         if (!c->recipe->command) {
@@ -353,8 +338,8 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     np_buf_append(&b, "#!/bin/bash\n");
     np_buf_appendf(&b, "#SBATCH --job-name=%s\n", c->job_name);
     np_buf_appendf(&b, "#SBATCH --nodes=%d\n", c->nodes);
-    /* AutoModel: one task per node, torchrun starts the GPUs' processes */
-    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", c->model->automodel ? 1 : c->gpus_per_node);
+    const struct np_job_kind *k = np_job_kind_of(c); /* one task per GPU, or per node under torchrun */
+    np_buf_appendf(&b, "#SBATCH --ntasks-per-node=%d\n", k->tasks_per_node(c));
     np_buf_append(&b, "#SBATCH --exclusive\n#SBATCH --mem=0\n#SBATCH --open-mode=append\n");
     np_buf_appendf(&b, "#SBATCH --time=%s\n", c->time_limit);
     if (pat) {
@@ -371,10 +356,9 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         script_sbatch_line(&b, "partition", c->partition);
     if (c->gres_gpus)
         script_sbatch_line(&b, "gpus-per-node", c->gres_gpus);
-    if (c->workload == NP_WORKLOAD_NEMO && c->model->mbridge && np_mbridge_segment(c) > 0)
-        np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_mbridge_segment(c)); /* MB's executor: every NVL72 job */
-    else if (c->workload == NP_WORKLOAD_NEMO && np_nemo_segment(c) > 0) /* GB200 beyond one NVL72 rack */
-        np_buf_appendf(&b, "#SBATCH --segment=%d\n", np_nemo_segment(c));
+    /* NVL72 systems: MB's executor segments every job, NeMo's GB200 jobs beyond one rack */
+    if (c->workload == NP_WORKLOAD_NEMO && k->segment(c) > 0)
+        np_buf_appendf(&b, "#SBATCH --segment=%d\n", k->segment(c));
     /* NeMo-Run never requeued (TORCHX_MAX_RETRIES=0): only when NEMOPERF_MAX_RETRIES asks */
     np_buf_append(&b, c->retries > 0 ? "#SBATCH --export=ALL\n#SBATCH --requeue\n"
                                      : "#SBATCH --export=ALL\n#SBATCH --no-requeue\n");
@@ -405,18 +389,10 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
                    "    exit 1\n"
                    "fi\n",
                    c->retries, c->retries);
-    if (c->model->automodel) { /* workload_automodel.c: one task per node, torchrun or its stand-in */
+    if (k->render_step) { /* the kind's own step (AutoModel: torchrun per node; Megatron-Bridge: numactl per GPU) */
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
-            np_automodel_render_step(c, prefix, cmd, &b) != 0)
-            b.failed = 1;
-        free(prefix);
-        goto requeue;
-    }
-    if (c->model->mbridge) { /* job/mbridge.c: one task per GPU, the rank command under numactl */
-        char *prefix = NULL;
-        if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
-            np_mbridge_render_step(c, prefix, cmd, &b) != 0)
+            k->render_step(c, prefix, cmd, &b) != 0)
             b.failed = 1;
         free(prefix);
         goto requeue;

@@ -14,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nemoperf/job/mbridge.h"
-#include "nemoperf/job/nemo.h"
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/lock.h"
 #include "nemoperf/launch/manifest.h"
 #include "nemoperf/launch/preflight.h"
@@ -80,10 +79,9 @@ static enum np_status submit_one(struct np_backend *be, struct np_launch_config 
     o->outcome = NP_SUBMIT_REFUSED;
     struct np_error err;
     enum np_status st = np_experiment_create(c, &err);
-    if (st == NP_OK && c->model->mbridge) /* the row's config file, in <experiment>/code */
-        st = np_mbridge_stage(c, &err);
-    else if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO) /* the job runs /nemo_run/code/<driver> */
-        st = np_nemo_stage_driver(c, &err);
+    const struct np_job_kind *kind = np_job_kind_of(c);
+    if (st == NP_OK && kind->stage) /* what the job reads from <experiment>/code (job/kind.c) */
+        st = kind->stage(c, &err);
     if (st != NP_OK) {
         np_error_print(&err);
         return st;

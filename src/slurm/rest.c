@@ -22,7 +22,7 @@
 
 #include "nemoperf/util/diag.h"
 #include "nemoperf/slurm/sbatch_env.h"
-#include "nemoperf/job/env.h"
+#include "nemoperf/job/kind.h"
 #include "nemoperf/slurm/timelimit.h"
 #include "nemoperf/util/version.h"
 #include "nemoperf/util/shell.h"

@@ -1,7 +1,8 @@
 /* env.h - the environment a job runs with: the variables its batch script exports.
  *
- * Owned by src/job/env.c.  One list for the script (launch/script.c), the slurmrestd job body
- * (slurm/rest.c) and the NeMo driver's manifest (job/nemo.c), so the three never disagree.
+ * Owned by src/job/env.c: one list per family of kinds (np_script_vars, job/kind.h, picks the job's), read by
+ * the script (launch/script.c), the slurmrestd job body (slurm/rest.c), the NeMo driver's manifest
+ * (job/nemo.c) and the Megatron-Bridge step (job/mbridge.c), so they never disagree.
  */
 #ifndef NEMOPERF_JOB_ENV_H
 #define NEMOPERF_JOB_ENV_H
@@ -19,9 +20,10 @@ struct np_script_var {
     const char *value;
 };
 
-/* The variables the script exports for c, in script order; returns the count
- * (at most cap). */
-size_t np_script_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
+/* The kinds' lists (np_script_vars of job/kind.h picks one): NeMo's (NeMo-Run defaults and PerfEnvPlugin; AutoModel too) and
+ * Megatron-Bridge's (NVIDIA's executor PERF_ENV_VARS when the recipe asks for them, the recipe's env). */
+size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
+size_t np_env_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap);
 
 
 /* CUDA_DEVICE_MAX_CONNECTIONS for c when TP or CP > 1 (the recipe's value for the

@@ -19,6 +19,9 @@
  * packages); no trailing image path (the script appends ":$PYTHONPATH").  New string, caller frees. */
 char *np_mbridge_pythonpath(const struct np_launch_config *c);
 
+/* Tasks per node of the job: one per GPU, or one running torchrun (a torchrun kind, WORKLOAD=nemo). */
+int np_mbridge_tasks_per_node(const struct np_launch_config *c);
+
 /* numactl divisor: tasks per NUMA node, 2 on GB200/GB300, else 4 (MB 953aabf
  * scripts/performance/utils/executors.py:126-127). */
 int np_mbridge_numa_divisor(const char *gpu_type);
