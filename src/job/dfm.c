@@ -156,9 +156,11 @@ json_t *np_dfm_json(const struct np_launch_config *c)
         bad |= json_object_set_new(o, "checkpoint.save",
                                    np_dfm_sourced(c->checkpoint ? json_string("<experiment>/checkpoints") : json_null(),
                                                c->checkpoint ? "ENABLE_CHECKPOINT" : "ENABLE_CHECKPOINT unset"));
-        bad |= json_object_set_new(o, "model.tensor_model_parallel_size", np_dfm_sourced(json_integer(c->tp), yaml_src));
+        bad |= json_object_set_new(o, "model.tensor_model_parallel_size",
+                                   np_dfm_sourced(json_integer(c->tp), yaml_src));
         bad |= json_object_set_new(o, "model.sequence_parallel", np_dfm_sourced(json_boolean(r->sp), yaml_src));
-        bad |= json_object_set_new(o, "model.pipeline_model_parallel_size", np_dfm_sourced(json_integer(c->pp), yaml_src));
+        bad |= json_object_set_new(o, "model.pipeline_model_parallel_size",
+                                   np_dfm_sourced(json_integer(c->pp), yaml_src));
         bad |= json_object_set_new(o, "model.context_parallel_size", np_dfm_sourced(json_integer(c->cp), yaml_src));
         bad |= json_object_set_new(o, "ddp.use_megatron_fsdp", np_dfm_sourced(json_boolean(r->fsdp > 0), yaml_src));
         bad |= json_object_set_new(o, "train.global_batch_size", np_dfm_sourced(json_integer(c->gbs), yaml_src));

@@ -141,10 +141,11 @@ json_t *np_dfm_am_json(const struct np_launch_config *c)
         cmd = NULL;
         bad |= json_object_set_new(o, "config_file", np_dfm_sourced(json_string(b->am_yaml), yaml_src));
         bad |= json_object_set_new(o, "model.pretrained_model_name_or_path",
-                                   np_dfm_sourced(model ? json_string(model) : NULL,
-                                                  "the folder ./setup stages from the Hub (mbridge.automodel.hf_model)"));
+                                   np_dfm_sourced(model ? json_string(model) : NULL, "the folder ./setup stages "
+                                                  "from the Hub (mbridge.automodel.hf_model)"));
         bad |= json_object_set_new(o, "hf_model", json_string(b->am_hf_model));
-        bad |= json_object_set_new(o, "step_scheduler.global_batch_size", np_dfm_sourced(json_integer(c->gbs), row_src));
+        bad |= json_object_set_new(o, "step_scheduler.global_batch_size",
+                                   np_dfm_sourced(json_integer(c->gbs), row_src));
         bad |= json_object_set_new(o, "step_scheduler.local_batch_size",
                                    np_dfm_sourced(json_integer(dfm_am_lbs(c)), row_src));
         bad |= json_object_set_new(o, "fsdp.dp_size", np_dfm_sourced(json_integer(c->dp), row_src));
@@ -153,8 +154,9 @@ json_t *np_dfm_am_json(const struct np_launch_config *c)
         bad |= json_object_set_new(o, "step_scheduler.num_epochs", np_dfm_sourced(json_integer(1), len_src));
         bad |= json_object_set_new(o, "data.dataloader.length",
                                    np_dfm_sourced(json_integer((json_int_t)c->max_steps * c->gbs), len_src));
-        bad |= json_object_set_new(o, "steps", np_dfm_sourced(json_integer(c->max_steps),
-                                                              c->max_steps_explicit ? "MAX_STEPS" : "MAX_STEPS default"));
+        bad |= json_object_set_new(o, "steps",
+                                   np_dfm_sourced(json_integer(c->max_steps),
+                                                  c->max_steps_explicit ? "MAX_STEPS" : "MAX_STEPS default"));
         bad |= json_object_set_new(o, "checkpoint.enabled",
                                    np_dfm_sourced(json_boolean(c->checkpoint),
                                                   c->checkpoint ? "ENABLE_CHECKPOINT" : "ENABLE_CHECKPOINT unset"));

@@ -443,10 +443,12 @@ static void setup_dry_run(const struct setup_plan *p, const struct np_import_opt
     for (size_t i = 0; i < p->nrepos; i++) {
         const struct setup_repo *r = &p->repos[i];
         if (r->diffusers) {
-            fprintf(setup_out, "# Hugging Face %s (Diffusers pipeline, not gated; models: %s)\n", r->repo, r->models);
+            fprintf(setup_out, "# Hugging Face %s (Diffusers pipeline, not gated; models: %s)\n", r->repo,
+                    r->models);
             fprintf(setup_out, "GET %s/api/models/%s (its file list)\n", endpoint, r->repo);
-            fprintf(setup_out, "GET model_index.json, then every file under the folders of the components it names "
-                               "(.part files resumed), model_index.json renamed into place last -> %s/\n", r->dir);
+            fprintf(setup_out, "GET model_index.json, then every file under the folders of the components it "
+                               "names (.part files resumed), model_index.json renamed into place last -> %s/\n",
+                    r->dir);
             continue;
         }
         if (r->am) {
