@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/util/text.h"
 #include "nemoperf/slurm/backend.h"
@@ -335,6 +336,54 @@ START_TEST(test_text_clean_and_shorten)
 }
 END_TEST
 
+/* np_file_copy_atomic: what a job reads from its folder (the NeMo driver, a DFM config) is copied whole,
+ * only from a regular text file, into a folder it makes; a FIFO, a missing file, a NUL byte or a file over
+ * the limit leave no target behind. */
+START_TEST(test_file_copy_atomic)
+{
+    char dir[] = "/tmp/np-fileio-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char src[512], fifo[512], nul[512], dst[512], out[512];
+    snprintf(src, sizeof src, "%s/src.py", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(nul, sizeof nul, "%s/nul", dir);
+    snprintf(dst, sizeof dst, "%s/code", dir);
+    snprintf(out, sizeof out, "%s/code/driver.py", dir);
+    FILE *f = fopen(src, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 3000; i++) /* beyond one read */
+        fprintf(f, "line %d\n", i);
+    fclose(f);
+    struct np_error err;
+    ck_assert_int_eq(np_file_copy_atomic(src, 1 << 20, dst, "driver.py", 0644, &err), NP_OK);
+    unsigned char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    ck_assert_int_eq(np_file_read_all(src, 1 << 20, &a, &na, &err), NP_OK);
+    ck_assert_int_eq(np_file_read_all(out, 1 << 20, &b, &nb, &err), NP_OK);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+    unlink(out);
+    ck_assert_int_eq(np_file_copy_atomic(src, 100, dst, "driver.py", 0644, &err), NP_E_INVALID); /* too large */
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(np_file_copy_atomic(fifo, 1 << 20, dst, "driver.py", 0644, &err), NP_E_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.text, "FIFO"));
+    f = fopen(nul, "w");
+    ck_assert_ptr_nonnull(f);
+    fwrite("a\0b", 1, 3, f);
+    fclose(f);
+    ck_assert_int_eq(np_file_copy_atomic(nul, 1 << 20, dst, "driver.py", 0644, &err), NP_E_INVALID);
+    ck_assert_int_eq(np_file_copy_atomic("/nonexistent/x.py", 1 << 20, dst, "driver.py", 0644, &err), NP_E_IO);
+    ck_assert_int_ne(access(out, F_OK), 0); /* nothing half-written */
+    unlink(src);
+    unlink(fifo);
+    unlink(nul);
+    rmdir(dst);
+    ck_assert_int_eq(rmdir(dir), 0); /* no temporary left behind either */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shell");
@@ -344,6 +393,7 @@ int main(void)
     tcase_add_test(tc, test_shell_quote_exact);
     tcase_add_test(tc, test_sbatch_quote);
     tcase_add_test(tc, test_buf);
+    tcase_add_test(tc, test_file_copy_atomic);
     suite_add_tcase(s, tc);
     TCase *tb = tcase_create("sbatch backend");
     tcase_add_checked_fixture(tb, setup, teardown);

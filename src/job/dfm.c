@@ -87,31 +87,11 @@ enum np_status np_dfm_stage_conf(const struct np_launch_config *c, const char *n
         return np_error_set(err, NP_E_NOTFOUND, name ? name : "(none)", 0, 0,
                             "the row's DFM config file was not found in share/nemoperf/dfm/conf (set "
                             "NEMOPERF_DATADIR or reinstall nemoperf)");
-    FILE *f = fopen(src, "r");
-    struct np_buf b;
-    np_buf_init(&b);
-    np_buf_append(&b, "");
-    if (f) {
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            np_buf_appendn(&b, chunk, n);
-        if (ferror(f))
-            b.failed = 1;
-        fclose(f);
-    }
-    char *text = np_buf_steal(&b), *code = NULL;
-    enum np_status st = NP_OK;
-    if (!f)
-        st = np_error_set(err, NP_E_IO, src, 0, 0, "%s", strerror(errno));
-    else if (!text || asprintf(&code, "%s/code", c->experiment_dir) < 0)
-        st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-    else if (mkdir(code, 0755) != 0 && errno != EEXIST)
-        st = np_error_set(err, NP_E_IO, code, 0, 0, "%s", strerror(errno));
-    else
-        st = np_file_write_atomic(code, name, text, 0644, err);
+    char *code = NULL;
+    enum np_status st = asprintf(&code, "%s/code", c->experiment_dir) < 0
+                            ? np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory")
+                            : np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, name, 0644, err);
     free(code);
-    free(text);
     free(src);
     return st;
 }

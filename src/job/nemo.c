@@ -292,39 +292,11 @@ enum np_status np_nemo_stage_driver(const struct np_launch_config *c, struct np_
         return np_error_set(err, NP_E_NOTFOUND, NP_NEMO_DRIVER, 0, 0,
                             "the NeMo driver was not found in share/nemoperf/driver (set NEMOPERF_DATADIR or "
                             "reinstall nemoperf)");
-    FILE *f = fopen(src, "r");
-    struct np_buf b;
-    np_buf_init(&b);
-    np_buf_append(&b, "");
-    if (f) {
-        char chunk[8192];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            np_buf_appendn(&b, chunk, n);
-        if (ferror(f))
-            b.failed = 1;
-        fclose(f);
-    }
-    char *text = np_buf_steal(&b);
-    if (!f || !text) {
-        enum np_status st = np_error_set(err, f ? NP_E_NOMEM : NP_E_IO, src, 0, 0, "%s",
-                                         f ? "out of memory" : strerror(errno));
-        free(src);
-        free(text);
-        return st;
-    }
-    free(src);
-    np_buf_init(&b);
-    np_buf_appendf(&b, "%s/code", c->experiment_dir);
-    char *code = np_buf_steal(&b);
-    enum np_status st = NP_OK;
-    if (!code)
-        st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-    else if (mkdir(code, 0755) != 0 && errno != EEXIST)
-        st = np_error_set(err, NP_E_IO, code, 0, 0, "%s", strerror(errno));
-    else
-        st = np_file_write_atomic(code, NP_NEMO_DRIVER, text, 0644, err);
+    char *code = NULL;
+    enum np_status st = asprintf(&code, "%s/code", c->experiment_dir) < 0
+                            ? np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory")
+                            : np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, NP_NEMO_DRIVER, 0644, err);
     free(code);
-    free(text);
+    free(src);
     return st;
 }

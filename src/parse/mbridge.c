@@ -6,6 +6,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "nemoperf/parse/mbridge.h"
+#include "nemoperf/util/fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -121,12 +122,7 @@ static enum np_status mbridge_tsv(const char *path, const char *const *want, int
     ssize_t len;
     int lineno = 0;
     enum np_status st = NP_OK;
-    while (st == NP_OK && (len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
-            continue;
+    while (st == NP_OK && (len = np_file_next_line(f, &line, &cap, &lineno)) >= 0) {
         size_t n = mbridge_split(line, cells, 64);
         if (!nhdr) {
             for (int c = 0; c < nwant && st == NP_OK; c++) {

@@ -5,6 +5,7 @@
  * recompute every published number and by nemoperf-parse --reference.
  */
 #include "nemoperf/parse/reference.h"
+#include "nemoperf/util/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -85,12 +86,7 @@ enum np_status np_ref_load_file(const char *path, struct np_ref_table *t, struct
     int map[REF_NCOLS];
     size_t ncells_hdr = 0;
     enum np_status st = NP_OK;
-    while (st == NP_OK && (len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
-            continue;
+    while (st == NP_OK && (len = np_file_next_line(f, &line, &cap, &lineno)) >= 0) {
         if (strlen(line) != (size_t)len) {
             st = np_error_set(err, NP_E_PARSE, path, lineno, 1, "NUL byte in line");
             break;

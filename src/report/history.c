@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "nemoperf/report/plot.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/report/history.h"
 
 #define HISTORY_BEFORE 20 /* runs before a candidate change point that count */
@@ -226,17 +227,6 @@ static void history_judge(const struct history_cfg *c, double min_effect, struct
     np_compare_runs(b->x, b->n, k->x, k->n, min_effect, r);
 }
 
-static void history_csv_str(FILE *out, const char *s)
-{
-    putc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', out);
-        putc(*s, out);
-    }
-    putc('"', out);
-}
-
 static void history_num(char *buf, size_t size, double v, int prec)
 {
     if (isfinite(v))
@@ -356,13 +346,13 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
             fprintf(out, "| %s | %s | %s | %s | %s | %s | %s%s%s |\n", c->name, method, runs, bs, cs, ds, verdict,
                     *more ? ": " : "", more);
         } else {
-            history_csv_str(out, c->name);
+            np_text_csv_field(out, c->name, 1);
             fprintf(out, ",%s,%s,%zu,%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,", method, unit, r.base.n, bm, bl, bh,
                     r.cand.n, cm, cl, ch, d, dl, dh, verdict);
             if (r.verdict == NP_CMP_INCONCLUSIVE && r.more_runs > 0)
                 fprintf(out, "%ld", r.more_runs);
             putc(',', out);
-            history_csv_str(out, more);
+            np_text_csv_field(out, more, 1);
             putc('\n', out);
         }
     }
@@ -559,13 +549,13 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
         break;
     case NP_FMT_CSV:
         fprintf(l->out, "%s,", r->ended);
-        history_csv_str(l->out, r->config);
+        np_text_csv_field(l->out, r->config, 1);
         putc(',', l->out);
-        history_csv_str(l->out, r->cluster);
+        np_text_csv_field(l->out, r->cluster, 1);
         fprintf(l->out, ",%s,", r->job_id);
-        history_csv_str(l->out, r->container);
+        np_text_csv_field(l->out, r->container, 1);
         fprintf(l->out, ",%s,%s,%s,%s,%s,", r->container_tag, r->status, st, tpg, mfu);
-        history_csv_str(l->out, change);
+        np_text_csv_field(l->out, change, 1);
         putc('\n', l->out);
         break;
     case NP_FMT_JSON: {

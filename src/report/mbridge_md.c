@@ -5,6 +5,7 @@
  * configuration cells verbatim and the two throughput cells from the measurements.
  */
 #include "nemoperf/report/mbridge_md.h"
+#include "nemoperf/util/fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,12 +83,7 @@ enum np_status np_mb_md_render(FILE *out, const char *layout_tsv, const char *co
     enum np_status st = NP_OK;
     char section[32] = "", group[160] = "";
     fprintf(out, "## %s NeMo Container\n", container);
-    while (st == NP_OK && (len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
-            continue;
+    while (st == NP_OK && (len = np_file_next_line(f, &line, &cap, &lineno)) >= 0) {
         size_t nc = 0;
         for (char *p = line; nc < 40;) {
             cells[nc++] = p;

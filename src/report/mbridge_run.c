@@ -5,6 +5,7 @@
  * Reports: a table, CSV, JSON (Jansson), or markdown in the layout of each run's container version.
  */
 #include "nemoperf/report/mbridge_run.h"
+#include "nemoperf/util/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -281,21 +282,6 @@ static void mbridge_run_cells(const struct mbridge_run *r, char cells[][PATH_MAX
         snprintf(cells[19], PATH_MAX, "-");
 }
 
-static void mbridge_run_csv_cell(FILE *out, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', out);
-            fputc(*s, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
-    }
-}
-
 static int mbridge_run_markdown(struct mbridge_run *runs, size_t n, FILE *out)
 {
     char *refdir = np_data_path("reference");
@@ -451,7 +437,7 @@ int np_mb_parse_paths(char *const *argpaths, size_t nargs, const struct np_mb_op
                 if (c)
                     fputs(sep, out);
                 if (fmt == NP_FMT_CSV)
-                    mbridge_run_csv_cell(out, cells[c]);
+                    np_text_csv_field(out, cells[c], 0);
                 else
                     fputs(cells[c], out);
             }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nemoperf/report/ncclreport.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/report/plot.h"
 
 int np_ncclreport_any(const struct np_nccl *n)
@@ -221,21 +222,6 @@ enum np_status np_ncclreport_csv_header(FILE *out)
     return ferror(out) ? NP_E_IO : NP_OK;
 }
 
-static void ncclreport_csv_str(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, out);
-        return;
-    }
-    putc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            putc('"', out);
-        putc(*s, out);
-    }
-    putc('"', out);
-}
-
 enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_nccl *n, size_t steps)
 {
     const struct np_nccl_net *net = np_nccl_net(n);
@@ -244,7 +230,7 @@ enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_n
     size_t nc;
     const struct np_nccl_coll *c = np_nccl_colls(n, &nc);
     for (size_t i = 0; i < (nc ? nc : 1); i++) { /* a run without collectives: its facts in one row */
-        ncclreport_csv_str(out, label);
+        np_text_csv_field(out, label, 0);
         if (nc) {
             double ps = ncclreport_per_step(c[i].bytes, steps);
             fprintf(out, ",%d,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", c[i].nranks, c[i].op, c[i].calls, c[i].lines,
@@ -254,11 +240,11 @@ enum np_status np_ncclreport_csv(FILE *out, const char *label, const struct np_n
             fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", c[i].min_bytes, c[i].max_bytes, c[i].unknown_calls);
         } else
             fputs(",,,,,,,,,,", out);
-        ncclreport_csv_str(out, net->version);
+        np_text_csv_field(out, net->version, 0);
         putc(',', out);
-        ncclreport_csv_str(out, net->network);
+        np_text_csv_field(out, net->network, 0);
         fprintf(out, ",%d,", np_nccl_nodes(n));
-        ncclreport_csv_str(out, warn);
+        np_text_csv_field(out, warn, 0);
         fputs("\n", out);
     }
     return ferror(out) ? NP_E_IO : NP_OK;

@@ -9,6 +9,7 @@
  * one column per configuration and lists the runs in no table from a temporary file).
  */
 #include "nemoperf/report/report.h"
+#include "nemoperf/util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -692,23 +693,6 @@ static enum np_status report_table(FILE *out, const struct np_parse_result *res,
 
 /* ---- csv ---- */
 
-static void report_csv_str(FILE *out, const char *s)
-{
-    if (!s)
-        s = "";
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* snprintf(buf, size, "%.10g", v) byte for byte (size >= 32), without printf in the common case: a finite v
  * of 1e-4 <= |v| < 1e16 is scaled to 10 digits in extended precision, by one multiplication or division by
  * an exact power of ten (error < 1e-9 of a unit, so the rounding is the exact value's unless it lies within
@@ -828,18 +812,18 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
 /* eff_at: NULL, or where the scaling efficiency's field (its comma) starts, from ftello(out) */
 static void report_csv_run(FILE *out, const struct np_run *r, const struct np_parse_opts *o, off_t *eff_at)
 {
-    report_csv_str(out, r->path);
+    np_text_csv_field(out, r->path, 0);
     fputc(',', out);
-    report_csv_str(out, r->id.experiment);
+    np_text_csv_field(out, r->id.experiment, 0);
     fputc(',', out);
-    report_csv_str(out, r->id.recipe);
+    np_text_csv_field(out, r->id.recipe, 0);
     fputc(',', out);
-    report_csv_str(out, r->id.model_size);
+    np_text_csv_field(out, r->id.model_size, 0);
     fputc(',', out);
     fputs(r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "", out);
     report_csv_num(out, r->id.gpus ? r->id.gpus : NAN, 1);
     fputc(',', out);
-    report_csv_str(out, r->id.gpu_type);
+    np_text_csv_field(out, r->id.gpu_type, 0);
     report_csv_num(out, r->id.seq_len ? r->id.seq_len : NAN, 1);
     report_csv_num(out, r->id.gbs ? r->id.gbs : NAN, 1);
     report_csv_num(out, r->step >= 0 ? (double)r->step : NAN, 1);
@@ -864,20 +848,20 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_num(out, r->peak_memory_bytes, 1);
     report_csv_num(out, r->loss, 0);
     fprintf(out, ",%s,", np_run_status_name(r->status));
-    report_csv_str(out, r->why);
+    np_text_csv_field(out, r->why, 0);
     fputc(',', out);
-    report_csv_str(out, r->note);
+    np_text_csv_field(out, r->note, 0);
     fputc(',', out);
-    report_csv_str(out, r->job_id);
+    np_text_csv_field(out, r->job_id, 0);
     fputc(',', out);
-    report_csv_str(out, r->launch.submit_time);
+    np_text_csv_field(out, r->launch.submit_time, 0);
     fputc(',', out);
-    report_csv_str(out, r->gpu_source);
+    np_text_csv_field(out, r->gpu_source, 0);
     fputc(',', out);
-    report_csv_str(out, r->id.system);
+    np_text_csv_field(out, r->id.system, 0);
     fprintf(out, ",%s,%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "",
             np_run_kind_name(r->id.kind));
-    report_csv_str(out, r->window.rule);
+    np_text_csv_field(out, r->window.rule, 0);
     report_csv_num(out, r->steady.tokens_per_s, 0);
     report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
     report_csv_num(out, r->steady.model_tflops_per_gpu, 0);
@@ -892,7 +876,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
         report_csv_num(out, r->ref_ratio, 0);
         fprintf(out, ",%s,%s,", r->verdict == NP_VERDICT_NOT_COMPARED ? "" : np_verdict_name(r->verdict),
                 o->verdict_last ? "last" : "steady");
-        report_csv_str(out, r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL);
+        np_text_csv_field(out, r->verdict == NP_VERDICT_NOT_COMPARED ? r->ref_why : NULL, 0);
     }
     fputc('\n', out);
 }
@@ -905,11 +889,11 @@ static void report_csv_groups(FILE *out, const struct np_groups *gs)
     for (size_t k = 0; k < gs->n; k++) {
         const struct np_group *g = &gs->g[k];
         const struct np_identity *id = &g->first->id;
-        report_csv_str(out, id->recipe);
+        np_text_csv_field(out, id->recipe, 0);
         fputc(',', out);
-        report_csv_str(out, id->model_size);
+        np_text_csv_field(out, id->model_size, 0);
         fprintf(out, ",%s,", np_dtype_name(id->dtype, 0));
-        report_csv_str(out, id->gpu_type);
+        np_text_csv_field(out, id->gpu_type, 0);
         fprintf(out, ",%s", np_run_kind_name(id->kind));
         report_csv_num(out, id->gpus, 1);
         report_csv_num(out, id->gbs ? id->gbs : NAN, 1);

@@ -147,3 +147,34 @@ json_t *np_file_load_json(const char *path, size_t flags, json_error_t *je, int 
     close(fd);
     return j;
 }
+
+enum np_status np_file_copy_atomic(const char *src, size_t max, const char *dir, const char *name, mode_t mode,
+                                   struct np_error *err)
+{
+    unsigned char *text = NULL;
+    size_t len = 0;
+    enum np_status st = np_file_read_all(src, max, &text, &len, err);
+    if (st != NP_OK)
+        return st;
+    if (memchr(text, '\0', len))
+        st = np_error_set(err, NP_E_INVALID, src, 0, 0, "holds a NUL byte: not a text file");
+    else if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        st = np_error_set(err, NP_E_IO, dir, 0, 0, "%s", strerror(errno));
+    else
+        st = np_file_write_atomic(dir, name, (const char *)text, mode, err);
+    free(text);
+    return st;
+}
+
+ssize_t np_file_next_line(FILE *f, char **line, size_t *cap, int *lineno)
+{
+    ssize_t len;
+    while ((len = getline(line, cap, f)) >= 0) {
+        (*lineno)++;
+        while (len > 0 && ((*line)[len - 1] == '\n' || (*line)[len - 1] == '\r'))
+            (*line)[--len] = '\0';
+        if (len > 0 && (*line)[0] != '#')
+            return len;
+    }
+    return -1;
+}

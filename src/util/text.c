@@ -85,3 +85,20 @@ FILE *np_text_clean_stream(FILE *under)
         setvbuf(f, NULL, isatty(fileno(under)) ? _IOLBF : _IOFBF, isatty(fileno(under)) ? BUFSIZ : 1 << 18);
     return f;
 }
+
+void np_text_csv_field(FILE *out, const char *s, int always)
+{
+    if (!s)
+        s = "";
+    if (!always && !strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    putc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', out);
+        putc(*s, out);
+    }
+    putc('"', out);
+}

@@ -14,6 +14,9 @@
  * (nemoperf-synth writes one 8 KiB shard per rank plus metadata). */
 #define NP_SYNTH_CHECKPOINT_BYTES(gpus) (1048576.0 + 65536.0 * (gpus))
 
+/* The largest file a job reads from its experiment folder's code/ (the NeMo driver, a DFM config). */
+#define NP_JOB_STAGED_FILE_MAX (16u << 20)
+
 enum np_workload { NP_WORKLOAD_NEMO = 0, NP_WORKLOAD_SYNTHETIC };
 
 /* "nemo" / "synthetic" */

@@ -4,6 +4,7 @@
 #define NEMOPERF_UTIL_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -25,6 +26,18 @@ enum np_status np_file_open_regular(int dirfd, const char *path, int *fd, struct
  * shrinks while it is read yields what was there (never a signal, unlike a mapping). */
 enum np_status np_file_read_all(const char *path, size_t max, unsigned char **out, size_t *len,
                                 struct np_error *err);
+
+/* Copy the regular text file src (at most max bytes) to dir/name atomically with mode, making dir (0755)
+ * when it does not exist: what a job reads from its experiment folder (the NeMo driver, a DFM config).
+ * NP_OK, or the error naming src or dir; nothing half-written. */
+enum np_status np_file_copy_atomic(const char *src, size_t max, const char *dir, const char *name, mode_t mode,
+                                   struct np_error *err);
+
+/* The next line of f that is neither empty nor a '#' comment, its line ending (\n or \r\n) removed, into
+ * *line (getline's buffer and *cap: the caller frees *line); *lineno counts every line read.  Returns its
+ * length, or -1 at the end of f or on a read error (ferror(f) tells them apart).  The data tables'
+ * reader (reference TSVs, Megatron-Bridge tables). */
+ssize_t np_file_next_line(FILE *f, char **line, size_t *cap, int *lineno);
 
 /* json_loadfd of the regular file at path with flags (JSON_REJECT_DUPLICATES ...).
  * Returns a new reference, or NULL: then *io is 1 when the file could not be opened or

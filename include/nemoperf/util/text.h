@@ -21,6 +21,10 @@ size_t np_text_clean(char *s, size_t n);
  * frees the result.  NULL only when out of memory. */
 char *np_text_shorten(const char *s, size_t max, int *owned);
 
+/* One CSV field (RFC 4180) to out: s (NULL: empty) as it is, or between double quotes with each quote
+ * doubled when it holds a comma, a quote, CR or LF, or when always is set.  The reports' one writer. */
+void np_text_csv_field(FILE *out, const char *s, int always);
+
 /* A stream writing through np_text_clean to under's descriptor (under is flushed first and
  * never closed; nothing else should write to it meanwhile).  Its own buffer: a line on a
  * terminal, 256 KiB otherwise; fclose it to flush.  NULL when that fails. */
