@@ -73,11 +73,13 @@ for r in rows:
     with open(os.path.join(d, "log-%s_%d_0.out" % (exp, 1000 + n)), "w") as f:
         for i in range(1, 51):
             f.write("Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n" % (step, tf * 0.022))
+            # the GB300 run as with logger.log_throughput=true: MB's (wrong for Wan) figure on the iteration line
+            thr = " throughput per GPU (TFLOP/s/GPU): %.1f |" % (tf * 0.022) if r["gpu_type"] == "gb300" else ""
             f.write(" [2026-03-13 10:%02d:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per "
-                    "iteration (ms): %.1f | learning rate: %.6E | global batch size: %5d | lm loss: %.6E | "
+                    "iteration (ms): %.1f |%s learning rate: %.6E | global batch size: %5d | lm loss: %.6E | "
                     "loss scale: %.1f | grad norm: %.3f | number of skipped iterations: %3d | number of nan "
                     "iterations: %3d |\n"
-                    % (i // 4, (i * 15) % 60, i, 50, i * gbs, step * 1000.0, 5e-6, gbs, 0.12 - i * 1e-4, 1.0,
+                    % (i // 4, (i * 15) % 60, i, 50, i * gbs, step * 1000.0, thr, 5e-6, gbs, 0.12 - i * 1e-4, 1.0,
                        1.0 + (i % 7) * 0.01, 0, 0))
             if i == 1:
                 f.write("[Rank %d] (after 1 iterations) memory (GB) | mem-allocated-gigabytes: 61.2 | "
