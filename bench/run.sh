@@ -15,6 +15,8 @@
 #   peak memory beside (the reader's memory is bounded whatever the log's size).
 # Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abcn, any of a b c n)  BENCH_SCALE (1; divides the run counts)
 #        BENCH_REPS (5)  BENCH_SEED (1)  BENCH_JOBS (all cores; tailread threads)  CC (cc)  NP_PARSE (bin/nemoperf-parse)
+#        NP_PARSE_B (unset): another build's nemoperf-parse, timed alternately with NP_PARSE in the same reps
+#        (table and csv), its ratio printed: "is this change within noise of before?" in one run
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -24,6 +26,7 @@ BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_REPS=${BENCH_REPS:-5}
 BENCH_SEED=${BENCH_SEED:-1}
 NP_PARSE=${NP_PARSE:-bin/nemoperf-parse}
+NP_PARSE_B=${NP_PARSE_B:-}
 CC=${CC:-cc}
 STEPS=50
 
@@ -107,6 +110,7 @@ keys_for() { # shape -> the commands timed on it
     c) echo "parse parse_csv parse_json parse_md rg_c" ;;
     *) echo "parse parse_csv parse_json parse_md parse_w10 parse_all grep rg rg_c tailread tailread_p tailread_l" ;;
     esac
+    [ -z "$NP_PARSE_B" ] || echo "parse_b parse_csv_b"
 }
 label() {
     case $1 in
@@ -116,6 +120,8 @@ label() {
     parse_md) echo "nemoperf-parse --format markdown" ;;
     parse_w10) echo "nemoperf-parse --window 10 --format csv" ;;
     parse_all) echo "nemoperf-parse --all-steps --format csv" ;;
+    parse_b) echo "NP_PARSE_B (table)" ;;
+    parse_csv_b) echo "NP_PARSE_B --format csv" ;;
     grep) echo "grep -r --include '*.out' train_step_timing" ;;
     rg) echo "rg --no-config -uu -g '*.out' train_step_timing" ;;
     rg_c) echo "rg -c --no-config -uu -g '*.out' train_step_timing" ;;
@@ -126,6 +132,7 @@ label() {
 }
 enabled() {
     case $1 in
+    parse_b | parse_csv_b) [ -x "$NP_PARSE_B" ] ;;
     parse*) [ "$have_parse" = 1 ] ;;
     rg | rg_c) [ "$have_rg" = 1 ] ;;
     *) return 0 ;;
@@ -140,6 +147,8 @@ runkey() { # key [-l] -> "seconds status bytes lines maxrss_kb"
     parse_md) "$TI" -p "$@" "$NP_PARSE" --format markdown "$EXP" ;;
     parse_w10) "$TI" -p "$@" "$NP_PARSE" --window 10 --format csv "$EXP" ;;
     parse_all) "$TI" -p "$@" "$NP_PARSE" --all-steps --format csv "$EXP" ;;
+    parse_b) "$TI" -p "$@" "$NP_PARSE_B" "$EXP" ;;
+    parse_csv_b) "$TI" -p "$@" "$NP_PARSE_B" --format csv "$EXP" ;;
     grep) "$TI" -p "$@" grep -r --include '*.out' train_step_timing "$EXP" ;;
     rg) "$TI" -p "$@" rg --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
     rg_c) "$TI" -p "$@" rg -c --no-config -uu -g '*.out' train_step_timing "$EXP" ;;
@@ -238,6 +247,12 @@ bench_shape() { # shape runs size
         done
     fi
     out "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    if [ -n "$NP_PARSE_B" ] && [ "$_s" != c ]; then # the same reps, alternately: ratio NP_PARSE_B / NP_PARSE
+        out "$(awk -v p="$(med parse)" -v pc="$(med parse_csv)" -v b="$(med parse_b)" -v bc="$(med parse_csv_b)" \
+            -v pn="$(cat "$_w/parse.min")" -v bn="$(cat "$_w/parse_b.min")" '
+            function x(a, c) { return (a == "nan" || c == "nan" || c + 0 == 0) ? "?" : sprintf("%.3f", a / c) }
+            BEGIN { printf "   vs NP_PARSE_B: B/this median table %s, csv %s; min table %s (above 1: this build is faster)\n", x(b, p), x(bc, pc), x(bn, pn) }')"
+    fi
     # targets (issue 15): a: every format >= 20x grep and >= 5x rg; b: every format >= 1.5x rg -c;
     # c: every format faster than rg -c with a peak RSS <= 64 MiB
     out "$(awk -v s="$_s" -v runs="$_runs" -v gb="$_gb" -v g="$_g" -v r="$_rg" -v rc="$_rc" \

@@ -129,6 +129,23 @@ START_TEST(test_buf)
     np_buf_free(&b);
     np_buf_free(NULL);
     np_strv_free(NULL);
+    /* np_strv_pushf: a word longer than its stack buffer (a --wrap script under a long STAGE_PATH) */
+    char *big = malloc(20001);
+    ck_assert_ptr_nonnull(big);
+    memset(big, 'p', 20000);
+    big[20000] = '\0';
+    struct np_strv v = {0};
+    np_strv_pushf(&v, "--wrap=%s/x", big);
+    np_strv_pushf(&v, "%d", 7);
+    char **w = np_strv_steal(&v);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(strlen(w[0]), 20009);
+    ck_assert_int_eq(strncmp(w[0], "--wrap=ppp", 10), 0);
+    ck_assert_str_eq(w[0] + 20007, "/x");
+    ck_assert_str_eq(w[1], "7");
+    ck_assert_ptr_null(w[2]);
+    np_strv_free(w);
+    free(big);
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/job/env.h"
 #include "nemoperf/util/shell.h"

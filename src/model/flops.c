@@ -9,10 +9,15 @@
 #include <stddef.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
-double np_model_flops(enum np_flops_conv conv, const struct np_arch *a, int kv_groups, int causal, int seq_len)
+/* NeMo's flops_formulas conventions and seed 004's printed one (flops.h); x unused. */
+static double flops_nemo(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                         int kv_groups, int causal, int seq_len)
 {
+    (void)x;
     if (!a || seq_len <= 0 || a->layers <= 0 || a->hidden <= 0 || a->heads <= 0)
         return NAN;
     const double S = seq_len, L = a->layers, h = a->hidden, F = a->ffn_hidden, A = a->heads;
@@ -31,10 +36,84 @@ double np_model_flops(enum np_flops_conv conv, const struct np_arch *a, int kv_g
         return S * (24 * L * h * h + 12 * c * L * h * S + 48 * L * h * h + 6 * V * h);
     case NP_FLOPS_GPT3:
         return (24 * S * h * h + 4 * c * S * S * h) * 3 * L + 6 * S * h * V;
-    default: /* the AutoModel families need np_arch_extra: np_model_flops_row */
+    default: /* not a NeMo convention */
         break;
     }
     return NAN;
+}
+
+/* NeMo AutoModel's flops_utils.py families (flops_automodel.c) */
+static double flops_am(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                       int kv_groups, int causal, int seq_len)
+{
+    (void)kv_groups;
+    (void)causal;
+    return np_flops_automodel(conv, a, x, seq_len);
+}
+
+/* Wan 2.1's video DiT (flops_dit.c) */
+static double flops_dit(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                        int kv_groups, int causal, int seq_len)
+{
+    (void)conv;
+    (void)kv_groups;
+    (void)causal;
+    return np_flops_dit(a, x, seq_len);
+}
+
+/* The families, in enum order.  per_sample, missing, lora, needs_vocab. */
+static const struct np_flops_family flops_families[] = {
+    {NP_FLOPS_LLAMA3, "llama3", flops_nemo, NULL, 0, 1},
+    {NP_FLOPS_NEMOTRON, "nemotron", flops_nemo, NULL, 0, 1},
+    {NP_FLOPS_NEMOTRON_LEGACY, "nemotron-legacy", flops_nemo, NULL, 0, 1},
+    {NP_FLOPS_MIXTRAL, "mixtral", flops_nemo, NULL, 0, 1},
+    {NP_FLOPS_GPT3, "gpt3", flops_nemo, NULL, 0, 1},
+    {NP_FLOPS_AM_LLAMA, "automodel-llama", flops_am, np_flops_automodel_missing, 1, 1},
+    {NP_FLOPS_AM_QWEN3, "automodel-qwen3", flops_am, np_flops_automodel_missing, 1, 1},
+    {NP_FLOPS_AM_DEEPSEEKV3, "automodel-deepseekv3", flops_am, np_flops_automodel_missing, 1, 1},
+    {NP_FLOPS_AM_GPTOSS, "automodel-gptoss", flops_am, np_flops_automodel_missing, 1, 1},
+    {NP_FLOPS_AM_NEMOTRONH, "automodel-nemotronh", flops_am, np_flops_automodel_missing, 1, 1},
+    {NP_FLOPS_DIT_WAN, "dit-wan", flops_dit, NULL, 0, 0},
+};
+
+#define FLOPS_NFAMILIES (sizeof flops_families / sizeof flops_families[0])
+
+const struct np_flops_family *np_flops_family(enum np_flops_conv conv)
+{
+    for (size_t i = 0; i < FLOPS_NFAMILIES; i++)
+        if (flops_families[i].conv == conv)
+            return &flops_families[i];
+    return NULL;
+}
+
+const struct np_flops_family *np_flops_family_named(const char *name)
+{
+    for (size_t i = 0; name && i < FLOPS_NFAMILIES; i++)
+        if (strcmp(flops_families[i].name, name) == 0)
+            return &flops_families[i];
+    return NULL;
+}
+
+const char *np_flops_conv_name(enum np_flops_conv c)
+{
+    const struct np_flops_family *f = np_flops_family(c);
+    return f ? f->name : "?";
+}
+
+void np_flops_conv_names(char *buf, size_t size)
+{
+    size_t n = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < FLOPS_NFAMILIES && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", !i ? "" : i + 1 < FLOPS_NFAMILIES ? ", " : " or ",
+                              flops_families[i].name);
+}
+
+double np_model_flops(enum np_flops_conv conv, const struct np_arch *a, int kv_groups, int causal, int seq_len)
+{
+    const struct np_flops_family *f = np_flops_family(conv);
+    return f && f->per_sample == flops_nemo ? flops_nemo(conv, a, NULL, kv_groups, causal, seq_len) : NAN;
 }
 
 double np_finetune_flops_per_pack(const struct np_arch *a, int kv_groups, double k, double tokens, double sum_sq)

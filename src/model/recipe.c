@@ -44,18 +44,6 @@ const char *np_dtype_name(enum np_dtype d, int upper)
     }
 }
 
-static const char *const recipe_conv_names[] = {"llama3",          "nemotron",          "nemotron-legacy",
-                                                "mixtral",         "gpt3",              "automodel-llama",
-                                                "automodel-qwen3", "automodel-deepseekv3", "automodel-gptoss",
-                                                "automodel-nemotronh", "dit-wan"};
-
-const char *np_flops_conv_name(enum np_flops_conv c)
-{
-    if ((unsigned)c < sizeof recipe_conv_names / sizeof recipe_conv_names[0])
-        return recipe_conv_names[c];
-    return "?";
-}
-
 /* Loading context: file name and the error sink. */
 struct recipe_ctx {
     const char *file;
@@ -304,28 +292,26 @@ static enum np_status recipe_load_flops(struct recipe_ctx *c, json_t *o, const c
     TRY(recipe_check_keys(c, o, path, keys));
     char *conv = NULL;
     TRY(recipe_str(c, o, path, "convention", 1, &conv));
-    int found = -1;
-    for (size_t i = 0; i < sizeof recipe_conv_names / sizeof recipe_conv_names[0]; i++)
-        if (strcmp(conv, recipe_conv_names[i]) == 0)
-            found = (int)i;
+    const struct np_flops_family *fam = np_flops_family_named(conv); /* flops.c's table */
     free(conv);
-    if (found < 0) {
+    if (!fam) {
+        char names[400], msg[480];
+        np_flops_conv_names(names, sizeof names);
+        snprintf(msg, sizeof msg, "unknown convention (expected %s)", names);
         recipe_path(p, sizeof p, path, "convention");
-        return recipe_fail(c, p, "unknown convention (expected llama3, nemotron, nemotron-legacy, mixtral, gpt3, "
-                                 "automodel-llama, automodel-qwen3, automodel-deepseekv3, automodel-gptoss, "
-                                 "automodel-nemotronh or dit-wan)");
+        return recipe_fail(c, p, msg);
     }
-    f->conv = (enum np_flops_conv)found;
+    f->conv = fam->conv;
     TRY(recipe_bool(c, o, path, "causal", 0, &f->causal));
     TRY(recipe_int(c, o, path, "kv_groups", 0, 0, 1, arch->kv_groups, &f->kv_groups));
     TRY(recipe_str(c, o, path, "note", 0, &f->note));
     TRY(recipe_int(c, o, path, "lora_rank", 0, 0, 1, 0, &f->lora_rank));
     TRY(recipe_bool(c, o, path, "lora_lm_head", 0, &f->lora_lm_head));
-    if (f->lora_rank && !NP_FLOPS_IS_AUTOMODEL(f->conv)) {
+    if (f->lora_rank && !fam->lora) {
         recipe_path(p, sizeof p, path, "lora_rank");
         return recipe_fail(c, p, "the LoRA multiplier is AutoModel's: only with an automodel-* convention");
     }
-    if (f->conv != NP_FLOPS_DIT_WAN && arch->vocab < 1) {
+    if (fam->needs_vocab && arch->vocab < 1) {
         recipe_path(p, sizeof p, path, "convention");
         return recipe_fail(c, p, "a language-model convention needs arch.vocab (>= 1)");
     }
@@ -959,8 +945,9 @@ static enum np_status recipe_load_model(struct recipe_ctx *c, const char *size, 
     if (!v)
         return recipe_fail(c, p, "expected object");
     TRY(recipe_load_flops(c, v, p, &m->arch, &m->flops));
-    if (NP_FLOPS_IS_AUTOMODEL(m->flops.conv)) {
-        const char *missing = np_flops_automodel_missing(m->flops.conv, &m->arch, &m->xa, m->pattern);
+    const struct np_flops_family *fam = np_flops_family(m->flops.conv);
+    if (fam && fam->missing) {
+        const char *missing = fam->missing(m->flops.conv, &m->arch, &m->xa, m->pattern);
         if (missing) {
             char msg[160];
             snprintf(msg, sizeof msg, "the %s convention needs arch.%s", np_flops_conv_name(m->flops.conv), missing);

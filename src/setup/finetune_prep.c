@@ -280,25 +280,10 @@ char **np_ftprep_job_argv(const struct np_ftprep_plan *p, const struct np_ftprep
                           const struct np_ftprep_job_opts *o)
 {
     const char *repo = m->model->hf_repo;
-    char *prog = np_path_search(o->sbatch_prog ? o->sbatch_prog : "sbatch", getenv("PATH"));
     struct np_strv a = {0};
-    np_strv_push(&a, prog ? prog : (o->sbatch_prog ? o->sbatch_prog : "sbatch"));
-    free(prog);
-    np_strv_push(&a, "--wait");
-    np_strv_push(&a, "--parsable");
-    np_strv_push(&a, "--nodes=1");
-    np_strv_push(&a, "--ntasks=1");
-    np_strv_push(&a, "--exclusive"); /* the import holds the whole model in host memory */
-    np_strv_push(&a, "--time=" NP_FTPREP_TIME);
-    np_strv_push(&a, "--job-name=nemoperf-setup-ftprep");
-    if (o->account)
-        np_strv_pushf(&a, "--account=%s", o->account);
-    if (o->partition)
-        np_strv_pushf(&a, "--partition=%s", o->partition);
-    char *esc = np_slurm_pattern_escape(o->log_dir ? o->log_dir : p->stage);
-    np_strv_pushf(&a, "--output=%s/setup-ftprep_%%j.out", esc ? esc : "");
-    np_strv_pushf(&a, "--error=%s/setup-ftprep_%%j.out", esc ? esc : ""); /* not a user's SBATCH_ERROR */
-    free(esc);
+    /* --exclusive: the import holds the whole model in host memory */
+    np_stage_job_head(&a, o->sbatch_prog, 1, NP_FTPREP_TIME, "nemoperf-setup-ftprep", o->account, o->partition,
+                      o->log_dir ? o->log_dir : p->stage, "setup-ftprep");
     /* the job: NeMo's environment, offline, and the script in the container */
     struct np_buf b;
     np_buf_init(&b);
@@ -333,13 +318,10 @@ char **np_ftprep_job_argv(const struct np_ftprep_plan *p, const struct np_ftprep
     char *script = np_buf_steal(&b);
     if (script)
         np_strv_pushf(&a, "--wrap=%s", script);
-    char **v = np_strv_steal(&a);
-    if (!script || !esc) {
-        np_strv_free(v);
-        v = NULL;
-    }
+    else
+        a.failed = 1;
     free(script);
-    return v;
+    return np_strv_steal(&a);
 }
 
 /* Copy the shipped script to $STAGE_PATH/setup/ (atomically). */

@@ -26,24 +26,9 @@ char **np_pip_job_argv(const char *stage, const struct np_recipe *r, const struc
     if (!m->mbridge || !m->mbridge->pip)
         return NULL;
     char *dir = np_mbridge_pip_dir(stage, r->name, m->size);
-    char *prog = np_path_search(o->sbatch_prog ? o->sbatch_prog : "sbatch", getenv("PATH"));
     struct np_strv a = {0};
-    np_strv_push(&a, prog ? prog : (o->sbatch_prog ? o->sbatch_prog : "sbatch"));
-    free(prog);
-    np_strv_push(&a, "--wait");
-    np_strv_push(&a, "--parsable");
-    np_strv_push(&a, "--nodes=1");
-    np_strv_push(&a, "--ntasks=1");
-    np_strv_push(&a, "--time=" NP_STAGE_SBATCH_TIME);
-    np_strv_push(&a, "--job-name=nemoperf-setup-pip");
-    if (o->account)
-        np_strv_pushf(&a, "--account=%s", o->account);
-    if (o->partition)
-        np_strv_pushf(&a, "--partition=%s", o->partition);
-    char *esc = np_slurm_pattern_escape(o->log_dir ? o->log_dir : stage);
-    np_strv_pushf(&a, "--output=%s/setup-pip_%%j.out", esc ? esc : "");
-    np_strv_pushf(&a, "--error=%s/setup-pip_%%j.out", esc ? esc : "");
-    free(esc);
+    np_stage_job_head(&a, o->sbatch_prog, 0, NP_STAGE_SBATCH_TIME, "nemoperf-setup-pip", o->account, o->partition,
+                      o->log_dir ? o->log_dir : stage, "setup-pip");
     struct np_buf b;
     np_buf_init(&b);
     np_buf_append(&b, "set -e\nrm -rf -- ");

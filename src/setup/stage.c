@@ -135,51 +135,6 @@ static int stage_is_exec(const char *p)
 }
 
 
-/* NULL-terminated string vector with sticky allocation failure. */
-struct stage_argv {
-    char **v;
-    size_t n, cap;
-    int failed;
-};
-
-static void stage_argv_add(struct stage_argv *a, char *s)
-{
-    if (!s || a->failed) {
-        free(s);
-        a->failed = 1;
-        return;
-    }
-    if (a->n + 2 > a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 16;
-        char **v = realloc(a->v, cap * sizeof *v);
-        if (!v) {
-            free(s);
-            a->failed = 1;
-            return;
-        }
-        a->v = v;
-        a->cap = cap;
-    }
-    a->v[a->n++] = s;
-    a->v[a->n] = NULL;
-}
-
-static void stage_argv_addf(struct stage_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void stage_argv_addf(struct stage_argv *a, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (s) {
-        va_start(ap, fmt);
-        vsnprintf(s, (size_t)len + 1, fmt, ap);
-        va_end(ap);
-    }
-    stage_argv_add(a, s);
-}
-
 static char *stage_docker_uri(const char *image)
 {
     if (strncmp(image, "docker://", 9) == 0)
@@ -191,40 +146,55 @@ static char *stage_docker_uri(const char *image)
     return s;
 }
 
+void np_stage_job_head(struct np_strv *a, const char *sbatch_prog, int exclusive, const char *time,
+                       const char *job_name, const char *account, const char *partition, const char *log_dir,
+                       const char *log)
+{
+    char *prog = np_path_search(sbatch_prog ? sbatch_prog : "sbatch", getenv("PATH"));
+    np_strv_push(a, prog ? prog : (sbatch_prog ? sbatch_prog : "sbatch"));
+    free(prog);
+    np_strv_push(a, "--wait");
+    np_strv_push(a, "--parsable");
+    np_strv_push(a, "--nodes=1");
+    np_strv_push(a, "--ntasks=1");
+    if (exclusive)
+        np_strv_push(a, "--exclusive");
+    np_strv_pushf(a, "--time=%s", time);
+    np_strv_pushf(a, "--job-name=%s", job_name);
+    if (account)
+        np_strv_pushf(a, "--account=%s", account);
+    if (partition)
+        np_strv_pushf(a, "--partition=%s", partition);
+    /* --error too: a user's SBATCH_ERROR would otherwise move the job's errors away from the log the
+     * failure message names */
+    char *esc = np_slurm_pattern_escape(log_dir);
+    if (!esc)
+        a->failed = 1;
+    np_strv_pushf(a, "--output=%s/%s_%%j.out", esc ? esc : "", log);
+    np_strv_pushf(a, "--error=%s/%s_%%j.out", esc ? esc : "", log);
+    free(esc);
+}
+
 char **np_stage_import_argv(const char *image, const char *out_path, const struct np_import_opts *o)
 {
     static const struct np_import_opts none;
     if (!o)
         o = &none;
-    struct stage_argv a = {0};
+    struct np_strv a = {0};
     char *uri = stage_docker_uri(image);
     if (!uri)
         return NULL;
     if (!o->sbatch) {
         char *prog = np_path_search(o->enroot ? o->enroot : "enroot", getenv("PATH"));
-        stage_argv_add(&a, prog ? prog : strdup(o->enroot ? o->enroot : "enroot"));
-        stage_argv_add(&a, strdup("import"));
-        stage_argv_add(&a, strdup("--output"));
-        stage_argv_add(&a, strdup(out_path));
-        stage_argv_add(&a, uri);
-        if (a.failed) {
-            np_strv_free(a.v);
-            return NULL;
-        }
-        return a.v;
+        np_strv_push(&a, prog ? prog : (o->enroot ? o->enroot : "enroot"));
+        free(prog);
+        np_strv_push(&a, "import");
+        np_strv_push(&a, "--output");
+        np_strv_push(&a, out_path);
+        np_strv_push(&a, uri);
+        free(uri);
+        return np_strv_steal(&a);
     }
-    char *prog = np_path_search(o->sbatch_prog ? o->sbatch_prog : "sbatch", getenv("PATH"));
-    stage_argv_add(&a, prog ? prog : strdup(o->sbatch_prog ? o->sbatch_prog : "sbatch"));
-    stage_argv_add(&a, strdup("--wait"));
-    stage_argv_add(&a, strdup("--parsable"));
-    stage_argv_add(&a, strdup("--nodes=1"));
-    stage_argv_add(&a, strdup("--ntasks=1"));
-    stage_argv_add(&a, strdup("--time=" NP_STAGE_SBATCH_TIME));
-    stage_argv_add(&a, strdup("--job-name=nemoperf-setup"));
-    if (o->account)
-        stage_argv_addf(&a, "--account=%s", o->account);
-    if (o->partition)
-        stage_argv_addf(&a, "--partition=%s", o->partition);
     /* output file: <log_dir or sqsh folder>/setup-import_%j.out (a Slurm pattern) */
     char *dir = NULL;
     if (o->log_dir) {
@@ -235,17 +205,11 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
         if (slash)
             *(slash == dir ? slash + 1 : slash) = '\0';
     }
-    char *esc = dir ? np_slurm_pattern_escape(dir) : NULL;
-    free(dir);
-    if (esc) {
-        /* --error too: a user's SBATCH_ERROR would otherwise move the job's errors
-         * away from the log the failure message names */
-        stage_argv_addf(&a, "--output=%s/setup-import_%%j.out", esc);
-        stage_argv_addf(&a, "--error=%s/setup-import_%%j.out", esc);
-        free(esc);
-    } else {
+    if (!dir)
         a.failed = 1;
-    }
+    np_stage_job_head(&a, o->sbatch_prog, 0, NP_STAGE_SBATCH_TIME, "nemoperf-setup", o->account, o->partition,
+                      dir ? dir : "", "setup-import");
+    free(dir);
     /* the job's script: srun enroot import --output '<tmp>' 'docker://<image>' */
     struct np_buf b;
     np_buf_init(&b);
@@ -257,17 +221,12 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
     np_buf_append_shq(&b, uri);
     free(uri);
     char *script = np_buf_steal(&b);
-    if (script) {
-        stage_argv_addf(&a, "--wrap=%s", script);
-        free(script);
-    } else {
+    if (script)
+        np_strv_pushf(&a, "--wrap=%s", script);
+    else
         a.failed = 1;
-    }
-    if (a.failed) {
-        np_strv_free(a.v);
-        return NULL;
-    }
-    return a.v;
+    free(script);
+    return np_strv_steal(&a);
 }
 
 /* 1 when the environment entry e ("NAME=value") must not reach the child. */

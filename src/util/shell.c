@@ -196,11 +196,21 @@ void np_strv_pushf(struct np_strv *s, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof buf) {
+    if (n >= 0 && (size_t)n < sizeof buf) {
+        np_strv_push(s, buf);
+        return;
+    }
+    char *big = NULL; /* longer than the stack buffer: a --wrap script under a long STAGE_PATH */
+    va_start(ap, fmt);
+    if (n < 0 || vasprintf(&big, fmt, ap) < 0)
+        big = NULL;
+    va_end(ap);
+    if (!big) {
         s->failed = 1;
         return;
     }
-    np_strv_push(s, buf);
+    np_strv_push(s, big);
+    free(big);
 }
 
 char **np_strv_steal(struct np_strv *s)

@@ -12,7 +12,7 @@ enum np_dtype { NP_DTYPE_NONE = 0, NP_DTYPE_BF16 = 1, NP_DTYPE_FP8 = 2 };
 /* What a row runs: pre-training, or seed 000's fine-tuning (SQuAD, packed sequences). */
 enum np_task { NP_TASK_PRETRAIN = 0, NP_TASK_SFT, NP_TASK_LORA };
 
-/* FLOPs conventions (see flops.h for the formulas). */
+/* FLOPs conventions (see flops.h for the formulas; each is a row of flops.c's family table). */
 enum np_flops_conv {
     NP_FLOPS_LLAMA3 = 0,      /* NeMo flops_formulas llama3: 18F/h (SwiGLU, 3 matrices) */
     NP_FLOPS_NEMOTRON,        /* NeMo flops_formulas nemotron: 12F/h (squared ReLU, 2 matrices) */
@@ -27,9 +27,6 @@ enum np_flops_conv {
     NP_FLOPS_AM_NEMOTRONH,    /* nemotronh_flops: hybrid Mamba / attention / MoE */
     NP_FLOPS_DIT_WAN          /* Wan 2.1 DiT (NeMo DFM), per video token: flops_dit.c */
 };
-
-/* Is c one of the AutoModel families (they read struct np_arch_extra)? */
-#define NP_FLOPS_IS_AUTOMODEL(c) ((c) >= NP_FLOPS_AM_LLAMA && (c) <= NP_FLOPS_AM_NEMOTRONH)
 
 struct np_arch {
     int layers, hidden, ffn_hidden, heads, kv_groups, vocab;

@@ -13,13 +13,39 @@
 #ifndef NEMOPERF_FLOPS_H
 #define NEMOPERF_FLOPS_H
 
+#include <stddef.h>
+
 #include "nemoperf/model/arch.h"
 
-/* Model FLOPs for one sample of seq_len tokens (forward + backward). */
+/* One FLOPs family, named by a recipe's flops.convention.  A new family is a function (its own file when it
+ * is more than a line) and a row of the table in flops.c. */
+struct np_flops_family {
+    enum np_flops_conv conv;
+    const char *name;  /* the recipes' flops.convention */
+    /* FLOPs of one sample of seq_len tokens, forward + backward; NAN when a field it needs is 0 */
+    double (*per_sample)(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                         int kv_groups, int causal, int seq_len);
+    /* the first field a/x lack for this family (pattern: the hybrid pattern or NULL), or NULL; NULL hook: none */
+    const char *(*missing)(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
+                           const char *pattern);
+    int lora;        /* AutoModel's LoRA multiplier applies (flops.lora_rank) */
+    int needs_vocab; /* a language model: the logits layer counts, arch.vocab required */
+};
+
+/* The family of conv, or of a convention name; NULL when unknown. */
+const struct np_flops_family *np_flops_family(enum np_flops_conv conv);
+const struct np_flops_family *np_flops_family_named(const char *name);
+/* Convention name of c ("llama3"); "?" when unknown. */
+const char *np_flops_conv_name(enum np_flops_conv c);
+/* Every convention name in table order into buf ("a, b or c"; cut at size). */
+void np_flops_conv_names(char *buf, size_t size);
+
+/* Model FLOPs for one sample of seq_len tokens (forward + backward) of a NeMo convention (llama3, nemotron,
+ * nemotron-legacy, mixtral, gpt3); NAN for the others (they need np_arch_extra: np_model_flops_row). */
 double np_model_flops(enum np_flops_conv conv, const struct np_arch *arch, int kv_groups, int causal,
                       int seq_len);
 
-/* AutoModel family conv (NP_FLOPS_IS_AUTOMODEL) for one sample; NAN when a field it needs is 0. */
+/* AutoModel family conv (automodel-*) for one sample; NAN when a field it needs is 0. */
 double np_flops_automodel(enum np_flops_conv conv, const struct np_arch *a, const struct np_arch_extra *x,
                           int seq_len);
 /* Name of the first field conv needs that a/x lack (pattern: the hybrid pattern or NULL), or NULL. */

@@ -176,7 +176,6 @@ struct np_recipe_set {
 enum np_dtype np_dtype_parse(const char *s);
 /* "bf16"/"fp8"; "BF16"/"FP8" with upper = 1. */
 const char *np_dtype_name(enum np_dtype d, int upper);
-const char *np_flops_conv_name(enum np_flops_conv c);
 /* "pretrain"/"sft"/"lora" (any case) -> 0 and *out; -1 when unknown. */
 int np_task_parse(const char *s, enum np_task *out);
 /* "pretrain"/"sft"/"lora" */

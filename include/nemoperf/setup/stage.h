@@ -69,6 +69,15 @@ enum np_status np_stage_run(char **argv, int sbatch, volatile sig_atomic_t *canc
 /* "exited with status N" / "was killed by signal N" / "could not be run (exit 127)". */
 void np_stage_wait_text(int status, char *buf, size_t size);
 
+struct np_strv;
+/* Append the head of a one-node setup job to a: sbatch (sbatch_prog, else PATH's) --wait --parsable --nodes=1
+ * --ntasks=1 [--exclusive] --time=<time> --job-name=<job_name> [--account=] [--partition=]
+ * --output=/--error=<log_dir>/<log>_%j.out (log_dir pattern-escaped).  The import, the fine-tuning
+ * preparation and the pip job share it; a->failed on failure. */
+void np_stage_job_head(struct np_strv *a, const char *sbatch_prog, int exclusive, const char *time,
+                       const char *job_name, const char *account, const char *partition, const char *log_dir,
+                       const char *log);
+
 /* The command np_stage_import runs for image into the file out_path, as a
  * NULL-terminated argv (new strings; free with np_strv_free from shell.h).
  * With o->sbatch the job's script is the --wrap argument.  NULL when out of
