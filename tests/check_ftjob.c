@@ -260,8 +260,10 @@ START_TEST(test_profile_and_nccltrace)
     struct np_error err;
     ck_assert_msg(resolve(stage, 0, 0, "ENABLE_PROFILE=true", &plan, &err) == NP_OK, "%s", err.text);
     char **argv = np_nemo_driver_args(&plan.jobs[0]);
-    ck_assert_str_eq(arg_after(argv, "--profile-start"), "20");
-    ck_assert_str_eq(arg_after(argv, "--profile-stop"), "25");
+    /* NVIDIA's own for 25.04 (finetune_llama3_8b.py v2.3.1: NsysPlugin(start_step=5, end_step=6), rank 0) */
+    ck_assert_str_eq(arg_after(argv, "--profile-start"), "5");
+    ck_assert_str_eq(arg_after(argv, "--profile-stop"), "6");
+    ck_assert_str_eq(arg_after(argv, "--profile-ranks"), "1");
     np_strv_free(argv);
     ck_assert_ptr_nonnull(strstr(plan.jobs[0].job_name, "_nsys"));
     ck_assert_ptr_nonnull(strstr(plan.jobs[0].experiment, "finetune_llama3_8b_sft_fp8_8"));

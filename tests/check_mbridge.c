@@ -75,6 +75,7 @@ static const char *const outside[] = {
     "26.04.01 llama3_70b h100 fp8_cs 64",
     "26.04.01 llama31_405b gb200 fp8_cs 256",
     "25.09 deepseek_v3 h100 fp8_sc 1024",
+    "26.08 nemotron_3_ultra gb200 fp8_mx 256",
 };
 
 static int is_outside(const struct np_mb_row *r)
@@ -158,9 +159,31 @@ START_TEST(test_formula_pins)
     double with = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
     double without = np_mbf_flops_per_token("deepseek_v3", "pretrain", "w/o MTP", NP_MBF_CURRENT, 4096, 1, NULL);
     ck_assert(without < with);
+    /* hybrid Mamba, Nemotron 3 Nano at 8192 (hand arithmetic over its pattern: 23 Mamba, 6 attention, 23 MoE
+     * layers; MB@v0.6.0 flop_utils.py:509-751): 2.2278e10 per token, and the 26.06 GB300 row publishes
+     * 885 TFLOP/s at 39749 tok/s = 2.2265e10 */
+    double nh = 2688, ns = 8192, din = 2 * nh;
+    double n_attn = 4 * ns * nh * (128.0 * 32 / nh) * (nh + nh * 2 / 32 + ns / 2);
+    double n_mamba = 2 * ns * nh * (2 * din + 2 * 8 * 128 + 64) + 7 * ns * din * 128 + 2 * ns * din * nh;
+    double n_moe = 4 * ns * nh * 1856 * 6 + 4 * ns * nh * 3712;
+    double n_logit = 2 * ns * nh * 131072;
+    double nano_want = 3 * (6 * n_attn + 23 * n_mamba + 23 * n_moe + n_logit) / ns;
+    double nano = np_mbf_flops_per_token("nemotron_3_nano", "pretrain", "-", NP_MBF_LEGACY, 8192, 1, NULL);
+    ck_assert_double_eq_tol(nano, nano_want, nano_want * 1e-12);
+    ck_assert_double_eq_tol(nano, 2.2278e10, 0.0001e10);
+    /* Lightning: Nano plus two MTP copies of "*E" and two more logits */
+    double light = np_mbf_flops_per_token("nemotron_3_5_lightning", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, NULL);
+    double light_want = nano_want + 3 * (2 * n_attn + 2 * n_moe + 2 * n_logit) / ns;
+    ck_assert_double_eq_tol(light, light_want, light_want * 1e-12);
+    /* TP 2 leaves 131072 unpadded (a multiple of 256) */
+    ck_assert_double_eq_tol(np_mbf_flops_per_token("nemotron_3_super", "pretrain", "-", NP_MBF_CURRENT, 8192, 2, NULL),
+                            np_mbf_flops_per_token("nemotron_3_super", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, NULL),
+                            1.0);
+    ck_assert_double_eq_tol(np_mbf_padded_vocab(131073, 2), 131328, 0.1);
     const char *why = NULL;
-    ck_assert(isnan(np_mbf_flops_per_token("nemotron_3_nano", "pretrain", "-", NP_MBF_CURRENT, 8192, 1, &why)));
+    ck_assert(isnan(np_mbf_flops_per_token("deepseek_v4_flash", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why)));
     ck_assert_ptr_nonnull(why);
+    ck_assert(strstr(why, "DeepSeek V4") != NULL);
     ck_assert(isnan(np_mbf_flops_per_token("llama3_70b", "lora", "-", NP_MBF_CURRENT, 4096, 1, &why)));
     ck_assert(isnan(np_mbf_flops_per_token("no_such_model", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why)));
     ck_assert_int_eq(np_mbf_conv_of_release("v0.4.1"), NP_MBF_LEGACY);

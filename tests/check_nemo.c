@@ -180,7 +180,8 @@ START_TEST(test_every_row)
     expect_str_or_null(n, "fp8_recipe", rows[r][C_FP8], r);
     expect_str_or_null(n, "tp_comm_overlap_cfg", rows[r][C_UB], r);
     expect_int_or_null(n, "segment", rows[r][C_SEG], r);
-    expect_bool(n, "numactl", rows[r][C_NUMA], r);
+    /* which binding runs: NVIDIA's by default (NEMOPERF_NUMA_BIND unset) */
+    expect_str_or_null(n, "numactl", strcmp(rows[r][C_NUMA], "1") == 0 ? "nvidia" : "-", r);
     /* tokenizer: hf:<id> (staged folder) or null:<vocab>[+model] */
     json_t *tok = json_object_get(n, "tokenizer");
     const char *tw = rows[r][C_TOK];
@@ -255,8 +256,11 @@ START_TEST(test_every_row)
     } else {
         ck_assert(!strstr(s, "--segment"));
     }
-    ck_assert_int_eq(strstr(s, "exec numactl --cpunodebind=$((SLURM_LOCALID/4))") != NULL,
+    /* NVIDIA's words, unquoted for the batch shell to expand once, as NeMo-Run's script did */
+    ck_assert_int_eq(strstr(s, " \\\n    numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4)) "
+                               "\\\n") != NULL,
                      strcmp(rows[r][C_NUMA], "1") == 0);
+    ck_assert(!strstr(s, "exec numactl"));
     ck_assert_ptr_nonnull(strstr(s, " --mpi=pmix "));
     ck_assert_ptr_nonnull(strstr(s, "#SBATCH --no-requeue\n"));
     free(s);
@@ -340,6 +344,130 @@ START_TEST(test_stage_driver)
 }
 END_TEST
 
+/* The row of recipe/size/dtype/gpu in rows.tsv (the first), or -1. */
+static int find_row(const char *recipe, const char *size, const char *dtype, const char *gpu)
+{
+    for (int r = 0; r < nrows; r++)
+        if (!strcmp(rows[r][C_RECIPE], recipe) && !strcmp(rows[r][C_SIZE], size) && !strcmp(rows[r][C_DTYPE], dtype) &&
+            !strcmp(rows[r][C_GPU], gpu))
+            return r;
+    return -1;
+}
+
+/* The rendered script of row r with one extra variable; NULL (and *st) when the launch is refused. */
+static char *row_script(int r, const char *extra, enum np_status *st, struct np_error *err, json_t **nemo)
+{
+    struct np_launch_plan plan;
+    char *s = NULL;
+    *st = resolve_row(r, 0, extra, &plan, err);
+    if (*st == NP_OK) {
+        ck_assert_int_eq(np_script_render(&plan.jobs[0], &s, err), NP_OK);
+        json_t *cfg = np_launch_config_json(&plan.jobs[0]);
+        *nemo = json_incref(json_object_get(cfg, "nemo"));
+        json_decref(cfg);
+    }
+    np_launch_plan_free(&plan);
+    return s;
+}
+
+/* Issue 25, audit item 2: NEMOPERF_NUMA_BIND picks NVIDIA's binding (default), each task's own node, or none;
+ * the "nemo" object (manifest and --print-config) says which ran; a wrong value names the variable. */
+START_TEST(test_numa_bind)
+{
+    int r = find_row("llama3", "8b", "fp8", "b200");
+    ck_assert_int_ge(r, 0);
+    enum np_status st;
+    struct np_error err;
+    json_t *n = NULL;
+    char *s = row_script(r, "NEMOPERF_NUMA_BIND=task", &st, &err, &n);
+    ck_assert_msg(s, "%s", err.text);
+    ck_assert_ptr_nonnull(strstr(s, "bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) "
+                                    "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl"));
+    ck_assert_str_eq(json_string_value(json_object_get(n, "numactl")), "task");
+    free(s);
+    json_decref(n);
+    s = row_script(r, "NEMOPERF_NUMA_BIND=none", &st, &err, &n);
+    ck_assert_msg(s, "%s", err.text);
+    ck_assert(!strstr(s, "numactl"));
+    ck_assert_str_eq(json_string_value(json_object_get(n, "numactl")), "none");
+    free(s);
+    json_decref(n);
+    s = row_script(r, "NEMOPERF_NUMA_BIND=node1", &st, &err, &n);
+    ck_assert_ptr_null(s);
+    ck_assert_int_eq(st, NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "NEMOPERF_NUMA_BIND=node1") && strstr(err.text, "nvidia"), "%s", err.text);
+}
+END_TEST
+
+/* Issue 25, audit items 1, 5, 6, 7: the 405B NVTE_NORM variables only for pre-training; nsys writes into
+ * <job>/nsys_profile/ (NeMo-Run's launcher); Nemotron4 profiles name the experiment _nsys (seed 004), Llama
+ * only the job (seed 003); the 25.04 window is NVIDIA's 5-6 on rank 0, the 25.02 one 20-25 on ranks 0-7. */
+START_TEST(test_profile_as_nvidia)
+{
+    enum np_status st;
+    struct np_error err;
+    json_t *n = NULL;
+    int r = find_row("nemotron4", "15b", "bf16", "h100");
+    ck_assert_int_ge(r, 0);
+    struct np_launch_plan plan;
+    ck_assert_msg(resolve_row(r, 0, "ENABLE_PROFILE=true", &plan, &err) == NP_OK, "%s", err.text);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->experiment, "pretrain_nemotron4_15b_bf16_16_nsys");
+    ck_assert_str_eq(c->job_name, "pretrain_nemotron4_15b_bf16_16_nsys");
+    ck_assert_msg(strstr(c->experiment_dir, "/experiments/pretrain_nemotron4_15b_bf16_16_nsys/"
+                                            "pretrain_nemotron4_15b_bf16_16_nsys_1700000000/"
+                                            "pretrain_nemotron4_15b_bf16_16_nsys"),
+                  "%s", c->experiment_dir);
+    ck_assert_int_eq(c->profile_start, 20);
+    ck_assert_int_eq(c->profile_stop, 25);
+    ck_assert_int_eq(c->profile_ranks, 8);
+    np_launch_plan_free(&plan);
+    r = find_row("llama3.1", "8b", "bf16", "h100");
+    ck_assert_int_ge(r, 0);
+    ck_assert_msg(resolve_row(r, 0, "ENABLE_PROFILE=true", &plan, &err) == NP_OK, "%s", err.text);
+    c = &plan.jobs[0];
+    ck_assert_str_eq(c->experiment, "pretrain_llama3.1_8b_bf16_8");
+    ck_assert_str_eq(c->job_name, "pretrain_llama3.1_8b_bf16_8_nsys");
+    char *s = NULL, want[1200];
+    ck_assert_int_eq(np_script_render(c, &s, &err), NP_OK);
+    snprintf(want, sizeof want, "-o '%s/nsys_profile/profile_%%p'", c->experiment_dir);
+    ck_assert_msg(strstr(s, want), "no [%s]", want);
+    free(s);
+    np_launch_plan_free(&plan);
+    /* 25.04 (seed 000): NsysPlugin(start_step=5, end_step=6) on rank 0, unless the user sets the window */
+    r = find_row("llama3", "405b", "fp8", "h100");
+    ck_assert_int_ge(r, 0);
+    s = row_script(r, "ENABLE_PROFILE=true", &st, &err, &n);
+    ck_assert_msg(s, "%s", err.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(n, "profile_ranks")), 1);
+    ck_assert_ptr_nonnull(strstr(s, "'--profile-start' '5' \\\n    '--profile-stop' '6' \\\n    '--profile-ranks' '1'"));
+    /* pre-training: the 405B's cuDNN norm variables (pretrain_llama31_405b.py l.171-174) */
+    ck_assert_ptr_nonnull(strstr(s, "export NVTE_NORM_FWD_USE_CUDNN='1'\n"));
+    free(s);
+    json_decref(n);
+    /* fine-tuning (LoRA) passes no custom environment (finetune_llama31_405b.py l.192) */
+    struct np_error e2;
+    const char *env[32];
+    char sp[600];
+    snprintf(sp, sizeof sp, "STAGE_PATH=%s", stage);
+    size_t k = 0;
+    env[k++] = sp;
+    env[k++] = "RECIPE=llama3";
+    env[k++] = "MODEL_SIZE=405b";
+    env[k++] = "DTYPE=fp8";
+    env[k++] = "GPU_TYPE=h100";
+    env[k++] = "TASK=lora";
+    env[k] = NULL;
+    struct np_launch_opts o = {.now = 1700000000, .preview = 1};
+    ck_assert_msg(np_launch_resolve(&set, np_env_list, (void *)env, &o, &plan, &e2) == NP_OK, "%s", e2.text);
+    ck_assert_int_eq(np_script_render(&plan.jobs[0], &s, &e2), NP_OK);
+    ck_assert(!strstr(s, "NVTE_NORM_FWD_USE_CUDNN"));
+    ck_assert(!strstr(s, "NVTE_NORM_BWD_USE_CUDNN"));
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nemo");
@@ -350,6 +478,8 @@ int main(void)
     tcase_add_test(tc, test_corrections_shown);
     tcase_add_test(tc, test_preview_before_setup);
     tcase_add_test(tc, test_stage_driver);
+    tcase_add_test(tc, test_numa_bind);
+    tcase_add_test(tc, test_profile_as_nvidia);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -92,7 +92,10 @@ size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *
     SCRIPT_VAR("NVTE_BWD_LAYERNORM_SM_MARGIN", "16");
     if (c->pp > 1)
         SCRIPT_VAR("NCCL_P2P_NET_CHUNKSIZE", "2097152");
-    for (char **e = c->model->env; e && *e; e++) /* per model: NVTE_NORM_*_USE_CUDNN (405B, 340B) */
+    /* per model, pre-training only: NVTE_NORM_*_USE_CUDNN (405B, 340B) come from the pre-training scripts'
+     * custom_env_vars (NeMo v2.3.1 scripts/performance/llm/pretrain_llama31_405b.py l.171-174); the
+     * fine-tuning ones pass none (finetune_llama31_405b.py l.192, v2.3.0 l.186: custom_env_vars={}) */
+    for (char **e = c->task == NP_TASK_PRETRAIN ? c->model->env : NULL; e && *e; e++)
         SCRIPT_VAR(*e, np_setting_value(*e));
     if (c->nccltrace) {
         SCRIPT_VAR("NCCL_DEBUG", "INFO");
@@ -100,8 +103,8 @@ size_t np_env_nemo_vars(const struct np_launch_config *c, struct np_script_var *
     }
     SCRIPT_VAR("NEMO_HOME", c->stage_path);
     SCRIPT_VAR("HF_HOME", c->stage_path);
-    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile)
-        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->experiment_dir);
+    if (c->workload == NP_WORKLOAD_SYNTHETIC && c->profile) /* where nsys writes in the NeMo job */
+        SCRIPT_VAR("NEMOPERF_PROFILE_DIR", c->nsys_dir);
 #undef SCRIPT_VAR
     return n;
 }

@@ -26,15 +26,24 @@
  * not a per-recipe fact of the data files. */
 struct nemo_scripts {
     const char *version;
-    int samples_times_mbs; /* num_train_samples = max_steps * gbs (* mbs) */
+    int samples_times_mbs;      /* num_train_samples = max_steps * gbs (* mbs) */
+    int profile_start, profile_stop, profile_ranks; /* NVIDIA's own nsys window (steps) and ranks 0..n-1 */
+    int fsdp_fp8_param_gather;  /* under FSDP with FP8: -1 the precision recipe's, else set to 0/1 */
 };
 
 static const struct nemo_scripts nemo_scripts_table[] = {
-    /* dgxc v25.04 llama3.1/pretrain_llama31.py l.117, NeMo d2b2155 pretrain_nemotron4_*.py:
-     * recipe.data.num_train_samples = max_steps * gbs * mbs */
-    {"25.02", 1},
-    /* NeMo v2.3.1 scripts/performance/utils.py l.290-291: max_steps * gbs */
-    {"25.04", 0},
+    /* dgxc v25.04 llama3.1/pretrain_llama31.py l.125, NeMo d2b2155 pretrain_nemotron4_*.py:
+     * recipe.data.num_train_samples = max_steps * gbs * mbs; profile: dgxc v25.04 llama3.1/launch.sh
+     * l.54-55 (PROFILE_START_STEP 20, PROFILE_STOP_STEP 25), pretrain_llama31.py l.226 and
+     * nemotron/gsw_nemo.patch l.169 (nsys_ranks 0..7); no FSDP */
+    {"25.02", 1, 20, 25, 8, -1},
+    /* NeMo v2.3.1 scripts/performance/utils.py l.290-291: max_steps * gbs; profile: every
+     * scripts/performance/llm/{pretrain,finetune}_*.py of the seed-000 models, e.g. pretrain_llama3_70b.py
+     * l.184-185, NsysPlugin(start_step=5, end_step=6) with no ranks: rank 0 (nemo/lightning/run/plugins.py
+     * l.170); FSDP + FP8: fp8_param_gather stays True (mixed_precision.py l.135) in the NeMo NVIDIA ran,
+     * 7a8f1cc7bc (dgxc v25.05 llama3.1/setup.sh l.54, container 25.04.01) as in v2.3.1; v2.3.0's utils.py
+     * l.352-354 forced it False, removed by e659a9beb0 before either */
+    {"25.04", 0, 5, 6, 1, 1},
 };
 
 static const struct nemo_scripts *nemo_scripts_of(const struct np_recipe *r)
@@ -43,6 +52,30 @@ static const struct nemo_scripts *nemo_scripts_of(const struct np_recipe *r)
         if (strcmp(nemo_scripts_table[i].version, r->nemo_scripts) == 0)
             return &nemo_scripts_table[i];
     return &nemo_scripts_table[0];
+}
+
+void np_nemo_profile_defaults(const struct np_recipe *r, int *start, int *stop, int *ranks)
+{
+    const struct nemo_scripts *g = nemo_scripts_of(r);
+    *start = g->profile_start;
+    *stop = g->profile_stop;
+    *ranks = g->profile_ranks;
+}
+
+/* fp8_param_gather as the driver sets it (FSDP with FP8 only): 0/1, or -1 (the recipe's). */
+static int nemo_fp8_param_gather(const struct np_launch_config *c)
+{
+    return c->fsdp && c->fp8_recipe ? nemo_scripts_of(c->recipe)->fsdp_fp8_param_gather : -1;
+}
+
+const char *np_numa_bind_name(enum np_numa_bind b)
+{
+    switch (b) {
+    case NP_NUMA_NVIDIA: return "nvidia";
+    case NP_NUMA_TASK: return "task";
+    case NP_NUMA_NONE: break;
+    }
+    return "none";
 }
 
 long long np_nemo_train_samples(const struct np_launch_config *c)
@@ -64,7 +97,9 @@ int np_nemo_segment(const struct np_launch_config *c)
 
 /* The overlap_param_gather_with_optimizer_step NVIDIA computed (NeMo utils.py
  * set_primary_perf_configs: dp > 1 and pp > 1 and vp > 1), switched off when a
- * checkpoint is saved or loaded (dgxc pretrain_llama31.py l.160-162). */
+ * checkpoint is saved or loaded: dgxc v25.04 llama3.1/pretrain_llama31.py l.161-163
+ * (not for 8b, whose PP 1 makes it off anyway), nemotron/gsw_nemo.patch l.353-354
+ * (every Nemotron size). */
 static int nemo_overlap_param_gather(const struct np_launch_config *c)
 {
     if (c->checkpoint || c->load_checkpoint)
@@ -173,7 +208,11 @@ char **np_nemo_driver_args(const struct np_launch_config *c)
     if (c->profile) {
         nemo_opt_int(&a, "--profile-start", c->profile_start);
         nemo_opt_int(&a, "--profile-stop", c->profile_stop);
-        nemo_opt_int(&a, "--profile-ranks", NP_NEMO_PROFILE_RANKS);
+        nemo_opt_int(&a, "--profile-ranks", c->profile_ranks);
+    }
+    if (nemo_fp8_param_gather(c) >= 0) {
+        np_strv_push(&a, "--fp8-param-gather");
+        np_strv_push(&a, nemo_fp8_param_gather(c) ? "true" : "false");
     }
     if (c->task != NP_TASK_PRETRAIN)
         np_ft_driver_args(c, &a);
@@ -223,7 +262,12 @@ json_t *np_nemo_json(const struct np_launch_config *c)
         NEMO_SET(o, "tokenizer", json_object_size(tok) ? json_incref(tok) : json_null());
         NEMO_SET(o, "token_drop", json_boolean(m->token_drop));
         NEMO_SET(o, "gc_interval", NEMO_OPT(m->gc_interval));
-        NEMO_SET(o, "numactl", json_boolean(c->recipe->numactl));
+        NEMO_SET(o, "fp8_param_gather", nemo_fp8_param_gather(c) >= 0 ? json_boolean(nemo_fp8_param_gather(c))
+                                                                      : json_null());
+        /* which binding ran (NEMOPERF_NUMA_BIND): null when the recipe runs no numactl */
+        NEMO_SET(o, "numactl", c->recipe->numactl ? json_string(np_numa_bind_name(c->numa_bind)) : json_null());
+        NEMO_SET(o, "profile_ranks", c->profile ? json_integer(c->profile_ranks) : json_null());
+        NEMO_SET(o, "nsys_output", c->profile ? json_string(NP_NEMO_NSYS_DIR "/profile_%p.nsys-rep") : json_null());
         NEMO_SET(o, "segment", NEMO_OPT(np_nemo_segment(c)));
         NEMO_SET(o, "srun_mpi", c->srun_mpi[0] ? json_string(c->srun_mpi) : json_null());
         NEMO_SET(o, "retries", json_integer(c->retries));
@@ -286,6 +330,25 @@ char *np_nemo_driver_source(void)
     return p;
 }
 
+/* <dir>/<name>, created unless it exists; *out (when not NULL) gets the path (caller frees). */
+static enum np_status nemo_mkdir_in(const char *dir, const char *name, char **out, struct np_error *err)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_appendf(&b, "%s/%s", dir, name);
+    char *path = np_buf_steal(&b);
+    enum np_status st = NP_OK;
+    if (!path)
+        st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    else if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        st = np_error_set(err, NP_E_IO, path, 0, 0, "%s", strerror(errno));
+    if (out && st == NP_OK)
+        *out = path;
+    else
+        free(path);
+    return st;
+}
+
 enum np_status np_nemo_stage_driver(const struct np_launch_config *c, struct np_error *err)
 {
     char *src = np_nemo_driver_source();
@@ -294,10 +357,12 @@ enum np_status np_nemo_stage_driver(const struct np_launch_config *c, struct np_
                             "the NeMo driver was not found in share/nemoperf/driver (set NEMOPERF_DATADIR or "
                             "reinstall nemoperf)");
     char *code = NULL;
-    enum np_status st = asprintf(&code, "%s/code", c->experiment_dir) < 0
-                            ? np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory")
-                            : np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, NP_NEMO_DRIVER, 0644, err);
+    enum np_status st = nemo_mkdir_in(c->experiment_dir, "code", &code, err);
+    if (st == NP_OK)
+        st = np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, NP_NEMO_DRIVER, 0644, err);
     free(code);
     free(src);
+    if (st == NP_OK && c->profile) /* nsys writes into it (NeMo-Run fb550a3 core/execution/base.py l.164-165) */
+        st = nemo_mkdir_in(c->experiment_dir, NP_NEMO_NSYS_DIR, NULL, err);
     return st;
 }

@@ -72,7 +72,7 @@ struct synth_config {
     int dfm_am;        /* --log-format dfm-automodel */
     long nproc;        /* GPUs each task stands for (torchrun --nproc-per-node) */
     long warmup_steps; /* AutoModel: iterations left out of the summary's average */
-    double step_tflops, peak_tflops; /* AutoModel: model TFLOPs of one global step, GPU peak */
+    double step_tflops, peak_tflops; /* model TFLOPs of one global step (AutoModel, MB), AutoModel's GPU peak */
 };
 
 #define SYNTH_NOFIELD ((size_t)-1)
@@ -145,7 +145,8 @@ static const struct synth_option synth_options[] = {
     {"warmup-steps", required_argument, SYNTH_O_WARMUP, "N", SYNTH_F(warmup_steps), 0, 10000000,
      "automodel: warm-up iterations, left out of the average (default: max steps / 3)"},
     {"step-tflops", required_argument, SYNTH_O_STEP_TFLOPS, "X", SYNTH_NOFIELD, 0, 0,
-     "automodel: model TFLOPs of one global step, printed as \"TFLOPs/GPU\" (default: 0)"},
+     "model TFLOPs of one global step: automodel prints it as \"TFLOPs/GPU\", mbridge's rank-0 line as "
+     "X / step time / GPUs (default: 0)"},
     {"peak-tflops", required_argument, SYNTH_O_PEAK_TFLOPS, "X", SYNTH_NOFIELD, 0, 0,
      "automodel: GPU peak TFLOP/s for the MFU lines (default: 989)"},
     {"help", no_argument, 'h', NULL, SYNTH_NOFIELD, 0, 0, "show this help and exit"},
@@ -1482,8 +1483,10 @@ static void synth_dfm_am_step(struct synth_run *run, long i, double step_s)
 /* ---- Megatron-Bridge's training_log (job/mbridge_log.c) ------------------ */
 
 /* Rank 0: "Step Time : ..."; the last rank: the iteration line, and after the first one the memory report
- * (MB 953aabf train_utils.py:574-653).  MB counts iterations from 1; its logged TFLOP figure is written as 0.0:
- * CPU work has no model FLOPs. */
+ * (MB 953aabf train_utils.py:574-653).  MB counts iterations from 1.  Rank 0's figure is what MB prints for
+ * the step's model FLOPs (--step-tflops: num_floating_point_operations of one global batch, the launch
+ * computes it from the row) over the step time and the world size (facts section 3: interval FLOPs /
+ * interval time / world / 1e12); 0.0 without --step-tflops. */
 static void synth_mb_step(const struct synth_run *run, long i, double step_s)
 {
     const struct synth_config *c = &run->cfg;
@@ -1493,7 +1496,8 @@ static void synth_mb_step(const struct synth_run *run, long i, double step_s)
     struct np_buf b;
     np_buf_init(&b);
     if (run->env.rank == 0)
-        np_mbridge_log_step_time(&b, step_s, 0.0);
+        np_mbridge_log_step_time(&b, step_s,
+                                 c->step_tflops > 0 && step_s > 0 ? c->step_tflops / step_s / (double)c->gpus : 0.0);
     if (last) {
         uint64_t s = (uint64_t)c->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
         double noise = (double)(synth_splitmix(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;

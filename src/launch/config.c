@@ -260,8 +260,9 @@ struct config_common {
     char time_limit[32];
     int profile, profile_start, profile_stop, nccltrace, checkpoint, force_checkpoint, hf_token;
     int no_perfrun;             /* DISABLE_PERFRUN: a profile/trace request without its performance run */
-    int preview, retries, gpn_explicit;
+    int preview, retries, gpn_explicit, profile_ranks;
     char srun_mpi[32];
+    enum np_numa_bind numa_bind;
     char *missing[8];           /* preview: what ./setup has not staged (owned) */
     size_t nmissing;
     const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
@@ -593,10 +594,10 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
                           c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE",
                           config_get(x, c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE"), c->recipe->name,
                           c->model->size);
-    if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, NP_LAUNCH_DEFAULT_PROFILE_START, &c->profile_start,
-                            NULL)) ||
-        (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, NP_LAUNCH_DEFAULT_PROFILE_STOP, &c->profile_stop,
-                            NULL)) ||
+    int start0, stop0; /* NVIDIA's own window for the recipe's scripts generation */
+    np_nemo_profile_defaults(c->recipe, &start0, &stop0, &c->profile_ranks);
+    if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, start0, &c->profile_start, NULL)) ||
+        (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, stop0, &c->profile_stop, NULL)) ||
         (st = config_intvar(x, "MAX_STEPS", 1, 10000000, NP_LAUNCH_DEFAULT_MAX_STEPS, &c->max_steps,
                             &c->max_steps_explicit)))
         return st;
@@ -882,6 +883,20 @@ static enum np_status config_job_policy(struct config_ctx *x, struct config_comm
             return config_bad(x, "NEMOPERF_SRUN_MPI=%s: too long", mpi);
         snprintf(c->srun_mpi, sizeof c->srun_mpi, "%s", mpi);
     }
+    static const char *const binds[] = {[NP_NUMA_NVIDIA] = "nvidia", [NP_NUMA_TASK] = "task", [NP_NUMA_NONE] = "none"};
+    const char *bind = config_get(x, "NEMOPERF_NUMA_BIND");
+    c->numa_bind = NP_NUMA_NVIDIA;
+    if (bind) {
+        size_t i = 0;
+        while (i < sizeof binds / sizeof binds[0] && strcmp(bind, binds[i]) != 0)
+            i++;
+        if (i == sizeof binds / sizeof binds[0])
+            return config_bad(x, "NEMOPERF_NUMA_BIND=%s: not a binding; allowed: nvidia (every task as NVIDIA's "
+                                 "runs: NUMA node $((SLURM_LOCALID/4)) expanded once by the batch shell), task (each "
+                                 "task its own node), none",
+                              bind);
+        c->numa_bind = (enum np_numa_bind)i;
+    }
     return NP_OK;
 }
 
@@ -921,10 +936,18 @@ enum np_status np_launch_config_set_timestamp(struct np_launch_config *c, long l
     np_buf_appendf(&b, "%s/experiments/%s/%s_%lld/%s", c->stage_path, c->experiment, c->experiment, ts,
                    c->job_name);
     char *d = np_buf_steal(&b);
-    if (!d)
+    np_buf_init(&b);
+    np_buf_appendf(&b, "%s/%s", d ? d : "", NP_NEMO_NSYS_DIR);
+    char *nsys = np_buf_steal(&b);
+    if (!d || !nsys) {
+        free(d);
+        free(nsys);
         return NP_E_NOMEM;
+    }
     free(c->experiment_dir);
+    free(c->nsys_dir);
     c->experiment_dir = d;
+    c->nsys_dir = nsys;
     c->timestamp = ts;
     return NP_OK;
 }
@@ -975,6 +998,8 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->profile = cm->profile;
     j->profile_start = cm->profile_start;
     j->profile_stop = cm->profile_stop;
+    j->profile_ranks = cm->profile_ranks;
+    j->numa_bind = cm->numa_bind;
     j->nccltrace = cm->nccltrace;
     j->checkpoint = cm->checkpoint;
     j->force_checkpoint = cm->force_checkpoint;
@@ -988,7 +1013,8 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
                    : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
                                             : cm->max_steps;
     snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
-    j->hf_token = cm->hf_token;
+    /* a Hugging Face token only to jobs that read from the Hub (Nemotron's null tokenizer: NVIDIA passed none) */
+    j->hf_token = cm->hf_token && (cm->model->automodel || cm->model->tokenizer.hf || cm->model->hf_repo);
     j->load_checkpoint = config_strdup0(cm->load_checkpoint, &oom);
     j->stage_path = config_strdup0(cm->stage_path, &oom);
     j->image = cm->workload == NP_WORKLOAD_NEMO ? config_strdup0(cm->image, &oom) : NULL;
@@ -1004,8 +1030,13 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     else /* the parse side identifies fine-tuning runs by this name (issue 11) */
         snprintf(j->experiment, sizeof j->experiment, "finetune_%s_%s_%s_%s_%d", cm->recipe->name,
                  cm->model->size, np_task_name(cm->task), np_dtype_name(cm->dtype, 0), gpus);
+    /* Nemotron's script names the whole experiment _nsys (dgxc v25.04 nemotron/gsw_nemo.patch l.149-152,
+     * seed 004: experiments/pretrain_nemotron4_15b_bf16_16_nsys/..._nsys_<ts>/..._nsys); Llama's only
+     * the job (llama3.1/pretrain_llama31.py l.195, l.284: name=exp_name + "_nsys") */
+    if (cm->profile && cm->recipe->profile_names_experiment)
+        snprintf(j->experiment + strlen(j->experiment), sizeof j->experiment - strlen(j->experiment), "_nsys");
     snprintf(j->job_name, sizeof j->job_name, "%s%s", j->experiment,
-             cm->profile ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
+             cm->profile && !cm->recipe->profile_names_experiment ? "_nsys" : cm->nccltrace ? "_nccltrace" : "");
     time_t now = opts && opts->now ? opts->now : time(NULL);
     return np_launch_config_set_timestamp(j, (long long)now);
 }
@@ -1034,7 +1065,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "WORKLOAD", "STAGE_PATH", "RECIPE", "MODEL_SIZE", "DTYPE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "GPU_TYPE",
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
-        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", NULL};
+        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1152,6 +1183,7 @@ static void config_job_free(struct np_launch_config *j)
     free(j->partition);
     free(j->gres_gpus);
     free(j->experiment_dir);
+    free(j->nsys_dir);
     free(j->tp_comm_overlap_cfg);
     free(j->tokenizer_dir);
     np_strv_free(j->missing);

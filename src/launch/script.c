@@ -433,16 +433,18 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
             np_buf_appendf(&b, "%s%s", i ? "," : "", names[i]);
         np_strv_free(names);
     }
-    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85: numactl per task, bound to the
-     * task's own NUMA node (expanded by each task's shell, not by the batch shell) */
-    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl)
+    /* NeMo v2.3.1 scripts/performance/utils.py l.82-85 (config.h, enum np_numa_bind): NVIDIA's words
+     * unquoted, expanded once by this batch shell as NeMo-Run's script did; or each task's own node */
+    if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_NVIDIA)
+        np_buf_append(&b, " \\\n    numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4))");
+    else if (c->workload == NP_WORKLOAD_NEMO && c->recipe->numactl && c->numa_bind == NP_NUMA_TASK)
         np_buf_append(&b, " \\\n    bash -c 'exec numactl --cpunodebind=$((SLURM_LOCALID/4)) "
                           "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl");
     /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
         np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
                           " --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -o ");
-        np_buf_append_shqf(&b, "%s/profile_%%p", c->experiment_dir);
+        np_buf_append_shqf(&b, "%s/profile_%%p", c->nsys_dir);
     }
     /* one line per word, an option and its value together */
     for (size_t i = 0; cmd[i]; i++) {

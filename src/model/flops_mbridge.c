@@ -1,8 +1,9 @@
-/* flops_mbridge.c - Megatron-Bridge's transformer FLOPs family (num_floating_point_operations).
+/* flops_mbridge.c - Megatron-Bridge's FLOPs (num_floating_point_operations): the family dispatch and the
+ * transformer family.
  *
- * A table of model descriptors and one formula with Megatron-Bridge's two conventions (see
- * flops_mbridge.h). Hybrid Mamba (Nemotron 3), DeepSeek V4's hybrid sparse attention and the packed
- * LoRA path are not here: np_mbf_flops_per_token says so instead of guessing.
+ * A table of families (transformer here, hybrid Mamba in flops_mbridge_hybrid.c), the transformer's model
+ * descriptors and its formula with Megatron-Bridge's two conventions (see flops_mbridge.h). DeepSeek V4's
+ * hybrid sparse attention and the packed LoRA path are not implemented: np_mbf_flops_per_token says why.
  */
 #include "nemoperf/model/flops_mbridge.h"
 
@@ -50,14 +51,15 @@ static const struct mbf_model mbf_models[] = {
      1, 1536, 512, 128, 64, 128, 0},
 };
 
+/* Recipes Megatron-Bridge counts by a path nemoperf cannot reproduce (docs/megatron-bridge.md says why). */
 static const struct {
     const char *recipe, *why;
 } mbf_missing[] = {
-    {"nemotron_3_nano", "hybrid Mamba family (flop_utils.py hybrid_flops) not implemented in nemoperf"},
-    {"nemotron_3_super", "hybrid Mamba family (flop_utils.py hybrid_flops) not implemented in nemoperf"},
-    {"nemotron_3_ultra", "hybrid Mamba family (flop_utils.py hybrid_flops) not implemented in nemoperf"},
-    {"nemotron_3_5_lightning", "hybrid Mamba family (flop_utils.py hybrid_flops) not implemented in nemoperf"},
-    {"deepseek_v4_flash", "DeepSeek V4 hybrid sparse attention (dsv4_hybrid) not implemented in nemoperf"},
+    /* MB@v0.6.0 flop_utils.py:878-968 needs the per-layer csa_compress_ratios, o_lora_rank, o_groups and the
+     * indexer's heads/top-k, which the recipe takes from deepseek-ai/DeepSeek-V4-Flash's config.json
+     * (recipes/deepseek/h100/deepseek_v4.py:68, AutoBridge): no stored source holds that file */
+    {"deepseek_v4_flash", "DeepSeek V4 hybrid sparse attention (flop_utils.py dsv4_hybrid): its per-layer "
+                          "compress ratios are in the Hugging Face config, which nemoperf does not have"},
 };
 
 enum np_mbf_conv np_mbf_conv_of_release(const char *r)
@@ -71,7 +73,7 @@ enum np_mbf_conv np_mbf_conv_of_release(const char *r)
 }
 
 /* calculate_padded_vocab_size: multiple of make_vocab_size_divisible_by (128) x TP */
-static double flops_mbridge_padded_vocab(int vocab, int tp)
+double np_mbf_padded_vocab(int vocab, int tp)
 {
     long m = 128L * (tp > 0 ? tp : 1);
     return (double)(((long)vocab + m - 1) / m * m);
@@ -116,9 +118,46 @@ static double flops_mbridge_transformer(const struct mbf_model *m, int mtp, enum
         }
     }
     double mtp_extra = 6.0 * mtp * (3 * h + 2 * h * h);                            /* :1171-1180 */
-    double logits = 6.0 * h * flops_mbridge_padded_vocab(m->vocab, tp) * (mtp + 1); /* :1137-1142, :1181-1182 */
+    double logits = 6.0 * h * np_mbf_padded_vocab(m->vocab, tp) * (mtp + 1); /* :1137-1142, :1181-1182 */
     return mlp + attn + mtp_extra + logits;
 }
+
+/* The transformer family: the recipe's descriptor in mbf_models, DeepSeek V3 "w/o MTP" without its layer. */
+static double flops_mbridge_transformer_family(const char *recipe, const char *variant, enum np_mbf_conv conv,
+                                               int seq_len, int tp, int *owned)
+{
+    *owned = 0;
+    for (size_t i = 0; i < sizeof mbf_models / sizeof mbf_models[0]; i++) {
+        const struct mbf_model *m = &mbf_models[i];
+        if (strcmp(recipe, m->recipe) != 0)
+            continue;
+        *owned = 1;
+        int mtp = m->mtp;
+        if (variant && strstr(variant, "w/o MTP"))
+            mtp = 0;
+        return flops_mbridge_transformer(m, mtp, conv, seq_len, tp);
+    }
+    return NAN;
+}
+
+/* The hybrid Mamba family is the same at every release that published a row (flops_mbridge_hybrid.c). */
+static double flops_mbridge_hybrid_family(const char *recipe, const char *variant, enum np_mbf_conv conv,
+                                          int seq_len, int tp, int *owned)
+{
+    (void)variant;
+    (void)conv;
+    return np_mbf_hybrid_per_token(recipe, seq_len, tp, owned);
+}
+
+/* One row per FLOPs family: the first that owns the recipe answers. */
+static const struct {
+    const char *name;
+    double (*per_token)(const char *recipe, const char *variant, enum np_mbf_conv conv, int seq_len, int tp,
+                        int *owned);
+} mbf_families[] = {
+    {"transformer", flops_mbridge_transformer_family},
+    {"hybrid", flops_mbridge_hybrid_family},
+};
 
 double np_mbf_flops_per_token(const char *recipe, const char *task, const char *variant, enum np_mbf_conv conv,
                               int seq_len, int tp, const char **why)
@@ -132,8 +171,9 @@ double np_mbf_flops_per_token(const char *recipe, const char *task, const char *
         return NAN;
     }
     if (task && strcmp(task, "lora") == 0) {
-        /* flop_utils.py:789-822: LoRA on packed SQuAD counts frozen x 2/3 + unfrozen attention from the packed
-         * file's average tokens and sum of squares, which a log does not carry */
+        /* MB@v0.5.0 flop_utils.py:372-396 (v0.6.0 :789-813): LoRA of Llama 3 70B on packed SQuAD counts
+         * frozen x 2/3 + unfrozen attention from the packed file's average tokens and average squared
+         * sequence length (calculate_avg_seqlen over the .npy/.parquet), which a log does not carry */
         *why = "LoRA: Megatron-Bridge counts it from the packed dataset's sequence statistics (flop_utils.py "
                "LoRA path), which nemoperf does not have";
         return NAN;
@@ -143,14 +183,11 @@ double np_mbf_flops_per_token(const char *recipe, const char *task, const char *
             *why = mbf_missing[i].why;
             return NAN;
         }
-    for (size_t i = 0; i < sizeof mbf_models / sizeof mbf_models[0]; i++) {
-        const struct mbf_model *m = &mbf_models[i];
-        if (strcmp(recipe, m->recipe) != 0)
-            continue;
-        int mtp = m->mtp;
-        if (variant && strstr(variant, "w/o MTP"))
-            mtp = 0;
-        return flops_mbridge_transformer(m, mtp, conv, seq_len, tp);
+    for (size_t i = 0; i < sizeof mbf_families / sizeof mbf_families[0]; i++) {
+        int owned = 0;
+        double f = mbf_families[i].per_token(recipe, variant, conv, seq_len, tp, &owned);
+        if (owned)
+            return f;
     }
     *why = "no Megatron-Bridge model descriptor for this recipe";
     return NAN;

@@ -1,10 +1,12 @@
-/* layout.c - where things live under $STAGE_PATH: container images, Hugging Face files.
+/* layout.c - where things live under $STAGE_PATH: container images, Hugging Face files (plain folders, and the
+ * Hub cache layout Megatron-Bridge jobs read through HF_HOME).
  *
  * One naming for ./setup, which stages them (src/setup/stage.c), and for launch and the jobs, which
  * read them (moved from src/setup/stage.c so the job layer need not reach up into setup/).
  */
 #include "nemoperf/model/layout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,5 +64,34 @@ char *np_stage_hf_dir(const char *stage, const char *repo)
         return NULL;
     char *p = np_stage_join(hf, repo);
     free(hf);
+    return p;
+}
+
+char *np_stage_mbridge_hf_home(const char *stage)
+{
+    return stage ? np_stage_join(stage, NP_STAGE_MBRIDGE_HF) : NULL;
+}
+
+/* huggingface_hub file_download.py repo_folder_name: "models--" + repo_id with "/" -> "--" */
+char *np_hf_cache_repo_dir(const char *hf_home, const char *repo)
+{
+    if (!hf_home || !repo || !*repo)
+        return NULL;
+    size_t n = strlen(repo);
+    char *name = malloc(sizeof "hub/models--" + 2 * n);
+    if (!name)
+        return NULL;
+    char *w = name + sprintf(name, "hub/models--");
+    for (const char *r = repo; *r; r++) {
+        if (*r == '/') {
+            *w++ = '-';
+            *w++ = '-';
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+    char *p = np_stage_join(hf_home, name);
+    free(name);
     return p;
 }

@@ -1000,7 +1000,7 @@ static enum np_status recipe_load_json(struct recipe_ctx *c, json_t *root, struc
                                        "defaults", "command", "models", "nemo", NULL};
     static const char *const nkeys[] = {"scripts", "source", "fp8_recipe", "numactl", "segment",
                                         "cross_entropy_fusion_te", "flops_callback", "cuda_device_max_connections",
-                                        NULL};
+                                        "profile_names_experiment", NULL};
     static const char *const ckeys[] = {"framework_version", "image", NULL};
     static const char *const dkeys[] = {"model_size", "dtype", "gpus", NULL};
     if (!json_is_object(root))
@@ -1041,6 +1041,7 @@ static enum np_status recipe_load_json(struct recipe_ctx *c, json_t *root, struc
         TRY(recipe_bool(c, nemo, "nemo", "segment", 0, &r->segment));
         TRY(recipe_bool(c, nemo, "nemo", "cross_entropy_fusion_te", 0, &r->cross_entropy_te));
         TRY(recipe_bool(c, nemo, "nemo", "flops_callback", 0, &r->flops_callback));
+        TRY(recipe_bool(c, nemo, "nemo", "profile_names_experiment", 0, &r->profile_names_experiment));
         TRY(recipe_settings(c, nemo, "nemo", "cuda_device_max_connections", 0, &r->max_connections));
     }
 

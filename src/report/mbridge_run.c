@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -243,6 +244,23 @@ static void mbridge_run_fmt(char *b, size_t cap, double v, int dec)
         snprintf(b, cap, "%.*f", dec, v);
 }
 
+/* Append one note to cell (PATH_MAX bytes), "; " between notes; *at is the length so far. */
+__attribute__((format(printf, 3, 4))) static void mbridge_run_note(char *cell, size_t *at, const char *fmt, ...)
+{
+    if (*at + 3 >= PATH_MAX)
+        return;
+    if (*at) {
+        memcpy(cell + *at, "; ", 3);
+        *at += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cell + *at, PATH_MAX - *at, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *at += (size_t)n < PATH_MAX - *at ? (size_t)n : PATH_MAX - *at - 1;
+}
+
 /* The report's cells of one run, as text. */
 static void mbridge_run_cells(const struct mbridge_run *r, char cells[][PATH_MAX])
 {
@@ -269,16 +287,19 @@ static void mbridge_run_cells(const struct mbridge_run *r, char cells[][PATH_MAX
     mbridge_run_fmt(cells[16], PATH_MAX, r->row ? r->row->tokens_per_s_per_gpu : NAN, 0);
     mbridge_run_fmt(cells[17], PATH_MAX, r->row ? r->row->model_tflops_per_gpu : NAN, 0);
     snprintf(cells[18], PATH_MAX, "%s", r->verdict ? r->verdict : "-");
+    /* every note that applies, joined: a problem never hides the cross-check's disagreement */
+    size_t at = 0;
+    cells[19][0] = '\0';
     if (x->problem[0])
-        snprintf(cells[19], PATH_MAX, "%s", x->problem);
-    else if (!isnan(x->tflops_disagreement) && fabs(x->tflops_disagreement) > 0.015)
-        snprintf(cells[19], PATH_MAX, "rank 0 logs %.1f TFLOP/s/GPU, Megatron-Bridge's formula gives %.1f",
-                 x->logged_tflops_per_gpu, x->model_tflops_per_gpu);
-    else if (isnan(x->model_tflops_per_gpu) && x->why_flops)
-        snprintf(cells[19], PATH_MAX, "%s", x->why_flops);
-    else if (!r->row && !strcmp(r->status, "ok"))
-        snprintf(cells[19], PATH_MAX, "no published row for this run");
-    else
+        mbridge_run_note(cells[19], &at, "%s", x->problem);
+    if (!isnan(x->tflops_disagreement) && fabs(x->tflops_disagreement) > 0.015)
+        mbridge_run_note(cells[19], &at, "rank 0 logs %.1f TFLOP/s/GPU, Megatron-Bridge's formula gives %.1f",
+                         x->logged_tflops_per_gpu, x->model_tflops_per_gpu);
+    if (isnan(x->model_tflops_per_gpu) && x->why_flops)
+        mbridge_run_note(cells[19], &at, "%s", x->why_flops);
+    if (!r->row && !strcmp(r->status, "ok"))
+        mbridge_run_note(cells[19], &at, "no published row for this run");
+    if (!at)
         snprintf(cells[19], PATH_MAX, "-");
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "nemoperf/model/mbhf.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/setup/stage.h"
 
@@ -43,18 +44,6 @@ static void stage_am_names_free(struct stage_am_names *s)
     for (size_t i = 0; i < s->n; i++)
         free(s->v[i]);
     s->n = 0;
-}
-
-/* A plain file name: no path, no leading dot. */
-static int stage_am_plain(const char *s)
-{
-    if (!*s || *s == '.' || strlen(s) > 200)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-              *s == '-' || *s == '.'))
-            return 0;
-    return 1;
 }
 
 static double stage_am_file_size(const char *dir, const char *name, const char *suffix)
@@ -88,41 +77,16 @@ static enum np_status stage_am_fetch(struct np_hf_client *c, const char *repo, c
     return NP_OK;
 }
 
-/* Module files of config.json's auto_map ("configuration_x.Class" -> configuration_x.py). */
+/* Module files of config.json's auto_map ("configuration_x.Class" -> configuration_x.py; model/mbhf.c). */
 static enum np_status stage_am_remote_code(const char *dir, struct stage_am_names *mods, struct np_error *err)
 {
-    char p[4096];
+    char p[4096], **v = NULL;
     snprintf(p, sizeof p, "%s/config.json", dir);
-    json_error_t je;
-    json_t *cfg = json_load_file(p, 0, &je);
-    if (!cfg)
-        return np_error_set(err, NP_E_PARSE, p, je.line, je.column, "%s", je.text);
-    json_t *am = json_object_get(cfg, "auto_map");
-    const char *key;
-    json_t *v;
-    enum np_status st = NP_OK;
-    json_object_foreach(am, key, v) {
-        size_t n = json_is_array(v) ? json_array_size(v) : 1;
-        for (size_t i = 0; i < n && st == NP_OK; i++) {
-            json_t *e = json_is_array(v) ? json_array_get(v, i) : v;
-            if (!json_is_string(e))
-                continue;
-            const char *ref = json_string_value(e), *sep = strstr(ref, "--");
-            if (sep) /* "org/repo--module.Class": code of another repo; not ours to stage */
-                continue;
-            const char *dot = strrchr(ref, '.');
-            char mod[256];
-            if (!dot || (size_t)(dot - ref) >= sizeof mod - 3)
-                continue;
-            snprintf(mod, sizeof mod, "%.*s.py", (int)(dot - ref), ref);
-            if (!stage_am_plain(mod))
-                st = np_error_set(err, NP_E_PARSE, p, 0, 0, "auto_map.%s: \"%s\" is not a module of this repo", key,
-                                  ref);
-            else if (stage_am_add(mods, mod) != 0)
-                st = np_error_set(err, NP_E_NOMEM, p, 0, 0, "out of memory");
-        }
-    }
-    json_decref(cfg);
+    enum np_status st = np_hf_auto_map_modules(p, &v, err);
+    for (char **m = v; st == NP_OK && m && *m; m++)
+        if (stage_am_add(mods, *m) != 0)
+            st = np_error_set(err, NP_E_NOMEM, p, 0, 0, "out of memory");
+    np_strv_free(v);
     return st;
 }
 
@@ -158,7 +122,7 @@ enum np_status np_automodel_stage(struct np_hf_client *c, const struct np_model 
     if (st == NP_OK) {
         char p[4096];
         snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
-        st = np_hf_weight_index(p, stage_am_plain, STAGE_AM_MAX_FILES, &shards, &total, err);
+        st = np_hf_weight_index(p, np_hf_plain_name, STAGE_AM_MAX_FILES, &shards, &total, err);
     }
     while (shards && shards[nshards])
         nshards++;

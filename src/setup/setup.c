@@ -23,6 +23,7 @@
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
 #include "nemoperf/setup/hf.h"
+#include "nemoperf/setup/mbridge_hf.h"
 #include "nemoperf/setup/pip.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/shell.h"
@@ -724,6 +725,22 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         free(stage_c);
         np_recipe_set_free(&set);
         return 1;
+    }
+    /* a Megatron-Bridge row (RECIPE=qwen3_30b_a3b [CONTAINER=26.08] [TASK=pretrain]): the Hub files its jobs read
+     * offline, into their HF_HOME (setup/mbridge_hf.c) */
+    const char *mb_recipe = setup_env("RECIPE");
+    if (mb_recipe && !np_recipe_find(&set, mb_recipe) && np_mbhf_staged(stage_c, NULL, mb_recipe, NULL, NULL, 0) >= 0) {
+        struct np_hf_opts mo = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
+        if (!dry_run && !skip_hf)
+            setup_trap_signals();
+        int mrc = skip_hf ? 0
+                          : np_mbhf_setup(stage_c, mb_recipe, setup_env("CONTAINER"), setup_env("TASK"), &mo, dry_run,
+                                          setup_out);
+        np_recipe_set_free(&set);
+        free(stage_c);
+        if (mrc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the results' stream"))
+            mrc = 1;
+        return mrc;
     }
     /* TASK=sft|lora: the fine-tuning models (ftprep.h); RECIPE defaults to theirs */
     enum np_task task = NP_TASK_PRETRAIN;

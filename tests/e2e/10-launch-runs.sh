@@ -180,8 +180,9 @@ grep -q 'global_batch_size: 64 ' "$d"/log-*.out && grep -q "^#SBATCH --nodes=2\$
     ok "nemotron4 15b x16: 2 nodes, GBS 64" || fail "nemotron4 15b x16: nodes or GBS wrong"
 d=$(dir_of profile 8_nsys)
 case $d in *_nsys) ok "profile folder has the _nsys suffix" ;; *) fail "profile folder $d lacks _nsys" ;; esac
-ls "$d"/profile_*.nsys-rep >/dev/null 2>&1 && ok "profile files written into the experiment folder" ||
-    fail "no profile_*.nsys-rep in $d"
+# where NeMo-Run's launcher has nsys write: <job folder>/nsys_profile/ (issue 25)
+ls "$d"/nsys_profile/profile_*.nsys-rep >/dev/null 2>&1 && ok "profile files written into the job's nsys_profile/" ||
+    fail "no nsys_profile/profile_*.nsys-rep in $d"
 [ "$(mfield "$d/nemoperf.json" max_steps)" = 5 ] || fail "profile: MAX_STEPS should be PROFILE_STOP_STEP=5"
 d=$(dir_of nccl 8)
 case $d in *_nccltrace) ;; *) fail "NCCL trace folder $d lacks _nccltrace" ;; esac

@@ -19,7 +19,17 @@
 
 #define NP_NEMO_DRIVER "nemoperf_nemo.py"    /* file name under share/nemoperf/driver/ and <exp>/code/ */
 #define NP_NEMO_CODE_DIR "/nemo_run/code"     /* where <exp>/code is mounted in the container */
-#define NP_NEMO_PROFILE_RANKS 8               /* NsysCallback ranks 0..7, as NVIDIA's scripts */
+/* nsys's folder in the job's folder, as NeMo-Run's launcher names it (NeMo-Run fb550a3
+ * core/execution/launcher.py l.15-16, l.28-40: <job dir>/nsys_profile/profile_%p.nsys-rep) */
+#define NP_NEMO_NSYS_DIR "nsys_profile"
+
+/* NVIDIA's own profile window and ranks for the recipe's scripts generation: 25.02 steps
+ * 20-25 on ranks 0-7 (dgxc v25.04), 25.04 steps 5-6 on rank 0 (NeMo v2.3.1 scripts/performance).
+ * *ranks: NsysCallback ranks 0..*ranks-1. */
+void np_nemo_profile_defaults(const struct np_recipe *r, int *start, int *stop, int *ranks);
+
+/* "nvidia", "task", "none" (NEMOPERF_NUMA_BIND); static. */
+const char *np_numa_bind_name(enum np_numa_bind b);
 
 /* A userbuffers config name with "{dtype}" replaced by bf16/fp8; a new string
  * (caller frees), NULL for a NULL template or out of memory. */

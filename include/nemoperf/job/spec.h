@@ -19,6 +19,13 @@
 
 enum np_workload { NP_WORKLOAD_NEMO = 0, NP_WORKLOAD_SYNTHETIC };
 
+/* NEMOPERF_NUMA_BIND: how the tasks of a recipe with numactl (25.04) are bound.  NeMo's helper asked for
+ * `numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4))` (NeMo v2.3.1
+ * scripts/performance/utils.py l.82-85), but NeMo-Run does not quote srun arguments (`noquote` is `str`,
+ * NeMo-Run v0.4.0 core/execution/slurm.py l.55, l.1002-1016), so the batch shell expanded it once, for every
+ * task alike: what the published numbers ran (NVIDIA).  TASK binds each task to its own NUMA node (the intent). */
+enum np_numa_bind { NP_NUMA_NVIDIA = 0, NP_NUMA_TASK, NP_NUMA_NONE };
+
 /* "nemo" / "synthetic" */
 const char *np_workload_name(enum np_workload w);
 
@@ -38,6 +45,7 @@ struct np_launch_config {
     int max_steps_explicit;      /* MAX_STEPS was set by the user */
     char time_limit[32];
     int profile, profile_start, profile_stop;
+    int profile_ranks;           /* NsysCallback on ranks 0..profile_ranks-1 (NVIDIA's for the scripts generation) */
     int nccltrace;
     int checkpoint;              /* save a checkpoint at the end of the run */
     double checkpoint_bytes;     /* budgeted size of that checkpoint */
@@ -52,6 +60,7 @@ struct np_launch_config {
     char job_name[192];          /* experiment, plus _nsys or _nccltrace */
     long long timestamp;         /* the <unix-ts> of the folder */
     char *experiment_dir;        /* <stage>/experiments/<exp>/<exp>_<ts>/<job_name> */
+    char *nsys_dir;              /* <experiment_dir>/nsys_profile: where nsys writes profile_<pid>.nsys-rep */
     /* the NeMo job (nemo.h); mbs, gbs, ga and vp above are the values that run
      * (a row's corrections applied), the row keeps the published ones */
     int etp;                     /* expert tensor parallel size, 0 = None */
@@ -61,6 +70,7 @@ struct np_launch_config {
     char *tokenizer_dir;         /* staged Hugging Face tokenizer folder, or NULL (null tokenizer) */
     int retries;                 /* NEMOPERF_MAX_RETRIES: requeues after a failed step (0: --no-requeue) */
     char srun_mpi[32];           /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step ("" = none) */
+    enum np_numa_bind numa_bind; /* NEMOPERF_NUMA_BIND, for recipes with numactl */
     char **missing;              /* preview only: what ./setup has not staged yet, NULL-terminated, or NULL */
 };
 

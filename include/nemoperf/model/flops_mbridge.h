@@ -1,7 +1,9 @@
-/* flops_mbridge.h - model FLOPs as Megatron-Bridge counts them (its transformer family), per release.
+/* flops_mbridge.h - model FLOPs as Megatron-Bridge counts them, per family and release.
  *
- * One descriptor per published model (architecture from the Hugging Face config.json the release's
- * recipe loads), one formula per Megatron-Bridge convention:
+ * Families (one table row each in flops_mbridge.c): transformer (dense, MoE, MLA, MTP, sliding window)
+ * and hybrid Mamba (flops_mbridge_hybrid.c).  Transformer: one descriptor per published model
+ * (architecture from the Hugging Face config.json the release's recipe loads), one formula per
+ * Megatron-Bridge convention:
  *   NP_MBF_LEGACY  v0.1.0rc3 .. v0.4.x: "12 = 3x2x2" form, GLU counted as 3 projections only for SiLU,
  *                  no sliding-window term (MB@v0.4.0 flop_utils.py:201-482)
  *   NP_MBF_CURRENT v0.5.0 and later: GLU always 3 projections, causal sliding-window context
@@ -23,5 +25,12 @@ enum np_mbf_conv np_mbf_conv_of_release(const char *mb_release);
  * formula for the recipe/task; *why (may be NULL) then points to a static reason. */
 double np_mbf_flops_per_token(const char *recipe, const char *task, const char *variant, enum np_mbf_conv conv,
                               int seq_len, int tp, const char **why);
+
+/* calculate_padded_vocab_size: vocab rounded up to a multiple of 128 x tp (tp < 1 counts as 1). */
+double np_mbf_padded_vocab(int vocab, int tp);
+
+/* The hybrid Mamba family (Nemotron 3 Nano / 3.5 Lightning / Super / Ultra): FLOPs per token of recipe;
+ * *owned = 1 when the family has the recipe, else 0 and NAN. */
+double np_mbf_hybrid_per_token(const char *recipe, int seq_len, int tp, int *owned);
 
 #endif

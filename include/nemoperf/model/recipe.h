@@ -160,6 +160,7 @@ struct np_recipe {
     int segment;        /* sbatch --segment on 4-GPU nodes beyond 18 nodes */
     int cross_entropy_te; /* model.config.cross_entropy_fusion_impl = "te" */
     int flops_callback; /* FLOPsMeasurementCallback (pre-training) */
+    int profile_names_experiment; /* ENABLE_PROFILE appends _nsys to the experiment name, not only the job's */
     char **max_connections; /* "gpu\0N": CUDA_DEVICE_MAX_CONNECTIONS when TP or CP > 1, NULL-terminated */
     struct np_model *models;
     size_t nmodels;

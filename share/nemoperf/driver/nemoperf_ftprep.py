@@ -92,7 +92,9 @@ def prepare_data(a):
                                      packed_sequence_size=p, tokenizer_model_name=a.tokenizer_model_name))
             if i == 0:
                 dm._preprocess_and_split_data(dset)  # squad.py l.102-152 (seed 1234, 5 % validation)
-            dm.prepare_data()  # train_path exists: no download; packs (fine_tuning.py l.118-145)
+            # train_path exists: no download; packs with NeMo's own shuffle seed 1234 (FineTuningDataModule
+            # seed=1234, fine_tuning.py v2.3.0 l.71, used at l.132 and l.143), as NVIDIA's runs did
+            dm.prepare_data()
         os.makedirs(final_pack, exist_ok=True)
         for split in ("training", "validation", "test"):  # keep jsonl already in place
             src, dst = os.path.join(tmp, split + ".jsonl"), os.path.join(squad, split + ".jsonl")

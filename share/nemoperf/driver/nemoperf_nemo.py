@@ -59,6 +59,7 @@ def parse_args(argv):
     p.add_argument("--cuda-graphs", action="store_true")
     p.add_argument("--tp-comm-overlap-cfg")
     p.add_argument("--overlap-param-gather-with-optimizer-step", type=_bool, required=True)
+    p.add_argument("--fp8-param-gather", type=_bool)
     p.add_argument("--no-average-in-collective", action="store_true")
     p.add_argument("--cross-entropy-fusion-te", action="store_true")
     p.add_argument("--flops-callback")
@@ -105,8 +106,8 @@ def build_pretrain(a):
     from nemo.collections import llm
 
     recipe = getattr(llm, a.factory).pretrain_recipe(performance_mode=True)
-    recipe.data.num_train_samples = a.num_train_samples  # one epoch (L l.117, P v2.3.1 l.290)
-    recipe.model.config.num_layers = a.num_layers  # L l.142-146 (the 405b proxies)
+    recipe.data.num_train_samples = a.num_train_samples  # one epoch (L l.125, P v2.3.1 l.290)
+    recipe.model.config.num_layers = a.num_layers  # L l.145-149 (the 405b proxies)
     recipe.model.config.hidden_size = a.hidden_size
     if a.flops_callback:  # P v2.3.1 set_exp_logging_configs l.400-408
         import nemo_run as run
@@ -174,13 +175,13 @@ def apply_performance(recipe, a):
     if a.fp8 != "none":
         from nemo.collections.llm.recipes.precision import mixed_precision as mp
 
-        if a.fp8 == "delayed":  # 25.02 (L l.120-122)
+        if a.fp8 == "delayed":  # 25.02 (L l.129-131)
             recipe.trainer.plugins = mp.bf16_with_fp8_mixed()
         else:  # 25.04 -fr cs (P v2.3.1 l.364-375)
             recipe.trainer.plugins = mp.bf16_with_fp8_current_scaling_mixed()
             recipe.trainer.plugins.first_last_layers_bf16 = False
         recipe.trainer.plugins.grad_reduce_in_fp32 = False
-    if a.tp_comm_overlap_cfg:  # L l.124-131, M: the dtype- and system-specific userbuffers config
+    if a.tp_comm_overlap_cfg:  # L l.133-140, M: the dtype- and system-specific userbuffers config
         import fiddle as fdl
         import fiddle._src.experimental.dataclasses as fdl_dc
         from nemo.collections.llm.recipes.tp_overlap_configs import userbuffers
@@ -201,6 +202,9 @@ def apply_performance(recipe, a):
         ddp.average_in_collective = False
         ddp.keep_fp8_transpose_cache_when_using_custom_fsdp = False
         recipe.model.config.gradient_accumulation_fusion = False
+        if a.fp8_param_gather is not None:  # 25.04 FP8: the precision recipe's True, as NVIDIA's NeMo left it
+            # (7a8f1cc7bc / v2.3.1; v2.3.0's utils.py l.352-354 forced it False under FSDP)
+            recipe.trainer.plugins.fp8_param_gather = a.fp8_param_gather
         cb = comm_overlap_callback(recipe)
         if cb is not None and cb.defer_embedding_wgrad_compute:
             cb.defer_embedding_wgrad_compute = False
@@ -234,7 +238,7 @@ def apply_finetune(recipe, a):
 
 
 def apply_logging_and_checkpoints(recipe, a):
-    """P: no TensorBoard, no logger, log.ckpt None; L l.150-176: checkpoint save and load."""
+    """P: no TensorBoard, no logger, log.ckpt None; L l.154-176: checkpoint save and load."""
     import nemo_run as run
 
     recipe.log.tensorboard = None
@@ -258,7 +262,8 @@ def apply_logging_and_checkpoints(recipe, a):
 
 def apply_profile(recipe, a):
     """NsysPlugin.setup (NeMo nemo/lightning/run/plugins.py): the callback that opens nsys's
-    cudaProfilerApi capture range; the nsys prefix itself is on the srun line."""
+    cudaProfilerApi capture range; the nsys prefix itself is on the srun line.  Window and ranks as the C
+    side decided (NVIDIA's own: 20-25 on ranks 0-7 for 25.02, 5-6 on rank 0 for 25.04)."""
     if a.profile_start is None:
         return
     import nemo_run as run
