@@ -74,7 +74,9 @@ $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
-$(B)/tests/check_%: $(B)/tests/check_%.o $(LIB)
+# tests/testutil.c: fixtures every suite may share (kept: not an intermediate file make removes)
+.SECONDARY: $(B)/tests/testutil.o
+$(B)/tests/check_%: $(B)/tests/check_%.o $(B)/tests/testutil.o $(LIB)
 	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(STORE_LIBS) $(LDLIBS_ALL)
 
 tests: $(TESTS) $(TOOLS)

@@ -19,6 +19,8 @@
 #include "nemoperf/parse/run.h"
 #include "nemoperf/parse/scan.h"
 
+#include "testutil.h"
+
 #define DATA "tests/data/amlog"
 
 static struct np_recipe_set set;
@@ -141,28 +143,13 @@ START_TEST(test_identity_from_options)
 }
 END_TEST
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)len + 1);
-    ck_assert(b && fread(b, 1, (size_t)len, f) == (size_t)len);
-    fclose(f);
-    b[len] = '\0';
-    *n = (size_t)len;
-    return b;
-}
-
 #define Q3 DATA "/qwen3_moe_30b_te_deepep_8/automodel_qwen3_moe_30b_te_deepep_8"
 
 /* stdout alone still gives the iterations (timer blocks); stderr alone gives everything. */
 START_TEST(test_stdout_stderr_split)
 {
     size_t on, en;
-    char *out = slurp(Q3 ".out", &on), *err = slurp(Q3 ".err", &en);
+    char *out = np_test_read_all(Q3 ".out", &on), *err = np_test_read_all(Q3 ".err", &en);
     struct np_scan_result r;
     struct np_amlog_summary s;
     struct np_error e;

@@ -178,6 +178,20 @@ START_TEST(readme_lists_all)
 }
 END_TEST
 
+/* np_env_secret_name: what the manifest's env_user and parse's drift never record the value of. */
+START_TEST(secret_names)
+{
+    static const char *const secret[] = {"HF_TOKEN", "SLURM_JWT", "AWS_SECRET_ACCESS_KEY", "PGPASSWORD",
+                                         "WANDB_API_KEY", "MY_TOK", "NGC_CREDENTIALS", "TOKENIZER_TOKEN", NULL};
+    static const char *const plain[] = {"TOKENIZERS_PARALLELISM", "NCCL_NVLS_ENABLE", "NVTE_FLASH_ATTN",
+                                        "NCCL_IB_HCA", NULL};
+    for (size_t i = 0; secret[i]; i++)
+        ck_assert_msg(np_env_secret_name(secret[i]), "%s", secret[i]);
+    for (size_t i = 0; plain[i]; i++)
+        ck_assert_msg(!np_env_secret_name(plain[i]), "%s", plain[i]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("envcheck");
@@ -187,6 +201,7 @@ int main(void)
     tcase_add_test(tc, option_suggestions);
     tcase_add_test(tc, never_suspect);
     tcase_add_test(tc, messages);
+    tcase_add_test(tc, secret_names);
     tcase_add_test(tc, table_complete);
     tcase_add_test(tc, readme_lists_all);
     suite_add_tcase(s, tc);

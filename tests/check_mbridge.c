@@ -357,6 +357,7 @@ START_TEST(test_markdown_26_08)
     ck_assert_str_eq(got, want);
     /* a row measured slower shows the measurement, not the publication */
     m[0].tokens_per_s_per_gpu = 1234;
+    free(buf);
     out = open_memstream(&buf, &blen);
     ck_assert_int_eq(np_mb_md_render(out, layout_2608, "26.08", m, 1, 0, &err), NP_OK);
     fclose(out);

@@ -21,24 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DATA "tests/data/nccl/"
+#include "testutil.h"
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+#define DATA "tests/data/nccl/"
 
 static struct np_nccl *read_chunks(const char *buf, size_t len, size_t chunk)
 {
@@ -137,7 +122,7 @@ START_TEST(test_golden_cases)
         ck_assert_msg(exp != NULL, "%s: %s", p, je.text);
         snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
         size_t len;
-        char *buf = read_all(p, &len);
+        char *buf = np_test_read_all(p, &len);
         struct np_nccl *whole = np_nccl_new();
         struct np_error err;
         ck_assert_int_eq(np_nccl_read_path(whole, p, &err), NP_OK);
@@ -339,6 +324,97 @@ START_TEST(test_anomalies)
 }
 END_TEST
 
+/* Straggler-detector reports (straggler.c), read whole and in chunks of 1-97 bytes: Megatron-LM's from
+ * NVIDIA's own README example (byte for byte), NeMo's callback from a reconstruction of its printing code
+ * (tests/data/straggler/<case>/SOURCE says which and the hand reading); interleaved with NCCL collective
+ * lines, which must still count. */
+START_TEST(test_stragglers)
+{
+    size_t len;
+    char *mg = read_all("tests/data/straggler/megatron-readme/input.log", &len);
+    for (size_t chunk = 1; chunk <= 98; chunk++) {
+        struct np_nccl *n = read_chunks(mg, len, chunk == 98 ? len : chunk);
+        const struct np_straggler *g = np_nccl_stragglers(n);
+        ck_assert_uint_eq(g->mg_reports, 1);
+        ck_assert_int_eq(g->mx_rtt_rank, 0);
+        ck_assert_int_eq(g->mn_rtt_rank, 8);
+        ck_assert(g->mx_rtt_ms > 3468.19 && g->mx_rtt_ms < 3468.21);
+        ck_assert(g->mn_rtt_ms > 3453.07 && g->mn_rtt_ms < 3453.09);
+        ck_assert_int_eq(g->mn_etpt_rank, 0);
+        ck_assert_int_eq(g->mx_etpt_rank, 8);
+        ck_assert_uint_eq(g->nbottom, 4);
+        ck_assert_int_eq(g->bottom[0].rank, 0);
+        ck_assert_int_eq(g->bottom[1].rank, 2);
+        ck_assert_int_eq(g->bottom[2].rank, 1);
+        ck_assert_int_eq(g->bottom[3].rank, 4);
+        ck_assert_uint_eq(g->nv_reports, 0);
+        char text[600];
+        np_straggler_text(g, 8, text, sizeof text);
+        ck_assert_msg(strstr(text, "slowest rank 0 (node 0) 3468.20 ms per iteration against 3453.08 ms on rank 8") &&
+                          strstr(text, "lowest throughput ranks: 0, 2, 1, 4"), "%s", text);
+        np_nccl_free(n);
+    }
+    free(mg);
+    char *nv = read_all("tests/data/straggler/nemo-callback/input.log", &len);
+    /* the same report with NCCL collective lines of 2 ranks between its blocks (a real log interleaves) */
+    const char *coll = "h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 4 datatype 7 op 0 "
+                       "root 0 comm 0x3 [nranks=2] stream 0x4\n";
+    size_t cl = strlen(coll);
+    char *mixed = malloc(len + 2 * cl);
+    ck_assert_ptr_nonnull(mixed);
+    memcpy(mixed, coll, cl);
+    memcpy(mixed + cl, nv, len);
+    memcpy(mixed + cl + len, coll, cl);
+    for (size_t chunk = 1; chunk <= 98; chunk++) {
+        struct np_nccl *n = read_chunks(mixed, len + 2 * cl, chunk == 98 ? len + 2 * cl : chunk);
+        const struct np_straggler *g = np_nccl_stragglers(n);
+        ck_assert_uint_eq(g->nv_reports, 1);
+        ck_assert_uint_eq(g->nworst, 3); /* the worst block only, not the best */
+        ck_assert_int_eq(g->worst[0].rank, 13);
+        ck_assert_str_eq(g->worst[0].node, "pool0-0183");
+        ck_assert(g->worst[0].value > 0.785 && g->worst[0].value < 0.795);
+        ck_assert_int_eq(g->worst[1].rank, 5);
+        ck_assert_int_eq(g->worst[2].rank, 2);
+        ck_assert_str_eq(g->worst[2].node, "pool0-0181");
+        ck_assert_int_eq(g->nv_total, 16);
+        ck_assert_str_eq(g->nv_warning, "{StragglerId(rank=13, node='pool0-0183')}");
+        ck_assert_uint_eq(g->mg_reports, 0);
+        const struct np_nccl_coll *c = find_coll(n, 2, "AllReduce");
+        ck_assert_ptr_nonnull(c);
+        ck_assert_uint_eq(c->lines, 2);
+        np_nccl_free(n);
+    }
+    free(mixed);
+    /* "Rank=" lines that do not follow a report's header are no report */
+    const char *stray = "[NeMo I x] Rank=3 Node=a Score=0.10\n";
+    struct np_nccl *n = read_chunks(stray, strlen(stray), strlen(stray));
+    ck_assert_uint_eq(np_nccl_stragglers(n)->nworst, 0);
+    np_nccl_free(n);
+    free(nv);
+}
+END_TEST
+
+/* A process's rank from NCCL's init lines (what names a profile run's profile_<pid>.nsys-rep): the srun-label
+ * excerpt's "h100clust-worker-1:227602:... comm 0x.. rank 0 nRanks 24 nNodes 3" (hand reading: pid 227602 is rank
+ * 0 of 24), and NCCL 2.4's one TensorFlow process driving both GPUs ("gpu1:11907:... comm .. rank 0 nranks 2" and
+ * "rank 1 nranks 2" from pid 11907: several ranks, -2). */
+START_TEST(test_pid_ranks)
+{
+    size_t len;
+    char *a = read_all(DATA "nccl-srun-label-3node/input.log", &len);
+    struct np_nccl *n = read_chunks(a, len, 7);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 227602), 0);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 227667), -1); /* a thread id, not a process */
+    np_nccl_free(n);
+    free(a);
+    a = read_all(DATA "nccl-2.4-tf-init-1node/input.log", &len);
+    n = read_chunks(a, len, len);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 11907), -2);
+    np_nccl_free(n);
+    free(a);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -352,6 +428,8 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_checkpoint_lines);
     tcase_add_test(tc, test_report_formats);
     tcase_add_test(tc, test_anomalies);
+    tcase_add_test(tc, test_stragglers);
+    tcase_add_test(tc, test_pid_ranks);
     suite_add_tcase(s, tc);
     return s;
 }

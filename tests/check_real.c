@@ -106,6 +106,7 @@ static void real_row(char **c)
         ck_assert_msg(run.why && strstr(run.why, c[11]), "%s: reason \"%s\" lacks \"%s\"", file,
                       run.why ? run.why : "", c[11]);
     free(run.why);
+    free(run.note);
 
     /* nemoperf-parse's default mode parses the steps before the last lean: the analysis is the same */
     struct np_run rt, rl;

@@ -18,24 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DATA "tests/data/scan/"
+#include "testutil.h"
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
+#define DATA "tests/data/scan/"
 
 /* A scratch file under $TMPDIR holding data; returns its path (static buffer per slot). */
 static const char *write_tmp(int slot, const char *data, size_t len)
@@ -101,7 +86,7 @@ static void assert_same_result(const struct np_scan_result *a, const struct np_s
 static void assert_offset_at(const char *path, const struct np_step *s, const char *prefix)
 {
     size_t len;
-    char *buf = read_all(path, &len);
+    char *buf = np_test_read_all(path, &len);
     ck_assert_uint_lt(s->offset, len);
     ck_assert_msg(strncmp(buf + s->offset, prefix, strlen(prefix)) == 0, "offset %llu: %.40s",
                   (unsigned long long)s->offset, buf + s->offset);
@@ -726,7 +711,7 @@ START_TEST(test_chunk_seams)
     char path[256];
     snprintf(path, sizeof path, DATA "%s", golden[_i]);
     size_t len;
-    char *buf = read_all(path, &len);
+    char *buf = np_test_read_all(path, &len);
     struct np_scan_result ref, r;
     scan_buf(buf, len, &ref);
     ck_assert_uint_gt(ref.nsteps, 0);
@@ -1206,7 +1191,7 @@ static void *fifo_main(void *arg)
 START_TEST(test_fifo)
 {
     size_t len;
-    char *buf = read_all(DATA "nemo2.log", &len);
+    char *buf = np_test_read_all(DATA "nemo2.log", &len);
     char path[256];
     const char *dir = getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/check_scan_fifo_%d", dir && *dir ? dir : "/tmp", (int)getpid());

@@ -459,6 +459,51 @@ START_TEST(test_same_second_folders)
 }
 END_TEST
 
+/* The manifest's "env_user" (issue 29): the variables the job exports that the launcher's environment set to
+ * another value, with both values; the same value is not listed; a value that is not UTF-8 is recorded as null
+ * and one longer than 512 bytes cut, so neither can make the manifest unwritable.  The environment is injected
+ * (np_env_list): a stand-in for the user's shell, so the test does not depend on the one running it. */
+START_TEST(test_manifest_env_user)
+{
+    struct np_launch_plan plan;
+    const char *env[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", NULL};
+    struct np_launch_config *c = resolve(NULL, env, &plan);
+    static char longv[700];
+    memset(longv, 'x', sizeof longv - 1);
+    char longkv[720];
+    snprintf(longkv, sizeof longkv, "NVTE_FUSED_ATTN=%s", longv);
+    const char *user[] = {"NCCL_NVLS_ENABLE=1", "TOKENIZERS_PARALLELISM=False", "NVTE_FLASH_ATTN=\xff\xfe",
+                          longkv, "NCCL_IB_HCA=mlx5_0", NULL};
+    struct np_manifest m = {.config = c, .backend = "cli", .script = "x.sh", .env = np_env_list, .env_ctx = user};
+    json_t *o = np_manifest_json(&m);
+    ck_assert_ptr_nonnull(o);
+    json_t *a = json_object_get(o, "env_user");
+    ck_assert(json_is_array(a));
+    ck_assert_int_eq(json_array_size(a), 3); /* not TOKENIZERS_PARALLELISM (same), not NCCL_IB_HCA (not exported) */
+    json_t *e = json_array_get(a, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NCCL_NVLS_ENABLE");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "user")), "1");
+    ck_assert_str_eq(json_string_value(json_object_get(e, "job")), "0");
+    e = json_array_get(a, 1);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NVTE_FLASH_ATTN");
+    ck_assert(json_is_null(json_object_get(e, "user")));
+    e = json_array_get(a, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "name")), "NVTE_FUSED_ATTN");
+    ck_assert_int_eq(strlen(json_string_value(json_object_get(e, "user"))), 512);
+    char *dump = json_dumps(o, 0);
+    ck_assert_ptr_nonnull(dump);
+    free(dump);
+    json_decref(o);
+    /* an environment that sets none of them: an empty list, not a missing field */
+    const char *none[] = {NULL};
+    m.env_ctx = none;
+    o = np_manifest_json(&m);
+    ck_assert_int_eq(json_array_size(json_object_get(o, "env_user")), 0);
+    json_decref(o);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("script");
@@ -471,6 +516,7 @@ int main(void)
     tcase_add_test(tc, test_hostile_stage_path);
     tcase_add_test(tc, test_file_name_and_vars);
     tcase_add_test(tc, test_same_second_folders);
+    tcase_add_test(tc, test_manifest_env_user);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -25,6 +25,8 @@
 #include "nemoperf/slurm/sbatch_env.h"
 #include "nemoperf/slurm/rest.h"
 
+#include "testutil.h"
+
 #define DATA "tests/data/rest/"
 
 static struct np_recipe_set set;
@@ -43,22 +45,6 @@ static void teardown(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", stage);
     ck_assert(system(cmd) == 0);
     np_recipe_set_free(&set);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    ck_assert(b);
-    ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
 }
 
 /* ---- table and URL ---- */
@@ -309,6 +295,29 @@ START_TEST(test_sbatch_env_fields)
 }
 END_TEST
 
+/* The checks of every backend: Slurm's 1024-byte limit on names (measured: 1025 refused), control bytes. */
+START_TEST(test_sbatch_env_check)
+{
+    struct np_error err;
+    char at_limit[13 + 1024 + 1], over[11 + 1025 + 1];
+    memcpy(at_limit, "SBATCH_WCKEY=", 13);
+    memset(at_limit + 13, 'w', 1024);
+    at_limit[13 + 1024] = '\0';
+    memcpy(over, "SBATCH_QOS=", 11);
+    memset(over + 11, 'q', 1025);
+    over[11 + 1025] = '\0';
+    const char *ok[] = {"PATH=/usr/bin", at_limit, "SBATCH_COMMENT=a\tb", "SBATCH_ACCOUNT=", NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)ok, &err), NP_OK);
+    const char *too_long[] = {"PATH=/usr/bin", over, NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)too_long, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "SBATCH_QOS: 1025 bytes long; Slurm refuses more than 1024"), "%s", err.text);
+    const char *control[] = {"SBATCH_ACCOUNT=proj\nx", NULL};
+    ck_assert_int_eq(np_sbatch_env_check(np_env_list, (void *)control, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "SBATCH_ACCOUNT: holds a control character (byte 0x0a at offset 4)"), "%s",
+                  err.text);
+}
+END_TEST
+
 /* ---- replies ---- */
 
 /* A recorded reply of tests/data/rest/ (record.sh): body and HTTP status. */
@@ -317,12 +326,12 @@ static char *recorded(const char *version, const char *name, long *http, size_t 
     char path[256];
     snprintf(path, sizeof path, DATA "%s-%s.http", version, name);
     size_t hl;
-    char *h = slurp(path, &hl);
+    char *h = np_test_read_all(path, &hl);
     *http = strtol(h, NULL, 10);
     free(h);
     ck_assert_msg(*http >= 200 && *http < 600, "%s", path);
     snprintf(path, sizeof path, DATA "%s-%s.json", version, name);
-    return slurp(path, len);
+    return np_test_read_all(path, len);
 }
 
 static const char *const recorded_versions[] = {"v0.0.45", "v0.0.44", "v0.0.43", "v0.0.42", "v0.0.41", "v0.0.40",
@@ -475,7 +484,7 @@ START_TEST(test_recorded_tagged)
     struct np_error err;
     struct np_job_list l;
     size_t n;
-    char *b = slurp(DATA "v0.0.38-jobs.json", &n);
+    char *b = np_test_read_all(DATA "v0.0.38-jobs.json", &n);
     char *t = tagged_body(b, n, 2, "np-tag-1", 0);
     ck_assert_int_eq(np_rest_parse_tagged(200, t, strlen(t), "np-tag-1", NULL, &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 1);
@@ -547,7 +556,7 @@ END_TEST
 START_TEST(test_openapi_versions)
 {
     size_t n;
-    char *b = slurp(DATA "slurm-24.11-openapi-paths.json", &n);
+    char *b = np_test_read_all(DATA "slurm-24.11-openapi-paths.json", &n);
     char *v = np_rest_openapi_versions(b, n);
     ck_assert_str_eq(v, "v0.0.42, v0.0.41, v0.0.40");
     free(v);
@@ -567,24 +576,24 @@ START_TEST(test_recorded_ping)
 {
     size_t n;
     struct np_error err;
-    char *b = slurp(DATA "v0.0.38-ping.json", &n);
+    char *b = np_test_read_all(DATA "v0.0.38-ping.json", &n);
     const struct np_rest_api *v38 = np_rest_api_find("v0.0.38");
     ck_assert_int_eq(np_rest_parse_ping(v38, 200, b, n, &err), NP_OK);
     free(b);
-    b = slurp(DATA "v0.0.41-ping-404.txt", &n);
+    b = np_test_read_all(DATA "v0.0.41-ping-404.txt", &n);
     ck_assert_int_eq(np_rest_parse_ping(np_rest_api_find("v0.0.41"), 404, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 404: Unable find requested URL"), "%s", err.text);
     free(b);
-    b = slurp(DATA "v0.0.38-ping-badtoken.json", &n);
+    b = np_test_read_all(DATA "v0.0.38-ping-badtoken.json", &n);
     ck_assert_int_eq(np_rest_parse_ping(v38, 500, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "slurmctld config is unable to load"), "%s", err.text);
     free(b);
-    b = slurp(DATA "v0.0.38-ping-noauth-401.txt", &n);
+    b = np_test_read_all(DATA "v0.0.38-ping-noauth-401.txt", &n);
     ck_assert_int_eq(np_rest_parse_ping(v38, 401, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 401: Authentication failure"), "%s", err.text);
     free(b);
     /* 22.05 with slurmctld stopped: HTTP 500 and an error (recorded) */
-    b = slurp(DATA "v0.0.38-ping-down.json", &n);
+    b = np_test_read_all(DATA "v0.0.38-ping-down.json", &n);
     ck_assert_int_eq(np_rest_parse_ping(v38, 500, b, n, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "HTTP 500: slurmctld config is unable to load"), "%s", err.text);
     free(b);
@@ -605,7 +614,7 @@ START_TEST(test_recorded_submit)
     size_t n;
     struct np_error err;
     struct np_rest_submit_reply r;
-    char *b = slurp(DATA "v0.0.38-submit-ok.json", &n);
+    char *b = np_test_read_all(DATA "v0.0.38-submit-ok.json", &n);
     ck_assert_int_eq(np_rest_parse_submit(200, b, n, &r, &err), NP_OK);
     ck_assert_str_eq(r.job_id, "86");
     ck_assert_ptr_null(r.notes);
@@ -630,7 +639,7 @@ START_TEST(test_recorded_submit)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, DATA "%s", bad[i].file);
-        b = slurp(path, &n);
+        b = np_test_read_all(path, &n);
         ck_assert_int_eq(np_rest_parse_submit(bad[i].http, b, n, &r, &err), NP_E_SLURM);
         ck_assert_ptr_null(r.job_id);
         for (size_t k = 0; k < 3 && bad[i].pieces[k]; k++)
@@ -713,7 +722,7 @@ START_TEST(test_recorded_jobs)
     size_t n;
     struct np_error err;
     struct np_job_list l;
-    char *b = slurp(DATA "v0.0.38-jobs.json", &n);
+    char *b = np_test_read_all(DATA "v0.0.38-jobs.json", &n);
     char *ids[] = {(char *)"5", (char *)"12", (char *)"54", (char *)"999"};
     ck_assert_int_eq(np_rest_parse_jobs(200, b, n, ids, 4, &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 3);
@@ -730,7 +739,7 @@ START_TEST(test_recorded_jobs)
     np_job_list_free(&l);
     free(b);
     /* an unknown job (22.05: HTTP 500 with error 2017) is absent, not an error */
-    b = slurp(DATA "v0.0.38-job-unknown.json", &n);
+    b = np_test_read_all(DATA "v0.0.38-job-unknown.json", &n);
     ck_assert_int_eq(np_rest_parse_jobs(500, b, n, ids + 3, 1, &l, &err), NP_OK);
     ck_assert_uint_eq(l.n, 0);
     free(b);
@@ -1183,6 +1192,7 @@ int main(void)
     tcase_add_test(t, test_body_v38);
     tcase_add_test(t, test_body_newer_and_minimal);
     tcase_add_test(t, test_sbatch_env_fields);
+    tcase_add_test(t, test_sbatch_env_check);
     tcase_add_test(t, test_recorded_ping);
     tcase_add_test(t, test_recorded_submit);
     tcase_add_test(t, test_malformed_submit);

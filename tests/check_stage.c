@@ -142,6 +142,19 @@ START_TEST(test_check_path)
     ck_assert_ptr_nonnull(strstr(err.text, "'rel/dir' is not an absolute path"));
     ck_assert_int_eq(np_stage_check_path("/a\nb", &err), NP_E_INVALID);
     ck_assert_int_eq(np_stage_check_path("/abs/dir", &err), NP_OK);
+    /* what setup and launch both refuse (issue 23, item 10): a component over NAME_MAX, control bytes */
+    char path[300] = "/abs/";
+    memset(path + 5, 'c', 256);
+    path[5 + 256] = '\0';
+    ck_assert_int_eq(np_stage_check_path(path, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "a component of 256 bytes (at offset 5)"), "%s", err.text);
+    path[5 + 255] = '\0';
+    ck_assert_int_eq(np_stage_check_path(path, &err), NP_OK);
+    ck_assert_int_eq(np_stage_check_value("RUN_CONF_IMAGE", "nvcr.io#nvidia/nemo:25.02\033[2J", &err), NP_E_INVALID);
+    ck_assert_str_eq(err.source, "RUN_CONF_IMAGE");
+    ck_assert_msg(strstr(err.text, "byte 0x1b at offset 25"), "%s", err.text);
+    ck_assert_int_eq(np_stage_check_value("RUN_CONF_IMAGE", "nvcr.io#nvidia/nemo:25.02", &err), NP_OK);
+    ck_assert_int_eq(np_stage_check_value("RUN_CONF_IMAGE", NULL, &err), NP_OK);
 }
 END_TEST
 

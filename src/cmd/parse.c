@@ -477,7 +477,8 @@ static int parse_mbridge(const struct np_parse_opts *o, struct np_mb_opts *mb, i
         np_error_print(&err);
         return 1;
     }
-    if (!mb_only && !(o->given.recipe[0] && np_mb_ref_has_recipe(&ref, o->given.recipe))) {
+    if (!mb_only && !(o->given.recipe[0] && np_mb_ref_has_recipe(&ref, o->given.recipe)) &&
+        !np_mb_paths_launched(paths, npaths)) { /* launched Megatron-Bridge runs say so in their manifest */
         np_mb_ref_free(&ref);
         return -1;
     }

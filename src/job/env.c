@@ -6,6 +6,8 @@
  */
 #include "nemoperf/job/env.h"
 
+#include "nemoperf/job/mbridge_perf.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -25,6 +27,15 @@ const char *np_nemo_max_connections(const struct np_launch_config *c)
 size_t np_env_mbridge_vars(const struct np_launch_config *c, struct np_script_var *vars, size_t cap)
 {
     size_t n = 0;
+    if (c->mb) { /* a performance row: the release's executor and plugins (job/mbridge_perf.c) */
+        const char *names[NP_SCRIPT_MAX_VARS], *values[NP_SCRIPT_MAX_VARS];
+        n = np_mbridge_perf_env(c, names, values, NULL, cap < NP_SCRIPT_MAX_VARS ? cap : NP_SCRIPT_MAX_VARS);
+        for (size_t i = 0; i < n; i++) {
+            vars[i].name = names[i];
+            vars[i].value = values[i];
+        }
+        return n;
+    }
 #define ENV_MB(k_, v_)                                                                                            \
     do {                                                                                                          \
         if (n < cap) {                                                                                            \

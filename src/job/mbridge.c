@@ -20,6 +20,7 @@
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/dfm.h"
 #include "nemoperf/job/dfm_automodel.h"
+#include "nemoperf/job/mbridge_perf.h"
 
 /* One workload kind: its rank command and what else it decides.  A model's rows run the kind of its
  * mbridge.kind whose backend is the row's ("automodel" rows; NULL: the others). */
@@ -34,6 +35,7 @@ struct mbridge_kind {
     char *const *(*pythonpath)(const struct np_mbridge_spec *b); /* repo names in PYTHONPATH order */
     /* NULL, or a file the job reads besides the checkouts (a new string; what: how to name it) */
     char *(*staged)(const struct np_launch_config *c, char *what, size_t n);
+    const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
 };
 
 static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
@@ -48,6 +50,9 @@ static const struct mbridge_kind mbridge_kinds[] = {
     {.name = "dfm", .backend = "automodel", .torchrun = 1, .synth_format = "dfm-automodel", .argv = np_dfm_am_argv,
      .json = np_dfm_am_json, .stage = np_dfm_am_stage, .pythonpath = np_dfm_am_path_names,
      .staged = np_dfm_am_staged},
+    /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
+    {.name = "perf", .numactl = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
+     .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -77,16 +82,19 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
     struct np_buf out;
     np_buf_init(&out);
     np_buf_append(&out, "");
-    for (size_t i = 0; names && names[i]; i++)
+    for (size_t i = 0; names && names[i]; i++) { /* "<repo name>" or "<repo name>/<folder in it>" */
+        const char *sub = strchr(names[i], '/');
+        size_t len = sub ? (size_t)(sub - names[i]) : strlen(names[i]);
         for (size_t j = 0; j < b->nrepos; j++)
-            if (strcmp(b->repos[j].name, names[i]) == 0) {
+            if (strlen(b->repos[j].name) == len && strncmp(b->repos[j].name, names[i], len) == 0) {
                 char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[j]);
                 if (!d)
                     out.failed = 1;
                 else
-                    np_buf_appendf(&out, "%s%s", i ? ":" : "", d);
+                    np_buf_appendf(&out, "%s%s%s", i ? ":" : "", d, sub ? sub : "");
                 free(d);
             }
+    }
     if (b && b->pip) {
         char *d = np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size);
         if (!d)
@@ -193,7 +201,8 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     np_buf_append(b, " \\\n    bash -c '");
     if (nemo && k && k->numactl) {
         int d = np_mbridge_numa_divisor(c->gpu_type);
-        np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d)) ", d, d);
+        np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d))", d, d);
+        np_buf_appendf(b, "%s ", k->cpus && k->cpus(c) ? k->cpus(c) : "");
     } else {
         np_buf_append(b, "exec ");
     }

@@ -9,7 +9,9 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
+#include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/setup/stage.h"
+#include "nemoperf/slurm/sbatch_env.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -82,13 +84,7 @@ static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...)
 /* Append item to a ", "-separated list in buf (once). */
 static void config_join(char *buf, size_t size, const char *item)
 {
-    size_t len = strlen(item);
-    for (const char *p = buf; (p = strstr(p, item)); p += len)
-        if ((p == buf || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
-            return;
-    if (*buf)
-        strncat(buf, ", ", size - strlen(buf) - 1);
-    strncat(buf, item, size - strlen(buf) - 1);
+    np_mb_config_join(buf, size, item);
 }
 
 /* Strict decimal integer in [min, max]. */
@@ -270,6 +266,8 @@ struct config_common {
     char load_checkpoint[PATH_MAX];
     char image[PATH_MAX + 64];
     char tokenizer_dir[PATH_MAX + 256];
+    struct np_mbperf_set *mbset;  /* Megatron-Bridge rows (owned until the plan takes them), or NULL */
+    struct np_mb_choice mb;       /* the row of each scale */
 };
 
 /* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
@@ -319,6 +317,8 @@ static enum np_status config_stage_path(struct config_ctx *x, struct config_comm
                           "STAGE_PATH=%s: contains '%%', which Slurm reads as a file name pattern (%%j, %%x, %%u...) "
                           "in the log paths of sbatch and srun; allowed: a path without '%%'",
                           sp);
+    if (np_stage_check_value("STAGE_PATH", sp, x->err) != NP_OK) /* as ./setup: before anything is looked at */
+        return NP_E_INVALID;
     size_t n = strlen(sp);
     while (n > 1 && sp[n - 1] == '/')
         n--;
@@ -705,8 +705,8 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
     const char *img = config_get(x, "RUN_CONF_IMAGE");
     struct stat st;
     if (img) {
-        if (strpbrk(img, "\n\r"))
-            return config_bad(x, "RUN_CONF_IMAGE=%s: contains a newline", img);
+        if (np_stage_check_value("RUN_CONF_IMAGE", img, x->err) != NP_OK) /* as ./setup */
+            return NP_E_INVALID;
         if (img[0] == '/' && (stat(img, &st) != 0 || !S_ISREG(st.st_mode)))
             return config_bad(x, "RUN_CONF_IMAGE=%s: no such file; allowed: an existing .sqsh file or an image "
                                  "reference such as %s",
@@ -791,11 +791,12 @@ static enum np_status config_mbridge_missing(void *ctx, const char *what)
 {
     struct config_ctx *x = ((void **)ctx)[0];
     struct config_common *c = ((void **)ctx)[1];
+    const char *ct = c->mbset ? " CONTAINER=" : "", *cv = c->mbset ? c->model->size : ""; /* MB rows: size = container */
     if (c->preview)
-        return config_missing(x, c, "%s (run RECIPE=%s %s)", what, c->recipe->name, x->setup_cmd);
-    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s %s (the job reads it offline), or "
-                         "use WORKLOAD=synthetic",
-                      c->recipe->name, c->model->size, what, c->recipe->name, x->setup_cmd);
+        return config_missing(x, c, "%s (run RECIPE=%s%s%s %s)", what, c->recipe->name, ct, cv, x->setup_cmd);
+    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s%s%s %s (the job reads it offline), "
+                         "or use WORKLOAD=synthetic",
+                      c->recipe->name, c->model->size, what, c->recipe->name, ct, cv, x->setup_cmd);
 }
 
 /* Megatron-Bridge jobs (job/mbridge.h): the rows nemoperf can run, and the checkouts ./setup staged. */
@@ -823,7 +824,7 @@ static enum np_status config_mbridge(struct config_ctx *x, struct config_common 
  * (ftjob.h), read offline by the job; missing ones are refused (listed when previewing). */
 static enum np_status config_ft_staged(struct config_ctx *x, struct config_common *c, const int *gpus, size_t ngpus)
 {
-    if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO)
+    if (c->task == NP_TASK_PRETRAIN || c->workload != NP_WORKLOAD_NEMO || c->mbset) /* MB: its own data path */
         return NP_OK;
     if (c->load_raw) /* the recipe restores the imported checkpoint (nemo://<org>/<name>) */
         return config_bad(x, "LOAD_CHECKPOINT_PATH=%s with TASK=%s: a fine-tuning job starts from the checkpoint "
@@ -960,12 +961,19 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->recipe = cm->recipe;
     j->task = cm->task;
     j->model = cm->model;
+    for (size_t i = 0; cm->mbset && i < cm->mb.n; i++) /* a Megatron-Bridge row: its own recipe shape */
+        if (cm->mb.gpus[i] == gpus) {
+            j->mb = cm->mb.rows[i];
+            j->recipe = &j->mb->as_recipe;
+            j->model = &j->mb->model;
+            row = &j->mb->cfg;
+        }
     j->row = row;
     j->dtype = cm->dtype;
     j->workload = cm->workload;
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
     j->gpus = gpus;
-    j->gpus_per_node = config_gpn(cm, row);
+    j->gpus_per_node = j->mb ? (cm->mb.gpus_per_node ? cm->mb.gpus_per_node : j->mb->gpus_per_node) : config_gpn(cm, row);
     j->nodes = gpus >= j->gpus_per_node ? gpus / j->gpus_per_node : 1; /* AutoModel's 1-GPU rows: part of a node */
     j->tp = row->tp;
     j->pp = row->pp;
@@ -992,9 +1000,9 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
         for (size_t i = 0; j->missing && i < cm->nmissing; i++)
             j->missing[i] = config_strdup0(cm->missing[i], &oom);
     }
-    j->layers = row->layers > 0 ? row->layers : cm->model->arch.layers;
+    j->layers = row->layers > 0 ? row->layers : j->model->arch.layers;
     j->seq_len = np_row_value(row, "seq_len", row->seq_len, NULL); /* fine-tuning: the pack length */
-    j->hidden = cm->model->arch.hidden;
+    j->hidden = j->model->arch.hidden;
     j->profile = cm->profile;
     j->profile_start = cm->profile_start;
     j->profile_stop = cm->profile_stop;
@@ -1024,7 +1032,10 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->gres_gpus = config_strdup0(cm->gres, &oom);
     if (oom)
         return NP_E_NOMEM;
-    if (cm->task == NP_TASK_PRETRAIN)
+    if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
+        snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", j->mb->task, j->mb->recipe,
+                 np_mb_dtype_name(j->mb->dtype), gpus);
+    else if (cm->task == NP_TASK_PRETRAIN)
         snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
                  np_dtype_name(cm->dtype, 0), gpus);
     else /* the parse side identifies fine-tuning runs by this name (issue 11) */
@@ -1065,7 +1076,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "WORKLOAD", "STAGE_PATH", "RECIPE", "MODEL_SIZE", "DTYPE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "GPU_TYPE",
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
-        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", NULL};
+        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1075,6 +1086,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
                               "in another encoding cannot be written to the JSON manifest); nothing written",
                               names[i], (unsigned char)v[at], at, strlen(v));
     }
+    if (st == NP_OK) /* the SBATCH_* Slurm reads as names: too long or with control bytes, never accepted */
+        st = np_sbatch_env_check(x.env, x.env_ctx, x.err);
     if (st != NP_OK) {
         free(c);
         return st;
@@ -1092,10 +1105,37 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_task(&x, c);
     if (st == NP_OK)
         st = config_stage_path(&x, c);
-    if (st == NP_OK)
+    int mbwant = 0;
+    if (st == NP_OK) {
+        struct np_mbperf_set mbs;
+        mbwant = np_mb_config_wanted(set, x.env, x.env_ctx, &mbs, x.err);
+        if (mbwant < 0)
+            st = NP_E_INVALID;
+        else if (mbwant && !(c->mbset = malloc(sizeof *c->mbset))) {
+            np_mbperf_free(&mbs);
+            st = np_error_set(x.err, NP_E_NOMEM, "", 0, 0, "out of memory");
+        } else if (mbwant) {
+            *c->mbset = mbs;
+        }
+    }
+    if (st == NP_OK && mbwant) { /* a Megatron-Bridge row (launch/mbridge_config.c) */
+        st = np_mb_config_pick(c->mbset, x.env, x.env_ctx, c->task, &c->mb, x.err);
+        if (st == NP_OK) {
+            const struct np_mbperf_row *r0 = c->mb.rows[0];
+            c->recipe = &r0->as_recipe;
+            c->model = &r0->model;
+            c->dtype = r0->as_recipe.default_dtype;
+            snprintf(c->gpu_type, sizeof c->gpu_type, "%s", r0->gpu_type);
+            c->gpus_per_node = c->mb.gpus_per_node;
+            c->gpn_explicit = c->mb.gpus_per_node > 0;
+            ngpus = c->mb.n;
+            memcpy(gpus, c->mb.gpus, ngpus * sizeof gpus[0]);
+        }
+    } else if (st == NP_OK) {
         st = config_model(&x, set, c);
-    if (st == NP_OK)
-        st = config_gpu_list(&x, c, gpus, &ngpus);
+        if (st == NP_OK)
+            st = config_gpu_list(&x, c, gpus, &ngpus);
+    }
     if (st == NP_OK)
         st = config_steps(&x, c);
     if (st == NP_OK)
@@ -1104,6 +1144,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_checkpoint(&x, c, gpus, ngpus, opts);
     if (st == NP_OK)
         st = config_nemo(&x, c);
+    if (st == NP_OK && c->mbset) /* the Hugging Face files a Megatron-Bridge row reads offline (HF_HOME) */
+        snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s/mbridge/hf", c->stage_path);
     if (st == NP_OK)
         st = config_ft_staged(&x, c, gpus, ngpus);
     if (st == NP_OK)
@@ -1168,6 +1210,12 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     }
     for (size_t i = 0; i < c->nmissing; i++)
         free(c->missing[i]);
+    if (c->mbset && out->jobs) /* the jobs point into the rows: the plan owns them */
+        out->mb = c->mbset;
+    else if (c->mbset) {
+        np_mbperf_free(c->mbset);
+        free(c->mbset);
+    }
     free(perf);
     free(c);
     return st;
@@ -1197,6 +1245,8 @@ void np_launch_plan_free(struct np_launch_plan *p)
     for (size_t i = 0; i < p->n; i++)
         config_job_free(&p->jobs[i]);
     free(p->jobs);
+    np_mbperf_free(p->mb);
+    free(p->mb);
     memset(p, 0, sizeof *p);
 }
 
@@ -1213,7 +1263,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 #define CONFIG_OPTINT(v) ((v) > 0 ? json_integer(v) : json_null())
     CONFIG_SET("recipe", json_string(c->recipe->name));
     CONFIG_SET("model_size", json_string(c->model->size));
-    CONFIG_SET("dtype", json_string(np_dtype_name(c->dtype, 0)));
+    CONFIG_SET("dtype", json_string(c->mb ? np_mb_dtype_name(c->mb->dtype) : np_dtype_name(c->dtype, 0)));
     CONFIG_SET("gpu_type", json_string(c->gpu_type));
     /* the system the row was published for (seed 000), so parse never assumes it */
     CONFIG_SET("system", CONFIG_STR(c->row ? c->row->system : NULL));
@@ -1257,7 +1307,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
         CONFIG_SET("nemo", np_nemo_json(c));
     CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
     CONFIG_SET("pack_len", c->task != NP_TASK_PRETRAIN ? json_integer(c->seq_len) : json_null());
-    CONFIG_SET("finetune", np_ft_json(c));
+    CONFIG_SET("finetune", c->mb ? json_null() : np_ft_json(c)); /* MB rows: their release config */
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT

@@ -3,7 +3,8 @@
  * The folder layout is NeMo-Run's ($STAGE_PATH/experiments/<exp>/<exp>_<ts>/<job>/);
  * an existing folder is never reused.  nemoperf.json records the resolved configuration,
  * backend (slurmrestd URL and API version for REST), job id, submit time, the names
- * (never values) of the variables passed to the job, and the scheduler's message after a failure.
+ * (never values) of the variables passed to the job, those of them the user had set to another
+ * value (both values, never a credential's), and the scheduler's message after a failure.
  * Its "state" and "tag" carry the submission protocol (manifest.h): written pre-sized before
  * the backend runs, the outcome rewritten atomically or, on a full disk, in place.
  */
@@ -20,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/script.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/shell.h"
 
 #define MANIFEST_MAX_BUMPS 1000
@@ -289,6 +292,42 @@ char *np_manifest_new_tag(void)
     return t;
 }
 
+/* "env_user": the variables the job exports that the launcher's environment also sets, to another
+ * value: [{"name", "user", "job"}] ("job": what the batch script exports, over the user's value, so
+ * the job runs with it).  A name that may hold a credential is recorded without either value. */
+static json_t *manifest_env_user(const struct np_manifest *m)
+{
+    np_env_fn env = m->env ? m->env : np_env_getenv;
+    struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+    size_t n = np_script_vars(m->config, vars, NP_SCRIPT_MAX_VARS);
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        const char *u = env(m->env_ctx, vars[i].name);
+        if (!u || !vars[i].value || strcmp(u, vars[i].value) == 0)
+            continue;
+        json_t *o = json_pack("{s:s}", "name", vars[i].name);
+        int bad = !o;
+        if (!bad && np_env_secret_name(vars[i].name)) {
+            bad = json_object_set_new(o, "secret", json_true());
+        } else if (!bad) {
+            size_t len = strlen(u);
+            if (len > 512) /* a long value is cut, on a character boundary */
+                for (len = 512; len && ((unsigned char)u[len] & 0xC0) == 0x80; len--)
+                    ;
+            json_t *uv = json_stringn(u, len), *jv = json_string(vars[i].value); /* NULL: not UTF-8 */
+            bad = json_object_set_new(o, "user", uv ? uv : json_null()) ||
+                  json_object_set_new(o, "job", jv ? jv : json_null());
+        }
+        if (bad)
+            json_decref(o);
+        if (bad || json_array_append_new(a, o) != 0) { /* append frees o when it fails */
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 json_t *np_manifest_json(const struct np_manifest *m)
 {
     json_t *cfg = np_launch_config_json(m->config);
@@ -308,6 +347,13 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "version", json_string(NP_VERSION));
         bad |= json_object_set_new(o, "config", cfg);
         cfg = NULL;
+        const struct np_mbperf_row *mb = m->config->mb;
+        if (mb) /* what nemoperf-parse identifies a Megatron-Bridge run by (report/mbridge_run.c) */
+            bad |= json_object_set_new(o, "mbridge",
+                                       json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s}", "recipe", mb->recipe,
+                                                 "dtype", np_mb_dtype_name(mb->dtype), "gpu_type", mb->gpu_type,
+                                                 "gpus", m->config->gpus, "container", mb->container, "gbs",
+                                                 m->config->gbs, "seq_len", mb->seq_len, "task", mb->task));
         bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
         bad |= json_object_set_new(o, "backend", json_string(m->backend ? m->backend : "cli"));
         const char *state = m->state ? m->state : m->submitted ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED;
@@ -329,6 +375,8 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "error", m->error ? json_string(m->error) : json_null());
         bad |= json_object_set_new(o, "env_passed", env);
         env = NULL;
+        json_t *eu = manifest_env_user(m);
+        bad |= !eu || json_object_set_new(o, "env_user", eu);
         bad |= json_object_set_new(o, "script", m->script ? json_string(m->script) : json_null());
     }
     json_decref(cfg);

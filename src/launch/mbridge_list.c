@@ -91,8 +91,8 @@ char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
     FILE *out = open_memstream(&buf, &len);
     if (!out)
         return NULL;
-    fprintf(out, "\nMegatron-Bridge performance rows (published; nemoperf-parse reads their runs, launching them is "
-                 "not implemented yet: docs/megatron-bridge.md):\n");
+    fprintf(out, "\nMegatron-Bridge performance rows (RECIPE=<recipe> DTYPE=<dtype> GPU_TYPE=<gpu> [CONTAINER=...] "
+                 "./launch: docs/megatron-bridge.md):\n");
     fprintf(out, "%-10s %-9s %-24s %-7s %-6s %5s %3s %3s %3s %3s %3s %4s %6s %7s %-4s %s\n", "CONTAINER", "TASK",
             "RECIPE", "DTYPE", "GPU", "GPUS", "TP", "PP", "CP", "VP", "EP", "MBS", "GBS", "SEQ", "CV", "CONFIG");
     size_t i;

@@ -237,9 +237,11 @@ static void script_synth_argv(const struct np_launch_config *c, struct np_strv *
     SCRIPT_OPT("--mbs", k->synth_mbs ? k->synth_mbs(c) : c->mbs);
     SCRIPT_OPT("--gbs", c->gbs);
     SCRIPT_OPT("--ga", c->ga);
-    SCRIPT_OPT("--layers", c->layers);
+    if (c->layers > 0) /* Megatron-Bridge rows carry no architecture: nemoperf-synth's defaults */
+        SCRIPT_OPT("--layers", c->layers);
     SCRIPT_OPT("--seq-len", c->seq_len);
-    SCRIPT_OPT("--hidden", c->hidden);
+    if (c->hidden > 0)
+        SCRIPT_OPT("--hidden", c->hidden);
     SCRIPT_OPT("--max-steps", c->max_steps);
     if (c->profile) {
         SCRIPT_OPT("--profile-start", c->profile_start);

@@ -27,7 +27,7 @@ struct mbf_hybrid {
  *   (:100), mamba_state_dim 128 (:85); no gated linear unit (squared ReLU, :102).
  * - Nemotron 3.5 Lightning: the Nano provider plus mtp_num_layers 2, mtp_hybrid_override_pattern "*E",
  *   mtp_use_repeated_layer (MB@v0.6.0 recipes/nemotronh/h100/nemotron_3_nano.py:256-276); the provider joins
- *   main/*E/*E (MB@v0.6.0 models/hybrid/hybrid_provider.py:196-209) and flop_utils counts every MTP copy.
+ *   main, then "*E" twice (MB@v0.6.0 models/hybrid/hybrid_provider.py:196-209) and flop_utils counts every MTP copy.
  * - Nemotron 3 Super / Ultra: the recipe loads the Hugging Face config through AutoBridge (MB@v0.6.0
  *   recipes/nemotronh/h100/nemotron_3_super.py:44, nemotron_3_ultra.py:39; v0.4.0 nemotron_3_super.py:41) and
  *   sets mtp_num_layers 2 with repeated layers (super :98-102, ultra :61-64); the HF config (MTP "*E", one

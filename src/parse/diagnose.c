@@ -1,8 +1,8 @@
 /* diagnose.c - from FAIL to why: the diagnostics of every run of a parse (nemoperf-parse --nccl).
  *
- * Reads each run's log twice, both streamed: once through the NCCL reader (breakdown, network
- * facts, checkpoint durations), once through the step scanner (every step, for the anomalies);
- * then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
+ * Reads each run's log once, streamed: the step scanner reads every step (for the anomalies) and
+ * hands the same bytes to the NCCL reader (breakdown, network facts, checkpoint durations, straggler
+ * reports); then drift from the published row and the .nsys-rep files of the run's folder.  Findings that
  * need attention are appended to the run's note, which every report format shows.
  */
 #include <dirent.h>
@@ -46,6 +46,18 @@ static char **diagnose_nsys(const char *dir)
     return v;
 }
 
+/* The rank of a report named by its process ("profile_<pid>.nsys-rep": nsys -o ..._%p, as nemoperf's
+ * script and the synthetic workload write it) from NCCL's init lines; -1 unknown, -2 several. */
+static int diagnose_nsys_rank(const struct np_nccl *n, const char *name)
+{
+    const char *dot = strstr(name, ".nsys-rep"), *d = dot;
+    while (d > name && d[-1] >= '0' && d[-1] <= '9')
+        d--;
+    if (d == dot || dot - d > 10 || (d > name && d[-1] != '_'))
+        return -1;
+    return np_nccl_pid_rank(n, strtoull(d, NULL, 10));
+}
+
 /* Append "; what: text" (or "what: text") to the run's note. */
 static int diagnose_note(struct np_run *r, const char *what, const char *text)
 {
@@ -58,6 +70,11 @@ static int diagnose_note(struct np_run *r, const char *what, const char *text)
     return 0;
 }
 
+static enum np_status diagnose_sink(void *ctx, const char *bytes, size_t n)
+{
+    return np_nccl_feed(ctx, bytes, n);
+}
+
 static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
 {
     struct stat sb;
@@ -67,15 +84,19 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     struct np_error err = {0};
     if (!(g->nccl = np_nccl_new()))
         return NP_E_NOMEM;
-    if (np_nccl_read_path(g->nccl, r->path, &err) != NP_OK) {
+    /* one pass: the scanner reads every step (anomalies) and hands the same bytes to the NCCL reader */
+    struct np_scan_opts so = {.all_steps = 1, .sink = diagnose_sink, .sink_ctx = g->nccl};
+    struct np_scan_result sr = {0};
+    if (np_scan_file(r->path, &so, &sr, &err) != NP_OK || np_nccl_finish(g->nccl) != NP_OK) {
+        if (!err.text[0])
+            np_error_set(&err, NP_E_NOMEM, r->path, 0, 0, "%s", np_strerror(NP_E_NOMEM));
         np_error_format(&err, g->error, sizeof g->error);
         np_nccl_free(g->nccl);
         g->nccl = NULL;
+        np_scan_result_free(&sr);
         return NP_OK;
     }
-    struct np_scan_opts so = {.all_steps = 1};
-    struct np_scan_result sr = {0};
-    if (np_scan_file(r->path, &so, &sr, &err) == NP_OK && sr.nsteps) {
+    if (sr.nsteps) {
         long *it = malloc(sr.nsteps * sizeof *it);
         double *t = malloc(sr.nsteps * sizeof *t);
         if (it && t) {
@@ -94,6 +115,12 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     np_scan_result_free(&sr);
     np_drift_find(r, g->logged_gbs, np_nccl_net(g->nccl)->max_nranks, &g->drift);
     g->nsys = diagnose_nsys(r->dir);
+    size_t nn = 0;
+    while (g->nsys && g->nsys[nn])
+        nn++;
+    if (nn && (g->nsys_rank = malloc(nn * sizeof *g->nsys_rank)))
+        for (size_t i = 0; i < nn; i++)
+            g->nsys_rank[i] = diagnose_nsys_rank(g->nccl, g->nsys[i]);
     char buf[1400];
     int bad = 0;
     if ((g->nnet_warnings = np_nccl_warnings(g->nccl, buf, sizeof buf)))
@@ -102,6 +129,13 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
         np_anomaly_text(&g->anomaly, buf, sizeof buf);
         bad |= diagnose_note(r, "steps", buf);
     }
+    const struct np_nccl_net *net = np_nccl_net(g->nccl);
+    int gpn = net->nnodes > 0 && net->max_nranks >= net->nnodes ? net->max_nranks / net->nnodes
+              : r->row ? r->row->gpus_per_node : 0;
+    np_straggler_text(np_nccl_stragglers(g->nccl), gpn, buf, sizeof buf);
+    if (buf[0])
+        bad |= diagnose_note(r, "stragglers", buf);
+    g->gpus_per_node = gpn;
     if (g->drift.n) {
         np_drift_text(&g->drift, buf, sizeof buf);
         bad |= diagnose_note(r, "differs from the published row", buf);
@@ -135,6 +169,7 @@ void np_diag_free(struct np_diag *d, size_t n)
         for (char **p = d[i].nsys; p && *p; p++)
             free(*p);
         free(d[i].nsys);
+        free(d[i].nsys_rank);
     }
     free(d);
 }

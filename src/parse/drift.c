@@ -4,13 +4,15 @@
  * image, profile, nccltrace, workload) is compared field by field with the published row the run
  * resolved to and its recipe (container image); the log adds the global batch size its steps
  * print and NCCL's largest communicator; the job's vboost.out/vboost.err (NeMo jobs, script.c's
- * vboost step) add a failed vboost.  A FAIL then comes with its likely causes.
+ * vboost step) add a failed vboost; the manifest's "env_user" the variables the user had set to
+ * another value than the job exported.  A FAIL then comes with its likely causes.
  */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "nemoperf/parse/drift.h"
+#include "nemoperf/util/envcheck.h"
 
 static void drift_add(struct np_drift *d, const char *what, const char *pub, const char *run)
 {
@@ -82,6 +84,32 @@ static void drift_vboost(const char *dir, char *why, size_t size)
     }
 }
 
+/* The manifest's "env_user" (launch/manifest.c; absent in older manifests): a variable the user set to
+ * one value and the job's script exported with another.  A credential's name comes without values. */
+static void drift_env(struct np_drift *d, json_t *m)
+{
+    json_t *a = json_object_get(m, "env_user"), *e;
+    size_t i;
+    if (!json_is_array(a))
+        return;
+    json_array_foreach(a, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (!name)
+            continue;
+        const char *user = json_string_value(json_object_get(e, "user"));
+        const char *job = json_string_value(json_object_get(e, "job"));
+        char what[48], run[160];
+        snprintf(what, sizeof what, "env %s", name);
+        if (json_is_true(json_object_get(e, "secret")) || np_env_secret_name(name))
+            drift_add(d, what, "", "set by the user to another value (a credential's name: no values kept)");
+        else {
+            snprintf(run, sizeof run, "%.60s set by the user, the job's script exported %s over it",
+                     user ? user : "(not UTF-8)", job ? "the recipe's value" : "another value");
+            drift_add(d, what, job ? job : "", run);
+        }
+    }
+}
+
 size_t np_drift_find(const struct np_run *r, long logged_gbs, int nccl_world, struct np_drift *d)
 {
     memset(d, 0, sizeof *d);
@@ -122,6 +150,7 @@ size_t np_drift_find(const struct np_run *r, long logged_gbs, int nccl_world, st
         drift_add(d, "kind", "benchmark", "Nsight profile run (its overhead makes it no benchmark)");
     else if (strcmp(r->id.variant, "nccltrace") == 0)
         drift_add(d, "kind", "benchmark", "NCCL trace run (its logging makes it no benchmark)");
+    drift_env(d, m);
     if (r->dir) {
         drift_vboost(r->dir, buf, sizeof buf);
         if (buf[0])

@@ -18,36 +18,6 @@
 #include "nemoperf/model/flops_mbridge.h"
 #include "nemoperf/model/recipe.h"
 
-static const struct {
-    const char *name;
-    enum np_mb_dtype d;
-} mbridge_dtype_names[] = {
-    {"bf16", NP_MB_BF16},    {"fp8_cs", NP_MB_FP8_CS}, {"fp8_mx", NP_MB_FP8_MX}, {"fp8_sc", NP_MB_FP8_SC},
-    {"nvfp4", NP_MB_NVFP4},  {"fp8", NP_MB_FP8_CS},    {"fp8-cs", NP_MB_FP8_CS}, {"mxfp8", NP_MB_FP8_MX},
-    {"fp8-mx", NP_MB_FP8_MX}, {"fp8-sc", NP_MB_FP8_SC},
-};
-
-enum np_mb_dtype np_mb_dtype_parse(const char *s)
-{
-    if (!s)
-        return NP_MB_DTYPE_NONE;
-    for (size_t i = 0; i < sizeof mbridge_dtype_names / sizeof mbridge_dtype_names[0]; i++)
-        if (strcasecmp(s, mbridge_dtype_names[i].name) == 0)
-            return mbridge_dtype_names[i].d;
-    return NP_MB_DTYPE_NONE;
-}
-
-const char *np_mb_dtype_name(enum np_mb_dtype d)
-{
-    return d >= 0 && d < NP_MB_NDTYPES ? mbridge_dtype_names[d].name : "?";
-}
-
-const char *np_mb_dtype_label(enum np_mb_dtype d)
-{
-    static const char *const labels[NP_MB_NDTYPES] = {"BF16", "FP8", "MXFP8", "FP8-SC", "NVFP4"};
-    return d >= 0 && d < NP_MB_NDTYPES ? labels[d] : "?";
-}
-
 /* ---- reference data ---- */
 
 enum mbridge_col {

@@ -7,14 +7,21 @@
  * any length; a collective whose ranks log it further apart than a generation may count twice.
  * Init lines give the version, network, plugin, IB devices, GPU Direct RDMA and node count.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memrchr, memmem */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+#include <emmintrin.h>
+#endif
 
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/parse/straggler.h"
 
 #define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2.5 MB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
@@ -24,6 +31,7 @@
 #define NCCL_MAX_OPS 64
 #define NCCL_LINE_MAX 8192               /* a longer line is cut: its start is what we read */
 #define NCCL_GRANKS_MAX (1u << 20)       /* RCCL globalrank bitmap */
+#define NCCL_PIDS 8192                   /* processes whose rank an init line names (4,096 kept) */
 
 struct nccl_key {
     uint64_t opcount, count;
@@ -31,6 +39,11 @@ struct nccl_key {
     uint16_t op;
     uint16_t dtype;
     uint64_t lines;   /* 0 with nranks != 0: moved to the newer generation */
+};
+
+struct nccl_pidrank {
+    uint64_t pid;     /* 0: empty slot */
+    int rank, nranks; /* rank -2: the process holds several ranks of its largest communicator */
 };
 
 struct nccl_gen {
@@ -44,7 +57,7 @@ struct np_nccl {
     struct np_nccl_coll *coll;
     size_t ncoll, capcoll;
     char ops[NCCL_MAX_OPS][24];
-    size_t nops;
+    size_t nops, last_op; /* last_op: the collective of the previous line */
     uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
     size_t nranks_seen, nhosts;
     int saturated;
@@ -53,6 +66,12 @@ struct np_nccl {
     uint64_t trace_lines;
     struct np_nccl_net net;
     struct np_nccl_ckpt ckpt;
+    struct np_straggler strag; /* straggler-detector reports met on the way (straggler.c) */
+    struct nccl_pidrank pids[NCCL_PIDS];
+    size_t npids;
+    uint64_t fed;             /* bytes fed before the current chunk */
+    uint64_t line_off;        /* where the pending line starts */
+    uint64_t strag_next;      /* the offset just past the last straggler line (0: none yet) */
     char line[NCCL_LINE_MAX];
     size_t linelen;
     int line_cut;
@@ -148,6 +167,51 @@ static int nccl_starts(const char *s, const char *end, const char *word)
     return (size_t)(end - s) >= n && memcmp(s, word, n) == 0;
 }
 
+/* The spaces of a line, 64 bytes at a time: a collective line's words are found with one vector
+ * compare per 16 bytes and a bit scan per word, not a byte loop (most of the reader's time before). */
+struct nccl_words {
+    const char *base, *end; /* bit i of mask: base[i] is a space, or base + i is end */
+    uint64_t mask;
+};
+
+static void nccl_words_fill(struct nccl_words *w, const char *at)
+{
+    size_t left = (size_t)(w->end - at);
+    w->base = at;
+    w->mask = 0;
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+    if (left >= 64) {
+        const __m128i sp = _mm_set1_epi8(' ');
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(at + 16 * i));
+            w->mask |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << (16 * i);
+        }
+        return;
+    }
+#endif
+    size_t lim = left < 64 ? left : 64;
+    for (size_t i = 0; i < lim; i++)
+        if (at[i] == ' ')
+            w->mask |= (uint64_t)1 << i;
+    if (left < 64)
+        w->mask |= (uint64_t)1 << left;
+}
+
+/* The end of the word at q (base <= q): the next space, or end. */
+static const char *nccl_words_end(struct nccl_words *w, const char *q)
+{
+    for (;;) {
+        if (q >= w->end)
+            return w->end;
+        if (q - w->base >= 64)
+            nccl_words_fill(w, q);
+        uint64_t m = w->mask & (~(uint64_t)0 << (q - w->base));
+        if (m)
+            return w->base + __builtin_ctzll(m);
+        q = w->base + 64;
+    }
+}
+
 /* Copy [s, end) trimmed into dst. */
 static void nccl_copy(char *dst, size_t size, const char *s, const char *end)
 {
@@ -179,9 +243,8 @@ static int nccl_u64(const char **p, const char *end, int base, uint64_t *out)
             d = *s - 'A' + 10;
         else
             break;
-        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-            return 0;
-        v = v * (uint64_t)base + (uint64_t)d;
+        if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+            return 0; /* no division per digit: that was a third of the reader's time */
         any = 1;
     }
     if (!any)
@@ -228,9 +291,11 @@ static int nccl_op_id(struct np_nccl *n, const char *s, size_t len)
 {
     if (len >= sizeof n->ops[0])
         len = sizeof n->ops[0] - 1;
+    if (n->last_op < n->nops && memcmp(n->ops[n->last_op], s, len) == 0 && n->ops[n->last_op][len] == '\0')
+        return (int)n->last_op;
     for (size_t i = 0; i < n->nops; i++)
         if (strncmp(n->ops[i], s, len) == 0 && n->ops[i][len] == '\0')
-            return (int)i;
+            return (int)(n->last_op = i);
     if (n->nops >= NCCL_MAX_OPS)
         return -1;
     memcpy(n->ops[n->nops], s, len);
@@ -371,7 +436,7 @@ static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
  * a collective line (is_rank), host:pid [dev] or RCCL's globalrank into the rank set.  Ray/srun
  * labels and RCCL's timestamps before it are skipped. */
 static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, int is_rank, uint64_t grank,
-                        int has_grank)
+                        int has_grank, uint64_t *pid)
 {
     const char *e = info;
     while (e > line && e[-1] == ' ')
@@ -408,6 +473,11 @@ static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, i
         rank = nccl_hash(s, (size_t)((c2 ? c2 : e) - s), 0xcbf29ce484222325ULL);
         if (dev)
             rank = nccl_hash(dev, (size_t)(devend - dev), rank);
+    }
+    if (pid && c1) { /* "host:pid:tid": the pid */
+        const char *d = c1 + 1;
+        if (!nccl_u64(&d, e, 10, pid) || d >= e || *d != ':')
+            *pid = 0;
     }
     if (is_rank)
         nccl_set_add(n->ranks, &n->nranks_seen, rank, &n->saturated);
@@ -447,6 +517,8 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         return 0;
     int have_count = 0, have_dt = 0, have_nr = 0, has_grank = 0;
     uint64_t v, grank = 0;
+    struct nccl_words w = {q, end, 0};
+    nccl_words_fill(&w, q);
     while (q < end) { /* "key value" pairs, and "[nranks=N]" */
         while (q < end && *q == ' ')
             q++;
@@ -460,14 +532,13 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
                 q++;
             continue;
         }
-        const char *key = q, *sp = memchr(q, ' ', (size_t)(end - q));
-        q = sp ? sp : end;
+        const char *key = q;
+        q = nccl_words_end(&w, q);
         size_t klen = (size_t)(q - key);
         while (q < end && *q == ' ')
             q++;
         const char *val = q;
-        sp = memchr(q, ' ', (size_t)(end - q));
-        q = sp ? sp : end;
+        q = nccl_words_end(&w, q);
         const char *vp = val;
         if (klen < 5 || (*key != 'c' && *key != 'd' && *key != 'g'))
             continue; /* sendbuff, recvbuff, op, root, comm, stream, task: not read */
@@ -495,8 +566,45 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         n->net.max_nranks = (int)k.nranks;
     if (has_grank)
         nccl_grank(n, grank);
-    nccl_prefix(n, line, info, 1, grank, has_grank);
+    nccl_prefix(n, line, info, 1, grank, has_grank, NULL);
     return 1;
+}
+
+/* The rank process pid holds in its largest communicator (the world); -2 when one process holds several
+ * (one process driving many GPUs). */
+static void nccl_pid_rank(struct np_nccl *n, uint64_t pid, int rank, int nranks)
+{
+    size_t i = (size_t)nccl_mix(pid) & (NCCL_PIDS - 1);
+    for (size_t probe = 0; probe < NCCL_PIDS; probe++, i = (i + 1) & (NCCL_PIDS - 1)) {
+        struct nccl_pidrank *e = &n->pids[i];
+        if (e->pid == pid) {
+            if (nranks > e->nranks) {
+                e->rank = rank;
+                e->nranks = nranks;
+            } else if (nranks == e->nranks && rank != e->rank)
+                e->rank = -2;
+            return;
+        }
+        if (!e->pid) {
+            if (n->npids >= NCCL_PIDS / 2)
+                return; /* full: the rest stay unknown */
+            *e = (struct nccl_pidrank){pid, rank, nranks};
+            n->npids++;
+            return;
+        }
+    }
+}
+
+int np_nccl_pid_rank(const struct np_nccl *n, uint64_t pid)
+{
+    size_t i = (size_t)nccl_mix(pid) & (NCCL_PIDS - 1);
+    for (size_t probe = 0; pid && probe < NCCL_PIDS; probe++, i = (i + 1) & (NCCL_PIDS - 1)) {
+        if (n->pids[i].pid == pid)
+            return n->pids[i].rank;
+        if (!n->pids[i].pid)
+            break;
+    }
+    return -1;
 }
 
 /* An init line after "NCCL INFO ": network facts. */
@@ -562,7 +670,15 @@ static void nccl_init_line(struct np_nccl *n, const char *line, const char *info
         if (nccl_u64(&v, end, 10, &x) && x < 100000000 && (int)x > n->net.max_nranks)
             n->net.max_nranks = (int)x;
     }
-    nccl_prefix(n, line, info, 0, 0, 0);
+    uint64_t pid = 0;
+    nccl_prefix(n, line, info, 0, 0, 0, &pid);
+    /* "comm 0x.. rank R nranks N" (init, 2.4 on) or "... rank R nRanks N nNodes M" (2.12 on): the process's rank */
+    const char *r = nccl_find(p, end, " rank ");
+    uint64_t rk, nr;
+    if (pid && r && (r += 6, nccl_u64(&r, end, 10, &rk)) &&
+        (nccl_starts(r, end, " nranks ") || nccl_starts(r, end, " nRanks ")) && (r += 8, nccl_u64(&r, end, 10, &nr)) &&
+        rk < nr && nr < 100000000)
+        nccl_pid_rank(n, pid, (int)rk, (int)nr);
 }
 
 /* NeMo's "Global Checkpoint Save : ... : Save duration: 4.389s" and
@@ -593,15 +709,9 @@ static void nccl_ckpt_line(struct np_nccl *n, const char *p, const char *end)
     }
 }
 
-static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *end)
+/* A line whose first "CCL " is at c (c + 4 <= end). */
+static enum np_status nccl_line_ccl(struct np_nccl *n, const char *s, const char *c, const char *end)
 {
-    const char *c = nccl_find(s, end, "CCL ");
-    if (!c) {
-        const char *g = nccl_find(s, end, "Global Checkpoint ");
-        if (g)
-            nccl_ckpt_line(n, g, end);
-        return NP_OK;
-    }
     if (c > s && (c[-1] == 'N' || c[-1] == 'R')) {
         const char *after = c + 4;
         if (nccl_starts(after, end, "INFO ")) {
@@ -621,34 +731,142 @@ static enum np_status nccl_line(struct np_nccl *n, const char *s, const char *en
     return NP_OK;
 }
 
+/* ---- finding the lines to read ------------------------------------------------- */
+
+/* 1 when a needle starts at q (q < end): "CCL " (NCCL/RCCL lines), "Global Checkpoint ", or a straggler
+ * detector's (straggler.h). */
+static int nccl_needle_at(const char *q, const char *end)
+{
+    switch (*q) {
+    case 'C': return nccl_starts(q, end, "CCL ");
+    case 'G': return nccl_starts(q, end, "Global Checkpoint ");
+    case '/': case 'E': case 'R': case 'p': case 'S': return np_straggler_needle(q, end);
+    default: return 0;
+    }
+}
+
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+/* The first needle at or after p starting before end: 16 positions at a time test two bytes of each
+ * needle ('C' and 'L' two apart for "CCL ", 'G' and 'k' eleven apart for "Global Checkpoint ", and
+ * four apart: "/Rnk:", "Etpt(", "Rank=", "perfo", "STRAG"), so the bytes of the lines that hold none
+ * are read once, at vector speed (like scan.c's prefilter); nccl_needle_at confirms. */
+static const char *nccl_next(const char *p, const char *end)
+{
+    const __m128i c_C = _mm_set1_epi8('C'), c_L = _mm_set1_epi8('L'), c_G = _mm_set1_epi8('G'),
+                  c_k = _mm_set1_epi8('k'), c_sl = _mm_set1_epi8('/'), c_co = _mm_set1_epi8(':'),
+                  c_E = _mm_set1_epi8('E'), c_pa = _mm_set1_epi8('('), c_R = _mm_set1_epi8('R'),
+                  c_eq = _mm_set1_epi8('='), c_p = _mm_set1_epi8('p'), c_o = _mm_set1_epi8('o'),
+                  c_S = _mm_set1_epi8('S');
+    while (end - p >= 32) { /* loads at p, p + 2, p + 4 and p + 11 */
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
+        __m128i v4 = _mm_loadu_si128((const __m128i *)(const void *)(p + 4));
+        __m128i v11 = _mm_loadu_si128((const __m128i *)(const void *)(p + 11));
+        __m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, c_C), _mm_cmpeq_epi8(v2, c_L)),
+                                 _mm_and_si128(_mm_cmpeq_epi8(v0, c_G), _mm_cmpeq_epi8(v11, c_k)));
+        __m128i s4 = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, c_sl), _mm_cmpeq_epi8(v4, c_co)),
+                                  _mm_and_si128(_mm_cmpeq_epi8(v0, c_E), _mm_cmpeq_epi8(v4, c_pa)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_R), _mm_cmpeq_epi8(v4, c_eq)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_p), _mm_cmpeq_epi8(v4, c_o)));
+        s4 = _mm_or_si128(s4, _mm_and_si128(_mm_cmpeq_epi8(v0, c_S), _mm_cmpeq_epi8(v4, c_G)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(_mm_or_si128(m, s4));
+        while (mask) {
+            const char *q = p + __builtin_ctz(mask);
+            mask &= mask - 1;
+            if (nccl_needle_at(q, end))
+                return q;
+        }
+        p += 16;
+    }
+    for (; p < end; p++)
+        if (nccl_needle_at(p, end))
+            return p;
+    return NULL;
+}
+#else
+static const char *nccl_next(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (nccl_needle_at(p, end))
+            return p;
+    return NULL;
+}
+#endif
+
+/* A line [ls, lend) whose first needle is at hit; off: the line's offset in the log. */
+static enum np_status nccl_dispatch(struct np_nccl *n, const char *ls, const char *hit, const char *lend, uint64_t off)
+{
+    if (*hit == 'C' && hit + 4 <= lend)
+        return nccl_line_ccl(n, ls, hit, lend);
+    const char *c = nccl_find(hit, lend, "CCL "); /* a "CCL " after another needle: an NCCL line */
+    if (c)
+        return nccl_line_ccl(n, ls, c, lend);
+    if (*hit == 'G') {
+        nccl_ckpt_line(n, hit, lend);
+    } else if (np_straggler_needle(hit, lend)) { /* a report's lines follow each other */
+        np_straggler_line(&n->strag, ls, hit, lend, n->strag_next && off == n->strag_next);
+        n->strag_next = off + (uint64_t)(lend - ls) + 1;
+    }
+    return NP_OK;
+}
+
+/* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
+ * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
+static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
+{
+    const char *hit, *base = p;
+    while (p < e && (hit = nccl_next(p, e)) != NULL) {
+        const char *ls = memrchr(p, '\n', (size_t)(hit - p));
+        ls = ls ? ls + 1 : p;
+        const char *le = memchr(hit, '\n', (size_t)(e - hit));
+        if (!le)
+            le = e;
+        const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
+        if (hit < lend) {
+            enum np_status st = nccl_dispatch(n, ls, hit, lend, off + (uint64_t)(ls - base));
+            if (st != NP_OK)
+                return st;
+        }
+        p = le + 1;
+    }
+    return NP_OK;
+}
+
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
+    enum np_status st = NP_OK;
+    if (n->linelen && p < end) { /* the rest of a line begun in an earlier chunk */
+        const char *nl = memchr(p, '\n', len);
         const char *stop = nl ? nl : end;
-        if (n->linelen == 0 && nl) { /* a whole line in the chunk: read it in place */
-            enum np_status st = nccl_line(n, p, (size_t)(nl - p) > NCCL_LINE_MAX ? p + NCCL_LINE_MAX : nl);
-            if (st != NP_OK)
-                return st;
-            p = nl + 1;
-            continue;
-        }
         size_t take = (size_t)(stop - p);
-        if (n->linelen + take > NCCL_LINE_MAX)
+        if (take > NCCL_LINE_MAX - n->linelen)
             take = NCCL_LINE_MAX - n->linelen;
         memcpy(n->line + n->linelen, p, take);
         n->linelen += take;
-        p = stop;
-        if (nl) {
-            enum np_status st = nccl_line(n, n->line, n->line + n->linelen);
-            n->linelen = 0;
-            if (st != NP_OK)
-                return st;
-            p = nl + 1;
+        if (!nl) {
+            n->fed += len;
+            return NP_OK;
         }
+        const char *hit = nccl_next(n->line, n->line + n->linelen);
+        if (hit)
+            st = nccl_dispatch(n, n->line, hit, n->line + n->linelen, n->line_off);
+        n->linelen = 0;
+        p = nl + 1;
     }
-    return NP_OK;
+    const char *last = st == NP_OK && p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+    if (last) {
+        st = nccl_lines(n, p, last + 1, n->fed + (uint64_t)(p - buf));
+        p = last + 1;
+    }
+    if (st == NP_OK && p < end) { /* a line the next chunk ends: its first NCCL_LINE_MAX bytes */
+        size_t take = (size_t)(end - p) > NCCL_LINE_MAX ? NCCL_LINE_MAX : (size_t)(end - p);
+        memcpy(n->line, p, take);
+        n->linelen = take;
+        n->line_off = n->fed + (uint64_t)(p - buf);
+    }
+    n->fed += len;
+    return st;
 }
 
 static int nccl_coll_cmp(const void *a, const void *b)
@@ -699,7 +917,9 @@ enum np_status np_nccl_finish(struct np_nccl *n)
     n->finished = 1;
     enum np_status st = NP_OK;
     if (n->linelen) {
-        st = nccl_line(n, n->line, n->line + n->linelen);
+        const char *hit = nccl_next(n->line, n->line + n->linelen);
+        if (hit)
+            st = nccl_dispatch(n, n->line, hit, n->line + n->linelen, n->line_off);
         n->linelen = 0;
     }
     n->last = NULL;
@@ -762,6 +982,7 @@ const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count)
 
 const struct np_nccl_net *np_nccl_net(const struct np_nccl *n) { return &n->net; }
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n) { return &n->ckpt; }
+const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n) { return &n->strag; }
 uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->trace_lines; }
 size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->nranks_seen; }
 size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->nhosts; }

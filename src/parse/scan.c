@@ -1867,6 +1867,8 @@ struct scan_file {
     uint64_t size;
     uint64_t bytes_read;
     size_t chunk;
+    enum np_status (*sink)(void *sink_ctx, const char *bytes, size_t n); /* np_scan_opts.sink (all_steps) */
+    void *sink_ctx;
 };
 
 /* Set once a read had to wait for the disk (or the filesystem cannot say): see np_scan_cold. */
@@ -1942,6 +1944,13 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
             break; /* the file shrank, or end of a stream */
         f->bytes_read += (uint64_t)r;
         fpos += (uint64_t)r;
+        if (f->sink) {
+            enum np_status ss = f->sink(f->sink_ctx, buf + carry, (size_t)r);
+            if (ss != NP_OK) {
+                rc = np_error_set(err, ss, f->path, 0, 0, "%s", np_strerror(ss));
+                break;
+            }
+        }
         size_t len = carry + (size_t)r, start = 0;
         uint64_t base = fpos - len;
         if (dropping) {
@@ -2059,7 +2068,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0};
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -2081,6 +2090,8 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             o.read_chunk = opts->read_chunk;
         o.keep = opts->keep;
         o.lean = opts->lean;
+        o.sink = opts->sink;
+        o.sink_ctx = opts->sink_ctx;
     }
     memset(&f, 0, sizeof f);
     f.path = path;
@@ -2106,6 +2117,10 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     }
 
     uint64_t from = 0;
+    if (o.all_steps) {
+        f.sink = o.sink;
+        f.sink_ctx = o.sink_ctx;
+    }
     if (o.all_steps || !f.seekable) {
         if (f.seekable)
             (void)posix_fadvise(f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -448,6 +448,10 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
                 id.dev = st.st_dev;
                 id.ino = st.st_ino;
             }
+            /* a nemoperf.json that is a FIFO, a device or a folder too: the run reader refuses it,
+             * naming it, rather than the run silently having no manifest (issue 23) */
+            if (!n->manifest && strcmp(nm, NP_MANIFEST_NAME) == 0 && !(n->manifest = walk_join(n->path, nm)))
+                goto nomem;
             if (type == DT_DIR) {
                 if (n->depth + 1 > WALK_MAX_DEPTH) {
                     if (!walk_node_error(n, n->path, nm, "nested more than " WALK_STR(WALK_MAX_DEPTH)
@@ -478,10 +482,6 @@ static enum np_status walk_list(struct walk_shared *w, struct walk_node *n, char
                 k->one_read = n->one_read && e->d_type == DT_DIR; /* not through a symbolic link */
                 kids[nk++] = k;
             } else {
-                /* a nemoperf.json that is a FIFO or a device too: the run reader refuses it, naming
-                 * it, rather than the run silently having no manifest (issue 23) */
-                if (!n->manifest && strcmp(nm, NP_MANIFEST_NAME) == 0 && !(n->manifest = walk_join(n->path, nm)))
-                    goto nomem;
                 if (type == DT_REG && fnmatch(w->include, nm, 0) == 0 && !walk_names_push(files, nm))
                     goto nomem;
             }
@@ -789,8 +789,8 @@ static enum np_status walk_scan_above(const char *start, char **m, size_t nm)
         char *f = walk_join(real, NP_MANIFEST_NAME);
         if (!f)
             return NP_E_NOMEM;
-        struct stat st;
-        if (stat(f, &st) == 0 && S_ISREG(st.st_mode))
+        struct stat st; /* whatever it is: the run reader refuses what is not a regular file, naming it */
+        if (lstat(f, &st) == 0)
             m[up] = f;
         else
             free(f);

@@ -37,7 +37,8 @@ struct mbridge_run {
     const struct np_mb_row *row;
     struct np_mb_result res;
     const char *verdict; /* NULL: not compared */
-    const char *status;  /* "ok", "unidentified", "no-log", "incomplete" */
+    const char *status;  /* "ok", "synthetic", "unidentified", "no-log", "incomplete" */
+    int synthetic;       /* the manifest's workload is "synthetic" (nemoperf-synth wrote the log) */
 };
 
 static void mbridge_run_str(json_t *o, const char *key, char *dst, size_t cap)
@@ -55,7 +56,7 @@ static void mbridge_run_int(json_t *o, const char *key, int *dst)
 }
 
 /* The manifest's "mbridge" object fills the identity (the options fill what it lacks afterwards). */
-static void mbridge_run_manifest(const char *dir, struct np_mb_opts *id)
+static void mbridge_run_manifest(const char *dir, struct np_mb_opts *id, int *synthetic)
 {
     char p[PATH_MAX];
     if (snprintf(p, sizeof p, "%s/nemoperf.json", dir) >= (int)sizeof p)
@@ -69,6 +70,8 @@ static void mbridge_run_manifest(const char *dir, struct np_mb_opts *id)
         return;
     }
     json_t *mb = json_object_get(root, "mbridge");
+    const char *wl = json_string_value(json_object_get(root, "workload"));
+    *synthetic = wl && strcmp(wl, "synthetic") == 0;
     if (json_is_object(mb)) {
         char dtype[16] = "";
         mbridge_run_str(mb, "recipe", id->recipe, sizeof id->recipe);
@@ -159,7 +162,7 @@ static void mbridge_run_one(const char *path, const struct np_mb_opts *o, const 
         else
             snprintf(dir, sizeof dir, ".");
     }
-    mbridge_run_manifest(dir, &run->id);
+    mbridge_run_manifest(dir, &run->id, &run->synthetic);
     mbridge_run_fill(&run->id, o);
     if (!*run->id.task)
         snprintf(run->id.task, sizeof run->id.task, "pretrain");
@@ -219,12 +222,14 @@ static void mbridge_run_one(const char *path, const struct np_mb_opts *o, const 
     else if (rc == 0 && run->res.gbs > 0 && run->res.gbs != run->id.gbs)
         snprintf(run->res.problem, sizeof run->res.problem,
                  "the log prints global batch size %d, the run is identified with %d", run->res.gbs, run->id.gbs);
-    else if (rc == 0 && run->res.mfu_percent > 100)
+    else if (rc == 0 && run->res.mfu_percent > 100 && !run->synthetic) /* a stand-in's step time means nothing */
         snprintf(run->res.problem, sizeof run->res.problem, "implausible: MFU %.1f %% (a step faster than the "
                  "model's FLOPs allow)", run->res.mfu_percent);
     np_mb_log_free(&log);
     run->status = rc == 0 && !run->res.problem[0] ? "ok" : "incomplete";
-    if (o->reference && run->row && !isnan(run->res.tokens_per_s_per_gpu)) {
+    if (run->synthetic && strcmp(run->status, "ok") == 0) /* a stand-in's speed: identified, never compared */
+        run->status = "synthetic";
+    else if (o->reference && run->row && !isnan(run->res.tokens_per_s_per_gpu)) {
         double rel = run->res.tokens_per_s_per_gpu / run->row->tokens_per_s_per_gpu - 1;
         run->verdict = fabs(rel) * 100 <= o->tolerance ? "PASS" : rel < 0 ? "FAIL" : "FAST";
     }
@@ -297,6 +302,8 @@ static void mbridge_run_cells(const struct mbridge_run *r, char cells[][PATH_MAX
                          x->logged_tflops_per_gpu, x->model_tflops_per_gpu);
     if (isnan(x->model_tflops_per_gpu) && x->why_flops)
         mbridge_run_note(cells[19], &at, "%s", x->why_flops);
+    if (r->synthetic && r->row)
+        mbridge_run_note(cells[19], &at, "synthetic: nemoperf-synth stood in for the rank command (not compared)");
     if (!r->row && !strcmp(r->status, "ok"))
         mbridge_run_note(cells[19], &at, "no published row for this run");
     if (!at)
@@ -364,6 +371,39 @@ static int mbridge_run_markdown(struct mbridge_run *runs, size_t n, FILE *out)
     return rc;
 }
 
+/* 1 when dir (or a folder below it, at most depth levels down) holds a nemoperf.json that names a
+ * Megatron-Bridge performance run (a top-level "mbridge" object with "container"). */
+static int mbridge_run_has_manifest(const char *dir, int depth)
+{
+    char p[PATH_MAX];
+    struct stat sb;
+    if (snprintf(p, sizeof p, "%s/nemoperf.json", dir) < (int)sizeof p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        json_t *root = json_load_file(p, 0, NULL);
+        int mb = json_is_string(json_object_get(json_object_get(root, "mbridge"), "container"));
+        json_decref(root);
+        return mb; /* a run folder: nothing below it is another run */
+    }
+    DIR *d = depth > 0 ? opendir(dir) : NULL;
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)))
+        if (e->d_name[0] != '.' && snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p &&
+            stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))
+            found = mbridge_run_has_manifest(p, depth - 1);
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int np_mb_paths_launched(char *const *paths, size_t n)
+{
+    struct stat sb;
+    for (size_t i = 0; i < n; i++)
+        if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode) && mbridge_run_has_manifest(paths[i], 6))
+            return 1;
+    return 0;
+}
+
 /* Run paths: a file, a folder with a log, or (recursively, in name order) the folders below one without. */
 static int mbridge_run_expand(const char *path, char ***list, size_t *n, size_t *cap, int depth)
 {
@@ -415,7 +455,7 @@ int np_mb_parse_paths(char *const *argpaths, size_t nargs, const struct np_mb_op
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         mbridge_run_one(paths[i], o, ref, &runs[i]);
-        if (strcmp(runs[i].status, "ok") != 0) {
+        if (strcmp(runs[i].status, "ok") != 0 && strcmp(runs[i].status, "synthetic") != 0) {
             np_errorf("%s: %s%s%s", paths[i], runs[i].status, runs[i].res.problem[0] ? ": " : "",
                       runs[i].res.problem);
             rc = 1;

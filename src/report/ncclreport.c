@@ -278,11 +278,60 @@ static json_t *ncclreport_drift_json(const struct np_drift *dr)
     return a ? a : json_null();
 }
 
+static json_t *ncclreport_ranks_json(const struct np_straggler_rank *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_pack("{s:i,s:o,s:o}", "rank", v[i].rank, "value", ncclreport_jnum(v[i].value),
+                                           "node", v[i].node[0] ? ncclreport_jstr(v[i].node) : json_null()));
+    return a ? a : json_null();
+}
+
+/* The straggler-detector reports (straggler.h), null when the log has none. */
+static json_t *ncclreport_straggler_json(const struct np_diag *g)
+{
+    const struct np_straggler *s = np_nccl_stragglers(g->nccl);
+    if (!s->mg_reports && !s->nv_reports && !s->nv_warning[0])
+        return json_null();
+    char text[1400];
+    np_straggler_text(s, g->gpus_per_node, text, sizeof text);
+    json_t *o = json_pack("{s:o,s:o,s:o}", "text", ncclreport_jstr(text), "megatron", json_null(), "nemo", json_null());
+    if (o && s->mg_reports) {
+        int gpn = g->gpus_per_node;
+        json_object_set_new(
+            o, "megatron",
+            json_pack("{s:I,s:i,s:o,s:o,s:i,s:o,s:o,s:o,s:o,s:o}", "reports", (json_int_t)s->mg_reports, "slowest_rank",
+                      s->mx_rtt_rank, "slowest_node", gpn > 0 ? json_integer(s->mx_rtt_rank / gpn) : json_null(),
+                      "slowest_ms", ncclreport_jnum(s->mx_rtt_ms), "fastest_rank", s->mn_rtt_rank, "fastest_ms",
+                      ncclreport_jnum(s->mn_rtt_ms), "lowest_etpt_rank",
+                      s->mn_etpt_rank >= 0 ? json_integer(s->mn_etpt_rank) : json_null(), "lowest_etpt_tf",
+                      s->mn_etpt_rank >= 0 ? ncclreport_jnum(s->mn_etpt) : json_null(), "highest_etpt_tf",
+                      s->mx_etpt_rank >= 0 ? ncclreport_jnum(s->mx_etpt) : json_null(), "lowest_etpt_ranks",
+                      ncclreport_ranks_json(s->bottom, s->nbottom)));
+    }
+    if (o && (s->nv_reports || s->nv_warning[0]))
+        json_object_set_new(o, "nemo",
+                            json_pack("{s:I,s:o,s:o,s:o}", "reports", (json_int_t)s->nv_reports, "worst",
+                                      ncclreport_ranks_json(s->worst, s->nworst), "ranks",
+                                      s->nv_total ? json_integer(s->nv_total) : json_null(), "warning",
+                                      s->nv_warning[0] ? ncclreport_jstr(s->nv_warning) : json_null()));
+    return o ? o : json_null();
+}
+
 static json_t *ncclreport_nsys_json(char *const *v)
 {
     json_t *a = json_array();
     for (; a && v && *v; v++)
         json_array_append_new(a, json_string(*v));
+    return a ? a : json_null();
+}
+
+/* The rank of each .nsys-rep file's process (null unknown), in nsys_reports' order. */
+static json_t *ncclreport_nsys_ranks_json(const struct np_diag *g)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && g->nsys && g->nsys[i]; i++)
+        json_array_append_new(a, g->nsys_rank && g->nsys_rank[i] >= 0 ? json_integer(g->nsys_rank[i]) : json_null());
     return a ? a : json_null();
 }
 
@@ -313,6 +362,8 @@ static enum np_status ncclreport_json_all(FILE *out, const struct np_parse_resul
         json_object_set_new(r, "anomalies", g->nccl ? ncclreport_anomaly_json(g) : json_null());
         json_object_set_new(r, "drift", ncclreport_drift_json(&g->drift));
         json_object_set_new(r, "nsys_reports", ncclreport_nsys_json(g->nsys));
+        json_object_set_new(r, "nsys_report_ranks", ncclreport_nsys_ranks_json(g));
+        json_object_set_new(r, "stragglers", g->nccl ? ncclreport_straggler_json(g) : json_null());
         if (g->error[0])
             json_object_set_new(r, "diagnostics_error", json_string(g->error));
     }
@@ -370,8 +421,11 @@ enum np_status np_diag_report_write(FILE *out, enum np_format fmt, const struct 
         }
         if (g->nsys && g->nsys[0]) {
             fprintf(out, md ? "\n**Nsight reports** (%s):" : "\nNsight reports: %s\n ", label);
-            for (char **p = g->nsys; *p; p++)
-                fprintf(out, " %s", *p);
+            for (size_t k = 0; g->nsys[k]; k++)
+                if (g->nsys_rank && g->nsys_rank[k] >= 0)
+                    fprintf(out, " %s (rank %d)", g->nsys[k], g->nsys_rank[k]);
+                else
+                    fprintf(out, " %s", g->nsys[k]);
             fputc('\n', out);
         }
     }

@@ -5,6 +5,7 @@
  * fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
  * src/cmd/setup.c; the result lines "stage/image/hf ..." go to the caller's stream).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,12 +23,14 @@
 #include "nemoperf/setup/finetune_prep.h"
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
+#include "nemoperf/model/mbperf.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/mbridge_hf.h"
 #include "nemoperf/setup/pip.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/shell.h"
 #include "nemoperf/slurm/backend.h"
+#include "nemoperf/slurm/sbatch_env.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/setup/setup.h"
 
@@ -120,6 +123,7 @@ struct setup_plan {
     struct setup_repo repos[64];
     size_t nrepos;
     int need_enroot, need_sbatch;
+    struct np_mbperf_set mb;   /* Megatron-Bridge performance rows (RECIPE=deepseek_v3 ...): sources point into it */
 };
 
 static void setup_plan_free(struct setup_plan *p)
@@ -134,6 +138,7 @@ static void setup_plan_free(struct setup_plan *p)
     }
     for (size_t i = 0; i < p->npips; i++)
         free(p->pips[i].sqsh);
+    np_mbperf_free(&p->mb);
 }
 
 static void setup_append_name(char *dst, size_t size, const char *name)
@@ -163,6 +168,135 @@ static int setup_size_listed(const char *list, const char *size)
     return 0;
 }
 
+/* The container image of recipe r (RUN_CONF_IMAGE when set) into the plan, once, r's name appended to its
+ * recipes.  0, -1 when the plan is full (skipped), else an exit code (2 bad RUN_CONF_IMAGE, 1 out of memory). */
+static int setup_add_image(struct setup_plan *p, const char *stage, const char *run_image, const struct np_recipe *r)
+{
+    const char *image = run_image ? run_image : r->image;
+    size_t k;
+    for (k = 0; k < p->nimages && strcmp(p->images[k].image, image) != 0; k++)
+        ;
+    if (k == p->nimages) {
+        if (p->nimages == sizeof p->images / sizeof p->images[0])
+            return -1;
+        struct setup_image *im = &p->images[p->nimages++];
+        im->image = image;
+        im->recipes[0] = '\0';
+        if (run_image && run_image[0] == '/') {
+            struct stat st;
+            if (stat(run_image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+                np_errorf("RUN_CONF_IMAGE: '%s' is not an existing, non-empty .sqsh file (unset it to "
+                          "import %s into $STAGE_PATH)", run_image, r->image);
+                return 2;
+            }
+            im->use_existing = 1;
+            im->sqsh = strdup(run_image);
+        } else {
+            im->sqsh = np_stage_sqsh_path(stage, image);
+            if (!im->sqsh) {
+                np_errorf("RUN_CONF_IMAGE: '%s' is not an image reference", image);
+                return 2;
+            }
+        }
+        if (!im->sqsh)
+            return 1;
+        struct stat st;
+        im->present = im->use_existing ||
+                      (stat(im->sqsh, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0);
+    }
+    setup_append_name(p->images[k].recipes, sizeof p->images[k].recipes, r->name);
+    return 0;
+}
+
+/* RECIPE (+ MODEL_SIZE) of Megatron-Bridge's performance rows, lower case, into buf; 0 when RECIPE is unset. */
+static int setup_mb_name(char *buf, size_t cap)
+{
+    const char *r = setup_env("RECIPE"), *s = setup_env("MODEL_SIZE");
+    if (!r)
+        return 0;
+    snprintf(buf, cap, s ? "%s_%s" : "%s", r, s);
+    for (char *q = buf; *q; q++)
+        *q = (char)tolower((unsigned char)*q);
+    return 1;
+}
+
+/* A Megatron-Bridge performance row (CONTAINER set, or a RECIPE no NeMo recipe has but a row has): the
+ * container image of the row's version and the Megatron-Bridge checkout at the release commit, with
+ * CONTAINER / DTYPE / GPU_TYPE / TASK narrowing the rows as launch does.  Exit code, 0, or -1 when this is
+ * not a Megatron-Bridge request (the caller goes on with the NeMo recipes). */
+static int setup_resolve_mb(const char *stage, int skip_image, struct setup_plan *p)
+{
+    const char *ct = setup_env("CONTAINER"), *dt = setup_env("DTYPE"), *gt = setup_env("GPU_TYPE");
+    const char *task = setup_env("TASK") ? setup_env("TASK") : "pretrain";
+    struct np_error err;
+    if (np_mbperf_load(NULL, &p->mb, &err) != NP_OK) {
+        if (!ct)
+            return -1;
+        np_error_print(&err);
+        return 1;
+    }
+    char name[160], list[1024] = "";
+    int named = setup_mb_name(name, sizeof name);
+    if (!ct && (!named || !np_mbperf_has_recipe(&p->mb, name, NULL)))
+        return -1;
+    for (size_t i = 0; i < p->mb.n; i++)
+        if (!setup_size_listed(list, p->mb.rows[i].recipe) && (!ct || strcmp(p->mb.rows[i].container, ct) == 0))
+            setup_append_name(list, sizeof list, p->mb.rows[i].recipe);
+    if (ct && !np_mbperf_container_known(ct)) {
+        np_errorf("CONTAINER=%s: no launchable Megatron-Bridge rows for this container version; allowed: 26.08, 26.06",
+                  ct);
+        return 2;
+    }
+    if (!named || !np_mbperf_has_recipe(&p->mb, name, ct)) {
+        np_errorf("RECIPE%s%s: not a Megatron-Bridge performance recipe%s%s; allowed: %s", named ? "=" : " is not set",
+                  named ? name : "", ct ? " of CONTAINER=" : "", ct ? ct : "", list);
+        return 2;
+    }
+    enum np_mb_dtype d = dt ? np_mb_dtype_parse(dt) : NP_MB_DTYPE_NONE;
+    const struct np_mbperf_row *row = NULL;
+    char cts[64] = "", gpus[128] = "", dts[128] = "";
+    for (size_t i = 0; i < p->mb.n; i++) { /* rows are newest container first: the first match is the default */
+        const struct np_mbperf_row *r = &p->mb.rows[i];
+        if (strcasecmp(r->recipe, name) != 0 || strcasecmp(r->task, task) != 0)
+            continue;
+        if (!setup_size_listed(cts, r->container))
+            setup_append_name(cts, sizeof cts, r->container);
+        if (ct && strcmp(r->container, ct) != 0)
+            continue;
+        if (!setup_size_listed(gpus, r->gpu_type))
+            setup_append_name(gpus, sizeof gpus, r->gpu_type);
+        if (gt && strcasecmp(r->gpu_type, gt) != 0)
+            continue;
+        if (!setup_size_listed(dts, np_mb_dtype_name(r->dtype)))
+            setup_append_name(dts, sizeof dts, np_mb_dtype_name(r->dtype));
+        if (dt && r->dtype != d)
+            continue;
+        if (!row)
+            row = r;
+    }
+    if (!row) {
+        const char *var = !cts[0] ? "TASK" : !gpus[0] ? "CONTAINER" : gt && !dts[0] ? "GPU_TYPE" : "DTYPE";
+        const char *val = setup_env(var) ? setup_env(var) : task;
+        np_errorf("%s=%s: %s has no published row with it%s; allowed: %s", var, val, name,
+                  ct ? " in this container" : "",
+                  !cts[0] ? "pretrain (or sft, lora for llama3_70b in 26.06)" : !gpus[0] ? cts : gt && !dts[0] ? gpus
+                                                                                                    : dts);
+        return 2;
+    }
+    if (!ct)
+        np_notef("CONTAINER not set: staging %s, the newest container version with %s%s%s%s%s (published in: %s)",
+                 row->container, name, dt ? " " : "", dt ? np_mb_dtype_name(d) : "", gt ? " on " : "", gt ? gt : "",
+                 cts);
+    p->sources[0].repo = &row->repo;
+    p->sources[0].dir = np_mbridge_checkout_dir(stage, &row->repo);
+    p->sources[0].url = np_archive_url(setup_env("NEMOPERF_ARCHIVE_ENDPOINT"), &row->repo);
+    p->nsources = 1;
+    if (!p->sources[0].dir || !p->sources[0].url)
+        return 1;
+    int irc = skip_image ? 0 : setup_add_image(p, stage, setup_env("RUN_CONF_IMAGE"), &row->as_recipe);
+    return irc > 0 ? irc : 0;
+}
+
 /* Resolve RECIPE / MODEL_SIZE / RUN_CONF_IMAGE into a plan.  Exit code or 0. */
 static int setup_resolve(const struct np_recipe_set *set, const char *stage, int skip_image, int skip_hf,
                          int skip_pip, struct setup_plan *p)
@@ -176,6 +310,11 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
     char known[512] = "";
     for (size_t i = 0; i < set->n; i++)
         setup_append_name(known, sizeof known, set->recipes[i].name);
+    if (setup_env("CONTAINER") || (recipe && !np_recipe_find(set, recipe))) { /* Megatron-Bridge's rows */
+        int mrc = setup_resolve_mb(stage, skip_image, p);
+        if (mrc >= 0)
+            return mrc;
+    }
     if (recipe && !np_recipe_find(set, recipe)) {
         np_errorf("RECIPE: '%s' is not a known recipe (known: %s)", recipe, known);
         return 2;
@@ -293,39 +432,9 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
         }
         if (!any || skip_image)
             continue;
-        const char *image = run_image ? run_image : r->image;
-        size_t k;
-        for (k = 0; k < p->nimages && strcmp(p->images[k].image, image) != 0; k++)
-            ;
-        if (k == p->nimages) {
-            if (p->nimages == sizeof p->images / sizeof p->images[0])
-                continue;
-            struct setup_image *im = &p->images[p->nimages++];
-            im->image = image;
-            im->recipes[0] = '\0';
-            if (run_image && run_image[0] == '/') {
-                struct stat st;
-                if (stat(run_image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-                    np_errorf("RUN_CONF_IMAGE: '%s' is not an existing, non-empty .sqsh file (unset it to "
-                              "import %s into $STAGE_PATH)", run_image, r->image);
-                    return 2;
-                }
-                im->use_existing = 1;
-                im->sqsh = strdup(run_image);
-            } else {
-                im->sqsh = np_stage_sqsh_path(stage, image);
-                if (!im->sqsh) {
-                    np_errorf("RUN_CONF_IMAGE: '%s' is not an image reference", image);
-                    return 2;
-                }
-            }
-            if (!im->sqsh)
-                return 1;
-            struct stat st;
-            im->present = im->use_existing ||
-                          (stat(im->sqsh, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0);
-        }
-        setup_append_name(p->images[k].recipes, sizeof p->images[k].recipes, r->name);
+        int irc = setup_add_image(p, stage, run_image, r);
+        if (irc > 0)
+            return irc;
     }
     return 0;
 }
@@ -706,8 +815,14 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         return 2;
     }
     struct np_error err = {0};
+    /* the SBATCH_* reach the import, pip and fine-tuning jobs' sbatch: launch's checks, before any download */
+    if (np_sbatch_env_check(NULL, NULL, &err) != NP_OK) {
+        np_error_print(&err);
+        return 2;
+    }
     const char *stage = getenv("STAGE_PATH");
-    if (np_stage_check_path(stage, &err) != NP_OK) {
+    if (np_stage_check_path(stage, &err) != NP_OK ||
+        np_stage_check_value("RUN_CONF_IMAGE", setup_env("RUN_CONF_IMAGE"), &err) != NP_OK) { /* as launch */
         np_error_print(&err);
         return 2;
     }
@@ -729,7 +844,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     /* a Megatron-Bridge row (RECIPE=qwen3_30b_a3b [CONTAINER=26.08] [TASK=pretrain]): the Hub files its jobs read
      * offline, into their HF_HOME (setup/mbridge_hf.c) */
     const char *mb_recipe = setup_env("RECIPE");
-    if (mb_recipe && !np_recipe_find(&set, mb_recipe) && np_mbhf_staged(stage_c, NULL, mb_recipe, NULL, NULL, 0) >= 0) {
+    if (!skip_hf && mb_recipe && !np_recipe_find(&set, mb_recipe) && np_mbhf_staged( /* --skip-hf: image, checkout */stage_c, NULL, mb_recipe, NULL, NULL, 0) >= 0) {
         struct np_hf_opts mo = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
         if (!dry_run && !skip_hf)
             setup_trap_signals();
@@ -746,7 +861,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     enum np_task task = NP_TASK_PRETRAIN;
     struct np_ftprep_plan ftp;
     memset(&ftp, 0, sizeof ftp);
-    int rc = setup_task(&set, stage_c, skip_hf, &task, &ftp);
+    int mbrow = setup_env("CONTAINER") || (setup_env("RECIPE") && !np_recipe_find(&set, setup_env("RECIPE")));
+    int rc = mbrow ? 0 : setup_task(&set, stage_c, skip_hf, &task, &ftp); /* MB rows: their own TASK (resolve) */
     struct setup_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.stage = stage_c;

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/shell.h"
+#include "nemoperf/util/text.h"
 
 extern char **environ;
 
@@ -41,6 +43,32 @@ enum np_status np_stage_check_path(const char *stage, struct np_error *err)
     if (strchr(stage, '\n') || strchr(stage, '\r'))
         return np_error_set(err, NP_E_INVALID, "STAGE_PATH", 0, 0,
                             "contains a newline, which Slurm file names cannot carry");
+    return np_stage_check_value("STAGE_PATH", stage, err);
+}
+
+enum np_status np_stage_check_value(const char *name, const char *value, struct np_error *err)
+{
+    if (!value)
+        return NP_OK;
+    long at = np_text_control_at(value);
+    if (at >= 0)
+        return np_error_set(err, NP_E_INVALID, name, 0, 0,
+                            "holds a control character (byte 0x%02x at offset %ld), which no file name, script or "
+                            "image reference may carry; allowed: text without control characters; nothing created",
+                            (unsigned char)value[at], at);
+    size_t n = strlen(value);
+    if (n >= PATH_MAX)
+        return np_error_set(err, NP_E_INVALID, name, 0, 0,
+                            "%zu bytes long; allowed: at most %d (PATH_MAX); nothing created", n, PATH_MAX - 1);
+    for (const char *p = value; *p;) {
+        size_t k = strcspn(p, "/");
+        if (k > NAME_MAX)
+            return np_error_set(err, NP_E_INVALID, name, 0, 0,
+                                "a component of %zu bytes (at offset %ld); allowed: components of at most %d bytes "
+                                "(NAME_MAX); nothing created",
+                                k, (long)(p - value), NAME_MAX);
+        p += k + (p[k] == '/');
+    }
     return NP_OK;
 }
 

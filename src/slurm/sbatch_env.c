@@ -1,12 +1,15 @@
-/* sbatch_env.c - SBATCH_* input variables mapped to slurmrestd job fields, or refused by name.
+/* sbatch_env.c - SBATCH_* input variables: checked for every backend, mapped to slurmrestd
+ * job fields or refused by name.
  *
- * The CLI backend needs nothing from here: sbatch reads the variables itself.
- * For slurmrestd each variable is one row of sbatch_env_map (field names shared
- * by the job descriptions of API v0.0.38 to v0.0.41); anything else is refused.
+ * sbatch reads the variables itself; the values Slurm reads as names are checked here first
+ * (length, control bytes) by launch and setup alike.  For slurmrestd each variable is one row
+ * of sbatch_env_map (field names shared by the job descriptions of API v0.0.38 to v0.0.41).
  */
 #include "nemoperf/slurm/sbatch_env.h"
 
 #include <string.h>
+
+#include "nemoperf/util/text.h"
 
 extern char **environ;
 
@@ -30,6 +33,40 @@ const char *np_sbatch_rest_field(const char *name)
         if (strcmp(sbatch_env_map[i].name, name) == 0)
             return sbatch_env_map[i].field;
     return NULL;
+}
+
+/* The SBATCH_* input variables Slurm reads as names, and the longest value it accepts: slurmctld
+ * answers a longer one with "Pathname of a file, directory or other parameter too long" (measured
+ * with sbatch --test-only on Slurm 22.05.8: 1024 bytes pass, 1025 are refused, for each of these;
+ * SBATCH_COMMENT is not limited there).  Refused up front, a definite refusal leaves no folder
+ * behind (issue 23, item 10). */
+static const char *const sbatch_env_names[] = {"SBATCH_ACCOUNT",    "SBATCH_PARTITION", "SBATCH_QOS",
+                                               "SBATCH_RESERVATION", "SBATCH_CONSTRAINT", "SBATCH_WCKEY",
+                                               "SBATCH_JOB_NAME"};
+#define SBATCH_NAME_MAX 1024
+
+enum np_status np_sbatch_env_check(np_env_fn env, void *ctx, struct np_error *err)
+{
+    if (!env)
+        env = np_env_getenv;
+    for (size_t i = 0; i < sizeof sbatch_env_names / sizeof sbatch_env_names[0]; i++) {
+        const char *name = sbatch_env_names[i], *v = env(ctx, name);
+        if (!v || !*v)
+            continue;
+        size_t n = strlen(v);
+        if (n > SBATCH_NAME_MAX)
+            return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                                "%s: %zu bytes long; Slurm refuses more than %d (\"parameter too long\"); allowed: "
+                                "a name of at most %d bytes; nothing written",
+                                name, n, SBATCH_NAME_MAX, SBATCH_NAME_MAX);
+        long at = np_text_control_at(v);
+        if (at >= 0)
+            return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                                "%s: holds a control character (byte 0x%02x at offset %ld); allowed: a name "
+                                "without control characters; nothing written",
+                                name, (unsigned char)v[at], at);
+    }
+    return NP_OK;
 }
 
 /* The environment to enumerate: the injected list, or the process's. */

@@ -225,6 +225,15 @@ const char *np_env_suggest(const char *name, int *prefix_only)
     return NULL;
 }
 
+int np_env_secret_name(const char *name)
+{
+    for (const char *t = strstr(name, "TOK"); t; t = strstr(t + 1, "TOK"))
+        if (strncmp(t, "TOKENIZER", 9) != 0) /* TOKENIZERS_PARALLELISM holds no credential */
+            return 1;
+    return strstr(name, "JWT") || strstr(name, "KEY") || strstr(name, "PASS") || strstr(name, "SECRET") ||
+           strstr(name, "CREDENTIAL");
+}
+
 char *np_env_check(char *const *envp)
 {
     struct np_buf b;
@@ -240,8 +249,7 @@ char *np_env_check(char *const *envp)
         if (!s)
             continue;
         /* a value that may be a credential is never echoed */
-        int secret = strstr(name, "TOK") || strstr(name, "JWT") || strstr(name, "KEY") || strstr(name, "PASS") ||
-                     strstr(name, "SECRET") || strcmp(s, "HF_TOKEN") == 0 || strcmp(s, "SLURM_JWT") == 0;
+        int secret = np_env_secret_name(name) || strcmp(s, "HF_TOKEN") == 0 || strcmp(s, "SLURM_JWT") == 0;
         np_buf_appendf(&b, "%s%s%.60s%s: not a nemoperf variable; %s %s?\n", name, secret ? "" : "=",
                        secret ? "" : eq + 1, secret ? "" : strlen(eq + 1) > 60 ? "..." : "",
                        prefix_only ? "the nearest one is" : "did you mean", s);

@@ -29,6 +29,14 @@ size_t np_text_clean(char *s, size_t n)
     return k;
 }
 
+long np_text_control_at(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return (long)(p - (const unsigned char *)s);
+    return -1;
+}
+
 char *np_text_shorten(const char *s, size_t max, int *owned)
 {
     *owned = 0;

@@ -9,23 +9,8 @@
 #      sbatch waits for it: timeout, outcome "unknown", then --reconcile once it answers
 # Every job in the queue submitted from this test's folders must have a record with its id
 # (directly or after --reconcile), none twice; a rerun is refused; the user is told.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-launch=$bindir/nemoperf-launch
 T=13-launch-nothing-lost
-fails=0
-fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
-die() { echo "$T: FAIL: $*" >&2; exit 1; }
-ok() { echo "$T: ok: $*"; }
-
-[ -x "$launch" ] || die "$launch not built (make)"
-command -v squeue >/dev/null && command -v sbatch >/dev/null || die "Slurm client tools not found"
-[ -n "${SLURM_CONF:-}" ] && squeue -h >/dev/null 2>&1 || die "no cluster (SLURM_CONF=${SLURM_CONF:-unset}); run under tests/run-integration.sh"
-unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT ENABLE_PROFILE ENABLE_NCCLTRACE ENABLE_CHECKPOINT \
-    LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE NEMOPERF_SBATCH_TIMEOUT SLURM_SUBMIT JOB_TOTAL_GPUS
+. "$(dirname "$0")/nothing-lost-lib.inc"
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-lost.XXXXXX") || die "mktemp"
 ctld=
 cutpid=
@@ -40,54 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$W/bin" "$W/stub" || die "mkdir"
-cp "$root/tests/stubs/sbatch-slow/sbatch" "$W/bin/sbatch" && chmod 755 "$W/bin/sbatch" || die "cannot copy the wrapper"
-NP_REAL_SBATCH=$(command -v sbatch)
-export NP_REAL_SBATCH NP_STUB_DIR="$W/stub" WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=5
-SPATH="$W/bin:$PATH"
-
-mfield() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | head -1 | sed 's/,$//; s/^"//; s/"$//'; }
-
-# queue_jobs DIR: "id tag" of every job whose work dir is under DIR
-queue_jobs() {
-    squeue -h -t all -o '%i|%k|%Z' | awk -F'|' -v w="$1/" 'index($3, w) == 1 { print $1, $2 }' | sort -n
-}
-
-# check_all LABEL STAGE: every queued job of STAGE is recorded (submitted, its id, its tag) in
-# exactly one manifest; every recorded id is in the queue; prints the number of jobs
-check_all() {
-    bad=0
-    jobs=$(queue_jobs "$2")
-    printf '%s\n' "$jobs" | while read -r id tag; do
-        [ -n "$id" ] || continue
-        n=0
-        for m in $(find "$2" -name nemoperf.json); do
-            [ "$(mfield "$m" job_id)" = "$id" ] || continue
-            n=$((n + 1))
-            [ "$(mfield "$m" state)" = submitted ] || echo "$1: job $id: state $(mfield "$m" state) in $m"
-            [ "$(mfield "$m" tag)" = "$tag" ] || echo "$1: job $id carries tag $tag, its record $(mfield "$m" tag)"
-        done
-        [ "$n" -eq 1 ] || echo "$1: job $id (tag $tag) is queued but recorded $n times"
-    done >"$W/bad"
-    for m in $(find "$2" -name nemoperf.json); do
-        id=$(mfield "$m" job_id)
-        [ "$id" = null ] && continue
-        printf '%s\n' "$jobs" | grep -q "^$id " || echo "$1: $m records job $id, not in the queue" >>"$W/bad"
-    done
-    if [ -s "$W/bad" ]; then
-        while IFS= read -r l; do fail "$l"; done <"$W/bad"
-    fi
-    printf '%s\n' "$jobs" | grep -c .
-}
-
-count_dirs() { find "$1" -name nemoperf.json 2>/dev/null | grep -c .; }
-
-# wait_file PATH: up to 20 s
-wait_file() {
-    i=0
-    while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-    [ -e "$1" ]
-}
+slow_sbatch
+export WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=5
 
 # ---- 1. disk full after submission ---------------------------------------------------------
 if [ "$(id -u)" -eq 0 ] && mkdir -p "$W/mnt" && mount -t tmpfs -o size=64k tmpfs "$W/mnt" 2>/dev/null; then

@@ -8,27 +8,13 @@
 #      leave the record alone until that sbatch ended, then the job is found by its tag
 #   3. two launches of the same rows at once: one submits, the other refuses (the lock)
 #   4. SBATCH_JOB_NAME with slurmctld stopped during the submission: found by tag
-#  10. a definite refusal (SBATCH_CONSTRAINT="a'b") leaves no folder
+#  10. a definite refusal leaves no folder: SBATCH_CONSTRAINT="a'b"; 100 KB SBATCH_ACCOUNT/QOS/WCKEY
+#      through sbatch and slurmrestd; a 100 KB (or 256-byte) STAGE_PATH component
 #   5. a FIFO named nemoperf.json (and a symlink to one) in an earlier experiment folder: launch
 #      and --reconcile must not hang
 # Every job in the queue submitted from this test's folders must be recorded exactly once.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-launch=$bindir/nemoperf-launch
 T=15-launch-nothing-lost-23
-fails=0
-fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
-die() { echo "$T: FAIL: $*" >&2; exit 1; }
-ok() { echo "$T: ok: $*"; }
-
-[ -x "$launch" ] || die "$launch not built (make)"
-command -v squeue >/dev/null && command -v sbatch >/dev/null || die "Slurm client tools not found"
-[ -n "${SLURM_CONF:-}" ] && squeue -h >/dev/null 2>&1 || die "no cluster (SLURM_CONF=${SLURM_CONF:-unset}); run under tests/run-integration.sh"
-unset RECIPE DTYPE GPUS_PER_NODE GPU_TYPE TIME_LIMIT ENABLE_PROFILE ENABLE_NCCLTRACE ENABLE_CHECKPOINT \
-    LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE NEMOPERF_SBATCH_TIMEOUT SLURM_SUBMIT JOB_TOTAL_GPUS SBATCH_JOB_NAME
+. "$(dirname "$0")/nothing-lost-lib.inc"
 TUSER=${NP_CLUSTER_USER:-nemoperf-test}
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-lost23.XXXXXX") || die "mktemp"
 chmod 0755 "$W"
@@ -42,41 +28,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 export WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3
-
-mfield() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | head -1 | sed 's/,$//; s/^"//; s/"$//'; }
-queue_jobs() {
-    squeue -h -t all -o '%i|%k|%Z' | awk -F'|' -v w="$1/" 'index($3, w) == 1 { print $1, $2 }' | sort -n
-}
-# check_all LABEL STAGE: every queued job of STAGE recorded (submitted, its id and tag) in
-# exactly one manifest, every recorded id queued; prints the number of jobs
-check_all() {
-    jobs=$(queue_jobs "$2")
-    printf '%s\n' "$jobs" | while read -r id tag; do
-        [ -n "$id" ] || continue
-        n=0
-        for m in $(find "$2" -name nemoperf.json); do
-            [ "$(mfield "$m" job_id)" = "$id" ] || continue
-            n=$((n + 1))
-            [ "$(mfield "$m" state)" = submitted ] || echo "$1: job $id: state $(mfield "$m" state) in $m"
-            [ "$(mfield "$m" tag)" = "$tag" ] || echo "$1: job $id carries tag $tag, its record $(mfield "$m" tag)"
-        done
-        [ "$n" -eq 1 ] || echo "$1: job $id (tag $tag) is queued but recorded $n times"
-    done >"$W/bad"
-    for m in $(find "$2" -name nemoperf.json); do
-        id=$(mfield "$m" job_id)
-        [ "$id" = null ] && continue
-        printf '%s\n' "$jobs" | grep -q "^$id " || echo "$1: $m records job $id, not in the queue" >>"$W/bad"
-    done
-    if [ -s "$W/bad" ]; then
-        while IFS= read -r l; do fail "$l"; done <"$W/bad"
-    fi
-    printf '%s\n' "$jobs" | grep -c .
-}
-wait_file() {
-    i=0
-    while [ ! -e "$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
-    [ -e "$1" ]
-}
 
 # ---- 1. REST: the reply to a submission is lost after slurmrestd took it -------------------
 if [ -e "$NP_CLUSTER_DIR/run/jwt-enabled" ] && [ "$(id -u)" -eq 0 ]; then
@@ -117,14 +68,8 @@ else
     echo "$T: skip: REST relay (needs root and the JWT-enabled TCP slurmrestd)"
 fi
 
-# the slowed sbatch wrapper of 13-launch-nothing-lost.sh (tests/stubs/sbatch-slow: the real
-# sbatch with --hold, slowed at fixed points so that signals land there)
-mkdir -p "$W/bin" "$W/stub"
-cp "$root/tests/stubs/sbatch-slow/sbatch" "$W/bin/sbatch" && chmod 755 "$W/bin/sbatch" || die "cannot copy the wrapper"
-NP_REAL_SBATCH=$(command -v sbatch)
-export NP_REAL_SBATCH NP_STUB_DIR="$W/stub"
-SPATH="$W/bin:$PATH"
-count_dirs() { find "$1" -name nemoperf.json 2>/dev/null | grep -c .; }
+# the slowed sbatch wrapper (nothing-lost-lib.inc)
+slow_sbatch
 
 # ---- 2. SIGKILL while the sbatch it started still runs: reconcile and a rerun wait for it -----
 S="$W/kill"
@@ -235,6 +180,43 @@ rc=$?
     ok "SBATCH_CONSTRAINT=a'b: refused (exit 2), no folder, no job" || fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/err")"
 [ ! -e "$S/experiments" ] && ok "SBATCH_CONSTRAINT=a'b: not even experiments/ was made" ||
     fail "SBATCH_CONSTRAINT: left $(find "$S" | head -5)"
+# 100 KB SBATCH_ACCOUNT / QOS / WCKEY (slurmctld refuses more than 1024 bytes): refused by name before
+# any folder, through sbatch (as root) and through slurmrestd (as the test user, on the unix socket)
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+eval "$("$root/tests/slurm/cluster" env)"
+UNIX_URL=$SLURMRESTD_URL
+unset SLURMRESTD_URL
+for v in SBATCH_ACCOUNT SBATCH_QOS SBATCH_WCKEY; do
+    S="$W/big-$v"
+    mkdir -p "$S"
+    env STAGE_PATH="$S" "$v=$big" "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "^nemoperf-launch: $v: 100000 bytes long; Slurm refuses more than 1024" "$W/err" &&
+        [ -z "$(find "$S" -mindepth 1)" ] && [ -z "$(queue_jobs "$S")" ] &&
+        ok "100 KB $v (sbatch): refused by name (exit 2), nothing created, no job" ||
+        fail "100 KB $v (sbatch): exit $rc, $(find "$S" -mindepth 1 | wc -l) entries: $(head -c 400 "$W/err")"
+    if [ "$(id -u)" -eq 0 ]; then
+        S="$W/bigrest-$v"
+        mkdir -p "$S" && chown "$TUSER" "$S"
+        runuser -u "$TUSER" -- env -i PATH="$PATH" SLURM_CONF="$SLURM_CONF" HOME=/tmp STAGE_PATH="$S" \
+            WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" \
+            "$v=$big" "$launch" >"$W/out" 2>"$W/err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -q "^nemoperf-launch: $v: 100000 bytes long; Slurm refuses more than 1024" "$W/err" &&
+            [ -z "$(find "$S" -mindepth 1)" ] && [ -z "$(queue_jobs "$S")" ] &&
+            ok "100 KB $v (slurmrestd): refused by name (exit 2), nothing created, no job" ||
+            fail "100 KB $v (slurmrestd): exit $rc, $(find "$S" -mindepth 1 | wc -l) entries: $(head -c 400 "$W/err")"
+    fi
+done
+# a 100 KB STAGE_PATH component (and one just over NAME_MAX): exit 2, nothing created (the man page's promise)
+for c in "$big" "$(head -c 256 /dev/zero | tr '\0' b)"; do
+    mkdir -p "$W/comp"
+    STAGE_PATH="$W/comp/$c/s" "$launch" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q '^nemoperf-launch: STAGE_PATH: \(a component of\|[0-9]* bytes long\)' "$W/err" &&
+        [ -z "$(find "$W/comp" -mindepth 1)" ] && ok "a ${#c}-byte STAGE_PATH component: exit 2, named, nothing created" ||
+        fail "${#c}-byte STAGE_PATH component: exit $rc, $(find "$W/comp" -mindepth 1 | wc -l) entries: $(head -c 300 "$W/err")"
+done
 
 # ---- 5. a FIFO (or a symlink to one) named nemoperf.json in an earlier experiment folder ------
 S="$W/fifo"

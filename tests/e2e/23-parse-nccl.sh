@@ -7,9 +7,11 @@
 #  2. The default report (no --nccl) of a log is byte-identical with and without NCCL lines in it.
 #  3. Drift: a manifest that differs from the published row (TP, container, GPUs per node) and a
 #     job whose vboost step failed: each listed under the run (JSON "drift", the note, markdown).
-#  4. Anomalies: periodic spikes and a trend in the step times, found and placed.
+#  4. Anomalies: periodic spikes and a trend in the step times, found and placed; straggler-detector
+#     reports (Megatron-LM's, NeMo's callback) name the slowest ranks and nodes in the note and JSON.
 #  5. On the local cluster: WORKLOAD=synthetic ENABLE_NCCLTRACE=true at 16 GPUs (2 nodes), waited for,
-#     then parse --nccl shows the synthetic workload's breakdown, its socket network and 2 nodes.
+#     then parse --nccl shows the synthetic workload's breakdown, its socket network and 2 nodes; the
+#     user's own NCCL_NVLS_ENABLE/NVTE_FLASH_ATTN recorded in the manifest and listed by --reference.
 # Stand-ins: the step lines of 1-4 are generated (no GPU here); 5's job is the synthetic workload.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,6 +67,22 @@ for case_dir in "$root"/tests/data/nccl/*/; do
         [ "$rc" -eq 0 ] && ok "$c: --strict exits 0" || fail "$c: --strict exited $rc without a warning"
     fi
 done
+# docs/diagnostics.md's breakdown example (the README links it) is what the tool prints on the torchtitan case
+(cd "$W/x/nccl-torchtitan-tp2" && "$parse" --nccl --gpu h100 .) 2>&1 | sed -n '/^NCCL: /,/ trace lines, /p' >"$W/doc-got.txt"
+sed -n '/^NCCL: \.\/pretrain_llama3.1_8b_bf16_8/,/ trace lines, /p' "$root/docs/diagnostics.md" >"$W/doc-want.txt"
+[ -s "$W/doc-want.txt" ] && cmp -s "$W/doc-got.txt" "$W/doc-want.txt" && ok "docs/diagnostics.md: the breakdown example is the tool's output" ||
+    fail "docs/diagnostics.md's example differs: $(diff "$W/doc-want.txt" "$W/doc-got.txt" | head -8)"
+# a profile run's .nsys-rep files with their ranks: profile_<pid> (nsys -o ..._%p) and NCCL's init line
+# "h100clust-worker-1:227602:... comm .. rank 0 nRanks 24" of the srun-label excerpt: pid 227602 is rank 0
+sr="$W/x/nccl-srun-label-3node/pretrain_llama3.1_8b_bf16_8"
+: >"$sr/profile_227602.nsys-rep"
+: >"$sr/profile_4242.nsys-rep"
+"$parse" --nccl -f json --gpu h100 "$W/x/nccl-srun-label-3node" >"$W/nsys.json" 2>&1
+got=$(jget "$W/nsys.json" "list(zip(r['nsys_reports'], r['nsys_report_ranks']))")
+[ "$got" = "[('profile_227602.nsys-rep', 0), ('profile_4242.nsys-rep', None)]" ] &&
+    ok "nsys reports with their ranks: $got" || fail "nsys reports: '$got'"
+"$parse" --nccl --gpu h100 "$W/x/nccl-srun-label-3node" 2>&1 | grep -q 'profile_227602.nsys-rep (rank 0) profile_4242.nsys-rep$' &&
+    ok "nsys reports: the table's block names the rank" || fail "nsys reports text"
 sock="$W/x/nccl-2.7.8-socket-2node"
 "$parse" --nccl --gpu h100 "$sock" >"$W/sock.txt" 2>&1
 grep -q 'note: .*NCCL: NCCL uses TCP sockets between 2 nodes' "$W/sock.txt" && ok "socket fallback: warning in the run's note" ||
@@ -107,20 +125,32 @@ cat >"$e/nemoperf.json" <<'EOF'
              "seq_len": 8192, "gbs": 128, "mbs": 1, "tp": 2, "pp": 1, "cp": 1, "gpus_per_node": 4,
              "max_steps": 50, "image": "nvcr.io#nvidia/nemo:24.12",
              "experiment": "pretrain_llama3.1_8b_bf16_8", "workload": "nemo"},
-  "workload": "nemo", "submitted": true, "job_id": "42"
+  "workload": "nemo", "submitted": true, "job_id": "42",
+  "env_user": [{"name": "NCCL_IB_TIMEOUT", "user": "22", "job": "19"},
+               {"name": "MY_API_TOKEN", "user": "hf_notavalue_leaked", "job": "x"}]
 }
 EOF
 printf 'sudo: a password is required\n' >"$e/vboost.err"
 steps "$e/log-pretrain_llama3.1_8b_bf16_8_42_0.out" 14.1
 "$parse" --nccl --reference -f json "$W/drift" >"$W/drift.json" 2>"$W/drift.err"
 got=$(jget "$W/drift.json" "' '.join(x['what'] for x in r['drift'])")
-[ "$got" = "TP CP GPUs per node container vboost" ] && ok "drift: $got" || fail "drift: '$got' ($(cat "$W/drift.err"))"
+[ "$got" = "TP CP GPUs per node container env NCCL_IB_TIMEOUT env MY_API_TOKEN vboost" ] && ok "drift: $got" ||
+    fail "drift: '$got' ($(cat "$W/drift.err"))"
+got=$(jget "$W/drift.json" "[x['published'] + ' | ' + x['run'] for x in r['drift'] if x['what'] == 'env NCCL_IB_TIMEOUT'][0]")
+[ "$got" = "19 | 22 set by the user, the job's script exported the recipe's value over it" ] &&
+    ok "drift: the user's NCCL_IB_TIMEOUT with both values" || fail "drift env: '$got'"
 [ "$(jget "$W/drift.json" "r['reference']['result']")" = FAIL ] && ok "drift: the run is a FAIL, with its causes" || fail "drift: verdict $(jget "$W/drift.json" "r['reference']")"
 jget "$W/drift.json" "r['note']" | grep -q 'differs from the published row: TP 2 (published 1); CP 1 (published 2)' &&
     ok "drift: in the note" || fail "drift note: $(jget "$W/drift.json" "r['note']")"
 "$parse" --nccl --reference -f markdown "$W/drift" >"$W/drift.md" 2>&1
 grep -q '^| vboost | vboost 1 (nvidia-smi boost-slider) | vboost.err: sudo: a password is required |$' "$W/drift.md" &&
     ok "drift: markdown table" || fail "drift markdown: $(grep -A8 differs "$W/drift.md")"
+# a manifest that carries a value under a credential's name (an older or edited one): never shown
+"$parse" --nccl --reference "$W/drift" >"$W/drift.txt" 2>&1
+grep -q hf_notavalue_leaked "$W/drift.json" "$W/drift.md" "$W/drift.txt" &&
+    fail "drift: a credential-named variable's value reached a report" ||
+    ok "drift: MY_API_TOKEN listed by name only, in every format"
+
 
 # ---- 4. step anomalies -----------------------------------------------------------------
 a="$W/anom/pretrain_llama3.1_8b_bf16_8"
@@ -136,6 +166,26 @@ steps "$b/log-x_1_0.out" 12.3 0 0 0.2
 grep -q 'step time rises .*% across the window (throttling?)' "$W/trend.txt" && ok "anomalies: a trend" ||
     fail "anomalies: no trend in $(grep -A2 '^steps' "$W/trend.txt")"
 
+# ---- 4b. straggler-detector reports (tests/data/straggler: Megatron's README example, a reconstruction
+# of NeMo's callback): the slowest ranks and their nodes, in the note and in JSON
+for sc in megatron-readme nemo-callback; do
+    g="$W/strag-$sc/pretrain_llama3.1_8b_bf16_16"
+    mkdir -p "$g"
+    cat "$root/tests/data/straggler/$sc/input.log" >"$g/log-x_1_0.out"
+    steps "$g/log-x_1_0.out" 12.3
+    "$parse" --nccl -f json --gpu h100 "$W/strag-$sc" >"$W/strag-$sc.json" 2>&1
+done
+got=$(jget "$W/strag-megatron-readme.json" "r['stragglers']['megatron']['slowest_rank'], r['stragglers']['megatron']['lowest_etpt_rank'], [x['rank'] for x in r['stragglers']['megatron']['lowest_etpt_ranks']]")
+[ "$got" = "0 0 [0, 2, 1, 4]" ] && ok "stragglers: Megatron's slowest rank 0, lowest throughput 0, 2, 1, 4" ||
+    fail "stragglers megatron: '$got' $(head -c 300 "$W/strag-megatron-readme.json")"
+jget "$W/strag-megatron-readme.json" "r['note']" | grep -q 'stragglers: Megatron straggler detector (1 reports), the last: slowest rank 0' &&
+    ok "stragglers: Megatron's in the note" || fail "stragglers note: $(jget "$W/strag-megatron-readme.json" "r['note']")"
+got=$(jget "$W/strag-nemo-callback.json" "' '.join('%d@%s' % (x['rank'], x['node']) for x in r['stragglers']['nemo']['worst'])")
+[ "$got" = "13@pool0-0183 5@pool0-0181 2@pool0-0181" ] && ok "stragglers: NeMo's worst ranks and nodes: $got" ||
+    fail "stragglers nemo: '$got'"
+jget "$W/strag-nemo-callback.json" "r['note']" | grep -q "rank 13 on pool0-0183 (0.79)" &&
+    ok "stragglers: NeMo's in the note" || fail "stragglers nemo note: $(jget "$W/strag-nemo-callback.json" "r['note']")"
+
 # ---- 5. the synthetic workload's NCCL trace run on the local cluster ------------------
 if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/null 2>&1; then
     eval "$("$cluster" env)" || die "cluster env failed"
@@ -146,7 +196,9 @@ if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/
         LOAD_CHECKPOINT_PATH PROFILE_START_STEP PROFILE_STOP_STEP HF_TOKEN RUN_CONF_IMAGE
     S="$W/stage"
     mkdir -p "$S"
+    # the user's own NCCL_NVLS_ENABLE=1 and NVTE_FLASH_ATTN=0 (the job's script exports 0 and 1 over them)
     env WORKLOAD=synthetic DTYPE=bf16 MODEL_SIZE=8b JOB_TOTAL_GPUS=16 ENABLE_NCCLTRACE=true STAGE_PATH="$S" \
+        NCCL_NVLS_ENABLE=1 NVTE_FLASH_ATTN=0 TOKENIZERS_PARALLELISM=False \
         NEMOPERF_WAIT_TIMEOUT=300 "$launch" --wait >"$W/launch.out" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] && ok "cluster: NCCL trace job launched and completed" || fail "cluster: launch --wait exited $rc: $(tail -5 "$W/launch.out")"
@@ -159,6 +211,19 @@ if [ -x "$launch" ] && "$cluster" status >/dev/null 2>&1 || "$cluster" up >/dev/
         ok "cluster: table shows the collectives and the socket warning" || fail "cluster: $(cat "$W/cl.txt")"
     "$parse" --strict "$S/experiments" >/dev/null 2>&1
     [ $? -eq 1 ] && ok "cluster: --strict exits 1 (2 nodes over sockets)" || fail "cluster: --strict did not exit 1"
+    # drift on the user's environment: the manifest names what the user set to another value (both
+    # values), not what the user set to the job's own value (TOKENIZERS_PARALLELISM=False)
+    man=$(find "$S/experiments" -name nemoperf.json | head -n 1)
+    got=$(python3 -c "import json,sys; print(' '.join('%s=%s/%s' % (e['name'], e['user'], e['job']) for e in json.load(open(sys.argv[1]))['env_user']))" "$man" 2>&1)
+    [ "$got" = "NCCL_NVLS_ENABLE=1/0 NVTE_FLASH_ATTN=0/1" ] && ok "cluster: manifest env_user: $got" ||
+        fail "cluster: manifest env_user '$got'"
+    "$parse" --nccl --reference -f json "$S/experiments" >"$W/cl-ref.json" 2>"$W/cl-ref.err"
+    got=$(jget "$W/cl-ref.json" "'; '.join('%s %s %s' % (x['what'], x['published'], x['run']) for x in r['drift'] if x['what'].startswith('env '))")
+    case $got in
+    "env NCCL_NVLS_ENABLE 0 1 set by the user, the job's script exported the recipe's value over it; env NVTE_FLASH_ATTN 1 0 set by the user, the job's script exported the recipe's value over it")
+        ok "cluster: parse --nccl --reference lists the user's NCCL_NVLS_ENABLE and NVTE_FLASH_ATTN" ;;
+    *) fail "cluster: env drift '$got' $(cat "$W/cl-ref.err")" ;;
+    esac
 else
     fail "cluster not available"
 fi

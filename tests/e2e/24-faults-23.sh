@@ -1,7 +1,8 @@
 #!/bin/sh
 # 24-faults-23.sh - issue 23's hangs, crashes, silent changes and terminal escapes (no
-# cluster needed; real files, no stand-ins):
+# cluster needed; real files; the one stand-in is said at item 7):
 #   5. a FIFO (or a symlink to one) named nemoperf.json: no hang, the run invalid, the file named
+#   7. an unreadable manifest (EACCES; a folder named nemoperf.json): the run invalid, the file named
 #  12. step times of 1e308, a last line "iteration -1/49": invalid; JSON peak memory exact
 #   9. closed standard descriptors; --help/--version into /dev/full
 #  11. 10,000 nested folders: refused below 256 levels, in well under the 7 s it took
@@ -43,6 +44,36 @@ timeout 20 "$parse" --no-progress "$W/fifolink" >"$W/out" 2>"$W/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q 'not a regular file (a FIFO)' "$W/out" && ok "symlink to a FIFO: refused, no hang" ||
     fail "symlink to a FIFO: exit $rc: $(cat "$W/out" "$W/err")"
+
+# ---- 7. an unreadable manifest: the run invalid, the file and why named, exit 1 --------------
+# Stand-ins, and why: this suite runs as root, which reads every file, so EACCES comes from running
+# nemoperf-parse as the cluster's unprivileged user (nemoperf-test) on a 0600 root-owned manifest;
+# a folder named nemoperf.json stands in for a manifest whose read fails (read(2) gives EISDIR).
+d=$(run_dir mfolder)
+rm -f "$d/nemoperf.json" && mkdir "$d/nemoperf.json"
+"$parse" --no-progress "$W/mfolder" >"$W/out" 2>"$W/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q 'invalid: .*nemoperf.json cannot be trusted: not a regular file (a folder)' "$W/out" &&
+    grep -q ' invalid *$' "$W/out" && ok "a folder named nemoperf.json: the run invalid, named (exit 1)" ||
+    fail "folder manifest: exit $rc: $(cat "$W/out" "$W/err")"
+"$parse" --no-progress --format json "$W/mfolder" >"$W/out" 2>"$W/err"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); e=r["errors"]; assert e and "nemoperf.json cannot be trusted" in e[0], e' \
+    "$W/out" && ok "a folder named nemoperf.json: JSON errors name it" || fail "folder manifest JSON: $(head -c 600 "$W/out")"
+if [ "$(id -u)" -eq 0 ] && id nemoperf-test >/dev/null 2>&1 && command -v runuser >/dev/null; then
+    d=$(run_dir eacces)
+    chmod -R a+rX "$W/eacces" && chmod 755 "$W" && chmod 600 "$d/nemoperf.json"
+    runuser -u nemoperf-test -- "$parse" --no-progress "$W/eacces" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q 'invalid: .*nemoperf.json cannot be trusted: cannot open: Permission denied' "$W/out" &&
+        grep -q ' invalid *$' "$W/out" && ok "a manifest the user cannot read (EACCES): the run invalid, named (exit 1)" ||
+        fail "EACCES manifest: exit $rc: $(cat "$W/out" "$W/err")"
+    runuser -u nemoperf-test -- "$parse" --no-progress --format json "$W/eacces" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 1 ] && grep -q '"errors": \[$' "$W/out" && grep -q 'nemoperf.json cannot be trusted: cannot open: Permission denied' "$W/out" &&
+        ok "EACCES manifest: JSON exit 1, errors not empty" || fail "EACCES manifest JSON: exit $rc: $(grep -A2 errors "$W/out")"
+else
+    echo "$T: skip: unreadable manifest (needs root and the cluster's user nemoperf-test)"
+fi
 
 # ---- 12. wrong numbers ------------------------------------------------------------------------
 d=$(run_dir huge)

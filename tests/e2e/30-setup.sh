@@ -5,50 +5,19 @@
 # (exit 2, nothing created), --dry-run, --skip-image, the full run, idempotence,
 # 401/403, retries and resume, a failing and an interrupted import, and the token
 # never in STAGE_PATH, stdout/stderr, the server's log or enroot's argv/env.
-set -u
-
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
+. "$(dirname "$0")/hfserver-lib.inc"
 # recipes/ of this tree, also for a binary built elsewhere (make sanitize)
 export NEMOPERF_DATADIR="${NEMOPERF_DATADIR:-$root}"
-if [ ! -x "$setup" ]; then
-    echo "FAIL: $setup is not built (run make)"
-    exit 1
-fi
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed for tests/hfserver.py"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup.XXXXXX") || exit 1
-srv_pid=
-cleanup() {
-    if [ -n "$srv_pid" ]; then
-        kill "$srv_pid" 2>/dev/null
-        wait "$srv_pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'hfserver_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 TOKEN=hf_e2e_secret_7f3a9c1d2b
 REPO=meta-llama/Meta-Llama-3-8B
 
 # ---- the Hugging Face stand-in --------------------------------------------------
-python3 "$root/tests/hfserver.py" --token "$TOKEN" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$tmp/port")
-case $port in
-'' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;;
-esac
-EP=http://127.0.0.1:$port
-ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+hfserver_start "$tmp" --token "$TOKEN"
 
 # ---- the stub enroot ---------------------------------------------------------------
 mkdir -p "$tmp/stubs"
@@ -120,6 +89,25 @@ rc=$?
 expect_fail badep 2 "HF_ENDPOINT: 'ftp://example.org'"
 run badimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE=/nonexistent/x.sqsh "$setup"
 expect_fail badimage 2 "RUN_CONF_IMAGE: '/nonexistent/x.sqsh'"
+# as launch refuses them (issue 23, item 10), before anything is created or downloaded: a RUN_CONF_IMAGE
+# with a newline or an ESC, a 100 KB (or 256-byte) STAGE_PATH component, 100 KB SBATCH_* with --sbatch
+nreqs() { cat "$tmp/requests.log" 2>/dev/null | wc -l; }
+nreq=$(nreqs)
+run nlimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE="$(printf 'nvcr.io/nvidia/nemo:25.02\nx')" "$setup"
+expect_fail nlimage 2 "RUN_CONF_IMAGE: holds a control character (byte 0x0a at offset 25)"
+run escimage PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RUN_CONF_IMAGE="$(printf '/x/\033[2J.sqsh')" "$setup" --dry-run
+expect_fail escimage 2 "RUN_CONF_IMAGE: holds a control character (byte 0x1b at offset 3)"
+big=$(head -c 100000 /dev/zero | tr '\0' a)
+run bigcomp PATH="$STUBPATH" STAGE_PATH="$S/$big/x" HF_TOKEN="$TOKEN" "$setup"
+expect_fail bigcomp 2 "STAGE_PATH: [0-9]* bytes long; allowed: at most"
+run longcomp PATH="$STUBPATH" STAGE_PATH="$S/$(head -c 256 /dev/zero | tr '\0' b)/x" HF_TOKEN="$TOKEN" "$setup"
+expect_fail longcomp 2 "STAGE_PATH: a component of 256 bytes"
+for v in SBATCH_ACCOUNT SBATCH_QOS SBATCH_WCKEY; do
+    run "big$v" PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$v=$big" "$setup" --sbatch
+    expect_fail "big$v" 2 "$v: 100000 bytes long; Slurm refuses more than 1024"
+done
+[ "$(nreqs)" -eq "$nreq" ] && ok "refused before any request to the hub" ||
+    fail "requests made before a refusal: $(tail -3 "$tmp/requests.log")"
 run badopt "$setup" --bogus
 expect_fail badopt 2 "bogus"
 [ -e "$S" ] && fail "a validation failure created $S" || ok "validation failures create nothing"

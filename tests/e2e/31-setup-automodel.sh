@@ -6,25 +6,11 @@
 # required (exit 2, nothing created), the disk check refuses before any shard is fetched, a cut
 # transfer is resumed with a Range request, the shards arrive byte for byte; the token never lands on
 # disk or in output.  --skip-image: enroot cannot exist here (30-setup.sh covers the import).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
+. "$(dirname "$0")/hfserver-lib.inc"
 export NEMOPERF_DATADIR="${NEMOPERF_DATADIR:-$root}"
-[ -x "$setup" ] || { echo "FAIL: $setup is not built (run make)"; exit 1; }
-command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed for tests/hfserver.py"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-am.XXXXXX") || exit 1
-srv_pid=
-cleanup() {
-    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'hfserver_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 TOKEN=hf_am_secret_51c0ffee
 unset RECIPE MODEL MODEL_SIZE RUN_CONF_IMAGE HF_TOKEN STAGE_PATH
 
@@ -55,15 +41,7 @@ json.dump({"metadata": {"total_size": 600003},
 PY
 cp "$L/model.safetensors.index.json" "$tmp/index.orig"
 
-python3 "$root/tests/hfserver.py" --token "$TOKEN" --files "$F" --public deepseek-ai/DeepSeek-V3 \
-    --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$tmp/port")
-case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
-EP=http://127.0.0.1:$port
-ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+hfserver_start "$tmp" --token "$TOKEN" --files "$F" --public deepseek-ai/DeepSeek-V3
 run() { # NAME VAR=VALUE... : setup --skip-image -q with HF_ENDPOINT; $rc, NAME.out/.err
     name=$1
     shift

@@ -10,21 +10,11 @@
 # NeMo and the launch look for them, the step ran on a cluster node, nothing temporary left, a
 # second run submits nothing, failing jobs (exit 1, job and log named, nothing half-written), the
 # missing token (exit 2, nothing created), and the launch accepting the staged folder.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/hfserver-lib.inc"
 cluster="$root/tests/slurm/cluster"
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
 launch=$bindir/nemoperf-launch
 unset NEMOPERF_DATADIR # bin/ finds recipes/ and share/nemoperf/driver/ of this tree
 
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-
-[ -x "$setup" ] || { echo "FAIL: $setup is not built (run make)"; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "FAIL: must run as root (the local cluster runs root daemons)"; exit 1; }
 for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
     [ "$v" = SLURM_CONF ] || unset "$v"
@@ -37,19 +27,11 @@ real_srun=$(command -v srun) || { echo "FAIL: srun not found"; exit 1; }
 W=$NP_CLUSTER_DIR/e2e/31-setup-finetune
 rm -rf "$W"
 mkdir -p "$W/stubs" || exit 1
-srv_pid=
-cleanup() { if [ -n "$srv_pid" ]; then kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; fi; }
-trap cleanup EXIT
+trap hfserver_stop EXIT
 trap 'exit 130' INT TERM
 
 TOKEN=hf_e2e_ft_token_3c4d5e6f
-python3 "$root/tests/hfserver.py" --token "$TOKEN" --log "$W/requests.log" >"$W/port" 2>"$W/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$W/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$W/port")
-case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$W/server.err")"; exit 1 ;; esac
-EP=http://127.0.0.1:$port
+hfserver_start "$W" --token "$TOKEN"
 
 # the pyxis stand-in (the real srun and the NeMo stand-in's folder written in)
 {

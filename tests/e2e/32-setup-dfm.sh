@@ -7,26 +7,13 @@
 # Range request), a download that keeps failing (setup fails, the .part stays, nothing at the target, the next
 # run resumes), a corrupted archive and one of another commit (refused, deleted, nothing half-unpacked), the
 # full run, idempotence (no request at all the second time).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
+. "$(dirname "$0")/hfserver-lib.inc"
 export NEMOPERF_DATADIR="${NEMOPERF_DATADIR:-$root}"
-[ -x "$setup" ] || { echo "FAIL: $setup is not built (run make)"; exit 1; }
 unset RECIPE MODEL MODEL_SIZE TASK HF_TOKEN RUN_CONF_IMAGE HF_ENDPOINT
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-dfm.XXXXXX") || exit 1
-srv_pid=
-cleanup() {
-    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'hfserver_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
 DFM=NVIDIA-NeMo/DFM@9eaace14995a724c982fe53726a909be2edc93cb
 MB=NVIDIA-NeMo/Megatron-Bridge@953aabf75c0500180dc14a6a76cf9e7e7c4baec7
@@ -51,14 +38,7 @@ PY
 }
 for r in "$DFM" "$MB" "$MLM" "$AM"; do archive "$r"; done
 
-python3 "$root/tests/hfserver.py" --archives "$tmp/arch" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$tmp/port")
-case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
-EP=http://127.0.0.1:$port
-ctl() { python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()" "$EP/_ctl/$1"; }
+hfserver_start "$tmp" --archives "$tmp/arch"
 S=$tmp/stage
 mkdir -p "$S"
 # --skip-hf: the AutoModel rows' Diffusers pipeline is 34-setup-dfm-model.sh's

@@ -67,9 +67,8 @@ done
 # ---- the examples of the documents ---------------------------------------------------------------
 # README.md and docs/*.md: lines of ```sh blocks; man pages: lines between .nf and .fi of EXAMPLES, troff escapes removed;
 # continuation lines joined.  One example per line of $W/examples, prefixed by its source.
-# the README and the pages its detail moved to (other topic pages' examples are their own tests')
-for d in "$root/README.md" "$root"/docs/launch.md "$root"/docs/parse.md "$root"/docs/setup.md "$root"/docs/backends.md \
-    "$root"/docs/testing.md "$root"/docs/environment.md "$root"/docs/speed.md "$root"/docs/recipes.md; do
+# the README and every page of docs/ (a page added later is read too: its examples run here or fail the test)
+for d in "$root/README.md" "$root"/docs/*.md; do
     awk -v f="${d#"$root"/}" '/^```sh/{b=1;next} /^```/{b=0} b{print f "\t" $0}' "$d"
 done >"$W/raw"
 for m in launch parse setup; do
@@ -81,6 +80,12 @@ awk -F'\t' '{ line = $2; if (cont != "") { line = cont " " line; sub(/^[ ]+/, ""
     cont = ""; print $1 "\t" line }' "$W/raw" | sed 's/\t  */\t/' >"$W/examples"
 n=$(wc -l <"$W/examples")
 [ "$n" -ge 20 ] && ok "$n example lines read from README.md, docs/ and the man pages" || fail "only $n example lines found"
+
+# the README's first command is on its first screen (issue 24: within its first 40 lines), and it is one run here
+first=$(awk '/^```sh/{b=1;next} b&&NF{print NR "\t" $0; exit}' "$root/README.md")
+[ -n "$first" ] && [ "${first%%$(printf '\t')*}" -le 40 ] && grep -qF "README.md$(printf '\t')${first#*$(printf '\t')}" "$W/examples" &&
+    ok "the README's first command, line ${first%%$(printf '\t')*}: ${first#*$(printf '\t')}" ||
+    fail "the README's first command is not within its first 40 lines: '$first'"
 
 site() { # the site's paths -> this machine's
     sed -e "s#/lustre/myproject/nemo#$S#g; s#/lustre/stage#$S#g; s#/lustre/me/nemo#$S#g" \
@@ -109,6 +114,8 @@ expect() {
     fail "$1: exit $rc (want $2${3:+, '$3'}): $(head -c 600 "$W/$1.err") $(head -c 300 "$W/$1.out")"
 }
 
+# the results store of every example (--store, --wait --store): a scratch one, never root's ~/.local/share
+export NEMOPERF_DB="$W/results.db"
 i=0
 parse_later=
 while IFS="$(printf '\t')" read -r src ex; do
@@ -171,6 +178,14 @@ $line"
     *JOB_TOTAL_GPUS=64*)
         run_ex $name "$W/cwd" "$line"
         expect $name 2 "can never run: needs 8 nodes (64 GPUs, 8 per node) but partition batch has 4 nodes in total" ;;
+    *GPU_TYPE=gb200*JOB_TOTAL_GPUS=32*./launch)   # GB200 nodes have 4 GPUs: 8 of them, on a 4-node cluster
+        run_ex $name "$W/cwd" "$line"
+        expect $name 2 "can never run: needs 8 nodes (32 GPUs, 4 per node) but partition batch has 4 nodes in total" ;;
+    *"./launch --wait --store"*)   # followed to the end, then stored (NEMOPERF_DB: this test's store)
+        run_ex $name "$W/cwd" "$line"
+        expect $name 0 "^job [0-9]* COMPLETED"
+        grep -q "stored 1 run" "$W/$name.err" && [ -s "$NEMOPERF_DB" ] && ok "$name: stored into NEMOPERF_DB" ||
+            fail "$name: not stored: $(tail -3 "$W/$name.err")" ;;
     *--list*--format\ json*)
         run_ex $name "$W/cwd" "$line"; expect $name 0 '"recipe"'
         want=$(printf '%s\n' "$ex" | sed -n 's/.*--recipe \([^ ]*\).*/\1/p')
@@ -191,9 +206,9 @@ done <"$W/examples"
 # the parse examples, once the jobs they read have ended (in STAGE_PATH: they name experiments/); the results
 # store's examples use a scratch store (not root's ~/.local/share)
 wait_jobs
-export NEMOPERF_DB="$W/results.db"
 first=$(find "$S/experiments" -name 'log-*.out' | head -1)
 [ -n "$first" ] && cp "$first" "$S/my.log"   # the man page's my.log: a real run's log
+cp -R "$S/experiments" "$S/old-runs" && cp -R "$S/experiments" "$S/new-runs"   # docs/history.md's two folders
 for k in $parse_later; do
     ex=$(sed -n "${k}p" "$W/examples" | cut -f2-)
     line=$(printf '%s\n' "$ex" | site)
@@ -203,6 +218,9 @@ for k in $parse_later; do
         expect ex$k 0 "^ENDED  *CONFIGURATION"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')
         [ -z "$f" ] || { [ -s "$S/$f" ] && ok "ex$k: $f drawn" || fail "ex$k: no $f"; } ;;
+    *--compare*--format\ json*)   # the same runs on both sides: nothing slower (exit 0), JSON
+        expect ex$k 0 ""
+        python3 -m json.tool <"$W/ex$k.out" >/dev/null && ok "ex$k: --compare --format json is JSON" || fail "ex$k: not JSON" ;;
     *--compare*)   # every run here has the same container: nothing is on both sides, which is said (exit 1)
         expect ex$k "0 1" "^CONFIGURATION" ;;
     *--plot*)

@@ -10,11 +10,20 @@ them. run_script.py parses with parse_known_args and hands the rest to Hydra-sty
 would not be refused by Python: this test is what refuses it. A planted unknown flag and a planted launcher-only
 flag must both be caught. Also: every row resolves to a release config, and the published parallelism is what the
 command asks for. No stand-in: NVIDIA's parser text at the pinned commits.
+
+The RENDERED command is checked too: every launchable row is rendered by bin/nemoperf-launch --print-config
+(its "mbridge".rank_command, what the dry-run script runs) with MAX_STEPS, ENABLE_CHECKPOINT and ENABLE_PROFILE
+variations; the command must run the release's entry point (bootstrap.py at v0.6.0, run_script.py at v0.5.0) from
+the pinned checkout, every flag must keep the contract, and the rest must be Hydra-style key=value overrides.
+A planted unknown flag in a rendered command is caught.  Skipped (said) when bin/nemoperf-launch is not built.
 """
 import ast
 import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "share", "nemoperf", "megatron-bridge")
@@ -79,8 +88,41 @@ def check_argv(argv, opts):
     return problems
 
 
+HYDRA = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+=")
+ENTRY = {"v0.6.0": "scripts/performance/bootstrap.py", "v0.5.0": "scripts/performance/run_script.py"}
+
+
+def check_rendered(cmd, opts, release, commit):
+    """Problems with one rendered rank command (python <entry> <flags> <overrides>)."""
+    if len(cmd) < 2 or cmd[0] != "python":
+        return ["not a python command: %r" % cmd[:2]]
+    want = "/src/Megatron-Bridge-%s/%s" % (commit, ENTRY[release])
+    problems = [] if cmd[1].endswith(want) else ["entry point %s, expected ...%s" % (cmd[1], want)]
+    flags = [a for a in cmd[2:] if not HYDRA.match(a)]
+    return problems + check_argv(flags, opts)
+
+
+def render(row, stage, extra):
+    """The row's rank command as nemoperf-launch --print-config renders it, or None when not built."""
+    tool = os.path.join(ROOT, "bin", "nemoperf-launch")
+    if not os.access(tool, os.X_OK):
+        return None
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STAGE_PATH": stage,
+           "RECIPE": row["recipe"], "DTYPE": row["dtype"], "GPU_TYPE": row["gpu_type"], "CONTAINER": row["container"],
+           "JOB_TOTAL_GPUS": str(row["gpus"]), "TASK": row["task"]}
+    env.update(extra)
+    p = subprocess.run([tool, "--print-config"], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        return ["RENDER FAILED", p.stderr.strip()]
+    doc = json.loads(p.stdout)
+    doc = doc[0] if isinstance(doc, list) else doc
+    return doc["mbridge"]["rank_command"]
+
+
 def main():
     failures, nrows = [], 0
+    stage = tempfile.mkdtemp(prefix="np-contract-")
+    nrendered = 0
     for c in CONTAINERS:
         doc = json.load(open(os.path.join(DATA, "rows-%s.json" % c), encoding="utf-8"))
         opts, commit = load_args(doc["release"])
@@ -104,6 +146,25 @@ def main():
                 want = r["published"][k]
                 if want is not None and vals.get(k) != want:
                     failures.append("%s: %s published %s, command gives %s" % (where, k, want, vals.get(k)))
+        # the rendered commands: every row, plain, with MAX_STEPS/checkpoint, with a profile
+        for r in doc["rows"]:
+            for extra in ({}, {"MAX_STEPS": "30", "ENABLE_CHECKPOINT": "true"}, {"ENABLE_PROFILE": "true"}):
+                cmd = render(r, stage, extra)
+                if cmd is None:
+                    break
+                where = "%s %s %s %s %s %dgpu %s" % (c, r["task"], r["recipe"], r["gpu_type"], r["dtype"], r["gpus"],
+                                                     extra or "")
+                if cmd and cmd[0] == "RENDER FAILED":
+                    failures.append("%s: %s" % (where, cmd[1]))
+                    continue
+                nrendered += 1
+                for p in check_rendered(cmd, opts, doc["release"], doc["commit"]):
+                    failures.append("%s (rendered): %s" % (where, p))
+                if "MAX_STEPS" in extra and cmd[cmd.index("-ms") + 1] != "30":
+                    failures.append("%s: -ms is not MAX_STEPS" % where)
+                if cmd:
+                    if not check_rendered(cmd + ["--no_such_flag", "1"], opts, doc["release"], doc["commit"]):
+                        failures.append("%s: a planted unknown argument in the rendered command was not caught" % where)
         # planted: an unknown flag and a launcher-only flag are refused
         good = doc["rows"][0]["args"]
         if not check_argv(good + ["--no_such_flag", "1"], opts):
@@ -114,7 +175,10 @@ def main():
             failures.append("%s: a value outside -c's choices was not caught" % c)
     for f in failures:
         print("FAIL: " + f)
-    print("mbridge contract: %d rows of %s, %d failures" % (nrows, "+".join(CONTAINERS), len(failures)))
+    print("mbridge contract: %d rows of %s, %d rendered commands%s, %d failures"
+          % (nrows, "+".join(CONTAINERS), nrendered, "" if nrendered else " (bin/nemoperf-launch not built: skipped)",
+             len(failures)))
+    os.rmdir(stage) if not os.listdir(stage) else None
     return 1 if failures else 0
 
 

@@ -11,7 +11,7 @@
 
 #include "nemoperf/job/spec.h"
 
-#define NP_SCRIPT_MAX_VARS 32
+#define NP_SCRIPT_MAX_VARS 48
 
 /* One exported variable; name and value are borrowed (static text or strings of
  * the config), valid while the config lives. */

@@ -8,6 +8,7 @@
 #ifndef NEMOPERF_JOB_SPEC_H
 #define NEMOPERF_JOB_SPEC_H
 
+#include "nemoperf/model/mbperf.h"
 #include "nemoperf/model/recipe.h"
 
 /* Size the synthetic workload's checkpoint is budgeted at: 1 MiB + 64 KiB per GPU
@@ -72,6 +73,9 @@ struct np_launch_config {
     char srun_mpi[32];           /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step ("" = none) */
     enum np_numa_bind numa_bind; /* NEMOPERF_NUMA_BIND, for recipes with numactl */
     char **missing;              /* preview only: what ./setup has not staged yet, NULL-terminated, or NULL */
+    /* a Megatron-Bridge performance row (RECIPE=deepseek_v3 ...): recipe/model/row above are its shape
+     * (model/mbperf.h), borrowed from the plan; NULL for every other job */
+    const struct np_mbperf_row *mb;
 };
 
 #endif

@@ -48,6 +48,7 @@ struct np_launch_opts {
 struct np_launch_plan {
     struct np_launch_config *jobs; /* one per JOB_TOTAL_GPUS entry, in the order given */
     size_t n;
+    struct np_mbperf_set *mb;      /* Megatron-Bridge rows the jobs point into (owned), or NULL */
 };
 
 /* Validate the environment against the recipe set and fill *out (caller frees

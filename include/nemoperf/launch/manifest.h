@@ -50,6 +50,8 @@ struct np_manifest {
     const char *script;       /* file name of the batch script inside the folder */
     const char *rest_url;     /* rest: SLURMRESTD_URL without credentials, else NULL */
     const char *api_version;  /* rest: "v0.0.38" once discovered, else NULL */
+    np_env_fn env;            /* the launcher's environment ("env_user"), NULL: getenv */
+    void *env_ctx;
 };
 
 /* Create the folder of c (updating c->timestamp and c->experiment_dir when the

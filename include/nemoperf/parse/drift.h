@@ -2,7 +2,8 @@
  *
  * From the run's manifest (nemoperf.json: what was launched), its log (the global batch size the
  * steps print, NCCL's communicator sizes) and the job's vboost output, against the published row
- * and the recipe: parallelism, GBS/MBS, GPUs and GPUs per node, container, run kind, vboost.
+ * and the recipe: parallelism, GBS/MBS, GPUs and GPUs per node, container, run kind, vboost, and the
+ * variables the job exports that the user had set to another value (the manifest's "env_user").
  * Nothing is allocated.
  */
 #ifndef NEMOPERF_PARSE_DRIFT_H
@@ -12,10 +13,10 @@
 
 #include "nemoperf/parse/run.h"
 
-#define NP_DRIFT_MAX 16
+#define NP_DRIFT_MAX 32
 
 struct np_drift_item {
-    char what[24];       /* "TP", "GBS", "container", "vboost", "kind" ... */
+    char what[48];       /* "TP", "GBS", "container", "vboost", "kind", "env NCCL_NVLS_ENABLE" ... */
     char published[96];  /* NVIDIA's value ("" when it has none) */
     char run[160];       /* the run's */
 };

@@ -12,16 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "nemoperf/model/mbdtype.h" /* enum np_mb_dtype, np_mb_dtype_parse/name/label */
 #include "nemoperf/util/error.h"
-
-/* Megatron-Bridge's -c compute dtypes (scripts/performance/argument_parser.py). */
-enum np_mb_dtype { NP_MB_DTYPE_NONE = -1, NP_MB_BF16 = 0, NP_MB_FP8_CS, NP_MB_FP8_MX, NP_MB_FP8_SC, NP_MB_NVFP4,
-                   NP_MB_NDTYPES };
-
-/* bf16 fp8_cs fp8_mx fp8_sc nvfp4, and the published labels BF16 FP8 FP8-CS MXFP8 FP8-MX NVFP4 (any case). */
-enum np_mb_dtype np_mb_dtype_parse(const char *s);
-const char *np_mb_dtype_name(enum np_mb_dtype d);  /* "fp8_mx"; "?" for NONE */
-const char *np_mb_dtype_label(enum np_mb_dtype d); /* the 26.02+ tables' label: "MXFP8", "FP8", "NVFP4", "BF16" */
 
 /* One published measurement (runs.tsv line).  Integers are 0 where the table has "-" or "n/a". */
 struct np_mb_row {

@@ -6,7 +6,7 @@
  * power-of-two size histogram; the ranks and nodes seen; NCCL's version, network, net plugin,
  * NET/IB devices and GPU Direct RDMA; and the warnings they imply (a multi-node run on sockets,
  * GPU Direct RDMA disabled, a net plugin that failed to load).  Also the NeMo checkpoint
- * save/load durations of the same log.  Ownership: np_nccl_new() returns a new reader, freed by
+ * save/load durations and the straggler-detector reports (straggler.h) of the same log.  Ownership: np_nccl_new() returns a new reader, freed by
  * np_nccl_free(); every pointer into it is borrowed until then.
  */
 #ifndef NEMOPERF_PARSE_NCCL_H
@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nemoperf/parse/straggler.h"
 #include "nemoperf/util/error.h"
 
 #define NP_NCCL_HIST 64 /* bucket b: messages of [2^b, 2^(b+1)) bytes; bucket 0 also holds 0-byte ones */
@@ -72,6 +73,11 @@ enum np_status np_nccl_read_path(struct np_nccl *n, const char *path, struct np_
 const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count);
 const struct np_nccl_net *np_nccl_net(const struct np_nccl *n);
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n);
+/* The rank process pid held in its largest communicator, from NCCL's init lines ("host:pid:tid [dev]
+ * NCCL INFO comm 0x.. rank R nranks N"): -1 unknown, -2 when one process held several. */
+int np_nccl_pid_rank(const struct np_nccl *n, uint64_t pid);
+/* The straggler-detector reports of the same log (straggler.h). */
+const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n);
 uint64_t np_nccl_trace_lines(const struct np_nccl *n); /* collective lines read */
 size_t np_nccl_ranks_seen(const struct np_nccl *n);    /* distinct host:pid [dev] (or globalrank) */
 size_t np_nccl_nodes_seen(const struct np_nccl *n);    /* distinct host names of the prefixes */

@@ -63,6 +63,12 @@ struct np_scan_opts {
                              global batch size, peak memory and TFLOPS only where no later step has a value (so "the
                              newest known value" of each is what a full parse gives); their other fields are NAN/-1.
                              Saves most of the parse of the older lines. */
+    /* all_steps only: every byte of the file, in file order and once, is also handed to sink(sink_ctx,
+     * bytes, n) as it is read (chunks end anywhere, also inside a line), so a second reader of the whole
+     * log (the NCCL breakdown, diagnose.c) shares this one pass over it.  A status other than NP_OK
+     * stops the scan with that status. */
+    enum np_status (*sink)(void *sink_ctx, const char *bytes, size_t n);
+    void *sink_ctx;
 };
 
 /* Lines longer than this are never step lines: they are skipped whole. */

@@ -25,9 +25,14 @@
 /* Time limit of the --sbatch import job, as the original setup.sh. */
 #define NP_STAGE_SBATCH_TIME "01:00:00"
 
-/* STAGE_PATH must be set, non-empty and absolute.  NP_E_INVALID with a message
- * naming STAGE_PATH otherwise. */
+/* STAGE_PATH must be set, non-empty and absolute, and pass np_stage_check_value.  NP_E_INVALID
+ * with a message naming STAGE_PATH otherwise. */
 enum np_status np_stage_check_path(const char *stage, struct np_error *err);
+
+/* A path or image reference the variable `name` gives (STAGE_PATH, RUN_CONF_IMAGE), checked before
+ * anything is created, by setup and launch alike: no control byte (newline, ESC, ...), no component
+ * longer than NAME_MAX, at most PATH_MAX - 1 bytes in all.  NP_E_INVALID naming `name`. */
+enum np_status np_stage_check_value(const char *name, const char *value, struct np_error *err);
 
 /* mkdir -p path (each missing component with mode 0755).  NP_E_IO naming the
  * component that could not be created (or that is not a directory). */

@@ -24,6 +24,12 @@ const char *np_sbatch_rest_field(const char *name);
  * NP_E_INVALID naming the first one slurmrestd cannot be given. */
 enum np_status np_sbatch_rest_check(np_env_fn env, void *ctx, struct np_error *err);
 
+/* Check, for every backend and before anything is created, the SBATCH_* settings Slurm reads
+ * as names (account, partition, QOS, reservation, constraint, wckey, job name): NP_E_INVALID
+ * naming the first one longer than Slurm accepts or holding a control byte (env/ctx as
+ * np_launch_resolve; NULL env is getenv).  Used by launch and setup alike. */
+enum np_status np_sbatch_env_check(np_env_fn env, void *ctx, struct np_error *err);
+
 /* Add the mapped SBATCH_* values to the REST job object (string fields).
  * NP_E_INVALID as np_sbatch_rest_check, NP_E_NOMEM. */
 enum np_status np_sbatch_rest_fields(np_env_fn env, void *ctx, json_t *job, struct np_error *err);

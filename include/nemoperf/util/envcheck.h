@@ -32,6 +32,10 @@ const char *np_env_suggest(const char *name, int *prefix_only);
  * nothing is suspect (or out of memory). */
 char *np_env_check(char *const *envp);
 
+/* 1 when a variable of this name may hold a credential (its name holds TOK other than in TOKENIZER,
+ * JWT, KEY, PASS, SECRET or CREDENTIAL, upper case): its value is never printed, logged or recorded. */
+int np_env_secret_name(const char *name);
+
 struct option;
 /* The long option (without "--", borrowed from longopts) within edit distance 2 of arg ("--stpes",
  * "--dryrun=x": the part before '='), or NULL. */

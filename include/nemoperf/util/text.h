@@ -16,6 +16,11 @@
  * '?' (the width stays, so table columns stay aligned).  Returns how many bytes it replaced. */
 size_t np_text_clean(char *s, size_t n);
 
+/* Byte offset of the first control byte of s (any C0 control, tab and newline included, DEL, or
+ * a C1 control as UTF-8), or -1 when there is none: a value that names something (an image, an
+ * account, a folder) and reaches a script, a file name or JSON must not carry one. */
+long np_text_control_at(const char *s);
+
 /* s when it is at most max bytes (max >= 64), else a new string of its first and last bytes
  * around " [... N bytes left out ...] ", at most max bytes; *owned says whether the caller
  * frees the result.  NULL only when out of memory. */

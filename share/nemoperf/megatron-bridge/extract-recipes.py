@@ -30,6 +30,10 @@ REPO = "NVIDIA-NeMo/Megatron-Bridge"
 RELEASE = {"26.08": "v0.6.0", "26.06": "v0.5.0"}
 GPUS_PER_NODE = {"h100": 8, "b200": 8, "b300": 8, "gb200": 4, "gb300": 4}  # argument_parser.py NUM_GPUS_PER_NODE_MAP
 SHORT = {"bf16": "bf16", "fp8_cs": "fp8cs", "fp8_mx": "fp8mx", "nvfp4": "nvfp4"}
+# WorkloadBaseConfig fields v0.5.0's PerfEnvPlugin turns into environment variables (perf_plugins.py:283-351,
+# 495-574; defaults utils.py:30-63)
+PERF_ENV_FIELDS = ("moe_flex_dispatcher_backend", "moe_a2a_overlap", "cuda_graph_impl", "cuda_graph_scope",
+                   "cutedsl_fused_grouped_mlp", "nccl_ub", "use_megatron_fsdp")
 # published column -> (v0.6.0 cfg attribute path, v0.5.0 WorkloadBaseConfig field)
 FIELDS = {
     "tp": ("model.tensor_model_parallel_size", "tensor_model_parallel_size"),
@@ -249,7 +253,10 @@ def main():
             else:
                 n, got = best
                 row["resolved"] = {"config": n, "source": "%s:%s" % (cache[fam][n]["file"], cache[fam][n]["lines"]),
-                                   "values": got, "variants": cands}
+                                   "values": got, "variants": cands,
+                                   # what PerfEnvPlugin reads of the config to set the job's environment
+                                   # (v0.5.0 scripts/performance/perf_plugins.py:283-351,495-574)
+                                   "perf_env_fields": {k: cache[fam][n]["fields"].get(k) for k in PERF_ENV_FIELDS}}
                 row["config_variant"] = n.rsplit("_", 1)[1].lower() if n != stem else None
                 row["problems"], row["inherited"] = differences(pub, got)
         if row["resolved"] is not None:

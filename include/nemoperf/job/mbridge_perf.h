@@ -1,0 +1,35 @@
+/* mbridge_perf.h - the "perf" kind of Megatron-Bridge job: NVIDIA's scripts/performance rank command.
+ *
+ * Owned by src/job/mbridge_perf.c.  For a row of rows-<container>.json (c->mb): the release's entry point
+ * (v0.6.0 bootstrap.py, v0.5.0 run_script.py) with the row's arguments, the environment NVIDIA's executor and
+ * plugins give each task at that release, the B300 core binding, and the --print-config facts with sources.
+ */
+#ifndef NEMOPERF_JOB_MBRIDGE_PERF_H
+#define NEMOPERF_JOB_MBRIDGE_PERF_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "nemoperf/job/spec.h"
+
+/* The rank command: python <checkout>/<entry> <row args, -ms MAX_STEPS> [--save_dir --save_interval]
+ * [v0.5.0: PerfEnvPlugin's train.manual_gc overrides].  NULL-terminated, new (np_strv_free); NULL when c has
+ * no row or out of memory.  job/mbridge.c appends the NsysPlugin overrides when profiling. */
+char **np_mbridge_perf_argv(const struct np_launch_config *c);
+
+/* The environment the release's launcher exports for the row, in NVIDIA's order: names[i]=values[i], and
+ * origins[i] (when origins is not NULL) where it comes from (file:lines).  Borrowed (static text, row or config
+ * data).  Returns the count (at most cap). */
+size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names, const char **values,
+                           const char **origins, size_t cap);
+
+/* numactl's extra core binding on B300 (" -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))") unless the
+ * release turns PCT binding off for the row; NULL otherwise.  Static string. */
+const char *np_mbridge_perf_cpus(const struct np_launch_config *c);
+
+/* The --print-config facts of the row (published row, release config, rank command, environment with origins)
+ * and the identity nemoperf-parse reads ("recipe", "dtype", "gpu_type", "gpus", "container", "gbs", "seq_len",
+ * "task").  New reference, NULL when out of memory. */
+json_t *np_mbridge_perf_json(const struct np_launch_config *c);
+
+#endif

@@ -1,0 +1,284 @@
+/* check_mbperf.c - Megatron-Bridge performance rows launched: resolution, the rank command, the environment of
+ * each release, numactl and --segment, profile and checkpoint arguments, and the refusals.
+ *
+ * Real data: share/nemoperf/megatron-bridge/rows-26.08.json and rows-26.06.json.  Expected values are NVIDIA's
+ * (MB 51885cf = v0.6.0, fcbb603 = v0.5.0; file:lines beside each).  Resolution runs through np_launch_resolve
+ * with an injected environment; nothing is staged (preview mode), no container runs: only the rendering is tested.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nemoperf/job/env.h"
+#include "nemoperf/job/kind.h" /* np_script_vars */
+#include "nemoperf/job/mbridge.h"
+#include "nemoperf/job/mbridge_perf.h"
+#include "nemoperf/launch/config.h"
+#include "nemoperf/launch/script.h"
+#include "nemoperf/util/shell.h"
+
+static struct np_recipe_set set;
+static char stage[] = "/tmp/np-mbperf-XXXXXX";
+
+static void setup(void)
+{
+    struct np_error err;
+    ck_assert_msg(np_recipe_set_load_default(&set, &err) == NP_OK, "recipes: %s", err.text);
+}
+
+static void teardown(void)
+{
+    np_recipe_set_free(&set);
+}
+
+static enum np_status resolve(const char *const *env, struct np_launch_plan *plan, char *errbuf, size_t cap)
+{
+    const char *e[40];
+    char spv[200];
+    snprintf(spv, sizeof spv, "STAGE_PATH=%s", stage);
+    size_t n = 0;
+    e[n++] = spv;
+    for (; *env; env++)
+        e[n++] = *env;
+    e[n] = NULL;
+    struct np_launch_opts o = {.now = 1700000000, .synth_path = "/bin/true", .preview = 1};
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    enum np_status st = np_launch_resolve(&set, np_env_list, (void *)e, &o, plan, &err);
+    snprintf(errbuf, cap, "%s", st == NP_OK ? "" : err.text);
+    return st;
+}
+
+static const char *var(const struct np_launch_config *c, const char *name)
+{
+    static struct np_script_var vars[NP_SCRIPT_MAX_VARS];
+    size_t n = np_script_vars(c, vars, NP_SCRIPT_MAX_VARS);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(vars[i].name, name) == 0)
+            return vars[i].value;
+    return NULL;
+}
+
+/* The argument after flag in argv, or NULL. */
+static const char *arg_after(char **argv, const char *flag)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        if (strcmp(argv[i], flag) == 0)
+            return argv[i + 1];
+    return NULL;
+}
+
+static int has_arg(char **argv, const char *a)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        if (strcmp(argv[i], a) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(test_v6_row_command_and_env)
+{
+    /* 26.08 DeepSeek V3 MXFP8 GB300 256: bootstrap.py, the executor's offline env only (executors.py:87-91,161-163) */
+    const char *env[] = {"RECIPE=deepseek_v3", "DTYPE=MXFP8", "GPU_TYPE=gb300", "JOB_TOTAL_GPUS=256", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_ptr_nonnull(c->mb);
+    ck_assert_str_eq(c->mb->container, "26.08"); /* default: the newest container with the row */
+    ck_assert_int_eq(c->tp, 1);
+    ck_assert_int_eq(c->pp, 2);
+    ck_assert_int_eq(c->gbs, 4096);
+    ck_assert_int_eq(c->gpus_per_node, 4);
+    ck_assert_int_eq(c->nodes, 64);
+    ck_assert_int_eq(np_mbridge_segment(c), 16); /* largest divisor of 64 nodes <= 18 (executors.py:168-177) */
+    ck_assert_int_eq(np_mbridge_numa_divisor(c->gpu_type), 2);
+    ck_assert_ptr_null(np_mbridge_perf_cpus(c));
+    char **argv = np_mbridge_perf_argv(c);
+    ck_assert_ptr_nonnull(argv);
+    ck_assert_str_eq(argv[0], "python");
+    ck_assert_msg(strstr(argv[1], "/src/Megatron-Bridge-51885cf132b2814188b6855c25a8588254274c2a/scripts/performance/"
+                                  "bootstrap.py"), "%s", argv[1]);
+    ck_assert_str_eq(arg_after(argv, "-ms"), "50");
+    ck_assert_str_eq(arg_after(argv, "-mr"), "deepseek_v3");
+    ck_assert_str_eq(arg_after(argv, "-c"), "fp8_mx");
+    ck_assert(has_arg(argv, "--offline"));
+    ck_assert(!has_arg(argv, "train.manual_gc=true")); /* v0.6.0 run_script.py:63-64 sets it itself */
+    np_strv_free(argv);
+    ck_assert_str_eq(var(c, "HF_HUB_OFFLINE"), "1");
+    ck_assert_str_eq(var(c, "TRANSFORMERS_OFFLINE"), "1");
+    ck_assert_ptr_null(var(c, "TORCH_NCCL_AVOID_RECORD_STREAMS")); /* the recipe's, set by bootstrap.py:43-50 */
+    ck_assert_ptr_null(var(c, "NCCL_NET_GDR_LEVEL"));              /* GB200 only */
+    char *pp = np_mbridge_pythonpath(c);
+    ck_assert_msg(strstr(pp, "/scripts/performance:") && strstr(pp, "51885cf132b2814188b6855c25a8588254274c2a/src"),
+                  "%s", pp);
+    free(pp);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_v6_gb200_gdr)
+{
+    const char *env[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(var(c, "NCCL_NET_GDR_LEVEL"), "PHB"); /* executors.py:151-153 */
+    ck_assert_str_eq(var(c, "NCCL_NET_GDR_C2C"), "1");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_v5_env_plugin)
+{
+    /* 26.06 Llama 3.1 405B FP8-CS GB300 256 (PP 8): run_script.py, PERF_ENV_VARS + PerfEnvPlugin */
+    const char *env[] = {"RECIPE=llama31_405b", "DTYPE=FP8", "GPU_TYPE=gb300", "CONTAINER=26.06", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_int_eq(c->gpus, 256);
+    ck_assert_int_eq(c->pp, 8);
+    char **argv = np_mbridge_perf_argv(c);
+    ck_assert_msg(strstr(argv[1], "fcbb6031103d0ca845c1a54d4fee55ecfcca17b6/scripts/performance/run_script.py"), "%s",
+                  argv[1]);
+    ck_assert_str_eq(arg_after(argv, "-cv"), "v2");
+    ck_assert(has_arg(argv, "train.manual_gc=true")); /* perf_plugins.py:194-199 */
+    ck_assert(has_arg(argv, "train.manual_gc_interval=100"));
+    np_strv_free(argv);
+    ck_assert_str_eq(var(c, "TORCH_NCCL_AVOID_RECORD_STREAMS"), "1");      /* executors.py:39-50 */
+    ck_assert_str_eq(var(c, "HF_HUB_OFFLINE"), "1");                       /* executors.py:120-122 */
+    ck_assert_str_eq(var(c, "CUDA_DEVICE_MAX_CONNECTIONS"), "32");         /* Blackwell: perf_plugins.py:263-268 */
+    ck_assert_str_eq(var(c, "NVTE_FWD_LAYERNORM_SM_MARGIN"), "16");        /* perf_plugins.py:528 */
+    ck_assert_str_eq(var(c, "NCCL_P2P_NET_CHUNKSIZE"), "2097152");         /* 405B, PP > 1: 543-549 */
+    ck_assert_str_eq(var(c, "NVTE_NORM_FWD_USE_CUDNN"), "1");              /* kept: 405B fp8_cs on GB: 332-334 */
+    char *pp = np_mbridge_pythonpath(c);
+    ck_assert_msg(strstr(pp, "/scripts/performance") && !strstr(pp, "/src:") &&
+                  strcmp(pp + strlen(pp) - 4, "/src") != 0, "%s", pp); /* setup_experiment.py:699-704 */
+    free(pp);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_v5_h100_and_b300)
+{
+    struct np_launch_plan plan;
+    char e[4096];
+    /* H100 Llama 3.1 405B: Hopper with TP > 1 and no a2a overlap: 1 connection (perf_plugins.py:269-278) */
+    const char *h[] = {"RECIPE=llama31_405b", "DTYPE=fp8_cs", "GPU_TYPE=h100", NULL};
+    ck_assert_msg(resolve(h, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_int_gt(plan.jobs[0].tp, 1);
+    ck_assert_str_eq(var(&plan.jobs[0], "CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+    ck_assert_ptr_null(var(&plan.jobs[0], "NVTE_NORM_FWD_USE_CUDNN")); /* dropped: 321-351 */
+    ck_assert_int_eq(plan.jobs[0].gpus_per_node, 8);
+    ck_assert_int_eq(np_mbridge_numa_divisor("h100"), 4);
+    ck_assert_int_eq(np_mbridge_segment(&plan.jobs[0]), 0); /* 8-GPU nodes: no --segment */
+    np_launch_plan_free(&plan);
+    /* B300 GPT-OSS: numactl -C (executors.py:143-144); B300 DeepSeek V3 v2: PCT binding off (setup_experiment.py:491-496) */
+    const char *b[] = {"RECIPE=gpt_oss_120b", "DTYPE=fp8_mx", "GPU_TYPE=b300", NULL};
+    ck_assert_msg(resolve(b, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_ptr_nonnull(np_mbridge_perf_cpus(&plan.jobs[0]));
+    ck_assert_str_eq(np_mbridge_perf_cpus(&plan.jobs[0]), " -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))");
+    char *s = NULL;
+    struct np_error err;
+    ck_assert_msg(np_script_render(&plan.jobs[0], &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_msg(strstr(s, "numactl --cpunodebind=$((SLURM_LOCALID/4)) --membind=$((SLURM_LOCALID/4)) -C "), "%s", s);
+    free(s);
+    np_launch_plan_free(&plan);
+    const char *d[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=b300", NULL};
+    ck_assert_msg(resolve(d, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->container, "26.06");
+    ck_assert_ptr_null(np_mbridge_perf_cpus(&plan.jobs[0]));
+    ck_assert_str_eq(var(&plan.jobs[0], "NVLINK_DOMAIN_SIZE"), "8"); /* HybridEP on NVL8 (perf_plugins.py:372-377) */
+    ck_assert_str_eq(var(&plan.jobs[0], "NVTE_FWD_LAYERNORM_SM_MARGIN"), "20");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_profile_checkpoint_steps)
+{
+    const char *env[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08",
+                         "ENABLE_PROFILE=true", "DISABLE_PERFRUN=true", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    char **argv = np_mbridge_command(&plan.jobs[0]);
+    ck_assert(has_arg(argv, "profiling.use_nsys_profiler=true")); /* NsysPlugin, perf_plugins.py:77-85 */
+    ck_assert(has_arg(argv, "profiling.profile_ranks=[0]"));
+    np_strv_free(argv);
+    np_launch_plan_free(&plan);
+    const char *ck[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08",
+                        "ENABLE_CHECKPOINT=true", "MAX_STEPS=20", "GPUS_PER_NODE=8", "JOB_TOTAL_GPUS=8", NULL};
+    enum np_status st = resolve(ck, &plan, e, sizeof e);
+    if (st == NP_OK) {
+        argv = np_mbridge_perf_argv(&plan.jobs[0]);
+        ck_assert_str_eq(arg_after(argv, "-ms"), "20");
+        ck_assert_str_eq(arg_after(argv, "-gn"), "8");
+        ck_assert_str_eq(arg_after(argv, "--save_interval"), "20"); /* run_script.py:308-326 */
+        ck_assert_ptr_nonnull(arg_after(argv, "--save_dir"));
+        np_strv_free(argv);
+    } else {
+        ck_assert_msg(strstr(e, "JOB_TOTAL_GPUS=8"), "%s", e); /* no 8-GPU row: refused naming the variable */
+    }
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    struct np_launch_plan plan;
+    char e[4096];
+    const char *nv[] = {"RECIPE=deepseek_v3", "DTYPE=nvfp4", "GPU_TYPE=gb300", "CONTAINER=26.08", NULL};
+    ck_assert_int_eq(resolve(nv, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "DTYPE=nvfp4") && strstr(e, "allowed: fp8_mx"), "%s", e);
+    np_launch_plan_free(&plan);
+    const char *ct[] = {"RECIPE=deepseek_v3", "CONTAINER=25.11", NULL};
+    ck_assert_int_eq(resolve(ct, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "CONTAINER=25.11") && strstr(e, "26.08, 26.06"), "%s", e);
+    np_launch_plan_free(&plan);
+    const char *g[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb300", "JOB_TOTAL_GPUS=100", NULL};
+    ck_assert_int_eq(resolve(g, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "JOB_TOTAL_GPUS=100") && strstr(e, "256"), "%s", e);
+    np_launch_plan_free(&plan);
+    const char *r[] = {"RECIPE=nosuch", "CONTAINER=26.08", NULL};
+    ck_assert_int_eq(resolve(r, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "RECIPE=nosuch") && strstr(e, "deepseek_v3"), "%s", e);
+    np_launch_plan_free(&plan);
+    /* NeMo's names keep their meaning: RECIPE=llama3 without CONTAINER is NeMo's recipe */
+    const char *nemo[] = {"RECIPE=llama3", "MODEL_SIZE=70b", "DTYPE=fp8", NULL};
+    enum np_status st = resolve(nemo, &plan, e, sizeof e);
+    ck_assert_msg(st != NP_OK || !plan.jobs[0].mb, "%s", e);
+    np_launch_plan_free(&plan);
+    /* with CONTAINER, RECIPE=llama3 MODEL_SIZE=70b names Megatron-Bridge's llama3_70b */
+    const char *mb[] = {"RECIPE=llama3", "MODEL_SIZE=70b", "CONTAINER=26.06", "TASK=sft", "GPU_TYPE=h100", NULL};
+    ck_assert_msg(resolve(mb, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->recipe, "llama3_70b");
+    ck_assert_str_eq(plan.jobs[0].mb->task, "sft");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+int main(void)
+{
+    if (!mkdtemp(stage))
+        return EXIT_FAILURE;
+    Suite *s = suite_create("mbperf");
+    TCase *tc = tcase_create("rows");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_v6_row_command_and_env);
+    tcase_add_test(tc, test_v6_gb200_gdr);
+    tcase_add_test(tc, test_v5_env_plugin);
+    tcase_add_test(tc, test_v5_h100_and_b300);
+    tcase_add_test(tc, test_profile_checkpoint_steps);
+    tcase_add_test(tc, test_refusals);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    rmdir(stage);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}

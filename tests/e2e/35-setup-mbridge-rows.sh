@@ -1,0 +1,91 @@
+#!/bin/sh
+# 35-setup-mbridge-rows.sh - RECIPE=deepseek_v3 ./setup (CONTAINER/DTYPE/GPU_TYPE as for launch) stages the container
+# image of the row's version and the Megatron-Bridge checkout at the release commit (26.08: v0.6.0 51885cf,
+# 26.06: v0.5.0 fcbb603), through the pinned-archive code DFM uses, over real HTTP with real libcurl.
+# Stand-in: tests/hfserver.py --archives plays GitHub's codeload on loopback (no internet here), serving tarballs
+# written with GitHub's layout (one top folder <name>-<commit>); the image step is checked in --dry-run only (no
+# enroot here).  Then launch finds what setup staged (no "not staged" for the checkout).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+setup=$bindir/nemoperf-setup
+launch=$bindir/nemoperf-launch
+[ -x "$setup" ] && [ -x "$launch" ] || { echo "FAIL: tools not built (run make)"; exit 1; }
+unset RECIPE MODEL MODEL_SIZE TASK HF_TOKEN RUN_CONF_IMAGE HF_ENDPOINT CONTAINER DTYPE GPU_TYPE JOB_TOTAL_GPUS WORKLOAD
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-mb.XXXXXX") || exit 1
+srv_pid=
+cleanup() {
+    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+V6=51885cf132b2814188b6855c25a8588254274c2a
+V5=fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
+for sha in $V6 $V5; do
+    python3 - "$tmp/arch" "$sha" <<'PY'
+import io, os, sys, tarfile
+out, sha = sys.argv[1], sys.argv[2]
+d = os.path.join(out, "NVIDIA-NeMo", "Megatron-Bridge")
+os.makedirs(d, exist_ok=True)
+with tarfile.open(os.path.join(d, sha + ".tar.gz"), "w:gz") as t:
+    for path in ("scripts/performance/bootstrap.py", "scripts/performance/run_script.py", "src/megatron/bridge/__init__.py"):
+        body = ("# stand-in of %s at %s\n" % (path, sha)).encode()
+        ti = tarfile.TarInfo("Megatron-Bridge-%s/%s" % (sha, path))
+        ti.size = len(body)
+        t.addfile(ti, io.BytesIO(body))
+PY
+done
+python3 "$root/tests/hfserver.py" --archives "$tmp/arch" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
+srv_pid=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(head -1 "$tmp/port")
+case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
+EP=http://127.0.0.1:$port
+S=$tmp/stage
+mkdir -p "$S"
+run() { env STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$@"; }
+
+# dry run: the image of 26.08 and the v0.6.0 archive, nothing created
+run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$setup" --skip-hf --dry-run >"$tmp/dry" 2>"$tmp/dry.err" || fail "dry run: $(cat "$tmp/dry.err")"
+grep -q "nemo:26.08" "$tmp/dry" && grep -q "^GET $EP/NVIDIA-NeMo/Megatron-Bridge/tar.gz/$V6 -> " "$tmp/dry" &&
+    grep -q "CONTAINER not set: staging 26.08" "$tmp/dry.err" && [ ! -e "$S/src" ] &&
+    ok "--dry-run: the nemo:26.08 image and Megatron-Bridge v0.6.0's archive, CONTAINER's default said, nothing created" ||
+    fail "dry run: $(cat "$tmp/dry" "$tmp/dry.err")"
+# the checkout at the release commit; launch then finds it
+run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$setup" --skip-hf --skip-image >"$tmp/o1" 2>"$tmp/e1" || fail "setup: $(cat "$tmp/e1")"
+[ -f "$S/src/Megatron-Bridge-$V6/scripts/performance/bootstrap.py" ] && [ -f "$S/src/Megatron-Bridge-$V6/.nemoperf-commit" ] &&
+    ok "RECIPE=deepseek_v3 ./setup stages Megatron-Bridge at v0.6.0 ($V6)" || fail "checkout: $(cat "$tmp/o1" "$tmp/e1")"
+run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$launch" --dry-run >/dev/null 2>"$tmp/l1"
+grep -q "not staged yet: NVIDIA-NeMo/Megatron-Bridge" "$tmp/l1" && fail "launch does not see the checkout: $(cat "$tmp/l1")" ||
+    ok "launch finds the staged checkout"
+# CONTAINER=26.06: the v0.5.0 checkout; TASK=sft of the 26.06 Llama 3 70B rows too
+run RECIPE=llama3_70b TASK=sft CONTAINER=26.06 GPU_TYPE=h100 "$setup" --skip-hf --skip-image >"$tmp/o2" 2>"$tmp/e2" &&
+    [ -f "$S/src/Megatron-Bridge-$V5/scripts/performance/run_script.py" ] &&
+    ok "TASK=sft CONTAINER=26.06 RECIPE=llama3_70b stages Megatron-Bridge at v0.5.0" || fail "26.06: $(cat "$tmp/o2" "$tmp/e2")"
+# idempotent: no request the second time
+: >"$tmp/requests.log"
+run RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 DTYPE=MXFP8 "$setup" --skip-hf --skip-image >"$tmp/o3" 2>"$tmp/e3" &&
+    grep -q "already staged" "$tmp/o3" && [ ! -s "$tmp/requests.log" ] && ok "a second run keeps the checkout, no request" ||
+    fail "second run: $(cat "$tmp/o3" "$tmp/e3")"
+# refusals name the variable and list what exists; nothing created
+for bad in "DTYPE=nvfp4:fp8_mx" "CONTAINER=25.11:26.08, 26.06" "GPU_TYPE=h200:gb300"; do
+    kv=${bad%%:*} want=${bad#*:}
+    mkdir -p "$tmp/none"
+    run RECIPE=deepseek_v3 GPU_TYPE=gb300 "$kv" STAGE_PATH="$tmp/none" "$setup" --skip-hf --skip-image >/dev/null 2>"$tmp/e4"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "${kv}.*allowed: .*$want" "$tmp/e4" && [ -z "$(ls -A "$tmp/none")" ] && ok "$kv: exit 2: $(cut -c1-140 "$tmp/e4")" ||
+        fail "$kv: rc=$rc $(cat "$tmp/e4")"
+done
+# NeMo's recipe names keep theirs
+run RECIPE=nosuch "$setup" --dry-run >/dev/null 2>"$tmp/e5"
+grep -q "RECIPE: 'nosuch' is not a known recipe" "$tmp/e5" && ok "an unknown RECIPE still gets the NeMo recipes' message" || fail "$(cat "$tmp/e5")"
+
+[ "$fails" -eq 0 ] && echo "35-setup-mbridge-rows: all ok" || { echo "35-setup-mbridge-rows: $fails failure(s)"; exit 1; }

@@ -1,0 +1,207 @@
+#!/bin/sh
+# 63-mbridge-launch.sh - Megatron-Bridge performance rows launched: the dry-run script runs the release's rank
+# command, and a synthetic sweep of three rows runs on the local Slurm cluster and parses back as those rows.
+# Stand-ins (no GPU, no NeMo container, no Megatron-Bridge Python stack here): (1) the staged image is an empty
+# placeholder and the checkout holds NVIDIA's real scripts/performance/argument_parser.py of the release (pinned
+# gzip copies in tests/data/contract/, nemo_run.config stubbed: its one import) beside a stand-in entry point
+# (bootstrap.py / run_script.py) that parses its argv with that parser, as the real one does first, and writes
+# what it got; (2) srun and numactl are shell stand-ins that run the step's tasks locally (srun: pyxis flags
+# dropped, SLURM_LOCALID/PROCID set; numactl: records its binding, then runs the command); (3) for the sweep,
+# nemoperf-synth writes Megatron-Bridge's log lines on every real srun task of the cluster.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+launch=$bindir/nemoperf-launch
+parse=$bindir/nemoperf-parse
+cluster=$root/tests/slurm/cluster
+T=63-mbridge-launch
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+
+[ -x "$launch" ] && [ -x "$parse" ] && [ -x "$bindir/nemoperf-synth" ] || die "tools not built (make)"
+for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    [ "$v" = SLURM_CONF ] || unset "$v"
+done
+unset RECIPE MODEL MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
+    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE WORKLOAD CONTAINER TASK
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-mbl.XXXXXX") || die "mktemp"
+cleanup() {
+    [ -f "$W/jobs" ] && cut -f2 "$W/jobs" | while read -r id; do scancel "$id" 2>/dev/null; done
+    rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+S="$W/stage"
+: >"$W/jobs"
+mkdir -p "$S" "$W/fake" "$W/out" || die mkdir
+
+# ---- 1. the dry-run script runs the release's rank command ----
+# stage <container> <release> <commit>: the image placeholder and the checkout stand-in
+stage() {
+    echo stand-in >"$S/nvidia+nemo+$1.sqsh"
+    d=$S/src/Megatron-Bridge-$3/scripts/performance
+    mkdir -p "$d/nemo_run" "$S/src/Megatron-Bridge-$3/src" || die mkdir
+    gzip -dc "$root/tests/data/contract/mbridge-$2-argument_parser.py.gz" >"$d/argument_parser.py" || die "no pinned parser"
+    : >"$d/nemo_run/__init__.py"
+    printf 'def get_nemorun_home():\n    return "/nonexistent/nemo_run"\n' >"$d/nemo_run/config.py"
+    for entry in bootstrap.py run_script.py; do
+        cat >"$d/$entry" <<'PY'
+# stand-in entry point: parse argv with the release's own argument parser, as the real one does first
+import json, os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import argument_parser
+args, unknown = argument_parser.parse_cli_args().parse_known_args()
+keep = (str, int, float, bool, type(None))
+env = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_P2P_NET_CHUNKSIZE",
+       "PYTHONPATH", "NVTE_USE_FAST_MATH", "TORCH_NCCL_AVOID_RECORD_STREAMS")
+with open(os.path.join(os.environ["NP_FAKE_OUT"], "rank%s.json" % os.environ["SLURM_PROCID"]), "w") as f:
+    json.dump({"entry": os.path.basename(__file__), "file": os.path.abspath(__file__),
+               "args": {k: v for k, v in vars(args).items() if isinstance(v, keep)}, "unknown": unknown,
+               "env": {k: os.environ.get(k) for k in env}}, f)
+PY
+    done
+}
+stage 26.08 v0.6.0 51885cf132b2814188b6855c25a8588254274c2a
+stage 26.06 v0.5.0 fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
+cat >"$W/fake/srun" <<'SH'
+#!/bin/sh
+# stand-in for srun + pyxis: the step's command as NP_FAKE_TASKS local tasks
+while [ $# -gt 0 ]; do
+    case $1 in
+    --output | --container-image | --container-mounts | --container-workdir) shift 2 ;;
+    --*) shift ;;
+    *) break ;;
+    esac
+done
+i=0 rc=0
+while [ $i -lt "${NP_FAKE_TASKS:-2}" ]; do
+    SLURM_LOCALID=$i SLURM_PROCID=$i SLURM_NTASKS=${NP_FAKE_TASKS:-2} "$@" || rc=$?
+    i=$((i + 1))
+done
+exit $rc
+SH
+cat >"$W/fake/numactl" <<'SH'
+#!/bin/sh
+# stand-in for numactl: record the binding, run the command
+opts=
+while [ $# -gt 0 ]; do
+    case $1 in
+    -C) opts="$opts $1 $2"; shift 2 ;;
+    -*) opts="$opts $1"; shift ;;
+    *) break ;;
+    esac
+done
+echo "numactl$opts" >"$NP_FAKE_OUT/numactl.$SLURM_LOCALID"
+exec "$@"
+SH
+printf '#!/bin/sh\nexec python3 "$@"\n' >"$W/fake/python"
+chmod +x "$W/fake/srun" "$W/fake/numactl" "$W/fake/python"
+
+# run_dry <name> VAR=... : render with --dry-run, run the script with the stand-ins; the ranks' records in $W/out/<name>
+run_dry() {
+    name=$1
+    shift
+    env "$@" STAGE_PATH="$S" "$launch" --dry-run >"$W/$name.sh" 2>"$W/$name.err" || { fail "$name: dry-run: $(cat "$W/$name.err")"; return 1; }
+    grep -q 'not staged' "$W/$name.err" && fail "$name: staged files reported missing: $(cat "$W/$name.err")"
+    dir=$(sed -n "s/^cd -- '\(.*\)' || exit 1$/\1/p" "$W/$name.sh")
+    mkdir -p "$dir" "$W/out/$name" || return 1
+    NP_FAKE_OUT=$W/out/$name PATH="$W/fake:$PATH" bash "$W/$name.sh" >"$W/$name.run" 2>&1 || { fail "$name: the script failed: $(tail -5 "$W/$name.run")"; return 1; }
+}
+check() { # check <name> <python assertions over r0 (rank 0 record), r1, n0, n1 (numactl lines)>
+    python3 - "$W/out/$1" "$2" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+r0, r1 = (json.load(open(os.path.join(d, "rank%d.json" % i))) for i in (0, 1))
+n0, n1 = (open(os.path.join(d, "numactl.%d" % i)).read().strip() for i in (0, 1))
+hydra = [u for u in r0["unknown"] if not ("=" in u and not u.startswith("-"))]
+assert not hydra, "arguments the release's parser does not know: %s" % hydra
+exec(sys.argv[2])
+PY
+}
+run_dry v6 RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 JOB_TOTAL_GPUS=256 &&
+    check v6 '
+a = r0["args"]
+assert r0["entry"] == "bootstrap.py" and "/Megatron-Bridge-51885cf132b2814188b6855c25a8588254274c2a/" in r0["file"], r0["file"]
+assert (a["model_family_name"], a["model_recipe_name"], a["gpu"], a["compute_dtype"]) == ("deepseek", "deepseek_v3", "gb300", "fp8_mx"), a
+assert (a["num_gpus"], a["gpus_per_node"], a["max_steps"], a["task"], a["offline"]) == (256, 4, 50, "pretrain", True), a
+assert r0["unknown"] == [], r0["unknown"]
+assert r0["env"]["HF_HUB_OFFLINE"] == "1" and r0["env"]["TORCH_NCCL_AVOID_RECORD_STREAMS"] is None, r0["env"]
+assert r0["env"]["PYTHONPATH"].split(":")[1].endswith("51885cf132b2814188b6855c25a8588254274c2a/src"), r0["env"]
+assert n0 == n1 == "numactl --cpunodebind=0 --membind=0", (n0, n1)
+' && ok "26.08 DeepSeek V3 GB300: the dry-run script runs bootstrap.py of v0.6.0; its own parser reads deepseek_v3 fp8_mx 256 GPUs, 50 steps, --offline; numactl node = local rank / 2" ||
+    fail "26.08 dry run: $(cat "$W/v6.run")"
+run_dry v5 RECIPE=llama31_405b DTYPE=FP8 GPU_TYPE=gb300 CONTAINER=26.06 MAX_STEPS=30 &&
+    check v5 '
+a = r0["args"]
+assert r0["entry"] == "run_script.py" and "fcbb6031103d0ca845c1a54d4fee55ecfcca17b6" in r0["file"], r0["file"]
+assert (a["model_recipe_name"], a["compute_dtype"], a["num_gpus"], a["max_steps"], a["config_variant"]) == ("llama31_405b", "fp8_cs", 256, 30, "v2"), a
+assert r0["unknown"] == ["train.manual_gc=true", "train.manual_gc_interval=100"], r0["unknown"]
+assert r0["env"]["CUDA_DEVICE_MAX_CONNECTIONS"] == "32" and r0["env"]["NCCL_P2P_NET_CHUNKSIZE"] == "2097152", r0["env"]
+assert r0["env"]["TORCH_NCCL_AVOID_RECORD_STREAMS"] == "1" and not r0["env"]["PYTHONPATH"].split(":")[0].endswith("/src")
+' && ok "26.06 Llama 3.1 405B GB300 (MAX_STEPS=30): run_script.py of v0.5.0, -cv v2, 30 steps, PerfEnvPlugin's environment and manual GC overrides" ||
+    fail "26.06 dry run: $(cat "$W/v5.run")"
+run_dry b300 RECIPE=gpt_oss_120b DTYPE=MXFP8 GPU_TYPE=b300 &&
+    check b300 '
+assert r0["args"]["model_recipe_name"] == "gpt_oss_120b" and r0["args"]["gpu"] == "b300"
+assert n0 == "numactl --cpunodebind=0 --membind=0 -C 0,1" and n1 == "numactl --cpunodebind=0 --membind=0 -C 16,17", (n0, n1)
+' && ok "26.06 GPT-OSS B300: numactl adds the executor's -C cores per local rank (0,1 then 16,17)" ||
+    fail "B300 dry run: $(cat "$W/b300.run")"
+# a planted unknown argument is caught by the release's own parser
+sed "s/'--offline'/'--offline' '--no_such_flag' '1'/" "$W/v6.sh" >"$W/bad.sh"
+rm -f "$W/out/v6"/rank*.json
+dir=$(sed -n "s/^cd -- '\(.*\)' || exit 1$/\1/p" "$W/bad.sh")
+NP_FAKE_OUT=$W/out/v6 PATH="$W/fake:$PATH" bash "$W/bad.sh" >/dev/null 2>&1
+check v6 'pass' 2>"$W/bad.err" && fail "a planted unknown argument passed" ||
+    ok "a planted unknown argument in the script is caught: $(tail -1 "$W/bad.err" | cut -c1-120)"
+# not staged: refused with the ./setup command to run
+env RECIPE=qwen3_235b_a22b DTYPE=fp8_mx GPU_TYPE=gb200 STAGE_PATH="$W/empty" sh -c 'mkdir -p "$STAGE_PATH"; echo stand-in >"$STAGE_PATH/nvidia+nemo+26.08.sqsh"; exec "$0"' "$launch" >/dev/null 2>"$W/ns.err" &&
+    fail "a launch without the checkout was accepted"
+grep -q 'RECIPE=qwen3_235b_a22b CONTAINER=26.08 .*setup' "$W/ns.err" && ok "without the checkout: refused, naming RECIPE=qwen3_235b_a22b CONTAINER=26.08 ./setup" ||
+    fail "not staged: $(cat "$W/ns.err")"
+
+# ---- 2. a synthetic sweep of three rows on the local cluster (published scales that fit 4 nodes x 8) ----
+"$cluster" status >/dev/null 2>&1 || "$cluster" up || die "cluster up failed"
+eval "$("$cluster" env)" || die "cluster env failed"
+mkdir -p "$S/synth" || die mkdir
+for spec in qwen3_30b_a3b:fp8_mx:gb200:8:26.08 nemotron_3_nano:fp8_mx:b300:8:26.06 qwen3_30b_a3b:fp8_cs:h100:16:26.06; do
+    IFS=: read -r r d g n c <<EOS
+$spec
+EOS
+    env RECIPE=$r DTYPE=$d GPU_TYPE=$g JOB_TOTAL_GPUS=$n CONTAINER=$c WORKLOAD=synthetic MAX_STEPS=12 STAGE_PATH="$S/synth" \
+        "$launch" >"$W/l.out" 2>"$W/l.err" || { fail "launch $spec: $(cat "$W/l.err")"; continue; }
+    line=$(grep '^job .*: ' "$W/l.out" | head -1)
+    id=${line#job }
+    id=${id%%:*}
+    [ -n "$id" ] && printf '%s\t%s\n' "$spec" "$id" >>"$W/jobs" || fail "$spec: no job line: $(cat "$W/l.out")"
+done
+# one poll for the three jobs until the queue has none of them, then each one's end state
+ids=$(cut -f2 "$W/jobs" | paste -sd, -)
+n=0
+while [ -n "$ids" ] && [ $n -lt 600 ] && [ -n "$(squeue -h -j "$ids" -o %i 2>/dev/null)" ]; do
+    sleep 0.5
+    n=$((n + 1))
+done
+while read -r spec id; do
+    st=$(scontrol -o show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    [ "$st" = COMPLETED ] || fail "job $id ($spec): ${st:-gone}"
+done <"$W/jobs"
+"$parse" --format json "$S/synth" >"$W/s.json" 2>"$W/err" || fail "parse the sweep (no options): $(cat "$W/err")"
+python3 - "$W/s.json" <<'PY' && ok "synthetic sweep (Qwen3 30B-A3B GB200 x8 26.08, Nemotron 3 Nano B300 x8 and Qwen3 30B-A3B H100 x16 26.06): Megatron-Bridge logs parsed with no options, each identified as its published row, status synthetic" || fail "sweep: $(head -c 3000 "$W/s.json")"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+got = sorted((r["recipe"], r["dtype"], r["gpu"], r["gpus"], r["container"]) for r in runs)
+assert got == [("nemotron_3_nano", "fp8_mx", "b300", 8, "26.06"), ("qwen3_30b_a3b", "fp8_cs", "h100", 16, "26.06"),
+               ("qwen3_30b_a3b", "fp8_mx", "gb200", 8, "26.08")], got
+for r in runs:
+    assert r["status"] == "synthetic", r
+    assert r["ref_tokens_per_s_per_gpu"] is not None, r          # matched to its published row
+    assert r["tokens_per_s_per_gpu"] and r["tokens_per_s_per_gpu"] > 0 and r["window"], r
+    assert r["gbs"] == (1024 if r["gpus"] == 16 else 512), r
+PY
+
+[ "$fails" -eq 0 ] && echo "$T: all ok" || { echo "$T: $fails failure(s)"; exit 1; }
