@@ -15,11 +15,13 @@
 
 #include "nemoperf/job/dfm.h"
 #include "nemoperf/job/mbridge.h"
+#include "nemoperf/job/dfm_automodel_log.h"
 #include "nemoperf/job/mbridge_log.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/model/model_flops.h"
+#include "nemoperf/parse/automodel_log.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/parse/scan.h"
 
@@ -289,7 +291,8 @@ START_TEST(test_render_h100_switches)
 }
 END_TEST
 
-/* Bad requests are refused up front, naming the variable; the AutoModel rows are not launched (no recipe). */
+/* Bad requests are refused up front, naming the variable; an AutoModel row whose model ./setup did not stage is
+ * refused naming the model. */
 START_TEST(test_refusals)
 {
     struct np_launch_plan plan;
@@ -297,7 +300,7 @@ START_TEST(test_refusals)
     const char *bad[][3] = {
         {"GPU_TYPE=gb200", "JOB_TOTAL_GPUS=64", NULL},
         {"GPU_TYPE=h100", "DTYPE=fp8", NULL},
-        {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=8", NULL},
+        {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=16", NULL},
         {"GPU_TYPE=a100", NULL, NULL},
     };
     const char *names[] = {"JOB_TOTAL_GPUS", "DTYPE", "JOB_TOTAL_GPUS", "GPU_TYPE"};
@@ -309,7 +312,7 @@ START_TEST(test_refusals)
     ck_assert_ptr_nonnull(strstr(why, "a100") ? why : NULL);
     const char *am[] = {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=8", NULL};
     resolve(am, &plan, NP_E_INVALID, why, sizeof why);
-    ck_assert_ptr_nonnull(strstr(why, "pins no performance recipe"));
+    ck_assert_msg(strstr(why, "Wan-AI/Wan2.1-T2V-14B-Diffusers") && strstr(why, "setup"), "%s", why);
     np_launch_plan_free(&plan);
     /* a checkout ./setup did not stage is named */
     char *d = np_mbridge_checkout_dir(stage, &wan->mbridge->repos[1]);
@@ -320,6 +323,59 @@ START_TEST(test_refusals)
     np_launch_plan_free(&plan);
     ck_assert(mkdir(d, 0755) == 0);
     free(d);
+}
+END_TEST
+
+/* The Hub model folder ./setup stages for the AutoModel rows (its model_index.json, written last). */
+static void stage_am_model(void)
+{
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/hf/Wan-AI/Wan2.1-T2V-14B-Diffusers' && echo '{}' > "
+             "'%s/hf/Wan-AI/Wan2.1-T2V-14B-Diffusers/model_index.json'", stage, stage);
+    ck_assert(system(cmd) == 0);
+}
+
+/* The AutoModel rows run DFM 9eaace1's AutoModel pre-training under torchrun, one task per node: the row's
+ * GBS/LBS/DP, MAX_STEPS through one epoch of MAX_STEPS x GBS mock samples, Automodel a5f0652 and DFM on
+ * PYTHONPATH; no numactl, no PMI, no MB profiling overrides (nsys over the run instead). */
+START_TEST(test_render_automodel)
+{
+    stage_am_model();
+    struct np_launch_plan plan;
+    const char *env[] = {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=64", "MAX_STEPS=30", NULL};
+    char *s = render(env, &plan);
+    ck_assert_int_eq(plan.jobs[0].gpus, 64);
+    ck_assert_ptr_nonnull(strstr(s, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)"));
+    ck_assert_ptr_nonnull(strstr(s, "srun --ntasks-per-node=1"));
+    ck_assert_ptr_null(strstr(s, "--mpi=pmix"));
+    ck_assert_ptr_null(strstr(s, "numactl"));
+    const char *am = strstr(s, "/src/Automodel-a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5:");
+    const char *dfm = strstr(s, "/src/DFM-9eaace14995a724c982fe53726a909be2edc93cb:");
+    ck_assert(am && dfm && am < dfm);
+    ck_assert_ptr_null(strstr(s, "/src/Megatron-LM-"));
+    ck_assert_ptr_nonnull(strstr(s, "'torchrun' \\\n    '--nproc-per-node=8' \\\n    '--nnodes=8' \\\n    "
+                                    "'--rdzv_backend=c10d' \\\n    --rdzv_endpoint=\"$MASTER_ADDR\"':29500'"));
+    ck_assert_ptr_nonnull(strstr(s, "/examples/automodel/pretrain/pretrain.py' \\\n    '-c' '"));
+    ck_assert_ptr_nonnull(strstr(s, "/code/automodel_wan2_1_t2v_14b_pretrain_mock.yaml'"));
+    ck_assert_ptr_nonnull(strstr(s, "/hf/Wan-AI/Wan2.1-T2V-14B-Diffusers'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--step_scheduler.global_batch_size=64'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--step_scheduler.local_batch_size=1'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--fsdp.dp_size=64'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--step_scheduler.num_epochs=1'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--data.dataloader.length=1920'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--checkpoint.enabled=false'"));
+    ck_assert_ptr_null(strstr(s, "profiling."));
+    free(s);
+    np_launch_plan_free(&plan);
+    const char *env2[] = {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=8", "ENABLE_PROFILE=true", NULL};
+    s = render(env2, &plan);
+    ck_assert_ptr_nonnull(strstr(s, "'--nnodes=1'"));
+    ck_assert_ptr_nonnull(strstr(s, "'--step_scheduler.global_batch_size=8'"));
+    ck_assert_ptr_nonnull(strstr(s, "exec nsys profile -s none -t nvtx,cuda --force-overwrite=true -o"));
+    ck_assert_ptr_null(strstr(s, "cudaProfilerApi"));
+    ck_assert_ptr_null(strstr(s, "profiling."));
+    free(s);
+    np_launch_plan_free(&plan);
 }
 END_TEST
 
@@ -345,9 +401,26 @@ START_TEST(test_print_config_sources)
     ck_assert_ptr_nonnull(
         strstr(json_string_value(json_object_get(json_object_get(mb, "train.train_iters"), "source")), "10000"));
     json_t *repos = json_object_get(mb, "repos");
-    ck_assert_int_eq(json_array_size(repos), 3);
+    ck_assert_int_eq(json_array_size(repos), 4);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(repos, 2), "commit")),
                      "2d398b42fd4237fffb553109563d73ac099751c3");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(repos, 3), "commit")),
+                     "a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5"); /* DFM 9eaace1's 3rdparty/Automodel */
+    json_decref(j);
+    np_launch_plan_free(&plan);
+    /* an AutoModel row: no perf recipe, said so; its batch sizes and DP with the published row as source */
+    stage_am_model();
+    const char *am[] = {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=8", NULL};
+    c = resolve(am, &plan, NP_OK, NULL, 0);
+    j = np_mbridge_json(c);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "perf_recipe")), "pins no performance recipe"));
+    ck_assert_str_eq(json_string_value(json_object_get(j, "backend")), "automodel");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "fsdp.dp_size"), "value")), 8);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_object_get(j, "fsdp.dp_size"), "source")),
+                                 "performance-summary.md:78"));
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "data.dataloader.length"), "value")), 400);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "launcher")), "torchrun"));
     json_decref(j);
     np_launch_plan_free(&plan);
 }
@@ -388,6 +461,53 @@ START_TEST(test_log_lines_read_back)
 }
 END_TEST
 
+/* DFM's AutoModel loop (job/dfm_automodel_log.c) read back by parse/automodel_log.c: tqdm's states on one
+ * '\r'-redrawn line, each a step (GBS = DP x LBS), its time tqdm's s/it (or 1 / it/s), the postfix's loss;
+ * with GA 2 (GBS 16 over DP 8) only every second batch ends a step, twice tqdm's time. */
+START_TEST(test_automodel_log_read_back)
+{
+    for (int ga = 1; ga <= 2; ga++) {
+        struct np_buf b;
+        np_buf_init(&b);
+        np_dfm_am_log_setup(&b, 1700000000, 8 * ga, 1, 1, 8);
+        struct np_dfm_am_bar bar = {.epoch = 1, .nepochs = 1, .n = 0, .total = 6 * ga};
+        np_dfm_am_log_bar(&b, &bar);
+        for (long k = 1; k <= 6 * ga; k++) {
+            bar.n = k;
+            bar.step_s = k < 3 ? 0.25 : 35.32; /* "4.00it/s", then "35.32s/it" */
+            bar.elapsed_s += bar.step_s;
+            bar.postfix = k >= 2 ? "loss=0.1234, avg=0.1300, lr=5.00e-05, gn=1.23" : NULL;
+            np_dfm_am_log_bar(&b, &bar);
+        }
+        np_buf_append(&b, "\n");
+        char *text = np_buf_steal(&b);
+        ck_assert_ptr_nonnull(strstr(text, "| 0/"));
+        ck_assert_ptr_nonnull(strstr(text, ga == 1 ? "\rEpoch 1/1:  17%|\xe2\x96\x88\xe2\x96\x8b        "
+                                                     "| 1/6 [00:00<00:01,  4.00it/s]"
+                                                   : "| 1/12 [00:00<00:02,  4.00it/s]"));
+        ck_assert_ptr_nonnull(strstr(text, ga == 1 ? "| 6/6 [02:21<00:00, 35.32s/it, loss=0.1234, avg=0.1300, "
+                                                     "lr=5.00e-05, gn=1.23]\n"
+                                                   : "| 12/12 [05:53<00:00, 35.32s/it, loss=0.1234,"));
+        struct np_scan_result res;
+        struct np_amlog_summary sum;
+        struct np_error err;
+        ck_assert_msg(np_amlog_buffers(text, strlen(text), NULL, 0, &res, &sum, &err) == NP_OK, "%s", err.text);
+        ck_assert(sum.seen);
+        ck_assert_int_eq(sum.gbs, 8 * ga);
+        ck_assert_int_eq(sum.dp, 8);
+        ck_assert_uint_eq(res.nsteps, 6);
+        ck_assert_int_eq(res.steps[5].iteration, 5);
+        ck_assert_int_eq(res.steps[5].total, 5);
+        ck_assert_int_eq(res.steps[5].gen, NP_GEN_DFMAM);
+        ck_assert_double_eq_tol(res.steps[5].step_time_s, 35.32 * ga, 1e-9);
+        ck_assert_double_eq_tol(res.steps[0].step_time_s, 0.25 * ga, 1e-9); /* batch 2 at 4 it/s */
+        ck_assert_double_eq_tol(res.steps[5].loss, 0.1234, 1e-12);
+        np_scan_result_free(&res);
+        free(text);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dfm");
@@ -399,6 +519,8 @@ int main(void)
     tcase_add_test(tc, test_render_gb200);
     tcase_add_test(tc, test_render_h100_switches);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_render_automodel);
+    tcase_add_test(tc, test_automodel_log_read_back);
     tcase_add_test(tc, test_print_config_sources);
     tcase_add_test(tc, test_log_lines_read_back);
     suite_add_tcase(s, tc);

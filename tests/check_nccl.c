@@ -331,7 +331,7 @@ END_TEST
 START_TEST(test_stragglers)
 {
     size_t len;
-    char *mg = read_all("tests/data/straggler/megatron-readme/input.log", &len);
+    char *mg = np_test_read_all("tests/data/straggler/megatron-readme/input.log", &len);
     for (size_t chunk = 1; chunk <= 98; chunk++) {
         struct np_nccl *n = read_chunks(mg, len, chunk == 98 ? len : chunk);
         const struct np_straggler *g = np_nccl_stragglers(n);
@@ -355,7 +355,7 @@ START_TEST(test_stragglers)
         np_nccl_free(n);
     }
     free(mg);
-    char *nv = read_all("tests/data/straggler/nemo-callback/input.log", &len);
+    char *nv = np_test_read_all("tests/data/straggler/nemo-callback/input.log", &len);
     /* the same report with NCCL collective lines of 2 ranks between its blocks (a real log interleaves) */
     const char *coll = "h:1:2 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x2 count 4 datatype 7 op 0 "
                        "root 0 comm 0x3 [nranks=2] stream 0x4\n";
@@ -401,13 +401,13 @@ END_TEST
 START_TEST(test_pid_ranks)
 {
     size_t len;
-    char *a = read_all(DATA "nccl-srun-label-3node/input.log", &len);
+    char *a = np_test_read_all(DATA "nccl-srun-label-3node/input.log", &len);
     struct np_nccl *n = read_chunks(a, len, 7);
     ck_assert_int_eq(np_nccl_pid_rank(n, 227602), 0);
     ck_assert_int_eq(np_nccl_pid_rank(n, 227667), -1); /* a thread id, not a process */
     np_nccl_free(n);
     free(a);
-    a = read_all(DATA "nccl-2.4-tf-init-1node/input.log", &len);
+    a = np_test_read_all(DATA "nccl-2.4-tf-init-1node/input.log", &len);
     n = read_chunks(a, len, len);
     ck_assert_int_eq(np_nccl_pid_rank(n, 11907), -2);
     np_nccl_free(n);

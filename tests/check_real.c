@@ -54,7 +54,8 @@ static void real_row(char **c)
     char path[512];
     struct np_scan_result all, tail, lean;
     struct np_error err;
-    struct np_scan_opts ao = {1, 10, 0, 0, 0, 0}, to = {0, 10, 0, 0, 10, 0}, lo = {0, 10, 0, 0, 10, 1};
+    struct np_scan_opts ao = {.all_steps = 1, .window = 10}, to = {.window = 10, .keep = 10},
+                        lo = {.window = 10, .keep = 10, .lean = 1};
     snprintf(path, sizeof path, REAL "%s", file);
     ck_assert_msg(np_scan_file(path, &ao, &all, &err) == NP_OK, "%s: %s", file, err.text);
     ck_assert_msg(np_scan_file(path, &to, &tail, &err) == NP_OK, "%s: %s", file, err.text);

@@ -23,7 +23,8 @@ line on stdout):
                                             needed, unless the name contains "gated" (then the model
                                             rules: 401 without/with a wrong token, 403 for "denied")
   --files DIR       a repo's files are first looked up as DIR/<org>/<name>/<file> (real JSON,
-                    remote code, weight shards written by a test), then the built-in bodies above
+                    remote code, weight shards written by a test; <file> may have folders, and the
+                    model description's "siblings" list every file there), then the built-in bodies above
   --public REPO     (repeatable) REPO answers without a token, as a non-gated repo on the Hub
                     (a wrong token is still refused, as the Hub does)
   --archives DIR    also play GitHub's codeload: GET /<owner>/<name>/tar.gz/<sha> serves the bytes of
@@ -77,6 +78,16 @@ def shard_body(repo, name):
 
 
 SHARDS = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+
+
+def tree_files(repo):
+    """Every file under --files DIR/<org>/<name>/, as relative paths (a Diffusers pipeline's subfolders)."""
+    import os
+    top = os.path.join(FILES_DIR, repo) if FILES_DIR and ".." not in repo else None
+    if not top or not os.path.isdir(top):
+        return []
+    return [os.path.relpath(os.path.join(d, f), top).replace(os.sep, "/")
+            for d, _, fs in os.walk(top) for f in fs]
 
 
 def file_body(repo, name):
@@ -199,13 +210,14 @@ class Handler(BaseHTTPRequestHandler):
                 return self._deny(code, repo, log)
             body = json.dumps({"id": repo, "modelId": repo, "gated": "manual",
                                "sha": hashlib.sha1(repo.encode()).hexdigest(),
-                               "siblings": [{"rfilename": n} for n in
-                                            ("config.json", "tokenizer.json", "tokenizer_config.json",
-                                             "special_tokens_map.json", "generation_config.json")
-                                            if file_body(repo, n) is not None]}).encode()
+                               "siblings": [{"rfilename": n} for n in sorted(set(
+                                            [n for n in ("config.json", "tokenizer.json", "tokenizer_config.json",
+                                                         "special_tokens_map.json", "generation_config.json")
+                                             if file_body(repo, n) is not None] + tree_files(repo)))]}).encode()
             return self._send(200, body, log=log)
 
-        m = re.fullmatch(r"/" + REPO_RE + r"/resolve/([A-Za-z0-9._-]+)/([A-Za-z0-9._-]+)", path)
+        m = re.fullmatch(r"/" + REPO_RE + r"/resolve/([A-Za-z0-9._-]+)/((?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*"
+                         r"[A-Za-z0-9._-]+)", path)
         if m:
             repo, name = m.group(1), m.group(3)
             code = self._access(repo, auth)

@@ -135,8 +135,7 @@ int np_automodel_nproc(const struct np_launch_config *c)
     return c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node;
 }
 
-/* The rendezvous word: rendered with $MASTER_ADDR expanded by the job's shell. */
-#define AUTOMODEL_RDZV_WORD "--rdzv_endpoint=$MASTER_ADDR"
+#define AUTOMODEL_RDZV_WORD NP_AUTOMODEL_RDZV_WORD
 
 char **np_automodel_command(const struct np_launch_config *c)
 {
@@ -179,9 +178,7 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
     const char *yaml = np_automodel_yaml(m, c->row);
     if (!m->automodel || !yaml || !c->row || !argv)
         return -1;
-    /* torchrun's rendezvous host: the first node of the allocation (slurm.sub l.80-94) */
-    np_buf_append(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-                     "export MASTER_ADDR\n");
+    np_automodel_master_addr(b);
     if (c->workload == NP_WORKLOAD_SYNTHETIC)
         np_buf_appendf(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for torchrun --nproc-per-node %d --nnodes %d "
                           "... benchmark.py -c examples/llm_benchmark/%s\n",
@@ -201,7 +198,21 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
         np_buf_append(b, " \\\n    --container-workdir " NP_AUTOMODEL_WORKDIR);
     }
     np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
-    /* torchrun (or the synthetic stand-in in its place): one line per word, an option with its value */
+    /* torchrun (or the synthetic stand-in in its place) */
+    np_automodel_render_argv(b, argv);
+    return b->failed ? -1 : 0;
+}
+
+void np_automodel_master_addr(struct np_buf *b)
+{
+    /* torchrun's rendezvous host: the first node of the allocation (slurm.sub l.80-94) */
+    np_buf_append(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+                     "export MASTER_ADDR\n");
+}
+
+void np_automodel_render_argv(struct np_buf *b, char *const *argv)
+{
+    /* one line per word, an option with its value; the rendezvous word with $MASTER_ADDR left to the shell */
     for (size_t i = 0; argv[i]; i++) {
         const char *w = argv[i];
         if (strncmp(w, AUTOMODEL_RDZV_WORD ":", sizeof AUTOMODEL_RDZV_WORD) == 0) {
@@ -215,5 +226,4 @@ int np_automodel_render_step(const struct np_launch_config *c, const char *log_p
             np_buf_append_shq(b, argv[++i]);
         }
     }
-    return b->failed ? -1 : 0;
 }

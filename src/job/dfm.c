@@ -66,33 +66,43 @@ char **np_dfm_argv(const struct np_launch_config *c)
     return np_strv_steal(&s); /* job/mbridge.c appends the profiling overrides */
 }
 
-char *np_dfm_conf_source(const struct np_config_row *row)
+char *np_dfm_conf_path(const char *name)
 {
-    char *dir = row && row->yaml ? np_data_path("dfm") : NULL, *p = NULL;
-    if (dir && asprintf(&p, "%s/conf/%s", dir, row->yaml) < 0)
+    char *dir = name ? np_data_path("dfm") : NULL, *p = NULL;
+    if (dir && asprintf(&p, "%s/conf/%s", dir, name) < 0)
         p = NULL;
     free(dir);
     return p;
 }
 
-enum np_status np_dfm_stage(const struct np_launch_config *c, struct np_error *err)
+char *np_dfm_conf_source(const struct np_config_row *row)
 {
-    char *src = np_dfm_conf_source(c->row);
+    return np_dfm_conf_path(row ? row->yaml : NULL);
+}
+
+enum np_status np_dfm_stage_conf(const struct np_launch_config *c, const char *name, struct np_error *err)
+{
+    char *src = np_dfm_conf_path(name);
     if (!src)
-        return np_error_set(err, NP_E_NOTFOUND, c->row && c->row->yaml ? c->row->yaml : "(none)", 0, 0,
+        return np_error_set(err, NP_E_NOTFOUND, name ? name : "(none)", 0, 0,
                             "the row's DFM config file was not found in share/nemoperf/dfm/conf (set "
                             "NEMOPERF_DATADIR or reinstall nemoperf)");
     char *code = NULL;
     enum np_status st = asprintf(&code, "%s/code", c->experiment_dir) < 0
                             ? np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory")
-                            : np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, c->row->yaml, 0644, err);
+                            : np_file_copy_atomic(src, NP_JOB_STAGED_FILE_MAX, code, name, 0644, err);
     free(code);
     free(src);
     return st;
 }
 
+enum np_status np_dfm_stage(const struct np_launch_config *c, struct np_error *err)
+{
+    return np_dfm_stage_conf(c, c->row ? c->row->yaml : NULL, err);
+}
+
 /* {"value": v, "source": s} */
-static json_t *dfm_sourced(json_t *v, const char *source)
+json_t *np_dfm_sourced(json_t *v, const char *source)
 {
     return json_pack("{s:o, s:s}", "value", v ? v : json_null(), "source", source);
 }
@@ -121,28 +131,26 @@ json_t *np_dfm_json(const struct np_launch_config *c)
         bad |= json_object_set_new(o, "kind", json_string(b->kind));
         bad |= json_object_set_new(o, "backend", json_string(np_dfm_row_automodel(r) ? "automodel" : "mcore"));
         bad |= json_object_set_new(o, "rank_command", cmd ? cmd : json_null());
-        bad |= json_object_set_new(o, "config_file", dfm_sourced(json_string(r->yaml ? r->yaml : ""), yaml_src));
-        bad |= json_object_set_new(o, "train.train_iters", dfm_sourced(json_integer(c->max_steps), iters_src));
+        bad |= json_object_set_new(o, "config_file", np_dfm_sourced(json_string(r->yaml ? r->yaml : ""), yaml_src));
+        bad |= json_object_set_new(o, "train.train_iters", np_dfm_sourced(json_integer(c->max_steps), iters_src));
         bad |= json_object_set_new(o, "checkpoint.save",
-                                   dfm_sourced(c->checkpoint ? json_string("<experiment>/checkpoints") : json_null(),
+                                   np_dfm_sourced(c->checkpoint ? json_string("<experiment>/checkpoints") : json_null(),
                                                c->checkpoint ? "ENABLE_CHECKPOINT" : "ENABLE_CHECKPOINT unset"));
-        bad |= json_object_set_new(o, "model.tensor_model_parallel_size", dfm_sourced(json_integer(c->tp), yaml_src));
-        bad |= json_object_set_new(o, "model.sequence_parallel", dfm_sourced(json_boolean(r->sp), yaml_src));
-        bad |= json_object_set_new(o, "model.pipeline_model_parallel_size", dfm_sourced(json_integer(c->pp), yaml_src));
-        bad |= json_object_set_new(o, "model.context_parallel_size", dfm_sourced(json_integer(c->cp), yaml_src));
-        bad |= json_object_set_new(o, "ddp.use_megatron_fsdp", dfm_sourced(json_boolean(r->fsdp > 0), yaml_src));
-        bad |= json_object_set_new(o, "train.global_batch_size", dfm_sourced(json_integer(c->gbs), yaml_src));
-        bad |= json_object_set_new(o, "train.micro_batch_size", dfm_sourced(json_integer(c->mbs), yaml_src));
+        bad |= json_object_set_new(o, "model.tensor_model_parallel_size",
+                                   np_dfm_sourced(json_integer(c->tp), yaml_src));
+        bad |= json_object_set_new(o, "model.sequence_parallel", np_dfm_sourced(json_boolean(r->sp), yaml_src));
+        bad |= json_object_set_new(o, "model.pipeline_model_parallel_size",
+                                   np_dfm_sourced(json_integer(c->pp), yaml_src));
+        bad |= json_object_set_new(o, "model.context_parallel_size", np_dfm_sourced(json_integer(c->cp), yaml_src));
+        bad |= json_object_set_new(o, "ddp.use_megatron_fsdp", np_dfm_sourced(json_boolean(r->fsdp > 0), yaml_src));
+        bad |= json_object_set_new(o, "train.global_batch_size", np_dfm_sourced(json_integer(c->gbs), yaml_src));
+        bad |= json_object_set_new(o, "train.micro_batch_size", np_dfm_sourced(json_integer(c->mbs), yaml_src));
         bad |= json_object_set_new(o, "data_parallel_size",
-                                   dfm_sourced(json_integer(c->dp), "derived: GPUs / (TP x PP x CP)"));
+                                   np_dfm_sourced(json_integer(c->dp), "derived: GPUs / (TP x PP x CP)"));
         char nodes[200];
         snprintf(nodes, sizeof nodes, "%d nodes x %d GPUs per node", c->nodes, c->gpus_per_node);
-        bad |= json_object_set_new(o, "nodes_x_gpus_per_node", dfm_sourced(json_string(nodes), row_src));
-        bad |= json_object_set_new(o, "container", dfm_sourced(json_string(c->recipe->image), b->source));
-        if (np_dfm_row_automodel(r) && b->am_note)
-            bad |= json_object_set_new(o, "automodel", json_pack("{s:s, s:s, s:s, s:s}", "script", b->am_script,
-                                                                 "yaml", b->am_yaml, "model", b->am_hf_model,
-                                                                 "note", b->am_note));
+        bad |= json_object_set_new(o, "nodes_x_gpus_per_node", np_dfm_sourced(json_string(nodes), row_src));
+        bad |= json_object_set_new(o, "container", np_dfm_sourced(json_string(c->recipe->image), b->source));
     }
     if (bad) {
         json_decref(o);

@@ -40,9 +40,9 @@ static int kind_per_node(const struct np_launch_config *c)
 
 static void kind_synth_mbridge(const struct np_launch_config *c, struct np_strv *s)
 {
-    (void)c; /* Megatron-Bridge's log lines (job/mbridge_log.c) */
+    /* the log lines of the row's builder: Megatron-Bridge's (job/mbridge_log.c), DFM's AutoModel loop's */
     np_strv_push(s, "--log-format");
-    np_strv_push(s, "mbridge");
+    np_strv_push(s, np_mbridge_synth_format(c));
 }
 
 /* AutoModel: GBS = LBS x DP x GA, each task stands for a node's GPUs (torchrun --nproc-per-node) */
@@ -70,8 +70,8 @@ static enum np_status kind_stage_nemo(const struct np_launch_config *c, struct n
 }
 
 static const struct np_job_kind kind_table[] = {
-    {"mbridge", kind_is_mbridge, np_mbridge_command, kind_per_gpu, np_mbridge_segment, np_mbridge_render_step,
-     NULL, kind_synth_mbridge, np_env_mbridge_vars, np_mbridge_stage},
+    {"mbridge", kind_is_mbridge, np_mbridge_command, np_mbridge_tasks_per_node, np_mbridge_segment,
+     np_mbridge_render_step, NULL, kind_synth_mbridge, np_env_mbridge_vars, np_mbridge_stage},
     {"automodel", kind_is_automodel, np_automodel_command, kind_per_node, np_nemo_segment,
      np_automodel_render_step, kind_synth_mbs_automodel, kind_synth_automodel, np_env_nemo_vars, kind_stage_nemo},
     {"nemo", kind_any, NULL, kind_per_gpu, np_nemo_segment, NULL, NULL, NULL, np_env_nemo_vars, kind_stage_nemo},

@@ -17,48 +17,76 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nemoperf/job/automodel.h"
 #include "nemoperf/job/dfm.h"
+#include "nemoperf/job/dfm_automodel.h"
 #include "nemoperf/job/mbridge_perf.h"
 
-/* One workload kind: its rank command and what else it decides. */
+/* One workload kind: its rank command and what else it decides.  A model's rows run the kind of its
+ * mbridge.kind whose backend is the row's ("automodel" rows; NULL: the others). */
 struct mbridge_kind {
-    const char *name;
+    const char *name, *backend;
     int numactl;        /* bind each task to its NUMA node as the executor does */
+    int torchrun;       /* one task per node running torchrun (argv), rendezvous on the first node */
+    const char *synth_format; /* nemoperf-synth --log-format of WORKLOAD=synthetic */
     char **(*argv)(const struct np_launch_config *c);
     json_t *(*json)(const struct np_launch_config *c);
     enum np_status (*stage)(const struct np_launch_config *c, struct np_error *err);
+    char *const *(*pythonpath)(const struct np_mbridge_spec *b); /* repo names in PYTHONPATH order */
+    /* NULL, or a file the job reads besides the checkouts (a new string; what: how to name it) */
+    char *(*staged)(const struct np_launch_config *c, char *what, size_t n);
     const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
 };
 
+static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
+
 /* DFM's perf runs were torchrun in an interactive container with only NVTE_FUSED_ATTN=1 set (DFM f8c1c09
  * examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment.  One srun task per GPU
- * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU. */
+ * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU.  DFM's AutoModel
+ * pre-training runs under torchrun, one task per node (examples/automodel/README.md:104-141). */
 static const struct mbridge_kind mbridge_kinds[] = {
-    {"dfm", 1, np_dfm_argv, np_dfm_json, np_dfm_stage, NULL},
+    {.name = "dfm", .numactl = 1, .synth_format = "mbridge", .argv = np_dfm_argv, .json = np_dfm_json,
+     .stage = np_dfm_stage, .pythonpath = mbridge_path_names},
+    {.name = "dfm", .backend = "automodel", .torchrun = 1, .synth_format = "dfm-automodel", .argv = np_dfm_am_argv,
+     .json = np_dfm_am_json, .stage = np_dfm_am_stage, .pythonpath = np_dfm_am_path_names,
+     .staged = np_dfm_am_staged},
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
-    {"perf", 1, np_mbridge_perf_argv, np_mbridge_perf_json, NULL, np_mbridge_perf_cpus},
+    {.name = "perf", .numactl = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
+     .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
 {
     const struct np_mbridge_spec *b = c->model ? c->model->mbridge : NULL;
+    const char *backend = c->row && c->row->backend && strcmp(c->row->backend, "mcore") != 0 ? c->row->backend
+                                                                                               : NULL;
     for (size_t i = 0; b && i < sizeof mbridge_kinds / sizeof mbridge_kinds[0]; i++)
-        if (strcmp(mbridge_kinds[i].name, b->kind) == 0)
+        if (strcmp(mbridge_kinds[i].name, b->kind) == 0 &&
+            (backend && mbridge_kinds[i].backend ? strcmp(backend, mbridge_kinds[i].backend) == 0
+                                                 : backend == mbridge_kinds[i].backend))
             return &mbridge_kinds[i];
     return NULL;
+}
+
+const char *np_mbridge_synth_format(const struct np_launch_config *c)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    return k ? k->synth_format : "mbridge";
 }
 
 char *np_mbridge_pythonpath(const struct np_launch_config *c)
 {
     const struct np_mbridge_spec *b = c->model->mbridge;
+    const struct mbridge_kind *k = mbridge_kind(c);
+    char *const *names = b ? (k ? k->pythonpath(b) : b->pythonpath) : NULL;
     struct np_buf out;
     np_buf_init(&out);
     np_buf_append(&out, "");
-    for (size_t i = 0; b && b->pythonpath[i]; i++) { /* "<repo name>" or "<repo name>/<folder in it>" */
-        const char *sub = strchr(b->pythonpath[i], '/');
-        size_t len = sub ? (size_t)(sub - b->pythonpath[i]) : strlen(b->pythonpath[i]);
+    for (size_t i = 0; names && names[i]; i++) { /* "<repo name>" or "<repo name>/<folder in it>" */
+        const char *sub = strchr(names[i], '/');
+        size_t len = sub ? (size_t)(sub - names[i]) : strlen(names[i]);
         for (size_t j = 0; j < b->nrepos; j++)
-            if (strlen(b->repos[j].name) == len && strncmp(b->repos[j].name, b->pythonpath[i], len) == 0) {
+            if (strlen(b->repos[j].name) == len && strncmp(b->repos[j].name, names[i], len) == 0) {
                 char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[j]);
                 if (!d)
                     out.failed = 1;
@@ -76,6 +104,12 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
         free(d);
     }
     return np_buf_steal(&out);
+}
+
+int np_mbridge_tasks_per_node(const struct np_launch_config *c)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    return c->workload == NP_WORKLOAD_NEMO && k && k->torchrun ? 1 : c->gpus_per_node;
 }
 
 int np_mbridge_numa_divisor(const char *gpu_type)
@@ -110,7 +144,7 @@ char **np_mbridge_command(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);
     char **argv = k ? k->argv(c) : NULL;
-    if (!argv || !c->profile)
+    if (!argv || !c->profile || k->torchrun) /* DFM's AutoModel loop has no profiler hook: nsys over the run */
         return argv;
     struct np_strv s = {0}; /* every kind: MB's NsysPlugin overrides after its own arguments */
     for (char **a = argv; *a; a++)
@@ -126,7 +160,9 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     if (!c->model->mbridge || !argv)
         return -1;
     const struct mbridge_kind *k = mbridge_kind(c);
-    int nemo = c->workload == NP_WORKLOAD_NEMO;
+    int nemo = c->workload == NP_WORKLOAD_NEMO, torchrun = nemo && k && k->torchrun;
+    if (torchrun)
+        np_automodel_master_addr(b);
     if (nemo) { /* the checkouts and pip folder ./setup staged, ahead of the image's own path */
         char *pp = np_mbridge_pythonpath(c);
         if (!pp)
@@ -138,12 +174,14 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     } else {
         np_buf_append(b, "# WORKLOAD=synthetic: nemoperf-synth stands in for the rank command on every task\n");
     }
-    np_buf_appendf(b, "srun --ntasks-per-node=%d", c->gpus_per_node);
+    np_buf_appendf(b, "srun --ntasks-per-node=%d", np_mbridge_tasks_per_node(c));
     np_buf_append(b, " \\\n    --output ");
     np_buf_append_shq(b, log_prefix);
     np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
     if (nemo) {
-        np_buf_append(b, " \\\n    --mpi=pmix --no-container-mount-home --container-writable");
+        /* torchrun starts its own workers: no PMI for them */
+        np_buf_append(b, torchrun ? " \\\n    --no-container-mount-home --container-writable"
+                                  : " \\\n    --mpi=pmix --no-container-mount-home --container-writable");
         np_buf_append(b, " \\\n    --container-image ");
         np_buf_append_shq(b, c->image);
         np_buf_append(b, " \\\n    --container-mounts ");
@@ -170,18 +208,14 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     }
     /* NeMo-Run's nsys prefix (nemo_run/core/execution/launcher.py): MB's profiler starts and stops the
      * capture through cudaProfilerApi at profiling.profile_step_start/end */
-    if (nemo && c->profile)
+    if (torchrun && c->profile)
+        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true "
+                         "-o \"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" ");
+    else if (nemo && c->profile)
         np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi "
                          "--capture-range-end=stop -o \"$NEMOPERF_PROFILE_DIR\"/profile_rank\"$SLURM_PROCID\" ");
     np_buf_append(b, "\"$@\"' mbridge");
-    for (size_t i = 0; argv[i]; i++) {
-        np_buf_append(b, " \\\n    ");
-        np_buf_append_shq(b, argv[i]);
-        if (argv[i][0] == '-' && !strchr(argv[i], '=') && argv[i + 1] && argv[i + 1][0] != '-') {
-            np_buf_append(b, " ");
-            np_buf_append_shq(b, argv[++i]);
-        }
-    }
+    np_automodel_render_argv(b, argv);
     return b->failed ? -1 : 0;
 }
 
@@ -201,6 +235,16 @@ enum np_status np_mbridge_check_staged(const struct np_launch_config *c, np_mbri
         return NP_OK;
     enum np_status st = NP_OK;
     struct stat sb;
+    const struct mbridge_kind *k = mbridge_kind(c);
+    if (k && k->staged) { /* what the kind reads besides the checkouts (DFM AutoModel: the Hub model) */
+        char what[1200];
+        char *p = k->staged(c, what, sizeof what);
+        if (!p)
+            return NP_E_NOMEM;
+        if (stat(p, &sb) != 0)
+            st = missing(ctx, what);
+        free(p);
+    }
     for (size_t i = 0; st == NP_OK && i <= b->nrepos; i++) {
         char *d = i < b->nrepos ? np_mbridge_checkout_dir(c->stage_path, &b->repos[i])
                   : b->pip      ? np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size)
@@ -256,7 +300,8 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
                                            : b->env_source ? b->env_source : "the recipe"));
     if (k && k->numactl)
         bad |= json_object_set_new(o, "numactl_divisor", json_integer(np_mbridge_numa_divisor(c->gpu_type)));
-    bad |= json_object_set_new(o, "launcher",
+    if (!json_object_get(o, "launcher")) /* the kind's own, else one task per GPU */
+        bad |= json_object_set_new(o, "launcher",
                                json_string("srun, one task per GPU (rank/world from SLURM_PROCID/SLURM_NTASKS: MB "
                                            "953aabf src/megatron/bridge/utils/common_utils.py:43-92)"));
     if (bad) {

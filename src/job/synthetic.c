@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/synthetic.h"
+#include "nemoperf/job/dfm_automodel_log.h"
 #include "nemoperf/job/mbridge_log.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/error.h"
@@ -68,6 +69,7 @@ struct synth_config {
     int gpus_from_env; /* gpus came from SLURM_NTASKS, not --gpus */
     int automodel;     /* --log-format automodel */
     int mbridge;       /* --log-format mbridge */
+    int dfm_am;        /* --log-format dfm-automodel */
     long nproc;        /* GPUs each task stands for (torchrun --nproc-per-node) */
     long warmup_steps; /* AutoModel: iterations left out of the summary's average */
     double step_tflops, peak_tflops; /* model TFLOPs of one global step (AutoModel, MB), AutoModel's GPU peak */
@@ -135,8 +137,9 @@ static const struct synth_option synth_options[] = {
      "load the checkpoint DIR (the parent of weights/) at the start"},
     {"seed", required_argument, SYNTH_O_SEED, "N", SYNTH_F(seed), 0, LONG_MAX,
      "seed of the loss noise and the checkpoint data (default: 1234)"},
-    {"log-format", required_argument, SYNTH_O_LOG_FORMAT, "nemo|automodel|mbridge", SYNTH_NOFIELD, 0, 0,
-     "what the job prints: NeMo 2.0 lines, AutoModel benchmark.py's, or Megatron-Bridge's (default: nemo)"},
+    {"log-format", required_argument, SYNTH_O_LOG_FORMAT, "nemo|automodel|mbridge|dfm-automodel", SYNTH_NOFIELD,
+     0, 0, "what the job prints: NeMo 2.0 lines, AutoModel benchmark.py's, Megatron-Bridge's or DFM's AutoModel "
+     "loop (tqdm bar; default: nemo)"},
     {"nproc-per-node", required_argument, SYNTH_O_NPROC, "G", SYNTH_F(nproc), 1, 1024,
      "GPUs each task stands for (one task per node, as torchrun; default: 1)"},
     {"warmup-steps", required_argument, SYNTH_O_WARMUP, "N", SYNTH_F(warmup_steps), 0, 10000000,
@@ -184,6 +187,8 @@ struct synth_run {
     size_t prof_n;
     int profiling;
     double am_setup_s, am_warm_s, am_timed_s; /* AutoModel summary: measured seconds */
+    double dfm_elapsed_s, dfm_loss_sum;       /* DFM AutoModel: the bar's elapsed time, the epoch's losses */
+    char dfm_postfix[160];                    /* and the bar's postfix, kept between its refreshes */
 };
 
 static volatile uint64_t synth_sink; /* keeps the work observable */
@@ -697,10 +702,13 @@ static int synth_parse_args(int argc, char **argv, struct synth_config *cfg, int
         }
         case SYNTH_O_NCCLTRACE: cfg->nccltrace = 1; break;
         case SYNTH_O_LOG_FORMAT:
-            if (strcmp(optarg, "nemo") != 0 && strcmp(optarg, "automodel") != 0 && strcmp(optarg, "mbridge") != 0)
-                return synth_usage_error(quiet, "--log-format '%s': expected nemo, automodel or mbridge", optarg);
+            if (strcmp(optarg, "nemo") != 0 && strcmp(optarg, "automodel") != 0 && strcmp(optarg, "mbridge") != 0 &&
+                strcmp(optarg, "dfm-automodel") != 0)
+                return synth_usage_error(quiet, "--log-format '%s': expected nemo, automodel, mbridge or "
+                                                "dfm-automodel", optarg);
             cfg->automodel = strcmp(optarg, "automodel") == 0;
             cfg->mbridge = strcmp(optarg, "mbridge") == 0;
+            cfg->dfm_am = strcmp(optarg, "dfm-automodel") == 0;
             break;
         case SYNTH_O_STEP_TFLOPS:
         case SYNTH_O_PEAK_TFLOPS: {
@@ -1445,6 +1453,33 @@ static void synth_step_line(const struct synth_run *run, long i, double step_s)
     fflush(stdout);
 }
 
+/* ---- DFM's AutoModel loop (job/dfm_automodel_log.c) ---------------------- */
+
+/* Rank 0's tqdm bar to stderr after each loader batch (one batch a step: GBS = DP x LBS), the postfix set every
+ * log_every = 2 steps (the shipped YAML) and kept, as tqdm keeps it (DFM 9eaace1 train.py:413-435). */
+static void synth_dfm_am_step(struct synth_run *run, long i, double step_s)
+{
+    const struct synth_config *c = &run->cfg;
+    uint64_t s = (uint64_t)c->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+    double noise = (double)(synth_splitmix(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    double loss = 0.12 - 0.02 * (1.0 - exp(-(double)i / 25.0)) + 0.002 * noise;
+    run->dfm_elapsed_s += step_s;
+    run->dfm_loss_sum += loss;
+    if ((i + 1) % 2 == 0)
+        snprintf(run->dfm_postfix, sizeof run->dfm_postfix, "loss=%.4f, avg=%.4f, lr=%.2e, gn=%.2f", loss,
+                 run->dfm_loss_sum / (double)(i + 1), 5e-5, 1.0 + 0.1 * noise);
+    struct np_buf b;
+    np_buf_init(&b);
+    struct np_dfm_am_bar bar = {.epoch = 1, .nepochs = 1, .n = i + 1, .total = c->max_steps,
+                                .elapsed_s = run->dfm_elapsed_s, .step_s = step_s, .postfix = run->dfm_postfix};
+    np_dfm_am_log_bar(&b, &bar);
+    char *text = np_buf_steal(&b);
+    if (text)
+        fputs(text, stderr);
+    free(text);
+    fflush(stderr);
+}
+
 /* ---- Megatron-Bridge's training_log (job/mbridge_log.c) ------------------ */
 
 /* Rank 0: "Step Time : ..."; the last rank: the iteration line, and after the first one the memory report
@@ -1644,6 +1679,8 @@ static enum np_status synth_train(struct synth_run *run, long *done)
             synth_mb_step(run, i, dt);
         } else if (rank0 && c->automodel) {
             synth_am_step(run, i, dt);
+        } else if (rank0 && c->dfm_am) {
+            synth_dfm_am_step(run, i, dt);
         } else if (rank0) {
             if (c->nccltrace)
                 synth_nccl_step(run);
@@ -1662,6 +1699,11 @@ static enum np_status synth_train(struct synth_run *run, long *done)
                   *done ? total / (double)*done : 0.0);
     } else if (!synth_signal && rank0 && c->automodel) {
         synth_am_summary(run, run->am_setup_s, run->am_warm_s, run->am_timed_s);
+    } else if (!synth_signal && rank0 && c->dfm_am) { /* the bar closes; train.py:440-451 */
+        fputc('\n', stderr);
+        fflush(stderr);
+        synth_log("[INFO] Epoch 1 complete. avg_loss=%.6f", *done ? run->dfm_loss_sum / (double)*done : 0.0);
+        synth_log("[INFO] Training complete!");
     } else if (!synth_signal && rank0) {
         printf("`Trainer.fit` stopped: `max_steps=%ld` reached.\n", c->max_steps);
         synth_log("nemoperf-synth: %ld steps in %.3f s, mean step time %.4g s", *done, total,
@@ -1718,6 +1760,19 @@ int np_synth_main(int argc, char **argv)
     if (rank0 && !synth_signal && c->automodel) {
         run.am_setup_s = synth_now(CLOCK_MONOTONIC) - t_start;
         synth_am_setup(&run, run.am_setup_s);
+    } else if (rank0 && !synth_signal && c->dfm_am) {
+        struct np_buf b;
+        np_buf_init(&b);
+        np_dfm_am_log_setup(&b, time(NULL), (int)c->gbs, (int)c->mbs, run.env.world / (run.env.ranks_on_node > 0 ?
+                                                                              run.env.ranks_on_node : 1),
+                            (int)c->dp);
+        struct np_dfm_am_bar bar = {.epoch = 1, .nepochs = 1, .n = 0, .total = c->max_steps};
+        np_dfm_am_log_bar(&b, &bar);
+        char *text = np_buf_steal(&b);
+        if (text)
+            fputs(text, stderr);
+        free(text);
+        fflush(stderr);
     } else if (rank0 && !synth_signal && c->mbridge) {
         synth_log("nemoperf-synth: synthetic Megatron-Bridge training (CPU only, no GPU work): %s %s, %d ranks",
                   c->recipe, c->model_size, run.env.world);

@@ -8,7 +8,6 @@
 #include "nemoperf/launch/config.h"
 
 #include "nemoperf/job/automodel.h"
-#include "nemoperf/job/dfm.h"
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/setup/stage.h"
@@ -805,16 +804,6 @@ static enum np_status config_mbridge(struct config_ctx *x, struct config_common 
 {
     if (!c->model->mbridge)
         return NP_OK;
-    for (size_t i = 0; c->workload == NP_WORKLOAD_NEMO && i < ngpus; i++) {
-        const struct np_config_row *row = np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]);
-        if (np_dfm_row_automodel(row))
-            return config_bad(x,
-                              "JOB_TOTAL_GPUS=%d: the %s %s row at %d GPUs is DFM's AutoModel backend, for which DFM "
-                              "pins no performance recipe (its example trains prepared latents for num_epochs, with "
-                              "no step limit, at DFM 9eaace1): nemoperf does not launch it; allowed: WORKLOAD=synthetic, "
-                              "or the Megatron-Core rows (launch --list --recipe %s)",
-                              gpus[i], c->recipe->name, c->gpu_type, gpus[i], c->recipe->name);
-    }
     struct np_launch_config probe;
     memset(&probe, 0, sizeof probe);
     probe.recipe = c->recipe;
@@ -822,7 +811,12 @@ static enum np_status config_mbridge(struct config_ctx *x, struct config_common 
     probe.workload = c->workload;
     probe.stage_path = c->stage_path;
     void *ctx[2] = {x, c};
-    enum np_status st = np_mbridge_check_staged(&probe, config_mbridge_missing, ctx);
+    enum np_status st = NP_OK;
+    /* each row's kind (job/mbridge.c) names what it reads: the checkouts, pip folder, staged model */
+    for (size_t i = 0; st == NP_OK && i < (ngpus ? ngpus : 1); i++) {
+        probe.row = ngpus ? np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]) : NULL;
+        st = np_mbridge_check_staged(&probe, config_mbridge_missing, ctx);
+    }
     return st == NP_E_NOMEM ? np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory") : st;
 }
 

@@ -749,6 +749,8 @@ static void recipe_mbridge_free(struct np_mbridge_spec *b)
     free(b->env_source);
     free(b->am_script);
     free(b->am_yaml);
+    free(b->am_yaml_source);
+    recipe_strv_free(b->am_pythonpath);
     free(b->am_hf_model);
     free(b->am_note);
     free(b);
@@ -803,12 +805,29 @@ static enum np_status recipe_load_repos(struct recipe_ctx *c, json_t *o, const c
     return NP_OK;
 }
 
+/* Every name of names (the value of path + ".pythonpath") names one of b's repos. */
+static enum np_status recipe_repo_names(struct recipe_ctx *c, const char *path, const struct np_mbridge_spec *b,
+                                        char **names)
+{
+    for (size_t i = 0; names && names[i]; i++) {
+        size_t j = 0;
+        while (j < b->nrepos && strcmp(b->repos[j].name, names[i]) != 0)
+            j++;
+        if (j == b->nrepos) {
+            char pi[560];
+            snprintf(pi, sizeof pi, "%s.pythonpath[%zu]", path, i);
+            return recipe_fail(c, pi, "not the name of one of repos");
+        }
+    }
+    return NP_OK;
+}
+
 static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
 {
     static const char *const keys[] = {"kind", "source", "script", "args", "conf_source", "repos", "pythonpath",
                                        "pip", "env", "env_source", "train_iters_default", "executor_env",
                                        "automodel", NULL};
-    static const char *const akeys[] = {"script", "yaml", "hf_model", "note", NULL};
+    static const char *const akeys[] = {"script", "yaml", "yaml_source", "hf_model", "pythonpath", "note", NULL};
     char p[512];
     TRY(recipe_object(c, o, path));
     TRY(recipe_check_keys(c, o, path, keys));
@@ -827,16 +846,7 @@ static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const
     TRY(recipe_str(c, o, path, "conf_source", 0, &b->conf_source));
     TRY(recipe_load_repos(c, o, path, b));
     TRY(recipe_strings(c, o, path, "pythonpath", 1, &b->pythonpath));
-    for (size_t i = 0; b->pythonpath[i]; i++) {
-        size_t j = 0;
-        while (j < b->nrepos && strcmp(b->repos[j].name, b->pythonpath[i]) != 0)
-            j++;
-        if (j == b->nrepos) {
-            char pi[560];
-            snprintf(pi, sizeof pi, "%s.pythonpath[%zu]", path, i);
-            return recipe_fail(c, pi, "not the name of one of repos");
-        }
-    }
+    TRY(recipe_repo_names(c, path, b, b->pythonpath));
     const char *slash = strchr(b->script, '/');
     size_t k = 0;
     while (slash && k < b->nrepos && strncmp(b->repos[k].name, b->script, (size_t)(slash - b->script)) != 0)
@@ -858,7 +868,15 @@ static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const
         TRY(recipe_check_keys(c, a, p, akeys));
         TRY(recipe_str(c, a, p, "script", 1, &b->am_script));
         TRY(recipe_str(c, a, p, "yaml", 1, &b->am_yaml));
+        if (strchr(b->am_yaml, '/') || strstr(b->am_yaml, "..")) {
+            char py[560];
+            recipe_path(py, sizeof py, p, "yaml");
+            return recipe_fail(c, py, "expected a file name of share/nemoperf/dfm/conf/");
+        }
+        TRY(recipe_str(c, a, p, "yaml_source", 1, &b->am_yaml_source));
         TRY(recipe_str(c, a, p, "hf_model", 1, &b->am_hf_model));
+        TRY(recipe_strings(c, a, p, "pythonpath", 1, &b->am_pythonpath));
+        TRY(recipe_repo_names(c, p, b, b->am_pythonpath));
         TRY(recipe_str(c, a, p, "note", 1, &b->am_note));
     }
     return NP_OK;

@@ -32,7 +32,7 @@
 
 enum amlog_pat {
     AP_ITER, AP_MEM, AP_LOSS, AP_MAXT, AP_MFU, AP_AVG, AP_AVGMFU, AP_TOTAL, AP_TFLOPS, AP_LORA, AP_GA, AP_TIMER,
-    AP_MAXSTEPS, AP_TRAINSTEP, AP_COUNT
+    AP_MAXSTEPS, AP_TRAINSTEP, AP_DFM_BAR, AP_DFM_GBS, AP_DFM_DP, AP_COUNT
 };
 
 static const char *const amlog_src[AP_COUNT] = {
@@ -56,6 +56,14 @@ static const char *const amlog_src[AP_COUNT] = {
     [AP_MAXSTEPS] = "(?:^|[\\s|:])- Max train steps: (\\d{1,12})\\s*$",
     /* train_ft.py l.1567 @36044ad3: "step {} | epoch {} | loss {:.4f} | ..." */
     [AP_TRAINSTEP] = "(?:^|[\\s|:])step (\\d{1,12}) \\| epoch \\d",
+    /* DFM 9eaace1 dfm/src/automodel/recipes/train.py:368-374: rank 0's tqdm(desc=f"Epoch {epoch + 1}/{num_epochs}")
+     * over the loader, its postfix loss/avg/lr/gn (426-435); tqdm/std.py format_meter: "{desc}: {pct:3.0f}%|bar|
+     * {n}/{total} [{elapsed}<{remaining}, {rate:5.2f}s/it or it/s{, postfix}]" */
+    [AP_DFM_BAR] = "Epoch (\\d{1,9})/(\\d{1,9}): *\\d{1,3}%\\|[^|]{0,400}\\| *(\\d{1,12})/(\\d{1,12}) \\[[0-9:]{1,16}<"
+                   "(?:[0-9:]{1,16}|\\?), *([0-9.]{1,24}|\\?)(s/it|it/s)(?:, ([^\\]]{0,2000}))?\\]",
+    /* train.py:358-359 */
+    [AP_DFM_GBS] = "\\[INFO\\] Global Batch size: (\\d{1,9}); Local Batch size: (\\d{1,9})",
+    [AP_DFM_DP] = "\\[INFO\\] Num nodes: (\\d{1,9}); DP size: (\\d{1,9})",
 };
 
 static pcre2_code *amlog_re[AP_COUNT];
@@ -173,6 +181,52 @@ static struct np_step *amlog_step(struct amlog_state *st, long it, uint64_t off)
     return s;
 }
 
+/* One state of DFM's AutoModel bar: n loader batches of total in epoch E of NE.  A step is ga batches (GBS /
+ * (LBS x DP), from train.py:358-359; 1 when not logged: both published rows have GBS = DP x LBS), so only the
+ * states that end a step count: iteration (E-1) x total/ga + n/ga - 1, its time ga x tqdm's seconds a batch
+ * (smoothed: an exponential average of the recent batches, tqdm's default smoothing 0.3). */
+static void amlog_dfm_bar(struct amlog_state *st, const char *s, uint64_t off)
+{
+    struct np_amlog_summary *sum = st->sum;
+    long e = amlog_count(st, s, 1), ne = amlog_count(st, s, 2);
+    long k = amlog_count(st, s, 3), total = amlog_count(st, s, 4);
+    long ga = sum->gbs > 0 && sum->lbs > 0 && sum->dp > 0 && sum->gbs % (sum->lbs * sum->dp) == 0
+                  ? sum->gbs / (sum->lbs * sum->dp) : 1;
+    sum->seen = 1;
+    if (e < 1 || ne < e || k < 1 || total < k || k % ga != 0)
+        return;
+    long per = (total + ga - 1) / ga, it = (e - 1) * per + k / ga - 1;
+    struct np_step *step = amlog_step(st, it, off);
+    if (!step)
+        return;
+    step->gen = NP_GEN_DFMAM;
+    step->total = ne * per - 1;
+    const char *g;
+    size_t gn;
+    double rate = amlog_num(st, s, 5);
+    if (isfinite(rate) && rate > 0 && amlog_group(st, s, 6, &g, &gn))
+        step->step_time_s = (double)ga * (g[0] == 's' ? rate : 1.0 / rate);
+    if (amlog_group(st, s, 7, &g, &gn)) { /* "loss=0.1234, avg=..." */
+        const char *l = gn >= 5 && memcmp(g, "loss=", 5) == 0 ? g : memmem(g, gn, ", loss=", 7);
+        if (l) {
+            l += l == g ? 5 : 7;
+            size_t ln = 0;
+            while (l + ln < g + gn && l[ln] != ',' && ln < 60)
+                ln++;
+            char tmp[64];
+            memcpy(tmp, l, ln);
+            tmp[ln] = '\0';
+            char *end;
+            double v = strtod_l(tmp, &end, amlog_c_locale);
+            if (ln && end == tmp + ln) {
+                step->loss = v;
+                if (!isfinite(v))
+                    step->nan_seen = 1;
+            }
+        }
+    }
+}
+
 static void amlog_line(struct amlog_state *st, const char *s, size_t n, uint64_t off)
 {
     struct np_amlog_summary *sum = st->sum;
@@ -246,6 +300,20 @@ static void amlog_line(struct amlog_state *st, const char *s, size_t n, uint64_t
         sum->gbs = amlog_count(st, s, 4);
         return;
     }
+    if (memmem(s, n, "Epoch ", 6) && (memmem(s, n, "s/it", 4) || memmem(s, n, "it/s", 4)) &&
+        amlog_match(st, AP_DFM_BAR, s, n)) {
+        amlog_dfm_bar(st, s, off);
+        return;
+    }
+    if (memmem(s, n, "] Global Batch size: ", 21) && amlog_match(st, AP_DFM_GBS, s, n)) {
+        sum->gbs = amlog_count(st, s, 1);
+        sum->lbs = amlog_count(st, s, 2);
+        return;
+    }
+    if (memmem(s, n, "] Num nodes: ", 13) && amlog_match(st, AP_DFM_DP, s, n)) {
+        sum->dp = amlog_count(st, s, 2);
+        return;
+    }
     if (memmem(s, n, "- Max train steps: ", 19) && amlog_match(st, AP_MAXSTEPS, s, n)) {
         sum->max_train_steps = amlog_count(st, s, 1);
         return;
@@ -284,8 +352,19 @@ static void amlog_text(struct amlog_state *st, const char *text, size_t len)
             break; /* an unterminated last line may still be written: ignored, as the scanner does */
         size_t n = end - pos;
         const char *s = text + pos;
-        amlog_visible(&s, &n);
-        amlog_line(st, s, n, pos);
+        if (memchr(s, '\r', n) && memmem(s, n, "Epoch ", 6)) {
+            /* a tqdm bar redrawn on one line: every state is a step (DFM's AutoModel loop) */
+            for (const char *p = s, *e = s + n; p < e && !st->nomem;) {
+                const char *cr = memchr(p, '\r', (size_t)(e - p));
+                size_t sn = (size_t)((cr ? cr : e) - p);
+                if (sn)
+                    amlog_line(st, p, sn, pos + (size_t)(p - s));
+                p = cr ? cr + 1 : e;
+            }
+        } else {
+            amlog_visible(&s, &n);
+            amlog_line(st, s, n, pos);
+        }
         pos = end + 1;
     }
 }
@@ -366,7 +445,7 @@ static ssize_t amlog_pread(int fd, char *buf, size_t n, size_t off)
 static enum np_status amlog_load(const char *path, int must_exist, char **text, size_t *len, struct np_error *err)
 {
     static const char *const marks[] = {"Rank 0 | Iteration ", "Max iter time: ", "Average iteration time: ",
-                                        "TFLOPs/GPU: ", "time across ranks (ms):"};
+                                        "TFLOPs/GPU: ", "time across ranks (ms):", "s/it", "it/s"};
     *text = NULL;
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -40,7 +40,7 @@
 #define SCAN_TAIL_DEFAULT ((size_t)64 << 10)
 #define SCAN_TAIL_FIRST ((uint64_t)16 << 10) /* first read from the end with a step budget */
 #define SCAN_WINDOW_DEFAULT 10
-#define SCAN_NGEN 7 /* one slot per enum np_log_gen value (NP_GEN_AMBENCH steps come from amlog.c) */
+#define SCAN_NGEN 8 /* one slot per enum np_log_gen value (NP_GEN_AMBENCH, NP_GEN_DFMAM steps come from amlog.c) */
 
 /* ---- patterns ---------------------------------------------------------- */
 
@@ -161,6 +161,7 @@ const char *np_log_gen_name(enum np_log_gen gen)
     case NP_GEN_MBRIDGE: return "mbridge";
     case NP_GEN_AUTOMODEL: return "automodel";
     case NP_GEN_AMBENCH: return "automodel-bench";
+    case NP_GEN_DFMAM: return "dfm-automodel";
     case NP_GEN_UNKNOWN: break;
     }
     return "unknown";

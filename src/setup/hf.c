@@ -7,6 +7,7 @@
  * Range request and renamed to the final name only when complete.
  */
 #include "nemoperf/setup/hf.h"
+#include "nemoperf/util/shell.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -478,13 +479,13 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
     }
 }
 
-enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
-                                  struct np_error *err)
+/* GET <endpoint>/api/models/<repo>: *info the model description (a new reference) on NP_OK. */
+static enum np_status hf_model_info(struct np_hf_client *c, const char *repo, long *http_code, json_t **info,
+                                    struct np_error *err)
 {
+    *info = NULL;
     if (http_code)
         *http_code = 0;
-    if (sha)
-        *sha = NULL;
     if (!np_hf_repo_valid(repo))
         return np_error_set(err, NP_E_INVALID, repo ? repo : "", 0, 0,
                             "not a Hugging Face repo id (org/name)");
@@ -511,20 +512,32 @@ enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long
             const char *id = json_string_value(json_object_get(j, "id"));
             if (!id)
                 id = json_string_value(json_object_get(j, "modelId"));
-            if (!json_is_object(j) || !id) {
+            if (!json_is_object(j) || !id)
                 st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s did not answer with a model description", url);
-            } else if (strcasecmp(id, repo) != 0) {
+            else if (strcasecmp(id, repo) != 0)
                 st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s describes another model ('%s')", url, id);
-            } else if (sha) {
-                const char *s = json_string_value(json_object_get(j, "sha"));
-                if (s && !(*sha = strdup(s)))
-                    st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
-            }
-            json_decref(j);
+            if (st == NP_OK)
+                *info = j;
+            else
+                json_decref(j);
         }
     }
     free(x.mem);
     free(url);
+    return st;
+}
+
+enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
+                                  struct np_error *err)
+{
+    if (sha)
+        *sha = NULL;
+    json_t *j;
+    enum np_status st = hf_model_info(c, repo, http_code, &j, err);
+    const char *s = st == NP_OK && sha ? json_string_value(json_object_get(j, "sha")) : NULL;
+    if (s && !(*sha = strdup(s)))
+        st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
+    json_decref(j);
     return st;
 }
 
@@ -769,5 +782,34 @@ enum np_status np_hf_weight_index(const char *path, int (*shard_ok)(const char *
     *shards = np_strv_steal(&v);
     if (st == NP_OK && !*shards)
         st = np_error_set(err, NP_E_NOMEM, path, 0, 0, "out of memory");
+    return st;
+}
+
+enum np_status np_hf_list_files(struct np_hf_client *c, const char *repo, char ***files, struct np_error *err)
+{
+    *files = NULL;
+    json_t *j;
+    enum np_status st = hf_model_info(c, repo, NULL, &j, err);
+    if (st != NP_OK)
+        return st;
+    json_t *sib = json_object_get(j, "siblings"), *e;
+    size_t i;
+    struct np_strv v = {0};
+    if (!json_is_array(sib))
+        st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "the model description lists no files (\"siblings\")");
+    json_array_foreach(sib, i, e) {
+        const char *f = json_string_value(json_object_get(e, "rfilename"));
+        if (st != NP_OK)
+            break;
+        if (!f || !hf_path_valid(f))
+            st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "siblings[%zu].rfilename: expected a relative file path", i);
+        else
+            np_strv_push(&v, f);
+    }
+    json_decref(j);
+    if (st == NP_OK && !(*files = np_strv_steal(&v)))
+        st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
+    if (st != NP_OK)
+        np_strv_free(np_strv_steal(&v));
     return st;
 }

@@ -22,6 +22,7 @@
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/setup/finetune_prep.h"
 #include "nemoperf/setup/archive.h"
+#include "nemoperf/setup/diffusers.h"
 #include "nemoperf/model/mbperf.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/mbridge_hf.h"
@@ -92,6 +93,7 @@ struct setup_image {
 struct setup_repo {
     const char *repo;      /* borrowed from the recipe set */
     const struct np_model *am; /* an AutoModel benchmark model of this repo (weights preferred), or NULL */
+    int diffusers;         /* a public Diffusers pipeline a Megatron-Bridge kind reads (setup/diffusers.h) */
     char *dir;             /* $STAGE_PATH/hf/<repo> */
     char models[256];      /* "llama3.1 8b, ..." */
 };
@@ -381,6 +383,25 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
                 if (!pp->sqsh)
                     return 1;
             }
+            if (mod->mbridge && mod->mbridge->am_hf_model && !skip_hf) { /* DFM's AutoModel rows: the pipeline */
+                const char *hr = mod->mbridge->am_hf_model;
+                size_t d = 0;
+                while (d < p->nrepos && strcmp(p->repos[d].repo, hr) != 0)
+                    d++;
+                if (d == p->nrepos && d < sizeof p->repos / sizeof p->repos[0]) {
+                    if (!np_hf_repo_valid(hr)) {
+                        np_errorf("%s: models.%s.mbridge.automodel.hf_model: '%s' is not a Hugging Face repo id",
+                                  r->path, mod->size, hr);
+                        return 2;
+                    }
+                    p->repos[d] = (struct setup_repo){.repo = hr, .diffusers = 1, .dir = np_stage_hf_dir(stage, hr)};
+                    snprintf(p->repos[d].models, sizeof p->repos[d].models, "%s %s (AutoModel rows)", r->name,
+                             mod->size);
+                    p->nrepos++;
+                    if (!p->repos[d].dir)
+                        return 1;
+                }
+            }
             if (!mod->hf_repo || skip_hf)
                 continue;
             size_t k;
@@ -396,6 +417,7 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
                 }
                 p->repos[k].repo = mod->hf_repo;
                 p->repos[k].am = NULL;
+                p->repos[k].diffusers = 0;
                 p->repos[k].dir = np_stage_hf_dir(stage, mod->hf_repo);
                 p->repos[k].models[0] = '\0';
                 p->nrepos++;
@@ -530,6 +552,15 @@ static void setup_dry_run(const struct setup_plan *p, const struct np_import_opt
     }
     for (size_t i = 0; i < p->nrepos; i++) {
         const struct setup_repo *r = &p->repos[i];
+        if (r->diffusers) {
+            fprintf(setup_out, "# Hugging Face %s (Diffusers pipeline, not gated; models: %s)\n", r->repo,
+                    r->models);
+            fprintf(setup_out, "GET %s/api/models/%s (its file list)\n", endpoint, r->repo);
+            fprintf(setup_out, "GET model_index.json, then every file under the folders of the components it "
+                               "names (.part files resumed), model_index.json renamed into place last -> %s/\n",
+                    r->dir);
+            continue;
+        }
         if (r->am) {
             const struct np_automodel_spec *a = r->am->automodel;
             fprintf(setup_out, "# Hugging Face %s (%s; models: %s%s)\n", r->repo, a->gated ? "gated" : "not gated", r->models,
@@ -599,6 +630,18 @@ static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
         }
         np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
         free(sha);
+        if (r->diffusers) {
+            struct np_diffusers_staged sd;
+            st = np_diffusers_stage(c, r->repo, r->dir, &sd, &err);
+            if (st != NP_OK) {
+                np_error_print(&err);
+                failures++;
+            }
+            fprintf(setup_out, "hf       %s -> %s (Diffusers pipeline: downloaded %d, already staged %d, outside the "
+                               "pipeline %d%s)\n", r->repo, r->dir, sd.fetched, sd.present, sd.skipped,
+                    st != NP_OK ? ", FAILED" : "");
+            continue;
+        }
         if (r->am) {
             struct np_automodel_staged sd;
             st = np_automodel_stage(c, r->am, r->dir, NULL, &sd, &err);
@@ -876,14 +919,15 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     }
     size_t ngated = 0;
     for (size_t i = 0; i < plan.nrepos; i++)
-        ngated += !plan.repos[i].am || plan.repos[i].am->automodel->gated;
+        ngated += !plan.repos[i].diffusers && (!plan.repos[i].am || plan.repos[i].am->automodel->gated);
     if (rc == 0 && ngated && !token) {
         char repos[512] = "";
         for (size_t i = 0; i < plan.nrepos; i++)
-            if (!plan.repos[i].am || plan.repos[i].am->automodel->gated)
+            if (!plan.repos[i].diffusers && (!plan.repos[i].am || plan.repos[i].am->automodel->gated))
                 setup_append_name(repos, sizeof repos, plan.repos[i].repo);
         size_t g = 0;
-        while (g + 1 < plan.nrepos && plan.repos[g].am && !plan.repos[g].am->automodel->gated)
+        while (g + 1 < plan.nrepos &&
+               (plan.repos[g].diffusers || (plan.repos[g].am && !plan.repos[g].am->automodel->gated)))
             g++;
         char *url = np_hf_model_url(client, plan.repos[g].repo);
         setup_missing_tool(dry_run, &rc,

@@ -1,5 +1,6 @@
 #!/bin/sh
-# 32-setup-dfm.sh - RECIPE=wan2.1 ./setup stages the three pinned checkouts (DFM, Megatron-Bridge, Megatron-LM)
+# 32-setup-dfm.sh - RECIPE=wan2.1 ./setup stages the four pinned checkouts (DFM, Megatron-Bridge, Megatron-LM, and
+# Automodel for the AutoModel rows)
 # from commit archives over real HTTP with real libcurl.  Stand-in: tests/hfserver.py --archives plays GitHub's
 # codeload on loopback (no internet here), serving tarballs this test writes with the layout GitHub gives them
 # (one top folder <name>-<commit>).  Cases: --dry-run, a download cut short mid-body (the .part is resumed with a
@@ -17,6 +18,7 @@ trap 'exit 130' INT TERM
 DFM=NVIDIA-NeMo/DFM@9eaace14995a724c982fe53726a909be2edc93cb
 MB=NVIDIA-NeMo/Megatron-Bridge@953aabf75c0500180dc14a6a76cf9e7e7c4baec7
 MLM=NVIDIA/Megatron-LM@2d398b42fd4237fffb553109563d73ac099751c3
+AM=NVIDIA-NeMo/Automodel@a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5
 # archive <owner/name@sha> [top-folder-commit] : a tarball as GitHub names it, ~300 KB (several reads)
 archive() {
     python3 - "$tmp/arch" "$1" "${2:-}" <<'PY'
@@ -34,20 +36,22 @@ with tarfile.open(os.path.join(out, repo, sha + ".tar.gz"), "w:gz") as t:
         t.addfile(ti, io.BytesIO(body))
 PY
 }
-for r in "$DFM" "$MB" "$MLM"; do archive "$r"; done
+for r in "$DFM" "$MB" "$MLM" "$AM"; do archive "$r"; done
 
 hfserver_start "$tmp" --archives "$tmp/arch"
 S=$tmp/stage
 mkdir -p "$S"
-run() { env RECIPE=wan2.1 STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$setup" --skip-image --skip-pip "$@"; }
+# --skip-hf: the AutoModel rows' Diffusers pipeline is 34-setup-dfm-model.sh's
+run() { env RECIPE=wan2.1 STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$setup" --skip-image --skip-pip --skip-hf "$@"; }
 dfm_dir=$S/src/DFM-9eaace14995a724c982fe53726a909be2edc93cb
 mb_dir=$S/src/Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7
 mlm_dir=$S/src/Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3
+am_dir=$S/src/Automodel-a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5
 
-# dry run: the three GETs, nothing created
+# dry run: the four GETs, nothing created
 run --dry-run >"$tmp/dry" 2>&1 || fail "dry run: $(cat "$tmp/dry")"
-[ "$(grep -c "^GET $EP/NVIDIA.*/tar.gz/[0-9a-f]\{40\} -> " "$tmp/dry")" -eq 3 ] && [ ! -e "$S/src" ] &&
-    ok "--dry-run lists the three archive GETs and creates nothing" || fail "dry run: $(cat "$tmp/dry")"
+[ "$(grep -c "^GET $EP/NVIDIA.*/tar.gz/[0-9a-f]\{40\} -> " "$tmp/dry")" -eq 4 ] && [ ! -e "$S/src" ] &&
+    ok "--dry-run lists the four archive GETs and creates nothing" || fail "dry run: $(cat "$tmp/dry")"
 
 # a download that keeps being cut (more often than the retries): setup fails, the .part stays, no target
 ctl "cut?bytes=20000&n=50"
@@ -60,11 +64,11 @@ ctl reset
 run >"$tmp/o2" 2>"$tmp/e2" || fail "setup after the cuts: $(cat "$tmp/e2")"
 grep -q '"range": "bytes=[1-9]' "$tmp/requests.log" && ok "the next run resumed the .part with a Range request" ||
     fail "no Range request: $(tail -3 "$tmp/requests.log")"
-for d in "$dfm_dir" "$mb_dir" "$mlm_dir"; do
+for d in "$dfm_dir" "$mb_dir" "$mlm_dir" "$am_dir"; do
     [ -f "$d/examples/megatron/recipes/wan/pretrain_wan.py" ] && [ -f "$d/.nemoperf-commit" ] && [ "$(wc -c <"$d/data/blob.bin")" -eq 307200 ] ||
         fail "checkout $d incomplete: $(ls -la "$d" 2>&1)"
 done
-[ "$(grep -c '^source .*(downloaded)' "$tmp/o2")" -eq 3 ] && ok "the three checkouts are staged whole, with their marker" ||
+[ "$(grep -c '^source .*(downloaded)' "$tmp/o2")" -eq 4 ] && ok "the four checkouts are staged whole, with their marker" ||
     fail "results: $(cat "$tmp/o2")"
 ls -a "$S/src" | grep -q '\.part\|\.tar\.gz\|unpack' && fail "leftovers: $(ls -a "$S/src")" || ok "no archive or temporary folder left"
 
@@ -73,7 +77,7 @@ ctl reset
 run >"$tmp/o3" 2>"$tmp/e3" || fail "second run: $(cat "$tmp/e3")"
 ctl log 2>/dev/null
 n=$(python3 -c "import sys, urllib.request; print(len(urllib.request.urlopen(sys.argv[1]).read().splitlines()))" "$EP/_ctl/log")
-[ "$n" -eq 0 ] && [ "$(grep -c '(already staged)' "$tmp/o3")" -eq 3 ] && ok "a second run keeps the checkouts, no request" ||
+[ "$n" -eq 0 ] && [ "$(grep -c '(already staged)' "$tmp/o3")" -eq 4 ] && ok "a second run keeps the checkouts, no request" ||
     fail "second run: $n requests; $(cat "$tmp/o3")"
 
 # a corrupted archive (truncated gzip, served whole): refused, deleted, nothing half-unpacked; fixed: staged

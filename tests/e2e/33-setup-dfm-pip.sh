@@ -69,13 +69,13 @@ run() { # NAME [VAR=VALUE...] [-- OPTION...]
     name=$1; shift; vars=
     while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
     [ $# -gt 0 ] && shift
-    env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch $vars "$setup" --skip-image "$@" \
+    env STAGE_PATH="$S" RECIPE=wan2.1 SBATCH_PARTITION=batch $vars "$setup" --skip-image --skip-hf "$@" \
         >"$W/$name.out" 2>"$W/$name.err"; rc=$?; }
 P=$S/pip/wan2.1-14b
 
 # the sources are staged by 32-setup-dfm.sh; here only the pip job: put stand-in checkouts in place
 for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7 \
-    Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3; do
+    Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3 Automodel-a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5; do
     mkdir -p "$S/src/$r" && echo "${r##*-} x" >"$S/src/$r/.nemoperf-commit"
 done
 

@@ -17,6 +17,9 @@
 
 #define NP_AUTOMODEL_WORKDIR "/opt/Automodel"
 #define NP_AUTOMODEL_RDZV_PORT 13742 /* Automodel's slurm.sub */
+/* The rendezvous word of a torchrun argv ("<this>:<port>"): np_automodel_render_argv lets the job's shell
+ * expand $MASTER_ADDR in it. */
+#define NP_AUTOMODEL_RDZV_WORD "--rdzv_endpoint=$MASTER_ADDR"
 
 /* The YAML a row runs (its own, else the model's); borrowed. */
 const char *np_automodel_yaml(const struct np_model *m, const struct np_config_row *row);
@@ -48,6 +51,12 @@ char **np_automodel_command(const struct np_launch_config *c);
  * log_prefix is already a Slurm file pattern.  0, or -1 when out of memory / not an AutoModel model. */
 int np_automodel_render_step(const struct np_launch_config *c, const char *log_prefix, char *const *argv,
                              struct np_buf *b);
+
+/* "MASTER_ADDR=<first node of the allocation>; export MASTER_ADDR" lines of a torchrun job. */
+void np_automodel_master_addr(struct np_buf *b);
+/* Append argv to an srun line: " \\\n    'word'" each, an option and its value on one line, the
+ * NP_AUTOMODEL_RDZV_WORD word as --rdzv_endpoint="$MASTER_ADDR"':port'. */
+void np_automodel_render_argv(struct np_buf *b, char *const *argv);
 
 struct np_list_filter;
 /* The AutoModel rows of the set that match filter (NULL: all; see np_launch_list) as an aligned table

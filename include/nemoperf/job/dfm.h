@@ -21,6 +21,15 @@ json_t *np_dfm_json(const struct np_launch_config *c);
 /* Copy the row's config file (share/nemoperf/dfm/conf/<yaml>) into <experiment>/code/. */
 enum np_status np_dfm_stage(const struct np_launch_config *c, struct np_error *err);
 
+/* Copy share/nemoperf/dfm/conf/<name> into <experiment>/code/<name> (atomically). */
+enum np_status np_dfm_stage_conf(const struct np_launch_config *c, const char *name, struct np_error *err);
+
+/* Path of share/nemoperf/dfm/conf/<name>, NULL when not found (or name NULL).  Caller frees. */
+char *np_dfm_conf_path(const char *name);
+
+/* {"value": v (stolen; NULL: null), "source": source}: a --print-config setting.  New reference. */
+json_t *np_dfm_sourced(json_t *v, const char *source);
+
 /* Path of the shipped config file of row (share/nemoperf/dfm/conf/<yaml>), NULL when not found.  Caller frees. */
 char *np_dfm_conf_source(const struct np_config_row *row);
 

@@ -19,6 +19,9 @@
  * packages); no trailing image path (the script appends ":$PYTHONPATH").  New string, caller frees. */
 char *np_mbridge_pythonpath(const struct np_launch_config *c);
 
+/* Tasks per node of the job: one per GPU, or one running torchrun (a torchrun kind, WORKLOAD=nemo). */
+int np_mbridge_tasks_per_node(const struct np_launch_config *c);
+
 /* numactl divisor: tasks per NUMA node, 2 on GB200/GB300, else 4 (MB 953aabf
  * scripts/performance/utils/executors.py:126-127). */
 int np_mbridge_numa_divisor(const char *gpu_type);
@@ -34,6 +37,10 @@ void np_mbridge_profile_args(const struct np_launch_config *c, struct np_strv *s
 /* The rank command of c (its kind's builder; WORKLOAD=synthetic runs nemoperf-synth --log-format mbridge,
  * launch/script.c).  NULL-terminated, new (np_strv_free); NULL when out of memory. */
 char **np_mbridge_command(const struct np_launch_config *c);
+
+/* nemoperf-synth's --log-format for WORKLOAD=synthetic of c's row: "mbridge" (Megatron-Bridge's training log),
+ * "dfm-automodel" (DFM's AutoModel loop, job/dfm_automodel_log.h).  Borrowed, static. */
+const char *np_mbridge_synth_format(const struct np_launch_config *c);
 
 /* Render the srun step into b: --ntasks-per-node=GPUs per node, --mpi=pmix, the image and mounts
  * (--no-container-mount-home --container-writable, executors.py:86-89), the environment names, then

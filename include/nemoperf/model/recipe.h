@@ -97,8 +97,10 @@ struct np_mbridge_spec {
     char *env_source;
     int train_iters_default; /* the recipe's own train.train_iters (reported by --print-config) */
     int executor_env;      /* 1: NVIDIA's executor PERF_ENV_VARS under env (job/env.c); DFM's runs had none */
-    /* the rows with backend "automodel" */
-    char *am_script, *am_yaml, *am_hf_model, *am_note;
+    /* the rows with backend "automodel" (job/dfm_automodel.c): DFM's AutoModel pre-training script, its config
+     * file in share/nemoperf/dfm/conf/ and where that comes from, the Hub model, the PYTHONPATH repos */
+    char *am_script, *am_yaml, *am_yaml_source, *am_hf_model, *am_note;
+    char **am_pythonpath;
 };
 
 /* Where ./setup unpacks (setup/archive.c) and the job reads (job/mbridge.c) a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */

@@ -22,7 +22,8 @@ enum np_log_gen {
     NP_GEN_DELTA,     /* "Step 12: train_step_timing in s in s=1.234", "Step 19 train_step_timing 1.93 timestamp: T" */
     NP_GEN_MBRIDGE,   /* "elapsed time per iteration (ms): 12390.1" */
     NP_GEN_AUTOMODEL, /* "step 49 | ... | tps 104882.31(13110.29/gpu)" */
-    NP_GEN_AMBENCH    /* AutoModel benchmark.py: "Rank 0 | Iteration i", "Max iter time: X seconds" (amlog.c) */
+    NP_GEN_AMBENCH,   /* AutoModel benchmark.py: "Rank 0 | Iteration i", "Max iter time: X seconds" (amlog.c) */
+    NP_GEN_DFMAM      /* DFM's AutoModel loop, rank 0's tqdm bar: "Epoch 1/1: 40%|..| 20/50 [..<.., 35.32s/it, ..]" */
 };
 
 /* One step line.  Fields the line does not carry are NAN (doubles) or -1. */

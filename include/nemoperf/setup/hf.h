@@ -70,6 +70,11 @@ char *np_hf_model_url(const struct np_hf_client *c, const char *repo);
 enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code,
                                   char **sha, struct np_error *err);
 
+/* The files of repo (GET <endpoint>/api/models/<repo>, its "siblings"' rfilename, relative paths that may name
+ * subfolders): *files a new NULL-terminated vector (np_strv_free).  Errors as np_hf_check_access; NP_E_HTTP
+ * when the description lists no files or a name is no plain relative path. */
+enum np_status np_hf_list_files(struct np_hf_client *c, const char *repo, char ***files, struct np_error *err);
+
 enum np_hf_fetch {
     NP_HF_FETCHED = 0,  /* downloaded now (possibly resuming a .part) */
     NP_HF_PRESENT,      /* dest_dir/<file> existed: no request made */
