@@ -242,6 +242,21 @@ static enum np_status preflight_refuse_var(const struct np_launch_config *c, con
                             c->partition,
                             c->job_name, why, names[0] ? names : "a partition of this cluster (sinfo -s)");
     }
+    /* the other SBATCH_* Slurm answers about by name (slurm_errno.h: "Invalid feature specification", "Invalid qos
+     * specification", "Invalid wckey specification", "Requested reservation is invalid") */
+    static const struct {
+        const char *word, *var;
+    } said_var[] = {{"feature", "SBATCH_CONSTRAINT"},
+                    {"qos", "SBATCH_QOS"},
+                    {"wckey", "SBATCH_WCKEY"},
+                    {"reservation", "SBATCH_RESERVATION"}};
+    for (size_t i = 0; i < sizeof said_var / sizeof said_var[0]; i++) {
+        const char *v = getenv(said_var[i].var);
+        if (v && *v && strcasestr(said, said_var[i].word))
+            return np_error_set(err, NP_E_INVALID, "", 0, 0,
+                                "%s=%s: job %s can never run: %s; nothing was submitted; correct or unset %s",
+                                said_var[i].var, v, c->job_name, why, said_var[i].var);
+    }
     if (c->account && strcasestr(said, "account"))
         return np_error_set(err, NP_E_INVALID, "", 0, 0,
                             "SBATCH_ACCOUNT=%s: job %s can never run: %s; nothing was submitted; allowed: an account "
@@ -262,27 +277,10 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
         char *script = NULL;
         if ((st = np_script_render(c, &script, err)) != NP_OK)
             break;
-        const char *tmpdir = getenv("TMPDIR");
-        char path[4096];
-        snprintf(path, sizeof path, "%s/nemoperf-test-only.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-        int fd = mkstemp(path);
-        size_t n = strlen(script);
-        int ok = fd >= 0 && write(fd, script, n) == (ssize_t)n;
-        if (fd >= 0)
-            close(fd);
-        free(script);
-        if (!ok) {
-            if (!quiet)
-                np_warnf("%s: cannot check that the job can run (a temporary script in %s: %s); submitting anyway",
-                     c->job_name, tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-            if (fd >= 0)
-                unlink(path);
-            continue;
-        }
         char *msg = NULL;
         struct np_error terr;
-        enum np_status t = np_slurm_cli_test_only(be, path, &msg, &terr);
-        unlink(path);
+        enum np_status t = np_slurm_cli_test_only_text(be, script, &msg, &terr);
+        free(script);
         if (t == NP_E_INVALID) {
             if (!parts_tried) {
                 parts_tried = 1;

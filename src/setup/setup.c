@@ -799,6 +799,43 @@ static void setup_dry_run_ft(const struct np_ftprep_plan *ftp, const struct setu
     }
 }
 
+/* --sbatch: the import job's request through sbatch --test-only, as launch checks its jobs (the user's
+ * SBATCH_* reach it): 2 when Slurm says it can never run (said; a warning under --dry-run), else 0. */
+static int setup_sbatch_check(const struct np_import_opts *io, int dry_run)
+{
+    char script[3000]; /* account and partition: at most 1024 bytes each (np_sbatch_env_check) */
+    snprintf(script, sizeof script,
+             "#!/bin/sh\n#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --time=" NP_STAGE_SBATCH_TIME
+             "\n#SBATCH --job-name=nemoperf-setup\n%s%s%s%s%s%strue\n",
+             io->account ? "#SBATCH --account=" : "", io->account ? io->account : "", io->account ? "\n" : "",
+             io->partition ? "#SBATCH --partition=" : "", io->partition ? io->partition : "",
+             io->partition ? "\n" : "");
+    struct np_backend be;
+    struct np_error err;
+    struct np_slurm_cli_opts o = {.sbatch = io->sbatch_prog};
+    if (np_slurm_cli_backend(&be, &o, &err) != NP_OK)
+        return 0; /* no sbatch: the check of the tools says so */
+    char *msg = NULL;
+    enum np_status st = np_slurm_cli_test_only_text(&be, script, &msg, &err);
+    free(msg);
+    np_backend_free(&be);
+    if (st == NP_E_INVALID) {
+        if (dry_run) {
+            np_warnf("--sbatch: Slurm can never run the import job (sbatch %s; the SBATCH_* settings reach it); "
+                     "--dry-run goes on, ./setup would stop here",
+                     err.text);
+            return 0;
+        }
+        np_errorf("--sbatch: Slurm can never run the import job (sbatch %s; the SBATCH_* settings reach it: correct "
+                  "or unset the one at fault); nothing was created or downloaded",
+                  err.text);
+        return 2;
+    }
+    if (st != NP_OK)
+        np_warnf("--sbatch: cannot check that the import job can run (%s); going on", err.text);
+    return 0;
+}
+
 /* The run of np_setup_run as an exit code (0 staged, 1 a step failed, 2 bad environment); *sig_out
  * is the signal that interrupted it, or 0. */
 static int setup_body(const struct np_setup_opts *o, int *sig_out)
@@ -943,6 +980,9 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         }
         free(found);
     }
+    /* before anything is created or downloaded: what Slurm can never accept (SBATCH_CONSTRAINT="a'b"), as launch */
+    if (rc == 0 && sbatch && to_import)
+        rc = setup_sbatch_check(&io, dry_run);
     if (rc != 0 || dry_run) {
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),

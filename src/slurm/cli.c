@@ -594,6 +594,31 @@ enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_p
     return np_error_set(err, NP_E_SLURM, im->sbatch, 0, 0, "--test-only failed: %.300s", msg ? msg : "no message");
 }
 
+enum np_status np_slurm_cli_test_only_text(struct np_backend *b, const char *script, char **message,
+                                           struct np_error *err)
+{
+    *message = NULL;
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nemoperf-test-only.XXXXXX", tmpdir);
+    int fd = mkstemp(path);
+    size_t n = strlen(script);
+    int ok = fd >= 0 && write(fd, script, n) == (ssize_t)n;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        if (fd >= 0)
+            unlink(path);
+        return np_error_set(err, NP_E_IO, "", 0, 0, "a temporary script in %s: %s", tmpdir, strerror(e));
+    }
+    enum np_status st = np_slurm_cli_test_only(b, path, message, err);
+    unlink(path);
+    return st;
+}
+
 enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err)
 {
     struct cli_impl *im = b->impl;

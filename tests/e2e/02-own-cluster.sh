@@ -36,6 +36,7 @@ if [ "${1:-}" = --inside ]; then
         SLURM_CONF SLURMRESTD_URL SLURM_JWT SLURM_USER NEMOPERF_DEMO_STAGE
     C=/tmp/nemoperf-cluster D=/tmp/nemoperf-demo
     trap '"$cluster" down >/dev/null 2>&1' EXIT # the demo cluster this test started, in its namespace
+    trap 'exit 130' INT TERM                     # (an interrupted test stops it too)
     X=$2
     (cd "$root" && NEMOPERF_DEMO_STEPS=5 make -s demo) >"$X/demo.out" 2>&1 &&
         [ -s "$D/sweep-llama3.1-8b-bf16.png" ] && "$cluster" status >/dev/null 2>&1 &&

@@ -177,7 +177,8 @@ mkdir -p "$S"
 STAGE_PATH=$S SBATCH_CONSTRAINT="a'b" "$launch" >"$W/out" 2>"$W/err"
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(count_dirs "$S")" -eq 0 ] && [ -z "$(queue_jobs "$S")" ] &&
-    ok "SBATCH_CONSTRAINT=a'b: refused (exit 2), no folder, no job" || fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/err")"
+    grep -q "^nemoperf-launch: SBATCH_CONSTRAINT=a'b: job .* can never run: .*Invalid feature specification" "$W/err" &&
+    ok "SBATCH_CONSTRAINT=a'b: refused naming it (exit 2), no folder, no job" || fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/err")"
 [ ! -e "$S/experiments" ] && ok "SBATCH_CONSTRAINT=a'b: not even experiments/ was made" ||
     fail "SBATCH_CONSTRAINT: left $(find "$S" | head -5)"
 # 100 KB SBATCH_ACCOUNT / QOS / WCKEY (slurmctld refuses more than 1024 bytes): refused by name before

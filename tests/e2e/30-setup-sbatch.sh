@@ -4,8 +4,8 @@
 # `sbatch --wait` job, as the original setup.sh did.  enroot cannot be installed
 # here, so the job runs a stub `enroot` found through the exported PATH.  Checks
 # the imported .sqsh, the job's log in $STAGE_PATH/logs, the user's SBATCH_* in the job
-# (scontrol show job), a failing job (exit 1, job and log named, nothing left), and a
-# STAGE_PATH with spaces and quotes.
+# (scontrol show job), a failing job (exit 1, job and log named, nothing left), a STAGE_PATH with
+# spaces and quotes, and SBATCH_* Slurm can never accept (refused before anything is created).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -108,6 +108,27 @@ env PATH="$W/stubs:/nonexistent" STAGE_PATH="$W/stagen" "$setup" --sbatch --skip
 rc=$?
 [ "$rc" -eq 2 ] && grep -q 'sbatch: not found on PATH' "$W/nosb.err" && [ ! -e "$W/stagen" ] \
     && ok "--sbatch without sbatch -> exit 2, nothing created" || fail "no sbatch: exit $rc: $(cat "$W/nosb.err")"
+
+# what Slurm can never accept, as launch checks it (issue 23, item 10): refused before anything is created or
+# downloaded (a folder or a download would come first otherwise), no job; --dry-run warns and goes on
+# (the Hub: a port where nothing listens, so a download tried would fail, exit 1)
+n=$(grep -c '^argv: ' "$NP_STUB_LOG")
+HF_TOKEN=hf_unused HF_ENDPOINT=http://127.0.0.1:9 STAGE_PATH="$W/stagec" SBATCH_CONSTRAINT="a'b" "$setup" --sbatch \
+    >"$W/cons.out" 2>"$W/cons.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "Slurm can never run the import job (sbatch --test-only: Invalid feature specification" "$W/cons.err" &&
+    [ ! -e "$W/stagec" ] && [ "$(grep -c '^argv: ' "$NP_STUB_LOG")" -eq "$n" ] &&
+    ok "--sbatch with SBATCH_CONSTRAINT=\"a'b\": exit 2 naming Slurm's reason, nothing created, no job" ||
+    fail "SBATCH_CONSTRAINT: exit $rc: $(cat "$W/cons.err")"
+STAGE_PATH="$W/stagec" SBATCH_CONSTRAINT="a'b" "$setup" --sbatch --dry-run >"$W/consd.out" 2>"$W/consd.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "warning: --sbatch: Slurm can never run the import job.*--dry-run goes on" "$W/consd.err" &&
+    [ ! -e "$W/stagec" ] && ok "--sbatch --dry-run with it: a warning, the plan" || fail "SBATCH_CONSTRAINT --dry-run: exit $rc: $(cat "$W/consd.err")"
+big=$(head -c 100000 /dev/zero | tr '\0' q)
+STAGE_PATH="$W/stagec" SBATCH_QOS=$big "$setup" --sbatch >"$W/qos.out" 2>"$W/qos.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "SBATCH_QOS: 100000 bytes long; Slurm refuses more than 1024" "$W/qos.err" && [ ! -e "$W/stagec" ] &&
+    ok "--sbatch with a 100 KB SBATCH_QOS: exit 2 naming it, nothing created" || fail "100 KB SBATCH_QOS: exit $rc: $(head -c 300 "$W/qos.err")"
 
 if [ "$fails" -ne 0 ]; then
     echo "30-setup-sbatch: $fails check(s) failed"

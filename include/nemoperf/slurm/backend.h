@@ -107,6 +107,11 @@ enum np_status np_slurm_cli_backend(struct np_backend *b, const struct np_slurm_
  * (new string or NULL, caller frees).  b must be a CLI backend. */
 enum np_status np_slurm_cli_test_only(struct np_backend *b, const char *script_path, char **message,
                                       struct np_error *err);
+/* The same for a script given as text: written to a temporary file in $TMPDIR (or /tmp) for the
+ * check and removed after; NP_E_IO "a temporary script in DIR: why" when it cannot be written.
+ * Launch checks its jobs this way, setup its --sbatch import job. */
+enum np_status np_slurm_cli_test_only_text(struct np_backend *b, const char *script, char **message,
+                                           struct np_error *err);
 /* `scontrol show partition -o` (one line per partition) from the installation sbatch
  * comes from: a new string in *out (caller frees).  NP_E_SLURM when it failed. */
 enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err);
