@@ -108,7 +108,7 @@ sanitize:
 	    tests
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 NP_BIN=build-san/bin \
 	    sh tests/run-unit.sh build-san/tests
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 NP_BIN=build-san/bin \
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 NP_BIN=build-san/bin NP_TESTS=build-san/tests \
 	    sh tests/run-integration.sh
 
 demo: deps

@@ -600,6 +600,8 @@ static int parse_history(char *const *sel, size_t nsel, const struct np_parse_op
         np_error_print(&err);
         rc = 1;
     }
+    if (plot) /* cairo's and fontconfig's caches, as after the other plots (LeakSanitizer) */
+        np_plot_cleanup();
     np_store_close(s);
     return rc;
 }
