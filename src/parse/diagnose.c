@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "nemoperf/parse/diagnose.h"
 #include "nemoperf/parse/scan.h"
+
+#define DIAGNOSE_ASYNC_MIN ((off_t)16 << 20) /* smaller logs are read inline: a thread costs more than it saves */
 
 static int diagnose_cmp(const void *a, const void *b)
 {
@@ -84,6 +87,12 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     struct np_error err = {0};
     if (!(g->nccl = np_nccl_new()))
         return NP_E_NOMEM;
+    /* a large log: the NCCL reader on a second core while the scanner reads the steps (same result) */
+    if (sb.st_size >= DIAGNOSE_ASYNC_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1 && np_nccl_async(g->nccl) != NP_OK) {
+        np_nccl_free(g->nccl);
+        g->nccl = NULL;
+        return NP_E_NOMEM;
+    }
     /* one pass: the scanner reads every step (anomalies) and hands the same bytes to the NCCL reader */
     struct np_scan_opts so = {.all_steps = 1, .sink = diagnose_sink, .sink_ctx = g->nccl};
     struct np_scan_result sr = {0};
