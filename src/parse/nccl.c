@@ -24,7 +24,7 @@
 #include "nemoperf/parse/nccl.h"
 #include "nemoperf/parse/straggler.h"
 
-#define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2.5 MB) */
+#define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2 MiB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
 #define NCCL_GEN_FILL (NCCL_GEN_CAP / 2) /* a generation is full at half its slots */
 #define NCCL_SET_BITS 17                 /* ranks and hosts: 131,072 each */
