@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "nemoperf/job/mbridge.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 
@@ -29,7 +28,7 @@ char **np_dfm_argv(const struct np_launch_config *c)
     if (!b || !c->row || !c->row->yaml)
         return NULL;
     struct np_strv s = {0};
-    char *script = np_mbridge_script_path(c, b->script);
+    char *script = np_mbridge_script_path(c->stage_path, b, b->script);
     if (!script)
         return NULL;
     np_strv_push(&s, "python");

@@ -14,7 +14,6 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/dfm.h"
-#include "nemoperf/job/mbridge.h"
 #include "nemoperf/model/layout.h"
 #include "nemoperf/util/shell.h"
 
@@ -59,7 +58,7 @@ char **np_dfm_am_argv(const struct np_launch_config *c)
     const struct np_mbridge_spec *b = c->model->mbridge;
     if (!b || !b->am_yaml)
         return NULL;
-    char *script = np_mbridge_script_path(c, b->am_script);
+    char *script = np_mbridge_script_path(c->stage_path, b, b->am_script);
     char **ov = script ? np_dfm_am_overrides(c) : NULL;
     if (!ov) {
         free(script);

@@ -106,22 +106,6 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
     return np_buf_steal(&out);
 }
 
-char *np_mbridge_script_path(const struct np_launch_config *c, const char *script)
-{
-    const struct np_mbridge_spec *b = c->model->mbridge;
-    const char *slash = script ? strchr(script, '/') : NULL;
-    for (size_t i = 0; slash && i < b->nrepos; i++)
-        if (strlen(b->repos[i].name) == (size_t)(slash - script) &&
-            strncmp(b->repos[i].name, script, (size_t)(slash - script)) == 0) {
-            char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[i]), *p = NULL;
-            if (d && asprintf(&p, "%s%s", d, slash) < 0)
-                p = NULL;
-            free(d);
-            return p;
-        }
-    return NULL;
-}
-
 int np_mbridge_tasks_per_node(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);

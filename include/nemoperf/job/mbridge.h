@@ -19,11 +19,6 @@
  * packages); no trailing image path (the script appends ":$PYTHONPATH").  New string, caller frees. */
 char *np_mbridge_pythonpath(const struct np_launch_config *c);
 
-/* A spec's "<repo name>/<path>" (its script, am_script) -> <staged checkout of that repo>/<path>
- * (np_mbridge_checkout_dir).  New string, caller frees; NULL when script is NULL, names no repo of the spec,
- * or out of memory. */
-char *np_mbridge_script_path(const struct np_launch_config *c, const char *script);
-
 /* Tasks per node of the job: one per GPU, or one running torchrun (a torchrun kind, WORKLOAD=nemo). */
 int np_mbridge_tasks_per_node(const struct np_launch_config *c);
 
