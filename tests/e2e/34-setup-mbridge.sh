@@ -143,6 +143,18 @@ env PATH="$tmp/stubs:$PATH" HF_ENDPOINT="$EP" NEMOPERF_ARCHIVE_ENDPOINT="$EP" ST
 rc=$?
 [ "$rc" -eq 0 ] && [ -s "$S2/nvidia+nemo+26.08.sqsh" ] && [ -d "$S2/src/Megatron-Bridge-$V6" ] && [ ! -e "$S2/mbridge/hf" ] &&
     ok "--skip-hf: image and checkout, no Hub file" || fail "--skip-hf (rc $rc): $(cat "$tmp/nohf.err")"
+# launch finds the one run's three parts; without the Hub files it refuses, naming the file and the ./setup to run
+launch=$bindir/nemoperf-launch
+env STAGE_PATH="$S1" RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 "$launch" --dry-run >/dev/null 2>"$tmp/l1.err"
+rc=$?
+[ "$rc" -eq 0 ] && ! grep -q 'not staged' "$tmp/l1.err" && ok "launch --dry-run after the one run: nothing reported not staged" ||
+    fail "launch after the one run (rc $rc): $(cat "$tmp/l1.err")"
+env STAGE_PATH="$S2" RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 "$launch" >/dev/null 2>"$tmp/l2.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'deepseek-ai/DeepSeek-V3@main: config.json' "$tmp/l2.err" &&
+    grep -q 'run RECIPE=deepseek_v3 CONTAINER=26.08 [^ ]*setup' "$tmp/l2.err" && [ -z "$(ls -A "$S2/experiments")" ] &&
+    ok "launch after --skip-hf: exit 2 naming config.json and RECIPE=deepseek_v3 CONTAINER=26.08 ./setup" ||
+    fail "launch without the Hub files (rc $rc): $(cat "$tmp/l2.err")"
 
 # ---- bad input: exit 2, named, nothing created -----------------------------------------------------------------------
 run badc STAGE_PATH="$tmp/none" RECIPE=qwen3_30b_a3b CONTAINER=26.99
