@@ -682,7 +682,7 @@ START_TEST(test_json_direct_is_the_tree)
         o.reference = reference;
         o.verdict_last = reference && rnd() % 2;
         o.tolerance_pct = pass == 2 ? NAN : 7.5; /* json_real(NaN) is no value: the tree has no such member */
-        struct np_parse_result all = {rs, N, NULL, 0, 0, 0};
+        struct np_parse_result all = {.runs = rs, .nruns = N};
         char *whole = NULL, *streamed = NULL;
         size_t wl = 0, sl = 0;
         FILE *m = open_memstream(&whole, &wl);

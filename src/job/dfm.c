@@ -22,30 +22,13 @@ int np_dfm_row_automodel(const struct np_config_row *row)
     return row && row->backend && strcmp(row->backend, "automodel") == 0;
 }
 
-/* "<repo name>/<path>" of the spec -> <checkout>/<path>; NULL when out of memory or unknown. */
-static char *dfm_script_path(const struct np_launch_config *c, const char *script)
-{
-    const struct np_mbridge_spec *b = c->model->mbridge;
-    const char *slash = strchr(script, '/');
-    for (size_t i = 0; slash && i < b->nrepos; i++)
-        if (strlen(b->repos[i].name) == (size_t)(slash - script) &&
-            strncmp(b->repos[i].name, script, (size_t)(slash - script)) == 0) {
-            char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[i]), *p = NULL;
-            if (d && asprintf(&p, "%s%s", d, slash) < 0)
-                p = NULL;
-            free(d);
-            return p;
-        }
-    return NULL;
-}
-
 char **np_dfm_argv(const struct np_launch_config *c)
 {
     const struct np_mbridge_spec *b = c->model->mbridge;
     if (!b || !c->row || !c->row->yaml)
         return NULL;
     struct np_strv s = {0};
-    char *script = dfm_script_path(c, b->script);
+    char *script = np_mbridge_script_path(c->stage_path, b, b->script);
     if (!script)
         return NULL;
     np_strv_push(&s, "python");

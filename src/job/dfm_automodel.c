@@ -22,23 +22,6 @@ char *const *np_dfm_am_path_names(const struct np_mbridge_spec *b)
     return b->am_pythonpath;
 }
 
-/* <DFM checkout>/<path> of the spec's "DFM/<path>" script; NULL when out of memory or unknown. */
-static char *dfm_am_script(const struct np_launch_config *c)
-{
-    const struct np_mbridge_spec *b = c->model->mbridge;
-    const char *slash = b->am_script ? strchr(b->am_script, '/') : NULL;
-    for (size_t i = 0; slash && i < b->nrepos; i++)
-        if (strlen(b->repos[i].name) == (size_t)(slash - b->am_script) &&
-            strncmp(b->repos[i].name, b->am_script, (size_t)(slash - b->am_script)) == 0) {
-            char *d = np_mbridge_checkout_dir(c->stage_path, &b->repos[i]), *p = NULL;
-            if (d && asprintf(&p, "%s%s", d, slash) < 0)
-                p = NULL;
-            free(d);
-            return p;
-        }
-    return NULL;
-}
-
 /* The row's local batch size: the published MBS (1). */
 static int dfm_am_lbs(const struct np_launch_config *c)
 {
@@ -75,7 +58,7 @@ char **np_dfm_am_argv(const struct np_launch_config *c)
     const struct np_mbridge_spec *b = c->model->mbridge;
     if (!b || !b->am_yaml)
         return NULL;
-    char *script = dfm_am_script(c);
+    char *script = np_mbridge_script_path(c->stage_path, b, b->am_script);
     char **ov = script ? np_dfm_am_overrides(c) : NULL;
     if (!ov) {
         free(script);

@@ -1455,6 +1455,18 @@ static void synth_step_line(const struct synth_run *run, long i, double step_s)
 
 /* ---- DFM's AutoModel loop (job/dfm_automodel_log.c) ---------------------- */
 
+/* Append bar to b (what rank 0 printed before it, or nothing), write b to stderr at once and flush, as tqdm
+ * does; b is consumed. */
+static void synth_dfm_am_bar(struct np_buf *b, const struct np_dfm_am_bar *bar)
+{
+    np_dfm_am_log_bar(b, bar);
+    char *text = np_buf_steal(b);
+    if (text)
+        fputs(text, stderr);
+    free(text);
+    fflush(stderr);
+}
+
 /* Rank 0's tqdm bar to stderr after each loader batch (one batch a step: GBS = DP x LBS), the postfix set every
  * log_every = 2 steps (the shipped YAML) and kept, as tqdm keeps it (DFM 9eaace1 train.py:413-435). */
 static void synth_dfm_am_step(struct synth_run *run, long i, double step_s)
@@ -1472,12 +1484,7 @@ static void synth_dfm_am_step(struct synth_run *run, long i, double step_s)
     np_buf_init(&b);
     struct np_dfm_am_bar bar = {.epoch = 1, .nepochs = 1, .n = i + 1, .total = c->max_steps,
                                 .elapsed_s = run->dfm_elapsed_s, .step_s = step_s, .postfix = run->dfm_postfix};
-    np_dfm_am_log_bar(&b, &bar);
-    char *text = np_buf_steal(&b);
-    if (text)
-        fputs(text, stderr);
-    free(text);
-    fflush(stderr);
+    synth_dfm_am_bar(&b, &bar);
 }
 
 /* ---- Megatron-Bridge's training_log (job/mbridge_log.c) ------------------ */
@@ -1767,12 +1774,7 @@ int np_synth_main(int argc, char **argv)
                                                                               run.env.ranks_on_node : 1),
                             (int)c->dp);
         struct np_dfm_am_bar bar = {.epoch = 1, .nepochs = 1, .n = 0, .total = c->max_steps};
-        np_dfm_am_log_bar(&b, &bar);
-        char *text = np_buf_steal(&b);
-        if (text)
-            fputs(text, stderr);
-        free(text);
-        fflush(stderr);
+        synth_dfm_am_bar(&b, &bar);
     } else if (rank0 && !synth_signal && c->mbridge) {
         synth_log("nemoperf-synth: synthetic Megatron-Bridge training (CPU only, no GPU work): %s %s, %d ranks",
                   c->recipe, c->model_size, run.env.world);

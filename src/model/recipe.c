@@ -1445,6 +1445,21 @@ char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_re
     return p;
 }
 
+char *np_mbridge_script_path(const char *stage_path, const struct np_mbridge_spec *b, const char *script)
+{
+    const char *slash = script ? strchr(script, '/') : NULL;
+    for (size_t i = 0; slash && i < b->nrepos; i++)
+        if (strlen(b->repos[i].name) == (size_t)(slash - script) &&
+            strncmp(b->repos[i].name, script, (size_t)(slash - script)) == 0) {
+            char *d = np_mbridge_checkout_dir(stage_path, &b->repos[i]), *p = NULL;
+            if (d && asprintf(&p, "%s%s", d, slash) < 0)
+                p = NULL;
+            free(d);
+            return p;
+        }
+    return NULL;
+}
+
 char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size)
 {
     char *p = NULL;

@@ -277,6 +277,9 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
             li->present = 1;
         return 0;
     }
+    /* a Megatron-Bridge performance run (launch/manifest.c writes "mbridge"): its reader is
+     * report/mbridge_run.c; what the NeMo fields say of it is kept as before */
+    int foreign = json_is_string(json_object_get(json_object_get(root, "mbridge"), "container"));
     json_t *c = json_object_get(root, "config");
     const char *cw = "config.";
     if (c && !json_is_object(c))
@@ -327,6 +330,8 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     struct np_launch_info scratch;
     struct np_launch_info *l = li ? li : &scratch;
     l->present = 1;
+    if (foreign)
+        strcpy(l->foreign, "mbridge");
     run_json_str(root, "state", l->state, sizeof l->state, "", &k);
     /* "submitted": true (format 1), or "state": "submitted" (a later launch protocol) */
     l->submitted = run_json_bool(root, "submitted", "", &k) || strcmp(l->state, "submitted") == 0;
@@ -344,6 +349,8 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
         memset(l, 0, sizeof *l);
         l->present = 1;
         memcpy(l->bad, keep, sizeof l->bad);
+        if (foreign)
+            strcpy(l->foreign, "mbridge");
         return 0;
     }
     if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
@@ -965,6 +972,11 @@ struct run_slot {
     size_t files;
     unsigned long long bytes;
     int nomem;
+    /* the folder's manifest, read once for all its runs (g->manifest) */
+    int mread, mfrom;
+    struct np_identity mid;
+    struct np_launch_info mli;
+    int foreign; /* route_foreign and the manifest names another reader's run: nothing read here */
 };
 
 /* The folders analysed so far (walk threads append), sorted at the end. */
@@ -984,6 +996,7 @@ struct run_job {
     struct run_slot **held;
     size_t nheld, capheld;
     struct np_parse_stats stats;
+    char last_foreign[PATH_MAX]; /* the last foreign run folder handed on */
 };
 
 static void run_slot_text(struct run_slot *s, const char *buf);
@@ -1062,12 +1075,24 @@ static void run_manifest_vs_folder(const struct np_identity *m, const struct np_
                  np_dtype_name(f->dtype, 0));
 }
 
-static void run_identify(struct np_run *run, const char *manifest, const struct np_parse_opts *o)
+/* The folder's manifest, read on first use (a folder's logs share it). */
+static void run_slot_manifest(struct run_slot *s)
+{
+    if (s->mread)
+        return;
+    s->mread = 1;
+    if (s->g->manifest)
+        s->mfrom = np_manifest_read(s->g->manifest, &s->mid, &s->mli);
+}
+
+static void run_identify(struct np_run *run, struct run_slot *slot, const struct np_parse_opts *o)
 {
     const char *src = NULL;
-    struct np_identity mid;
-    memset(&mid, 0, sizeof mid);
-    int from_manifest = manifest && np_manifest_read(manifest, &mid, &run->launch);
+    const char *manifest = slot->g->manifest;
+    run_slot_manifest(slot);
+    struct np_identity mid = slot->mid;
+    run->launch = slot->mli;
+    int from_manifest = manifest && slot->mfrom;
     struct np_identity fid;
     memset(&fid, 0, sizeof fid);
     if (manifest && run->launch.bad[0]) {
@@ -1179,7 +1204,7 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
         struct np_run *run = run_slot_add(slot, path, slot->g->dir);
         if (run) {
             run->attempts = attempts;
-            run_identify(run, slot->g->manifest, j->o);
+            run_identify(run, slot, j->o);
             if (!run->launch.job_id[0])
                 run_job_from_name(run, path);
             if (sum.warmup_steps >= 0 && sum.timed_steps > 0) /* the summary names the last iteration */
@@ -1219,7 +1244,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
             struct np_run *run = run_slot_add(slot, path, slot->g->dir);
             if (run) {
                 run->attempts = attempts;
-                run_identify(run, slot->g->manifest, j->o);
+                run_identify(run, slot, j->o);
                 if (!run->launch.job_id[0])
                     run_job_from_name(run, path);
                 if (slot->g->manifest && !run->launch.present) {
@@ -1330,6 +1355,15 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
 static void run_group(struct run_job *j, struct run_slot *slot)
 {
     const struct np_walk_group *g = slot->g;
+    /* a run another reader owns (a Megatron-Bridge manifest): handed on unread, decided here in the one walk
+     * (a walk of its own before every parse doubled the cost of a tree of small runs: issue 22's bench) */
+    if (j->o->route_foreign && g->manifest) {
+        run_slot_manifest(slot);
+        if (slot->mli.foreign[0]) {
+            slot->foreign = 1;
+            return;
+        }
+    }
     struct np_scan_opts so = {0};
     so.all_steps = j->o->all_steps || j->o->steps_first >= 0;
     /* Default mode reads each log's tail only: enough for the last step (the seeds' rule) and for
@@ -1379,7 +1413,7 @@ static void run_group(struct run_job *j, struct run_slot *slot)
         struct np_run *run = run_slot_add(slot, path, g->dir);
         if (run) {
             run->attempts = natt;
-            run_identify(run, g->manifest, j->o);
+            run_identify(run, slot, j->o);
             if (!run->launch.job_id[0] && g->nfiles)
                 run_job_from_name(run, path);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
@@ -1502,6 +1536,23 @@ static void run_slot_clear(struct run_slot *slot)
         np_run_clear(&slot->runs[i]);
     }
     slot->n = 0;
+    slot->foreign = 0;
+}
+
+/* A foreign slot's run folder (its manifest's folder) into dir, unless it is last's (a run's subfolders
+ * share its manifest: one entry per manifest); 1 when new, with last updated. */
+static int run_foreign_dir(const struct run_slot *slot, char *last, size_t cap)
+{
+    const char *m = slot->g->manifest;
+    const char *slash = strrchr(m, '/');
+    size_t len = slash && slash != m ? (size_t)(slash - m) : 1; /* "/nemoperf.json": "/" */
+    if (len >= cap)
+        len = cap - 1;
+    if (strncmp(last, slash ? m : ".", len) == 0 && last[len] == '\0')
+        return 0;
+    memcpy(last, slash ? m : ".", len);
+    last[len] = '\0';
+    return 1;
 }
 
 /* A folder with a manifest and no log whose manifest is the one a subfolder's logs use
@@ -1599,6 +1650,15 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
                 nomem = 1;
             free(slot->errors[i]);
         }
+        if (slot->foreign && !nomem && run_foreign_dir(slot, job.last_foreign, sizeof job.last_foreign)) {
+            char **nf = realloc(res->foreign, (res->nforeign + 1) * sizeof *nf);
+            if (nf)
+                res->foreign = nf;
+            if (!nf || !(nf[res->nforeign] = strdup(job.last_foreign)))
+                nomem = 1;
+            else
+                res->nforeign++;
+        }
         res->files += slot->files;
         res->bytes_read += slot->bytes;
         free(slot->runs);
@@ -1659,6 +1719,8 @@ static enum np_status run_stream_out(struct run_job *j, struct run_slot *slot)
         st = j->sink->error(j->sink->ctx, slot->errors[i]);
     for (size_t i = 0; st == NP_OK && i < slot->n; i++, j->stats.runs++)
         st = j->sink->run(j->sink->ctx, &slot->runs[i]);
+    if (st == NP_OK && slot->foreign && run_foreign_dir(slot, j->last_foreign, sizeof j->last_foreign))
+        st = j->sink->foreign ? j->sink->foreign(j->sink->ctx, slot->mli.foreign, j->last_foreign) : NP_E_INTERNAL;
     j->stats.files += slot->files;
     j->stats.bytes_read += slot->bytes;
     run_slot_destroy(slot);
@@ -1780,6 +1842,9 @@ void np_parse_result_free(struct np_parse_result *res)
     for (size_t i = 0; i < res->nerrors; i++)
         free(res->errors[i]);
     free(res->errors);
+    for (size_t i = 0; i < res->nforeign; i++)
+        free(res->foreign[i]);
+    free(res->foreign);
     memset(res, 0, sizeof *res);
 }
 

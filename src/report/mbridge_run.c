@@ -22,6 +22,7 @@
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/report/mbridge_md.h"
 #include "nemoperf/util/diag.h"
+#include "nemoperf/util/fileio.h"
 
 void np_mb_opts_init(struct np_mb_opts *o)
 {
@@ -64,9 +65,15 @@ static void mbridge_run_manifest(const char *dir, struct np_mb_opts *id, int *sy
     if (access(p, F_OK) != 0)
         return;
     json_error_t je;
-    json_t *root = json_load_file(p, 0, &je);
+    int io = 0;
+    struct np_error ferr;
+    /* regular files only: a FIFO named nemoperf.json would block the parse */
+    json_t *root = np_file_load_json(p, 0, &je, &io, &ferr);
     if (!root) {
-        np_warnf("%s:%d:%d: %s (manifest ignored)", p, je.line, je.column, je.text);
+        if (io)
+            np_warnf("%s: %s (manifest ignored)", ferr.source, ferr.text);
+        else
+            np_warnf("%s:%d:%d: %s (manifest ignored)", p, je.line, je.column, je.text);
         return;
     }
     json_t *mb = json_object_get(root, "mbridge");
@@ -369,42 +376,6 @@ static int mbridge_run_markdown(struct mbridge_run *runs, size_t n, FILE *out)
         }
     free(refdir);
     return rc;
-}
-
-/* 1 when dir (or a folder below it, at most depth levels down) holds a nemoperf.json that names a
- * Megatron-Bridge performance run (a top-level "mbridge" object with "container"). */
-static int mbridge_run_has_manifest(const char *dir, int depth)
-{
-    char p[PATH_MAX];
-    struct stat sb;
-    if (snprintf(p, sizeof p, "%s/nemoperf.json", dir) < (int)sizeof p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        json_t *root = json_load_file(p, 0, NULL);
-        int mb = json_is_string(json_object_get(json_object_get(root, "mbridge"), "container"));
-        json_decref(root);
-        return mb; /* a run folder: nothing below it is another run */
-    }
-    DIR *d = depth > 0 ? opendir(dir) : NULL;
-    struct dirent *e;
-    int found = 0;
-    /* readdir's type where the file system gives one: a stat only for links and unknown types (this look runs
-     * before the parse of every tree without options: one stat per log file doubled its cost on many runs) */
-    while (d && !found && (e = readdir(d)))
-        if (e->d_name[0] != '.' && (e->d_type == DT_DIR || e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) &&
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p &&
-            (e->d_type == DT_DIR || (stat(p, &sb) == 0 && S_ISDIR(sb.st_mode))))
-            found = mbridge_run_has_manifest(p, depth - 1);
-    if (d)
-        closedir(d);
-    return found;
-}
-
-int np_mb_paths_launched(char *const *paths, size_t n)
-{
-    struct stat sb;
-    for (size_t i = 0; i < n; i++)
-        if (stat(paths[i], &sb) == 0 && S_ISDIR(sb.st_mode) && mbridge_run_has_manifest(paths[i], 6))
-            return 1;
-    return 0;
 }
 
 /* Run paths: a file, a folder with a log, or (recursively, in name order) the folders below one without. */

@@ -1596,6 +1596,7 @@ struct np_report {
     const struct np_parse_opts *o;
     size_t nruns, nerrors;
     enum np_status status; /* sticky */
+    const char *member_key, *member_value; /* json: np_report_json_member */
     /* table */
     struct report_row *rows; /* the first NP_REPORT_TABLE_ROWS rows, until the widths are fixed */
     size_t nrows, ncol;
@@ -2159,6 +2160,12 @@ enum np_status np_report_error(struct np_report *rep, const char *msg)
     return rep->why.failed ? (rep->status = NP_E_NOMEM) : NP_OK;
 }
 
+void np_report_json_member(struct np_report *rep, const char *key, const char *value)
+{
+    rep->member_key = key;
+    rep->member_value = value;
+}
+
 enum np_status np_report_finish(struct np_report *rep)
 {
     enum np_status st = rep->status;
@@ -2172,7 +2179,10 @@ enum np_status np_report_finish(struct np_report *rep)
         case NP_FMT_JSON:
             fputs(rep->nruns ? "\n  ],\n  \"errors\": [" : "{\n  \"runs\": [],\n  \"errors\": [", out);
             st = report_spill_write(&rep->why, out);
-            fputs(rep->nerrors ? "\n  ]\n}\n" : "]\n}\n", out);
+            fputs(rep->nerrors ? "\n  ]" : "]", out);
+            if (rep->member_key)
+                fprintf(out, ",\n  \"%s\": %s", rep->member_key, rep->member_value);
+            fputs("\n}\n", out);
             break;
         case NP_FMT_MARKDOWN: st = report_md_write(&rep->md, out, rep->o); break;
         default:

@@ -20,22 +20,14 @@ import shlex
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-read, dfm_yaml = set(), set()
-for line in open(os.path.join(here, "..", "data", "contract", "dfm-automodel-keys.tsv")):
-    if line.startswith("#") or not line.strip():
-        continue
-    kind, key, _ = line.rstrip("\n").split("\t")
-    (read if kind == "config" else dfm_yaml).add(key)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(here, "..", "..", "share", "nemoperf", "megatron-bridge"))
+from pinned import fail, read_keys, srun_step  # noqa: E402
 
-
-def fail(msg):
-    print("contract: FAIL: " + msg)
-    sys.exit(1)
-
-
+read, dfm_yaml = read_keys(os.path.join(here, "..", "data", "contract", "dfm-automodel-keys.tsv"), "config")
 script, conf_dir = sys.argv[1], sys.argv[2]
 text = open(script).read()
-step = text[text.index("\nsrun "):].split("\nrc=$?")[0].replace("\\\n", " ")
+step = srun_step(text)
 if "MASTER_ADDR=$(scontrol show hostnames" not in text:
     fail("no MASTER_ADDR from the node list")
 words = shlex.split(step.replace('"$MASTER_ADDR"', "MASTER"))

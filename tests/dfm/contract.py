@@ -16,25 +16,14 @@ import shlex
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-keys_file = os.path.join(here, "..", "data", "contract", "dfm-keys.tsv")
-config, flags = set(), set()
-for line in open(keys_file):
-    if line.startswith("#") or not line.strip():
-        continue
-    kind, key, _ = line.rstrip("\n").split("\t")
-    (config if kind == "config" else flags).add(key)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(here, "..", "..", "share", "nemoperf", "megatron-bridge"))
+from pinned import fail, read_keys, srun_step  # noqa: E402
 
-
-def fail(msg):
-    print("contract: FAIL: " + msg)
-    sys.exit(1)
-
-
+config, flags = read_keys(os.path.join(here, "..", "data", "contract", "dfm-keys.tsv"), "config")
 script, conf_dir = sys.argv[1], sys.argv[2]
 text = open(script).read()
-# the srun step's words, continuations joined
-step = text[text.index("\nsrun "):].split("\nrc=$?")[0].replace("\\\n", " ")
-words = shlex.split(step)
+words = shlex.split(srun_step(text))
 try:
     i = next(k for k, w in enumerate(words) if w.endswith("/pretrain_wan.py"))
 except StopIteration:

@@ -72,6 +72,9 @@ done
 sed -n '/^NCCL: \.\/pretrain_llama3.1_8b_bf16_8/,/ trace lines, /p' "$root/docs/diagnostics.md" >"$W/doc-want.txt"
 [ -s "$W/doc-want.txt" ] && cmp -s "$W/doc-got.txt" "$W/doc-want.txt" && ok "docs/diagnostics.md: the breakdown example is the tool's output" ||
     fail "docs/diagnostics.md's example differs: $(diff "$W/doc-want.txt" "$W/doc-got.txt" | head -8)"
+sed -n '/^NCCL: \.\/pretrain_llama3.1_8b_bf16_8/,/ trace lines, /p' "$root/README.md" >"$W/readme-want.txt"
+[ -s "$W/readme-want.txt" ] && cmp -s "$W/doc-got.txt" "$W/readme-want.txt" && ok "README.md: the breakdown example is the tool's output" ||
+    fail "README.md's breakdown example differs: $(diff "$W/readme-want.txt" "$W/doc-got.txt" | head -8)"
 # a profile run's .nsys-rep files with their ranks: profile_<pid> (nsys -o ..._%p) and NCCL's init line
 # "h100clust-worker-1:227602:... comm .. rank 0 nRanks 24" of the srun-label excerpt: pid 227602 is rank 0
 sr="$W/x/nccl-srun-label-3node/pretrain_llama3.1_8b_bf16_8"
@@ -145,6 +148,14 @@ jget "$W/drift.json" "r['note']" | grep -q 'differs from the published row: TP 2
 "$parse" --nccl --reference -f markdown "$W/drift" >"$W/drift.md" 2>&1
 grep -q '^| vboost | vboost 1 (nvidia-smi boost-slider) | vboost.err: sudo: a password is required |$' "$W/drift.md" &&
     ok "drift: markdown table" || fail "drift markdown: $(grep -A8 differs "$W/drift.md")"
+# the README's drift rows are rows the tool prints for this run
+sed -n '/^| setting | published | this run |$/,/^$/p' "$root/README.md" | grep '^| ' >"$W/readme-drift.txt"
+n=0
+while IFS= read -r row; do
+    grep -qxF -- "$row" "$W/drift.md" || { fail "README.md's drift row is not the tool's: $row"; n=-1000; }
+    n=$((n + 1))
+done <"$W/readme-drift.txt"
+[ "$n" -ge 5 ] && ok "README.md: its $n drift table lines are the tool's"
 # a manifest that carries a value under a credential's name (an older or edited one): never shown
 "$parse" --nccl --reference "$W/drift" >"$W/drift.txt" 2>&1
 grep -q hf_notavalue_leaked "$W/drift.json" "$W/drift.md" "$W/drift.txt" &&

@@ -57,6 +57,34 @@ assert abs(ds["tokens_per_s_per_gpu"] - 6288) < 1 and ds["window"] == "35-44"
 assert abs(ds["mfu_percent"] - 100 * ds["model_tflops_per_gpu"] / 4900) < 0.01
 EOF
 
+# no options: the manifests say which runs are Megatron-Bridge's (decided per run in the one walk) -> the same
+# report as with --container; a tree mixing them with a NeMo run reports both, each in its own layout
+"$P" --format markdown "$T/runs" > "$T/md0" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && cmp -s "$T/md" "$T/md0" && ok "no options: the manifests route every run, markdown identical to --container 26.08" \
+    || bad "no options: exit $rc: $(diff "$T/md" "$T/md0" | head -5) $(cat "$T/err")"
+mkdir "$T/mixed"
+cp -r "$T/runs"/00_* "$T/runs"/05_* "$T/mixed/"
+cp -r tests/data/parse/gb200-no-identity/in/pretrain_llama3_8b_fp8_8 "$T/mixed/"
+out=$("$P" --gpu gb200 "$T/mixed" 2>"$T/err"); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^pretrain_llama3_8b_fp8_8 .* ok' && echo "$out" | grep -q '	26.08	deepseek_v3	fp8_mx	gb300	256	' &&
+    echo "$out" | grep -q '	26.08	gpt_oss_120b	' && ! echo "$out" | grep -q unidentified \
+    && ok "mixed tree: the NeMo run in the NeMo table, the two Megatron-Bridge runs in theirs, exit 0" \
+    || bad "mixed tree: exit $rc: $out $(cat "$T/err")"
+for mode in "" "--group"; do
+    # shellcheck disable=SC2086
+    "$P" $mode --gpu gb200 --format json "$T/mixed" > "$T/mj" 2>"$T/err"; rc=$?
+    python3 - "$T/mj" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, JSON${mode:+ $mode}: one document, runs[1] + megatron_bridge[2]" || bad "mixed JSON $mode: exit $rc: $(head -c 300 "$T/mj") $(cat "$T/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["experiment"] for r in d["runs"]] == ["pretrain_llama3_8b_fp8_8"], d["runs"]
+assert [r["recipe"] for r in d["megatron_bridge"]] == ["deepseek_v3", "gpt_oss_120b"], d["megatron_bridge"]
+assert all(r["status"] == "ok" for r in d["megatron_bridge"])
+PY
+done
+"$P" --compare "$T/runs" "$T/runs" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -ne 0 ] && grep -q "holds Megatron-Bridge runs only" "$T/err" && ok "--compare on Megatron-Bridge runs says it reads NeMo runs" \
+    || bad "--compare: exit $rc: $(cat "$T/err")"
+
 # options instead of a manifest, the published label as dtype; the newest container by default
 run=$(ls -d "$T/runs"/00_*)
 cp "$run/log-mb_42_0.out" "$T/plain.out"

@@ -9,36 +9,8 @@
 # dropped, SLURM_LOCALID/PROCID set; numactl: records its binding, then runs the command); (3) for the sweep,
 # nemoperf-synth writes Megatron-Bridge's log lines on every real srun task of the cluster; (4) the Hub files the
 # rows read offline are "{}" stand-ins in huggingface_hub's cache layout (34-setup-mbridge.sh stages real ones).
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-launch=$bindir/nemoperf-launch
-parse=$bindir/nemoperf-parse
-cluster=$root/tests/slurm/cluster
-T=63-mbridge-launch
-fails=0
-fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
-die() { echo "$T: FAIL: $*" >&2; exit 1; }
-ok() { echo "$T: ok: $*"; }
-
-[ -x "$launch" ] && [ -x "$parse" ] && [ -x "$bindir/nemoperf-synth" ] || die "tools not built (make)"
-for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    [ "$v" = SLURM_CONF ] || unset "$v"
-done
-unset RECIPE MODEL MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
-    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE WORKLOAD CONTAINER TASK
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/np-mbl.XXXXXX") || die "mktemp"
-cleanup() {
-    [ -f "$W/jobs" ] && cut -f2 "$W/jobs" | while read -r id; do scancel "$id" 2>/dev/null; done
-    rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-S="$W/stage"
-: >"$W/jobs"
+T=63-mbridge-launch WTAG=mbl
+. "$(dirname "$0")/mbridge-launch-lib.inc"
 mkdir -p "$S" "$W/fake" "$W/out" || die mkdir
 
 # ---- 1. the dry-run script runs the release's rank command ----

@@ -105,6 +105,9 @@ struct np_mbridge_spec {
 
 /* Where ./setup unpacks (setup/archive.c) and the job reads (job/mbridge.c) a pinned checkout: <stage>/src/<name>-<commit>.  New string, caller frees; NULL: no memory. */
 char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_repo *repo);
+/* A spec's "<repo name>/<path>" (its script, am_script) -> <the staged checkout of that repo>/<path>.  New
+ * string, caller frees; NULL when script is NULL, names no repo of b, or out of memory. */
+char *np_mbridge_script_path(const char *stage_path, const struct np_mbridge_spec *b, const char *script);
 /* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
 char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
 

@@ -93,6 +93,9 @@ struct np_launch_info {
     char error[240];    /* the scheduler's message when not submitted */
     char bad[240];      /* why the manifest cannot be trusted (a field of the wrong type, a duplicate key,
                          * unreadable), "" when it can; then nothing else of it is filled */
+    char foreign[16];   /* "mbridge": the manifest names a run another reader owns (a top-level "mbridge"
+                         * object with a "container": a Megatron-Bridge performance run); then only present
+                         * is filled besides it */
 };
 
 struct np_window_stats {
@@ -167,6 +170,9 @@ struct np_parse_opts {
     int keep_samples;        /* 1: keep each run's window step times (run->samples) for the results store */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
+    int route_foreign;       /* 1: a folder whose manifest names another reader's run (np_launch_info.foreign)
+                                is not read here: its manifest's folder goes to the sink's foreign callback
+                                (np_parse_stream) or to res->foreign (np_parse_paths), once, in walk order */
 };
 
 struct np_parse_result {
@@ -176,6 +182,8 @@ struct np_parse_result {
     size_t nerrors;
     size_t files;            /* logs read */
     unsigned long long bytes_read;
+    char **foreign;          /* route_foreign: the folders of the other readers' runs, in walk order */
+    size_t nforeign;
 };
 
 void np_parse_opts_init(struct np_parse_opts *o);
@@ -187,6 +195,9 @@ struct np_run_sink {
     void *ctx;
     enum np_status (*run)(void *ctx, const struct np_run *run);
     enum np_status (*error)(void *ctx, const char *msg); /* "path: message": unreadable input */
+    /* route_foreign: the folder of a manifest that names another reader's run (kind "mbridge"), once per
+     * manifest, in walk order; may be NULL when route_foreign is 0 */
+    enum np_status (*foreign)(void *ctx, const char *kind, const char *dir);
 };
 
 struct np_parse_stats {

@@ -31,9 +31,4 @@ void np_mb_opts_init(struct np_mb_opts *o);
 int np_mb_parse_paths(char *const *paths, size_t n, const struct np_mb_opts *o, const struct np_mb_ref *ref,
                       enum np_format fmt, FILE *out);
 
-/* 1 when a folder of paths (or one below it, 6 levels at most) holds the manifest of a Megatron-Bridge
- * performance run nemoperf-launch wrote (its "mbridge" object): nemoperf-parse then takes this path with no
- * options. */
-int np_mb_paths_launched(char *const *paths, size_t n);
-
 #endif

@@ -52,6 +52,10 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run);
 /* One read error ("path: message", borrowed): JSON lists it in "errors"; the others ignore it. */
 enum np_status np_report_error(struct np_report *rep, const char *msg);
 
+/* JSON: one member more at the end of the envelope, "key": value (JSON text; both borrowed until
+ * np_report_finish): a mixed tree's Megatron-Bridge runs.  The other formats ignore it. */
+void np_report_json_member(struct np_report *rep, const char *key, const char *value);
+
 /* What was held back (a short table's rows, the footer, the JSON envelope's end, markdown's tables
  * and list), then a flush. */
 enum np_status np_report_finish(struct np_report *rep);

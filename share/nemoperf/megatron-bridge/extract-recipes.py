@@ -26,6 +26,10 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pinned import attr_chain  # noqa: E402 (beside this script: what the contract scripts share)
+
 REPO = "NVIDIA-NeMo/Megatron-Bridge"
 RELEASE = {"26.08": "v0.6.0", "26.06": "v0.5.0"}
 GPUS_PER_NODE = {"h100": 8, "b200": 8, "b300": 8, "gb200": 4, "gb300": 4}  # argument_parser.py NUM_GPUS_PER_NODE_MAP
@@ -61,16 +65,6 @@ def lit(node, env):
         return None
 
 
-def attr_path(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def v6_functions(gitdir, commit, family):
     """{function name: (file, lines, settings{path: value}, settings lines, env{})} for one family."""
     base = "src/megatron/bridge/perf_recipes"
@@ -92,7 +86,7 @@ def v6_functions(gitdir, commit, family):
             settings, lines, env, base = {}, {}, {}, None
             for node in ast.walk(fn):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    path = attr_path(node.targets[0])
+                    path = ".".join(attr_chain(node.targets[0], partial=True))
                     if path == "cfg" and isinstance(node.value, ast.Call) and \
                             isinstance(node.value.func, ast.Name) and node.value.func.id.endswith("_config"):
                         base = node.value.func.id

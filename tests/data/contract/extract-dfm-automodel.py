@@ -15,8 +15,14 @@ Rerun:  python3 tests/data/contract/extract-dfm-automodel.py > tests/data/contra
 """
 import argparse
 import ast
+import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "share", "nemoperf",
+                                "megatron-bridge"))
+from pinned import attr_chain  # noqa: E402 (what the contract scripts share)
 
 DFM = ("NVIDIA-NeMo/DFM", "9eaace14995a724c982fe53726a909be2edc93cb")
 AM = ("NVIDIA-NeMo/Automodel", "a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5")
@@ -46,18 +52,6 @@ def add(kind, key, repo, path, line):
     keys.setdefault((kind, key), "%s@%s:%s:%d" % (repo[0], repo[1], path, line))
 
 
-def chain(node):
-    """a.b.c of an Attribute/Name chain, or None"""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return list(reversed(parts))
-    return None
-
-
 def scan(repo, path, only=None):
     tree = ast.parse(show(repo, path))
     for node in ast.walk(tree):
@@ -65,7 +59,7 @@ def scan(repo, path, only=None):
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and \
                 node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            recv = chain(node.func.value)
+            recv = attr_chain(node.func.value)
             if not recv:
                 continue
             k = node.args[0].value
@@ -74,7 +68,7 @@ def scan(repo, path, only=None):
             elif recv[-1] in SECTIONS:
                 add("config", SECTIONS[recv[-1]] + "." + k, repo, path, node.lineno)
         elif isinstance(node, ast.Attribute):
-            c = chain(node)
+            c = attr_chain(node)
             if c and len(c) >= 4 and c[:2] == ["self", "cfg"] and c[2] not in ("get",) and \
                     c[3] not in ("get", "to_dict", "instantiate"):
                 add("config", ".".join(c[2:4]), repo, path, node.lineno)
