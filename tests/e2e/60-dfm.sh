@@ -8,36 +8,8 @@
 # (2) tests/dfm/make-logs.py writes Megatron-Bridge logs with step times derived from the published TFLOP/s
 # (NVIDIA's calibration), and DFM's AutoModel loop's tqdm bar for the AutoModel rows; (3) nemoperf-synth stands in
 # for pretrain_wan.py / DFM's AutoModel pre-training on every srun task.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-launch=$bindir/nemoperf-launch
-parse=$bindir/nemoperf-parse
-cluster=$root/tests/slurm/cluster
-T=60-dfm
-fails=0
-fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
-die() { echo "$T: FAIL: $*" >&2; exit 1; }
-ok() { echo "$T: ok: $*"; }
-
-[ -x "$launch" ] && [ -x "$parse" ] && [ -x "$bindir/nemoperf-synth" ] || die "tools not built (make)"
-for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    [ "$v" = SLURM_CONF ] || unset "$v"
-done
-unset RECIPE MODEL MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
-    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE WORKLOAD
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/np-dfm.XXXXXX") || die "mktemp"
-cleanup() {
-    [ -f "$W/jobs" ] && cut -f2 "$W/jobs" | while read -r id; do scancel "$id" 2>/dev/null; done
-    rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-S="$W/stage"
-: >"$W/jobs"
+T=60-dfm WTAG=dfm
+. "$(dirname "$0")/mbridge-launch-lib.inc"
 
 # 1. the job's contract: every Megatron-Core row, with and without profiling
 mkdir -p "$S/pip/wan2.1-14b" && echo stand-in >"$S/nvidia+nemo+25.11.sqsh" || die "stage"
