@@ -1448,33 +1448,56 @@ static double run_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
-static enum np_status run_folder(void *ctx, struct np_walk_group *g)
+static void run_slot_clear(struct run_slot *slot)
 {
-    struct run_job *j = ctx;
+    for (size_t i = 0; i < slot->n; i++) {
+        np_run_clear(&slot->runs[i]);
+    }
+    slot->n = 0;
+    slot->foreign = 0;
+}
+
+static void run_slot_destroy(struct run_slot *slot)
+{
+    if (!slot)
+        return;
+    run_slot_clear(slot);
+    for (size_t i = 0; i < slot->nerrors; i++)
+        free(slot->errors[i]);
+    free(slot->runs);
+    free(slot->errors);
+    np_walk_group_free(slot->g);
+    free(slot);
+}
+
+/* A new slot holding g (taken: freed on failure) with its folder analysed (run_group); NULL: out of memory. */
+static struct run_slot *run_slot_new(struct run_job *j, struct np_walk_group *g)
+{
     struct run_slot *slot = calloc(1, sizeof *slot);
     if (!slot) {
         np_walk_group_free(g);
-        return NP_E_NOMEM;
+        return NULL;
     }
     slot->g = g;
     run_group(j, slot);
     g->dirfd = -1; /* open only during this call */
+    return slot;
+}
+
+/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
+static enum np_status run_folder(void *ctx, struct np_walk_group *g)
+{
+    struct run_job *j = ctx;
+    struct run_slot *slot = run_slot_new(j, g);
+    if (!slot)
+        return NP_E_NOMEM;
     pthread_mutex_lock(&j->mu);
     if (j->nslots == j->cap) {
         size_t nc = j->cap ? j->cap * 2 : 256;
         struct run_slot **ns = realloc(j->slots, nc * sizeof *ns);
         if (!ns) {
             pthread_mutex_unlock(&j->mu);
-            for (size_t i = 0; i < slot->n; i++) {
-                np_run_clear(&slot->runs[i]);
-            }
-            for (size_t i = 0; i < slot->nerrors; i++)
-                free(slot->errors[i]);
-            free(slot->runs);
-            free(slot->errors);
-            np_walk_group_free(g);
-            free(slot);
+            run_slot_destroy(slot);
             return NP_E_NOMEM;
         }
         j->slots = ns;
@@ -1528,15 +1551,6 @@ static void *run_progress(void *arg)
     if (shown)
         fprintf(stderr, "\r\033[K");
     return NULL;
-}
-
-static void run_slot_clear(struct run_slot *slot)
-{
-    for (size_t i = 0; i < slot->n; i++) {
-        np_run_clear(&slot->runs[i]);
-    }
-    slot->n = 0;
-    slot->foreign = 0;
 }
 
 /* A foreign slot's run folder (its manifest's folder) into dir, unless it is last's (a run's subfolders
@@ -1678,31 +1692,13 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
 
 #define RUN_HELD_MAX 4096 /* a manifest-only folder's subtree held for its decision, at most */
 
-static void run_slot_destroy(struct run_slot *slot)
-{
-    if (!slot)
-        return;
-    run_slot_clear(slot);
-    for (size_t i = 0; i < slot->nerrors; i++)
-        free(slot->errors[i]);
-    free(slot->runs);
-    free(slot->errors);
-    np_walk_group_free(slot->g);
-    free(slot);
-}
-
 /* Walk callback (np_walk_ordered), on a worker thread: analyse the folder, keep it for its turn. */
 static enum np_status run_stream_folder(void *ctx, struct np_walk_group *g, void **result)
 {
     struct run_job *j = ctx;
-    struct run_slot *slot = calloc(1, sizeof *slot);
-    if (!slot) {
-        np_walk_group_free(g);
+    struct run_slot *slot = run_slot_new(j, g);
+    if (!slot)
         return NP_E_NOMEM;
-    }
-    slot->g = g;
-    run_group(j, slot);
-    g->dirfd = -1; /* open only during this call */
     if (slot->nomem) {
         run_slot_destroy(slot);
         return NP_E_NOMEM;
