@@ -1187,6 +1187,21 @@ static void run_apply_amlog(struct np_run *run, const struct np_amlog_summary *s
         run_reference(run, o, ref);
 }
 
+/* A new run of the slot for path (attempts: the folder's restart logs), identified (run_identify), its job id
+ * from the log's name when that left none and from_name; NULL when out of memory (slot->nomem). */
+static struct np_run *run_slot_new_run(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts,
+                                       int from_name)
+{
+    struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+    if (run) {
+        run->attempts = attempts;
+        run_identify(run, slot, j->o);
+        if (!run->launch.job_id[0] && from_name)
+            run_job_from_name(run, path);
+    }
+    return run;
+}
+
 static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts)
 {
     struct np_scan_result res;
@@ -1201,12 +1216,8 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
     int found = 0;
     if (sum.seen) {
         slot->bytes += res.bytes_read;
-        struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+        struct np_run *run = run_slot_new_run(j, slot, path, attempts, 1);
         if (run) {
-            run->attempts = attempts;
-            run_identify(run, slot, j->o);
-            if (!run->launch.job_id[0])
-                run_job_from_name(run, path);
             if (sum.warmup_steps >= 0 && sum.timed_steps > 0) /* the summary names the last iteration */
                 run->id.max_steps = (int)(sum.warmup_steps + sum.timed_steps);
             run->bench_summary = sum.warmup_steps >= 0;
@@ -1241,12 +1252,8 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
     } else {
         slot->bytes += res.bytes_read;
         if (res.nsteps) {
-            struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+            struct np_run *run = run_slot_new_run(j, slot, path, attempts, 1);
             if (run) {
-                run->attempts = attempts;
-                run_identify(run, slot, j->o);
-                if (!run->launch.job_id[0])
-                    run_job_from_name(run, path);
                 if (slot->g->manifest && !run->launch.present) {
                     char note[1200];
                     snprintf(note, sizeof note, "%s is not a JSON manifest nemoperf can read: identity from the "
@@ -1410,12 +1417,8 @@ static void run_group(struct run_job *j, struct run_slot *slot)
             run_scan_one(j, slot, g->files[f], &so, 0);
     if (slot->n == 0) {
         const char *path = natt ? g->files[att[0].file] : g->nfiles ? g->files[0] : g->dir;
-        struct np_run *run = run_slot_add(slot, path, g->dir);
+        struct np_run *run = run_slot_new_run(j, slot, path, natt, g->nfiles > 0);
         if (run) {
-            run->attempts = natt;
-            run_identify(run, slot, j->o);
-            if (!run->launch.job_id[0] && g->nfiles)
-                run_job_from_name(run, path);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
             run_no_steps(run, slot);
             run_slot_conflict(slot, run);
