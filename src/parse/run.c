@@ -1556,6 +1556,17 @@ static void *run_progress(void *arg)
     return NULL;
 }
 
+/* The walk is over: tell run_progress, and wait for its thread prog (NULL: it was not started). */
+static void run_progress_stop(struct run_job *j, const pthread_t *prog)
+{
+    pthread_mutex_lock(&j->mu);
+    j->finished = 1;
+    pthread_cond_broadcast(&j->pcv);
+    pthread_mutex_unlock(&j->mu);
+    if (prog)
+        pthread_join(*prog, NULL);
+}
+
 /* A foreign slot's run folder (its manifest's folder) into dir, unless it is last's (a run's subfolders
  * share its manifest: one entry per manifest); 1 when new, with last updated. */
 static int run_foreign_dir(const struct run_slot *slot, char *last, size_t cap)
@@ -1630,12 +1641,7 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     struct np_walk_errors werr = {0};
     enum np_status st =
         np_walk_paths(paths, npaths, o->include, nthreads, &pace, run_folder, &job, &werr, &job.counts);
-    pthread_mutex_lock(&job.mu);
-    job.finished = 1;
-    pthread_cond_broadcast(&job.pcv);
-    pthread_mutex_unlock(&job.mu);
-    if (prog_started)
-        pthread_join(prog, NULL);
+    run_progress_stop(&job, prog_started ? &prog : NULL);
     if (job.nslots > 1)
         qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
     run_drop_parent_manifests(&job);
@@ -1817,12 +1823,7 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
     for (size_t i = 0; i < job.nheld; i++)
         run_slot_destroy(job.held[i]);
     free(job.held);
-    pthread_mutex_lock(&job.mu);
-    job.finished = 1;
-    pthread_cond_broadcast(&job.pcv);
-    pthread_mutex_unlock(&job.mu);
-    if (prog_started)
-        pthread_join(prog, NULL);
+    run_progress_stop(&job, prog_started ? &prog : NULL);
     pthread_mutex_destroy(&job.mu);
     pthread_cond_destroy(&job.pcv);
     if (stats)
