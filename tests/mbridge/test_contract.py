@@ -104,7 +104,7 @@ def check_rendered(cmd, opts, release, commit):
 
 def render(row, stage, extra):
     """The row's rank command as nemoperf-launch --print-config renders it, or None when not built."""
-    tool = os.path.join(ROOT, "bin", "nemoperf-launch")
+    tool = os.path.join(ROOT, os.environ.get("NP_BIN") or "bin", "nemoperf-launch")  # make sanitize: build-san/bin
     if not os.access(tool, os.X_OK):
         return None
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STAGE_PATH": stage,
@@ -176,7 +176,7 @@ def main():
     for f in failures:
         print("FAIL: " + f)
     print("mbridge contract: %d rows of %s, %d rendered commands%s, %d failures"
-          % (nrows, "+".join(CONTAINERS), nrendered, "" if nrendered else " (bin/nemoperf-launch not built: skipped)",
+          % (nrows, "+".join(CONTAINERS), nrendered, "" if nrendered else " (%s/nemoperf-launch not built: skipped)" % (os.environ.get("NP_BIN") or "bin"),
              len(failures)))
     os.rmdir(stage) if not os.listdir(stage) else None
     return 1 if failures else 0
