@@ -12,7 +12,8 @@
 # beside the default NVIDIA window (iterations 11-44 of 50: 40 step lines a log).
 # Shape n (issue 29): one ~1 GB NCCL trace log (NCCL_DEBUG=INFO collective lines of 64 ranks on 8 nodes, 2.21 layout,
 #   with NeMo step lines), `nemoperf-parse --nccl --format json` against `grep -c 'NCCL INFO'` and rg -c on it,
-#   peak memory beside (the reader's memory is bounded whatever the log's size).
+#   peak memory beside (the reader's memory is bounded whatever the log's size); with NP_PARSE_B, that build's
+#   --nccl too, in the same reps.
 # Knobs: BENCH_DIR (bench/scratch)  BENCH_SHAPES (abcn, any of a b c n)  BENCH_SCALE (1; divides the run counts)
 #        BENCH_REPS (5)  BENCH_SEED (1)  BENCH_JOBS (all cores; tailread threads)  CC (cc)  NP_PARSE (bin/nemoperf-parse)
 #        NP_PARSE_B (unset): another build's nemoperf-parse, timed alternately with NP_PARSE in the same reps
@@ -324,28 +325,32 @@ bench_nccl() { # bytes
     rm -rf "$_w"
     mkdir -p "$_w"
     for _r in $(seq 0 "$BENCH_REPS"); do # rep 0 untimed
-        for _k in grep_c rg_c parse_nccl parse; do
+        for _k in grep_c rg_c parse_nccl parse_nccl_b parse; do
             case $_k in
             grep_c) set -- $("$TI" -p -l grep -c 'NCCL INFO' "$_log") ;;
             rg_c) [ "$have_rg" = 1 ] || continue; set -- $("$TI" -p -l rg -c --no-config 'NCCL INFO' "$_log") ;;
             parse_nccl) [ "$have_parse" = 1 ] || continue; set -- $("$TI" -p -l "$NP_PARSE" --nccl --format json "$_d/experiments") ;;
+            parse_nccl_b) [ -x "$NP_PARSE_B" ] || continue; set -- $("$TI" -p -l "$NP_PARSE_B" --nccl --format json "$_d/experiments") ;;
             parse) [ "$have_parse" = 1 ] || continue; set -- $("$TI" -p -l "$NP_PARSE" --format json "$_d/experiments") ;;
             esac
             # parse exits 1 for a run it does not call ok: the timing stands; 2 and up is a failure
             case ${2:-9} in 0) ;; 1) case $_k in parse*) ;; *) echo "bench: shape n: $_k exited 1" >&2; FAILED=1 ;; esac ;;
             *) echo "bench: shape n: $_k exited ${2:-?}" >&2; FAILED=1 ;; esac
+            # a parse that printed nothing failed whatever its status (e.g. no recipes found): its time means nothing
+            case $_k in parse*) [ "${4:-0}" -gt 0 ] || { echo "bench: shape n: $_k printed nothing" >&2; FAILED=1; } ;; esac
             [ "$_r" -gt 0 ] && echo "$1" >>"$_w/$_k.times"
             echo "$4" >"$_w/$_k.lines"
             echo "${5:-0}" >>"$_w/$_k.rss"
         done
     done
     _g=$(median "$_w/grep_c.times")
-    for _k in grep_c rg_c parse_nccl parse; do
+    for _k in grep_c rg_c parse_nccl parse_nccl_b parse; do
         [ -f "$_w/$_k.times" ] || continue
         case $_k in
         grep_c) _l="grep -c 'NCCL INFO' LOG" ;;
         rg_c) _l="rg -c 'NCCL INFO' LOG" ;;
         parse_nccl) _l="nemoperf-parse --nccl --format json" ;;
+        parse_nccl_b) _l="NP_PARSE_B --nccl --format json" ;;
         parse) _l="nemoperf-parse --format json (no --nccl)" ;;
         esac
         out "$(awk -v l="$_l" -v m="$(median "$_w/$_k.times")" -v n="$(minof "$_w/$_k.times")" -v g="$_g" \

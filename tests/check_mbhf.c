@@ -159,7 +159,7 @@ START_TEST(test_offline_check)
     ck_assert_int_eq(np_mbhf_missing(&s, "26.08", "nope", NULL, home, what, sizeof what), -1);
     /* nothing staged: the branch has no ref */
     ck_assert_int_eq(np_mbhf_missing(&s, "26.08", "m", NULL, home, what, sizeof what), 1);
-    ck_assert_msg(strstr(what, "or/cfg@main: not staged") != NULL, "%s", what);
+    ck_assert_msg(strstr(what, "or/cfg@main: config.json (not staged: no ") != NULL, "%s", what);
     const char *c1 = "1111111111111111111111111111111111111111";
     snprintf(p, sizeof p, "%s/hub/models--or--cfg/refs/main", home);
     put(p, c1);

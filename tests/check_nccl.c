@@ -6,7 +6,9 @@
  * (lines straddling chunks), and must give the hand-counted calls, lines, bytes and histogram,
  * the nodes, ranks, network, IB devices and warnings.  Then the datatype widths per version,
  * a generated log far larger than a generation of keys (bounded memory, exact counts), and the
- * report formats (JSON members, CSV fields, text).  Run from the repo root.
+ * report formats (JSON members, CSV fields, text); the reader on its own thread gives the same result as
+ * inline, lines off NCCL's usual layout are read as before, and the rank and node sets stay exact past the
+ * cache of prefixes.  Run from the repo root.
  */
 #include "nemoperf/parse/anomaly.h"
 #include "nemoperf/parse/nccl.h"
@@ -415,6 +417,168 @@ START_TEST(test_pid_ranks)
 }
 END_TEST
 
+/* The reader's whole result as JSON text (the report's member, plus what it leaves out). */
+static char *result_text(const struct np_nccl *n)
+{
+    json_t *j = np_ncclreport_json(n, 10);
+    ck_assert_ptr_nonnull(j);
+    char warn[1024];
+    np_nccl_warnings(n, warn, sizeof warn);
+    const struct np_nccl_ckpt *ck = np_nccl_ckpt(n);
+    json_object_set_new(j, "t_warn", json_string(warn));
+    json_object_set_new(j, "t_lines", json_integer((json_int_t)np_nccl_trace_lines(n)));
+    json_object_set_new(j, "t_ranks", json_integer((json_int_t)np_nccl_ranks_seen(n)));
+    json_object_set_new(j, "t_nodes", json_integer((json_int_t)np_nccl_nodes_seen(n)));
+    json_object_set_new(j, "t_sat", json_integer(np_nccl_saturated(n)));
+    json_object_set_new(j, "t_ckpt", json_real(ck->save_s + ck->load_s + (double)(ck->saves + ck->loads)));
+    size_t nc;
+    const struct np_nccl_coll *c = np_nccl_colls(n, &nc);
+    for (size_t i = 0; i < nc; i++) { /* every field, the report's rounding aside */
+        char k[64];
+        snprintf(k, sizeof k, "t_%d_%s", c[i].nranks, c[i].op);
+        json_t *a = json_array();
+        json_array_append_new(a, json_integer((json_int_t)c[i].calls));
+        json_array_append_new(a, json_integer((json_int_t)c[i].lines));
+        json_array_append_new(a, json_integer((json_int_t)c[i].bytes));
+        json_array_append_new(a, json_integer((json_int_t)c[i].unknown_calls));
+        json_array_append_new(a, json_integer((json_int_t)c[i].min_bytes));
+        json_array_append_new(a, json_integer((json_int_t)c[i].max_bytes));
+        for (int b = 0; b < NP_NCCL_HIST; b++)
+            json_array_append_new(a, json_integer((json_int_t)c[i].hist[b]));
+        json_object_set_new(j, k, a);
+    }
+    char *t = json_dumps(j, JSON_SORT_KEYS);
+    json_decref(j);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* buf read on the reader's own thread (np_nccl_async) in chunks of chunk bytes. */
+static struct np_nccl *read_async(const char *buf, size_t len, size_t chunk)
+{
+    struct np_nccl *n = np_nccl_new();
+    ck_assert_ptr_nonnull(n);
+    ck_assert_int_eq(np_nccl_async(n), NP_OK);
+    for (size_t off = 0; off < len; off += chunk)
+        ck_assert_int_eq(np_nccl_feed(n, buf + off, off + chunk > len ? len - off : chunk), NP_OK);
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    return n;
+}
+
+static void same_async(const char *what, const char *buf, size_t len, size_t chunk)
+{
+    struct np_nccl *a = read_chunks(buf, len, len ? len : 1), *b = read_async(buf, len, chunk);
+    char *ta = result_text(a), *tb = result_text(b);
+    ck_assert_msg(strcmp(ta, tb) == 0, "%s (chunk %zu): inline %s\nthread %s", what, chunk, ta, tb);
+    free(ta);
+    free(tb);
+    np_nccl_free(a);
+    np_nccl_free(b);
+}
+
+/* np_nccl_async (a large log in nemoperf-parse --nccl): the same result as inline, byte for byte, on every
+ * golden case and on a log of many slots; a reader freed while its thread runs ends it. */
+START_TEST(test_async_same)
+{
+    DIR *d = opendir(DATA);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int cases = 0;
+    while ((de = readdir(d))) {
+        char p[512];
+        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
+        if (de->d_name[0] == '.' || access(p, R_OK) != 0)
+            continue;
+        size_t len;
+        char *buf = np_test_read_all(p, &len);
+        same_async(de->d_name, buf, len, 4093);
+        same_async(de->d_name, buf, len, 5);
+        free(buf);
+        cases++;
+    }
+    closedir(d);
+    ck_assert_int_ge(cases, 10);
+    /* 9 MB: nine slots of the ring, generations swapped on the way, lines across slot ends */
+    size_t cap = 10u << 20, len = 0;
+    char *big = malloc(cap);
+    ck_assert_ptr_nonnull(big);
+    for (unsigned op = 0; len + 512 < cap - (1u << 20); op++)
+        for (int r = 0; r < 8; r++)
+            len += (size_t)snprintf(big + len, cap - len,
+                                    "node%d:%d:%d [%d] NCCL INFO %s: opCount %x sendbuff 0x7f recvbuff 0x7f count %u "
+                                    "datatype %d op 0 root 0 comm 0x%x [nranks=%d] stream 0x1\n",
+                                    r / 4, 100 + r, 200 + r, r % 4, op % 3 ? "AllReduce" : "Send", op,
+                                    1000 + op % 4096, op % 10, 0x5000 + r, op % 3 ? 8 : 2);
+    same_async("generated", big, len, 3u << 20);
+    same_async("generated", big, len, 65537);
+    struct np_nccl *n = np_nccl_new();
+    ck_assert_int_eq(np_nccl_async(n), NP_OK);
+    ck_assert_int_eq(np_nccl_feed(n, big, len), NP_OK);
+    np_nccl_free(n); /* no finish: the thread is told to stop and joined */
+    free(big);
+}
+END_TEST
+
+/* Collective lines off NCCL's usual layout take the key-value loop, and a usual head followed by more
+ * words reads those words too: hand-counted. */
+START_TEST(test_layout_variants)
+{
+    const char *l =
+        "h:1:1 [0] NCCL INFO A1: opCount 1 sendbuff 0x1 recvbuff 0x1 count 12abc datatype 7 op 0 root 0 comm 0x9 "
+        "[nranks=1] stream 0x1\n" /* count 12: 48 bytes */
+        "h:1:1 [0] NCCL INFO A2: opCount 1 sendbuff 0x1 recvbuff 0x1 count  1024 datatype 7 op 0 root 0 comm 0x9 "
+        "[nranks=1] stream 0x1\n" /* two spaces: 4096 */
+        "h:1:1 [0] NCCL INFO A3: opCount 1 sendbuff 0x1 recvbuff 0x1 count 8 datatype 7 op 0 root 0 comm 0x9 "
+        "[nranks=1]x stream 0x1\n" /* 32 */
+        "h:1:1 [0] NCCL INFO A4: opCount 1 datatype 8 count 3 sendbuff 0x1 [nranks=1]\n" /* reordered: 24 */
+        "h:1:1 [0] NCCL INFO A5: opCount 1 sendbuff 0x1 recvbuff 0x1 count 5 datatype 7 op 0 root 0 comm 0x9 "
+        "[nranks=1] stream 0x1 count 7\n" /* the last count: 28 */
+        "h:1:1 [0] NCCL INFO A6: opCount 1 sendbuff 0x1 recvbuff 0x1 count 5 datatype 65535 op 0 root 0 comm 0x9 "
+        "[nranks=1] stream 0x1 datatype 2\n" /* 65535 is no datatype: the later one, 20 */
+        "h:1:1 [0] NCCL INFO A7: opCount 1 sendbuff 0x1 recvbuff 0x1 count 6 datatype 0 op 0 root 0 comm 0x9 "
+        "[nranks=1] stream 0x1 task 0 globalrank 3\n"; /* 6, global rank 3 */
+    static const struct { const char *op; uint64_t bytes; } want[] = {
+        {"A1", 48}, {"A2", 4096}, {"A3", 32}, {"A4", 24}, {"A5", 28}, {"A6", 20}, {"A7", 6},
+    };
+    for (size_t chunk = 1; chunk <= strlen(l); chunk += chunk < 16 ? 1 : 61) {
+        struct np_nccl *n = read_chunks(l, strlen(l), chunk);
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            const struct np_nccl_coll *c = find_coll(n, 1, want[i].op);
+            ck_assert_msg(c != NULL, "%s missing (chunk %zu)", want[i].op, chunk);
+            ck_assert_msg(c->calls == 1 && c->bytes == want[i].bytes, "%s (chunk %zu): %llu calls, %llu bytes",
+                          want[i].op, chunk, (unsigned long long)c->calls, (unsigned long long)c->bytes);
+        }
+        ck_assert_str_eq(np_nccl_global_ranks(n), "3");
+        np_nccl_free(n);
+    }
+}
+END_TEST
+
+/* The ranks and nodes sets behind the cache of prefixes already read: 3,000 ranks on 375 nodes, in rounds
+ * (more ranks than the cache holds, so its slots are taken over), and prefixes longer than it keeps. */
+START_TEST(test_many_ranks)
+{
+    struct np_nccl *n = np_nccl_new();
+    char line[512];
+    for (int round = 0; round < 3; round++)
+        for (int r = 0; r < 3000; r++) {
+            int len = snprintf(line, sizeof line,
+                               "%snode%03d:%d:%d [%d] NCCL INFO AllReduce: opCount %x sendbuff 0x7f recvbuff 0x7f "
+                               "count 4 datatype 7 op 0 root 0 comm 0x1 [nranks=3000] stream 0x1\n",
+                               r % 7 ? "" : "a-long-srun-or-ray-label-longer-than-the-cache-keeps: ", r / 8,
+                               10000 + r, 20000 + r, r % 8, round);
+            ck_assert_int_eq(np_nccl_feed(n, line, (size_t)len), NP_OK);
+        }
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    ck_assert_uint_eq(np_nccl_ranks_seen(n), 3000);
+    ck_assert_uint_eq(np_nccl_nodes_seen(n), 375);
+    const struct np_nccl_coll *c = find_coll(n, 3000, "AllReduce");
+    ck_assert_uint_eq(c->calls, 3);
+    ck_assert_uint_eq(c->bytes, 3 * 16);
+    np_nccl_free(n);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -430,6 +594,9 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_anomalies);
     tcase_add_test(tc, test_stragglers);
     tcase_add_test(tc, test_pid_ranks);
+    tcase_add_test(tc, test_async_same);
+    tcase_add_test(tc, test_layout_variants);
+    tcase_add_test(tc, test_many_ranks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,8 @@
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/launch/mbridge_config.h"
+#include "nemoperf/model/layout.h"
+#include "nemoperf/model/mbhf.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/slurm/sbatch_env.h"
 
@@ -787,6 +789,35 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
     return NP_OK;
 }
 
+/* HF_HOME of a Megatron-Bridge row ($STAGE_PATH/mbridge/hf) and the Hub files the row reads from it offline
+ * (HF_HUB_OFFLINE=1; model/mbhf.h): as the NeMo tokenizer check in config_nemo, a launch refuses when one is not
+ * staged, naming it and the ./setup that stages it, and a preview (--dry-run, --print-config) notes it;
+ * WORKLOAD=synthetic reads none. */
+static enum np_status config_mbridge_hf(struct config_ctx *x, struct config_common *c)
+{
+    char *home = np_stage_mbridge_hf_home(c->stage_path);
+    if (!home)
+        return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
+    snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s", home);
+    free(home);
+    const struct np_mbperf_row *r = c->mb.rows[0];
+    if (c->workload != NP_WORKLOAD_NEMO || !r)
+        return NP_OK;
+    char what[600], cmd[256];
+    int staged = np_mbhf_staged(c->stage_path, r->container, r->recipe, r->task, what, sizeof what);
+    if (staged == 1)
+        return NP_OK;
+    snprintf(cmd, sizeof cmd, "RECIPE=%s CONTAINER=%s%s%s %s", r->recipe, r->container,
+             strcmp(r->task, "pretrain") ? " TASK=" : "", strcmp(r->task, "pretrain") ? r->task : "", x->setup_cmd);
+    if (c->preview)
+        return config_missing(x, c, "Hugging Face file %s in %s (run %s)", what, c->tokenizer_dir, cmd);
+    if (staged == 0)
+        return config_bad(x, "%s %s reads %s from %s offline (HF_HUB_OFFLINE=1), which is not staged: run %s%s",
+                          r->recipe, r->container, what, c->tokenizer_dir, cmd, config_synth_alt(c));
+    return config_bad(x, "%s %s: cannot check the Hugging Face files it reads offline (%s): run %s%s", r->recipe,
+                      r->container, what, cmd, config_synth_alt(c));
+}
+
 static enum np_status config_mbridge_missing(void *ctx, const char *what)
 {
     struct config_ctx *x = ((void **)ctx)[0];
@@ -1145,7 +1176,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     if (st == NP_OK)
         st = config_nemo(&x, c);
     if (st == NP_OK && c->mbset) /* the Hugging Face files a Megatron-Bridge row reads offline (HF_HOME) */
-        snprintf(c->tokenizer_dir, sizeof c->tokenizer_dir, "%s/mbridge/hf", c->stage_path);
+        st = config_mbridge_hf(&x, c);
     if (st == NP_OK)
         st = config_ft_staged(&x, c, gpus, ngpus);
     if (st == NP_OK)

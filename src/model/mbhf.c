@@ -302,8 +302,11 @@ int np_mbhf_missing(const struct np_mbhf_set *s, const char *container, const ch
         char commit[41], snap[4096];
         char *repo = np_hf_cache_repo_dir(hf_home, e->repo);
         if (!repo || np_mbhf_commit(hf_home, e, commit) != 0) {
-            snprintf(what, cap, "%s@%s: not staged (no %s/refs/%s)", e->repo, e->revision, repo ? repo : "?",
-                     e->revision);
+            size_t k = 0; /* the first file the row needs: launch names it */
+            while (k + 1 < e->nfiles && !e->files[k].required)
+                k++;
+            snprintf(what, cap, "%s@%s: %s (not staged: no %s/refs/%s)", e->repo, e->revision,
+                     e->nfiles ? e->files[k].name : "?", repo ? repo : "?", e->revision);
             free(repo);
             return 1;
         }

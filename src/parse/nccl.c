@@ -12,6 +12,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@
 #include "nemoperf/parse/nccl.h"
 #include "nemoperf/parse/straggler.h"
 
-#define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2.5 MB) */
+#define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2 MiB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
 #define NCCL_GEN_FILL (NCCL_GEN_CAP / 2) /* a generation is full at half its slots */
 #define NCCL_SET_BITS 17                 /* ranks and hosts: 131,072 each */
@@ -32,6 +33,9 @@
 #define NCCL_LINE_MAX 8192               /* a longer line is cut: its start is what we read */
 #define NCCL_GRANKS_MAX (1u << 20)       /* RCCL globalrank bitmap */
 #define NCCL_PIDS 8192                   /* processes whose rank an init line names (4,096 kept) */
+#define NCCL_SEEN 1024                   /* prefixes of collective lines already put in the rank and host sets */
+#define NCCL_SEEN_WAYS 4                 /* looked for in 4 slots from their hash's */
+#define NCCL_SEEN_LEN 55
 
 struct nccl_key {
     uint64_t opcount, count;
@@ -46,9 +50,30 @@ struct nccl_pidrank {
     int rank, nranks; /* rank -2: the process holds several ranks of its largest communicator */
 };
 
+/* The bytes before "NCCL INFO" of a collective line whose rank and host are in the sets (len 0: empty). */
+struct nccl_seen {
+    uint8_t len; /* its length + 1 */
+    char bytes[NCCL_SEEN_LEN];
+};
+
 struct nccl_gen {
     struct nccl_key *slot;
     size_t used;
+};
+
+/* The reader thread of np_nccl_async: the feeder copies the log into a ring of slots, the thread reads
+ * them in order (the same bytes in the same order as inline: the same result). */
+#define NCCL_SLOTS 4
+#define NCCL_SLOT_SIZE ((size_t)1 << 20)
+struct nccl_pipe {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t filled, freed;
+    char *buf[NCCL_SLOTS];
+    size_t len[NCCL_SLOTS];
+    size_t head, tail; /* slots filled and slots read so far */
+    int closing, abandon;
+    enum np_status status; /* the thread's first error */
 };
 
 struct np_nccl {
@@ -68,6 +93,8 @@ struct np_nccl {
     struct np_nccl_ckpt ckpt;
     struct np_straggler strag; /* straggler-detector reports met on the way (straggler.c) */
     struct nccl_pidrank pids[NCCL_PIDS];
+    struct nccl_seen seen[NCCL_SEEN];
+    size_t seen_turn;
     size_t npids;
     uint64_t fed;             /* bytes fed before the current chunk */
     uint64_t line_off;        /* where the pending line starts */
@@ -76,6 +103,8 @@ struct np_nccl {
     size_t linelen;
     int line_cut;
     int finished;
+    const char *avail;      /* the end of the buffer the lines being read are in */
+    struct nccl_pipe *pipe; /* np_nccl_async: the reader thread, NULL inline */
 };
 
 /* ---- datatypes ------------------------------------------------------------ */
@@ -161,7 +190,7 @@ static const char *nccl_find(const char *s, const char *end, const char *needle)
     return memmem(s, (size_t)(end - s), needle, n);
 }
 
-static int nccl_starts(const char *s, const char *end, const char *word)
+__attribute__((always_inline)) static inline int nccl_starts(const char *s, const char *end, const char *word)
 {
     size_t n = strlen(word);
     return (size_t)(end - s) >= n && memcmp(s, word, n) == 0;
@@ -172,6 +201,7 @@ static int nccl_starts(const char *s, const char *end, const char *word)
 struct nccl_words {
     const char *base, *end; /* bit i of mask: base[i] is a space, or base + i is end */
     uint64_t mask;
+    const char *avail;      /* >= end: the end of the readable bytes (the chunk's), read 64 at a time */
 };
 
 static void nccl_words_fill(struct nccl_words *w, const char *at)
@@ -179,18 +209,24 @@ static void nccl_words_fill(struct nccl_words *w, const char *at)
     size_t left = (size_t)(w->end - at);
     w->base = at;
     w->mask = 0;
+    size_t lim = left < 64 ? left : 64, i = 0;
 #if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
-    if (left >= 64) {
-        const __m128i sp = _mm_set1_epi8(' ');
-        for (int i = 0; i < 4; i++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(at + 16 * i));
-            w->mask |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << (16 * i);
+    const __m128i sp = _mm_set1_epi8(' ');
+    if (w->avail - at >= 64) { /* the bytes past end are masked off */
+        for (; i < 64; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(at + i));
+            w->mask |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << i;
         }
+        if (left < 64)
+            w->mask = (w->mask & (((uint64_t)1 << left) - 1)) | (uint64_t)1 << left;
         return;
     }
+    for (; i + 16 <= lim; i += 16) { /* the last bytes of a line too: only its tail of < 16 bytes byte by byte */
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(at + i));
+        w->mask |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, sp)) << i;
+    }
 #endif
-    size_t lim = left < 64 ? left : 64;
-    for (size_t i = 0; i < lim; i++)
+    for (; i < lim; i++)
         if (at[i] == ' ')
             w->mask |= (uint64_t)1 << i;
     if (left < 64)
@@ -198,7 +234,7 @@ static void nccl_words_fill(struct nccl_words *w, const char *at)
 }
 
 /* The end of the word at q (base <= q): the next space, or end. */
-static const char *nccl_words_end(struct nccl_words *w, const char *q)
+__attribute__((always_inline)) static inline const char *nccl_words_end(struct nccl_words *w, const char *q)
 {
     for (;;) {
         if (q >= w->end)
@@ -226,28 +262,33 @@ static void nccl_copy(char *dst, size_t size, const char *s, const char *end)
     dst[n] = '\0';
 }
 
-static int nccl_u64(const char **p, const char *end, int base, uint64_t *out)
+/* 1 + the value of a digit in base 16 (0: none); '0'-'9' are base 10's too. */
+static const unsigned char nccl_digit[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+__attribute__((always_inline)) static inline int nccl_u64(const char **p, const char *end, unsigned base,
+                                                          uint64_t *out)
 {
     const char *s = *p;
     uint64_t v = 0;
-    int any = 0;
+    unsigned d;
     if (base == 16 && end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
         s += 2;
-    for (; s < end; s++) {
-        int d;
-        if (*s >= '0' && *s <= '9')
-            d = *s - '0';
-        else if (base == 16 && *s >= 'a' && *s <= 'f')
-            d = *s - 'a' + 10;
-        else if (base == 16 && *s >= 'A' && *s <= 'F')
-            d = *s - 'A' + 10;
-        else
-            break;
-        if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
-            return 0; /* no division per digit: that was a third of the reader's time */
-        any = 1;
+    const char *start = s;
+    /* 15 digits never overflow 64 bits in base 10 or 16: no check (no division per digit either: that was
+     * a third of the reader's time) */
+    const char *fast = end - s > 15 ? s + 15 : end;
+    while (s < fast && (d = nccl_digit[(unsigned char)*s] - 1u) < base) {
+        v = v * base + d;
+        s++;
     }
-    if (!any)
+    for (; s < end && (d = nccl_digit[(unsigned char)*s] - 1u) < base; s++)
+        if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+            return 0;
+    if (s == start)
         return 0;
     *p = s;
     *out = v;
@@ -273,10 +314,13 @@ struct np_nccl *np_nccl_new(void)
     return n;
 }
 
+static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon);
+
 void np_nccl_free(struct np_nccl *n)
 {
     if (!n)
         return;
+    (void)nccl_pipe_stop(n, 1);
     free(n->gen[0].slot);
     free(n->gen[1].slot);
     free(n->coll);
@@ -485,6 +529,35 @@ static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, i
         nccl_set_add(n->hosts, &n->nhosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
 }
 
+/* nccl_prefix of a collective line without globalrank, skipped when the same bytes before "NCCL INFO" were
+ * read before: adding a rank or host to its set twice changes nothing (the ranks of a log repeat their
+ * prefix on every line: reading it once each is a tenth of the reader's time saved). */
+static void nccl_rank_prefix(struct np_nccl *n, const char *line, const char *info)
+{
+    size_t len = (size_t)(info - line);
+    if (len > NCCL_SEEN_LEN) {
+        nccl_prefix(n, line, info, 1, 0, 0, NULL);
+        return;
+    }
+    uint64_t a = 0, b = 0;
+    memcpy(&a, line, len < 8 ? len : 8);
+    if (len > 8)
+        memcpy(&b, info - 8, 8);
+    size_t at = (size_t)nccl_mix(a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) & (NCCL_SEEN - NCCL_SEEN_WAYS), put = NCCL_SEEN;
+    for (size_t i = at; i < at + NCCL_SEEN_WAYS; i++) {
+        struct nccl_seen *e = &n->seen[i];
+        if (e->len == len + 1 && memcmp(e->bytes, line, len) == 0)
+            return;
+        if (!e->len && put == NCCL_SEEN)
+            put = i;
+    }
+    nccl_prefix(n, line, info, 1, 0, 0, NULL);
+    if (put == NCCL_SEEN) /* all four taken: one of them, in turn */
+        put = at + (n->seen_turn++ % NCCL_SEEN_WAYS);
+    n->seen[put].len = (uint8_t)(len + 1);
+    memcpy(n->seen[put].bytes, line, len);
+}
+
 static void nccl_grank(struct np_nccl *n, uint64_t g)
 {
     if (g >= NCCL_GRANKS_MAX)
@@ -494,13 +567,77 @@ static void nccl_grank(struct np_nccl *n, uint64_t g)
     n->granks[g / 8] |= (uint8_t)(1u << (g % 8));
 }
 
+/* The literal lit (n bytes) at q: the byte after it, or NULL. */
+__attribute__((always_inline)) static inline const char *nccl_lit(const char *q, const char *end, const char *lit,
+                                                                  size_t n)
+{
+    if ((size_t)(end - q) < n)
+        return NULL;
+    if (n >= 8 && n <= 16) { /* two overlapping words: no call (lit and n are constants here) */
+        uint64_t a, b, c, d;
+        memcpy(&a, q, 8), memcpy(&b, lit, 8), memcpy(&c, q + n - 8, 8), memcpy(&d, lit + n - 8, 8);
+        return a == b && c == d ? q + n : NULL;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a, b, c, d;
+        memcpy(&a, q, 4), memcpy(&b, lit, 4), memcpy(&c, q + n - 4, 4), memcpy(&d, lit + n - 4, 4);
+        return a == b && c == d ? q + n : NULL;
+    }
+    return memcmp(q, lit, n) == 0 ? q + n : NULL;
+}
+#define NCCL_LIT(q, end, s) nccl_lit(q, end, s, sizeof s - 1)
+
+/* A non-empty word at q: the space or end after it, or NULL. */
+__attribute__((always_inline)) static inline const char *nccl_word(struct nccl_words *w, const char *q)
+{
+    if (!q || q >= w->end || *q == ' ')
+        return NULL;
+    return nccl_words_end(w, q);
+}
+
+/* The words after a collective line's opCount in the layout every NCCL 2 release prints (enqueue.cc:
+ * " sendbuff P recvbuff P count N datatype D op O root R comm P [nranks=N]"), each word once and each
+ * separated by one space: count, datatype and nranks into k and the byte after "]"; NULL when the line
+ * differs in any way (then the key-value loop of nccl_trace reads it, to the same result on this layout). */
+static const char *nccl_trace_head(struct nccl_words *w, const char *q, const char *end, struct nccl_key *k)
+{
+    uint64_t count, dtype, v;
+    q = nccl_word(w, NCCL_LIT(q, end, " sendbuff "));
+    q = q ? nccl_word(w, NCCL_LIT(q, end, " recvbuff ")) : NULL;
+    if (!q || !(q = NCCL_LIT(q, end, " count ")) || !nccl_u64(&q, end, 10, &count))
+        return NULL;
+    if (!(q = NCCL_LIT(q, end, " datatype ")) || !nccl_u64(&q, end, 10, &dtype) || dtype >= 65535)
+        return NULL;
+    q = nccl_word(w, NCCL_LIT(q, end, " op "));
+    q = q ? nccl_word(w, NCCL_LIT(q, end, " root ")) : NULL;
+    q = q ? nccl_word(w, NCCL_LIT(q, end, " comm ")) : NULL;
+    if (!q || !(q = NCCL_LIT(q, end, " [nranks=")) || !nccl_u64(&q, end, 10, &v) || v == 0 || v > UINT32_MAX ||
+        q >= end || *q != ']' || (q + 1 < end && q[1] != ' '))
+        return NULL;
+    k->count = count;
+    k->dtype = (uint16_t)dtype;
+    k->nranks = (uint32_t)v;
+    return q + 1;
+}
+
+/* The bytes of a collective's name: A-Z a-z 0-9 _ */
+static const unsigned char nccl_ident[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['_'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+    ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 /* "AllReduce: opCount 1a sendbuff .. count N datatype D op O root R comm C [nranks=N] stream S
  * [task T globalrank G]" from p (after "NCCL INFO "); 0 when it is not such a line. */
 static int nccl_trace(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
 {
     const char *colon = p;
-    while (colon < end && colon - p < 24 && ((*colon >= 'A' && *colon <= 'Z') || (*colon >= 'a' && *colon <= 'z') ||
-                                             (*colon >= '0' && *colon <= '9') || *colon == '_'))
+    const char *lim = end - p > 24 ? p + 24 : end;
+    while (colon < lim && nccl_ident[(unsigned char)*colon])
         colon++;
     const char *opname = p, *opend = colon;
     const char *q;
@@ -517,8 +654,15 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         return 0;
     int have_count = 0, have_dt = 0, have_nr = 0, has_grank = 0;
     uint64_t v, grank = 0;
-    struct nccl_words w = {q, end, 0};
+    struct nccl_words w = {q, end, 0, n->avail > end ? n->avail : end};
     nccl_words_fill(&w, q);
+    struct nccl_words hw = w; /* the head moves its copy on: the loop starts at q again when it fails */
+    const char *head = nccl_trace_head(&hw, q, end, &k);
+    if (head) { /* the words up to "[nranks=N]" read as the loop below would read them */
+        q = head;
+        w = hw;
+        have_count = have_dt = have_nr = 1;
+    }
     while (q < end) { /* "key value" pairs, and "[nranks=N]" */
         while (q < end && *q == ' ')
             q++;
@@ -566,7 +710,10 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         n->net.max_nranks = (int)k.nranks;
     if (has_grank)
         nccl_grank(n, grank);
-    nccl_prefix(n, line, info, 1, grank, has_grank, NULL);
+    if (has_grank)
+        nccl_prefix(n, line, info, 1, grank, has_grank, NULL);
+    else
+        nccl_rank_prefix(n, line, info);
     return 1;
 }
 
@@ -832,10 +979,11 @@ static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e
     return NP_OK;
 }
 
-enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
+static enum np_status nccl_feed_inline(struct np_nccl *n, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
     enum np_status st = NP_OK;
+    n->avail = n->line + NCCL_LINE_MAX;
     if (n->linelen && p < end) { /* the rest of a line begun in an earlier chunk */
         const char *nl = memchr(p, '\n', len);
         const char *stop = nl ? nl : end;
@@ -856,6 +1004,7 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
     }
     const char *last = st == NP_OK && p < end ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
     if (last) {
+        n->avail = end;
         st = nccl_lines(n, p, last + 1, n->fed + (uint64_t)(p - buf));
         p = last + 1;
     }
@@ -867,6 +1016,115 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
     }
     n->fed += len;
     return st;
+}
+
+
+/* ---- the reader thread ---------------------------------------------------------- */
+
+static void *nccl_pipe_main(void *arg)
+{
+    struct np_nccl *n = arg;
+    struct nccl_pipe *pp = n->pipe;
+    enum np_status st = NP_OK;
+    pthread_mutex_lock(&pp->mu);
+    for (;;) {
+        while (pp->head == pp->tail && !pp->closing)
+            pthread_cond_wait(&pp->filled, &pp->mu);
+        if (pp->head == pp->tail)
+            break;
+        size_t i = pp->tail % NCCL_SLOTS;
+        int skip = pp->abandon || st != NP_OK;
+        pthread_mutex_unlock(&pp->mu);
+        if (!skip)
+            st = nccl_feed_inline(n, pp->buf[i], pp->len[i]);
+        pthread_mutex_lock(&pp->mu);
+        pp->tail++;
+        if (st != NP_OK && pp->status == NP_OK)
+            pp->status = st;
+        pthread_cond_signal(&pp->freed);
+    }
+    pthread_mutex_unlock(&pp->mu);
+    return NULL;
+}
+
+static void nccl_pipe_free(struct nccl_pipe *pp)
+{
+    for (size_t i = 0; i < NCCL_SLOTS; i++)
+        free(pp->buf[i]);
+    pthread_mutex_destroy(&pp->mu);
+    pthread_cond_destroy(&pp->filled);
+    pthread_cond_destroy(&pp->freed);
+    free(pp);
+}
+
+enum np_status np_nccl_async(struct np_nccl *n)
+{
+    if (n->pipe || n->finished || n->fed)
+        return NP_OK;
+    struct nccl_pipe *pp = calloc(1, sizeof *pp);
+    if (!pp)
+        return NP_E_NOMEM;
+    for (size_t i = 0; i < NCCL_SLOTS; i++)
+        if (!(pp->buf[i] = malloc(NCCL_SLOT_SIZE))) {
+            for (size_t j = 0; j < i; j++)
+                free(pp->buf[j]);
+            free(pp);
+            return NP_E_NOMEM;
+        }
+    pthread_mutex_init(&pp->mu, NULL);
+    pthread_cond_init(&pp->filled, NULL);
+    pthread_cond_init(&pp->freed, NULL);
+    n->pipe = pp;
+    if (pthread_create(&pp->thread, NULL, nccl_pipe_main, n) != 0) { /* no thread: read inline */
+        n->pipe = NULL;
+        nccl_pipe_free(pp);
+    }
+    return NP_OK;
+}
+
+/* Wait for the reader thread to read every slot filled (abandon: to skip them) and end it; its status. */
+static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
+{
+    struct nccl_pipe *pp = n->pipe;
+    if (!pp)
+        return NP_OK;
+    pthread_mutex_lock(&pp->mu);
+    pp->closing = 1;
+    pp->abandon |= abandon;
+    pthread_cond_signal(&pp->filled);
+    pthread_mutex_unlock(&pp->mu);
+    pthread_join(pp->thread, NULL);
+    enum np_status st = pp->status;
+    n->pipe = NULL;
+    nccl_pipe_free(pp);
+    return st;
+}
+
+enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
+{
+    struct nccl_pipe *pp = n->pipe;
+    if (!pp)
+        return nccl_feed_inline(n, buf, len);
+    while (len) {
+        size_t take = len < NCCL_SLOT_SIZE ? len : NCCL_SLOT_SIZE;
+        pthread_mutex_lock(&pp->mu);
+        while (pp->head - pp->tail == NCCL_SLOTS)
+            pthread_cond_wait(&pp->freed, &pp->mu);
+        enum np_status st = pp->status;
+        pthread_mutex_unlock(&pp->mu);
+        if (st != NP_OK)
+            return st;
+        size_t i = pp->head % NCCL_SLOTS; /* only the feeder moves head: slot i is free */
+        memcpy(pp->buf[i], buf, take);
+        pp->len[i] = take;
+        pthread_mutex_lock(&pp->mu);
+        pp->head++;
+        pthread_cond_signal(&pp->filled);
+        pthread_mutex_unlock(&pp->mu);
+        buf += take;
+        len -= take;
+    }
+    return NP_OK;
 }
 
 static int nccl_coll_cmp(const void *a, const void *b)
@@ -914,9 +1172,10 @@ enum np_status np_nccl_finish(struct np_nccl *n)
 {
     if (n->finished)
         return NP_OK;
+    enum np_status st = nccl_pipe_stop(n, 0);
     n->finished = 1;
-    enum np_status st = NP_OK;
-    if (n->linelen) {
+    n->avail = n->line + NCCL_LINE_MAX;
+    if (st == NP_OK && n->linelen) {
         const char *hit = nccl_next(n->line, n->line + n->linelen);
         if (hit)
             st = nccl_dispatch(n, n->line, hit, n->line + n->linelen, n->line_off);

@@ -124,6 +124,7 @@ struct setup_plan {
     size_t nrepos;
     int need_enroot, need_sbatch;
     struct np_mbperf_set mb;   /* Megatron-Bridge performance rows (RECIPE=deepseek_v3 ...): sources point into it */
+    const struct np_mbperf_row *mbhf; /* the row whose Hub files go into its jobs' HF_HOME (in mb), or NULL */
 };
 
 static void setup_plan_free(struct setup_plan *p)
@@ -221,10 +222,11 @@ static int setup_mb_name(char *buf, size_t cap)
 }
 
 /* A Megatron-Bridge performance row (CONTAINER set, or a RECIPE no NeMo recipe has but a row has): the
- * container image of the row's version and the Megatron-Bridge checkout at the release commit, with
- * CONTAINER / DTYPE / GPU_TYPE / TASK narrowing the rows as launch does.  Exit code, 0, or -1 when this is
- * not a Megatron-Bridge request (the caller goes on with the NeMo recipes). */
-static int setup_resolve_mb(const char *stage, int skip_image, struct setup_plan *p)
+ * container image of the row's version, the Megatron-Bridge checkout at the release commit and the Hugging
+ * Face files the row reads offline (hf-files.tsv, setup/mbridge_hf.h), with CONTAINER / DTYPE / GPU_TYPE /
+ * TASK narrowing the rows as launch does.  Exit code, 0, or -1 when this is not a Megatron-Bridge request
+ * (the caller goes on with the NeMo recipes). */
+static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, struct setup_plan *p)
 {
     const char *ct = setup_env("CONTAINER"), *dt = setup_env("DTYPE"), *gt = setup_env("GPU_TYPE");
     const char *task = setup_env("TASK") ? setup_env("TASK") : "pretrain";
@@ -293,6 +295,13 @@ static int setup_resolve_mb(const char *stage, int skip_image, struct setup_plan
     p->nsources = 1;
     if (!p->sources[0].dir || !p->sources[0].url)
         return 1;
+    char why[512];
+    if (!skip_hf && np_mbhf_staged(stage, row->container, row->recipe, row->task, why, sizeof why) < 0) {
+        np_errorf("%s %s %s: the Hugging Face files it reads are not known (%s); nothing was created", row->container,
+                  row->recipe, row->task, why);
+        return 1;
+    }
+    p->mbhf = skip_hf ? NULL : row;
     int irc = skip_image ? 0 : setup_add_image(p, stage, setup_env("RUN_CONF_IMAGE"), &row->as_recipe);
     return irc > 0 ? irc : 0;
 }
@@ -311,7 +320,7 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
     for (size_t i = 0; i < set->n; i++)
         setup_append_name(known, sizeof known, set->recipes[i].name);
     if (setup_env("CONTAINER") || (recipe && !np_recipe_find(set, recipe))) { /* Megatron-Bridge's rows */
-        int mrc = setup_resolve_mb(stage, skip_image, p);
+        int mrc = setup_resolve_mb(stage, skip_image, skip_hf, p);
         if (mrc >= 0)
             return mrc;
     }
@@ -878,22 +887,6 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         np_recipe_set_free(&set);
         return 1;
     }
-    /* a Megatron-Bridge row (RECIPE=qwen3_30b_a3b [CONTAINER=26.08] [TASK=pretrain]): the Hub files its jobs read
-     * offline, into their HF_HOME (setup/mbridge_hf.c) */
-    const char *mb_recipe = setup_env("RECIPE");
-    if (!skip_hf && mb_recipe && !np_recipe_find(&set, mb_recipe) && np_mbhf_staged( /* --skip-hf: image, checkout */stage_c, NULL, mb_recipe, NULL, NULL, 0) >= 0) {
-        struct np_hf_opts mo = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
-        if (!dry_run && !skip_hf)
-            setup_trap_signals();
-        int mrc = skip_hf ? 0
-                          : np_mbhf_setup(stage_c, mb_recipe, setup_env("CONTAINER"), setup_env("TASK"), &mo, dry_run,
-                                          setup_out);
-        np_recipe_set_free(&set);
-        free(stage_c);
-        if (mrc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the results' stream"))
-            mrc = 1;
-        return mrc;
-    }
     /* TASK=sft|lora: the fine-tuning models (ftprep.h); RECIPE defaults to theirs */
     enum np_task task = NP_TASK_PRETRAIN;
     struct np_ftprep_plan ftp;
@@ -998,6 +991,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         }
         if (rc == 0 && task != NP_TASK_PRETRAIN)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
+        if (rc == 0 && plan.mbhf)
+            rc = np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, &ho, 1, setup_out);
         if (rc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the plan's stream"))
             rc = 1;
         np_hf_client_free(client);
@@ -1032,6 +1027,9 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
             np_hf_client_free(ac);
         }
         failures += setup_hf(&plan, client);
+        if (plan.mbhf && !setup_signal) /* the Hub files of the Megatron-Bridge row, into its jobs' HF_HOME */
+            failures += np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, &ho, 0,
+                                      setup_out) != 0;
         for (size_t i = 0; i < plan.npips && !failures && !setup_signal; i++) {
             struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, &setup_signal};
             int present = 0;

@@ -4,51 +4,18 @@
 # 26.06: v0.5.0 fcbb603), through the pinned-archive code DFM uses, over real HTTP with real libcurl.
 # Stand-in: tests/hfserver.py --archives plays GitHub's codeload on loopback (no internet here), serving tarballs
 # written with GitHub's layout (one top folder <name>-<commit>); the image step is checked in --dry-run only (no
-# enroot here).  Then launch finds what setup staged (no "not staged" for the checkout).
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
-bindir=${NP_BIN:-bin}
-case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
-setup=$bindir/nemoperf-setup
+# enroot here).  Then launch finds what setup staged (no "not staged" for the checkout).  --skip-hf throughout: the
+# Hub files of the same run are 34-setup-mbridge.sh's.
+. "$(dirname "$0")/hfserver-lib.inc"
 launch=$bindir/nemoperf-launch
-[ -x "$setup" ] && [ -x "$launch" ] || { echo "FAIL: tools not built (run make)"; exit 1; }
+[ -x "$launch" ] || { echo "FAIL: $launch is not built (run make)"; exit 1; }
 unset RECIPE MODEL MODEL_SIZE TASK HF_TOKEN RUN_CONF_IMAGE HF_ENDPOINT CONTAINER DTYPE GPU_TYPE JOB_TOTAL_GPUS WORKLOAD
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-mb.XXXXXX") || exit 1
-srv_pid=
-cleanup() {
-    [ -n "$srv_pid" ] && { kill "$srv_pid" 2>/dev/null; wait "$srv_pid" 2>/dev/null; }
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'hfserver_stop; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-
-V6=51885cf132b2814188b6855c25a8588254274c2a
-V5=fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
-for sha in $V6 $V5; do
-    python3 - "$tmp/arch" "$sha" <<'PY'
-import io, os, sys, tarfile
-out, sha = sys.argv[1], sys.argv[2]
-d = os.path.join(out, "NVIDIA-NeMo", "Megatron-Bridge")
-os.makedirs(d, exist_ok=True)
-with tarfile.open(os.path.join(d, sha + ".tar.gz"), "w:gz") as t:
-    for path in ("scripts/performance/bootstrap.py", "scripts/performance/run_script.py", "src/megatron/bridge/__init__.py"):
-        body = ("# stand-in of %s at %s\n" % (path, sha)).encode()
-        ti = tarfile.TarInfo("Megatron-Bridge-%s/%s" % (sha, path))
-        ti.size = len(body)
-        t.addfile(ti, io.BytesIO(body))
-PY
-done
-python3 "$root/tests/hfserver.py" --archives "$tmp/arch" --log "$tmp/requests.log" >"$tmp/port" 2>"$tmp/server.err" &
-srv_pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(head -1 "$tmp/port")
-case $port in '' | *[!0-9]*) echo "FAIL: hfserver.py did not start: $(cat "$tmp/server.err")"; exit 1 ;; esac
-EP=http://127.0.0.1:$port
+mb_archives "$tmp/arch"
+hfserver_start "$tmp" --archives "$tmp/arch"
 S=$tmp/stage
 mkdir -p "$S"
 run() { env STAGE_PATH="$S" NEMOPERF_ARCHIVE_ENDPOINT="$EP" "$@"; }
@@ -62,7 +29,9 @@ grep -q "nemo:26.08" "$tmp/dry" && grep -q "^GET $EP/NVIDIA-NeMo/Megatron-Bridge
 # the checkout at the release commit; launch then finds it
 run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$setup" --skip-hf --skip-image >"$tmp/o1" 2>"$tmp/e1" || fail "setup: $(cat "$tmp/e1")"
 [ -f "$S/src/Megatron-Bridge-$V6/scripts/performance/bootstrap.py" ] && [ -f "$S/src/Megatron-Bridge-$V6/.nemoperf-commit" ] &&
-    ok "RECIPE=deepseek_v3 ./setup stages Megatron-Bridge at v0.6.0 ($V6)" || fail "checkout: $(cat "$tmp/o1" "$tmp/e1")"
+    [ ! -e "$S/mbridge/hf" ] && ! grep -q '^hf ' "$tmp/o1" &&
+    ok "RECIPE=deepseek_v3 ./setup --skip-hf stages Megatron-Bridge at v0.6.0 ($V6), no Hub file" ||
+    fail "checkout: $(cat "$tmp/o1" "$tmp/e1")"
 run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 "$launch" --dry-run >/dev/null 2>"$tmp/l1"
 grep -q "not staged yet: NVIDIA-NeMo/Megatron-Bridge" "$tmp/l1" && fail "launch does not see the checkout: $(cat "$tmp/l1")" ||
     ok "launch finds the staged checkout"

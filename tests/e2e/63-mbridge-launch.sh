@@ -7,7 +7,8 @@
 # (bootstrap.py / run_script.py) that parses its argv with that parser, as the real one does first, and writes
 # what it got; (2) srun and numactl are shell stand-ins that run the step's tasks locally (srun: pyxis flags
 # dropped, SLURM_LOCALID/PROCID set; numactl: records its binding, then runs the command); (3) for the sweep,
-# nemoperf-synth writes Megatron-Bridge's log lines on every real srun task of the cluster.
+# nemoperf-synth writes Megatron-Bridge's log lines on every real srun task of the cluster; (4) the Hub files the
+# rows read offline are "{}" stand-ins in huggingface_hub's cache layout (34-setup-mbridge.sh stages real ones).
 T=63-mbridge-launch WTAG=mbl
 . "$(dirname "$0")/mbridge-launch-lib.inc"
 mkdir -p "$S" "$W/fake" "$W/out" || die mkdir
@@ -37,6 +38,27 @@ with open(os.path.join(os.environ["NP_FAKE_OUT"], "rank%s.json" % os.environ["SL
                "env": {k: os.environ.get(k) for k in env}}, f)
 PY
     done
+    # the Hub files every row of the container reads, in huggingface_hub's cache as ./setup stages them (real
+    # downloads: 34-setup-mbridge.sh); stand-in bodies "{}", a branch revision's ref to a made-up commit
+    python3 - "$S/mbridge/hf/hub" "$1" "$root/share/nemoperf/megatron-bridge/hf-files.tsv" <<'PY' || die "hf stand-in"
+import os, sys
+hub, ct, tsv = sys.argv[1:]
+for line in open(tsv):
+    f = line.rstrip("\n").split("\t")
+    if line.startswith("#") or len(f) < 9 or f[0] != ct:
+        continue
+    repo, rev = f[5], f[6]
+    d = os.path.join(hub, "models--" + repo.replace("/", "--"))
+    sha = rev if len(rev) == 40 else "e" * 40
+    if sha != rev:
+        os.makedirs(os.path.join(d, "refs"), exist_ok=True)
+        open(os.path.join(d, "refs", rev), "w").write(sha)
+    snap = os.path.join(d, "snapshots", sha)
+    os.makedirs(snap, exist_ok=True)
+    for name in f[7].split(","):
+        if name != "auto_map" and not name.endswith("?"):
+            open(os.path.join(snap, name), "w").write("{}\n")
+PY
 }
 stage 26.08 v0.6.0 51885cf132b2814188b6855c25a8588254274c2a
 stage 26.06 v0.5.0 fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
@@ -133,12 +155,25 @@ check v6 'pass' 2>"$W/bad.err" && fail "a planted unknown argument passed" ||
 # not staged: refused with the ./setup command to run
 env RECIPE=qwen3_235b_a22b DTYPE=fp8_mx GPU_TYPE=gb200 STAGE_PATH="$W/empty" sh -c 'mkdir -p "$STAGE_PATH"; echo stand-in >"$STAGE_PATH/nvidia+nemo+26.08.sqsh"; exec "$0"' "$launch" >/dev/null 2>"$W/ns.err" &&
     fail "a launch without the checkout was accepted"
-grep -q 'RECIPE=qwen3_235b_a22b CONTAINER=26.08 .*setup' "$W/ns.err" && ok "without the checkout: refused, naming RECIPE=qwen3_235b_a22b CONTAINER=26.08 ./setup" ||
+grep -q 'RECIPE=qwen3_235b_a22b CONTAINER=26.08 .*setup' "$W/ns.err" && ok "only the image staged: refused, naming RECIPE=qwen3_235b_a22b CONTAINER=26.08 ./setup" ||
     fail "not staged: $(cat "$W/ns.err")"
 
 # ---- 2. a synthetic sweep of three rows on the local cluster (published scales that fit 4 nodes x 8) ----
 "$cluster" status >/dev/null 2>&1 || "$cluster" up || die "cluster up failed"
 eval "$("$cluster" env)" || die "cluster env failed"
+# a real-workload launch whose Hub files are not staged (image and checkout are): exit 2 before any folder or job
+N=$W/nohf
+mkdir -p "$N" && cp "$S/nvidia+nemo+26.08.sqsh" "$N/" && cp -R "$S/src" "$N/src" || die "nohf stage"
+before=$(squeue -h -o %i 2>/dev/null | sort)
+env RECIPE=qwen3_30b_a3b DTYPE=fp8_mx GPU_TYPE=gb200 JOB_TOTAL_GPUS=8 CONTAINER=26.08 STAGE_PATH="$N" "$launch" \
+    >"$W/nohf.out" 2>"$W/nohf.err"
+rc=$?
+after=$(squeue -h -o %i 2>/dev/null | sort)
+[ $rc -eq 2 ] && grep -q 'Qwen/Qwen3-30B-A3B@ad44e777bcd18fa416d9da3bd8f70d33ebb85d39: config.json' "$W/nohf.err" &&
+    grep -q 'run RECIPE=qwen3_30b_a3b CONTAINER=26.08 [^ ]*setup' "$W/nohf.err" &&
+    [ "$(ls -A "$N" | tr '\n' ' ')" = "nvidia+nemo+26.08.sqsh src " ] && [ "$before" = "$after" ] &&
+    ok "Hub files not staged: exit 2 naming Qwen3-30B-A3B's config.json and RECIPE=qwen3_30b_a3b CONTAINER=26.08 ./setup; no folder, no job" ||
+    fail "nohf (rc $rc): $(cat "$W/nohf.err"; find "$N" -maxdepth 2; echo "queue before: $before after: $after")"
 mkdir -p "$S/synth" || die mkdir
 for spec in qwen3_30b_a3b:fp8_mx:gb200:8:26.08 nemotron_3_nano:fp8_mx:b300:8:26.06 qwen3_30b_a3b:fp8_cs:h100:16:26.06; do
     IFS=: read -r r d g n c <<EOS

@@ -63,6 +63,12 @@ void np_nccl_free(struct np_nccl *n);
 /* The next len bytes of the log. */
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
 
+/* Before the first np_nccl_feed: read on a thread of its own from now on (np_nccl_feed copies the bytes
+ * into a ring of 4 x 1 MiB and returns; np_nccl_finish waits for the thread).  The result is the same as
+ * inline: the thread reads the same bytes in the same order.  NP_OK also when no thread could be started
+ * (then the reader stays inline). */
+enum np_status np_nccl_async(struct np_nccl *n);
+
 /* The end of the log: the last line without its newline, and every pending collective, counted. */
 enum np_status np_nccl_finish(struct np_nccl *n);
 
