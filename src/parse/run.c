@@ -1187,6 +1187,21 @@ static void run_apply_amlog(struct np_run *run, const struct np_amlog_summary *s
         run_reference(run, o, ref);
 }
 
+/* A new run of the slot for path (attempts: the folder's restart logs), identified (run_identify), its job id
+ * from the log's name when that left none and from_name; NULL when out of memory (slot->nomem). */
+static struct np_run *run_slot_new_run(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts,
+                                       int from_name)
+{
+    struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+    if (run) {
+        run->attempts = attempts;
+        run_identify(run, slot, j->o);
+        if (!run->launch.job_id[0] && from_name)
+            run_job_from_name(run, path);
+    }
+    return run;
+}
+
 static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const char *path, size_t attempts)
 {
     struct np_scan_result res;
@@ -1201,12 +1216,8 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
     int found = 0;
     if (sum.seen) {
         slot->bytes += res.bytes_read;
-        struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+        struct np_run *run = run_slot_new_run(j, slot, path, attempts, 1);
         if (run) {
-            run->attempts = attempts;
-            run_identify(run, slot, j->o);
-            if (!run->launch.job_id[0])
-                run_job_from_name(run, path);
             if (sum.warmup_steps >= 0 && sum.timed_steps > 0) /* the summary names the last iteration */
                 run->id.max_steps = (int)(sum.warmup_steps + sum.timed_steps);
             run->bench_summary = sum.warmup_steps >= 0;
@@ -1241,12 +1252,8 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
     } else {
         slot->bytes += res.bytes_read;
         if (res.nsteps) {
-            struct np_run *run = run_slot_add(slot, path, slot->g->dir);
+            struct np_run *run = run_slot_new_run(j, slot, path, attempts, 1);
             if (run) {
-                run->attempts = attempts;
-                run_identify(run, slot, j->o);
-                if (!run->launch.job_id[0])
-                    run_job_from_name(run, path);
                 if (slot->g->manifest && !run->launch.present) {
                     char note[1200];
                     snprintf(note, sizeof note, "%s is not a JSON manifest nemoperf can read: identity from the "
@@ -1410,12 +1417,8 @@ static void run_group(struct run_job *j, struct run_slot *slot)
             run_scan_one(j, slot, g->files[f], &so, 0);
     if (slot->n == 0) {
         const char *path = natt ? g->files[att[0].file] : g->nfiles ? g->files[0] : g->dir;
-        struct np_run *run = run_slot_add(slot, path, g->dir);
+        struct np_run *run = run_slot_new_run(j, slot, path, natt, g->nfiles > 0);
         if (run) {
-            run->attempts = natt;
-            run_identify(run, slot, j->o);
-            if (!run->launch.job_id[0] && g->nfiles)
-                run_job_from_name(run, path);
             np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
             run_no_steps(run, slot);
             run_slot_conflict(slot, run);
@@ -1448,33 +1451,56 @@ static double run_now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
-static enum np_status run_folder(void *ctx, struct np_walk_group *g)
+static void run_slot_clear(struct run_slot *slot)
 {
-    struct run_job *j = ctx;
+    for (size_t i = 0; i < slot->n; i++) {
+        np_run_clear(&slot->runs[i]);
+    }
+    slot->n = 0;
+    slot->foreign = 0;
+}
+
+static void run_slot_destroy(struct run_slot *slot)
+{
+    if (!slot)
+        return;
+    run_slot_clear(slot);
+    for (size_t i = 0; i < slot->nerrors; i++)
+        free(slot->errors[i]);
+    free(slot->runs);
+    free(slot->errors);
+    np_walk_group_free(slot->g);
+    free(slot);
+}
+
+/* A new slot holding g (taken: freed on failure) with its folder analysed (run_group); NULL: out of memory. */
+static struct run_slot *run_slot_new(struct run_job *j, struct np_walk_group *g)
+{
     struct run_slot *slot = calloc(1, sizeof *slot);
     if (!slot) {
         np_walk_group_free(g);
-        return NP_E_NOMEM;
+        return NULL;
     }
     slot->g = g;
     run_group(j, slot);
     g->dirfd = -1; /* open only during this call */
+    return slot;
+}
+
+/* Walk callback, on a walk thread: analyse the folder now, keep the result. */
+static enum np_status run_folder(void *ctx, struct np_walk_group *g)
+{
+    struct run_job *j = ctx;
+    struct run_slot *slot = run_slot_new(j, g);
+    if (!slot)
+        return NP_E_NOMEM;
     pthread_mutex_lock(&j->mu);
     if (j->nslots == j->cap) {
         size_t nc = j->cap ? j->cap * 2 : 256;
         struct run_slot **ns = realloc(j->slots, nc * sizeof *ns);
         if (!ns) {
             pthread_mutex_unlock(&j->mu);
-            for (size_t i = 0; i < slot->n; i++) {
-                np_run_clear(&slot->runs[i]);
-            }
-            for (size_t i = 0; i < slot->nerrors; i++)
-                free(slot->errors[i]);
-            free(slot->runs);
-            free(slot->errors);
-            np_walk_group_free(g);
-            free(slot);
+            run_slot_destroy(slot);
             return NP_E_NOMEM;
         }
         j->slots = ns;
@@ -1530,13 +1556,15 @@ static void *run_progress(void *arg)
     return NULL;
 }
 
-static void run_slot_clear(struct run_slot *slot)
+/* The walk is over: tell run_progress, and wait for its thread prog (NULL: it was not started). */
+static void run_progress_stop(struct run_job *j, const pthread_t *prog)
 {
-    for (size_t i = 0; i < slot->n; i++) {
-        np_run_clear(&slot->runs[i]);
-    }
-    slot->n = 0;
-    slot->foreign = 0;
+    pthread_mutex_lock(&j->mu);
+    j->finished = 1;
+    pthread_cond_broadcast(&j->pcv);
+    pthread_mutex_unlock(&j->mu);
+    if (prog)
+        pthread_join(*prog, NULL);
 }
 
 /* A foreign slot's run folder (its manifest's folder) into dir, unless it is last's (a run's subfolders
@@ -1613,12 +1641,7 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
     struct np_walk_errors werr = {0};
     enum np_status st =
         np_walk_paths(paths, npaths, o->include, nthreads, &pace, run_folder, &job, &werr, &job.counts);
-    pthread_mutex_lock(&job.mu);
-    job.finished = 1;
-    pthread_cond_broadcast(&job.pcv);
-    pthread_mutex_unlock(&job.mu);
-    if (prog_started)
-        pthread_join(prog, NULL);
+    run_progress_stop(&job, prog_started ? &prog : NULL);
     if (job.nslots > 1)
         qsort(job.slots, job.nslots, sizeof *job.slots, run_cmp_slots);
     run_drop_parent_manifests(&job);
@@ -1678,31 +1701,13 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
 
 #define RUN_HELD_MAX 4096 /* a manifest-only folder's subtree held for its decision, at most */
 
-static void run_slot_destroy(struct run_slot *slot)
-{
-    if (!slot)
-        return;
-    run_slot_clear(slot);
-    for (size_t i = 0; i < slot->nerrors; i++)
-        free(slot->errors[i]);
-    free(slot->runs);
-    free(slot->errors);
-    np_walk_group_free(slot->g);
-    free(slot);
-}
-
 /* Walk callback (np_walk_ordered), on a worker thread: analyse the folder, keep it for its turn. */
 static enum np_status run_stream_folder(void *ctx, struct np_walk_group *g, void **result)
 {
     struct run_job *j = ctx;
-    struct run_slot *slot = calloc(1, sizeof *slot);
-    if (!slot) {
-        np_walk_group_free(g);
+    struct run_slot *slot = run_slot_new(j, g);
+    if (!slot)
         return NP_E_NOMEM;
-    }
-    slot->g = g;
-    run_group(j, slot);
-    g->dirfd = -1; /* open only during this call */
     if (slot->nomem) {
         run_slot_destroy(slot);
         return NP_E_NOMEM;
@@ -1818,12 +1823,7 @@ enum np_status np_parse_stream(char *const *paths, size_t npaths, const struct n
     for (size_t i = 0; i < job.nheld; i++)
         run_slot_destroy(job.held[i]);
     free(job.held);
-    pthread_mutex_lock(&job.mu);
-    job.finished = 1;
-    pthread_cond_broadcast(&job.pcv);
-    pthread_mutex_unlock(&job.mu);
-    if (prog_started)
-        pthread_join(prog, NULL);
+    run_progress_stop(&job, prog_started ? &prog : NULL);
     pthread_mutex_destroy(&job.mu);
     pthread_cond_destroy(&job.pcv);
     if (stats)

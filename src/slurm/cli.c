@@ -449,6 +449,35 @@ int np_slurm_parse_squeue_tagged(const char *text, const char *tag, struct np_jo
     return rc;
 }
 
+/* Run squeue (argv: "-o %i|%T|%r" by ids when tag is NULL, "%i|%T|%k" with tag) and read its lines into out:
+ * every job, or those whose comment is tag.  By ids, an id unknown to the controller ("Invalid job id
+ * specified", exit 1) is absent, not an error.  On error out is emptied. */
+static enum np_status cli_squeue(const struct cli_impl *im, char *const argv[], const char *tag,
+                                 struct np_job_list *out, struct np_error *err)
+{
+    char *obuf = NULL, *ebuf = NULL;
+    int status = 0, timed_out = 0;
+    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    if (st != NP_OK)
+        return st;
+    char *msg = cli_trim(ebuf);
+    if (timed_out) {
+        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "no answer within %d s; killed it", im->timeout_s);
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (!(!tag && WIFEXITED(status) && msg && strstr(msg, "Invalid job id")))
+            st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "failed (exit %d)%s%.300s",
+                              WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg && *msg ? ": " : "", msg ? msg : "");
+    } else if ((tag ? np_slurm_parse_squeue_tagged(obuf, tag, out) : np_slurm_parse_squeue(obuf, out)) != 0) {
+        st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
+    }
+    if (st != NP_OK)
+        np_job_list_free(out);
+    free(msg);
+    free(obuf);
+    free(ebuf);
+    return st;
+}
+
 /* squeue -h -t all -j ID,ID,... -o %i|%T|%r: one process for every job of a launch. */
 static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
                                 struct np_error *err)
@@ -474,28 +503,8 @@ static enum np_status cli_query(struct np_backend *b, char *const *ids, size_t n
     }
     char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", (char *)"-j", list,
                           (char *)"-o", (char *)"%i|%T|%r", NULL};
-    char *obuf = NULL, *ebuf = NULL;
-    int status = 0, timed_out = 0;
-    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
+    enum np_status st = cli_squeue(im, argv, NULL, out, err);
     free(list);
-    if (st != NP_OK)
-        return st;
-    char *msg = cli_trim(ebuf);
-    if (timed_out) {
-        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "no answer within %d s; killed it", im->timeout_s);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        /* one id unknown to the controller: "Invalid job id specified" -- not an error, it is absent */
-        if (!(WIFEXITED(status) && msg && strstr(msg, "Invalid job id")))
-            st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "failed (exit %d)%s%.300s",
-                              WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg && *msg ? ": " : "", msg ? msg : "");
-    } else if (np_slurm_parse_squeue(obuf, out) != 0) {
-        st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
-    }
-    if (st != NP_OK)
-        np_job_list_free(out);
-    free(msg);
-    free(obuf);
-    free(ebuf);
     return st;
 }
 
@@ -513,25 +522,7 @@ static enum np_status cli_find(struct np_backend *b, const char *tag, const char
     (void)job_name;
     char *const argv[] = {im->squeue, (char *)"-h", (char *)"-t", (char *)"all", (char *)"--me", (char *)"-o",
                           (char *)"%i|%T|%k", NULL};
-    char *obuf = NULL, *ebuf = NULL;
-    int status = 0, timed_out = 0;
-    enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
-    if (st != NP_OK)
-        return st;
-    char *msg = cli_trim(ebuf);
-    if (timed_out)
-        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "no answer within %d s; killed it", im->timeout_s);
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        st = np_error_set(err, NP_E_SLURM, im->squeue, 0, 0, "failed (exit %d)%s%.300s",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg && *msg ? ": " : "", msg ? msg : "");
-    else if (np_slurm_parse_squeue_tagged(obuf, tag, out) != 0)
-        st = np_error_set(err, NP_E_NOMEM, im->squeue, 0, 0, "out of memory");
-    if (st != NP_OK)
-        np_job_list_free(out);
-    free(msg);
-    free(obuf);
-    free(ebuf);
-    return st;
+    return cli_squeue(im, argv, tag, out, err);
 }
 
 /* A Slurm client program from sbatch's folder (the same installation), else PATH; new string or NULL. */

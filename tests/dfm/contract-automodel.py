@@ -22,11 +22,10 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(here, "..", "..", "share", "nemoperf", "megatron-bridge"))
-from pinned import fail, read_keys, srun_step  # noqa: E402
+from pinned import contract_job, fail, srun_step  # noqa: E402
 
-read, dfm_yaml = read_keys(os.path.join(here, "..", "data", "contract", "dfm-automodel-keys.tsv"), "config")
-script, conf_dir = sys.argv[1], sys.argv[2]
-text = open(script).read()
+read, dfm_yaml, text, conf_dir = contract_job(os.path.join(here, "..", "data", "contract", "dfm-automodel-keys.tsv"),
+                                              "config")
 step = srun_step(text)
 if "MASTER_ADDR=$(scontrol show hostnames" not in text:
     fail("no MASTER_ADDR from the node list")

@@ -18,11 +18,9 @@ import sys
 here = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.join(here, "..", "..", "share", "nemoperf", "megatron-bridge"))
-from pinned import fail, read_keys, srun_step  # noqa: E402
+from pinned import contract_job, fail, srun_step  # noqa: E402
 
-config, flags = read_keys(os.path.join(here, "..", "data", "contract", "dfm-keys.tsv"), "config")
-script, conf_dir = sys.argv[1], sys.argv[2]
-text = open(script).read()
+config, flags, text, conf_dir = contract_job(os.path.join(here, "..", "data", "contract", "dfm-keys.tsv"), "config")
 words = shlex.split(srun_step(text))
 try:
     i = next(k for k, w in enumerate(words) if w.endswith("/pretrain_wan.py"))

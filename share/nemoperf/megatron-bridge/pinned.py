@@ -35,6 +35,13 @@ def read_keys(path, kind):
     return mine, other
 
 
+def contract_job(keys_path, kind):
+    """A contract check's inputs: the key list's two sets (read_keys), then from its command line
+    (SCRIPT CONF_DIR) the rendered job script's text and CONF_DIR."""
+    mine, other = read_keys(keys_path, kind)
+    return mine, other, open(sys.argv[1]).read(), sys.argv[2]
+
+
 def fail(msg):
     """A contract check's verdict on the first unknown key: printed, exit 1."""
     print("contract: FAIL: " + msg)
