@@ -306,9 +306,11 @@ static int parse_mb_json(const struct parse_mb *m, char *const *dirs, size_t n, 
 static enum np_status parse_json_join(FILE *out, const char *text, size_t len, const char *key, const char *value)
 {
     json_t *root = json_loadb(text, len, 0, NULL), *v = json_loads(value, 0, NULL);
-    enum np_status st = root && v && json_object_set_new(root, key, v) == 0 ? NP_OK : NP_E_INTERNAL;
-    if (st != NP_OK)
+    enum np_status st = NP_E_INTERNAL;
+    if (!root)
         json_decref(v);
+    else if (json_object_set_new(root, key, v) == 0) /* takes v, also when it fails (and NULL v fails) */
+        st = NP_OK;
     errno = 0;
     if (st == NP_OK && (json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
                         fputc('\n', out) == EOF || fflush(out) != 0))

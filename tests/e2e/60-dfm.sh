@@ -110,10 +110,7 @@ for spec in b200:32 h100:8; do
     g=${spec%%:*} n=${spec#*:}
     env RECIPE=wan2.1 WORKLOAD=synthetic GPU_TYPE=$g JOB_TOTAL_GPUS=$n MAX_STEPS=12 STAGE_PATH="$S/synth" \
         "$launch" >"$W/l.out" 2>"$W/l.err" || { fail "launch $spec: $(cat "$W/l.err")"; continue; }
-    line=$(grep '^job .*: ' "$W/l.out" | head -1)
-    id=${line#job }
-    id=${id%%:*}
-    [ -n "$id" ] && printf '%s\t%s\n' "$spec" "$id" >>"$W/jobs" || fail "$spec: no job line: $(cat "$W/l.out")"
+    launched "$spec"
 done
 while read -r spec id; do
     i=0

@@ -181,10 +181,7 @@ $spec
 EOS
     env RECIPE=$r DTYPE=$d GPU_TYPE=$g JOB_TOTAL_GPUS=$n CONTAINER=$c WORKLOAD=synthetic MAX_STEPS=12 STAGE_PATH="$S/synth" \
         "$launch" >"$W/l.out" 2>"$W/l.err" || { fail "launch $spec: $(cat "$W/l.err")"; continue; }
-    line=$(grep '^job .*: ' "$W/l.out" | head -1)
-    id=${line#job }
-    id=${id%%:*}
-    [ -n "$id" ] && printf '%s\t%s\n' "$spec" "$id" >>"$W/jobs" || fail "$spec: no job line: $(cat "$W/l.out")"
+    launched "$spec"
 done
 # one poll for the three jobs until the queue has none of them, then each one's end state
 ids=$(cut -f2 "$W/jobs" | paste -sd, -)
