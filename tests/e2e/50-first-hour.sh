@@ -100,9 +100,9 @@ run_ex() {
 wait_jobs() {
     ids=$(tr '\n' ',' <"$W/jobs" | sed 's/,$//')
     [ -n "$ids" ] || return 0
-    i=0
-    while [ $i -lt 240 ] && squeue -h -j "$ids" -t PENDING,RUNNING,COMPLETING,CONFIGURING 2>/dev/null | grep -q .; do
-        sleep 1; i=$((i + 1))
+    wj=0   # not i: the examples' loop counts with i
+    while [ $wj -lt 240 ] && squeue -h -j "$ids" -t PENDING,RUNNING,COMPLETING,CONFIGURING 2>/dev/null | grep -q .; do
+        sleep 1; wj=$((wj + 1))
     done
 }
 # expect NAME RC GREP: the example ended with RC and its output (stdout+stderr) holds GREP
@@ -196,6 +196,9 @@ $line"
     *"./launch --reconcile"*)   # the records of the launches above are settled already
         run_ex $name "$W/cwd" "$line"; expect $name 0 ": recorded already: submitted, job [0-9]" ;;
     *./launch*)
+        # an earlier example's job of the same configuration still queued or running would be refused, as it
+        # should ("not submitting a job twice"): a reader runs the examples one after the other, so does this test
+        wait_jobs
         run_ex $name "$W/cwd" "$line"
         # the parser beside the program that ran (here bin/, not the installed copy PATH finds)
         expect $name 0 "^when the jobs\{0,1\} ha[sv]e\{0,1\} ended: \(nemoperf-parse\|$bindir/nemoperf-parse\) " ;;
