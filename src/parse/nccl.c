@@ -464,7 +464,7 @@ static enum np_status nccl_count(struct np_nccl *n, const struct nccl_key *k)
 static enum np_status nccl_flush_gen(struct np_nccl *n, struct nccl_gen *g)
 {
     enum np_status st = NP_OK;
-    for (size_t i = 0; i < NCCL_GEN_CAP; i++) {
+    for (size_t i = 0; i < NCCL_GEN_CAP && g->used; i++) { /* an empty one: its pages untouched */
         if (g->slot[i].nranks && g->slot[i].lines && st == NP_OK)
             st = nccl_count(n, &g->slot[i]);
         g->slot[i].nranks = 0;
@@ -589,6 +589,26 @@ static void nccl_prefix(struct nccl_local *n, const char *line, const char *info
         nccl_set_add(n->hosts, &n->nhosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
 }
 
+/* 1 when x and y hold the same len bytes: 8 at a time, the last 8 overlapping (no call: memcmp's was a tenth of
+ * the threads' time). */
+__attribute__((always_inline)) static inline int nccl_same(const char *x, const char *y, size_t len)
+{
+    uint64_t a, b;
+    if (len < 8) {
+        for (size_t i = 0; i < len; i++)
+            if (x[i] != y[i])
+                return 0;
+        return 1;
+    }
+    for (size_t i = 0; i + 8 < len; i += 8) {
+        memcpy(&a, x + i, 8), memcpy(&b, y + i, 8);
+        if (a != b)
+            return 0;
+    }
+    memcpy(&a, x + len - 8, 8), memcpy(&b, y + len - 8, 8);
+    return a == b;
+}
+
 /* nccl_prefix of a collective line without globalrank, skipped when the same bytes before "NCCL INFO" were
  * read before: adding a rank or host to its set twice changes nothing (the ranks of a log repeat their
  * prefix on every line: reading it once each is a tenth of the reader's time saved). */
@@ -609,7 +629,7 @@ static void nccl_rank_prefix(struct nccl_local *n, const char *line, const char 
     size_t at = (size_t)nccl_mix(a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) & (NCCL_SEEN - NCCL_SEEN_WAYS), put = NCCL_SEEN;
     for (size_t i = at; i < at + NCCL_SEEN_WAYS; i++) {
         struct nccl_seen *e = &n->seen[i];
-        if (e->len == len + 1 && memcmp(e->bytes, line, len) == 0)
+        if (e->len == len + 1 && nccl_same(e->bytes, line, len))
             return;
         if (!e->len && put == NCCL_SEEN)
             put = i;
@@ -1113,11 +1133,11 @@ static enum np_status nccl_feed_inline(struct np_nccl *n, const char *buf, size_
 /* np_nccl_async: the feeder (np_nccl_feed's caller) copies the log into a ring of slots that end at a line's
  * end; two threads each take the next slot and read its lines into records (runs of one collective's lines,
  * keyed as nccl_add keys them, and the lines that need the reader's state: init, version, checkpoint and
- * straggler lines), then, in the slots' order and one at a time, apply them to the reader: nccl_add for a run,
- * nccl_dispatch for a line.  The reader's state changes in the order of the log's lines, as inline; what the
+ * straggler lines); the slots read are applied to the reader in their order, one at a time, by whichever thread
+ * finds the next one read (the other goes on reading): nccl_add for a run, nccl_dispatch for a line.  The reader's state changes in the order of the log's lines, as inline; what the
  * threads add on their own (nccl_local) is merged at the end.  The same result as inline, on two cores. */
 #define NCCL_WORKERS 2
-#define NCCL_SLOTS 6
+#define NCCL_SLOTS 8
 #define NCCL_SLOT_SIZE ((size_t)1 << 20)
 #define NCCL_SLOT_PAD 64 /* readable bytes past a slot's end: the 64-byte word masks load them */
 
@@ -1131,6 +1151,8 @@ struct nccl_slot {
     size_t len;
     uint64_t base;  /* the log's offset of buf[0] */
     int open_end;   /* its last line has no newline (a line cut at NCCL_LINE_MAX, or the log's last) */
+    int read;       /* read into rec by a thread, not applied yet */
+    enum np_status st;
     struct nccl_rec *rec;
     size_t nrec, caprec;
     struct nccl_ops ops;
@@ -1146,9 +1168,10 @@ struct nccl_pipe {
     struct nccl_worker worker[NCCL_WORKERS];
     size_t nthreads;
     pthread_mutex_t mu;
-    pthread_cond_t filled, moved; /* a slot filled (or closing); a slot applied */
+    pthread_cond_t moved;         /* any change below */
     struct nccl_slot slot[NCCL_SLOTS];
     size_t head, taken, applied;  /* slots filled, taken by a thread, applied: slot head % NCCL_SLOTS is the feeder's */
+    int applying;                 /* a thread applies slot applied */
     int closing, abandon;
     enum np_status status;        /* the threads' first error */
     int skipping;                 /* the feeder drops the rest of a line cut at NCCL_LINE_MAX */
@@ -1249,29 +1272,35 @@ static void *nccl_pipe_main(void *arg)
     struct nccl_pipe *pp = n->pipe;
     pthread_mutex_lock(&pp->mu);
     for (;;) {
-        while (pp->taken == pp->head && !pp->closing)
-            pthread_cond_wait(&pp->filled, &pp->mu);
-        if (pp->taken == pp->head)
+        struct nccl_slot *s = &pp->slot[pp->applied % NCCL_SLOTS];
+        if (!pp->applying && pp->applied < pp->head && s->read) { /* the next slot in order, read: apply it */
+            pp->applying = 1;
+            int skip = pp->abandon || pp->status != NP_OK;
+            pthread_mutex_unlock(&pp->mu);
+            enum np_status st = s->st;
+            if (!skip && st == NP_OK)
+                st = nccl_slot_apply(n, s);
+            pthread_mutex_lock(&pp->mu);
+            if (st != NP_OK && pp->status == NP_OK)
+                pp->status = st;
+            s->len = 0;
+            s->open_end = s->read = 0;
+            pp->applied++;
+            pp->applying = 0;
+            pthread_cond_broadcast(&pp->moved);
+        } else if (pp->taken < pp->head) { /* the next slot filled: read it */
+            s = &pp->slot[pp->taken++ % NCCL_SLOTS];
+            int skip = pp->abandon || pp->status != NP_OK;
+            pthread_mutex_unlock(&pp->mu);
+            enum np_status st = skip ? NP_OK : nccl_slot_read(s, &wk->loc);
+            pthread_mutex_lock(&pp->mu);
+            s->st = st;
+            s->read = 1;
+            pthread_cond_broadcast(&pp->moved);
+        } else if (pp->closing && pp->applied == pp->head)
             break;
-        size_t k = pp->taken++;
-        struct nccl_slot *s = &pp->slot[k % NCCL_SLOTS];
-        int skip = pp->abandon || pp->status != NP_OK;
-        pthread_mutex_unlock(&pp->mu);
-        enum np_status st = skip ? NP_OK : nccl_slot_read(s, &wk->loc);
-        pthread_mutex_lock(&pp->mu);
-        while (pp->applied != k) /* the slots before it first */
+        else
             pthread_cond_wait(&pp->moved, &pp->mu);
-        skip = skip || pp->abandon || pp->status != NP_OK;
-        pthread_mutex_unlock(&pp->mu);
-        if (!skip && st == NP_OK)
-            st = nccl_slot_apply(n, s);
-        pthread_mutex_lock(&pp->mu);
-        if (st != NP_OK && pp->status == NP_OK)
-            pp->status = st;
-        s->len = 0;
-        s->open_end = 0;
-        pp->applied++;
-        pthread_cond_broadcast(&pp->moved);
     }
     pthread_mutex_unlock(&pp->mu);
     return NULL;
@@ -1286,7 +1315,6 @@ static void nccl_pipe_free(struct nccl_pipe *pp)
     for (size_t i = 0; i < NCCL_WORKERS; i++)
         nccl_local_free(&pp->worker[i].loc);
     pthread_mutex_destroy(&pp->mu);
-    pthread_cond_destroy(&pp->filled);
     pthread_cond_destroy(&pp->moved);
     free(pp);
 }
@@ -1299,7 +1327,6 @@ enum np_status np_nccl_async(struct np_nccl *n)
     if (!pp)
         return NP_E_NOMEM;
     pthread_mutex_init(&pp->mu, NULL);
-    pthread_cond_init(&pp->filled, NULL);
     pthread_cond_init(&pp->moved, NULL);
     int ok = 1;
     for (size_t i = 0; i < NCCL_SLOTS; i++)
@@ -1330,7 +1357,7 @@ static enum np_status nccl_pipe_submit(struct nccl_pipe *pp, int next)
 {
     pthread_mutex_lock(&pp->mu);
     pp->head++;
-    pthread_cond_signal(&pp->filled);
+    pthread_cond_broadcast(&pp->moved);
     while (next && pp->head - pp->applied >= NCCL_SLOTS)
         pthread_cond_wait(&pp->moved, &pp->mu);
     enum np_status st = pp->status;
@@ -1407,7 +1434,7 @@ static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size
 /* The threads' sets and counts into the reader's. */
 static enum np_status nccl_local_merge(struct nccl_local *into, const struct nccl_local *from)
 {
-    for (size_t i = 0; i < NCCL_SET_CAP; i++) {
+    for (size_t i = 0; i < NCCL_SET_CAP && (from->nranks_seen || from->nhosts); i++) {
         if (from->ranks[i])
             nccl_set_add(into->ranks, &into->nranks_seen, from->ranks[i], &into->saturated);
         if (from->hosts[i])
@@ -1437,7 +1464,7 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
     pthread_mutex_lock(&pp->mu);
     pp->closing = 1;
     pp->abandon |= abandon;
-    pthread_cond_broadcast(&pp->filled);
+    pthread_cond_broadcast(&pp->moved);
     pthread_mutex_unlock(&pp->mu);
     for (size_t i = 0; i < pp->nthreads; i++)
         pthread_join(pp->worker[i].thread, NULL);
