@@ -70,7 +70,7 @@ static void check_case(const char *name, const struct np_nccl *n, json_t *exp, s
         if (h) {
             uint64_t sum = 0;
             for (int b = 0; b < NP_NCCL_HIST; b++) {
-                char k[8];
+                char k[16];
                 snprintf(k, sizeof k, "%d", b);
                 json_t *e = json_object_get(h, k);
                 ck_assert_msg(c->hist[b] == (uint64_t)(e ? json_integer_value(e) : 0), "%s: %s bucket 2^%d: %llu",
