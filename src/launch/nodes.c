@@ -15,11 +15,10 @@
 
 void np_nodes_free(struct np_nodes *nodes)
 {
-    if (!nodes)
-        return;
-    free(nodes->g);
-    nodes->g = NULL;
-    nodes->n = 0;
+    if (nodes) {
+        free(nodes->g);
+        *nodes = (struct np_nodes){NULL, 0};
+    }
 }
 
 long np_nodes_gres_gpus(const char *gres)
