@@ -273,6 +273,27 @@ struct config_common {
 };
 
 /* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
+/* What is wrong with the staged image file: NULL nothing, "" it does not exist, else what it is, with what
+ * to do before and after the setup command in fix[0], fix[1] (an empty file was left by an import that did
+ * not finish: ./setup removes it and imports again; it refuses anything else in its place). */
+static const char *config_image_wrong(const char *path, const char *fix[2])
+{
+    struct stat st;
+    fix[0] = "run ";
+    fix[1] = " to import it again";
+    if (stat(path, &st) != 0) {
+        fix[0] = "check the permissions of its folder, then run ";
+        fix[1] = "";
+        return errno == ENOENT || errno == ENOTDIR ? "" : "cannot be read";
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fix[0] = "move it away, then run ";
+        fix[1] = "";
+        return "is not a regular file";
+    }
+    return st.st_size == 0 ? "is empty (0 bytes, left by an import that did not finish)" : NULL;
+}
+
 static const char *config_synth_alt(const struct config_common *c)
 {
     return c->task == NP_TASK_PRETRAIN ? ", or use WORKLOAD=synthetic" : "";
@@ -725,16 +746,21 @@ static enum np_status config_nemo(struct config_ctx *x, struct config_common *c)
             return np_error_set(x->err, NP_E_NOMEM, "config", 0, 0, "out of memory");
         snprintf(c->image, sizeof c->image, "%s", sqsh);
         free(sqsh);
-        if ((stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) && c->preview) {
-            enum np_status ms = config_missing(x, c, "container image %s (run %s, or set RUN_CONF_IMAGE)",
-                                               c->image, x->setup_cmd);
+        const char *fix[2], *wrong = config_image_wrong(c->image, fix);
+        if (wrong && c->preview) {
+            enum np_status ms = config_missing(x, c, "container image %s%s%s (run %s, or set RUN_CONF_IMAGE)",
+                                               c->image, *wrong ? " " : "", wrong, x->setup_cmd);
             if (ms != NP_OK)
                 return ms;
-        } else if (stat(c->image, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        } else if (wrong && !*wrong) {
             return config_bad(x,
                               "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
                               "%s first (or set RUN_CONF_IMAGE%s)",
                               c->image, x->setup_cmd, config_synth_alt(c));
+        } else if (wrong) {
+            return config_bad(x, "RUN_CONF_IMAGE is not set and the staged container image %s %s: %s%s%s (or set "
+                                 "RUN_CONF_IMAGE%s)",
+                              c->image, wrong, fix[0], x->setup_cmd, fix[1], config_synth_alt(c));
         }
     }
     /* the tokenizer: files ./setup staged, read offline on the compute nodes */

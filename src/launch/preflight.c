@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nemoperf/util/diag.h"
+#include "nemoperf/launch/nodes.h"
 #include "nemoperf/launch/preflight.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/slurm/rest.h"
@@ -224,6 +225,26 @@ static void preflight_flat(char *dst, size_t size, const char *s)
     dst[n] = '\0';
 }
 
+/* the other SBATCH_* Slurm answers about by name (slurm_errno.h: "Invalid feature specification", "Invalid qos
+ * specification", "Invalid wckey specification", "Requested reservation is invalid") */
+static const struct {
+    const char *word, *var;
+} preflight_said_var[] = {{"feature", "SBATCH_CONSTRAINT"},
+                          {"qos", "SBATCH_QOS"},
+                          {"wckey", "SBATCH_WCKEY"},
+                          {"reservation", "SBATCH_RESERVATION"}};
+
+/* Does Slurm's refusal name a setting (partition, account, or one of preflight_said_var)? */
+static int preflight_said_names_var(const char *said)
+{
+    if (strcasestr(said, "partition") || strcasestr(said, "account"))
+        return 1;
+    for (size_t i = 0; i < sizeof preflight_said_var / sizeof preflight_said_var[0]; i++)
+        if (strcasestr(said, preflight_said_var[i].word))
+            return 1;
+    return 0;
+}
+
 /* Slurm refused the job for something a variable other than JOB_TOTAL_GPUS chose (sbatch's word names it):
  * that variable, with the partitions `scontrol show partition` lists as what is allowed. */
 static enum np_status preflight_refuse_var(const struct np_launch_config *c, const char *said, const char *why,
@@ -242,20 +263,12 @@ static enum np_status preflight_refuse_var(const struct np_launch_config *c, con
                             c->partition,
                             c->job_name, why, names[0] ? names : "a partition of this cluster (sinfo -s)");
     }
-    /* the other SBATCH_* Slurm answers about by name (slurm_errno.h: "Invalid feature specification", "Invalid qos
-     * specification", "Invalid wckey specification", "Requested reservation is invalid") */
-    static const struct {
-        const char *word, *var;
-    } said_var[] = {{"feature", "SBATCH_CONSTRAINT"},
-                    {"qos", "SBATCH_QOS"},
-                    {"wckey", "SBATCH_WCKEY"},
-                    {"reservation", "SBATCH_RESERVATION"}};
-    for (size_t i = 0; i < sizeof said_var / sizeof said_var[0]; i++) {
-        const char *v = getenv(said_var[i].var);
-        if (v && *v && strcasestr(said, said_var[i].word))
+    for (size_t i = 0; i < sizeof preflight_said_var / sizeof preflight_said_var[0]; i++) {
+        const char *v = getenv(preflight_said_var[i].var);
+        if (v && *v && strcasestr(said, preflight_said_var[i].word))
             return np_error_set(err, NP_E_INVALID, "", 0, 0,
                                 "%s=%s: job %s can never run: %s; nothing was submitted; correct or unset %s",
-                                said_var[i].var, v, c->job_name, why, said_var[i].var);
+                                preflight_said_var[i].var, v, c->job_name, why, preflight_said_var[i].var);
     }
     if (c->account && strcasestr(said, "account"))
         return np_error_set(err, NP_E_INVALID, "", 0, 0,
@@ -266,11 +279,42 @@ static enum np_status preflight_refuse_var(const struct np_launch_config *c, con
     return preflight_refuse(c, why, err);
 }
 
+/* A job Slurm accepts but cannot start until nodes are back: say which, and that it is submitted anyway. */
+static void preflight_warn_unavailable(const struct np_launch_config *c, const char *how, const char *said, int preview)
+{
+    np_warnf("job %s %s: %s; Slurm keeps it PENDING (ReqNodeNotAvail) until enough nodes are back%s%s%s", c->job_name,
+             how, preview ? "a real launch submits it" : "submitting it anyway", said ? " (sbatch --test-only: " : "",
+             said ? said : "", said ? ")" : "");
+}
+
+/* The CLI backend's nodes of partition pname, read once per partition for the launch's jobs. */
+struct preflight_nodes_cache {
+    char partition[64];
+    int tried, ok;
+    struct np_nodes nodes;
+};
+
+static enum np_nodes_fit preflight_cli_nodes(struct np_backend *be, struct preflight_nodes_cache *nc, const char *pname,
+                                             const struct np_launch_config *c, char *buf, size_t size)
+{
+    if (!nc->tried || strcmp(nc->partition, pname) != 0) {
+        np_nodes_free(&nc->nodes);
+        snprintf(nc->partition, sizeof nc->partition, "%s", pname);
+        char *text = NULL;
+        struct np_error nerr;
+        nc->tried = 1;
+        nc->ok = np_slurm_cli_nodes(be, pname, &text, &nerr) == NP_OK && np_nodes_from_sinfo(text, &nc->nodes) == 0;
+        free(text);
+    }
+    return nc->ok ? np_nodes_fit(&nc->nodes, pname, c, buf, size) : NP_NODES_FIT;
+}
+
 static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, int quiet,
                                     struct np_error *err)
 {
     char *parts = NULL;
     int parts_tried = 0;
+    struct preflight_nodes_cache nc = {.tried = 0};
     enum np_status st = NP_OK;
     for (size_t i = 0; st == NP_OK && i < plan->n; i++) {
         const struct np_launch_config *c = &plan->jobs[i];
@@ -288,12 +332,22 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
                 np_slurm_cli_partitions(be, &parts, &perr);
             }
             struct np_partition p;
-            char buf[400], why[900];
-            const char *limit = parts && np_partition_from_scontrol(parts, c->partition, &p)
-                                    ? np_partition_misfit(&p, c, buf, sizeof buf)
-                                    : NULL;
-            char said[320];
+            char buf[400], why[1000], said[320], nodes[600];
+            int found = parts && np_partition_from_scontrol(parts, c->partition, &p);
+            const char *limit = found ? np_partition_misfit(&p, c, buf, sizeof buf) : NULL;
             preflight_flat(said, sizeof said, msg ? msg : terr.text);
+            /* --test-only refuses a job whose nodes are DOWN or DRAINED although sbatch queues it (PENDING,
+             * ReqNodeNotAvail): the partition's nodes tell that from a job that can never run */
+            enum np_nodes_fit fit = found && !limit && !preflight_said_names_var(said)
+                                        ? preflight_cli_nodes(be, &nc, p.name, c, nodes, sizeof nodes)
+                                        : NP_NODES_FIT;
+            if (fit == NP_NODES_UNAVAILABLE) {
+                preflight_warn_unavailable(c, nodes, said, quiet);
+                free(msg);
+                continue;
+            }
+            if (fit == NP_NODES_NEVER)
+                limit = nodes;
             snprintf(why, sizeof why, "%s (sbatch --test-only: %s)", limit ? limit : "Slurm refuses the request", said);
             st = limit ? preflight_refuse(c, why, err) : preflight_refuse_var(c, said, why, parts, err);
         } else if (t != NP_OK && !quiet) {
@@ -301,6 +355,7 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
         }
         free(msg);
     }
+    np_nodes_free(&nc.nodes);
     free(parts);
     return st;
 }
@@ -327,6 +382,37 @@ static long preflight_rest_uid(const struct np_preflight_opts *o, char *who, siz
         return (long)pw->pw_uid;
     }
     return -1;
+}
+
+/* The partition's nodes (GET nodes): a job too big for the nodes with the GPUs per node it asks for is
+ * refused; one that waits for nodes DOWN or DRAINED is submitted with a warning naming them. */
+static enum np_status preflight_rest_nodes(struct np_backend *be, const struct np_launch_plan *plan, const char *pname,
+                                           int preview, struct np_error *err)
+{
+    long http = 0;
+    char *body = NULL;
+    size_t len = 0;
+    struct np_error gerr;
+    struct np_nodes nodes = {0};
+    enum np_status st = np_slurm_rest_get(be, "nodes", &http, &body, &len, &gerr);
+    if (st == NP_OK)
+        st = np_nodes_from_rest(http, body, len, pname, &nodes, &gerr);
+    free(body);
+    if (st != NP_OK) {
+        if (!preview)
+            np_warnf("cannot check the state of partition %s's nodes (%s); submitting anyway", pname, gerr.text);
+        return NP_OK;
+    }
+    for (size_t i = 0; st == NP_OK && i < plan->n; i++) {
+        char buf[600];
+        enum np_nodes_fit fit = np_nodes_fit(&nodes, pname, &plan->jobs[i], buf, sizeof buf);
+        if (fit == NP_NODES_NEVER)
+            st = preflight_refuse(&plan->jobs[i], buf, err);
+        else if (fit == NP_NODES_UNAVAILABLE)
+            preflight_warn_unavailable(&plan->jobs[i], buf, NULL, preview);
+    }
+    np_nodes_free(&nodes);
+    return st;
 }
 
 static enum np_status preflight_rest(struct np_backend *be, const struct np_launch_plan *plan,
@@ -372,7 +458,7 @@ static enum np_status preflight_rest(struct np_backend *be, const struct np_laun
         if (why)
             return preflight_refuse(&plan->jobs[i], why, err);
     }
-    return NP_OK;
+    return preflight_rest_nodes(be, plan, p.name, o->preview, err);
 }
 
 enum np_status np_launch_preflight(struct np_backend *be, const struct np_launch_plan *plan,

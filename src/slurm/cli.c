@@ -610,27 +610,45 @@ enum np_status np_slurm_cli_test_only_text(struct np_backend *b, const char *scr
     return st;
 }
 
-enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err)
+/* The standard output of a Slurm client program (argv[0] its name, found beside sbatch) that must exit 0:
+ * a new string in *out (caller frees); NP_E_SLURM named by what when it failed. */
+static enum np_status cli_client_text(struct np_backend *b, char **argv, const char *what, char **out,
+                                      struct np_error *err)
 {
     struct cli_impl *im = b->impl;
     *out = NULL;
-    char *scontrol = cli_sibling(im, "scontrol");
-    if (!scontrol)
-        return np_error_set(err, NP_E_SLURM, "scontrol", 0, 0, "not found next to sbatch or on PATH");
-    char *const argv[] = {scontrol, (char *)"show", (char *)"partition", (char *)"-o", NULL};
+    char *prog = cli_sibling(im, argv[0]);
+    if (!prog)
+        return np_error_set(err, NP_E_SLURM, argv[0], 0, 0, "not found next to sbatch or on PATH");
+    argv[0] = prog;
     char *obuf = NULL, *ebuf = NULL;
     int status = 0, timed_out = 0;
     enum np_status st = cli_run(im, argv, NULL, &obuf, &ebuf, &status, &timed_out, err);
-    free(scontrol);
+    free(prog);
     free(ebuf);
     if (st == NP_OK && (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
-        st = np_error_set(err, NP_E_SLURM, "scontrol show partition", 0, 0, "failed");
+        st = np_error_set(err, NP_E_SLURM, what, 0, 0, "failed");
     if (st != NP_OK) {
         free(obuf);
         return NP_E_SLURM;
     }
     *out = obuf;
     return NP_OK;
+}
+
+enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err)
+{
+    char *argv[] = {(char *)"scontrol", (char *)"show", (char *)"partition", (char *)"-o", NULL};
+    return cli_client_text(b, argv, "scontrol show partition", out, err);
+}
+
+enum np_status np_slurm_cli_nodes(struct np_backend *b, const char *partition, char **out, struct np_error *err)
+{
+    char *argv[] = {(char *)"sinfo", (char *)"-h", (char *)"-o", (char *)NP_SLURM_SINFO_NODES, (char *)"-p",
+                    (char *)partition, NULL};
+    if (!partition || !*partition)
+        argv[4] = NULL;
+    return cli_client_text(b, argv, "sinfo", out, err);
 }
 
 static void cli_free(struct np_backend *b)

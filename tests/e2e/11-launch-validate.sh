@@ -36,7 +36,9 @@ mkdir -p "$S/empty-ck" "$N" "$O/weights" "$W/log" || die "mkdir"
 echo sqsh >"$S/nvidia+nemo+25.02.01.sqsh"
 echo x >"$O/weights/__0_0.distcp"
 
-snapshot() { (cd "$W" && find stage nostage outside | sort); }
+E="$W/emptyimg" # an import that did not finish: a 0-byte image
+mkdir -p "$E" && : >"$E/nvidia+nemo+25.02.01.sqsh" || die "mkdir"
+snapshot() { (cd "$W" && find stage nostage outside emptyimg | sort); }
 
 # expect_bad PIECE... -- VAR=VALUE...: exit 2, every PIECE in stderr, nothing created, no job
 expect_bad() {
@@ -97,6 +99,13 @@ env MODEL_SIZE=340b DTYPE=fp8 JOB_TOTAL_GPUS=256 ENABLE_CHECKPOINT=1 STAGE_PATH=
 rc=$?
 [ "$rc" -eq 0 ] && grep -q "warning: ENABLE_CHECKPOINT=1: STAGE_PATH=.* free, but nemotron4 340b checkpoint needs 4.4 TB" "$W/log/err" ||
     fail "ENABLE_CHECKPOINT --dry-run on a small disk: exit $rc: $(cat "$W/log/err")"
+# a 0-byte staged image is said to be empty (not "does not exist"), with the setup command that imports it again
+expect_bad "staged container image $E/nvidia+nemo+25.02.01.sqsh is empty (0 bytes, left by an import that did not finish): run " \
+    "to import it again (or set RUN_CONF_IMAGE" -- MODEL_SIZE=8b DTYPE=bf16 STAGE_PATH="$E"
+grep -q "does not exist" "$W/log/err" && fail "0-byte image: says 'does not exist': $(cat "$W/log/err")"
+env MODEL_SIZE=8b DTYPE=bf16 STAGE_PATH="$E" "$launch" --dry-run >/dev/null 2>"$W/log/err"
+grep -q "not staged yet: container image $E/nvidia+nemo+25.02.01.sqsh is empty (0 bytes" "$W/log/err" ||
+    fail "0-byte image --dry-run: $(cat "$W/log/err")"
 # issue 24: the variable at fault is named, with values that work, on one line
 expect_bad "GPUS_PER_NODE=3: JOB_TOTAL_GPUS=8 is not a multiple of it" "the published row's 8" -- $SYN MODEL_SIZE=8b GPUS_PER_NODE=3 STAGE_PATH="$S"
 expect_bad "SBATCH_PARTITION=gpu: job pretrain_llama3.1_8b_bf16_8 can never run" "invalid partition specified: gpu; " "allowed: batch" -- $SYN MODEL_SIZE=8b SBATCH_PARTITION=gpu STAGE_PATH="$S"

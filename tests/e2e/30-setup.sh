@@ -198,6 +198,20 @@ run given PATH="$NOENROOT" STAGE_PATH="$tmp/stage-given" RUN_CONF_IMAGE="$tmp/gi
 [ "$rc" -eq 0 ] && grep -q "RUN_CONF_IMAGE, not imported" "$tmp/given.out" && ! ls "$tmp/stage-given"/*.sqsh >/dev/null 2>&1 \
     && ok "RUN_CONF_IMAGE=<existing .sqsh> skips the import" || fail "RUN_CONF_IMAGE run exited $rc: $(head -2 "$tmp/given.err")"
 
+# ---- an import that did not finish left a 0-byte image: setup imports it again, never "already staged" ------
+: >"$SQSH"
+imports=$(grep -c '^argv: ' "$NP_STUB_LOG")
+run emptydry PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$setup" --dry-run
+[ "$rc" -eq 0 ] && grep -q "enroot import --output $S/.nvidia+nemo+25.02.01.sqsh.importing.HOST.PID" "$tmp/emptydry.out" &&
+    ! grep -q '# keep the existing' "$tmp/emptydry.out" && ok "0-byte image: --dry-run plans the import again" ||
+    fail "0-byte image: --dry-run exit $rc: $(cat "$tmp/emptydry.out" "$tmp/emptydry.err")"
+run empty PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$setup"
+[ "$rc" -eq 0 ] && [ "$(grep -c '^argv: ' "$NP_STUB_LOG")" -eq $((imports + 1)) ] &&
+    grep -q "^image  *$SQSH (imported)" "$tmp/empty.out" && grep -q 'hsqs stub image of' "$SQSH" &&
+    grep -q "$SQSH: removed an empty file left by an earlier failure" "$tmp/empty.err" &&
+    ok "0-byte image: setup removes it and imports again" ||
+    fail "0-byte image: exit $rc: $(cat "$tmp/empty.out" "$tmp/empty.err")"
+
 # ---- 401 (bad token) and 403 (no access) --------------------------------------------------
 run bad401 PATH="$NOENROOT" STAGE_PATH="$tmp/stage401" HF_TOKEN=hf_wrong_0000 MODEL_SIZE=8b "$setup" --skip-image
 expect_fail bad401 1 "did not accept HF_TOKEN"

@@ -115,6 +115,11 @@ enum np_status np_slurm_cli_test_only_text(struct np_backend *b, const char *scr
 /* `scontrol show partition -o` (one line per partition) from the installation sbatch
  * comes from: a new string in *out (caller frees).  NP_E_SLURM when it failed. */
 enum np_status np_slurm_cli_partitions(struct np_backend *b, char **out, struct np_error *err);
+/* The nodes of partition (NULL or "": every partition) as `sinfo -h -o NP_SLURM_SINFO_NODES` groups
+ * them, one line per count|state|gres|nodes|reason: a new string in *out (caller frees); NP_E_SLURM
+ * when sinfo failed (an unknown partition, too). */
+#define NP_SLURM_SINFO_NODES "%D|%T|%G|%N|%E"
+enum np_status np_slurm_cli_nodes(struct np_backend *b, const char *partition, char **out, struct np_error *err);
 
 /* Absolute or relative path of prog found in the ':'-separated path (prog with
  * a '/' is taken as is); a new string (caller frees) or NULL when not found. */
