@@ -70,7 +70,7 @@ static void check_case(const char *name, const struct np_nccl *n, json_t *exp, s
         if (h) {
             uint64_t sum = 0;
             for (int b = 0; b < NP_NCCL_HIST; b++) {
-                char k[8];
+                char k[16];
                 snprintf(k, sizeof k, "%d", b);
                 json_t *e = json_object_get(h, k);
                 ck_assert_msg(c->hist[b] == (uint64_t)(e ? json_integer_value(e) : 0), "%s: %s bucket 2^%d: %llu",
@@ -431,6 +431,9 @@ static char *result_text(const struct np_nccl *n)
     json_object_set_new(j, "t_nodes", json_integer((json_int_t)np_nccl_nodes_seen(n)));
     json_object_set_new(j, "t_sat", json_integer(np_nccl_saturated(n)));
     json_object_set_new(j, "t_ckpt", json_real(ck->save_s + ck->load_s + (double)(ck->saves + ck->loads)));
+    char strag[600];
+    np_straggler_text(np_nccl_stragglers(n), 8, strag, sizeof strag);
+    json_object_set_new(j, "t_strag", json_string(strag));
     size_t nc;
     const struct np_nccl_coll *c = np_nccl_colls(n, &nc);
     for (size_t i = 0; i < nc; i++) { /* every field, the report's rounding aside */
@@ -519,6 +522,154 @@ START_TEST(test_async_same)
 }
 END_TEST
 
+/* The lines of every golden case, in a pool (each with its newline). */
+static char **golden_pool(size_t *count)
+{
+    DIR *d = opendir(DATA);
+    ck_assert_ptr_nonnull(d);
+    char **pool = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char p[512];
+        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
+        if (de->d_name[0] == '.' || access(p, R_OK) != 0)
+            continue;
+        size_t len;
+        char *buf = np_test_read_all(p, &len);
+        for (size_t at = 0; at < len;) {
+            const char *nl = memchr(buf + at, '\n', len - at);
+            size_t l = nl ? (size_t)(nl - (buf + at)) + 1 : len - at;
+            pool = realloc(pool, (n + 1) * sizeof *pool);
+            ck_assert_ptr_nonnull(pool);
+            pool[n] = malloc(l + 2);
+            ck_assert_ptr_nonnull(pool[n]);
+            memcpy(pool[n], buf + at, l);
+            if (!nl)
+                pool[n][l++] = '\n';
+            pool[n++][l] = '\0';
+            at += l;
+        }
+        free(buf);
+    }
+    closedir(d);
+    *count = n;
+    return pool;
+}
+
+/* The threads cut the log into slots at line ends: a log built to hit every way of it reads the same as inline
+ * (whole), fed in chunks of several sizes.  Stand-in: a generated log (no real log holds all of these at once):
+ * the golden cases' lines shuffled (init, version, checkpoint and straggler lines between collective lines of
+ * many ranks), 100 collective names (more than the reader's table: "other"), lines of 9 KB (cut at 8 KiB) and of
+ * 3 MB (longer than a slot) with and without a collective at their start, and a last line without a newline. */
+START_TEST(test_async_mixed)
+{
+    size_t npool;
+    char **pool = golden_pool(&npool);
+    ck_assert_uint_gt(npool, 50);
+    size_t cap = 12u << 20, len = 0;
+    char *big = malloc(cap);
+    ck_assert_ptr_nonnull(big);
+    uint64_t rnd = 0x9E3779B97F4A7C15ULL;
+    for (unsigned i = 0; len + (4u << 20) < cap; i++) {
+        rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+        unsigned pick = (unsigned)(rnd >> 33);
+        if (i % 97 == 0) { /* a collective of 4 ranks under one of 100 names */
+            for (int r = 0; r < 4; r++)
+                len += (size_t)snprintf(big + len, cap - len,
+                                        "h%d:%d:%d [%d] NCCL INFO Coll%u: opCount %x sendbuff 0x1 recvbuff 0x2 count %u "
+                                        "datatype 7 op 0 root 0 comm 0x9 [nranks=4] stream 0x1\n",
+                                        r / 2, 10 + r, 20 + r, r, pick % 100, i, 1000 + pick % 7);
+        } else if (i % 1999 == 0 || i % 2003 == 0) { /* 9 KB, a collective at its start when i % 1999 == 0 */
+            len += (size_t)snprintf(big + len, cap - len,
+                                    "%s [0] NCCL INFO AllReduce: opCount %x sendbuff 0x1 recvbuff 0x2 count 64 "
+                                    "datatype 7 op 0 root 0 comm 0x9 [nranks=1] stream 0x1 ",
+                                    i % 1999 ? "x:1:1 [0] noise" : "h:1:1", i);
+            memset(big + len, i % 2 ? 'x' : ' ', 9000);
+            len += 9000;
+            big[len++] = '\n';
+        } else if (i % 151 == 0) { /* straggler reports and checkpoint lines, whole */
+            const char *f = i % 302 ? "tests/data/straggler/megatron-readme/input.log"
+                                     : "tests/data/straggler/nemo-callback/input.log";
+            size_t l;
+            char *b = np_test_read_all(f, &l);
+            memcpy(big + len, b, l);
+            len += l;
+            free(b);
+            len += (size_t)snprintf(big + len, cap - len, "[NeMo I 2025-04-11 14:48:45 nemo_logging:393] Global "
+                                    "Checkpoint Save : Rank: 0 : Iteration: 50 : Start time: 1.1s : Save duration: "
+                                    "%u.5s\n", i % 10);
+        } else if (i == 5000 || i == 20011) { /* 3 MB, longer than a slot */
+            len += (size_t)snprintf(big + len, cap - len, "h:1:1 [0] NCCL INFO Using network IB ");
+            memset(big + len, 'y', 3u << 20);
+            len += 3u << 20;
+            big[len++] = '\n';
+        } else {
+            size_t l = strlen(pool[pick % npool]);
+            memcpy(big + len, pool[pick % npool], l);
+            len += l;
+        }
+    }
+    len += (size_t)snprintf(big + len, cap - len, "h:1:1 [0] NCCL INFO AllGather: opCount 1 sendbuff 0x1 recvbuff "
+                                                  "0x2 count 9 datatype 7 op 0 root 0 comm 0x9 [nranks=1]");
+    size_t chunks[] = {(1u << 20) + 3, 65537, 4093, 1u << 22};
+    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+        same_async("mixed", big, len, chunks[c]);
+    /* the reader's table of names: the log's first 63 names, every later one under "other" (counted, not lost) */
+    struct np_nccl *n = read_chunks(big, len, len);
+    ck_assert_ptr_nonnull(find_coll(n, 4, "other"));
+    size_t nc, named = 0;
+    const struct np_nccl_coll *c = np_nccl_colls(n, &nc);
+    for (size_t i = 0; i < nc; i++) {
+        int first = strcmp(c[i].op, "other") != 0;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(c[j].op, c[i].op) != 0;
+        named += first;
+    }
+    ck_assert_uint_eq(named, 63);
+    np_nccl_free(n);
+    for (size_t i = 0; i < npool; i++)
+        free(pool[i]);
+    free(pool);
+    free(big);
+}
+END_TEST
+
+/* A straggler report (NeMo's callback: its sections read as one when their lines follow each other) across the
+ * threads' slot end (1 MiB, white box): the same report as inline, for starts a byte to a whole report before
+ * the end. */
+START_TEST(test_async_slot_ends)
+{
+    size_t rl;
+    char *rep = np_test_read_all("tests/data/straggler/nemo-callback/input.log", &rl);
+    size_t cap = 3u << 20;
+    char *big = malloc(cap);
+    ck_assert_ptr_nonnull(big);
+    const size_t shifts[] = {1, 50, 200, 400, 585};
+    for (size_t k = 0; k < sizeof shifts / sizeof *shifts; k++) {
+        size_t len = 0, at = (1u << 20) - shifts[k];
+        for (unsigned op = 0; len + 300 < at; op++)
+            len += (size_t)snprintf(big + len, cap - len,
+                                    "h:1:1 [0] NCCL INFO AllReduce: opCount %x sendbuff 0x1 recvbuff 0x2 count 8 "
+                                    "datatype 7 op 0 root 0 comm 0x9 [nranks=1] stream 0x1\n", op);
+        memset(big + len, 'f', at - len - 1); /* a filler line up to the report */
+        big[at - 1] = '\n';
+        len = at;
+        memcpy(big + len, rep, rl);
+        len += rl;
+        for (unsigned op = 0; len + 300 < (2u << 20); op++)
+            len += (size_t)snprintf(big + len, cap - len, "h:1:1 [0] NCCL INFO Send: opCount %x sendbuff 0x1 recvbuff "
+                                    "0x2 count 8 datatype 7 op 0 root 0 comm 0x9 [nranks=2] stream 0x1\n", op);
+        same_async("report at a slot end", big, len, 65536);
+        struct np_nccl *n = read_async(big, len, 65536);
+        ck_assert_uint_eq(np_nccl_stragglers(n)->nv_reports, 1);
+        np_nccl_free(n);
+    }
+    free(big);
+    free(rep);
+}
+END_TEST
+
 /* Collective lines off NCCL's usual layout take the key-value loop, and a usual head followed by more
  * words reads those words too: hand-counted. */
 START_TEST(test_layout_variants)
@@ -595,6 +746,8 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_stragglers);
     tcase_add_test(tc, test_pid_ranks);
     tcase_add_test(tc, test_async_same);
+    tcase_add_test(tc, test_async_mixed);
+    tcase_add_test(tc, test_async_slot_ends);
     tcase_add_test(tc, test_layout_variants);
     tcase_add_test(tc, test_many_ranks);
     suite_add_tcase(s, tc);

@@ -1594,7 +1594,7 @@ static void synth_am_step(const struct synth_run *run, long i, double step_s)
     synth_am_timer(i < c->warmup_steps ? "iteration_warmup" : "iteration", step_s, step_s);
     synth_am_timer("optimizer", step_s * 0.01, step_s * 0.01);
     for (long g = 0; g < c->ga && g < 64; g++) {
-        char name[32];
+        char name[48];
         snprintf(name, sizeof name, "forward_backward_%ld", g);
         synth_am_timer(name, step_s * 0.99 / (double)c->ga, step_s * 0.99 / (double)c->ga);
     }

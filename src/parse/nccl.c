@@ -61,40 +61,41 @@ struct nccl_gen {
     size_t used;
 };
 
-/* The reader thread of np_nccl_async: the feeder copies the log into a ring of slots, the thread reads
- * them in order (the same bytes in the same order as inline: the same result). */
-#define NCCL_SLOTS 4
-#define NCCL_SLOT_SIZE ((size_t)1 << 20)
-struct nccl_pipe {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t filled, freed;
-    char *buf[NCCL_SLOTS];
-    size_t len[NCCL_SLOTS];
-    size_t head, tail; /* slots filled and slots read so far */
-    int closing, abandon;
-    enum np_status status; /* the thread's first error */
+/* The collectives' names: an index each (the log's first NCCL_MAX_OPS - 1 names; the reader's table puts any
+ * later name under "other", a slot's table of the reader threads is only full). */
+struct nccl_ops {
+    char name[NCCL_MAX_OPS][24];
+    size_t n, last; /* last: the collective of the previous line */
 };
+
+/* What the collective lines add besides their keys, whatever their order: the rank and host sets, RCCL's
+ * global ranks, the lines and the largest communicator.  The reader has one; each reader thread its own,
+ * merged into the reader's at the end (a union, a sum, a maximum: the same as one). */
+struct nccl_local {
+    uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
+    size_t nranks_seen, nhosts;
+    int saturated;
+    uint8_t *granks; /* RCCL globalrank bitmap, allocated on first use */
+    uint64_t trace_lines;
+    int max_nranks;
+    struct nccl_seen seen[NCCL_SEEN];
+    size_t seen_turn;
+};
+
+struct nccl_pipe;
 
 struct np_nccl {
     struct nccl_gen gen[2]; /* [0] new, [1] old */
     struct nccl_key *last;  /* the key of the previous collective line (ranks log a call in a row) */
     struct np_nccl_coll *coll;
     size_t ncoll, capcoll;
-    char ops[NCCL_MAX_OPS][24];
-    size_t nops, last_op; /* last_op: the collective of the previous line */
-    uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
-    size_t nranks_seen, nhosts;
-    int saturated;
-    uint8_t *granks;          /* RCCL globalrank bitmap, allocated on first use */
+    struct nccl_ops ops;
+    struct nccl_local loc;
     char *granks_text;
-    uint64_t trace_lines;
     struct np_nccl_net net;
     struct np_nccl_ckpt ckpt;
     struct np_straggler strag; /* straggler-detector reports met on the way (straggler.c) */
     struct nccl_pidrank pids[NCCL_PIDS];
-    struct nccl_seen seen[NCCL_SEEN];
-    size_t seen_turn;
     size_t npids;
     uint64_t fed;             /* bytes fed before the current chunk */
     uint64_t line_off;        /* where the pending line starts */
@@ -204,7 +205,7 @@ struct nccl_words {
     const char *avail;      /* >= end: the end of the readable bytes (the chunk's), read 64 at a time */
 };
 
-static void nccl_words_fill(struct nccl_words *w, const char *at)
+__attribute__((always_inline)) static inline void nccl_words_fill(struct nccl_words *w, const char *at)
 {
     size_t left = (size_t)(w->end - at);
     w->base = at;
@@ -295,7 +296,62 @@ __attribute__((always_inline)) static inline int nccl_u64(const char **p, const 
     return 1;
 }
 
+/* A decimal number at *p (< end), 8 digits a load: bytes whose xor with '0' is above 9 end it (the carries of
+ * the add only reach bytes after the first such byte), the digits are combined by three multiplications (the
+ * byte loop kept the value in memory: a tenth of the reader's time).  Needs 16 readable bytes from *p (avail);
+ * the byte loop reads the rest: the same numbers, the same end. */
+__attribute__((always_inline)) static inline int nccl_dec(const char **p, const char *end, const char *avail,
+                                                          uint64_t *out)
+{
+    const char *s = *p;
+    if (avail - s < 16 || end <= s)
+        return nccl_u64(p, end, 10, out);
+    uint64_t v = 0;
+    for (int chunk = 0; chunk < 2; chunk++, s += 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        uint64_t y = x ^ 0x3030303030303030ULL;
+        uint64_t stop = ((y + 0x7676767676767676ULL) | y) & 0x8080808080808080ULL;
+        if (end - s < 8)
+            stop |= 0x80ULL << (8 * (end - s));
+        unsigned nd = stop ? (unsigned)__builtin_ctzll(stop) / 8 : 8;
+        if (nd) {
+            static const uint64_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+            y <<= 8 * (8 - nd);
+            y = y * 10 + (y >> 8);
+            y = (((y & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+                 (((y >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+            v = v * pow10[nd] + y;
+        }
+        if (nd < 8) {
+            if (!chunk && !nd)
+                return 0;
+            *p = s + nd;
+            *out = v;
+            return 1;
+        }
+    }
+    return nccl_u64(p, end, 10, out); /* 16 digits or more: the loop, with its overflow checks */
+}
+
 /* ---- the reader --------------------------------------------------------------- */
+
+static enum np_status nccl_local_init(struct nccl_local *l)
+{
+    memset(l, 0, sizeof *l);
+    l->ranks = calloc(NCCL_SET_CAP, sizeof(uint64_t));
+    l->hosts = calloc(NCCL_SET_CAP, sizeof(uint64_t));
+    return l->ranks && l->hosts ? NP_OK : NP_E_NOMEM;
+}
+
+static void nccl_local_free(struct nccl_local *l)
+{
+    free(l->ranks);
+    free(l->hosts);
+    free(l->granks);
+    l->ranks = l->hosts = NULL;
+    l->granks = NULL;
+}
 
 struct np_nccl *np_nccl_new(void)
 {
@@ -304,9 +360,7 @@ struct np_nccl *np_nccl_new(void)
         return NULL;
     n->gen[0].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
     n->gen[1].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
-    n->ranks = calloc(NCCL_SET_CAP, sizeof(uint64_t));
-    n->hosts = calloc(NCCL_SET_CAP, sizeof(uint64_t));
-    if (!n->gen[0].slot || !n->gen[1].slot || !n->ranks || !n->hosts) {
+    if (!n->gen[0].slot || !n->gen[1].slot || nccl_local_init(&n->loc) != NP_OK) {
         np_nccl_free(n);
         return NULL;
     }
@@ -324,33 +378,38 @@ void np_nccl_free(struct np_nccl *n)
     free(n->gen[0].slot);
     free(n->gen[1].slot);
     free(n->coll);
-    free(n->ranks);
-    free(n->hosts);
-    free(n->granks);
+    nccl_local_free(&n->loc);
     free(n->granks_text);
     free(n);
 }
 
-static int nccl_op_id(struct np_nccl *n, const char *s, size_t len)
+/* The index of the collective named s (len bytes, cut to 23) in o; a new name takes the next index.  A full
+ * table: the reader's puts a new name under "other" (its last index), a slot's answers -1. */
+static int nccl_op_id(struct nccl_ops *o, const char *s, size_t len, int other)
 {
-    if (len >= sizeof n->ops[0])
-        len = sizeof n->ops[0] - 1;
-    if (n->last_op < n->nops && memcmp(n->ops[n->last_op], s, len) == 0 && n->ops[n->last_op][len] == '\0')
-        return (int)n->last_op;
-    for (size_t i = 0; i < n->nops; i++)
-        if (strncmp(n->ops[i], s, len) == 0 && n->ops[i][len] == '\0')
-            return (int)(n->last_op = i);
-    if (n->nops >= NCCL_MAX_OPS)
-        return -1;
-    memcpy(n->ops[n->nops], s, len);
-    n->ops[n->nops][len] = '\0';
-    return (int)n->nops++;
+    if (len >= sizeof o->name[0])
+        len = sizeof o->name[0] - 1;
+    if (o->last < o->n && memcmp(o->name[o->last], s, len) == 0 && o->name[o->last][len] == '\0')
+        return (int)o->last;
+    for (size_t i = 0; i < o->n; i++)
+        if (strncmp(o->name[i], s, len) == 0 && o->name[i][len] == '\0')
+            return (int)(o->last = i);
+    if (o->n >= NCCL_MAX_OPS - (other != 0)) {
+        if (!other)
+            return -1;
+        if (o->n == NCCL_MAX_OPS - 1)
+            snprintf(o->name[o->n++], sizeof o->name[0], "other");
+        return (int)(o->last = NCCL_MAX_OPS - 1);
+    }
+    memcpy(o->name[o->n], s, len);
+    o->name[o->n][len] = '\0';
+    return (int)(o->last = o->n++);
 }
 
 static struct np_nccl_coll *nccl_coll(struct np_nccl *n, uint32_t nranks, int op)
 {
     for (size_t i = 0; i < n->ncoll; i++)
-        if (n->coll[i].nranks == (int)nranks && strcmp(n->coll[i].op, n->ops[op]) == 0)
+        if (n->coll[i].nranks == (int)nranks && strcmp(n->coll[i].op, n->ops.name[op]) == 0)
             return &n->coll[i];
     if (n->ncoll == n->capcoll) {
         size_t cap = n->capcoll ? n->capcoll * 2 : 16;
@@ -363,7 +422,7 @@ static struct np_nccl_coll *nccl_coll(struct np_nccl *n, uint32_t nranks, int op
     struct np_nccl_coll *c = &n->coll[n->ncoll++];
     memset(c, 0, sizeof *c);
     c->nranks = (int)nranks;
-    snprintf(c->op, sizeof c->op, "%s", n->ops[op]);
+    snprintf(c->op, sizeof c->op, "%s", n->ops.name[op]);
     c->min_bytes = UINT64_MAX;
     return c;
 }
@@ -405,7 +464,7 @@ static enum np_status nccl_count(struct np_nccl *n, const struct nccl_key *k)
 static enum np_status nccl_flush_gen(struct np_nccl *n, struct nccl_gen *g)
 {
     enum np_status st = NP_OK;
-    for (size_t i = 0; i < NCCL_GEN_CAP; i++) {
+    for (size_t i = 0; i < NCCL_GEN_CAP && g->used; i++) { /* an empty one: its pages untouched */
         if (g->slot[i].nranks && g->slot[i].lines && st == NP_OK)
             st = nccl_count(n, &g->slot[i]);
         g->slot[i].nranks = 0;
@@ -443,10 +502,11 @@ static struct nccl_key *nccl_lookup(struct nccl_gen *g, const struct nccl_key *k
     return &g->slot[i];
 }
 
-static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
+/* lines more lines of the collective k. */
+static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k, uint64_t lines)
 {
     if (n->last && nccl_key_eq(n->last, k)) {
-        n->last->lines++;
+        n->last->lines += lines;
         return NP_OK;
     }
     struct nccl_key *e = nccl_lookup(&n->gen[0], k, 0);
@@ -469,7 +529,7 @@ static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
         e = nccl_lookup(&n->gen[0], k, 1);
         e->lines = carried;
     }
-    e->lines++;
+    e->lines += lines;
     n->last = e; /* always in the new generation, which is only counted after a swap (that resets it) */
     return NP_OK;
 }
@@ -479,7 +539,7 @@ static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k)
 /* The "host:pid:tid [dev]" prefix before "NCCL INFO" at info: the host into the host set and, for
  * a collective line (is_rank), host:pid [dev] or RCCL's globalrank into the rank set.  Ray/srun
  * labels and RCCL's timestamps before it are skipped. */
-static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, int is_rank, uint64_t grank,
+static void nccl_prefix(struct nccl_local *n, const char *line, const char *info, int is_rank, uint64_t grank,
                         int has_grank, uint64_t *pid)
 {
     const char *e = info;
@@ -529,10 +589,30 @@ static void nccl_prefix(struct np_nccl *n, const char *line, const char *info, i
         nccl_set_add(n->hosts, &n->nhosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
 }
 
+/* 1 when x and y hold the same len bytes: 8 at a time, the last 8 overlapping (no call: memcmp's was a tenth of
+ * the threads' time). */
+__attribute__((always_inline)) static inline int nccl_same(const char *x, const char *y, size_t len)
+{
+    uint64_t a, b;
+    if (len < 8) {
+        for (size_t i = 0; i < len; i++)
+            if (x[i] != y[i])
+                return 0;
+        return 1;
+    }
+    for (size_t i = 0; i + 8 < len; i += 8) {
+        memcpy(&a, x + i, 8), memcpy(&b, y + i, 8);
+        if (a != b)
+            return 0;
+    }
+    memcpy(&a, x + len - 8, 8), memcpy(&b, y + len - 8, 8);
+    return a == b;
+}
+
 /* nccl_prefix of a collective line without globalrank, skipped when the same bytes before "NCCL INFO" were
  * read before: adding a rank or host to its set twice changes nothing (the ranks of a log repeat their
  * prefix on every line: reading it once each is a tenth of the reader's time saved). */
-static void nccl_rank_prefix(struct np_nccl *n, const char *line, const char *info)
+static void nccl_rank_prefix(struct nccl_local *n, const char *line, const char *info)
 {
     size_t len = (size_t)(info - line);
     if (len > NCCL_SEEN_LEN) {
@@ -540,13 +620,16 @@ static void nccl_rank_prefix(struct np_nccl *n, const char *line, const char *in
         return;
     }
     uint64_t a = 0, b = 0;
-    memcpy(&a, line, len < 8 ? len : 8);
-    if (len > 8)
+    if (len >= 8) { /* constant lengths: two loads (a variable-length memcpy was a rep movsb, 15 % of the line) */
+        memcpy(&a, line, 8);
         memcpy(&b, info - 8, 8);
+    } else
+        for (size_t i = 0; i < len; i++)
+            a |= (uint64_t)(unsigned char)line[i] << (8 * i);
     size_t at = (size_t)nccl_mix(a ^ (b * 0x9E3779B97F4A7C15ULL) ^ len) & (NCCL_SEEN - NCCL_SEEN_WAYS), put = NCCL_SEEN;
     for (size_t i = at; i < at + NCCL_SEEN_WAYS; i++) {
         struct nccl_seen *e = &n->seen[i];
-        if (e->len == len + 1 && memcmp(e->bytes, line, len) == 0)
+        if (e->len == len + 1 && nccl_same(e->bytes, line, len))
             return;
         if (!e->len && put == NCCL_SEEN)
             put = i;
@@ -558,7 +641,7 @@ static void nccl_rank_prefix(struct np_nccl *n, const char *line, const char *in
     memcpy(n->seen[put].bytes, line, len);
 }
 
-static void nccl_grank(struct np_nccl *n, uint64_t g)
+static void nccl_grank(struct nccl_local *n, uint64_t g)
 {
     if (g >= NCCL_GRANKS_MAX)
         return;
@@ -604,14 +687,14 @@ static const char *nccl_trace_head(struct nccl_words *w, const char *q, const ch
     uint64_t count, dtype, v;
     q = nccl_word(w, NCCL_LIT(q, end, " sendbuff "));
     q = q ? nccl_word(w, NCCL_LIT(q, end, " recvbuff ")) : NULL;
-    if (!q || !(q = NCCL_LIT(q, end, " count ")) || !nccl_u64(&q, end, 10, &count))
+    if (!q || !(q = NCCL_LIT(q, end, " count ")) || !nccl_dec(&q, end, w->avail, &count))
         return NULL;
-    if (!(q = NCCL_LIT(q, end, " datatype ")) || !nccl_u64(&q, end, 10, &dtype) || dtype >= 65535)
+    if (!(q = NCCL_LIT(q, end, " datatype ")) || !nccl_dec(&q, end, w->avail, &dtype) || dtype >= 65535)
         return NULL;
     q = nccl_word(w, NCCL_LIT(q, end, " op "));
     q = q ? nccl_word(w, NCCL_LIT(q, end, " root ")) : NULL;
     q = q ? nccl_word(w, NCCL_LIT(q, end, " comm ")) : NULL;
-    if (!q || !(q = NCCL_LIT(q, end, " [nranks=")) || !nccl_u64(&q, end, 10, &v) || v == 0 || v > UINT32_MAX ||
+    if (!q || !(q = NCCL_LIT(q, end, " [nranks=")) || !nccl_dec(&q, end, w->avail, &v) || v == 0 || v > UINT32_MAX ||
         q >= end || *q != ']' || (q + 1 < end && q[1] != ' '))
         return NULL;
     k->count = count;
@@ -631,9 +714,19 @@ static const unsigned char nccl_ident[256] = {
     ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
+/* A collective line read: its key (op unset), its collective's name and RCCL's global rank. */
+struct nccl_traced {
+    struct nccl_key k;
+    const char *opname;
+    size_t oplen;
+    uint64_t grank;
+    int has_grank;
+};
+
 /* "AllReduce: opCount 1a sendbuff .. count N datatype D op O root R comm C [nranks=N] stream S
- * [task T globalrank G]" from p (after "NCCL INFO "); 0 when it is not such a line. */
-static int nccl_trace(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
+ * [task T globalrank G]" from p (after "NCCL INFO ") into t; 0 when it is not such a line.  avail: the end of
+ * the readable bytes (>= end).  Reads nothing but the line: the reader threads call it too. */
+static int nccl_trace_read(const char *p, const char *end, const char *avail, struct nccl_traced *t)
 {
     const char *colon = p;
     const char *lim = end - p > 24 ? p + 24 : end;
@@ -654,7 +747,7 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
         return 0;
     int have_count = 0, have_dt = 0, have_nr = 0, has_grank = 0;
     uint64_t v, grank = 0;
-    struct nccl_words w = {q, end, 0, n->avail > end ? n->avail : end};
+    struct nccl_words w = {q, end, 0, avail > end ? avail : end};
     nccl_words_fill(&w, q);
     struct nccl_words hw = w; /* the head moves its copy on: the loop starts at q again when it fails */
     const char *head = nccl_trace_head(&hw, q, end, &k);
@@ -699,21 +792,37 @@ static int nccl_trace(struct np_nccl *n, const char *line, const char *info, con
     }
     if (!have_count || !have_dt || !have_nr)
         return 0;
-    int op = nccl_op_id(n, opname, (size_t)(opend - opname));
-    if (op < 0)
+    t->k = k;
+    t->opname = opname;
+    t->oplen = (size_t)(opend - opname);
+    t->grank = grank;
+    t->has_grank = has_grank;
+    return 1;
+}
+
+/* What a collective line adds besides its key (into the reader's or a reader thread's own). */
+static void nccl_trace_local(struct nccl_local *l, const char *line, const char *info, const struct nccl_traced *t)
+{
+    l->trace_lines++;
+    if ((int)t->k.nranks > l->max_nranks)
+        l->max_nranks = (int)t->k.nranks;
+    if (t->has_grank) {
+        nccl_grank(l, t->grank);
+        nccl_prefix(l, line, info, 1, t->grank, 1, NULL);
+    } else
+        nccl_rank_prefix(l, line, info);
+}
+
+/* A collective line from p (after "NCCL INFO "), counted; 0 when it is not one. */
+static int nccl_trace(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
+{
+    struct nccl_traced t;
+    if (!nccl_trace_read(p, end, n->avail, &t))
         return 0;
-    k.op = (uint16_t)op;
-    if (nccl_add(n, &k) != NP_OK)
+    t.k.op = (uint16_t)nccl_op_id(&n->ops, t.opname, t.oplen, 1);
+    if (nccl_add(n, &t.k, 1) != NP_OK)
         return -1;
-    n->trace_lines++;
-    if ((int)k.nranks > n->net.max_nranks)
-        n->net.max_nranks = (int)k.nranks;
-    if (has_grank)
-        nccl_grank(n, grank);
-    if (has_grank)
-        nccl_prefix(n, line, info, 1, grank, has_grank, NULL);
-    else
-        nccl_rank_prefix(n, line, info);
+    nccl_trace_local(&n->loc, line, info, &t);
     return 1;
 }
 
@@ -814,11 +923,11 @@ static void nccl_init_line(struct np_nccl *n, const char *line, const char *info
     if ((q = nccl_find(p, end, " nRanks ")) || (q = nccl_find(p, end, " nranks "))) {
         const char *v = q + 8;
         uint64_t x;
-        if (nccl_u64(&v, end, 10, &x) && x < 100000000 && (int)x > n->net.max_nranks)
-            n->net.max_nranks = (int)x;
+        if (nccl_u64(&v, end, 10, &x) && x < 100000000 && (int)x > n->loc.max_nranks)
+            n->loc.max_nranks = (int)x;
     }
     uint64_t pid = 0;
-    nccl_prefix(n, line, info, 0, 0, 0, &pid);
+    nccl_prefix(&n->loc, line, info, 0, 0, 0, &pid);
     /* "comm 0x.. rank R nranks N" (init, 2.4 on) or "... rank R nRanks N nNodes M" (2.12 on): the process's rank */
     const char *r = nccl_find(p, end, " rank ");
     uint64_t rk, nr;
@@ -1019,29 +1128,179 @@ static enum np_status nccl_feed_inline(struct np_nccl *n, const char *buf, size_
 }
 
 
-/* ---- the reader thread ---------------------------------------------------------- */
+/* ---- the reader threads --------------------------------------------------------- */
+
+/* np_nccl_async: the feeder (np_nccl_feed's caller) copies the log into a ring of slots that end at a line's
+ * end; two threads each take the next slot and read its lines into records (runs of one collective's lines,
+ * keyed as nccl_add keys them, and the lines that need the reader's state: init, version, checkpoint and
+ * straggler lines); the slots read are applied to the reader in their order, one at a time, by whichever thread
+ * finds the next one read (the other goes on reading): nccl_add for a run, nccl_dispatch for a line.  The reader's state changes in the order of the log's lines, as inline; what the
+ * threads add on their own (nccl_local) is merged at the end.  The same result as inline, on two cores. */
+#define NCCL_WORKERS 2
+#define NCCL_SLOTS 8
+#define NCCL_SLOT_SIZE ((size_t)1 << 20)
+#define NCCL_SLOT_PAD 64 /* readable bytes past a slot's end: the 64-byte word masks load them */
+
+struct nccl_rec {
+    struct nccl_key k;      /* a run: k.op the slot's name index, k.lines its lines; k.nranks 0: a line */
+    uint32_t ls, hit, lend; /* a line for the reader: offsets in the slot */
+};
+
+struct nccl_slot {
+    char *buf;      /* NCCL_SLOT_SIZE + NCCL_SLOT_PAD bytes */
+    size_t len;
+    uint64_t base;  /* the log's offset of buf[0] */
+    int open_end;   /* its last line has no newline (a line cut at NCCL_LINE_MAX, or the log's last) */
+    int read;       /* read into rec by a thread, not applied yet */
+    enum np_status st;
+    struct nccl_rec *rec;
+    size_t nrec, caprec;
+    struct nccl_ops ops;
+};
+
+struct nccl_worker {
+    struct np_nccl *n;
+    pthread_t thread;
+    struct nccl_local loc;
+};
+
+struct nccl_pipe {
+    struct nccl_worker worker[NCCL_WORKERS];
+    size_t nthreads;
+    pthread_mutex_t mu;
+    pthread_cond_t moved;         /* any change below */
+    struct nccl_slot slot[NCCL_SLOTS];
+    size_t head, taken, applied;  /* slots filled, taken by a thread, applied: slot head % NCCL_SLOTS is the feeder's */
+    int applying;                 /* a thread applies slot applied */
+    int closing, abandon;
+    enum np_status status;        /* the threads' first error */
+    int skipping;                 /* the feeder drops the rest of a line cut at NCCL_LINE_MAX */
+    uint64_t fed;
+};
+
+static enum np_status nccl_slot_push(struct nccl_slot *s, const struct nccl_rec *r)
+{
+    if (s->nrec == s->caprec) {
+        size_t cap = s->caprec ? s->caprec * 2 : 256;
+        struct nccl_rec *nr = realloc(s->rec, cap * sizeof *nr);
+        if (!nr)
+            return NP_E_NOMEM;
+        s->rec = nr;
+        s->caprec = cap;
+    }
+    s->rec[s->nrec++] = *r;
+    return NP_OK;
+}
+
+/* A line of slot s [ls, lend) whose first needle is at hit, as nccl_dispatch would read it: a collective line
+ * joins the runs (its ranks, hosts and lines into l), any other line is kept for the reader. */
+static enum np_status nccl_slot_line(struct nccl_slot *s, struct nccl_local *l, const char *ls, const char *hit,
+                                     const char *lend, const char *avail)
+{
+    const char *c = *hit == 'C' && hit + 4 <= lend ? hit : nccl_find(hit, lend, "CCL ");
+    struct nccl_traced t;
+    int op;
+    if (c && c > ls && (c[-1] == 'N' || c[-1] == 'R') && nccl_starts(c + 4, lend, "INFO ") &&
+        nccl_trace_read(c + 9, lend, avail, &t) && (op = nccl_op_id(&s->ops, t.opname, t.oplen, 0)) >= 0) {
+        t.k.op = (uint16_t)op;
+        nccl_trace_local(l, ls, c - 1, &t);
+        struct nccl_rec *last = s->nrec ? &s->rec[s->nrec - 1] : NULL;
+        if (last && last->k.nranks && nccl_key_eq(&last->k, &t.k)) {
+            last->k.lines++;
+            return NP_OK;
+        }
+        t.k.lines = 1;
+        return nccl_slot_push(s, &(struct nccl_rec){.k = t.k});
+    }
+    return nccl_slot_push(s, &(struct nccl_rec){.ls = (uint32_t)(ls - s->buf), .hit = (uint32_t)(hit - s->buf),
+                                                .lend = (uint32_t)(lend - s->buf)});
+}
+
+/* Read slot s into its records (a reader thread, l its own), the lines as nccl_lines and np_nccl_finish read
+ * them: whole lines up to NCCL_LINE_MAX bytes, an open last line from its first NCCL_LINE_MAX bytes. */
+static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
+{
+    s->nrec = 0;
+    s->ops.n = s->ops.last = 0;
+    const char *p = s->buf, *e = s->buf + s->len, *avail = e + NCCL_SLOT_PAD, *hit, *whole = e;
+    if (s->open_end) {
+        const char *nl = memrchr(s->buf, '\n', s->len);
+        whole = nl ? nl + 1 : s->buf;
+    }
+    enum np_status st = NP_OK;
+    while (st == NP_OK && p < whole && (hit = nccl_next(p, whole)) != NULL) {
+        const char *ls = memrchr(p, '\n', (size_t)(hit - p));
+        ls = ls ? ls + 1 : p;
+        const char *le = memchr(hit, '\n', (size_t)(whole - hit));
+        if (!le)
+            le = whole;
+        const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
+        if (hit < lend)
+            st = nccl_slot_line(s, l, ls, hit, lend, avail);
+        p = le + 1;
+    }
+    if (st == NP_OK && whole < e) {
+        const char *lend = e - whole > NCCL_LINE_MAX ? whole + NCCL_LINE_MAX : e;
+        if ((hit = nccl_next(whole, lend)) != NULL)
+            st = nccl_slot_line(s, l, whole, hit, lend, avail);
+    }
+    return st;
+}
+
+/* Apply slot s's records to the reader (in the slots' order, one thread at a time). */
+static enum np_status nccl_slot_apply(struct np_nccl *n, struct nccl_slot *s)
+{
+    enum np_status st = NP_OK;
+    n->avail = s->buf + s->len + NCCL_SLOT_PAD;
+    for (size_t i = 0; i < s->nrec && st == NP_OK; i++) {
+        const struct nccl_rec *r = &s->rec[i];
+        if (r->k.nranks) {
+            struct nccl_key k = r->k;
+            const char *name = s->ops.name[r->k.op];
+            k.op = (uint16_t)nccl_op_id(&n->ops, name, strlen(name), 1);
+            st = nccl_add(n, &k, r->k.lines);
+        } else
+            st = nccl_dispatch(n, s->buf + r->ls, s->buf + r->hit, s->buf + r->lend, s->base + r->ls);
+    }
+    return st;
+}
 
 static void *nccl_pipe_main(void *arg)
 {
-    struct np_nccl *n = arg;
+    struct nccl_worker *wk = arg;
+    struct np_nccl *n = wk->n;
     struct nccl_pipe *pp = n->pipe;
-    enum np_status st = NP_OK;
     pthread_mutex_lock(&pp->mu);
     for (;;) {
-        while (pp->head == pp->tail && !pp->closing)
-            pthread_cond_wait(&pp->filled, &pp->mu);
-        if (pp->head == pp->tail)
+        struct nccl_slot *s = &pp->slot[pp->applied % NCCL_SLOTS];
+        if (!pp->applying && pp->applied < pp->head && s->read) { /* the next slot in order, read: apply it */
+            pp->applying = 1;
+            int skip = pp->abandon || pp->status != NP_OK;
+            pthread_mutex_unlock(&pp->mu);
+            enum np_status st = s->st;
+            if (!skip && st == NP_OK)
+                st = nccl_slot_apply(n, s);
+            pthread_mutex_lock(&pp->mu);
+            if (st != NP_OK && pp->status == NP_OK)
+                pp->status = st;
+            s->len = 0;
+            s->open_end = s->read = 0;
+            pp->applied++;
+            pp->applying = 0;
+            pthread_cond_broadcast(&pp->moved);
+        } else if (pp->taken < pp->head) { /* the next slot filled: read it */
+            s = &pp->slot[pp->taken++ % NCCL_SLOTS];
+            int skip = pp->abandon || pp->status != NP_OK;
+            pthread_mutex_unlock(&pp->mu);
+            enum np_status st = skip ? NP_OK : nccl_slot_read(s, &wk->loc);
+            pthread_mutex_lock(&pp->mu);
+            s->st = st;
+            s->read = 1;
+            pthread_cond_broadcast(&pp->moved);
+        } else if (pp->closing && pp->applied == pp->head)
             break;
-        size_t i = pp->tail % NCCL_SLOTS;
-        int skip = pp->abandon || st != NP_OK;
-        pthread_mutex_unlock(&pp->mu);
-        if (!skip)
-            st = nccl_feed_inline(n, pp->buf[i], pp->len[i]);
-        pthread_mutex_lock(&pp->mu);
-        pp->tail++;
-        if (st != NP_OK && pp->status == NP_OK)
-            pp->status = st;
-        pthread_cond_signal(&pp->freed);
+        else
+            pthread_cond_wait(&pp->moved, &pp->mu);
     }
     pthread_mutex_unlock(&pp->mu);
     return NULL;
@@ -1049,11 +1308,14 @@ static void *nccl_pipe_main(void *arg)
 
 static void nccl_pipe_free(struct nccl_pipe *pp)
 {
-    for (size_t i = 0; i < NCCL_SLOTS; i++)
-        free(pp->buf[i]);
+    for (size_t i = 0; i < NCCL_SLOTS; i++) {
+        free(pp->slot[i].buf);
+        free(pp->slot[i].rec);
+    }
+    for (size_t i = 0; i < NCCL_WORKERS; i++)
+        nccl_local_free(&pp->worker[i].loc);
     pthread_mutex_destroy(&pp->mu);
-    pthread_cond_destroy(&pp->filled);
-    pthread_cond_destroy(&pp->freed);
+    pthread_cond_destroy(&pp->moved);
     free(pp);
 }
 
@@ -1064,37 +1326,152 @@ enum np_status np_nccl_async(struct np_nccl *n)
     struct nccl_pipe *pp = calloc(1, sizeof *pp);
     if (!pp)
         return NP_E_NOMEM;
-    for (size_t i = 0; i < NCCL_SLOTS; i++)
-        if (!(pp->buf[i] = malloc(NCCL_SLOT_SIZE))) {
-            for (size_t j = 0; j < i; j++)
-                free(pp->buf[j]);
-            free(pp);
-            return NP_E_NOMEM;
-        }
     pthread_mutex_init(&pp->mu, NULL);
-    pthread_cond_init(&pp->filled, NULL);
-    pthread_cond_init(&pp->freed, NULL);
+    pthread_cond_init(&pp->moved, NULL);
+    int ok = 1;
+    for (size_t i = 0; i < NCCL_SLOTS; i++)
+        ok &= (pp->slot[i].buf = malloc(NCCL_SLOT_SIZE + NCCL_SLOT_PAD)) != NULL;
+    for (size_t i = 0; i < NCCL_WORKERS; i++)
+        ok &= nccl_local_init(&pp->worker[i].loc) == NP_OK;
+    if (!ok) {
+        nccl_pipe_free(pp);
+        return NP_E_NOMEM;
+    }
     n->pipe = pp;
-    if (pthread_create(&pp->thread, NULL, nccl_pipe_main, n) != 0) { /* no thread: read inline */
+    for (size_t i = 0; i < NCCL_WORKERS; i++) {
+        pp->worker[i].n = n;
+        if (pthread_create(&pp->worker[i].thread, NULL, nccl_pipe_main, &pp->worker[i]) != 0)
+            break;
+        pp->nthreads++;
+    }
+    if (!pp->nthreads) { /* no thread: read inline */
         n->pipe = NULL;
         nccl_pipe_free(pp);
     }
     return NP_OK;
 }
 
-/* Wait for the reader thread to read every slot filled (abandon: to skip them) and end it; its status. */
+/* Hand the feeder's slot to the threads and wait until the next one is free (next: no wait); the threads'
+ * status. */
+static enum np_status nccl_pipe_submit(struct nccl_pipe *pp, int next)
+{
+    pthread_mutex_lock(&pp->mu);
+    pp->head++;
+    pthread_cond_broadcast(&pp->moved);
+    while (next && pp->head - pp->applied >= NCCL_SLOTS)
+        pthread_cond_wait(&pp->moved, &pp->mu);
+    enum np_status st = pp->status;
+    pthread_mutex_unlock(&pp->mu);
+    return st;
+}
+
+/* The feeder's slot is full (final: the log has ended): the threads get it up to its last newline (final: all
+ * of it); the rest of its last line begins the next slot or, longer than NCCL_LINE_MAX, goes alone in a slot
+ * cut there (its rest skipped: only its first NCCL_LINE_MAX bytes are read, as inline). */
+static enum np_status nccl_pipe_cut(struct nccl_pipe *pp, int final)
+{
+    struct nccl_slot *s = &pp->slot[pp->head % NCCL_SLOTS];
+    if (final) {
+        if (!s->len)
+            return NP_OK;
+        s->open_end = s->buf[s->len - 1] != '\n';
+        return nccl_pipe_submit(pp, 0);
+    }
+    const char *nl = memrchr(s->buf, '\n', s->len);
+    size_t keep = nl ? (size_t)(nl - s->buf) + 1 : 0, rest = s->len - keep;
+    enum np_status st;
+    if (keep) {
+        s->len = keep;
+        if ((st = nccl_pipe_submit(pp, 1)) != NP_OK)
+            return st;
+        struct nccl_slot *t = &pp->slot[pp->head % NCCL_SLOTS];
+        t->base = s->base + keep;
+        t->len = rest > NCCL_LINE_MAX ? NCCL_LINE_MAX : rest;
+        memcpy(t->buf, s->buf + keep, t->len);
+        s = t;
+    }
+    if (rest <= NCCL_LINE_MAX)
+        return NP_OK;
+    s->len = NCCL_LINE_MAX; /* a long line alone, cut */
+    s->open_end = 1;
+    pp->skipping = 1;
+    return nccl_pipe_submit(pp, 1);
+}
+
+static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size_t len)
+{
+    while (len) {
+        struct nccl_slot *s = &pp->slot[pp->head % NCCL_SLOTS];
+        if (pp->skipping) {
+            const char *nl = memchr(buf, '\n', len);
+            size_t k = nl ? (size_t)(nl - buf) + 1 : len;
+            pp->fed += k;
+            buf += k;
+            len -= k;
+            if (nl) {
+                pp->skipping = 0;
+                s->base = pp->fed;
+            }
+            continue;
+        }
+        size_t take = NCCL_SLOT_SIZE - s->len;
+        if (take > len)
+            take = len;
+        memcpy(s->buf + s->len, buf, take);
+        s->len += take;
+        pp->fed += take;
+        buf += take;
+        len -= take;
+        if (s->len == NCCL_SLOT_SIZE) {
+            enum np_status st = nccl_pipe_cut(pp, 0);
+            if (st != NP_OK)
+                return st;
+        }
+    }
+    return NP_OK;
+}
+
+/* The threads' sets and counts into the reader's. */
+static enum np_status nccl_local_merge(struct nccl_local *into, const struct nccl_local *from)
+{
+    for (size_t i = 0; i < NCCL_SET_CAP && (from->nranks_seen || from->nhosts); i++) {
+        if (from->ranks[i])
+            nccl_set_add(into->ranks, &into->nranks_seen, from->ranks[i], &into->saturated);
+        if (from->hosts[i])
+            nccl_set_add(into->hosts, &into->nhosts, from->hosts[i], &into->saturated);
+    }
+    into->saturated |= from->saturated;
+    into->trace_lines += from->trace_lines;
+    if (from->max_nranks > into->max_nranks)
+        into->max_nranks = from->max_nranks;
+    if (from->granks) {
+        if (!into->granks && !(into->granks = calloc(NCCL_GRANKS_MAX / 8, 1)))
+            return NP_E_NOMEM;
+        for (size_t i = 0; i < NCCL_GRANKS_MAX / 8; i++)
+            into->granks[i] |= from->granks[i];
+    }
+    return NP_OK;
+}
+
+/* The end of the threads: the feeder's last slot read first (abandon: every slot skipped); the threads'
+ * status. */
 static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
 {
     struct nccl_pipe *pp = n->pipe;
     if (!pp)
         return NP_OK;
+    enum np_status st = abandon ? NP_OK : nccl_pipe_cut(pp, 1);
     pthread_mutex_lock(&pp->mu);
     pp->closing = 1;
     pp->abandon |= abandon;
-    pthread_cond_signal(&pp->filled);
+    pthread_cond_broadcast(&pp->moved);
     pthread_mutex_unlock(&pp->mu);
-    pthread_join(pp->thread, NULL);
-    enum np_status st = pp->status;
+    for (size_t i = 0; i < pp->nthreads; i++)
+        pthread_join(pp->worker[i].thread, NULL);
+    if (st == NP_OK)
+        st = pp->status;
+    for (size_t i = 0; i < pp->nthreads && st == NP_OK && !abandon; i++)
+        st = nccl_local_merge(&n->loc, &pp->worker[i].loc);
     n->pipe = NULL;
     nccl_pipe_free(pp);
     return st;
@@ -1102,29 +1479,10 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
 
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
 {
-    struct nccl_pipe *pp = n->pipe;
-    if (!pp)
+    if (!n->pipe)
         return nccl_feed_inline(n, buf, len);
-    while (len) {
-        size_t take = len < NCCL_SLOT_SIZE ? len : NCCL_SLOT_SIZE;
-        pthread_mutex_lock(&pp->mu);
-        while (pp->head - pp->tail == NCCL_SLOTS)
-            pthread_cond_wait(&pp->freed, &pp->mu);
-        enum np_status st = pp->status;
-        pthread_mutex_unlock(&pp->mu);
-        if (st != NP_OK)
-            return st;
-        size_t i = pp->head % NCCL_SLOTS; /* only the feeder moves head: slot i is free */
-        memcpy(pp->buf[i], buf, take);
-        pp->len[i] = take;
-        pthread_mutex_lock(&pp->mu);
-        pp->head++;
-        pthread_cond_signal(&pp->filled);
-        pthread_mutex_unlock(&pp->mu);
-        buf += take;
-        len -= take;
-    }
-    return NP_OK;
+    n->fed += len;
+    return nccl_pipe_feed(n->pipe, buf, len);
 }
 
 static int nccl_coll_cmp(const void *a, const void *b)
@@ -1138,7 +1496,8 @@ static int nccl_coll_cmp(const void *a, const void *b)
 /* "0-3,8,12-15" of the globalrank bitmap. */
 static enum np_status nccl_granks_text(struct np_nccl *n)
 {
-    if (!n->granks)
+    const uint8_t *gr = n->loc.granks;
+    if (!gr)
         return NP_OK;
     size_t cap = 256, len = 0;
     char *t = malloc(cap);
@@ -1146,10 +1505,10 @@ static enum np_status nccl_granks_text(struct np_nccl *n)
         return NP_E_NOMEM;
     t[0] = '\0';
     for (uint64_t g = 0; g < NCCL_GRANKS_MAX; g++) {
-        if (!(n->granks[g / 8] & (1u << (g % 8))))
+        if (!(gr[g / 8] & (1u << (g % 8))))
             continue;
         uint64_t h = g;
-        while (h + 1 < NCCL_GRANKS_MAX && (n->granks[(h + 1) / 8] & (1u << ((h + 1) % 8))))
+        while (h + 1 < NCCL_GRANKS_MAX && (gr[(h + 1) / 8] & (1u << ((h + 1) % 8))))
             h++;
         if (len + 48 > cap) {
             char *nt = realloc(t, cap *= 2);
@@ -1182,6 +1541,7 @@ enum np_status np_nccl_finish(struct np_nccl *n)
         n->linelen = 0;
     }
     n->last = NULL;
+    n->net.max_nranks = n->loc.max_nranks;
     if (st == NP_OK)
         st = nccl_flush_gen(n, &n->gen[1]);
     if (st == NP_OK)
@@ -1242,15 +1602,15 @@ const struct np_nccl_coll *np_nccl_colls(const struct np_nccl *n, size_t *count)
 const struct np_nccl_net *np_nccl_net(const struct np_nccl *n) { return &n->net; }
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n) { return &n->ckpt; }
 const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n) { return &n->strag; }
-uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->trace_lines; }
-size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->nranks_seen; }
-size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->nhosts; }
-int np_nccl_saturated(const struct np_nccl *n) { return n->saturated; }
+uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->loc.trace_lines; }
+size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->loc.nranks_seen; }
+size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->loc.nhosts; }
+int np_nccl_saturated(const struct np_nccl *n) { return n->loc.saturated; }
 const char *np_nccl_global_ranks(const struct np_nccl *n) { return n->granks_text ? n->granks_text : ""; }
 
 int np_nccl_nodes(const struct np_nccl *n)
 {
-    return n->net.nnodes > 0 ? n->net.nnodes : (int)n->nhosts;
+    return n->net.nnodes > 0 ? n->net.nnodes : (int)n->loc.nhosts;
 }
 
 size_t np_nccl_warnings(const struct np_nccl *n, char *buf, size_t size)

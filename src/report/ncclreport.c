@@ -92,7 +92,7 @@ json_t *np_ncclreport_json(const struct np_nccl *n, size_t steps)
         json_t *h = json_object();
         for (int b = 0; b < NP_NCCL_HIST && h; b++)
             if (c[i].hist[b]) {
-                char k[8];
+                char k[16];
                 snprintf(k, sizeof k, "%d", b);
                 json_object_set_new(h, k, json_integer((json_int_t)c[i].hist[b]));
             }

@@ -90,7 +90,7 @@ static enum np_status pg_exec(void *hv, const char *sql, int keep, const struct 
             else if (v->type == NP_SV_REAL)
                 snprintf(num[i], sizeof num[i], "%.17g", v->r);
         }
-        char name[16];
+        char name[32];
         enum np_status st = NP_OK;
         const char *stmt = keep ? pg_prepared(h, sql, nparams, name, sizeof name, err, &st) : NULL;
         if (st != NP_OK)

@@ -23,7 +23,7 @@
 /* One collective (or P2P Send/Recv) on communicators of one size. */
 struct np_nccl_coll {
     int nranks;
-    char op[24];              /* "AllReduce", "Send", ... as NCCL names it */
+    char op[24];              /* "AllReduce", "Send", ... as NCCL names it (the log's 64th name on: "other") */
     uint64_t calls;           /* distinct collectives (a call logged by its N ranks counts once) */
     uint64_t lines;           /* trace lines (one per rank and call) */
     uint64_t bytes;           /* sum of calls x count x width, calls of a known datatype */
@@ -63,10 +63,10 @@ void np_nccl_free(struct np_nccl *n);
 /* The next len bytes of the log. */
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
 
-/* Before the first np_nccl_feed: read on a thread of its own from now on (np_nccl_feed copies the bytes
- * into a ring of 4 x 1 MiB and returns; np_nccl_finish waits for the thread).  The result is the same as
- * inline: the thread reads the same bytes in the same order.  NP_OK also when no thread could be started
- * (then the reader stays inline). */
+/* Before the first np_nccl_feed: read on two threads of its own from now on (np_nccl_feed copies the bytes
+ * into a ring of 8 x 1 MiB slots cut at line ends and returns; the threads read slots side by side and apply
+ * them to the reader in the log's order; np_nccl_finish waits for them).  The result is the same as inline.
+ * NP_OK also when no thread could be started (then the reader stays inline). */
 enum np_status np_nccl_async(struct np_nccl *n);
 
 /* The end of the log: the last line without its newline, and every pending collective, counted. */
