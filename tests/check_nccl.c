@@ -456,6 +456,27 @@ static char *result_text(const struct np_nccl *n)
     return t;
 }
 
+/* fn on each golden case's log (its name, its bytes: fn's to keep or free); the number of cases. */
+static int each_case(void (*fn)(const char *name, char *buf, size_t len, void *ctx), void *ctx)
+{
+    DIR *d = opendir(DATA);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *de;
+    int cases = 0;
+    while ((de = readdir(d))) {
+        char p[512];
+        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
+        if (de->d_name[0] == '.' || access(p, R_OK) != 0)
+            continue;
+        size_t len;
+        char *buf = np_test_read_all(p, &len);
+        fn(de->d_name, buf, len, ctx);
+        cases++;
+    }
+    closedir(d);
+    return cases;
+}
+
 /* buf read on the reader's own thread (np_nccl_async) in chunks of chunk bytes. */
 static struct np_nccl *read_async(const char *buf, size_t len, size_t chunk)
 {
@@ -481,26 +502,17 @@ static void same_async(const char *what, const char *buf, size_t len, size_t chu
 
 /* np_nccl_async (a large log in nemoperf-parse --nccl): the same result as inline, byte for byte, on every
  * golden case and on a log of many slots; a reader freed while its thread runs ends it. */
+static void async_case(const char *name, char *buf, size_t len, void *ctx)
+{
+    (void)ctx;
+    same_async(name, buf, len, 4093);
+    same_async(name, buf, len, 5);
+    free(buf);
+}
+
 START_TEST(test_async_same)
 {
-    DIR *d = opendir(DATA);
-    ck_assert_ptr_nonnull(d);
-    struct dirent *de;
-    int cases = 0;
-    while ((de = readdir(d))) {
-        char p[512];
-        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
-        if (de->d_name[0] == '.' || access(p, R_OK) != 0)
-            continue;
-        size_t len;
-        char *buf = np_test_read_all(p, &len);
-        same_async(de->d_name, buf, len, 4093);
-        same_async(de->d_name, buf, len, 5);
-        free(buf);
-        cases++;
-    }
-    closedir(d);
-    ck_assert_int_ge(cases, 10);
+    ck_assert_int_ge(each_case(async_case, NULL), 10);
     /* 9 MB: nine slots of the ring, generations swapped on the way, lines across slot ends */
     size_t cap = 10u << 20, len = 0;
     char *big = malloc(cap);
@@ -523,38 +535,37 @@ START_TEST(test_async_same)
 END_TEST
 
 /* The lines of every golden case, in a pool (each with its newline). */
+struct pool {
+    char **line;
+    size_t n;
+};
+
+static void pool_case(const char *name, char *buf, size_t len, void *ctx)
+{
+    struct pool *pl = ctx;
+    (void)name;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(buf + at, '\n', len - at);
+        size_t l = nl ? (size_t)(nl - (buf + at)) + 1 : len - at;
+        pl->line = realloc(pl->line, (pl->n + 1) * sizeof *pl->line);
+        ck_assert_ptr_nonnull(pl->line);
+        char *c = malloc(l + 2);
+        ck_assert_ptr_nonnull(c);
+        memcpy(c, buf + at, l);
+        c[l] = '\n'; /* a last line without one gets it */
+        c[l + (nl == NULL)] = '\0';
+        pl->line[pl->n++] = c;
+        at += l;
+    }
+    free(buf);
+}
+
 static char **golden_pool(size_t *count)
 {
-    DIR *d = opendir(DATA);
-    ck_assert_ptr_nonnull(d);
-    char **pool = NULL;
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        char p[512];
-        snprintf(p, sizeof p, DATA "%s/input.log", de->d_name);
-        if (de->d_name[0] == '.' || access(p, R_OK) != 0)
-            continue;
-        size_t len;
-        char *buf = np_test_read_all(p, &len);
-        for (size_t at = 0; at < len;) {
-            const char *nl = memchr(buf + at, '\n', len - at);
-            size_t l = nl ? (size_t)(nl - (buf + at)) + 1 : len - at;
-            pool = realloc(pool, (n + 1) * sizeof *pool);
-            ck_assert_ptr_nonnull(pool);
-            pool[n] = malloc(l + 2);
-            ck_assert_ptr_nonnull(pool[n]);
-            memcpy(pool[n], buf + at, l);
-            if (!nl)
-                pool[n][l++] = '\n';
-            pool[n++][l] = '\0';
-            at += l;
-        }
-        free(buf);
-    }
-    closedir(d);
-    *count = n;
-    return pool;
+    struct pool pl = {NULL, 0};
+    each_case(pool_case, &pl);
+    *count = pl.n;
+    return pl.line;
 }
 
 /* The threads cut the log into slots at line ends: a log built to hit every way of it reads the same as inline

@@ -315,13 +315,7 @@ char **np_ftprep_job_argv(const struct np_ftprep_plan *p, const struct np_ftprep
     np_buf_append_shq(&b, tok ? tok : "");
     free(tok);
     np_buf_append(&b, " --tag \"$SLURM_JOB_ID\"\n");
-    char *script = np_buf_steal(&b);
-    if (script)
-        np_strv_pushf(&a, "--wrap=%s", script);
-    else
-        a.failed = 1;
-    free(script);
-    return np_strv_steal(&a);
+    return np_stage_job_wrap(&a, &b);
 }
 
 /* Copy the shipped script to $STAGE_PATH/setup/ (atomically). */

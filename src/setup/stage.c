@@ -203,6 +203,17 @@ void np_stage_job_head(struct np_strv *a, const char *sbatch_prog, int exclusive
     free(esc);
 }
 
+char **np_stage_job_wrap(struct np_strv *a, struct np_buf *b)
+{
+    char *script = np_buf_steal(b);
+    if (script)
+        np_strv_pushf(a, "--wrap=%s", script);
+    else
+        a->failed = 1;
+    free(script);
+    return np_strv_steal(a);
+}
+
 char **np_stage_import_argv(const char *image, const char *out_path, const struct np_import_opts *o)
 {
     static const struct np_import_opts none;
@@ -248,13 +259,7 @@ char **np_stage_import_argv(const char *image, const char *out_path, const struc
     np_buf_append(&b, " ");
     np_buf_append_shq(&b, uri);
     free(uri);
-    char *script = np_buf_steal(&b);
-    if (script)
-        np_strv_pushf(&a, "--wrap=%s", script);
-    else
-        a.failed = 1;
-    free(script);
-    return np_strv_steal(&a);
+    return np_stage_job_wrap(&a, &b);
 }
 
 /* 1 when the environment entry e ("NAME=value") must not reach the child. */

@@ -82,6 +82,11 @@ struct np_strv;
 void np_stage_job_head(struct np_strv *a, const char *sbatch_prog, int exclusive, const char *time,
                        const char *job_name, const char *account, const char *partition, const char *log_dir,
                        const char *log);
+struct np_buf;
+/* End a setup job's sbatch argv begun by np_stage_job_head: the job's script, b's text, as --wrap=<script>
+ * (b is emptied).  Returns a's array (new strings, free with np_strv_free; a is emptied), NULL when out of
+ * memory (in a or b).  The import and the fine-tuning preparation share it. */
+char **np_stage_job_wrap(struct np_strv *a, struct np_buf *b);
 
 /* The command np_stage_import runs for image into the file out_path, as a
  * NULL-terminated argv (new strings; free with np_strv_free from shell.h).
