@@ -1,8 +1,8 @@
 /* setup.c - the setup pipeline: validate the environment, plan, then stage $STAGE_PATH once before ./launch.
  *
- * Everything is checked before anything is created (NP_E_INVALID, nothing written); then the layout,
- * the container import (stage.h), the gated Hugging Face files (hf.h) and, for TASK=sft|lora, the
- * fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
+ * Everything is checked before anything is created (NP_E_INVALID, nothing written), last the Hub's access to
+ * every repo it will fetch from (setup_access); then the layout, the container import (stage.h), the Hugging
+ * Face files (hf.h) and, for TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
  * src/cmd/setup.c; the result lines "stage/image/hf ..." go to the caller's stream).
  */
 #include <ctype.h>
