@@ -226,6 +226,42 @@ START_TEST(test_access_ok)
 }
 END_TEST
 
+/* setup's client (reuse_access): a granted repo is asked once, its answer (sha, "gated") reused; a denied one is
+ * asked again; a plain client asks every time (test_retry_503 relies on it) */
+START_TEST(test_access_reused)
+{
+    struct np_hf_client *c = client(TOKEN, 3);
+    struct np_hf_opts o = {.endpoint = endpoint, .token = TOKEN, .max_attempts = 3, .reuse_access = 1};
+    struct np_hf_client *r = NULL;
+    struct np_error err;
+    ck_assert_int_eq(np_hf_client_new(&o, &r, &err), NP_OK);
+    long code = 0;
+    int gated = -1;
+    char *sha1 = NULL, *sha2 = NULL;
+    ck_assert_int_eq(np_hf_check_access_gated(r, REPO, &code, &sha1, &gated, &err), NP_OK);
+    ck_assert_int_eq(gated, 1); /* the stand-in describes its token-only repos as "gated": "manual" */
+    gated = -1;
+    code = 0;
+    ck_assert_int_eq(np_hf_check_access_gated(r, REPO, &code, &sha2, &gated, &err), NP_OK);
+    ck_assert_int_eq(code, 200);
+    ck_assert_int_eq(gated, 1);
+    ck_assert_ptr_nonnull(sha1);
+    ck_assert_ptr_nonnull(sha2);
+    ck_assert_str_eq(sha1, sha2);
+    free(sha1);
+    free(sha2);
+    ck_assert_int_eq(np_hf_check_access(r, "acme/denied-model", &code, NULL, &err), NP_E_HTTP);
+    ck_assert_int_eq(np_hf_check_access(r, "acme/denied-model", &code, NULL, &err), NP_E_HTTP);
+    ck_assert_int_eq(np_hf_check_access(c, REPO, &code, NULL, &err), NP_OK);
+    char *log = ctl("log");
+    ck_assert_int_eq(count(log, "\"path\": \"/api/models/" REPO "\""), 2); /* once by r, once by c */
+    ck_assert_int_eq(count(log, "\"path\": \"/api/models/acme/denied-model\""), 2);
+    free(log);
+    np_hf_client_free(r);
+    np_hf_client_free(c);
+}
+END_TEST
+
 START_TEST(test_access_401_no_token)
 {
     struct np_hf_client *c = client(NULL, 3);
@@ -775,6 +811,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_access_ok);
+    tcase_add_test(tc, test_access_reused);
     tcase_add_test(tc, test_access_401_no_token);
     tcase_add_test(tc, test_access_401_bad_token);
     tcase_add_test(tc, test_access_403_and_404);

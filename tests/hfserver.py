@@ -26,7 +26,10 @@ line on stdout):
                     remote code, weight shards written by a test; <file> may have folders, and the
                     model description's "siblings" list every file there), then the built-in bodies above
   --public REPO     (repeatable) REPO answers without a token, as a non-gated repo on the Hub
-                    (a wrong token is still refused, as the Hub does)
+                    (a wrong token is still refused, as the Hub does); its description says "gated": false
+  --listed REPO     (repeatable) a gated REPO whose description (/api/models) answers without a token
+                    ("gated": "manual"), its files still needing one: the other way the Hub can present a
+                    gated repo to a client without HF_TOKEN
   --archives DIR    also play GitHub's codeload: GET /<owner>/<name>/tar.gz/<sha> serves the bytes of
                     DIR/<owner>/<name>/<sha>.tar.gz as they are (a test writes good, corrupted or wrong
                     archives there), no auth, Range and the faults below as for files; 404 when absent
@@ -55,6 +58,7 @@ REPO_RE = r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)"
 FILES_DIR = None
 ARCHIVES_DIR = None
 PUBLIC = set()
+LISTED = set()
 
 
 def dataset_body(repo, path):
@@ -205,10 +209,10 @@ class Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"/api/models/" + REPO_RE, path)
         if m:
             repo = m.group(1)
-            code = self._access(repo, auth)
+            code = 200 if repo in LISTED and auth == "none" else self._access(repo, auth)
             if code != 200:
                 return self._deny(code, repo, log)
-            body = json.dumps({"id": repo, "modelId": repo, "gated": "manual",
+            body = json.dumps({"id": repo, "modelId": repo, "gated": False if repo in PUBLIC else "manual",
                                "sha": hashlib.sha1(repo.encode()).hexdigest(),
                                "siblings": [{"rfilename": n} for n in sorted(set(
                                             [n for n in ("config.json", "tokenizer.json", "tokenizer_config.json",
@@ -387,12 +391,14 @@ def main():
     ap.add_argument("--log", default=None)
     ap.add_argument("--files", default=None)
     ap.add_argument("--public", action="append", default=[])
+    ap.add_argument("--listed", action="append", default=[])
     ap.add_argument("--archives", default=None)
     a = ap.parse_args()
     global FILES_DIR, ARCHIVES_DIR
     FILES_DIR = a.files
     ARCHIVES_DIR = a.archives
     PUBLIC.update(a.public)
+    LISTED.update(a.listed)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     srv.state = State(a.token, a.fail_first, a.cut_after, a.cut_count, a.log)

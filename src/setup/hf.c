@@ -41,11 +41,19 @@ const struct np_hf_file_spec np_hf_model_files[] = {
 
 #define HF_MEM_MAX (4L * 1024 * 1024) /* largest in-memory answer (API JSON, error bodies) */
 
+/* A repo np_hf_check_access granted (o.reuse_access): answered from here the next time. */
+struct hf_granted {
+    char *repo, *sha; /* sha may be NULL */
+    int gated;
+    struct hf_granted *next;
+};
+
 struct np_hf_client {
     CURL *curl;
     struct np_hf_opts o;
     char *endpoint; /* without trailing '/' */
     char errbuf[CURL_ERROR_SIZE];
+    struct hf_granted *granted;
 };
 
 /* One request's state, shared by libcurl's callbacks. */
@@ -153,6 +161,13 @@ void np_hf_client_free(struct np_hf_client *c)
         return;
     if (c->curl)
         curl_easy_cleanup(c->curl);
+    while (c->granted) {
+        struct hf_granted *g = c->granted;
+        c->granted = g->next;
+        free(g->repo);
+        free(g->sha);
+        free(g);
+    }
     free(c->endpoint);
     free(c);
 }
@@ -527,18 +542,58 @@ static enum np_status hf_model_info(struct np_hf_client *c, const char *repo, lo
     return st;
 }
 
-enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
-                                  struct np_error *err)
+/* 1 when a model description's "gated" says the files need a token ("auto", "manual", true). */
+static int hf_gated(const json_t *j)
+{
+    const json_t *g = json_object_get(j, "gated");
+    return json_is_true(g) || (json_is_string(g) && strcmp(json_string_value(g), "false") != 0 &&
+                               json_string_length(g) > 0);
+}
+
+enum np_status np_hf_check_access_gated(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
+                                        int *gated, struct np_error *err)
 {
     if (sha)
         *sha = NULL;
+    for (struct hf_granted *g = c->o.reuse_access ? c->granted : NULL; g && repo; g = g->next)
+        if (strcmp(g->repo, repo) == 0) { /* checked before on this client: no second request */
+            if (http_code)
+                *http_code = 200;
+            if (gated)
+                *gated = g->gated;
+            if (sha && g->sha && !(*sha = strdup(g->sha)))
+                return np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
+            return NP_OK;
+        }
     json_t *j;
     enum np_status st = hf_model_info(c, repo, http_code, &j, err);
-    const char *s = st == NP_OK && sha ? json_string_value(json_object_get(j, "sha")) : NULL;
-    if (s && !(*sha = strdup(s)))
+    const char *s = st == NP_OK ? json_string_value(json_object_get(j, "sha")) : NULL;
+    if (gated && st == NP_OK)
+        *gated = hf_gated(j);
+    if (sha && s && !(*sha = strdup(s)))
         st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
+    struct hf_granted *g = st == NP_OK && c->o.reuse_access ? calloc(1, sizeof *g) : NULL;
+    if (g) { /* out of memory here only costs a second request later */
+        g->repo = strdup(repo);
+        g->sha = s ? strdup(s) : NULL;
+        g->gated = hf_gated(j);
+        if (g->repo && (g->sha || !s)) {
+            g->next = c->granted;
+            c->granted = g;
+        } else {
+            free(g->repo);
+            free(g->sha);
+            free(g);
+        }
+    }
     json_decref(j);
     return st;
+}
+
+enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
+                                  struct np_error *err)
+{
+    return np_hf_check_access_gated(c, repo, http_code, sha, NULL, err);
 }
 
 /* 1 when path is one or more valid names joined by '/' (no "." or ".." parts). */

@@ -145,7 +145,7 @@ static void mbridge_hf_list(char *list, size_t cap, const char *name)
 }
 
 int np_mbhf_setup(const char *stage, const char *recipe, const char *container, const char *task,
-                  const struct np_hf_opts *ho, int dry_run, FILE *out)
+                  struct np_hf_client *c, int dry_run, FILE *out)
 {
     struct np_mbhf_set set;
     struct np_error err = {0};
@@ -177,11 +177,6 @@ int np_mbhf_setup(const char *stage, const char *recipe, const char *container, 
     char *hf_home = rc ? NULL : np_stage_mbridge_hf_home(stage);
     if (!rc && !hf_home)
         rc = 1;
-    struct np_hf_client *c = NULL;
-    if (!rc && np_hf_client_new(ho, &c, &err) != NP_OK) {
-        np_error_print(&err);
-        rc = 2;
-    }
     for (size_t i = 0; !rc && i < set.n; i++) {
         const struct np_mbhf_entry *e = &set.v[i];
         if (!np_mbhf_matches(e, container, recipe, task))
@@ -207,7 +202,6 @@ int np_mbhf_setup(const char *stage, const char *recipe, const char *container, 
                 e->repo, e->revision, hf_home, e->use, container, recipe, e->task, sd.fetched, sd.present, sd.absent,
                 st != NP_OK ? ", FAILED" : "");
     }
-    np_hf_client_free(c);
     free(hf_home);
     np_mbhf_free(&set);
     return rc;

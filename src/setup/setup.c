@@ -1,8 +1,8 @@
 /* setup.c - the setup pipeline: validate the environment, plan, then stage $STAGE_PATH once before ./launch.
  *
- * Everything is checked before anything is created (NP_E_INVALID, nothing written); then the layout,
- * the container import (stage.h), the gated Hugging Face files (hf.h) and, for TASK=sft|lora, the
- * fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
+ * Everything is checked before anything is created (NP_E_INVALID, nothing written), last the Hub's access to
+ * every repo it will fetch from (setup_access); then the layout, the container import (stage.h), the Hugging
+ * Face files (hf.h) and, for TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
  * src/cmd/setup.c; the result lines "stage/image/hf ..." go to the caller's stream).
  */
 #include <ctype.h>
@@ -845,6 +845,98 @@ static int setup_sbatch_check(const struct np_import_opts *io, int dry_run)
     return 0;
 }
 
+/* HF_TOKEN is unset and repos (n of them, first its first) are gated: say what to do (setup_missing_tool). */
+static void setup_no_token(const struct np_hf_client *c, const char *repos, size_t n, const char *first,
+                           const char *skipped, int dry_run, int *rc)
+{
+    char *url = np_hf_model_url(c, first);
+    setup_missing_tool(dry_run, rc,
+                       "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
+                       "read token and export HF_TOKEN=<token> (or stage without %s: --skip-hf)",
+                       repos, n > 1 ? "are" : "is", url ? url : "the model page", skipped);
+    free(url);
+}
+
+/* The Hub repos whose access ./setup checks before anything is created: the plan's gated repos (what the
+ * HF_TOKEN check above counts as gated) and every repo of the Megatron-Bridge row's hf-files.tsv rows (the data
+ * does not say which are gated: the Hub's answer does).  Up to cap names into names, borrowed from p and mb
+ * (loaded here when p->mbhf; the caller frees it); their number, or -1 when the row's data cannot be read. */
+static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb, const char **names, int cap)
+{
+    int n = 0;
+    for (size_t i = 0; i < p->nrepos && n < cap; i++)
+        if (!p->repos[i].diffusers && (!p->repos[i].am || p->repos[i].am->automodel->gated))
+            names[n++] = p->repos[i].repo;
+    struct np_error err = {0};
+    if (!p->mbhf)
+        return n;
+    if (np_mbhf_load(NULL, mb, &err) != NP_OK) {
+        np_error_print(&err);
+        return -1;
+    }
+    for (size_t i = 0; i < mb->n && n < cap; i++) {
+        const struct np_mbhf_entry *e = &mb->v[i];
+        int seen = !np_mbhf_matches(e, p->mbhf->container, p->mbhf->recipe, p->mbhf->task);
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(names[k], e->repo) == 0;
+        if (!seen)
+            names[n++] = e->repo;
+    }
+    return n;
+}
+
+/* Before the container import and before anything is created: one request per repo of setup_access_repos
+ * (the staging steps reuse its answer: ho.reuse_access).  Denied (401/403: hf.c's message naming the page and
+ * HF_TOKEN), not found (404) or gated with HF_TOKEN unset: exit 2; no answer (network, 5xx): exit 1, said as
+ * such, never as a denial.  --dry-run stays offline: the plan says the check was not made. */
+static int setup_access(const struct setup_plan *p, struct np_hf_client *c, const char *token, int dry_run)
+{
+    const char *names[96];
+    struct np_mbhf_set mb = {0};
+    int n = setup_access_repos(p, &mb, names, (int)(sizeof names / sizeof names[0]));
+    int rc = n < 0 ? 1 : 0;
+    char list[1024] = "";
+    for (int i = 0; i < n; i++)
+        setup_append_name(list, sizeof list, names[i]);
+    if (dry_run && n > 0)
+        fprintf(setup_out, "# Hugging Face access to %s: not checked (--dry-run makes no request); ./setup checks "
+                           "it before the container import and stops when it is denied\n", list);
+    char gated[1024] = "";
+    size_t ngated = 0;
+    const char *first = NULL;
+    for (int i = 0; !dry_run && rc != 1 && i < n; i++) {
+        struct np_error err = {0};
+        long code = 0;
+        int g = 0;
+        enum np_status st = np_hf_check_access_gated(c, names[i], &code, NULL, &g, &err);
+        if (st == NP_OK && g && !token) { /* the Hub describes it without a token, its files need one */
+            setup_append_name(gated, sizeof gated, names[i]);
+            first = first ? first : names[i];
+            ngated++;
+        } else if (st == NP_OK) {
+            np_notef("%s: access granted", names[i]);
+        } else if (code == 401 || code == 403 || st == NP_E_NOTFOUND || st == NP_E_INVALID) {
+            np_error_print(&err);
+            rc = 2;
+        } else {
+            np_errorf("%s: cannot check Hugging Face access: %s; no usable answer from %s (not a denial of "
+                      "access): nothing was created and no container import was started; run again when it "
+                      "answers (HF_ENDPOINT), or stage the rest with --skip-hf",
+                      names[i], err.text, np_hf_endpoint(c));
+            rc = 1;
+        }
+    }
+    if (ngated && rc != 1) {
+        setup_no_token(c, gated, ngated, first, "the Hub files", 0, &rc);
+        rc = 2;
+    }
+    if (rc == 2)
+        np_errorf("Hugging Face access is checked before the container import: nothing was created and no "
+                  "import was started");
+    np_mbhf_free(&mb);
+    return rc;
+}
+
 /* The run of np_setup_run as an exit code (0 staged, 1 a step failed, 2 bad environment); *sig_out
  * is the signal that interrupted it, or 0. */
 static int setup_body(const struct np_setup_opts *o, int *sig_out)
@@ -900,7 +992,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         rc = setup_resolve(&set, stage_c, skip_image, skip_hf, o->skip_pip, &plan);
 
     struct setup_progress prog = {0, 0};
-    struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
+    struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal, .reuse_access = 1};
     if (!quiet && isatty(STDERR_FILENO)) {
         ho.progress = setup_progress_cb;
         ho.progress_ctx = &prog;
@@ -922,12 +1014,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         while (g + 1 < plan.nrepos &&
                (plan.repos[g].diffusers || (plan.repos[g].am && !plan.repos[g].am->automodel->gated)))
             g++;
-        char *url = np_hf_model_url(client, plan.repos[g].repo);
-        setup_missing_tool(dry_run, &rc,
-                           "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
-                           "read token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
-                           repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
-        free(url);
+        setup_no_token(client, repos, ngated, plan.repos[g].repo, "the tokenizer files", dry_run, &rc);
     }
     struct np_import_opts io = {.sbatch = sbatch, .account = setup_env("SBATCH_ACCOUNT"),
                                 .partition = setup_env("SBATCH_PARTITION"), .cancel = &setup_signal};
@@ -976,10 +1063,15 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     /* before anything is created or downloaded: what Slurm can never accept (SBATCH_CONSTRAINT="a'b"), as launch */
     if (rc == 0 && sbatch && to_import)
         rc = setup_sbatch_check(&io, dry_run);
+    /* last, as it asks the Hub: access to every repo setup fetches from, before the long import */
+    if (rc == 0 && !dry_run)
+        rc = setup_access(&plan, client, token, 0);
     if (rc != 0 || dry_run) {
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
+        if (rc == 0)
+            rc = setup_access(&plan, client, token, 1);
         for (size_t i = 0; rc == 0 && i < plan.npips; i++) {
             struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, NULL};
             char **argv = np_pip_job_argv(stage_c, plan.pips[i].r, plan.pips[i].m, &po);
@@ -992,7 +1084,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         if (rc == 0 && task != NP_TASK_PRETRAIN)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
         if (rc == 0 && plan.mbhf)
-            rc = np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, &ho, 1, setup_out);
+            rc = np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, client, 1, setup_out);
         if (rc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the plan's stream"))
             rc = 1;
         np_hf_client_free(client);
@@ -1028,7 +1120,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         }
         failures += setup_hf(&plan, client);
         if (plan.mbhf && !setup_signal) /* the Hub files of the Megatron-Bridge row, into its jobs' HF_HOME */
-            failures += np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, &ho, 0,
+            failures += np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, client, 0,
                                       setup_out) != 0;
         for (size_t i = 0; i < plan.npips && !failures && !setup_signal; i++) {
             struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, &setup_signal};

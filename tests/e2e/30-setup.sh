@@ -214,7 +214,8 @@ run empty PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$setup"
 
 # ---- 401 (bad token) and 403 (no access) --------------------------------------------------
 run bad401 PATH="$NOENROOT" STAGE_PATH="$tmp/stage401" HF_TOKEN=hf_wrong_0000 MODEL_SIZE=8b "$setup" --skip-image
-expect_fail bad401 1 "did not accept HF_TOKEN"
+expect_fail bad401 2 "did not accept HF_TOKEN" # checked before anything is created (36-setup-hf-access.sh)
+[ -e "$tmp/stage401" ] && fail "STAGE_PATH was created before the 401"
 grep -q "request access on $EP/$REPO" "$tmp/bad401.err" && ok "401 message gives the model page" \
     || fail "401 message lacks the model page"
 grep -q hf_wrong_0000 "$tmp/bad401.err" "$tmp/bad401.out" && fail "the bad token was echoed"
@@ -223,7 +224,7 @@ mkdir -p "$tmp/data/recipes"
 sed 's#"meta-llama/Meta-Llama-3-8B"#"acme/denied-model"#' "$root/recipes/llama3.1.json" >"$tmp/data/recipes/llama3.1.json"
 run bad403 PATH="$NOENROOT" NEMOPERF_DATADIR="$tmp/data" STAGE_PATH="$tmp/stage403" HF_TOKEN="$TOKEN" MODEL_SIZE=8b \
     "$setup" --skip-image
-expect_fail bad403 1 "HTTP 403"
+expect_fail bad403 2 "HTTP 403"
 grep -q "request access on $EP/acme/denied-model" "$tmp/bad403.err" && ok "403 message gives the model page" \
     || fail "403 message lacks the model page: $(cat "$tmp/bad403.err")"
 

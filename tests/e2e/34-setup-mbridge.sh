@@ -7,7 +7,7 @@
 # jobs' HF_HOME in huggingface_hub's cache layout (hub/models--org--name/snapshots/<commit>/, refs/main = the
 # commit the Hub reports), byte for byte; a pinned revision gets no ref; a re-run downloads nothing; a cut
 # transfer is resumed with a Range request; a trust_remote_code config brings its auto_map module; a gated repo
-# without HF_TOKEN fails naming it and leaves no ref; a bad CONTAINER / TASK exits 2 with nothing created; the
+# without HF_TOKEN is refused before anything of it is written (exit 2; 36-setup-hf-access.sh: before the import); a bad CONTAINER / TASK exits 2 with nothing created; the
 # token is never written.  Then launch finds everything staged; without the Hub files it refuses (exit 2).
 . "$(dirname "$0")/hfserver-lib.inc"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/np-setup-mb.XXXXXX") || exit 1
@@ -101,8 +101,8 @@ fi
 # ---- gated, no token: fails naming the repo, no ref written --------------------------------------------------------
 run gated STAGE_PATH="$S" RECIPE=llama3_70b TASK=sft
 L=$S/mbridge/hf/hub/models--meta-llama--Meta-Llama-3-70B
-[ "$rc" -eq 1 ] && grep -q 'meta-llama/Meta-Llama-3-70B' "$tmp/gated.err" && grep -qi 'HF_TOKEN' "$tmp/gated.err" &&
-    [ ! -e "$L/refs" ] && ok "gated Llama 3 70B without HF_TOKEN: exit 1, repo and HF_TOKEN named, no ref" ||
+[ "$rc" -eq 2 ] && grep -q 'meta-llama/Meta-Llama-3-70B' "$tmp/gated.err" && grep -qi 'HF_TOKEN' "$tmp/gated.err" &&
+    [ ! -e "$L" ] && ok "gated Llama 3 70B without HF_TOKEN: exit 2 (checked first), repo and HF_TOKEN named, nothing of it" ||
     fail "gated (rc $rc): $(cat "$tmp/gated.err")"
 run gatedtok STAGE_PATH="$S" RECIPE=llama3_70b TASK=lora HF_TOKEN="$TOKEN"
 [ "$rc" -eq 0 ] && [ -s "$L/snapshots/$(cat "$L/refs/main")/config.json" ] &&

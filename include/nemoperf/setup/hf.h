@@ -41,6 +41,8 @@ struct np_hf_opts {
     np_hf_progress_fn progress; /* NULL: none */
     void *progress_ctx;
     volatile sig_atomic_t *cancel; /* non-zero: abort the transfer (NP_E_IO); may be NULL */
+    int reuse_access;           /* 1: a repo np_hf_check_access granted is answered from memory the next time on
+                                 * this client (setup checks every repo before the import, then stages it) */
 };
 
 struct np_hf_client;
@@ -69,6 +71,10 @@ char *np_hf_model_url(const struct np_hf_client *c, const char *repo);
  * as a new string, or NULL. */
 enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code,
                                   char **sha, struct np_error *err);
+/* np_hf_check_access, and on NP_OK *gated (may be NULL): 1 when the description says the repo is gated
+ * ("gated": "auto", "manual" or true; its files then need HF_TOKEN), 0 when not. */
+enum np_status np_hf_check_access_gated(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
+                                        int *gated, struct np_error *err);
 
 /* The files of repo (GET <endpoint>/api/models/<repo>, its "siblings"' rfilename, relative paths that may name
  * subfolders): *files a new NULL-terminated vector (np_strv_free).  Errors as np_hf_check_access; NP_E_HTTP

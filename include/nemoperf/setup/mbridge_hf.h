@@ -29,10 +29,11 @@ enum np_status np_mbhf_stage(struct np_hf_client *c, const struct np_mbhf_set *s
 /* ./setup for a Megatron-Bridge row (RECIPE one of hf-files.tsv's recipes): container (NULL: the newest that has
  * the recipe) and task (NULL: all of the recipe's) validated against the data (exit 2 naming CONTAINER / TASK,
  * nothing created), then every row's files staged into np_stage_mbridge_hf_home(stage), one summary line each on
- * out; dry_run prints what would be fetched.  setup.c calls it with the row it resolved, in the same run as
- * the row's image and Megatron-Bridge checkout (after them; --skip-hf leaves it out).
+ * out, through c (borrowed: setup's client, which remembers the repos setup checked before the import);
+ * dry_run prints what would be fetched (no request).  setup.c calls it with the row it resolved, in the same
+ * run as the row's image and Megatron-Bridge checkout (after them; --skip-hf leaves it out).
  * Returns the exit code (0, 1 a download failed, 2 bad input). */
 int np_mbhf_setup(const char *stage, const char *recipe, const char *container, const char *task,
-                  const struct np_hf_opts *ho, int dry_run, FILE *out);
+                  struct np_hf_client *c, int dry_run, FILE *out);
 
 #endif
