@@ -3,7 +3,7 @@
 # NP_E2E_SLURM_VERSIONS (default "24.11 26.05") it brings up its own cluster with
 # `tests/slurm/cluster up --slurm V` (Debian trixie / forky chroot, built once and cached:
 # the first run downloads ~100 MB and stores ~320 MB per version), runs the CLI-backend suites (10-launch-runs,
-# 11-launch-validate, 12-launch-faults, 30-setup-sbatch, 40-wait-cli) and the REST suites
+# 11-launch-validate, 12-launch-faults, 16-launch-nodes-down, 30-setup-sbatch, 40-wait-cli) and the REST suites
 # (40-rest-unix, 40-rest-tcp, 40-rest-cancel-requeue, 40-rest-down) against it, and takes it
 # down again (NP_CLUSTER_KEEP=1 leaves it up).  The 22.05 cluster of the other suites is not
 # touched: each version has its own folder ($NP_CLUSTER_DIR-V) and ports (the cluster
@@ -16,7 +16,7 @@ cluster=$root/tests/slurm/cluster
 T=40-versions
 [ "$(id -u)" = 0 ] || { echo "$T: FAIL: must run as root" >&2; exit 1; }
 base_dir=${NP_CLUSTER_DIR:-/tmp/nemoperf-cluster}
-suites="10-launch-runs 11-launch-validate 12-launch-faults 30-setup-sbatch 40-wait-cli 40-rest-unix 40-rest-tcp
+suites="10-launch-runs 11-launch-validate 12-launch-faults 16-launch-nodes-down 30-setup-sbatch 40-wait-cli 40-rest-unix 40-rest-tcp
 40-rest-cancel-requeue 40-rest-down"
 fails=0
 i=0
