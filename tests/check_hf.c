@@ -226,39 +226,35 @@ START_TEST(test_access_ok)
 }
 END_TEST
 
-/* setup's client (reuse_access): a granted repo is asked once, its answer (sha, "gated") reused; a denied one is
- * asked again; a plain client asks every time (test_retry_503 relies on it) */
-START_TEST(test_access_reused)
+/* the Hub's auth-check (what setup asks before the import): 2xx granted; 401 without or with a wrong token,
+ * 403 not granted, 404 no such repo, each with the files' messages; one request each, none retried */
+START_TEST(test_auth_check)
 {
-    struct np_hf_client *c = client(TOKEN, 3);
-    struct np_hf_opts o = {.endpoint = endpoint, .token = TOKEN, .max_attempts = 3, .reuse_access = 1};
-    struct np_hf_client *r = NULL;
+    struct np_hf_client *c = client(TOKEN, 3), *none = client(NULL, 3), *bad = client("hf_wrong_secret_value", 3);
     struct np_error err;
-    ck_assert_int_eq(np_hf_client_new(&o, &r, &err), NP_OK);
     long code = 0;
-    int gated = -1;
-    char *sha1 = NULL, *sha2 = NULL;
-    ck_assert_int_eq(np_hf_check_access_gated(r, REPO, &code, &sha1, &gated, &err), NP_OK);
-    ck_assert_int_eq(gated, 1); /* the stand-in describes its token-only repos as "gated": "manual" */
-    gated = -1;
-    code = 0;
-    ck_assert_int_eq(np_hf_check_access_gated(r, REPO, &code, &sha2, &gated, &err), NP_OK);
+    ck_assert_int_eq(np_hf_auth_check(c, REPO, &code, &err), NP_OK);
     ck_assert_int_eq(code, 200);
-    ck_assert_int_eq(gated, 1);
-    ck_assert_ptr_nonnull(sha1);
-    ck_assert_ptr_nonnull(sha2);
-    ck_assert_str_eq(sha1, sha2);
-    free(sha1);
-    free(sha2);
-    ck_assert_int_eq(np_hf_check_access(r, "acme/denied-model", &code, NULL, &err), NP_E_HTTP);
-    ck_assert_int_eq(np_hf_check_access(r, "acme/denied-model", &code, NULL, &err), NP_E_HTTP);
-    ck_assert_int_eq(np_hf_check_access(c, REPO, &code, NULL, &err), NP_OK);
+    ck_assert_int_eq(np_hf_auth_check(none, REPO, &code, &err), NP_E_HTTP);
+    ck_assert_int_eq(code, 401);
+    ck_assert_msg(strstr(err.text, "HF_TOKEN is not set") && strstr(err.text, "request access on"), "%s", err.text);
+    ck_assert_int_eq(np_hf_auth_check(bad, REPO, &code, &err), NP_E_HTTP);
+    ck_assert_msg(code == 401 && strstr(err.text, "did not accept HF_TOKEN"), "%ld %s", code, err.text);
+    ck_assert(!strstr(err.text, "hf_wrong_secret_value"));
+    ck_assert_int_eq(np_hf_auth_check(c, "acme/denied-model", &code, &err), NP_E_HTTP);
+    ck_assert_msg(code == 403 && strstr(err.text, "HTTP 403") && strstr(err.text, "acme/denied-model"), "%s",
+                  err.text);
+    ck_assert_int_eq(np_hf_auth_check(c, "acme/missing-model", &code, &err), NP_E_NOTFOUND);
+    ck_assert_int_eq(code, 404);
+    ck_assert_int_eq(np_hf_auth_check(c, "a/../b", &code, &err), NP_E_INVALID);
     char *log = ctl("log");
-    ck_assert_int_eq(count(log, "\"path\": \"/api/models/" REPO "\""), 2); /* once by r, once by c */
-    ck_assert_int_eq(count(log, "\"path\": \"/api/models/acme/denied-model\""), 2);
+    ck_assert_int_eq(count(log, "\"path\": \"/api/models/" REPO "/auth-check\""), 3);
+    ck_assert_int_eq(count(log, "/auth-check\""), 5);
+    ck_assert_int_eq(count(log, "\"path\": \"/api/models/" REPO "\""), 0);
     free(log);
-    np_hf_client_free(r);
     np_hf_client_free(c);
+    np_hf_client_free(none);
+    np_hf_client_free(bad);
 }
 END_TEST
 
@@ -811,7 +807,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_access_ok);
-    tcase_add_test(tc, test_access_reused);
+    tcase_add_test(tc, test_auth_check);
     tcase_add_test(tc, test_access_401_no_token);
     tcase_add_test(tc, test_access_401_bad_token);
     tcase_add_test(tc, test_access_403_and_404);

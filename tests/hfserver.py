@@ -7,6 +7,8 @@ line on stdout):
                                             401 without it or with a wrong token, 403 for a repo
                                             whose name contains "denied", 404 for one containing
                                             "missing"
+  GET /api/models/<org>/<name>/auth-check   the Hub's access check: 200 "{}" when the files would be
+                                            served, else their 401/403/404 (even for a --listed repo)
   GET /<org>/<name>/resolve/<rev>/<file>    the repo's files (same auth rules); Range: bytes=N-
                                             answers 206 (416 past the end); tokenizer.json is
                                             redirected (302) to /_lfs/... as the real Hub does
@@ -205,6 +207,11 @@ class Handler(BaseHTTPRequestHandler):
                 st.fail -= 1
         if failing:
             return self._error(503, "Service Unavailable (injected)", log, {"Retry-After": "0"})
+
+        m = re.fullmatch(r"/api/models/" + REPO_RE + r"/auth-check", path)
+        if m:  # the Hub's access check (huggingface_hub HfApi.auth_check): the files' rules, an empty body
+            code = self._access(m.group(1), auth)
+            return self._deny(code, m.group(1), log) if code != 200 else self._send(200, b"{}", log=log)
 
         m = re.fullmatch(r"/api/models/" + REPO_RE, path)
         if m:

@@ -41,19 +41,11 @@ const struct np_hf_file_spec np_hf_model_files[] = {
 
 #define HF_MEM_MAX (4L * 1024 * 1024) /* largest in-memory answer (API JSON, error bodies) */
 
-/* A repo np_hf_check_access granted (o.reuse_access): answered from here the next time. */
-struct hf_granted {
-    char *repo, *sha; /* sha may be NULL */
-    int gated;
-    struct hf_granted *next;
-};
-
 struct np_hf_client {
     CURL *curl;
     struct np_hf_opts o;
     char *endpoint; /* without trailing '/' */
     char errbuf[CURL_ERROR_SIZE];
-    struct hf_granted *granted;
 };
 
 /* One request's state, shared by libcurl's callbacks. */
@@ -161,13 +153,6 @@ void np_hf_client_free(struct np_hf_client *c)
         return;
     if (c->curl)
         curl_easy_cleanup(c->curl);
-    while (c->granted) {
-        struct hf_granted *g = c->granted;
-        c->granted = g->next;
-        free(g->repo);
-        free(g->sha);
-        free(g);
-    }
     free(c->endpoint);
     free(c);
 }
@@ -494,106 +479,86 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
     }
 }
 
-/* GET <endpoint>/api/models/<repo>: *info the model description (a new reference) on NP_OK. */
-static enum np_status hf_model_info(struct np_hf_client *c, const char *repo, long *http_code, json_t **info,
-                                    struct np_error *err)
+/* GET <endpoint>/api/models/<repo><tail>: NP_OK on 2xx, the body in x->mem and the URL in *url (both for the
+ * caller to free, also on errors); 401/403 the access messages, 404 NP_E_NOTFOUND, other codes NP_E_HTTP. */
+static enum np_status hf_api_get(struct np_hf_client *c, const char *repo, const char *tail, long *http_code,
+                                 struct hf_xfer *x, char **url, struct np_error *err)
 {
-    *info = NULL;
+    *url = NULL;
     if (http_code)
         *http_code = 0;
     if (!np_hf_repo_valid(repo))
         return np_error_set(err, NP_E_INVALID, repo ? repo : "", 0, 0,
                             "not a Hugging Face repo id (org/name)");
-    char *url = hf_strf("%s/api/models/%s", c->endpoint, repo);
-    if (!url)
+    if (!(*url = hf_strf("%s/api/models/%s%s", c->endpoint, repo, tail)))
         return np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
-    struct hf_xfer x = {.c = c};
     long code = 0;
-    enum np_status st = hf_transfer(c, url, repo, &x, &code, err);
+    enum np_status st = hf_transfer(c, *url, repo, x, &code, err);
     if (http_code)
         *http_code = code;
+    if (st != NP_OK)
+        return st;
+    if (code == 401 || code == 403)
+        return hf_access_error(c, "", repo, code, err);
+    if (code == 404)
+        return np_error_set(err, NP_E_NOTFOUND, repo, 0, 0,
+                            "no such model on %s (HTTP 404; a gated model also answers 404 to some "
+                            "tokens: check the name and HF_TOKEN)", c->endpoint);
+    if (code < 200 || code > 299)
+        return np_error_set(err, NP_E_HTTP, repo, 0, 0, "unexpected answer HTTP %ld from %s", code, *url);
+    return NP_OK;
+}
+
+/* GET <endpoint>/api/models/<repo>: *info the model description (a new reference) on NP_OK. */
+static enum np_status hf_model_info(struct np_hf_client *c, const char *repo, long *http_code, json_t **info,
+                                    struct np_error *err)
+{
+    *info = NULL;
+    struct hf_xfer x = {.c = c};
+    char *url;
+    enum np_status st = hf_api_get(c, repo, "", http_code, &x, &url, err);
     if (st == NP_OK) {
-        if (code == 401 || code == 403) {
-            st = hf_access_error(c, "", repo, code, err);
-        } else if (code == 404) {
-            st = np_error_set(err, NP_E_NOTFOUND, repo, 0, 0,
-                              "no such model on %s (HTTP 404; a gated model also answers 404 to some "
-                              "tokens: check the name and HF_TOKEN)", c->endpoint);
-        } else if (code != 200) {
-            st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "unexpected answer HTTP %ld from %s", code, url);
-        } else {
-            json_error_t je;
-            json_t *j = x.mem ? json_loadb(x.mem, x.memlen, 0, &je) : NULL;
-            const char *id = json_string_value(json_object_get(j, "id"));
-            if (!id)
-                id = json_string_value(json_object_get(j, "modelId"));
-            if (!json_is_object(j) || !id)
-                st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s did not answer with a model description", url);
-            else if (strcasecmp(id, repo) != 0)
-                st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s describes another model ('%s')", url, id);
-            if (st == NP_OK)
-                *info = j;
-            else
-                json_decref(j);
-        }
+        json_error_t je;
+        json_t *j = x.mem ? json_loadb(x.mem, x.memlen, 0, &je) : NULL;
+        const char *id = json_string_value(json_object_get(j, "id"));
+        if (!id)
+            id = json_string_value(json_object_get(j, "modelId"));
+        if (!json_is_object(j) || !id)
+            st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s did not answer with a model description", url);
+        else if (strcasecmp(id, repo) != 0)
+            st = np_error_set(err, NP_E_HTTP, repo, 0, 0, "%s describes another model ('%s')", url, id);
+        if (st == NP_OK)
+            *info = j;
+        else
+            json_decref(j);
     }
     free(x.mem);
     free(url);
     return st;
 }
 
-/* 1 when a model description's "gated" says the files need a token ("auto", "manual", true). */
-static int hf_gated(const json_t *j)
-{
-    const json_t *g = json_object_get(j, "gated");
-    return json_is_true(g) || (json_is_string(g) && strcmp(json_string_value(g), "false") != 0 &&
-                               json_string_length(g) > 0);
-}
-
-enum np_status np_hf_check_access_gated(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
-                                        int *gated, struct np_error *err)
+enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
+                                  struct np_error *err)
 {
     if (sha)
         *sha = NULL;
-    for (struct hf_granted *g = c->o.reuse_access ? c->granted : NULL; g && repo; g = g->next)
-        if (strcmp(g->repo, repo) == 0) { /* checked before on this client: no second request */
-            if (http_code)
-                *http_code = 200;
-            if (gated)
-                *gated = g->gated;
-            if (sha && g->sha && !(*sha = strdup(g->sha)))
-                return np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
-            return NP_OK;
-        }
     json_t *j;
     enum np_status st = hf_model_info(c, repo, http_code, &j, err);
-    const char *s = st == NP_OK ? json_string_value(json_object_get(j, "sha")) : NULL;
-    if (gated && st == NP_OK)
-        *gated = hf_gated(j);
-    if (sha && s && !(*sha = strdup(s)))
+    const char *s = st == NP_OK && sha ? json_string_value(json_object_get(j, "sha")) : NULL;
+    if (s && !(*sha = strdup(s)))
         st = np_error_set(err, NP_E_NOMEM, repo, 0, 0, "out of memory");
-    struct hf_granted *g = st == NP_OK && c->o.reuse_access ? calloc(1, sizeof *g) : NULL;
-    if (g) { /* out of memory here only costs a second request later */
-        g->repo = strdup(repo);
-        g->sha = s ? strdup(s) : NULL;
-        g->gated = hf_gated(j);
-        if (g->repo && (g->sha || !s)) {
-            g->next = c->granted;
-            c->granted = g;
-        } else {
-            free(g->repo);
-            free(g->sha);
-            free(g);
-        }
-    }
     json_decref(j);
     return st;
 }
 
-enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
-                                  struct np_error *err)
+enum np_status np_hf_auth_check(struct np_hf_client *c, const char *repo, long *http_code, struct np_error *err)
 {
-    return np_hf_check_access_gated(c, repo, http_code, sha, NULL, err);
+    struct hf_xfer x = {.c = c};
+    char *url;
+    enum np_status st = hf_api_get(c, repo, "/auth-check", http_code, &x, &url, err);
+    free(x.mem);
+    free(url);
+    return st;
 }
 
 /* 1 when path is one or more valid names joined by '/' (no "." or ".." parts). */

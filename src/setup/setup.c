@@ -2,8 +2,9 @@
  *
  * Everything is checked before anything is created (NP_E_INVALID, nothing written), last the Hub's access to
  * every repo it will fetch from (setup_access); then the layout, the container import (stage.h), the Hugging
- * Face files (hf.h) and, for TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/SIGHUP stop it between steps (moved from
- * src/cmd/setup.c; the result lines "stage/image/hf ..." go to the caller's stream).
+ * Face files (hf.h) and, for TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/
+ * SIGHUP stop it between steps (moved from src/cmd/setup.c; the result lines "stage/image/hf ..." go to the
+ * caller's stream).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -96,6 +97,7 @@ struct setup_repo {
     int diffusers;         /* a public Diffusers pipeline a Megatron-Bridge kind reads (setup/diffusers.h) */
     char *dir;             /* $STAGE_PATH/hf/<repo> */
     char models[256];      /* "llama3.1 8b, ..." */
+    int checked;           /* access granted by setup_access, before the import: setup_hf does not ask again */
 };
 
 /* One pinned source checkout (Megatron-Bridge recipes, setup/archive.h). */
@@ -631,13 +633,14 @@ static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
         struct setup_repo *r = &p->repos[i];
         struct np_error err = {0};
         char *sha = NULL;
-        enum np_status st = np_hf_check_access(c, r->repo, NULL, &sha, &err);
+        enum np_status st = r->checked ? NP_OK : np_hf_check_access(c, r->repo, NULL, &sha, &err);
         if (st != NP_OK) {
             np_error_print(&err);
             failures++;
             continue;
         }
-        np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
+        if (!r->checked)
+            np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
         free(sha);
         if (r->diffusers) {
             struct np_diffusers_staged sd;
@@ -845,21 +848,9 @@ static int setup_sbatch_check(const struct np_import_opts *io, int dry_run)
     return 0;
 }
 
-/* HF_TOKEN is unset and repos (n of them, first its first) are gated: say what to do (setup_missing_tool). */
-static void setup_no_token(const struct np_hf_client *c, const char *repos, size_t n, const char *first,
-                           const char *skipped, int dry_run, int *rc)
-{
-    char *url = np_hf_model_url(c, first);
-    setup_missing_tool(dry_run, rc,
-                       "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
-                       "read token and export HF_TOKEN=<token> (or stage without %s: --skip-hf)",
-                       repos, n > 1 ? "are" : "is", url ? url : "the model page", skipped);
-    free(url);
-}
-
 /* The Hub repos whose access ./setup checks before anything is created: the plan's gated repos (what the
  * HF_TOKEN check above counts as gated) and every repo of the Megatron-Bridge row's hf-files.tsv rows (the data
- * does not say which are gated: the Hub's answer does).  Up to cap names into names, borrowed from p and mb
+ * does not say which are gated: the Hub's auth-check does).  Up to cap names into names, borrowed from p and mb
  * (loaded here when p->mbhf; the caller frees it); their number, or -1 when the row's data cannot be read. */
 static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb, const char **names, int cap)
 {
@@ -885,11 +876,11 @@ static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb
     return n;
 }
 
-/* Before the container import and before anything is created: one request per repo of setup_access_repos
- * (the staging steps reuse its answer: ho.reuse_access).  Denied (401/403: hf.c's message naming the page and
- * HF_TOKEN), not found (404) or gated with HF_TOKEN unset: exit 2; no answer (network, 5xx): exit 1, said as
- * such, never as a denial.  --dry-run stays offline: the plan says the check was not made. */
-static int setup_access(const struct setup_plan *p, struct np_hf_client *c, const char *token, int dry_run)
+/* Before the container import and before anything is created: one request per repo of setup_access_repos,
+ * the Hub's auth-check (hf.h; the plan's repos are marked so that setup_hf does not ask again).  Denied
+ * (401/403: hf.c's message naming the page and HF_TOKEN) or not found (404): exit 2; no answer (network, 5xx):
+ * exit 1, said as such, never as a denial.  --dry-run stays offline: the plan says the check was not made. */
+static int setup_access(struct setup_plan *p, struct np_hf_client *c, int dry_run)
 {
     const char *names[96];
     struct np_mbhf_set mb = {0};
@@ -901,20 +892,14 @@ static int setup_access(const struct setup_plan *p, struct np_hf_client *c, cons
     if (dry_run && n > 0)
         fprintf(setup_out, "# Hugging Face access to %s: not checked (--dry-run makes no request); ./setup checks "
                            "it before the container import and stops when it is denied\n", list);
-    char gated[1024] = "";
-    size_t ngated = 0;
-    const char *first = NULL;
     for (int i = 0; !dry_run && rc != 1 && i < n; i++) {
         struct np_error err = {0};
         long code = 0;
-        int g = 0;
-        enum np_status st = np_hf_check_access_gated(c, names[i], &code, NULL, &g, &err);
-        if (st == NP_OK && g && !token) { /* the Hub describes it without a token, its files need one */
-            setup_append_name(gated, sizeof gated, names[i]);
-            first = first ? first : names[i];
-            ngated++;
-        } else if (st == NP_OK) {
+        enum np_status st = np_hf_auth_check(c, names[i], &code, &err);
+        if (st == NP_OK) {
             np_notef("%s: access granted", names[i]);
+            for (size_t k = 0; k < p->nrepos; k++)
+                p->repos[k].checked |= strcmp(p->repos[k].repo, names[i]) == 0;
         } else if (code == 401 || code == 403 || st == NP_E_NOTFOUND || st == NP_E_INVALID) {
             np_error_print(&err);
             rc = 2;
@@ -925,10 +910,6 @@ static int setup_access(const struct setup_plan *p, struct np_hf_client *c, cons
                       names[i], err.text, np_hf_endpoint(c));
             rc = 1;
         }
-    }
-    if (ngated && rc != 1) {
-        setup_no_token(c, gated, ngated, first, "the Hub files", 0, &rc);
-        rc = 2;
     }
     if (rc == 2)
         np_errorf("Hugging Face access is checked before the container import: nothing was created and no "
@@ -992,7 +973,7 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         rc = setup_resolve(&set, stage_c, skip_image, skip_hf, o->skip_pip, &plan);
 
     struct setup_progress prog = {0, 0};
-    struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal, .reuse_access = 1};
+    struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
     if (!quiet && isatty(STDERR_FILENO)) {
         ho.progress = setup_progress_cb;
         ho.progress_ctx = &prog;
@@ -1014,7 +995,12 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         while (g + 1 < plan.nrepos &&
                (plan.repos[g].diffusers || (plan.repos[g].am && !plan.repos[g].am->automodel->gated)))
             g++;
-        setup_no_token(client, repos, ngated, plan.repos[g].repo, "the tokenizer files", dry_run, &rc);
+        char *url = np_hf_model_url(client, plan.repos[g].repo);
+        setup_missing_tool(dry_run, &rc,
+                           "HF_TOKEN: not set, and %s %s gated on Hugging Face: request access on %s, create a "
+                           "read token and export HF_TOKEN=<token> (or stage without the tokenizer files: --skip-hf)",
+                           repos, ngated > 1 ? "are" : "is", url ? url : "the model page");
+        free(url);
     }
     struct np_import_opts io = {.sbatch = sbatch, .account = setup_env("SBATCH_ACCOUNT"),
                                 .partition = setup_env("SBATCH_PARTITION"), .cancel = &setup_signal};
@@ -1065,13 +1051,13 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
         rc = setup_sbatch_check(&io, dry_run);
     /* last, as it asks the Hub: access to every repo setup fetches from, before the long import */
     if (rc == 0 && !dry_run)
-        rc = setup_access(&plan, client, token, 0);
+        rc = setup_access(&plan, client, 0);
     if (rc != 0 || dry_run) {
         if (rc == 0)
             setup_dry_run(&plan, &io, np_hf_endpoint(client),
                           token != NULL);
         if (rc == 0)
-            rc = setup_access(&plan, client, token, 1);
+            rc = setup_access(&plan, client, 1);
         for (size_t i = 0; rc == 0 && i < plan.npips; i++) {
             struct np_pip_job_opts po = {plan.pips[i].sqsh, NULL, io.account, io.partition, logs, NULL};
             char **argv = np_pip_job_argv(stage_c, plan.pips[i].r, plan.pips[i].m, &po);

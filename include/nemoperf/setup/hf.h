@@ -41,8 +41,6 @@ struct np_hf_opts {
     np_hf_progress_fn progress; /* NULL: none */
     void *progress_ctx;
     volatile sig_atomic_t *cancel; /* non-zero: abort the transfer (NP_E_IO); may be NULL */
-    int reuse_access;           /* 1: a repo np_hf_check_access granted is answered from memory the next time on
-                                 * this client (setup checks every repo before the import, then stages it) */
 };
 
 struct np_hf_client;
@@ -71,10 +69,11 @@ char *np_hf_model_url(const struct np_hf_client *c, const char *repo);
  * as a new string, or NULL. */
 enum np_status np_hf_check_access(struct np_hf_client *c, const char *repo, long *http_code,
                                   char **sha, struct np_error *err);
-/* np_hf_check_access, and on NP_OK *gated (may be NULL): 1 when the description says the repo is gated
- * ("gated": "auto", "manual" or true; its files then need HF_TOKEN), 0 when not. */
-enum np_status np_hf_check_access_gated(struct np_hf_client *c, const char *repo, long *http_code, char **sha,
-                                        int *gated, struct np_error *err);
+/* GET <endpoint>/api/models/<repo>/auth-check: may this token (or none) download the repo's files?  The Hub
+ * describes a gated repo (np_hf_check_access) to anyone, but answers this 401 (no or wrong token) or 403 (not
+ * granted) as it does the files (huggingface_hub's HfApi.auth_check).  NP_OK on 2xx; errors as
+ * np_hf_check_access (the same 401/403 messages); *http_code (may be NULL) the last status, 0 when none. */
+enum np_status np_hf_auth_check(struct np_hf_client *c, const char *repo, long *http_code, struct np_error *err);
 
 /* The files of repo (GET <endpoint>/api/models/<repo>, its "siblings"' rfilename, relative paths that may name
  * subfolders): *files a new NULL-terminated vector (np_strv_free).  Errors as np_hf_check_access; NP_E_HTTP

@@ -29,7 +29,7 @@ enum np_status np_mbhf_stage(struct np_hf_client *c, const struct np_mbhf_set *s
 /* ./setup for a Megatron-Bridge row (RECIPE one of hf-files.tsv's recipes): container (NULL: the newest that has
  * the recipe) and task (NULL: all of the recipe's) validated against the data (exit 2 naming CONTAINER / TASK,
  * nothing created), then every row's files staged into np_stage_mbridge_hf_home(stage), one summary line each on
- * out, through c (borrowed: setup's client, which remembers the repos setup checked before the import);
+ * out, through c (borrowed: setup's client; setup checked the access before the import);
  * dry_run prints what would be fetched (no request).  setup.c calls it with the row it resolved, in the same
  * run as the row's image and Megatron-Bridge checkout (after them; --skip-hf leaves it out).
  * Returns the exit code (0, 1 a download failed, 2 bad input). */
