@@ -1068,22 +1068,33 @@ static enum np_status nccl_dispatch(struct np_nccl *n, const char *ls, const cha
 
 /* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
  * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
-static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
+/* The next line of whole lines [*p, e) holding a needle within its first NCCL_LINE_MAX bytes: its start, first
+ * needle and end (cut there); *p moves past it.  0 when none is left. */
+__attribute__((always_inline)) static inline int nccl_next_line(const char **p, const char *e, const char **ls,
+                                                                const char **hit, const char **lend)
 {
-    const char *hit, *base = p;
-    while (p < e && (hit = nccl_next(p, e)) != NULL) {
-        const char *ls = memrchr(p, '\n', (size_t)(hit - p));
-        ls = ls ? ls + 1 : p;
-        const char *le = memchr(hit, '\n', (size_t)(e - hit));
+    while (*p < e && (*hit = nccl_next(*p, e)) != NULL) {
+        const char *s = memrchr(*p, '\n', (size_t)(*hit - *p));
+        s = s ? s + 1 : *p;
+        const char *le = memchr(*hit, '\n', (size_t)(e - *hit));
         if (!le)
             le = e;
-        const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
-        if (hit < lend) {
-            enum np_status st = nccl_dispatch(n, ls, hit, lend, off + (uint64_t)(ls - base));
-            if (st != NP_OK)
-                return st;
-        }
-        p = le + 1;
+        *ls = s;
+        *lend = le - s > NCCL_LINE_MAX ? s + NCCL_LINE_MAX : le;
+        *p = le + 1;
+        if (*hit < *lend)
+            return 1;
+    }
+    return 0;
+}
+
+static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
+{
+    const char *base = p, *ls, *hit, *lend;
+    while (nccl_next_line(&p, e, &ls, &hit, &lend)) {
+        enum np_status st = nccl_dispatch(n, ls, hit, lend, off + (uint64_t)(ls - base));
+        if (st != NP_OK)
+            return st;
     }
     return NP_OK;
 }
@@ -1175,7 +1186,6 @@ struct nccl_pipe {
     int closing, abandon;
     enum np_status status;        /* the threads' first error */
     int skipping;                 /* the feeder drops the rest of a line cut at NCCL_LINE_MAX */
-    uint64_t fed;
 };
 
 static enum np_status nccl_slot_push(struct nccl_slot *s, const struct nccl_rec *r)
@@ -1222,25 +1232,16 @@ static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
 {
     s->nrec = 0;
     s->ops.n = s->ops.last = 0;
-    const char *p = s->buf, *e = s->buf + s->len, *avail = e + NCCL_SLOT_PAD, *hit, *whole = e;
+    const char *p = s->buf, *e = s->buf + s->len, *avail = e + NCCL_SLOT_PAD, *ls, *hit, *lend, *whole = e;
     if (s->open_end) {
         const char *nl = memrchr(s->buf, '\n', s->len);
         whole = nl ? nl + 1 : s->buf;
     }
     enum np_status st = NP_OK;
-    while (st == NP_OK && p < whole && (hit = nccl_next(p, whole)) != NULL) {
-        const char *ls = memrchr(p, '\n', (size_t)(hit - p));
-        ls = ls ? ls + 1 : p;
-        const char *le = memchr(hit, '\n', (size_t)(whole - hit));
-        if (!le)
-            le = whole;
-        const char *lend = le - ls > NCCL_LINE_MAX ? ls + NCCL_LINE_MAX : le;
-        if (hit < lend)
-            st = nccl_slot_line(s, l, ls, hit, lend, avail);
-        p = le + 1;
-    }
+    while (st == NP_OK && nccl_next_line(&p, whole, &ls, &hit, &lend))
+        st = nccl_slot_line(s, l, ls, hit, lend, avail);
     if (st == NP_OK && whole < e) {
-        const char *lend = e - whole > NCCL_LINE_MAX ? whole + NCCL_LINE_MAX : e;
+        lend = e - whole > NCCL_LINE_MAX ? whole + NCCL_LINE_MAX : e;
         if ((hit = nccl_next(whole, lend)) != NULL)
             st = nccl_slot_line(s, l, whole, hit, lend, avail);
     }
@@ -1398,19 +1399,20 @@ static enum np_status nccl_pipe_cut(struct nccl_pipe *pp, int final)
     return nccl_pipe_submit(pp, 1);
 }
 
-static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size_t len)
+/* The log's next len bytes, buf[0] at its offset at. */
+static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size_t len, uint64_t at)
 {
     while (len) {
         struct nccl_slot *s = &pp->slot[pp->head % NCCL_SLOTS];
         if (pp->skipping) {
             const char *nl = memchr(buf, '\n', len);
             size_t k = nl ? (size_t)(nl - buf) + 1 : len;
-            pp->fed += k;
+            at += k;
             buf += k;
             len -= k;
             if (nl) {
                 pp->skipping = 0;
-                s->base = pp->fed;
+                s->base = at;
             }
             continue;
         }
@@ -1419,7 +1421,7 @@ static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size
             take = len;
         memcpy(s->buf + s->len, buf, take);
         s->len += take;
-        pp->fed += take;
+        at += take;
         buf += take;
         len -= take;
         if (s->len == NCCL_SLOT_SIZE) {
@@ -1482,7 +1484,7 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)
     if (!n->pipe)
         return nccl_feed_inline(n, buf, len);
     n->fed += len;
-    return nccl_pipe_feed(n->pipe, buf, len);
+    return nccl_pipe_feed(n->pipe, buf, len, n->fed - len);
 }
 
 static int nccl_coll_cmp(const void *a, const void *b)
