@@ -704,6 +704,36 @@ static const char *const golden[] = {
 };
 #define NGOLDEN (sizeof golden / sizeof golden[0])
 
+/* A sink that lends memory of varying room (sometimes none: the scanner's own buffer then) and keeps the bytes
+ * it is handed, as the NCCL reader's slots do (np_nccl_lend). */
+struct lender {
+    char *got, *lent;
+    size_t len, cap, calls, lent_used;
+};
+
+static char *lender_buf(void *ctx, size_t *room)
+{
+    static const size_t rooms[] = {1, 5, 64, 0, 333, 2, 4096};
+    struct lender *l = ctx;
+    size_t r = rooms[l->calls++ % (sizeof rooms / sizeof rooms[0])];
+    if (!r)
+        return NULL;
+    *room = r;
+    memset(l->lent, 0x55, 4096); /* what was there before is not read */
+    return l->lent;
+}
+
+static enum np_status lender_sink(void *ctx, const char *bytes, size_t n)
+{
+    struct lender *l = ctx;
+    ck_assert_uint_le(l->len + n, l->cap);
+    if (bytes == l->lent)
+        l->lent_used++;
+    memcpy(l->got + l->len, bytes, n);
+    l->len += n;
+    return NP_OK;
+}
+
 /* Reading in tiny chunks or all at once must not change anything. */
 START_TEST(test_chunk_seams)
 {
@@ -723,6 +753,19 @@ START_TEST(test_chunk_seams)
         ck_assert_uint_eq(r.file_size, len);
         np_scan_result_free(&r);
     }
+    /* read into a sink's lent memory: the same steps, and the sink is handed every byte once, in order */
+    struct lender l = {malloc(len + 1), malloc(4096), 0, len + 1, 0, 0};
+    ck_assert(l.got && l.lent);
+    struct np_scan_opts o = {.all_steps = 1, .read_chunk = 777, .sink = lender_sink, .sink_buf = lender_buf,
+                             .sink_ctx = &l};
+    ck_assert_int_eq(np_scan_file(path, &o, &r, NULL), NP_OK);
+    assert_same_result(&ref, &r);
+    ck_assert_uint_eq(l.len, len);
+    ck_assert(memcmp(l.got, buf, len) == 0);
+    ck_assert_uint_gt(l.lent_used, 0);
+    np_scan_result_free(&r);
+    free(l.got);
+    free(l.lent);
     np_scan_result_free(&ref);
     free(buf);
 }

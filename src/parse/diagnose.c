@@ -82,6 +82,11 @@ static enum np_status diagnose_sink(void *ctx, const char *bytes, size_t n)
     return np_nccl_feed(ctx, bytes, n);
 }
 
+static char *diagnose_lend(void *ctx, size_t *room)
+{
+    return np_nccl_lend(ctx, room);
+}
+
 static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
 {
     struct stat sb;
@@ -98,7 +103,8 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
         return NP_E_NOMEM;
     }
     /* one pass: the scanner reads every step (anomalies) and hands the same bytes to the NCCL reader */
-    struct np_scan_opts so = {.all_steps = 1, .read_chunk = DIAGNOSE_CHUNK, .sink = diagnose_sink, .sink_ctx = g->nccl};
+    struct np_scan_opts so = {.all_steps = 1, .read_chunk = DIAGNOSE_CHUNK, .sink = diagnose_sink,
+                              .sink_buf = diagnose_lend, .sink_ctx = g->nccl};
     struct np_scan_result sr = {0};
     if (np_scan_file(r->path, &so, &sr, &err) != NP_OK || np_nccl_finish(g->nccl) != NP_OK) {
         if (!err.text[0])

@@ -191,10 +191,13 @@ static const char *nccl_find(const char *s, const char *end, const char *needle)
     return memmem(s, (size_t)(end - s), needle, n);
 }
 
+__attribute__((always_inline)) static inline const char *nccl_lit(const char *q, const char *end, const char *lit,
+                                                                  size_t n);
+
+/* 1 when s starts with word (a constant: compared a word at a time, nccl_lit). */
 __attribute__((always_inline)) static inline int nccl_starts(const char *s, const char *end, const char *word)
 {
-    size_t n = strlen(word);
-    return (size_t)(end - s) >= n && memcmp(s, word, n) == 0;
+    return nccl_lit(s, end, word, strlen(word)) != NULL;
 }
 
 /* The spaces of a line, 64 bytes at a time: a collective line's words are found with one vector
@@ -306,6 +309,12 @@ __attribute__((always_inline)) static inline int nccl_dec(const char **p, const 
     const char *s = *p;
     if (avail - s < 16 || end <= s)
         return nccl_u64(p, end, 10, out);
+    unsigned d0 = (unsigned char)s[0] - '0', d1 = (unsigned char)s[1] - '0';
+    if (d0 <= 9 && (d1 > 9 || end - s < 2)) { /* one digit (a datatype, a small communicator): no word */
+        *p = s + 1;
+        *out = d0;
+        return 1;
+    }
     uint64_t v = 0;
     for (int chunk = 0; chunk < 2; chunk++, s += 8) {
         uint64_t x;
@@ -1419,7 +1428,8 @@ static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size
         size_t take = NCCL_SLOT_SIZE - s->len;
         if (take > len)
             take = len;
-        memcpy(s->buf + s->len, buf, take);
+        if (buf != s->buf + s->len) /* not read where np_nccl_lend lent (or moved by a skip): copied */
+            memmove(s->buf + s->len, buf, take);
         s->len += take;
         at += take;
         buf += take;
@@ -1477,6 +1487,16 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
     n->pipe = NULL;
     nccl_pipe_free(pp);
     return st;
+}
+
+char *np_nccl_lend(struct np_nccl *n, size_t *room)
+{
+    struct nccl_pipe *pp = n->pipe;
+    if (!pp)
+        return NULL;
+    struct nccl_slot *s = &pp->slot[pp->head % NCCL_SLOTS];
+    *room = NCCL_SLOT_SIZE - s->len; /* > 0: a full slot is cut at once */
+    return s->buf + s->len;
 }
 
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len)

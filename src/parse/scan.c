@@ -1582,7 +1582,7 @@ static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, u
                            void *ctx)
 {
     const char *end = buf + len, *pos = buf;
-    const char *nl = NULL, *cr = NULL; /* cached next '\n' / '\r' (end = none) */
+    const char *nl = NULL; /* cached next '\n' (end = none) */
     struct scan_finder finder = {{NULL}, 0};
     unsigned active = SCAN_NEEDLE_ALL;
     const char *hit;
@@ -1596,12 +1596,10 @@ static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, u
             if (!nl)
                 nl = end;
         }
-        if (!cr || cr < hit) {
-            cr = memchr(hit, '\r', (size_t)(end - hit));
-            if (!cr)
-                cr = end;
-        }
-        const char *le = nl < cr ? nl : cr;
+        /* a '\r' ends the line too: looked for up to the '\n' only (a log without one was searched to its
+         * end for every chunk, a tenth of the scan of an NCCL trace) */
+        const char *cr = memchr(hit, '\r', (size_t)(nl - hit));
+        const char *le = cr ? cr : nl;
         if (le == end)
             break; /* cannot happen: buf ends with a terminator */
         fn(st, ls, (size_t)(le - ls), base + (uint64_t)(ls - buf), (unsigned)scan_find_at(hit, end, active),
@@ -1868,6 +1866,7 @@ struct scan_file {
     uint64_t bytes_read;
     size_t chunk;
     enum np_status (*sink)(void *sink_ctx, const char *bytes, size_t n); /* np_scan_opts.sink (all_steps) */
+    char *(*sink_buf)(void *sink_ctx, size_t *room);                     /* np_scan_opts.sink_buf */
     void *sink_ctx;
 };
 
@@ -1911,31 +1910,99 @@ static enum np_status scan_io_error(struct np_error *err, const char *path, cons
     return np_error_set(err, NP_E_IO, path, 0, 0, "%s: %s", what, msg);
 }
 
-/* Stream bytes [from, to) of the file through the scanner in chunks; when
- * from > 0 the first (cut) line is skipped.  Lines longer than the maximum
- * are skipped whole; a final segment without terminator is ignored. */
+/* A line cut by the end of the bytes read so far, kept until its end is read (scan_range). */
+struct scan_carry {
+    char *buf;
+    size_t len, cap;
+    uint64_t off;  /* the file's offset of buf[0] */
+    int dropping;  /* skip to the next terminator: a cut first line, or a line over SCAN_LINE_MAX */
+};
+
+/* Append n bytes to the carried line (0: out of memory). */
+static int scan_carry_add(struct scan_carry *c, const char *p, size_t n)
+{
+    if (c->len + n > c->cap) {
+        size_t cap = c->cap ? c->cap : 4096;
+        while (cap < c->len + n)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return 0;
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf + c->len, p, n);
+    c->len += n;
+    return 1;
+}
+
+/* The next n bytes of the file, p[0] at offset off, scanned where they are: the carried line completed and
+ * scanned from the carry, the whole lines after it in place, the cut last line carried (a line over
+ * SCAN_LINE_MAX is skipped: never a step line).  The same lines as one buffer holding the whole file. */
+static void scan_bytes(struct scan_state *st, struct scan_carry *c, const char *p, size_t n, uint64_t off)
+{
+    if (c->dropping || c->len) {
+        size_t a = scan_after_first_term(p, n); /* just past the end of the dropped or carried line */
+        if (!a) { /* it goes on */
+            if (c->len && c->len + n > SCAN_LINE_MAX) { /* longer than a step line can be */
+                c->len = 0;
+                c->dropping = 1;
+            } else if (c->len && !scan_carry_add(c, p, n))
+                st->status = NP_E_NOMEM;
+            return;
+        }
+        if (c->len && c->len + a - 1 <= SCAN_LINE_MAX) {
+            if (!scan_carry_add(c, p, a)) {
+                st->status = NP_E_NOMEM;
+                return;
+            }
+            scan_feed(st, c->buf, c->len, c->off);
+        }
+        c->len = 0;
+        c->dropping = 0;
+        p += a;
+        n -= a;
+        off += a;
+    }
+    size_t whole = scan_whole_lines(p, n);
+    if (whole)
+        scan_feed(st, p, whole, off);
+    if (n - whole > SCAN_LINE_MAX)
+        c->dropping = 1;
+    else if (n > whole) {
+        c->off = off + whole;
+        if (!scan_carry_add(c, p + whole, n - whole))
+            st->status = NP_E_NOMEM;
+    }
+}
+
+/* Stream bytes [from, to) of the file through the scanner in chunks; when from > 0 the first (cut) line is
+ * skipped.  Lines longer than the maximum are skipped whole; a final segment without terminator is ignored.
+ * The chunks are read into the sink's memory when it lends some (np_scan_opts.sink_buf: the NCCL reader's
+ * slots, no copy), else into a buffer of the scan's own. */
 static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to,
                                  struct scan_state *st, struct np_error *err)
 {
-    uint64_t span = to - from;
     size_t readsz = f->chunk;
-    if (f->seekable && span < readsz)
-        readsz = (size_t)span;
-    size_t cap = readsz + SCAN_LINE_MAX + 1;
-    if (f->seekable && span + 1 < cap)
-        cap = (size_t)span + 1;
-    char *buf = malloc(cap);
-    if (!buf)
-        return np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
-    size_t carry = 0;
-    int dropping = from > 0;
+    if (f->seekable && to - from < readsz)
+        readsz = (size_t)(to - from) + 1;
+    char *own = NULL; /* allocated when the sink lends nothing */
+    struct scan_carry c = {NULL, 0, 0, 0, from > 0};
     uint64_t fpos = from;
     enum np_status rc = NP_OK;
     while (!f->seekable || fpos < to) {
-        size_t want = cap - carry;
+        size_t want = readsz, room = 0;
+        char *buf = f->sink_buf ? f->sink_buf(f->sink_ctx, &room) : NULL;
+        if (buf && room) {
+            if (want > room)
+                want = room;
+        } else if (!(buf = own ? own : (own = malloc(readsz)))) {
+            rc = np_error_set(err, NP_E_NOMEM, f->path, 0, 0, "out of memory");
+            break;
+        }
         if (f->seekable && want > to - fpos)
             want = (size_t)(to - fpos);
-        ssize_t r = scan_read(f, buf + carry, want, fpos);
+        ssize_t r = scan_read(f, buf, want, fpos);
         if (r < 0) {
             rc = scan_io_error(err, f->path, "read error", errno);
             break;
@@ -1943,42 +2010,22 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         if (r == 0)
             break; /* the file shrank, or end of a stream */
         f->bytes_read += (uint64_t)r;
+        scan_bytes(st, &c, buf, (size_t)r, fpos); /* before the sink: it may move the bytes it lent */
         fpos += (uint64_t)r;
+        if (st->status != NP_OK) {
+            rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
+            break;
+        }
         if (f->sink) {
-            enum np_status ss = f->sink(f->sink_ctx, buf + carry, (size_t)r);
+            enum np_status ss = f->sink(f->sink_ctx, buf, (size_t)r);
             if (ss != NP_OK) {
                 rc = np_error_set(err, ss, f->path, 0, 0, "%s", np_strerror(ss));
                 break;
             }
         }
-        size_t len = carry + (size_t)r, start = 0;
-        uint64_t base = fpos - len;
-        if (dropping) {
-            start = scan_after_first_term(buf, len);
-            if (start == 0) {
-                carry = 0;
-                continue;
-            }
-            dropping = 0;
-        }
-        size_t whole = scan_whole_lines(buf + start, len - start);
-        if (whole) {
-            scan_feed(st, buf + start, whole, base + start);
-            if (st->status != NP_OK) {
-                rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
-                break;
-            }
-            start += whole;
-        }
-        carry = len - start;
-        if (carry > SCAN_LINE_MAX) {
-            dropping = 1; /* an over-long line: skip to its end */
-            carry = 0;
-        } else if (carry) {
-            memmove(buf, buf + start, carry);
-        }
     }
-    free(buf);
+    free(c.buf);
+    free(own);
     return rc;
 }
 
@@ -2068,7 +2115,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL};
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL, NULL};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -2091,6 +2138,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         o.keep = opts->keep;
         o.lean = opts->lean;
         o.sink = opts->sink;
+        o.sink_buf = opts->sink_buf;
         o.sink_ctx = opts->sink_ctx;
     }
     memset(&f, 0, sizeof f);
@@ -2119,6 +2167,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     uint64_t from = 0;
     if (o.all_steps) {
         f.sink = o.sink;
+        f.sink_buf = o.sink ? o.sink_buf : NULL;
         f.sink_ctx = o.sink_ctx;
     }
     if (o.all_steps || !f.seekable) {

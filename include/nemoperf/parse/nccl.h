@@ -69,6 +69,11 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
  * NP_OK also when no thread could be started (then the reader stays inline). */
 enum np_status np_nccl_async(struct np_nccl *n);
 
+/* On threads (np_nccl_async): where the log's next bytes may be read, *room bytes (the ring's slot being
+ * filled), so that the np_nccl_feed of those bytes, there, copies nothing; NULL inline (feed then copies what
+ * it needs).  The memory is the reader's again at the next np_nccl_feed. */
+char *np_nccl_lend(struct np_nccl *n, size_t *room);
+
 /* The end of the log: the last line without its newline, and every pending collective, counted. */
 enum np_status np_nccl_finish(struct np_nccl *n);
 

@@ -68,6 +68,11 @@ struct np_scan_opts {
      * log (the NCCL breakdown, diagnose.c) shares this one pass over it.  A status other than NP_OK
      * stops the scan with that status. */
     enum np_status (*sink)(void *sink_ctx, const char *bytes, size_t n);
+    /* with sink, optional: the memory the next bytes are read into, *room bytes of it, or NULL (the
+     * scanner's own buffer then); the sink
+     * is then handed that memory (what it lent, filled), so the bytes are not copied.  The scanner reads
+     * them before the sink gets them, and not after. */
+    char *(*sink_buf)(void *sink_ctx, size_t *room);
     void *sink_ctx;
 };
 
