@@ -35,10 +35,13 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(XCFLAGS) -D_GNU_SOURCE -Iinclude \
              -DNP_DATADIR='"$(DATADIR)"' $(PKG_CFLAGS) -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm -lpthread
+# cairo, fontconfig, libpq and libcurl are opened on first use (src/util/dynlib.c): the tools link none of them,
+# only their headers are needed to build; the tests call them directly and link them.
+LAZY_LIBS  = $(shell pkg-config --libs libcurl 2>/dev/null) $(DRAW_LIBS) $(shell pkg-config --libs libpq 2>/dev/null)
+LDLIBS_ALL = $(filter-out $(LAZY_LIBS),$(PKG_LIBS)) -lm -lpthread -ldl
 TOOL_LIBS  =
-$(BIN)/nemoperf-parse: TOOL_LIBS = $(DRAW_LIBS) $(STORE_LIBS)
-$(BIN)/nemoperf-launch: TOOL_LIBS = $(STORE_LIBS)
+$(BIN)/nemoperf-parse: TOOL_LIBS = $(filter-out $(LAZY_LIBS),$(STORE_LIBS))
+$(BIN)/nemoperf-launch: TOOL_LIBS = $(filter-out $(LAZY_LIBS),$(STORE_LIBS))
 
 LIB_SRC  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
 CMD_SRC  := $(wildcard src/cmd/*.c)
@@ -77,7 +80,7 @@ $(B)/tests/%.o: tests/%.c
 # tests/testutil.c: fixtures every suite may share (kept: not an intermediate file make removes)
 .SECONDARY: $(B)/tests/testutil.o
 $(B)/tests/check_%: $(B)/tests/check_%.o $(B)/tests/testutil.o $(LIB)
-	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(STORE_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(XCFLAGS) $(XLDFLAGS) -o $@ $^ $(CHECK_LIBS) $(DRAW_LIBS) $(STORE_LIBS) $(PKG_LIBS) $(LDLIBS_ALL)
 
 tests: $(TESTS) $(TOOLS)
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "nemoperf/report/plot.h"
+#include "nemoperf/util/dynlib.h"
 
 static struct np_run runs[3];
 static struct np_parse_result res;
@@ -295,6 +296,43 @@ START_TEST(synthetic_and_kinds)
 }
 END_TEST
 
+static const char *bind_none(void *h)
+{
+    (void)h;
+    return NULL;
+}
+
+static const char *bind_missing(void *h)
+{
+    (void)h;
+    return "np_no_such_function";
+}
+
+/* A library opened on first use (util/dynlib.c) that is not there, or lacks a function: the error names the
+ * library, what needs it and the Debian package; asked again, the same answer (opened once, not retried). */
+START_TEST(lazy_library_missing)
+{
+    struct np_dynlib absent = NP_DYNLIB_INIT("libnemoperf-absent.so.9", "nemoperf-absent9", "a test", bind_none);
+    struct np_error err = {0};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(np_dynlib_load(&absent, &err), NP_E_NOTFOUND);
+        ck_assert_str_eq(err.source, "libnemoperf-absent.so.9");
+        ck_assert_msg(strstr(err.text, "cannot load libnemoperf-absent.so.9 (") &&
+                          strstr(err.text, "), needed for a test: install the Debian package nemoperf-absent9"),
+                      "%s", err.text);
+        ck_assert(!np_dynlib_ready(&absent));
+        memset(&err, 0, sizeof err);
+    }
+    struct np_dynlib old = NP_DYNLIB_INIT("libm.so.6", "libc6", "a test", bind_missing);
+    ck_assert_int_eq(np_dynlib_load(&old, &err), NP_E_NOTFOUND);
+    ck_assert_str_eq(err.text, "libm.so.6 has no np_no_such_function, needed for a test: the Debian package libc6 is "
+                               "too old");
+    struct np_dynlib there = NP_DYNLIB_INIT("libm.so.6", "libc6", "a test", bind_none);
+    ck_assert_int_eq(np_dynlib_load(&there, NULL), NP_OK);
+    ck_assert(np_dynlib_ready(&there));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plot");
@@ -306,6 +344,7 @@ int main(void)
     tcase_add_test(tc, refused_before_writing);
     tcase_add_test(tc, unknown_mfu_and_many_series);
     tcase_add_test(tc, synthetic_and_kinds);
+    tcase_add_test(tc, lazy_library_missing);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -12,14 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <cairo.h>
 #include <jansson.h>
 
 #include "nemoperf/report/plot.h"
 #include "nemoperf/util/text.h"
 #include "nemoperf/report/history.h"
+#include "nemoperf/report/cairo_dyn.h"
 
 #define HISTORY_BEFORE 20 /* runs before a candidate change point that count */
 #define HISTORY_AFTER 3   /* runs from it on that count */
@@ -586,6 +584,9 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
 
 static enum np_status history_plot(const struct history_pass *p, const char *file, struct np_error *err)
 {
+    enum np_status lst = np_cairo_load(err);
+    if (lst != NP_OK)
+        return lst;
     enum np_plot_kind kind = np_plot_kind_of(file);
     const double W = NP_PLOT_WIDTH, H = 560, L = 90, R = W - 20, T = 40, B = H - 150;
     cairo_surface_t *sf = kind == NP_PLOT_SVG   ? cairo_svg_surface_create(file, W, H)

@@ -16,12 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <cairo.h>
-#include <fontconfig/fontconfig.h>
 
 #include "nemoperf/report/plot.h"
+#include "nemoperf/report/cairo_dyn.h"
 
 #define PLOT_MAX_SERIES 64
 #define PLOT_FONT "DejaVu Sans"
@@ -515,6 +512,9 @@ static cairo_status_t plot_render(FILE *f, enum np_plot_kind kind, void (*draw)(
 static enum np_status plot_file(const char *file, enum np_plot_kind kind, void (*draw)(cairo_t *, const void *),
                                 const void *ctx, struct np_error *err)
 {
+    enum np_status lst = np_cairo_load(err); /* every plot is drawn here */
+    if (lst != NP_OK)
+        return lst;
     size_t len = strlen(file);
     char *tmp = malloc(len + 32);
     if (!tmp)
@@ -562,6 +562,8 @@ static void plot_draw_sweep(cairo_t *cr, const void *ctx)
 
 void np_plot_cleanup(void)
 {
+    if (!np_dynlib_ready(&np_cairo_lib))
+        return; /* no plot drawn: cairo was never opened */
     cairo_debug_reset_static_data();
     FcFini();
 }

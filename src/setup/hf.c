@@ -7,9 +7,9 @@
  * Range request and renamed to the final name only when complete.
  */
 #include "nemoperf/setup/hf.h"
+#include "nemoperf/util/curl_dyn.h"
 #include "nemoperf/util/shell.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -119,6 +119,9 @@ enum np_status np_hf_client_new(const struct np_hf_opts *opts, struct np_hf_clie
             if ((unsigned char)*t < ' ' || *t == 0x7f)
                 return np_error_set(err, NP_E_INVALID, "HF_TOKEN", 0, 0,
                                     "contains control characters (value not shown)");
+    enum np_status lst = np_curl_load(err);
+    if (lst != NP_OK)
+        return lst;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return np_error_set(err, NP_E_INTERNAL, "libcurl", 0, 0, "initialisation failed");
     struct np_hf_client *c = calloc(1, sizeof *c);

@@ -7,9 +7,9 @@
  * request is ever sent twice.
  */
 #include "nemoperf/slurm/rest.h"
+#include "nemoperf/util/curl_dyn.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <pwd.h>
@@ -120,6 +120,9 @@ enum np_status np_rest_url_parse(const char *url, struct np_rest_url *out, struc
         }
         return NP_OK;
     }
+    enum np_status lst = np_curl_load(err);
+    if (lst != NP_OK)
+        return lst;
     CURLU *h = curl_url();
     if (!h)
         return np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
@@ -1281,6 +1284,9 @@ enum np_status np_slurm_rest_backend(struct np_backend *b, const struct np_slurm
         for (const char *p = o->user; *p; p++)
             if ((unsigned char)*p < 0x21 || (unsigned char)*p > 0x7e)
                 return np_error_set(err, NP_E_INVALID, "SLURM_USER", 0, 0, "%.100s: not a user name", o->user);
+    enum np_status lst = np_curl_load(err);
+    if (lst != NP_OK)
+        return lst;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
         return np_error_set(err, NP_E_HTTP, "libcurl", 0, 0, "cannot initialise");
     struct rest_impl *im = calloc(1, sizeof *im);

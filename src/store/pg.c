@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libpq-fe.h>
 
 #include "nemoperf/store/backend.h"
+#include "nemoperf/store/pg_dyn.h"
 
 #define PG_CACHE 16
 
@@ -163,6 +163,9 @@ static const struct np_store_be pg_be = {
 
 enum np_status np_store_pg_open(const char *conninfo, void **hv, const struct np_store_be **be, struct np_error *err)
 {
+    enum np_status lst = np_pg_load(err);
+    if (lst != NP_OK)
+        return lst;
     struct pg_h *h = calloc(1, sizeof *h);
     if (!h)
         return np_error_set(err, NP_E_NOMEM, "postgresql", 0, 0, "out of memory");

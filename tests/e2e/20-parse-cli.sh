@@ -139,5 +139,19 @@ L=$(dirname "$P")/nemoperf-launch
 [ $rc -eq 2 ] && grep -q "option '--format' needs an argument" "$T/e" && ok "--format without a value: said" ||
     bad "--format: exit $rc: $(cat "$T/e")"
 
+# libraries opened on first use (src/util/dynlib.c): a parse without --plot opens neither cairo nor libpq nor
+# libcurl (they cost 23 ms of every start); --plot opens cairo and draws (glibc's LD_DEBUG names what is loaded)
+LD_DEBUG=libs "$P" --format json "$E" >/dev/null 2>"$T/ld"; rc=$?
+if grep -q "find library=libc.so.6" "$T/ld"; then
+    [ $rc -eq 0 ] && ! grep -Eq "find library=lib(cairo|fontconfig|pq|curl)[.]" "$T/ld" &&
+        ok "a parse opens no plot, PostgreSQL or HTTP library" ||
+        bad "plain parse (exit $rc) opened: $(grep -Eo "find library=lib(cairo|fontconfig|pq|curl)[^ ]*" "$T/ld" | tr '\n' ' ')"
+    LD_DEBUG=libs "$P" --plot "$T/lazy.png" "$E" >/dev/null 2>"$T/ld"; rc=$?
+    [ $rc -eq 0 ] && grep -q "find library=libcairo.so.2" "$T/ld" && [ -s "$T/lazy.png" ] &&
+        ok "--plot opens cairo when it draws" || bad "--plot: exit $rc, $(ls -l "$T/lazy.png" 2>&1)"
+else
+    ok "LD_DEBUG says nothing here (not glibc?): the lazy libraries are not checked"
+fi
+
 echo "20-parse-cli: $fail failed"
 [ $fail -eq 0 ]
