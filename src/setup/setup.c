@@ -848,16 +848,21 @@ static int setup_sbatch_check(const struct np_import_opts *io, int dry_run)
     return 0;
 }
 
-/* The Hub repos whose access ./setup checks before anything is created: the plan's gated repos (what the
- * HF_TOKEN check above counts as gated) and every repo of the Megatron-Bridge row's hf-files.tsv rows (the data
- * does not say which are gated: the Hub's auth-check does).  Up to cap names into names, borrowed from p and mb
- * (loaded here when p->mbhf; the caller frees it); their number, or -1 when the row's data cannot be read. */
+/* The Hub repos whose access ./setup checks before anything is created: every repo of the plan, gated or not
+ * (a gated one may be refused; any may be misnamed or gone: a 404 after a long import was the last step to
+ * fail), and every repo of the Megatron-Bridge row's hf-files.tsv rows (the data does not say which are gated:
+ * the Hub's auth-check does).  Up to cap names into names, borrowed from p and mb (loaded here when p->mbhf; the
+ * caller frees it); their number, or -1 when the row's data cannot be read. */
 static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb, const char **names, int cap)
 {
     int n = 0;
-    for (size_t i = 0; i < p->nrepos && n < cap; i++)
-        if (!p->repos[i].diffusers && (!p->repos[i].am || p->repos[i].am->automodel->gated))
+    for (size_t i = 0; i < p->nrepos && n < cap; i++) {
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(names[k], p->repos[i].repo) == 0;
+        if (!seen)
             names[n++] = p->repos[i].repo;
+    }
     struct np_error err = {0};
     if (!p->mbhf)
         return n;

@@ -2,7 +2,7 @@
 # 36-setup-hf-access.sh - ./setup checks Hugging Face access to every Hub repo it will fetch from BEFORE the
 # container import and before anything is created: a gated repo answering 401 (wrong token) or 403 (no access),
 # a Megatron-Bridge row whose Hub repo is gated while HF_TOKEN is unset (also one whose description the Hub shows
-# without a token, as the real Hub does), and a Hub that does not answer (not reported as a denial).  Each refusal: the exit code, the
+# without a token, as the real Hub does), a Diffusers pipeline (not gated) that is not on the Hub (404), and a Hub that does not answer (not reported as a denial).  Each refusal: the exit code, the
 # message naming the repo and what to do, the stub enroot never called, STAGE_PATH left empty, no file or
 # archive request.  The check is one request per repo, the Hub's auth-check (GET /api/models/<repo>/auth-check).
 # The normal path still stages image, checkout and Hub files in one run, with one check per repo (the NeMo
@@ -84,6 +84,16 @@ refused mbgated 2 && grep -q 'meta-llama/Meta-Llama-3.1-405B: access denied (HTT
     [ "$(wc -l <"$tmp/requests.log")" -eq 1 ] &&
     ok "Megatron-Bridge llama31_405b, described to anyone, no HF_TOKEN: exit 2 before the import, one request" ||
     fail "MB gated (rc $rc): $(cat "$tmp/mbgated.err" "$NP_STUB_LOG"; ls -A "$S")"
+
+# ---- a repo that is not gated but not there (a misnamed or removed Diffusers pipeline): 404 before the import too -
+mkdir -p "$tmp/wan/recipes"
+sed 's#"Wan-AI/Wan2.1-T2V-14B-Diffusers"#"Wan-AI/Wan2.1-missing-Diffusers"#' "$root/recipes/wan2.1.json" >"$tmp/wan/recipes/wan2.1.json"
+run wan404 NEMOPERF_DATADIR="$tmp/wan" RECIPE=wan2.1
+refused wan404 2 && grep -q 'Wan-AI/Wan2.1-missing-Diffusers: no such model' "$tmp/wan404.err" &&
+    grep -q 'checked before the container import: nothing was created' "$tmp/wan404.err" &&
+    [ "$(grep -c '"/api/models/Wan-AI/Wan2.1-missing-Diffusers/auth-check"' "$tmp/requests.log")" -eq 1 ] &&
+    ok "a Diffusers pipeline repo that is not there (not gated): exit 2 before the import, nothing created" ||
+    fail "wan 404 (rc $rc): $(cat "$tmp/wan404.err" "$NP_STUB_LOG"; ls -A "$S")"
 
 # ---- no answer from the Hub: said as such, not as a denial -------------------------------------------------------
 EP0=$EP
