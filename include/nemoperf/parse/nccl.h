@@ -63,8 +63,8 @@ void np_nccl_free(struct np_nccl *n);
 /* The next len bytes of the log. */
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
 
-/* Before the first np_nccl_feed: read on two threads of its own from now on (np_nccl_feed copies the bytes
- * into a ring of 8 x 1 MiB slots cut at line ends and returns; the threads read slots side by side and apply
+/* Before the first np_nccl_feed: read on two threads of its own from now on (np_nccl_feed puts the bytes
+ * into a ring of 8 x 1 MiB slots cut at line ends, or takes them where np_nccl_lend lent, and returns; the threads read slots side by side and apply
  * them to the reader in the log's order; np_nccl_finish waits for them).  The result is the same as inline.
  * NP_OK also when no thread could be started (then the reader stays inline). */
 enum np_status np_nccl_async(struct np_nccl *n);
