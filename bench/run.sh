@@ -320,7 +320,7 @@ bench_nccl() { # bytes
     out ""
     out "== shape n: one NCCL trace log, $_gb GB, warm cache, $BENCH_REPS reps, median"
     out "   load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
-    out "$(printf '%-52s %9s %9s %9s %9s  %s' command 'median s' 'min s' 'x/grep-c' 'peak MiB' 'output lines')"
+    out "$(printf '%-52s %9s %9s %9s %9s %9s  %s' command 'median s' 'min s' 'x/grep-c' 'cpu s' 'peak MiB' 'output lines')"
     _w=$BENCH_DIR/work-n
     rm -rf "$_w"
     mkdir -p "$_w"
@@ -341,6 +341,7 @@ bench_nccl() { # bytes
             [ "$_r" -gt 0 ] && echo "$1" >>"$_w/$_k.times"
             echo "$4" >"$_w/$_k.lines"
             echo "${5:-0}" >>"$_w/$_k.rss"
+            [ "$_r" -gt 0 ] && echo "${6:-0}" >>"$_w/$_k.cpu"
         done
     done
     _g=$(median "$_w/grep_c.times")
@@ -354,8 +355,8 @@ bench_nccl() { # bytes
         parse) _l="nemoperf-parse --format json (no --nccl)" ;;
         esac
         out "$(awk -v l="$_l" -v m="$(median "$_w/$_k.times")" -v n="$(minof "$_w/$_k.times")" -v g="$_g" \
-            -v mb="$(sort -g "$_w/$_k.rss" | tail -n 1)" -v lines="$(cat "$_w/$_k.lines")" \
-            'BEGIN { printf "%-52s %9.4f %9.4f %9.2f %9.1f  %s\n", l, m, n, m / g, mb / 1024, lines }')"
+            -v c="$(median "$_w/$_k.cpu")" -v mb="$(sort -g "$_w/$_k.rss" | tail -n 1)" -v lines="$(cat "$_w/$_k.lines")" \
+            'BEGIN { printf "%-52s %9.4f %9.4f %9.2f %9.3f %9.1f  %s\n", l, m, n, m / g, c, mb / 1024, lines }')"
     done
     out "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
@@ -363,5 +364,5 @@ bench_nccl() { # bytes
 case $BENCH_SHAPES in *c*) bench_shape c $((1000000 / BENCH_SCALE > 0 ? 1000000 / BENCH_SCALE : 1)) 3000 ;; esac
 case $BENCH_SHAPES in *n*) bench_nccl $((1000000000 / BENCH_SCALE)) ;; esac
 out ""
-out "(results also in $LOG; timed output goes to a pipe drained by bench/timeit, not /dev/null; peak MiB = max RSS over the reps)"
+out "(results also in $LOG; timed output goes to a pipe drained by bench/timeit, not /dev/null; peak MiB = max RSS over the reps; cpu s (shape n) = median user + system time of all its threads)"
 exit "$FAILED"

@@ -4,9 +4,10 @@
  * Runs CMD with stdin from /dev/null and stdout to FILE (default /dev/null), or with -p to a pipe that timeit
  * drains itself (like a terminal or `| wc`; -l also counts the lines).  Use -p for grep: GNU grep stops at the
  * first match of each file when its stdout is /dev/null, which is not what the seed's command costs.
- * Prints "SECONDS STATUS BYTES LINES MAXRSS_KB" (monotonic clock; STATUS = exit code or 128+signal; BYTES/LINES of
- * the drained output, 0 without -p, LINES -1 without -l; MAXRSS_KB = the command's peak resident memory, from
- * wait4's rusage) and exits 0, or 127 when CMD cannot be started.
+ * Prints "SECONDS STATUS BYTES LINES MAXRSS_KB CPU_SECONDS" (monotonic clock; STATUS = exit code or 128+signal;
+ * BYTES/LINES of the drained output, 0 without -p, LINES -1 without -l; MAXRSS_KB = the command's peak resident
+ * memory and CPU_SECONDS its user + system time, all threads, from wait4's rusage) and exits 0, or 127 when CMD
+ * cannot be started.
  * Standalone: cc -O2 -std=c11 -D_GNU_SOURCE -o timeit timeit.c
  */
 #include <errno.h>
@@ -107,6 +108,8 @@ int main(int argc, char **argv)
     free(buf);
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
-    printf("%.6f %d %llu %lld %ld\n", s, rc, bytes, lines, ru.ru_maxrss);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                 (double)ru.ru_stime.tv_usec / 1e6;
+    printf("%.6f %d %llu %lld %ld %.6f\n", s, rc, bytes, lines, ru.ru_maxrss, cpu);
     return rc == 127 ? 127 : 0;
 }
