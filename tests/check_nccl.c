@@ -12,6 +12,7 @@
  */
 #include "nemoperf/parse/anomaly.h"
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/parse/scan.h"
 #include "nemoperf/report/ncclreport.h"
 
 #include <check.h>
@@ -704,6 +705,124 @@ START_TEST(test_async_slot_ends)
 }
 END_TEST
 
+static enum np_status defer_sink(void *ctx, const char *bytes, size_t n)
+{
+    return bytes ? np_nccl_feed(ctx, bytes, n) : np_nccl_finish(ctx);
+}
+
+static char *defer_lend(void *ctx, size_t *room)
+{
+    return np_nccl_lend(ctx, room);
+}
+
+static enum np_status defer_offer(void *ctx, void (*scan)(void *, const char *, size_t, uint64_t), void *scan_ctx)
+{
+    return np_nccl_defer_scan(ctx, scan, scan_ctx);
+}
+
+static int has_iteration(const struct np_scan_result *r, int it)
+{
+    for (size_t i = 0; i < r->nsteps; i++)
+        if (r->steps[i].iteration == it)
+            return 1;
+    return 0;
+}
+
+/* nemoperf-parse --nccl on a large log: the step scanner's search runs on the reader threads (np_nccl_defer_scan,
+ * np_scan_opts.sink_defer) and finds the steps the scanner finds alone, the NCCL result the inline reader's.
+ * Stand-in: a generated 20 MB log (no real log holds all of these): NeMo step lines between collective lines,
+ * step lines after 9,000 and 1,000,000 bytes of one line (past what a slot keeps of a line: the rest reaches the
+ * scanner from the feeder), CRLF step lines, a 1.2 MB line holding a step (longer than a step line can be), and an
+ * unterminated last step line. */
+START_TEST(test_deferred_scan)
+{
+    char path[] = "/tmp/np-check-defer.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+#define STEP_LINE                                                                                               \
+    "Training epoch 0, iteration %d/9999 | lr: 1e-05 | global_batch_size: 128 | global_step: %d | "               \
+    "reduced_train_loss: 11.5 | train_step_timing in s: %d.%03d | consumed_samples: %d"
+    long size = 0;
+    int it = 0, long_it = -1, big_it = -1;
+    for (int blk = 0; size < (20L << 20); blk++) {
+        for (int k = 0; k < 120; k++)
+            fprintf(f, "node%d:%d:%d [%d] NCCL INFO AllReduce: opCount %x sendbuff 0x7f00 recvbuff 0x7f01 count %d "
+                       "datatype 7 op 0 root 0 comm 0x55%02x [nranks=8] stream 0x9\n",
+                    k / 8, 100 + k % 8, 200 + k % 8, k % 8, blk, 1024 + blk % 7, k % 8);
+        if (blk % 40 == 7) { /* the step past 9,000 bytes of its line */
+            for (int x = 0; x < 9000; x++)
+                fputc('x', f);
+            fputc(' ', f);
+            long_it = it;
+        }
+        if (blk == 300) { /* a step line of 1,000,000 bytes (one can be 1 MiB long), its fields 330 KB apart */
+            fprintf(f, "Training epoch 0, iteration %d/9999 | lr: 1e-05 |", it);
+            const char *field[] = {" global_batch_size: 256 |", " reduced_train_loss: 9.25 |"};
+            for (int k = 0; k < 2; k++) {
+                for (int x = 0; x < 330000; x++)
+                    fputc(' ', f);
+                fputs(field[k], f);
+            }
+            for (int x = 0; x < 330000; x++)
+                fputc(' ', f);
+            fprintf(f, " global_step: %d | train_step_timing in s: 13.5 | consumed_samples: %d\n", it, (it + 1) * 128);
+            big_it = it++;
+        }
+        if (blk == 500) /* a 1.2 MB line with a step: never a step line (SCAN_LINE_MAX) */
+            for (int x = 0; x < (12 << 17); x++)
+                fputc('z', f);
+        fprintf(f, STEP_LINE, it, it, 12 + it % 3, it % 1000, (it + 1) * 128);
+        fputs(blk % 70 == 3 ? "\r\n" : "\n", f);
+        it++;
+        size = ftell(f);
+    }
+    fprintf(f, STEP_LINE, it, it, 12, 0, (it + 1) * 128); /* no newline: not a step */
+    ck_assert_int_eq(fclose(f), 0);
+
+    struct np_scan_opts plain = {.all_steps = 1, .read_chunk = 1u << 20};
+    struct np_scan_result a, b;
+    struct np_error e = {0};
+    ck_assert_int_eq(np_scan_file(path, &plain, &a, &e), NP_OK);
+    ck_assert_int_ge(long_it, 0);
+    ck_assert_msg(has_iteration(&a, long_it) && has_iteration(&a, big_it), "the long lines' steps are steps");
+    for (size_t i = 0; i < a.nsteps; i++) /* the 1 MB line read whole: its fields from all over it */
+        if (a.steps[i].iteration == big_it)
+            ck_assert(a.steps[i].global_batch_size == 256 && a.steps[i].loss == 9.25 && a.steps[i].step_time_s == 13.5);
+    struct np_nccl *n = np_nccl_new();
+    ck_assert_int_eq(np_nccl_async(n), NP_OK);
+    struct np_scan_opts o = {.all_steps = 1, .read_chunk = 1u << 20, .sink = defer_sink, .sink_buf = defer_lend,
+                             .sink_defer = defer_offer, .sink_ctx = n};
+    ck_assert_int_eq(np_scan_file(path, &o, &b, &e), NP_OK);
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    ck_assert_uint_eq(a.nsteps, b.nsteps);
+    ck_assert_uint_eq(a.runs, b.runs);
+    ck_assert_uint_eq(a.bytes_read, b.bytes_read);
+    for (size_t i = 0; i < a.nsteps; i++) {
+        ck_assert_int_eq(a.steps[i].iteration, b.steps[i].iteration);
+        ck_assert_uint_eq(a.steps[i].offset, b.steps[i].offset);
+        ck_assert(a.steps[i].step_time_s == b.steps[i].step_time_s);
+        ck_assert(a.steps[i].loss == b.steps[i].loss);
+        ck_assert_int_eq(a.steps[i].global_batch_size, b.steps[i].global_batch_size);
+        ck_assert(a.steps[i].consumed_samples == b.steps[i].consumed_samples);
+    }
+    size_t len;
+    char *buf = np_test_read_all(path, &len);
+    struct np_nccl *in = read_chunks(buf, len, len);
+    char *ta = result_text(in), *tb = result_text(n);
+    ck_assert_str_eq(ta, tb);
+    free(ta);
+    free(tb);
+    free(buf);
+    np_nccl_free(in);
+    np_nccl_free(n);
+    np_scan_result_free(&a);
+    np_scan_result_free(&b);
+    unlink(path);
+}
+END_TEST
+
 /* Collective lines off NCCL's usual layout take the key-value loop, and a usual head followed by more
  * words reads those words too: hand-counted. */
 START_TEST(test_layout_variants)
@@ -782,6 +901,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_async_same);
     tcase_add_test(tc, test_async_mixed);
     tcase_add_test(tc, test_async_slot_ends);
+    tcase_add_test(tc, test_deferred_scan);
     tcase_add_test(tc, test_layout_variants);
     tcase_add_test(tc, test_many_ranks);
     suite_add_tcase(s, tc);

@@ -79,7 +79,12 @@ static int diagnose_note(struct np_run *r, const char *what, const char *text)
 
 static enum np_status diagnose_sink(void *ctx, const char *bytes, size_t n)
 {
-    return np_nccl_feed(ctx, bytes, n);
+    return bytes ? np_nccl_feed(ctx, bytes, n) : np_nccl_finish(ctx); /* NULL: the scanner's end (sink_defer) */
+}
+
+static enum np_status diagnose_defer(void *ctx, void (*scan)(void *, const char *, size_t, uint64_t), void *scan_ctx)
+{
+    return np_nccl_defer_scan(ctx, scan, scan_ctx);
 }
 
 static char *diagnose_lend(void *ctx, size_t *room)
@@ -104,7 +109,7 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     }
     /* one pass: the scanner reads every step (anomalies) and hands the same bytes to the NCCL reader */
     struct np_scan_opts so = {.all_steps = 1, .read_chunk = DIAGNOSE_CHUNK, .sink = diagnose_sink,
-                              .sink_buf = diagnose_lend, .sink_ctx = g->nccl};
+                              .sink_buf = diagnose_lend, .sink_defer = diagnose_defer, .sink_ctx = g->nccl};
     struct np_scan_result sr = {0};
     if (np_scan_file(r->path, &so, &sr, &err) != NP_OK || np_nccl_finish(g->nccl) != NP_OK) {
         if (!err.text[0])

@@ -1195,6 +1195,10 @@ struct nccl_pipe {
     int closing, abandon;
     enum np_status status;        /* the threads' first error */
     int skipping;                 /* the feeder drops the rest of a line cut at NCCL_LINE_MAX */
+    /* np_nccl_defer_scan: every byte of the log handed to scan in the log's order, a slot's when it is applied,
+     * the rest of a cut line by the feeder once every slot before it is applied */
+    void (*scan)(void *scan_ctx, const char *bytes, size_t n, uint64_t off);
+    void *scan_ctx;
 };
 
 static enum np_status nccl_slot_push(struct nccl_slot *s, const struct nccl_rec *r)
@@ -1290,6 +1294,8 @@ static void *nccl_pipe_main(void *arg)
             enum np_status st = s->st;
             if (!skip && st == NP_OK)
                 st = nccl_slot_apply(n, s);
+            if (!skip && st == NP_OK && pp->scan)
+                pp->scan(pp->scan_ctx, s->buf, s->len, s->base);
             pthread_mutex_lock(&pp->mu);
             if (st != NP_OK && pp->status == NP_OK)
                 pp->status = st;
@@ -1375,6 +1381,17 @@ static enum np_status nccl_pipe_submit(struct nccl_pipe *pp, int next)
     return st;
 }
 
+/* Wait until every slot handed to the threads is applied; the threads' status. */
+static enum np_status nccl_pipe_drain(struct nccl_pipe *pp)
+{
+    pthread_mutex_lock(&pp->mu);
+    while (pp->applied < pp->head && pp->status == NP_OK)
+        pthread_cond_wait(&pp->moved, &pp->mu);
+    enum np_status st = pp->status;
+    pthread_mutex_unlock(&pp->mu);
+    return st;
+}
+
 /* The feeder's slot is full (final: the log has ended): the threads get it up to its last newline (final: all
  * of it); the rest of its last line begins the next slot or, longer than NCCL_LINE_MAX, goes alone in a slot
  * cut there (its rest skipped: only its first NCCL_LINE_MAX bytes are read, as inline). */
@@ -1389,6 +1406,10 @@ static enum np_status nccl_pipe_cut(struct nccl_pipe *pp, int final)
     }
     const char *nl = memrchr(s->buf, '\n', s->len);
     size_t keep = nl ? (size_t)(nl - s->buf) + 1 : 0, rest = s->len - keep;
+    /* the part of a long line no slot keeps (past its first NCCL_LINE_MAX bytes): still in this slot's buffer
+     * after the slots are applied (the feeder refills it only a ring later) */
+    const char *drop = s->buf + keep + NCCL_LINE_MAX;
+    uint64_t drop_off = s->base + keep + NCCL_LINE_MAX;
     enum np_status st;
     if (keep) {
         s->len = keep;
@@ -1405,7 +1426,10 @@ static enum np_status nccl_pipe_cut(struct nccl_pipe *pp, int final)
     s->len = NCCL_LINE_MAX; /* a long line alone, cut */
     s->open_end = 1;
     pp->skipping = 1;
-    return nccl_pipe_submit(pp, 1);
+    st = nccl_pipe_submit(pp, 1);
+    if (st == NP_OK && pp->scan && (st = nccl_pipe_drain(pp)) == NP_OK)
+        pp->scan(pp->scan_ctx, drop, rest - NCCL_LINE_MAX, drop_off);
+    return st;
 }
 
 /* The log's next len bytes, buf[0] at its offset at. */
@@ -1416,6 +1440,12 @@ static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size
         if (pp->skipping) {
             const char *nl = memchr(buf, '\n', len);
             size_t k = nl ? (size_t)(nl - buf) + 1 : len;
+            if (pp->scan) { /* the rest of a cut line, which no slot holds: scanned here, after the slots before it */
+                enum np_status st = nccl_pipe_drain(pp);
+                if (st != NP_OK)
+                    return st;
+                pp->scan(pp->scan_ctx, buf, k, at);
+            }
             at += k;
             buf += k;
             len -= k;
@@ -1487,6 +1517,17 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
     n->pipe = NULL;
     nccl_pipe_free(pp);
     return st;
+}
+
+enum np_status np_nccl_defer_scan(struct np_nccl *n, void (*scan)(void *scan_ctx, const char *bytes, size_t len,
+                                                                  uint64_t off),
+                                  void *scan_ctx)
+{
+    if (!n->pipe || n->fed)
+        return NP_E_USAGE;
+    n->pipe->scan = scan;
+    n->pipe->scan_ctx = scan_ctx;
+    return NP_OK;
 }
 
 char *np_nccl_lend(struct np_nccl *n, size_t *room)

@@ -1867,6 +1867,8 @@ struct scan_file {
     size_t chunk;
     enum np_status (*sink)(void *sink_ctx, const char *bytes, size_t n); /* np_scan_opts.sink (all_steps) */
     char *(*sink_buf)(void *sink_ctx, size_t *room);                     /* np_scan_opts.sink_buf */
+    enum np_status (*sink_defer)(void *sink_ctx, void (*scan)(void *, const char *, size_t, uint64_t),
+                                 void *scan_ctx);                        /* np_scan_opts.sink_defer */
     void *sink_ctx;
 };
 
@@ -1976,6 +1978,19 @@ static void scan_bytes(struct scan_state *st, struct scan_carry *c, const char *
     }
 }
 
+/* What the sink calls with the bytes it was handed (np_scan_opts.sink_defer). */
+struct scan_deferred {
+    struct scan_state *st;
+    struct scan_carry *c;
+};
+
+static void scan_deferred_bytes(void *ctx, const char *p, size_t n, uint64_t off)
+{
+    struct scan_deferred *d = ctx;
+    if (d->st->status == NP_OK)
+        scan_bytes(d->st, d->c, p, n, off);
+}
+
 /* Stream bytes [from, to) of the file through the scanner in chunks; when from > 0 the first (cut) line is
  * skipped.  Lines longer than the maximum are skipped whole; a final segment without terminator is ignored.
  * The chunks are read into the sink's memory when it lends some (np_scan_opts.sink_buf: the NCCL reader's
@@ -1990,6 +2005,10 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
     struct scan_carry c = {NULL, 0, 0, 0, from > 0};
     uint64_t fpos = from;
     enum np_status rc = NP_OK;
+    /* the sink scans the bytes it is handed, in order, on its own threads: ended by sink(NULL, 0) below */
+    struct scan_deferred dfr = {st, &c};
+    int deferred = f->sink && f->sink_defer && from == 0 &&
+                   f->sink_defer(f->sink_ctx, scan_deferred_bytes, &dfr) == NP_OK;
     while (!f->seekable || fpos < to) {
         size_t want = readsz, room = 0;
         char *buf = f->sink_buf ? f->sink_buf(f->sink_ctx, &room) : NULL;
@@ -2010,7 +2029,8 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         if (r == 0)
             break; /* the file shrank, or end of a stream */
         f->bytes_read += (uint64_t)r;
-        scan_bytes(st, &c, buf, (size_t)r, fpos); /* before the sink: it may move the bytes it lent */
+        if (!deferred)
+            scan_bytes(st, &c, buf, (size_t)r, fpos); /* before the sink: it may move the bytes it lent */
         fpos += (uint64_t)r;
         if (st->status != NP_OK) {
             rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
@@ -2023,6 +2043,13 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
                 break;
             }
         }
+    }
+    if (deferred) { /* every byte handed over scanned when it returns (also after an error: c is ours) */
+        enum np_status ss = f->sink(f->sink_ctx, NULL, 0);
+        if (rc == NP_OK && ss != NP_OK)
+            rc = np_error_set(err, ss, f->path, 0, 0, "%s", np_strerror(ss));
+        if (rc == NP_OK && st->status != NP_OK)
+            rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
     }
     free(c.buf);
     free(own);
@@ -2115,7 +2142,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL, NULL};
+    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL, NULL, NULL};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -2139,6 +2166,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         o.lean = opts->lean;
         o.sink = opts->sink;
         o.sink_buf = opts->sink_buf;
+        o.sink_defer = opts->sink_defer;
         o.sink_ctx = opts->sink_ctx;
     }
     memset(&f, 0, sizeof f);
@@ -2168,6 +2196,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     if (o.all_steps) {
         f.sink = o.sink;
         f.sink_buf = o.sink ? o.sink_buf : NULL;
+        f.sink_defer = o.sink ? o.sink_defer : NULL;
         f.sink_ctx = o.sink_ctx;
     }
     if (o.all_steps || !f.seekable) {

@@ -74,6 +74,15 @@ enum np_status np_nccl_async(struct np_nccl *n);
  * it needs).  The memory is the reader's again at the next np_nccl_feed. */
 char *np_nccl_lend(struct np_nccl *n, size_t *room);
 
+/* On threads, before the first np_nccl_feed: hand every byte of the log to scan as well, exactly once and in the
+ * log's order (each slot's bytes on the thread that applies it, after the slots before it; the rest of a line
+ * longer than a slot takes, which no slot keeps, by np_nccl_feed once the slots before it are applied), each call
+ * with the bytes' offset in the log; np_nccl_finish returns after the last call.  So the step scanner's search runs
+ * beside the reading thread, not on it (scan.h sink_defer).  NP_E_USAGE inline or after the first feed. */
+enum np_status np_nccl_defer_scan(struct np_nccl *n, void (*scan)(void *scan_ctx, const char *bytes, size_t len,
+                                                                  uint64_t off),
+                                  void *scan_ctx);
+
 /* The end of the log: the last line without its newline, and every pending collective, counted. */
 enum np_status np_nccl_finish(struct np_nccl *n);
 

@@ -73,6 +73,12 @@ struct np_scan_opts {
      * is then handed that memory (what it lent, filled), so the bytes are not copied.  The scanner reads
      * them before the sink gets them, and not after. */
     char *(*sink_buf)(void *sink_ctx, size_t *room);
+    /* with sink, optional: the scanner offers the sink to scan the bytes itself (scan(scan_ctx, bytes, n, off) with
+     * every byte it is handed, exactly once, in the file's order, from any one thread at a time), so that the
+     * step search runs beside the reading; NP_OK accepts.  The scanner then ends with sink(sink_ctx, NULL, 0),
+     * which returns once every byte was scanned (the NCCL reader's threads: np_nccl_defer_scan). */
+    enum np_status (*sink_defer)(void *sink_ctx, void (*scan)(void *scan_ctx, const char *bytes, size_t n, uint64_t off),
+                                 void *scan_ctx);
     void *sink_ctx;
 };
 
