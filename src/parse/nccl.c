@@ -394,11 +394,13 @@ void np_nccl_free(struct np_nccl *n)
 
 /* The index of the collective named s (len bytes, cut to 23) in o; a new name takes the next index.  A full
  * table: the reader's puts a new name under "other" (its last index), a slot's answers -1. */
+__attribute__((always_inline)) static inline int nccl_same(const char *x, const char *y, size_t len);
+
 static int nccl_op_id(struct nccl_ops *o, const char *s, size_t len, int other)
 {
     if (len >= sizeof o->name[0])
         len = sizeof o->name[0] - 1;
-    if (o->last < o->n && memcmp(o->name[o->last], s, len) == 0 && o->name[o->last][len] == '\0')
+    if (o->last < o->n && o->name[o->last][len] == '\0' && nccl_same(o->name[o->last], s, len))
         return (int)o->last;
     for (size_t i = 0; i < o->n; i++)
         if (strncmp(o->name[i], s, len) == 0 && o->name[i][len] == '\0')
