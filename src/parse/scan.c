@@ -2007,7 +2007,7 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
     enum np_status rc = NP_OK;
     /* the sink scans the bytes it is handed, in order, on its own threads: ended by sink(NULL, 0) below */
     struct scan_deferred dfr = {st, &c};
-    int deferred = f->sink && f->sink_defer && from == 0 &&
+    int deferred = f->sink_defer && from == 0 && /* set only with a sink */
                    f->sink_defer(f->sink_ctx, scan_deferred_bytes, &dfr) == NP_OK;
     while (!f->seekable || fpos < to) {
         size_t want = readsz, room = 0;

@@ -97,7 +97,6 @@ struct setup_repo {
     int diffusers;         /* a public Diffusers pipeline a Megatron-Bridge kind reads (setup/diffusers.h) */
     char *dir;             /* $STAGE_PATH/hf/<repo> */
     char models[256];      /* "llama3.1 8b, ..." */
-    int checked;           /* access granted by setup_access, before the import: setup_hf does not ask again */
 };
 
 /* One pinned source checkout (Megatron-Bridge recipes, setup/archive.h). */
@@ -625,23 +624,15 @@ static int setup_images(struct setup_plan *p, const struct np_import_opts *io)
     return failures;
 }
 
-/* Check access and fetch the files of every gated repo; number of failures. */
+/* Fetch the files of every repo of the plan (access was checked before the import: setup_access); number of
+ * failures. */
 static int setup_hf(struct setup_plan *p, struct np_hf_client *c)
 {
     int failures = 0;
     for (size_t i = 0; i < p->nrepos && !setup_signal; i++) {
         struct setup_repo *r = &p->repos[i];
         struct np_error err = {0};
-        char *sha = NULL;
-        enum np_status st = r->checked ? NP_OK : np_hf_check_access(c, r->repo, NULL, &sha, &err);
-        if (st != NP_OK) {
-            np_error_print(&err);
-            failures++;
-            continue;
-        }
-        if (!r->checked)
-            np_notef("%s: access granted%s%s%s", r->repo, sha ? " (revision " : "", sha ? sha : "", sha ? ")" : "");
-        free(sha);
+        enum np_status st;
         if (r->diffusers) {
             struct np_diffusers_staged sd;
             st = np_diffusers_stage(c, r->repo, r->dir, &sd, &err);
@@ -882,10 +873,10 @@ static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb
 }
 
 /* Before the container import and before anything is created: one request per repo of setup_access_repos,
- * the Hub's auth-check (hf.h; the plan's repos are marked so that setup_hf does not ask again).  Denied
+ * the Hub's auth-check (hf.h; setup_hf then stages without asking again).  Denied
  * (401/403: hf.c's message naming the page and HF_TOKEN) or not found (404): exit 2; no answer (network, 5xx):
  * exit 1, said as such, never as a denial.  --dry-run stays offline: the plan says the check was not made. */
-static int setup_access(struct setup_plan *p, struct np_hf_client *c, int dry_run)
+static int setup_access(const struct setup_plan *p, struct np_hf_client *c, int dry_run)
 {
     const char *names[96];
     struct np_mbhf_set mb = {0};
@@ -903,8 +894,6 @@ static int setup_access(struct setup_plan *p, struct np_hf_client *c, int dry_ru
         enum np_status st = np_hf_auth_check(c, names[i], &code, &err);
         if (st == NP_OK) {
             np_notef("%s: access granted", names[i]);
-            for (size_t k = 0; k < p->nrepos; k++)
-                p->repos[k].checked |= strcmp(p->repos[k].repo, names[i]) == 0;
         } else if (code == 401 || code == 403 || st == NP_E_NOTFOUND || st == NP_E_INVALID) {
             np_error_print(&err);
             rc = 2;
