@@ -883,6 +883,41 @@ START_TEST(test_many_ranks)
 }
 END_TEST
 
+/* The rank and host sets start small and double (a thread's set merged reads its own slots only): 70,000
+ * ranks on 8,750 nodes fill them past every size to the cap, 65,536 values, and the ranks saturate there (the
+ * report says "at least"); inline and on threads, the same. */
+START_TEST(test_sets_grow)
+{
+    size_t cap = (size_t)2 * 70000 * 160, len = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    for (int round = 0; round < 2; round++) /* every rank twice: one lost when a set grows would count again */
+        for (int r = 0; r < 70000; r++)
+            len += (size_t)snprintf(buf + len, cap - len,
+                                    "node%05d:%d:%d [%d] NCCL INFO AllReduce: opCount %d sendbuff 0x7f recvbuff "
+                                    "0x7f count 4 datatype 7 op 0 root 0 comm 0x1 [nranks=70000] stream 0x1\n",
+                                    r / 8, 100000 + r, 200000 + r, r % 8, round);
+    struct np_nccl *n = read_chunks(buf, len, len);
+    ck_assert_uint_eq(np_nccl_ranks_seen(n), 65536);
+    ck_assert_int_eq(np_nccl_saturated(n), 1);
+    ck_assert_uint_eq(np_nccl_nodes_seen(n), 8750);
+    ck_assert_uint_eq(np_nccl_trace_lines(n), 140000);
+    np_nccl_free(n);
+    same_async("70,000 ranks", buf, len, 1 << 16);
+    /* fewer than the cap: every one counted, not saturated */
+    size_t half = 0;
+    for (int i = 0; i < 30000; i++)
+        half += (size_t)(strchr(buf + half, '\n') - (buf + half)) + 1;
+    n = read_chunks(buf, half, half);
+    ck_assert_uint_eq(np_nccl_ranks_seen(n), 30000);
+    ck_assert_int_eq(np_nccl_saturated(n), 0);
+    ck_assert_uint_eq(np_nccl_nodes_seen(n), 3750);
+    np_nccl_free(n);
+    same_async("30,000 ranks", buf, half, 1 << 16);
+    free(buf);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -904,6 +939,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_deferred_scan);
     tcase_add_test(tc, test_layout_variants);
     tcase_add_test(tc, test_many_ranks);
+    tcase_add_test(tc, test_sets_grow);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -850,6 +850,7 @@ START_TEST(test_tail_keep)
     np_scan_result_free(&t);
     np_scan_result_free(&all);
     free(buf);
+    unlink(path);
     /* the golden logs: redraws (tqdm), appended runs, other generations */
     const char *logs[] = {"tests/data/scan/nemo1_tqdm.log", "tests/data/scan/runs_appended.log",
                           "tests/data/scan/mbridge.log", "tests/data/scan/delta.log", "tests/data/scan/hostile.log",
@@ -966,6 +967,7 @@ START_TEST(test_tail_backwards)
         np_scan_result_free(&t);
         np_scan_result_free(&all);
         free(buf);
+        unlink(path);
     }
 }
 END_TEST
@@ -1019,6 +1021,7 @@ START_TEST(test_tail_lean)
     ck_assert(isnan(lean.steps[4].loss) && full.steps[4].loss == 2.5);
     np_scan_result_free(&full);
     np_scan_result_free(&lean);
+    unlink(path);
 }
 END_TEST
 

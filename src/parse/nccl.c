@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
 #include <emmintrin.h>
@@ -27,7 +28,10 @@
 #define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2 MiB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
 #define NCCL_GEN_FILL (NCCL_GEN_CAP / 2) /* a generation is full at half its slots */
-#define NCCL_SET_BITS 17                 /* ranks and hosts: 131,072 each */
+#define NCCL_HUGE ((size_t)2 << 20)            /* a huge page: nccl_huge_alloc */
+#define NCCL_GENS (2 * NCCL_GEN_CAP * sizeof(struct nccl_key))
+#define NCCL_SET_BITS 17                 /* ranks and hosts: 131,072 slots at most each, 65,536 values */
+#define NCCL_SET_MIN 1024                /* a set's first slots (doubled when half full) */
 #define NCCL_SET_CAP (1u << NCCL_SET_BITS)
 #define NCCL_MAX_OPS 64
 #define NCCL_LINE_MAX 8192               /* a longer line is cut: its start is what we read */
@@ -44,6 +48,8 @@ struct nccl_key {
     uint16_t dtype;
     uint64_t lines;   /* 0 with nranks != 0: moved to the newer generation */
 };
+
+_Static_assert(NCCL_GENS % NCCL_HUGE == 0, "the generations fill whole huge pages");
 
 struct nccl_pidrank {
     uint64_t pid;     /* 0: empty slot */
@@ -68,12 +74,17 @@ struct nccl_ops {
     size_t n, last; /* last: the collective of the previous line */
 };
 
+/* A hash set of non-zero values: cap slots (a power of two, NCCL_SET_MIN .. NCCL_SET_CAP), n values. */
+struct nccl_set {
+    uint64_t *v;
+    size_t cap, n;
+};
+
 /* What the collective lines add besides their keys, whatever their order: the rank and host sets, RCCL's
  * global ranks, the lines and the largest communicator.  The reader has one; each reader thread its own,
  * merged into the reader's at the end (a union, a sum, a maximum: the same as one). */
 struct nccl_local {
-    uint64_t *ranks, *hosts; /* hash sets (0 = empty) */
-    size_t nranks_seen, nhosts;
+    struct nccl_set ranks, hosts;
     int saturated;
     uint8_t *granks; /* RCCL globalrank bitmap, allocated on first use */
     uint64_t trace_lines;
@@ -86,6 +97,8 @@ struct nccl_pipe;
 
 struct np_nccl {
     struct nccl_gen gen[2]; /* [0] new, [1] old */
+    struct nccl_key *gens;  /* both generations' slots (they swap) */
+    int gens_huge;          /* gens from nccl_huge_alloc (np_nccl_async), else calloc */
     struct nccl_key *last;  /* the key of the previous collective line (ranks log a call in a row) */
     struct np_nccl_coll *coll;
     size_t ncoll, capcoll;
@@ -163,23 +176,52 @@ static uint64_t nccl_mix(uint64_t x)
     return x;
 }
 
-/* Insert into a hash set of non-zero values; 1 when new. */
-static int nccl_set_add(uint64_t *set, size_t *n, uint64_t v, int *saturated)
+static enum np_status nccl_set_init(struct nccl_set *s)
+{
+    s->n = 0;
+    s->cap = NCCL_SET_MIN;
+    s->v = calloc(s->cap, sizeof *s->v);
+    return s->v ? NP_OK : NP_E_NOMEM;
+}
+
+/* The slot of v in s: where it is, or the empty slot where it goes. */
+static size_t nccl_set_slot(const struct nccl_set *s, uint64_t v)
+{
+    size_t mask = s->cap - 1, i = (size_t)nccl_mix(v) & mask;
+    while (s->v[i] && s->v[i] != v)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Insert v into s; 1 when new.  A set holds NCCL_SET_CAP / 2 values at most (one more is saturated: not kept);
+ * it starts small and doubles when half full (a log's ranks and hosts are few: their pages stay few too, and
+ * merging a thread's set reads its slots only). */
+static int nccl_set_add(struct nccl_set *s, uint64_t v, int *saturated)
 {
     if (!v)
         v = 1;
-    size_t mask = NCCL_SET_CAP - 1, i = (size_t)nccl_mix(v) & mask;
-    while (set[i]) {
-        if (set[i] == v)
-            return 0;
-        i = (i + 1) & mask;
-    }
-    if (*n >= NCCL_SET_CAP / 2) {
+    size_t i = nccl_set_slot(s, v);
+    if (s->v[i])
+        return 0;
+    if (s->n >= NCCL_SET_CAP / 2) {
         *saturated = 1;
         return 0;
     }
-    set[i] = v;
-    (*n)++;
+    if (s->n + 1 > s->cap / 2 && s->cap < NCCL_SET_CAP) {
+        struct nccl_set g = {calloc(s->cap * 2, sizeof *s->v), s->cap * 2, s->n};
+        if (!g.v) { /* no memory to grow: counted as saturated, not lost silently */
+            *saturated = 1;
+            return 0;
+        }
+        for (size_t k = 0; k < s->cap; k++)
+            if (s->v[k])
+                g.v[nccl_set_slot(&g, s->v[k])] = s->v[k];
+        free(s->v);
+        *s = g;
+        i = nccl_set_slot(s, v);
+    }
+    s->v[i] = v;
+    s->n++;
     return 1;
 }
 
@@ -345,20 +387,37 @@ __attribute__((always_inline)) static inline int nccl_dec(const char **p, const 
 
 /* ---- the reader --------------------------------------------------------------- */
 
+/* size bytes (a multiple of NCCL_HUGE), zeroed, on 2 MiB pages where the kernel gives them (MADV_HUGEPAGE; else
+ * 4 KiB pages as malloc's): the ring is written once per slot fill, and its 2,048 first-touch page faults were
+ * a tenth of the reader's system time (a page fault is dear in a virtual machine). */
+static void *nccl_huge_alloc(size_t size)
+{
+    char *m = mmap(NULL, size + NCCL_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    size_t lead = (NCCL_HUGE - (size_t)((uintptr_t)m % NCCL_HUGE)) % NCCL_HUGE;
+    if (lead)
+        munmap(m, lead);
+    munmap(m + lead + size, NCCL_HUGE - lead);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(m + lead, size, MADV_HUGEPAGE); /* advice: without it, ordinary pages */
+#endif
+    return m + lead;
+}
+
 static enum np_status nccl_local_init(struct nccl_local *l)
 {
     memset(l, 0, sizeof *l);
-    l->ranks = calloc(NCCL_SET_CAP, sizeof(uint64_t));
-    l->hosts = calloc(NCCL_SET_CAP, sizeof(uint64_t));
-    return l->ranks && l->hosts ? NP_OK : NP_E_NOMEM;
+    enum np_status st = nccl_set_init(&l->ranks);
+    return st == NP_OK ? nccl_set_init(&l->hosts) : st;
 }
 
 static void nccl_local_free(struct nccl_local *l)
 {
-    free(l->ranks);
-    free(l->hosts);
+    free(l->ranks.v);
+    free(l->hosts.v);
     free(l->granks);
-    l->ranks = l->hosts = NULL;
+    l->ranks.v = l->hosts.v = NULL;
     l->granks = NULL;
 }
 
@@ -367,9 +426,10 @@ struct np_nccl *np_nccl_new(void)
     struct np_nccl *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
-    n->gen[0].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
-    n->gen[1].slot = calloc(NCCL_GEN_CAP, sizeof(struct nccl_key));
-    if (!n->gen[0].slot || !n->gen[1].slot || nccl_local_init(&n->loc) != NP_OK) {
+    n->gens = calloc(2 * NCCL_GEN_CAP, sizeof(struct nccl_key));
+    n->gen[0].slot = n->gens;
+    n->gen[1].slot = n->gens ? n->gens + NCCL_GEN_CAP : NULL;
+    if (!n->gens || nccl_local_init(&n->loc) != NP_OK) {
         np_nccl_free(n);
         return NULL;
     }
@@ -384,8 +444,10 @@ void np_nccl_free(struct np_nccl *n)
     if (!n)
         return;
     (void)nccl_pipe_stop(n, 1);
-    free(n->gen[0].slot);
-    free(n->gen[1].slot);
+    if (n->gens_huge)
+        munmap(n->gens, NCCL_GENS);
+    else
+        free(n->gens);
     free(n->coll);
     nccl_local_free(&n->loc);
     free(n->granks_text);
@@ -595,9 +657,9 @@ static void nccl_prefix(struct nccl_local *n, const char *line, const char *info
             *pid = 0;
     }
     if (is_rank)
-        nccl_set_add(n->ranks, &n->nranks_seen, rank, &n->saturated);
+        nccl_set_add(&n->ranks, rank, &n->saturated);
     if (c1 && c1 > s)
-        nccl_set_add(n->hosts, &n->nhosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
+        nccl_set_add(&n->hosts, nccl_hash(s, (size_t)(c1 - s), 0x84222325cbf29ce4ULL), &n->saturated);
 }
 
 /* 1 when x and y hold the same len bytes: 8 at a time, the last 8 overlapping (no call: memcmp's was a tenth of
@@ -1160,8 +1222,9 @@ static enum np_status nccl_feed_inline(struct np_nccl *n, const char *buf, size_
  * threads add on their own (nccl_local) is merged at the end.  The same result as inline, on two cores. */
 #define NCCL_WORKERS 2
 #define NCCL_SLOTS 8
-#define NCCL_SLOT_SIZE ((size_t)1 << 20)
 #define NCCL_SLOT_PAD 64 /* readable bytes past a slot's end: the 64-byte word masks load them */
+#define NCCL_SLOT_SIZE (((size_t)1 << 20) - NCCL_SLOT_PAD) /* a slot and its pad: 1 MiB of the ring */
+#define NCCL_RING (NCCL_SLOTS * (NCCL_SLOT_SIZE + NCCL_SLOT_PAD)) /* 8 MiB: four 2 MiB pages */
 
 struct nccl_rec {
     struct nccl_key k;      /* a run: k.op the slot's name index, k.lines its lines; k.nranks 0: a line */
@@ -1169,7 +1232,7 @@ struct nccl_rec {
 };
 
 struct nccl_slot {
-    char *buf;      /* NCCL_SLOT_SIZE + NCCL_SLOT_PAD bytes */
+    char *buf;      /* NCCL_SLOT_SIZE + NCCL_SLOT_PAD bytes of the ring */
     size_t len;
     uint64_t base;  /* the log's offset of buf[0] */
     int open_end;   /* its last line has no newline (a line cut at NCCL_LINE_MAX, or the log's last) */
@@ -1187,10 +1250,13 @@ struct nccl_worker {
 };
 
 struct nccl_pipe {
+    struct np_nccl *n;
     struct nccl_worker worker[NCCL_WORKERS];
     size_t nthreads;
+    struct nccl_local feeder;     /* what the feeder reads while it waits for a free slot */
     pthread_mutex_t mu;
     pthread_cond_t moved;         /* any change below */
+    char *ring;                   /* the slots' buffers, one after the other */
     struct nccl_slot slot[NCCL_SLOTS];
     size_t head, taken, applied;  /* slots filled, taken by a thread, applied: slot head % NCCL_SLOTS is the feeder's */
     int applying;                 /* a thread applies slot applied */
@@ -1281,44 +1347,57 @@ static enum np_status nccl_slot_apply(struct np_nccl *n, struct nccl_slot *s)
     return st;
 }
 
+/* One piece of the threads' work, pp->mu held (and held again on return): apply the next slot in order if it is
+ * read and nobody applies, else read the next filled slot into loc; 0 when there is neither.  The reader
+ * threads loop on it; the feeder calls it instead of waiting for a free slot (two threads, not three, share two
+ * cores: no thread sleeps while another waits for a core). */
+static int nccl_pipe_work(struct nccl_pipe *pp, struct np_nccl *n, struct nccl_local *loc)
+{
+    struct nccl_slot *s = &pp->slot[pp->applied % NCCL_SLOTS];
+    if (!pp->applying && pp->applied < pp->head && s->read) { /* the next slot in order, read: apply it */
+        pp->applying = 1;
+        int skip = pp->abandon || pp->status != NP_OK;
+        pthread_mutex_unlock(&pp->mu);
+        enum np_status st = s->st;
+        if (!skip && st == NP_OK)
+            st = nccl_slot_apply(n, s);
+        if (!skip && st == NP_OK && pp->scan)
+            pp->scan(pp->scan_ctx, s->buf, s->len, s->base);
+        pthread_mutex_lock(&pp->mu);
+        if (st != NP_OK && pp->status == NP_OK)
+            pp->status = st;
+        s->len = 0;
+        s->open_end = s->read = 0;
+        pp->applied++;
+        pp->applying = 0;
+        pthread_cond_broadcast(&pp->moved);
+        return 1;
+    }
+    if (pp->taken < pp->head) { /* the next slot filled: read it */
+        s = &pp->slot[pp->taken++ % NCCL_SLOTS];
+        int skip = pp->abandon || pp->status != NP_OK;
+        pthread_mutex_unlock(&pp->mu);
+        enum np_status st = skip ? NP_OK : nccl_slot_read(s, loc);
+        pthread_mutex_lock(&pp->mu);
+        s->st = st;
+        s->read = 1;
+        pthread_cond_broadcast(&pp->moved);
+        return 1;
+    }
+    return 0;
+}
+
 static void *nccl_pipe_main(void *arg)
 {
     struct nccl_worker *wk = arg;
-    struct np_nccl *n = wk->n;
-    struct nccl_pipe *pp = n->pipe;
+    struct nccl_pipe *pp = wk->n->pipe;
     pthread_mutex_lock(&pp->mu);
     for (;;) {
-        struct nccl_slot *s = &pp->slot[pp->applied % NCCL_SLOTS];
-        if (!pp->applying && pp->applied < pp->head && s->read) { /* the next slot in order, read: apply it */
-            pp->applying = 1;
-            int skip = pp->abandon || pp->status != NP_OK;
-            pthread_mutex_unlock(&pp->mu);
-            enum np_status st = s->st;
-            if (!skip && st == NP_OK)
-                st = nccl_slot_apply(n, s);
-            if (!skip && st == NP_OK && pp->scan)
-                pp->scan(pp->scan_ctx, s->buf, s->len, s->base);
-            pthread_mutex_lock(&pp->mu);
-            if (st != NP_OK && pp->status == NP_OK)
-                pp->status = st;
-            s->len = 0;
-            s->open_end = s->read = 0;
-            pp->applied++;
-            pp->applying = 0;
-            pthread_cond_broadcast(&pp->moved);
-        } else if (pp->taken < pp->head) { /* the next slot filled: read it */
-            s = &pp->slot[pp->taken++ % NCCL_SLOTS];
-            int skip = pp->abandon || pp->status != NP_OK;
-            pthread_mutex_unlock(&pp->mu);
-            enum np_status st = skip ? NP_OK : nccl_slot_read(s, &wk->loc);
-            pthread_mutex_lock(&pp->mu);
-            s->st = st;
-            s->read = 1;
-            pthread_cond_broadcast(&pp->moved);
-        } else if (pp->closing && pp->applied == pp->head)
+        if (nccl_pipe_work(pp, wk->n, &wk->loc))
+            continue;
+        if (pp->closing && pp->applied == pp->head)
             break;
-        else
-            pthread_cond_wait(&pp->moved, &pp->mu);
+        pthread_cond_wait(&pp->moved, &pp->mu);
     }
     pthread_mutex_unlock(&pp->mu);
     return NULL;
@@ -1326,12 +1405,13 @@ static void *nccl_pipe_main(void *arg)
 
 static void nccl_pipe_free(struct nccl_pipe *pp)
 {
-    for (size_t i = 0; i < NCCL_SLOTS; i++) {
-        free(pp->slot[i].buf);
+    if (pp->ring)
+        munmap(pp->ring, NCCL_RING);
+    for (size_t i = 0; i < NCCL_SLOTS; i++)
         free(pp->slot[i].rec);
-    }
     for (size_t i = 0; i < NCCL_WORKERS; i++)
         nccl_local_free(&pp->worker[i].loc);
+    nccl_local_free(&pp->feeder);
     pthread_mutex_destroy(&pp->mu);
     pthread_cond_destroy(&pp->moved);
     free(pp);
@@ -1346,17 +1426,28 @@ enum np_status np_nccl_async(struct np_nccl *n)
         return NP_E_NOMEM;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->moved, NULL);
-    int ok = 1;
-    for (size_t i = 0; i < NCCL_SLOTS; i++)
-        ok &= (pp->slot[i].buf = malloc(NCCL_SLOT_SIZE + NCCL_SLOT_PAD)) != NULL;
+    int ok = (pp->ring = nccl_huge_alloc(NCCL_RING)) != NULL;
+    for (size_t i = 0; i < NCCL_SLOTS && ok; i++)
+        pp->slot[i].buf = pp->ring + i * (NCCL_SLOT_SIZE + NCCL_SLOT_PAD);
     for (size_t i = 0; i < NCCL_WORKERS; i++)
         ok &= nccl_local_init(&pp->worker[i].loc) == NP_OK;
+    ok &= nccl_local_init(&pp->feeder) == NP_OK;
     if (!ok) {
         nccl_pipe_free(pp);
         return NP_E_NOMEM;
     }
     n->pipe = pp;
-    for (size_t i = 0; i < NCCL_WORKERS; i++) {
+    pp->n = n;
+    struct nccl_key *gens = nccl_huge_alloc(NCCL_GENS); /* a large log fills both generations: huge pages too */
+    if (gens) {
+        free(n->gens);
+        n->gens = n->gen[0].slot = gens;
+        n->gen[1].slot = gens + NCCL_GEN_CAP;
+        n->gens_huge = 1;
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN); /* a thread a core, the feeder's included */
+    size_t want = ncpu - 1 > NCCL_WORKERS ? NCCL_WORKERS : ncpu > 2 ? (size_t)ncpu - 1 : 1;
+    for (size_t i = 0; i < want; i++) {
         pp->worker[i].n = n;
         if (pthread_create(&pp->worker[i].thread, NULL, nccl_pipe_main, &pp->worker[i]) != 0)
             break;
@@ -1377,7 +1468,8 @@ static enum np_status nccl_pipe_submit(struct nccl_pipe *pp, int next)
     pp->head++;
     pthread_cond_broadcast(&pp->moved);
     while (next && pp->head - pp->applied >= NCCL_SLOTS)
-        pthread_cond_wait(&pp->moved, &pp->mu);
+        if (!nccl_pipe_work(pp, pp->n, &pp->feeder))
+            pthread_cond_wait(&pp->moved, &pp->mu);
     enum np_status st = pp->status;
     pthread_mutex_unlock(&pp->mu);
     return st;
@@ -1388,7 +1480,8 @@ static enum np_status nccl_pipe_drain(struct nccl_pipe *pp)
 {
     pthread_mutex_lock(&pp->mu);
     while (pp->applied < pp->head && pp->status == NP_OK)
-        pthread_cond_wait(&pp->moved, &pp->mu);
+        if (!nccl_pipe_work(pp, pp->n, &pp->feeder))
+            pthread_cond_wait(&pp->moved, &pp->mu);
     enum np_status st = pp->status;
     pthread_mutex_unlock(&pp->mu);
     return st;
@@ -1478,12 +1571,12 @@ static enum np_status nccl_pipe_feed(struct nccl_pipe *pp, const char *buf, size
 /* The threads' sets and counts into the reader's. */
 static enum np_status nccl_local_merge(struct nccl_local *into, const struct nccl_local *from)
 {
-    for (size_t i = 0; i < NCCL_SET_CAP && (from->nranks_seen || from->nhosts); i++) {
-        if (from->ranks[i])
-            nccl_set_add(into->ranks, &into->nranks_seen, from->ranks[i], &into->saturated);
-        if (from->hosts[i])
-            nccl_set_add(into->hosts, &into->nhosts, from->hosts[i], &into->saturated);
-    }
+    for (size_t i = 0; i < from->ranks.cap && from->ranks.n; i++)
+        if (from->ranks.v[i])
+            nccl_set_add(&into->ranks, from->ranks.v[i], &into->saturated);
+    for (size_t i = 0; i < from->hosts.cap && from->hosts.n; i++)
+        if (from->hosts.v[i])
+            nccl_set_add(&into->hosts, from->hosts.v[i], &into->saturated);
     into->saturated |= from->saturated;
     into->trace_lines += from->trace_lines;
     if (from->max_nranks > into->max_nranks)
@@ -1505,6 +1598,8 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
     if (!pp)
         return NP_OK;
     enum np_status st = abandon ? NP_OK : nccl_pipe_cut(pp, 1);
+    if (st == NP_OK && !abandon)
+        st = nccl_pipe_drain(pp); /* the feeder helps with the last slots */
     pthread_mutex_lock(&pp->mu);
     pp->closing = 1;
     pp->abandon |= abandon;
@@ -1516,6 +1611,8 @@ static enum np_status nccl_pipe_stop(struct np_nccl *n, int abandon)
         st = pp->status;
     for (size_t i = 0; i < pp->nthreads && st == NP_OK && !abandon; i++)
         st = nccl_local_merge(&n->loc, &pp->worker[i].loc);
+    if (st == NP_OK && !abandon)
+        st = nccl_local_merge(&n->loc, &pp->feeder);
     n->pipe = NULL;
     nccl_pipe_free(pp);
     return st;
@@ -1668,14 +1765,14 @@ const struct np_nccl_net *np_nccl_net(const struct np_nccl *n) { return &n->net;
 const struct np_nccl_ckpt *np_nccl_ckpt(const struct np_nccl *n) { return &n->ckpt; }
 const struct np_straggler *np_nccl_stragglers(const struct np_nccl *n) { return &n->strag; }
 uint64_t np_nccl_trace_lines(const struct np_nccl *n) { return n->loc.trace_lines; }
-size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->loc.nranks_seen; }
-size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->loc.nhosts; }
+size_t np_nccl_ranks_seen(const struct np_nccl *n) { return n->loc.ranks.n; }
+size_t np_nccl_nodes_seen(const struct np_nccl *n) { return n->loc.hosts.n; }
 int np_nccl_saturated(const struct np_nccl *n) { return n->loc.saturated; }
 const char *np_nccl_global_ranks(const struct np_nccl *n) { return n->granks_text ? n->granks_text : ""; }
 
 int np_nccl_nodes(const struct np_nccl *n)
 {
-    return n->net.nnodes > 0 ? n->net.nnodes : (int)n->loc.nhosts;
+    return n->net.nnodes > 0 ? n->net.nnodes : (int)n->loc.hosts.n;
 }
 
 size_t np_nccl_warnings(const struct np_nccl *n, char *buf, size_t size)
