@@ -732,8 +732,9 @@ static int has_iteration(const struct np_scan_result *r, int it)
  * np_scan_opts.sink_defer) and finds the steps the scanner finds alone, the NCCL result the inline reader's.
  * Stand-in: a generated 20 MB log (no real log holds all of these): NeMo step lines between collective lines,
  * step lines after 9,000 and 1,000,000 bytes of one line (past what a slot keeps of a line: the rest reaches the
- * scanner from the feeder), CRLF step lines, a 1.2 MB line holding a step (longer than a step line can be), and an
- * unterminated last step line. */
+ * scanner from the feeder), CRLF step lines, a 1.2 MB line holding a step (longer than a step line can be), an
+ * unterminated last step line, and collective lines holding a step and a checkpoint message (the lines the reader
+ * leaves out of the scanner's share are those without a mark of the scanner's, np_scan_marked). */
 START_TEST(test_deferred_scan)
 {
     char path[] = "/tmp/np-check-defer.XXXXXX";
@@ -745,7 +746,7 @@ START_TEST(test_deferred_scan)
     "Training epoch 0, iteration %d/9999 | lr: 1e-05 | global_batch_size: 128 | global_step: %d | "               \
     "reduced_train_loss: 11.5 | train_step_timing in s: %d.%03d | consumed_samples: %d"
     long size = 0;
-    int it = 0, long_it = -1, big_it = -1;
+    int it = 0, long_it = -1, big_it = -1, coll_it = -1;
     for (int blk = 0; size < (20L << 20); blk++) {
         for (int k = 0; k < 120; k++)
             fprintf(f, "node%d:%d:%d [%d] NCCL INFO AllReduce: opCount %x sendbuff 0x7f00 recvbuff 0x7f01 count %d "
@@ -770,6 +771,17 @@ START_TEST(test_deferred_scan)
             fprintf(f, " global_step: %d | train_step_timing in s: 13.5 | consumed_samples: %d\n", it, (it + 1) * 128);
             big_it = it++;
         }
+        if (blk % 50 == 11) { /* a collective line that is a step line too (the reader leaves out of the scanner's
+                                 share only the lines without a mark of the scanner's: this one has some) */
+            fprintf(f, "node0:100:200 [0] NCCL INFO AllReduce: opCount %x sendbuff 0x7f00 recvbuff 0x7f01 count 8 "
+                       "datatype 7 op 0 root 0 comm 0x5500 [nranks=8] stream 0x9 " STEP_LINE "\n",
+                    blk + 100000, it, it, 12, 500, (it + 1) * 128);
+            coll_it = it++;
+        }
+        if (blk == 200) /* a checkpoint message on a collective line */
+            fprintf(f, "node0:100:200 [0] NCCL INFO AllReduce: opCount %x sendbuff 0x7f00 recvbuff 0x7f01 count 8 "
+                       "datatype 7 op 0 root 0 comm 0x5500 [nranks=8] stream 0x9 Global Checkpoint Save : Rank : 0 "
+                       ": Start time : 1.0s : Time spent in save_checkpoint: 2.5s\n", blk + 200000);
         if (blk == 500) /* a 1.2 MB line with a step: never a step line (SCAN_LINE_MAX) */
             for (int x = 0; x < (12 << 17); x++)
                 fputc('z', f);
@@ -787,6 +799,8 @@ START_TEST(test_deferred_scan)
     ck_assert_int_eq(np_scan_file(path, &plain, &a, &e), NP_OK);
     ck_assert_int_ge(long_it, 0);
     ck_assert_msg(has_iteration(&a, long_it) && has_iteration(&a, big_it), "the long lines' steps are steps");
+    ck_assert_msg(coll_it >= 0 && has_iteration(&a, coll_it), "the collective line's step is a step");
+    ck_assert_int_eq(a.saw_checkpoint_save, 1);
     for (size_t i = 0; i < a.nsteps; i++) /* the 1 MB line read whole: its fields from all over it */
         if (a.steps[i].iteration == big_it)
             ck_assert(a.steps[i].global_batch_size == 256 && a.steps[i].loss == 9.25 && a.steps[i].step_time_s == 13.5);
@@ -799,6 +813,7 @@ START_TEST(test_deferred_scan)
     ck_assert_uint_eq(a.nsteps, b.nsteps);
     ck_assert_uint_eq(a.runs, b.runs);
     ck_assert_uint_eq(a.bytes_read, b.bytes_read);
+    ck_assert_int_eq(b.saw_checkpoint_save, 1);
     for (size_t i = 0; i < a.nsteps; i++) {
         ck_assert_int_eq(a.steps[i].iteration, b.steps[i].iteration);
         ck_assert_uint_eq(a.steps[i].offset, b.steps[i].offset);

@@ -1259,11 +1259,48 @@ START_TEST(test_fifo)
 }
 END_TEST
 
+/* The marks (scan.h): every needle holds one (so a line without any is nothing to the scanner: the NCCL reader
+ * leaves such lines out of what it hands a deferred scan); np_scan_line_end finds memchr's '\n' and, in the same
+ * pass, np_scan_marked's answer for the bytes before it, on every length and alignment (random lines of the
+ * bytes that matter, the SIMD steps' ends among them). */
+START_TEST(test_marks)
+{
+    ck_assert_int_eq(np_scan_needles_marked(), 1);
+    ck_assert_int_eq(np_scan_marked("node0:1:2 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x7f recvbuff 0x7f "
+                                    "count 4 datatype 7 op 0 root 0 comm 0x1 [nranks=8] stream 0x1", 118), 0);
+    ck_assert_int_eq(np_scan_marked("Global Checkpoint Save", 22), 1);
+    ck_assert_int_eq(np_scan_marked("elapsed time per iteration", 26), 1);
+    ck_assert_int_eq(np_scan_marked("k", 1) + np_scan_marked("p", 1) + np_scan_marked("kxp", 3), 0);
+    ck_assert_int_eq(np_scan_init(NULL), NP_OK); /* the AVX2 path where the CPU has it */
+    static const char alpha[] = "__|kpsxx  \nab";
+    char buf[400 + 64];
+    unsigned seed = 12345;
+    for (int round = 0; round < 20000; round++) {
+        size_t off = (size_t)(round % 37), len = (size_t)(round % 331);
+        memset(buf, 'p', sizeof buf); /* past e: bytes that would pair */
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) % 64;
+            buf[off + i] = r < sizeof alpha - 1 ? alpha[r] : (char)('c' + r % 8); /* mostly unmarked */
+        }
+        int marked = -1;
+        const char *got = np_scan_line_end(buf + off, buf + off + len, &marked);
+        const char *want = memchr(buf + off, '\n', len);
+        ck_assert_ptr_eq(got, want);
+        if (want)
+            ck_assert_int_eq(marked, np_scan_marked(buf + off, (size_t)(want - (buf + off))));
+        else if (np_scan_marked(buf + off, len))
+            ck_assert_int_eq(marked, 1);
+    }
+}
+END_TEST
+
 static Suite *scan_suite(void)
 {
     Suite *s = suite_create("scan");
     TCase *tc = tcase_create("generations");
     tcase_add_test(tc, test_nemo2);
+    tcase_add_test(tc, test_marks);
     tcase_add_test(tc, test_nemo2_tflops_sci);
     tcase_add_test(tc, test_nemo1_tqdm);
     tcase_add_test(tc, test_delta);

@@ -23,6 +23,7 @@
 #endif
 
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/parse/scan.h"
 #include "nemoperf/parse/straggler.h"
 
 #define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2 MiB) */
@@ -1139,21 +1140,26 @@ static enum np_status nccl_dispatch(struct np_nccl *n, const char *ls, const cha
     return NP_OK;
 }
 
-/* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
- * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
 /* The next line of whole lines [*p, e) holding a needle within its first NCCL_LINE_MAX bytes: its start, first
- * needle and end (cut there); *p moves past it.  0 when none is left. */
+ * needle and end (cut there); *p moves past it.  0 when none is left.  marked (the reader threads; else NULL):
+ * set to 0 when the line ends with a '\n' before e, is not cut and holds no mark of the step scanner's
+ * (np_scan_marked: then it holds no needle of the scanner's either), else 1. */
 __attribute__((always_inline)) static inline int nccl_next_line(const char **p, const char *e, const char **ls,
-                                                                const char **hit, const char **lend)
+                                                                const char **hit, const char **lend, int *marked)
 {
     while (*p < e && (*hit = nccl_next(*p, e)) != NULL) {
         const char *s = memrchr(*p, '\n', (size_t)(*hit - *p));
         s = s ? s + 1 : *p;
-        const char *le = memchr(*hit, '\n', (size_t)(e - *hit));
-        if (!le)
+        const char *le = marked ? np_scan_line_end(s, e, marked) : memchr(*hit, '\n', (size_t)(e - *hit));
+        if (!le) {
             le = e;
+            if (marked)
+                *marked = 1;
+        }
         *ls = s;
         *lend = le - s > NCCL_LINE_MAX ? s + NCCL_LINE_MAX : le;
+        if (marked && *lend != le)
+            *marked = 1;
         *p = le + 1;
         if (*hit < *lend)
             return 1;
@@ -1161,10 +1167,12 @@ __attribute__((always_inline)) static inline int nccl_next_line(const char **p, 
     return 0;
 }
 
+/* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
+ * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
 static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
 {
     const char *base = p, *ls, *hit, *lend;
-    while (nccl_next_line(&p, e, &ls, &hit, &lend)) {
+    while (nccl_next_line(&p, e, &ls, &hit, &lend, NULL)) {
         enum np_status st = nccl_dispatch(n, ls, hit, lend, off + (uint64_t)(ls - base));
         if (st != NP_OK)
             return st;
@@ -1240,6 +1248,9 @@ struct nccl_slot {
     enum np_status st;
     struct nccl_rec *rec;
     size_t nrec, caprec;
+    uint32_t *seg;  /* the step scanner's share (np_nccl_defer_scan): [seg[2i], seg[2i+1]) of buf, in order: the
+                       lines read that hold no mark of the scanner's are left out (most of an NCCL trace) */
+    size_t nseg, capseg;
     struct nccl_ops ops;
 };
 
@@ -1269,17 +1280,42 @@ struct nccl_pipe {
     void *scan_ctx;
 };
 
+/* Room in *v (cap elements of size bytes) for element n: doubled from 256 when full; 0 when out of memory. */
+static int nccl_room(void *v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    size_t c = *cap ? *cap * 2 : 256;
+    void *nv = realloc(*(void **)v, c * size);
+    if (!nv)
+        return 0;
+    *(void **)v = nv;
+    *cap = c;
+    return 1;
+}
+
 static enum np_status nccl_slot_push(struct nccl_slot *s, const struct nccl_rec *r)
 {
-    if (s->nrec == s->caprec) {
-        size_t cap = s->caprec ? s->caprec * 2 : 256;
-        struct nccl_rec *nr = realloc(s->rec, cap * sizeof *nr);
-        if (!nr)
-            return NP_E_NOMEM;
-        s->rec = nr;
-        s->caprec = cap;
-    }
+    if (!nccl_room(&s->rec, &s->caprec, s->nrec, sizeof *s->rec))
+        return NP_E_NOMEM;
     s->rec[s->nrec++] = *r;
+    return NP_OK;
+}
+
+/* The scanner's share of slot s goes on with its bytes [from, to) (joined to the share before when they meet). */
+static enum np_status nccl_slot_seg(struct nccl_slot *s, size_t from, size_t to)
+{
+    if (from == to)
+        return NP_OK;
+    if (s->nseg && s->seg[2 * s->nseg - 1] == from) {
+        s->seg[2 * s->nseg - 1] = (uint32_t)to;
+        return NP_OK;
+    }
+    if (!nccl_room(&s->seg, &s->capseg, 2 * s->nseg + 1, sizeof *s->seg))
+        return NP_E_NOMEM;
+    s->seg[2 * s->nseg] = (uint32_t)from;
+    s->seg[2 * s->nseg + 1] = (uint32_t)to;
+    s->nseg++;
     return NP_OK;
 }
 
@@ -1311,7 +1347,7 @@ static enum np_status nccl_slot_line(struct nccl_slot *s, struct nccl_local *l, 
  * them: whole lines up to NCCL_LINE_MAX bytes, an open last line from its first NCCL_LINE_MAX bytes. */
 static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
 {
-    s->nrec = 0;
+    s->nrec = s->nseg = 0;
     s->ops.n = s->ops.last = 0;
     const char *p = s->buf, *e = s->buf + s->len, *avail = e + NCCL_SLOT_PAD, *ls, *hit, *lend, *whole = e;
     if (s->open_end) {
@@ -1319,14 +1355,21 @@ static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
         whole = nl ? nl + 1 : s->buf;
     }
     enum np_status st = NP_OK;
-    while (st == NP_OK && nccl_next_line(&p, whole, &ls, &hit, &lend))
+    size_t from = 0; /* where the scanner's share goes on */
+    int marked;
+    while (st == NP_OK && nccl_next_line(&p, whole, &ls, &hit, &lend, &marked)) {
         st = nccl_slot_line(s, l, ls, hit, lend, avail);
+        if (!marked && st == NP_OK) { /* [ls, lend] and its '\n': nothing for the scanner */
+            st = nccl_slot_seg(s, from, (size_t)(ls - s->buf));
+            from = (size_t)(lend + 1 - s->buf);
+        }
+    }
     if (st == NP_OK && whole < e) {
         lend = e - whole > NCCL_LINE_MAX ? whole + NCCL_LINE_MAX : e;
         if ((hit = nccl_next(whole, lend)) != NULL)
             st = nccl_slot_line(s, l, whole, hit, lend, avail);
     }
-    return st;
+    return st == NP_OK ? nccl_slot_seg(s, from, s->len) : st;
 }
 
 /* Apply slot s's records to the reader (in the slots' order, one thread at a time). */
@@ -1361,8 +1404,8 @@ static int nccl_pipe_work(struct nccl_pipe *pp, struct np_nccl *n, struct nccl_l
         enum np_status st = s->st;
         if (!skip && st == NP_OK)
             st = nccl_slot_apply(n, s);
-        if (!skip && st == NP_OK && pp->scan)
-            pp->scan(pp->scan_ctx, s->buf, s->len, s->base);
+        for (size_t i = 0; !skip && st == NP_OK && pp->scan && i < s->nseg; i++)
+            pp->scan(pp->scan_ctx, s->buf + s->seg[2 * i], s->seg[2 * i + 1] - s->seg[2 * i], s->base + s->seg[2 * i]);
         pthread_mutex_lock(&pp->mu);
         if (st != NP_OK && pp->status == NP_OK)
             pp->status = st;
@@ -1407,8 +1450,10 @@ static void nccl_pipe_free(struct nccl_pipe *pp)
 {
     if (pp->ring)
         munmap(pp->ring, NCCL_RING);
-    for (size_t i = 0; i < NCCL_SLOTS; i++)
+    for (size_t i = 0; i < NCCL_SLOTS; i++) {
         free(pp->slot[i].rec);
+        free(pp->slot[i].seg);
+    }
     for (size_t i = 0; i < NCCL_WORKERS; i++)
         nccl_local_free(&pp->worker[i].loc);
     nccl_local_free(&pp->feeder);

@@ -74,8 +74,9 @@ struct np_scan_opts {
      * them before the sink gets them, and not after. */
     char *(*sink_buf)(void *sink_ctx, size_t *room);
     /* with sink, optional: the scanner offers the sink to scan the bytes itself (scan(scan_ctx, bytes, n, off) with
-     * every byte it is handed, exactly once, in the file's order, from any one thread at a time), so that the
-     * step search runs beside the reading; NP_OK accepts.  The scanner then ends with sink(sink_ctx, NULL, 0),
+     * every byte it is handed, exactly once, in the file's order, from any one thread at a time; whole lines
+     * without a mark, np_scan_marked, may be left out), so that the step search runs beside the reading; NP_OK
+     * accepts.  The scanner then ends with sink(sink_ctx, NULL, 0),
      * which returns once every byte was scanned (the NCCL reader's threads: np_nccl_defer_scan). */
     enum np_status (*sink_defer)(void *sink_ctx, void (*scan)(void *scan_ctx, const char *bytes, size_t n, uint64_t off),
                                  void *scan_ctx);
@@ -95,6 +96,19 @@ struct np_scan_result {
     uint64_t bytes_read;
     uint64_t file_size;
 };
+
+/* The scanner's marks.  Every needle its search looks for (the literals of a step line, a checkpoint message, a
+ * memory report) holds a '_', a '|', a "kp" ("Global Checkpoint ") or a "ps" ("elapsed time per iteration"):
+ * np_scan_needles_marked checks the table.  So a line without any mark holds no needle, and the scanner does
+ * nothing with it: a sink that scans the bytes itself (sink_defer) may leave such whole lines out.
+ * np_scan_marked: 1 when s[0..n) holds a mark. */
+int np_scan_marked(const char *s, size_t n);
+int np_scan_needles_marked(void);
+
+/* memchr(p, '\n', e - p) and, in *marked, whether [p, that '\n') holds a mark (np_scan_marked), one pass for
+ * both.  Without a '\n' before e, *marked tells of [p, e) and may be 1 for a 'k' or 'p' at e[-1] (the byte
+ * after e is read).  Reads up to 32 bytes past e: they must be readable. */
+const char *np_scan_line_end(const char *p, const char *e, int *marked);
 
 /* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
 enum np_status np_scan_init(struct np_error *err);
