@@ -480,11 +480,11 @@ static int each_case(void (*fn)(const char *name, char *buf, size_t len, void *c
 
 /* buf read on the reader's own threads (np_nccl_async) in chunks of chunk bytes; lent: each chunk put where
  * np_nccl_lend says (as the scanner reads a large log, nemoperf-parse --nccl), at most the room it lends. */
-static struct np_nccl *read_async_lent(const char *buf, size_t len, size_t chunk, int lent)
+static struct np_nccl *read_async_lent(const char *buf, size_t len, size_t chunk, int lent, int threads)
 {
     struct np_nccl *n = np_nccl_new();
     ck_assert_ptr_nonnull(n);
-    ck_assert_int_eq(np_nccl_async(n), NP_OK);
+    ck_assert_int_eq(np_nccl_async(n, threads), NP_OK);
     for (size_t off = 0, take; off < len; off += take) {
         size_t room = 0;
         char *to = lent ? np_nccl_lend(n, &room) : NULL;
@@ -504,7 +504,7 @@ static struct np_nccl *read_async_lent(const char *buf, size_t len, size_t chunk
 
 static struct np_nccl *read_async(const char *buf, size_t len, size_t chunk)
 {
-    return read_async_lent(buf, len, chunk, 0);
+    return read_async_lent(buf, len, chunk, 0, 0);
 }
 
 /* Inline, on threads, and on threads reading into lent memory: the same result. */
@@ -512,11 +512,12 @@ static void same_async(const char *what, const char *buf, size_t len, size_t chu
 {
     struct np_nccl *a = read_chunks(buf, len, len ? len : 1);
     char *ta = result_text(a);
-    for (int lent = 0; lent < 2; lent++) {
-        struct np_nccl *b = read_async_lent(buf, len, chunk, lent);
+    for (int run = 0; run < 4; run++) { /* one and two reader threads beside the feeder */
+        int lent = run & 1, threads = 1 + run / 2;
+        struct np_nccl *b = read_async_lent(buf, len, chunk, lent, threads);
         char *tb = result_text(b);
-        ck_assert_msg(strcmp(ta, tb) == 0, "%s (chunk %zu%s): inline %s\nthread %s", what, chunk,
-                      lent ? ", lent" : "", ta, tb);
+        ck_assert_msg(strcmp(ta, tb) == 0, "%s (chunk %zu%s, %d threads): inline %s\nthread %s", what, chunk,
+                      lent ? ", lent" : "", threads, ta, tb);
         free(tb);
         np_nccl_free(b);
     }
@@ -551,7 +552,7 @@ START_TEST(test_async_same)
     same_async("generated", big, len, 3u << 20);
     same_async("generated", big, len, 65537);
     struct np_nccl *n = np_nccl_new();
-    ck_assert_int_eq(np_nccl_async(n), NP_OK);
+    ck_assert_int_eq(np_nccl_async(n, 2), NP_OK);
     ck_assert_int_eq(np_nccl_feed(n, big, len), NP_OK);
     np_nccl_free(n); /* no finish: the thread is told to stop and joined */
     free(big);
@@ -804,36 +805,38 @@ START_TEST(test_deferred_scan)
     for (size_t i = 0; i < a.nsteps; i++) /* the 1 MB line read whole: its fields from all over it */
         if (a.steps[i].iteration == big_it)
             ck_assert(a.steps[i].global_batch_size == 256 && a.steps[i].loss == 9.25 && a.steps[i].step_time_s == 13.5);
-    struct np_nccl *n = np_nccl_new();
-    ck_assert_int_eq(np_nccl_async(n), NP_OK);
-    struct np_scan_opts o = {.all_steps = 1, .read_chunk = 1u << 20, .sink = defer_sink, .sink_buf = defer_lend,
-                             .sink_defer = defer_offer, .sink_ctx = n};
-    ck_assert_int_eq(np_scan_file(path, &o, &b, &e), NP_OK);
-    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
-    ck_assert_uint_eq(a.nsteps, b.nsteps);
-    ck_assert_uint_eq(a.runs, b.runs);
-    ck_assert_uint_eq(a.bytes_read, b.bytes_read);
-    ck_assert_int_eq(b.saw_checkpoint_save, 1);
-    for (size_t i = 0; i < a.nsteps; i++) {
-        ck_assert_int_eq(a.steps[i].iteration, b.steps[i].iteration);
-        ck_assert_uint_eq(a.steps[i].offset, b.steps[i].offset);
-        ck_assert(a.steps[i].step_time_s == b.steps[i].step_time_s);
-        ck_assert(a.steps[i].loss == b.steps[i].loss);
-        ck_assert_int_eq(a.steps[i].global_batch_size, b.steps[i].global_batch_size);
-        ck_assert(a.steps[i].consumed_samples == b.steps[i].consumed_samples);
+    for (int threads = 1; threads <= 2; threads++) { /* reader threads beside the feeder */
+        struct np_nccl *n = np_nccl_new();
+        ck_assert_int_eq(np_nccl_async(n, threads), NP_OK);
+        struct np_scan_opts o = {.all_steps = 1, .read_chunk = 1u << 20, .sink = defer_sink, .sink_buf = defer_lend,
+                                 .sink_defer = defer_offer, .sink_ctx = n};
+        ck_assert_int_eq(np_scan_file(path, &o, &b, &e), NP_OK);
+        ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+        ck_assert_uint_eq(a.nsteps, b.nsteps);
+        ck_assert_uint_eq(a.runs, b.runs);
+        ck_assert_uint_eq(a.bytes_read, b.bytes_read);
+        ck_assert_int_eq(b.saw_checkpoint_save, 1);
+        for (size_t i = 0; i < a.nsteps; i++) {
+            ck_assert_int_eq(a.steps[i].iteration, b.steps[i].iteration);
+            ck_assert_uint_eq(a.steps[i].offset, b.steps[i].offset);
+            ck_assert(a.steps[i].step_time_s == b.steps[i].step_time_s);
+            ck_assert(a.steps[i].loss == b.steps[i].loss);
+            ck_assert_int_eq(a.steps[i].global_batch_size, b.steps[i].global_batch_size);
+            ck_assert(a.steps[i].consumed_samples == b.steps[i].consumed_samples);
+        }
+        size_t len;
+        char *buf = np_test_read_all(path, &len);
+        struct np_nccl *in = read_chunks(buf, len, len);
+        char *ta = result_text(in), *tb = result_text(n);
+        ck_assert_str_eq(ta, tb);
+        free(ta);
+        free(tb);
+        free(buf);
+        np_nccl_free(in);
+        np_nccl_free(n);
+        np_scan_result_free(&b);
     }
-    size_t len;
-    char *buf = np_test_read_all(path, &len);
-    struct np_nccl *in = read_chunks(buf, len, len);
-    char *ta = result_text(in), *tb = result_text(n);
-    ck_assert_str_eq(ta, tb);
-    free(ta);
-    free(tb);
-    free(buf);
-    np_nccl_free(in);
-    np_nccl_free(n);
     np_scan_result_free(&a);
-    np_scan_result_free(&b);
     unlink(path);
 }
 END_TEST

@@ -101,8 +101,8 @@ static enum np_status diagnose_run(struct np_run *r, struct np_diag *g)
     struct np_error err = {0};
     if (!(g->nccl = np_nccl_new()))
         return NP_E_NOMEM;
-    /* a large log: the NCCL reader on a second core while the scanner reads the steps (same result) */
-    if (sb.st_size >= DIAGNOSE_ASYNC_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1 && np_nccl_async(g->nccl) != NP_OK) {
+    /* a large log: the NCCL reader on the other cores while the scanner reads the steps (same result) */
+    if (sb.st_size >= DIAGNOSE_ASYNC_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1 && np_nccl_async(g->nccl, 0) != NP_OK) {
         np_nccl_free(g->nccl);
         g->nccl = NULL;
         return NP_E_NOMEM;

@@ -119,7 +119,7 @@ struct np_nccl {
     int line_cut;
     int finished;
     const char *avail;      /* the end of the buffer the lines being read are in */
-    struct nccl_pipe *pipe; /* np_nccl_async: the reader thread, NULL inline */
+    struct nccl_pipe *pipe; /* np_nccl_async: the reader threads, NULL inline */
 };
 
 /* ---- datatypes ------------------------------------------------------------ */
@@ -1223,11 +1223,15 @@ static enum np_status nccl_feed_inline(struct np_nccl *n, const char *buf, size_
 /* ---- the reader threads --------------------------------------------------------- */
 
 /* np_nccl_async: the feeder (np_nccl_feed's caller) copies the log into a ring of slots that end at a line's
- * end; two threads each take the next slot and read its lines into records (runs of one collective's lines,
- * keyed as nccl_add keys them, and the lines that need the reader's state: init, version, checkpoint and
- * straggler lines); the slots read are applied to the reader in their order, one at a time, by whichever thread
- * finds the next one read (the other goes on reading): nccl_add for a run, nccl_dispatch for a line.  The reader's state changes in the order of the log's lines, as inline; what the
- * threads add on their own (nccl_local) is merged at the end.  The same result as inline, on two cores. */
+ * end (or has it read there: np_nccl_lend); reader threads, one a core but the feeder's (two at most), each take
+ * the next slot and read its lines into records (runs of one collective's lines, keyed as nccl_add keys them, and
+ * the lines that need the reader's state: init, version, checkpoint and straggler lines) and into the step
+ * scanner's share (the bytes but the lines without a mark of the scanner's: np_scan_marked); the slots read are
+ * applied to the reader in their order, one at a time, by whichever thread finds the next one read (the others
+ * go on reading): nccl_add for a run, nccl_dispatch for a line, then the scanner's share.  The feeder does the
+ * same while it waits for a free slot: a thread a core, none asleep while a core is free.  The reader's state
+ * changes in the order of the log's lines, as inline; what the threads add on their own (nccl_local) is merged
+ * at the end.  The same result as inline. */
 #define NCCL_WORKERS 2
 #define NCCL_SLOTS 8
 #define NCCL_SLOT_PAD 64 /* readable bytes past a slot's end: the 64-byte word masks load them */
@@ -1462,7 +1466,7 @@ static void nccl_pipe_free(struct nccl_pipe *pp)
     free(pp);
 }
 
-enum np_status np_nccl_async(struct np_nccl *n)
+enum np_status np_nccl_async(struct np_nccl *n, int threads)
 {
     if (n->pipe || n->finished || n->fed)
         return NP_OK;
@@ -1490,7 +1494,7 @@ enum np_status np_nccl_async(struct np_nccl *n)
         n->gen[1].slot = gens + NCCL_GEN_CAP;
         n->gens_huge = 1;
     }
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN); /* a thread a core, the feeder's included */
+    long ncpu = threads > 0 ? threads + 1 : sysconf(_SC_NPROCESSORS_ONLN); /* a thread a core, the feeder's too */
     size_t want = ncpu - 1 > NCCL_WORKERS ? NCCL_WORKERS : ncpu > 2 ? (size_t)ncpu - 1 : 1;
     for (size_t i = 0; i < want; i++) {
         pp->worker[i].n = n;

@@ -63,11 +63,13 @@ void np_nccl_free(struct np_nccl *n);
 /* The next len bytes of the log. */
 enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
 
-/* Before the first np_nccl_feed: read on two threads of its own from now on (np_nccl_feed puts the bytes
- * into a ring of 8 x 1 MiB slots cut at line ends, or takes them where np_nccl_lend lent, and returns; the threads read slots side by side and apply
- * them to the reader in the log's order; np_nccl_finish waits for them).  The result is the same as inline.
+/* Before the first np_nccl_feed: read on threads of its own from now on (np_nccl_feed puts the bytes into a ring
+ * of 8 x 1 MiB slots cut at line ends, or takes them where np_nccl_lend lent, and returns; the threads read slots
+ * side by side and apply them to the reader in the log's order, and the feeder reads and applies slots too while
+ * it waits for a free one; np_nccl_finish waits for them).  threads: the reader threads besides the feeder, 1 or
+ * 2; 0: a core each, the feeder's aside (1 on two cores, 2 from three).  The result is the same as inline.
  * NP_OK also when no thread could be started (then the reader stays inline). */
-enum np_status np_nccl_async(struct np_nccl *n);
+enum np_status np_nccl_async(struct np_nccl *n, int threads);
 
 /* On threads (np_nccl_async): where the log's next bytes may be read, *room bytes (the ring's slot being
  * filled), so that the np_nccl_feed of those bytes, there, copies nothing; NULL inline (feed then copies what
