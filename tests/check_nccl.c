@@ -512,15 +512,18 @@ static void same_async(const char *what, const char *buf, size_t len, size_t chu
 {
     struct np_nccl *a = read_chunks(buf, len, len ? len : 1);
     char *ta = result_text(a);
-    for (int run = 0; run < 4; run++) { /* one and two reader threads beside the feeder */
-        int lent = run & 1, threads = 1 + run / 2;
+    int avx2 = np_nccl_avx2(-1) == 1;
+    for (int run = 0; run < 4 + avx2; run++) { /* one and two reader threads beside the feeder; SSE2 framing */
+        int lent = run & 1, threads = 1 + (run / 2) % 2;
+        np_nccl_avx2(run < 4);
         struct np_nccl *b = read_async_lent(buf, len, chunk, lent, threads);
         char *tb = result_text(b);
-        ck_assert_msg(strcmp(ta, tb) == 0, "%s (chunk %zu%s, %d threads): inline %s\nthread %s", what, chunk,
-                      lent ? ", lent" : "", threads, ta, tb);
+        ck_assert_msg(strcmp(ta, tb) == 0, "%s (chunk %zu%s, %d threads%s): inline %s\nthread %s", what, chunk,
+                      lent ? ", lent" : "", threads, run < 4 && avx2 ? ", AVX2" : "", ta, tb);
         free(tb);
         np_nccl_free(b);
     }
+    np_nccl_avx2(1);
     free(ta);
     np_nccl_free(a);
 }
@@ -805,7 +808,9 @@ START_TEST(test_deferred_scan)
     for (size_t i = 0; i < a.nsteps; i++) /* the 1 MB line read whole: its fields from all over it */
         if (a.steps[i].iteration == big_it)
             ck_assert(a.steps[i].global_batch_size == 256 && a.steps[i].loss == 9.25 && a.steps[i].step_time_s == 13.5);
-    for (int threads = 1; threads <= 2; threads++) { /* reader threads beside the feeder */
+    for (int run = 0; run < 3; run++) { /* one and two reader threads beside the feeder; SSE2 framing */
+        int threads = run == 1 ? 2 : 1;
+        np_nccl_avx2(run < 2);
         struct np_nccl *n = np_nccl_new();
         ck_assert_int_eq(np_nccl_async(n, threads), NP_OK);
         struct np_scan_opts o = {.all_steps = 1, .read_chunk = 1u << 20, .sink = defer_sink, .sink_buf = defer_lend,
@@ -836,7 +841,54 @@ START_TEST(test_deferred_scan)
         np_nccl_free(n);
         np_scan_result_free(&b);
     }
+    np_nccl_avx2(1);
     np_scan_result_free(&a);
+    unlink(path);
+}
+END_TEST
+
+/* A needle of the step scanner's at every place of a line's last 32 bytes (the framing's last step) and
+ * further up: the reader hands the line to the scanner each time (one log a place: the checkpoint message is
+ * seen or not), with both framings and one and two threads.  Stand-in: generated collective lines ending in
+ * NeMo's checkpoint message (no real log puts one there). */
+START_TEST(test_deferred_marks_at_end)
+{
+    char path[] = "/tmp/np-check-marks.XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (int pad = 0; pad < 40; pad++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        for (int k = 0; k < 200; k++) /* lines without a mark around it */
+            fprintf(f, "node0:1:2 [0] NCCL INFO AllReduce: opCount %x sendbuff 0x7f recvbuff 0x7f count 8 datatype 7 "
+                       "op 0 root 0 comm 0x1 [nranks=8] stream 0x9\n", k);
+        fprintf(f, "node0:1:2 [0] NCCL INFO AllReduce: opCount 999 sendbuff 0x7f recvbuff 0x7f count 8 datatype 7 op 0 "
+                   "root 0 comm 0x%0*d [nranks=8] stream 0x9 Global Checkpoint Save\n", pad + 1, 7);
+        for (int k = 0; k < 200; k++)
+            fprintf(f, "node1:1:2 [1] NCCL INFO AllReduce: opCount %x sendbuff 0x7f recvbuff 0x7f count 8 datatype 7 "
+                       "op 0 root 0 comm 0x2 [nranks=8] stream 0x9\n", k);
+        ck_assert_int_eq(fclose(f), 0);
+        struct np_scan_opts plain = {.all_steps = 1};
+        struct np_scan_result a, b;
+        ck_assert_int_eq(np_scan_file(path, &plain, &a, NULL), NP_OK);
+        ck_assert_int_eq(a.saw_checkpoint_save, 1);
+        for (int run = 0; run < 3; run++) {
+            np_nccl_avx2(run < 2);
+            struct np_nccl *n = np_nccl_new();
+            ck_assert_int_eq(np_nccl_async(n, run == 1 ? 2 : 1), NP_OK);
+            struct np_scan_opts o = {.all_steps = 1, .sink = defer_sink, .sink_buf = defer_lend,
+                                     .sink_defer = defer_offer, .sink_ctx = n};
+            ck_assert_int_eq(np_scan_file(path, &o, &b, NULL), NP_OK);
+            ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+            ck_assert_msg(b.saw_checkpoint_save == 1, "pad %d, run %d: the message not seen", pad, run);
+            ck_assert_uint_eq(np_nccl_trace_lines(n), 401);
+            np_nccl_free(n);
+            np_scan_result_free(&b);
+        }
+        np_nccl_avx2(1);
+        np_scan_result_free(&a);
+    }
     unlink(path);
 }
 END_TEST
@@ -955,6 +1007,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_async_mixed);
     tcase_add_test(tc, test_async_slot_ends);
     tcase_add_test(tc, test_deferred_scan);
+    tcase_add_test(tc, test_deferred_marks_at_end);
     tcase_add_test(tc, test_layout_variants);
     tcase_add_test(tc, test_many_ranks);
     tcase_add_test(tc, test_sets_grow);

@@ -20,6 +20,10 @@
 #include <unistd.h>
 #if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
 #include <emmintrin.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define NCCL_HAVE_AVX2 1
+#endif
 #endif
 
 #include "nemoperf/parse/nccl.h"
@@ -777,6 +781,25 @@ static const char *nccl_trace_head(struct nccl_words *w, const char *q, const ch
     return q + 1;
 }
 
+/* 1 when [q, end) is " stream " and a word without a space, under 40 bytes (NCCL's usual tail after
+ * "[nranks=N]"): one 32-byte compare, not the key-value loop (a third of the reading of such a line).  Needs 48
+ * bytes readable from q (avail). */
+__attribute__((always_inline)) static inline int nccl_stream_tail(const char *q, const char *end, const char *avail)
+{
+    if (end - q > 40 || avail - q < 48 || !NCCL_LIT(q, end, " stream "))
+        return 0;
+#if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
+    const __m128i sp = _mm_set1_epi8(' ');
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + 8)), sp)) |
+                 (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + 24)), sp))
+                     << 16;
+    size_t n = (size_t)(end - q - 8); /* <= 32 */
+    return (n == 32 ? m : m & ((1u << n) - 1)) == 0;
+#else
+    return memchr(q + 8, ' ', (size_t)(end - q - 8)) == NULL;
+#endif
+}
+
 /* The bytes of a collective's name: A-Z a-z 0-9 _ */
 static const unsigned char nccl_ident[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
@@ -829,6 +852,8 @@ static int nccl_trace_read(const char *p, const char *end, const char *avail, st
         q = head;
         w = hw;
         have_count = have_dt = have_nr = 1;
+        if (nccl_stream_tail(q, end, w.avail))
+            q = end; /* " stream S" and no more: nothing the loop would read */
     }
     while (q < end) { /* "key value" pairs, and "[nranks=N]" */
         while (q < end && *q == ' ')
@@ -1167,6 +1192,112 @@ __attribute__((always_inline)) static inline int nccl_next_line(const char **p, 
     return 0;
 }
 
+#ifdef NCCL_HAVE_AVX2
+static int nccl_use_avx2 = -1; /* the reader threads may frame lines with AVX2: -1 unknown yet, 0 no, 1 yes */
+static pthread_once_t nccl_cpu_once = PTHREAD_ONCE_INIT;
+static void nccl_cpu_init(void)
+{
+    if (nccl_use_avx2 < 0)
+        nccl_use_avx2 = __builtin_cpu_supports("avx2") != 0;
+}
+
+/* The line from p (its start, < e): its '\n' (NULL: none before e), in *hit its first needle before that (NULL:
+ * none) and in *marked whether it holds a mark of the step scanner's (np_scan_line_end's answer): nccl_next's
+ * tests, the '\n's and the marks in one pass of 32 positions a step, the needles' only until the first is
+ * found (nccl_next, memrchr and np_scan_line_end read the line's start twice and its rest once more).  Reads up
+ * to 44 bytes past e. */
+__attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p, const char *e, const char **hit,
+                                                                  int *marked)
+{
+    const __m256i c_C = _mm256_set1_epi8('C'), c_L = _mm256_set1_epi8('L'), c_G = _mm256_set1_epi8('G'),
+                  c_k = _mm256_set1_epi8('k'), c_sl = _mm256_set1_epi8('/'), c_co = _mm256_set1_epi8(':'),
+                  c_E = _mm256_set1_epi8('E'), c_pa = _mm256_set1_epi8('('), c_R = _mm256_set1_epi8('R'),
+                  c_eq = _mm256_set1_epi8('='), c_p = _mm256_set1_epi8('p'), c_o = _mm256_set1_epi8('o'),
+                  c_S = _mm256_set1_epi8('S'), c_nl = _mm256_set1_epi8('\n'), c_us = _mm256_set1_epi8('_'),
+                  c_bar = _mm256_set1_epi8('|'), c_s = _mm256_set1_epi8('s');
+    const char *h = NULL;
+    int mk = 0;
+    for (const char *q = p; q < e; q += 32) {
+        __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
+        __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
+        unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, c_nl));
+        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_us), _mm256_cmpeq_epi8(v0, c_bar));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_k), _mm256_cmpeq_epi8(v1, c_p)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_p), _mm256_cmpeq_epi8(v1, c_s)));
+        unsigned mm = (unsigned)_mm256_movemask_epi8(m);
+        unsigned in = e - q < 32 ? (1u << (e - q)) - 1 : ~0u; /* the positions before e */
+        nl &= in;
+        unsigned before = nl ? (1u << __builtin_ctz(nl)) - 1 : in; /* ... and before the line's end */
+        if (!h) { /* nccl_next's pairs */
+            __m256i v2 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 2));
+            __m256i v4 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 4));
+            __m256i v11 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 11));
+            __m256i c = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, c_C), _mm256_cmpeq_epi8(v2, c_L)),
+                                        _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
+            __m256i s4 = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, c_sl), _mm256_cmpeq_epi8(v4, c_co)),
+                                         _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_E), _mm256_cmpeq_epi8(v4, c_pa)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_R), _mm256_cmpeq_epi8(v4, c_eq)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_p), _mm256_cmpeq_epi8(v4, c_o)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_S), _mm256_cmpeq_epi8(v4, c_G)));
+            for (unsigned cm = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(c, s4)) & before; cm; cm &= cm - 1)
+                if (nccl_needle_at(q + __builtin_ctz(cm), e)) {
+                    h = q + __builtin_ctz(cm);
+                    break;
+                }
+        }
+        if (nl) {
+            *marked = mk || (mm & before) != 0;
+            *hit = h;
+            return q + __builtin_ctz(nl);
+        }
+        mk |= (mm & in) != 0;
+    }
+    *marked = mk;
+    *hit = h;
+    return NULL;
+}
+#endif
+
+int np_nccl_avx2(int on)
+{
+#ifdef NCCL_HAVE_AVX2
+    pthread_once(&nccl_cpu_once, nccl_cpu_init);
+    if (on >= 0)
+        nccl_use_avx2 = on && __builtin_cpu_supports("avx2") != 0;
+    return nccl_use_avx2;
+#else
+    (void)on;
+    return 0;
+#endif
+}
+
+/* nccl_next_line with marked, on the reader threads: the same lines, framed by nccl_line_avx2 where the CPU has
+ * AVX2. */
+static int nccl_next_line_marked(const char **p, const char *e, const char **ls, const char **hit, const char **lend,
+                                 int *marked)
+{
+#ifdef NCCL_HAVE_AVX2
+    if (nccl_use_avx2) {
+        while (*p < e) {
+            const char *le = nccl_line_avx2(*p, e, hit, marked);
+            if (!le) {
+                le = e;
+                *marked = 1;
+            }
+            *ls = *p;
+            *lend = le - *ls > NCCL_LINE_MAX ? *ls + NCCL_LINE_MAX : le;
+            if (*lend != le)
+                *marked = 1;
+            *p = le + 1;
+            if (*hit && *hit < *lend)
+                return 1;
+        }
+        return 0;
+    }
+#endif
+    return nccl_next_line(p, e, ls, hit, lend, marked);
+}
+
 /* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
  * from the first needle on (no needle starts before it in its line), up to NCCL_LINE_MAX bytes. */
 static enum np_status nccl_lines(struct np_nccl *n, const char *p, const char *e, uint64_t off)
@@ -1361,7 +1492,7 @@ static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
     enum np_status st = NP_OK;
     size_t from = 0; /* where the scanner's share goes on */
     int marked;
-    while (st == NP_OK && nccl_next_line(&p, whole, &ls, &hit, &lend, &marked)) {
+    while (st == NP_OK && nccl_next_line_marked(&p, whole, &ls, &hit, &lend, &marked)) {
         st = nccl_slot_line(s, l, ls, hit, lend, avail);
         if (!marked && st == NP_OK) { /* [ls, lend] and its '\n': nothing for the scanner */
             st = nccl_slot_seg(s, from, (size_t)(ls - s->buf));
@@ -1487,6 +1618,9 @@ enum np_status np_nccl_async(struct np_nccl *n, int threads)
     }
     n->pipe = pp;
     pp->n = n;
+#ifdef NCCL_HAVE_AVX2
+    pthread_once(&nccl_cpu_once, nccl_cpu_init);
+#endif
     struct nccl_key *gens = nccl_huge_alloc(NCCL_GENS); /* a large log fills both generations: huge pages too */
     if (gens) {
         free(n->gens);

@@ -1452,6 +1452,18 @@ int np_scan_marked(const char *s, size_t n)
     return 0;
 }
 
+int np_scan_avx2(int on)
+{
+    pthread_once(&scan_once, scan_init_once);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SCAN_NO_AVX2)
+    if (on >= 0)
+        scan_use_avx2 = on && __builtin_cpu_supports("avx2") != 0;
+#else
+    (void)on;
+#endif
+    return scan_use_avx2 != 0;
+}
+
 int np_scan_needles_marked(void)
 {
     for (size_t k = 0; k < SCAN_NNEEDLE; k++)

@@ -71,6 +71,11 @@ enum np_status np_nccl_feed(struct np_nccl *n, const char *buf, size_t len);
  * NP_OK also when no thread could be started (then the reader stays inline). */
 enum np_status np_nccl_async(struct np_nccl *n, int threads);
 
+/* Whether the reader threads frame lines with AVX2 (where the CPU has it; else as on any x86-64, with SSE2): on
+ * 0 turns it off for the readers started after, 1 back on where the CPU has it, -1 only asks.  For tests (both
+ * framings give the same result: check_nccl reads its cases both ways). */
+int np_nccl_avx2(int on);
+
 /* On threads (np_nccl_async): where the log's next bytes may be read, *room bytes (the ring's slot being
  * filled), so that the np_nccl_feed of those bytes, there, copies nothing; NULL inline (feed then copies what
  * it needs).  The memory is the reader's again at the next np_nccl_feed. */

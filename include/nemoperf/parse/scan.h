@@ -110,6 +110,10 @@ int np_scan_needles_marked(void);
  * after e is read).  Reads up to 32 bytes past e: they must be readable. */
 const char *np_scan_line_end(const char *p, const char *e, int *marked);
 
+/* Whether the scanner's searches use AVX2 (where the CPU has it; else SSE2, as on any x86-64): 0 turns it off
+ * for the scans started after, 1 back on where the CPU has it, -1 only asks.  For tests (both give the same). */
+int np_scan_avx2(int on);
+
 /* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
 enum np_status np_scan_init(struct np_error *err);
 
