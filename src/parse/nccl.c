@@ -1090,7 +1090,7 @@ static enum np_status nccl_line_ccl(struct np_nccl *n, const char *s, const char
 
 /* 1 when a needle starts at q (q < end): "CCL " (NCCL/RCCL lines), "Global Checkpoint ", or a straggler
  * detector's (straggler.h). */
-static int nccl_needle_at(const char *q, const char *end)
+__attribute__((always_inline)) static inline int nccl_needle_at(const char *q, const char *end)
 {
     switch (*q) {
     case 'C': return nccl_starts(q, end, "CCL ");
@@ -1277,7 +1277,7 @@ static int nccl_next_line_marked(const char **p, const char *e, const char **ls,
                                  int *marked)
 {
 #ifdef NCCL_HAVE_AVX2
-    if (nccl_use_avx2) {
+    if (nccl_use_avx2 == 1) {
         while (*p < e) {
             const char *le = nccl_line_avx2(*p, e, hit, marked);
             if (!le) {
