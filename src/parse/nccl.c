@@ -790,9 +790,10 @@ __attribute__((always_inline)) static inline int nccl_stream_tail(const char *q,
         return 0;
 #if defined(__SSE2__) && !defined(NCCL_NO_SIMD)
     const __m128i sp = _mm_set1_epi8(' ');
-    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + 8)), sp)) |
-                 (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + 24)), sp))
-                     << 16;
+    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(q + 8));
+    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(q + 24));
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, sp)) |
+                 (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, sp)) << 16;
     size_t n = (size_t)(end - q - 8); /* <= 32 */
     return (n == 32 ? m : m & ((1u << n) - 1)) == 0;
 #else
@@ -1213,17 +1214,19 @@ __attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p,
                   c_k = _mm256_set1_epi8('k'), c_sl = _mm256_set1_epi8('/'), c_co = _mm256_set1_epi8(':'),
                   c_E = _mm256_set1_epi8('E'), c_pa = _mm256_set1_epi8('('), c_R = _mm256_set1_epi8('R'),
                   c_eq = _mm256_set1_epi8('='), c_p = _mm256_set1_epi8('p'), c_o = _mm256_set1_epi8('o'),
-                  c_S = _mm256_set1_epi8('S'), c_nl = _mm256_set1_epi8('\n'), c_us = _mm256_set1_epi8('_'),
-                  c_bar = _mm256_set1_epi8('|'), c_s = _mm256_set1_epi8('s');
+                  c_S = _mm256_set1_epi8('S'), c_nl = _mm256_set1_epi8('\n'), c_ma = _mm256_set1_epi8(NP_SCAN_MARK_A),
+                  c_mb = _mm256_set1_epi8(NP_SCAN_MARK_B), c_a0 = _mm256_set1_epi8(NP_SCAN_PAIR_A0),
+                  c_a1 = _mm256_set1_epi8(NP_SCAN_PAIR_A1), c_b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0),
+                  c_b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
     const char *h = NULL;
     int mk = 0;
     for (const char *q = p; q < e; q += 32) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
         unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, c_nl));
-        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_us), _mm256_cmpeq_epi8(v0, c_bar));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_k), _mm256_cmpeq_epi8(v1, c_p)));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_p), _mm256_cmpeq_epi8(v1, c_s)));
+        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_ma), _mm256_cmpeq_epi8(v0, c_mb)); /* scan.h's marks */
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_a0), _mm256_cmpeq_epi8(v1, c_a1)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_b0), _mm256_cmpeq_epi8(v1, c_b1)));
         unsigned mm = (unsigned)_mm256_movemask_epi8(m);
         unsigned in = e - q < 32 ? (1u << (e - q)) - 1 : ~0u; /* the positions before e */
         nl &= in;

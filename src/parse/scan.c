@@ -1441,7 +1441,8 @@ static unsigned scan_needles_in(const char *s, size_t n)
 static inline int scan_mark_at(const char *s, size_t i, size_t n)
 {
     char c = s[i], d = i + 1 < n ? s[i + 1] : '\0';
-    return c == '_' || c == '|' || (c == 'k' && d == 'p') || (c == 'p' && d == 's');
+    return c == NP_SCAN_MARK_A || c == NP_SCAN_MARK_B || (c == NP_SCAN_PAIR_A0 && d == NP_SCAN_PAIR_A1) ||
+           (c == NP_SCAN_PAIR_B0 && d == NP_SCAN_PAIR_B1);
 }
 
 int np_scan_marked(const char *s, size_t n)
@@ -1476,16 +1477,18 @@ int np_scan_needles_marked(void)
 /* np_scan_line_end 32 positions a step: the '\n's, and the marks (a byte, or a byte and the next: a load at +1) */
 __attribute__((target("avx2"))) static const char *scan_line_end_avx2(const char *p, const char *e, int *marked)
 {
-    const __m256i c_nl = _mm256_set1_epi8('\n'), c_us = _mm256_set1_epi8('_'), c_bar = _mm256_set1_epi8('|'),
-                  c_k = _mm256_set1_epi8('k'), c_p = _mm256_set1_epi8('p'), c_s = _mm256_set1_epi8('s');
+    const __m256i c_nl = _mm256_set1_epi8('\n'), c_a = _mm256_set1_epi8(NP_SCAN_MARK_A),
+                  c_b = _mm256_set1_epi8(NP_SCAN_MARK_B), c_a0 = _mm256_set1_epi8(NP_SCAN_PAIR_A0),
+                  c_a1 = _mm256_set1_epi8(NP_SCAN_PAIR_A1), c_b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0),
+                  c_b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
     int mk = 0;
     for (; p < e; p += 32) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 1));
         unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, c_nl));
-        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_us), _mm256_cmpeq_epi8(v0, c_bar));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_k), _mm256_cmpeq_epi8(v1, c_p)));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_p), _mm256_cmpeq_epi8(v1, c_s)));
+        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_a), _mm256_cmpeq_epi8(v0, c_b));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_a0), _mm256_cmpeq_epi8(v1, c_a1)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_b0), _mm256_cmpeq_epi8(v1, c_b1)));
         unsigned mm = (unsigned)_mm256_movemask_epi8(m);
         if (e - p < 32) { /* the bytes past e: neither */
             unsigned lim = (1u << (e - p)) - 1;
@@ -1510,40 +1513,13 @@ const char *np_scan_line_end(const char *p, const char *e, int *marked)
     if (scan_use_avx2)
         return scan_line_end_avx2(p, e, marked);
 #endif
-    int mk = 0;
-#if defined(__SSE2__) && !defined(SCAN_NO_SIMD)
-    const __m128i c_nl = _mm_set1_epi8('\n'), c_us = _mm_set1_epi8('_'), c_bar = _mm_set1_epi8('|'),
-                  c_k = _mm_set1_epi8('k'), c_p = _mm_set1_epi8('p'), c_s = _mm_set1_epi8('s');
-    for (; p < e; p += 16) {
-        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-        unsigned nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, c_nl));
-        __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v0, c_us), _mm_cmpeq_epi8(v0, c_bar));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_k), _mm_cmpeq_epi8(v1, c_p)));
-        m = _mm_or_si128(m, _mm_and_si128(_mm_cmpeq_epi8(v0, c_p), _mm_cmpeq_epi8(v1, c_s)));
-        unsigned mm = (unsigned)_mm_movemask_epi8(m);
-        if (e - p < 16) {
-            unsigned lim = (1u << (e - p)) - 1;
-            nl &= lim;
-            mm &= lim;
-        }
-        if (nl) {
-            unsigned at = (unsigned)__builtin_ctz(nl);
-            *marked = mk || (mm & ((1u << at) - 1)) != 0;
-            return p + at;
-        }
-        mk |= mm != 0;
-    }
-    *marked = mk;
-    return NULL;
-#else
+    int mk = 0; /* without AVX2 (x86-64 CPUs before 2013, other CPUs): memchr, then the marks a byte at a time */
     const char *nl = memchr(p, '\n', (size_t)(e - p));
     const char *le = nl ? nl : e;
     for (const char *q = p; q < le && !mk; q++) /* the byte after the line may pair too, as above */
         mk = scan_mark_at(q, 0, 2);
     *marked = mk;
     return nl;
-#endif
 }
 
 /* Copy s without ANSI escapes (CSI "ESC [ params inter final", two-byte ESC x). */

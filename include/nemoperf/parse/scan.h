@@ -104,9 +104,15 @@ struct np_scan_result {
  * np_scan_marked: 1 when s[0..n) holds a mark. */
 int np_scan_marked(const char *s, size_t n);
 int np_scan_needles_marked(void);
+#define NP_SCAN_MARK_A '_'  /* the marks, for SIMD searches of them (np_scan_line_end, the NCCL reader's framing) */
+#define NP_SCAN_MARK_B '|'
+#define NP_SCAN_PAIR_A0 'k' /* "kp" */
+#define NP_SCAN_PAIR_A1 'p'
+#define NP_SCAN_PAIR_B0 'p' /* "ps" */
+#define NP_SCAN_PAIR_B1 's'
 
-/* memchr(p, '\n', e - p) and, in *marked, whether [p, that '\n') holds a mark (np_scan_marked), one pass for
- * both.  Without a '\n' before e, *marked tells of [p, e) and may be 1 for a 'k' or 'p' at e[-1] (the byte
+/* memchr(p, '\n', e - p) and, in *marked, whether [p, that '\n') holds a mark (np_scan_marked), one AVX2 pass for
+ * both (without AVX2: memchr, then the marks).  Without a '\n' before e, *marked tells of [p, e) and may be 1 for a 'k' or 'p' at e[-1] (the byte
  * after e is read).  Reads up to 32 bytes past e: they must be readable. */
 const char *np_scan_line_end(const char *p, const char *e, int *marked);
 
