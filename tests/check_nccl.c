@@ -724,6 +724,24 @@ static enum np_status defer_offer(void *ctx, void (*scan)(void *, const char *, 
     return np_nccl_defer_scan(ctx, scan, scan_ctx);
 }
 
+/* path scanned as nemoperf-parse --nccl reads a large log: the NCCL reader on threads doing the step scanner's
+ * search too (np_nccl_defer_scan); run 0: one reader thread beside the feeder, 1: two, 2: one with the SSE2
+ * framing.  The reader, finished; the steps in *b. */
+static struct np_nccl *defer_scan(const char *path, int run, size_t chunk, struct np_scan_result *b)
+{
+    np_nccl_avx2(run < 2);
+    struct np_nccl *n = np_nccl_new();
+    ck_assert_ptr_nonnull(n);
+    ck_assert_int_eq(np_nccl_async(n, run == 1 ? 2 : 1), NP_OK);
+    struct np_scan_opts o = {.all_steps = 1, .read_chunk = chunk, .sink = defer_sink, .sink_buf = defer_lend,
+                             .sink_defer = defer_offer, .sink_ctx = n};
+    struct np_error e = {0};
+    ck_assert_msg(np_scan_file(path, &o, b, &e) == NP_OK, "%s", e.text);
+    ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    np_nccl_avx2(1); /* the framing is chosen when a slot is read: back to the CPU's for the next reader */
+    return n;
+}
+
 static int has_iteration(const struct np_scan_result *r, int it)
 {
     for (size_t i = 0; i < r->nsteps; i++)
@@ -808,15 +826,8 @@ START_TEST(test_deferred_scan)
     for (size_t i = 0; i < a.nsteps; i++) /* the 1 MB line read whole: its fields from all over it */
         if (a.steps[i].iteration == big_it)
             ck_assert(a.steps[i].global_batch_size == 256 && a.steps[i].loss == 9.25 && a.steps[i].step_time_s == 13.5);
-    for (int run = 0; run < 3; run++) { /* one and two reader threads beside the feeder; SSE2 framing */
-        int threads = run == 1 ? 2 : 1;
-        np_nccl_avx2(run < 2);
-        struct np_nccl *n = np_nccl_new();
-        ck_assert_int_eq(np_nccl_async(n, threads), NP_OK);
-        struct np_scan_opts o = {.all_steps = 1, .read_chunk = 1u << 20, .sink = defer_sink, .sink_buf = defer_lend,
-                                 .sink_defer = defer_offer, .sink_ctx = n};
-        ck_assert_int_eq(np_scan_file(path, &o, &b, &e), NP_OK);
-        ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+    for (int run = 0; run < 3; run++) {
+        struct np_nccl *n = defer_scan(path, run, 1u << 20, &b);
         ck_assert_uint_eq(a.nsteps, b.nsteps);
         ck_assert_uint_eq(a.runs, b.runs);
         ck_assert_uint_eq(a.bytes_read, b.bytes_read);
@@ -841,7 +852,6 @@ START_TEST(test_deferred_scan)
         np_nccl_free(n);
         np_scan_result_free(&b);
     }
-    np_nccl_avx2(1);
     np_scan_result_free(&a);
     unlink(path);
 }
@@ -874,19 +884,12 @@ START_TEST(test_deferred_marks_at_end)
         ck_assert_int_eq(np_scan_file(path, &plain, &a, NULL), NP_OK);
         ck_assert_int_eq(a.saw_checkpoint_save, 1);
         for (int run = 0; run < 3; run++) {
-            np_nccl_avx2(run < 2);
-            struct np_nccl *n = np_nccl_new();
-            ck_assert_int_eq(np_nccl_async(n, run == 1 ? 2 : 1), NP_OK);
-            struct np_scan_opts o = {.all_steps = 1, .sink = defer_sink, .sink_buf = defer_lend,
-                                     .sink_defer = defer_offer, .sink_ctx = n};
-            ck_assert_int_eq(np_scan_file(path, &o, &b, NULL), NP_OK);
-            ck_assert_int_eq(np_nccl_finish(n), NP_OK);
+            struct np_nccl *n = defer_scan(path, run, 0, &b);
             ck_assert_msg(b.saw_checkpoint_save == 1, "pad %d, run %d: the message not seen", pad, run);
             ck_assert_uint_eq(np_nccl_trace_lines(n), 401);
             np_nccl_free(n);
             np_scan_result_free(&b);
         }
-        np_nccl_avx2(1);
         np_scan_result_free(&a);
     }
     unlink(path);

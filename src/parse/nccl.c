@@ -1166,6 +1166,25 @@ static enum np_status nccl_dispatch(struct np_nccl *n, const char *ls, const cha
     return NP_OK;
 }
 
+/* The line [s, le) of [*p, e) (le NULL: none before e, the line ends at e) as the reader takes it: from s, cut at
+ * NCCL_LINE_MAX bytes (*lend); *p moves past its '\n'; marked (or NULL) set to 1 when the line has no '\n' or is
+ * cut (the scanner reads such a line whatever it holds). */
+__attribute__((always_inline)) static inline void nccl_line_take(const char **p, const char *e, const char *s,
+                                                                 const char *le, const char **ls, const char **lend,
+                                                                 int *marked)
+{
+    if (!le) {
+        le = e;
+        if (marked)
+            *marked = 1;
+    }
+    *ls = s;
+    *lend = le - s > NCCL_LINE_MAX ? s + NCCL_LINE_MAX : le;
+    if (marked && *lend != le)
+        *marked = 1;
+    *p = le + 1;
+}
+
 /* The next line of whole lines [*p, e) holding a needle within its first NCCL_LINE_MAX bytes: its start, first
  * needle and end (cut there); *p moves past it.  0 when none is left.  marked (the reader threads; else NULL):
  * set to 0 when the line ends with a '\n' before e, is not cut and holds no mark of the step scanner's
@@ -1177,16 +1196,7 @@ __attribute__((always_inline)) static inline int nccl_next_line(const char **p, 
         const char *s = memrchr(*p, '\n', (size_t)(*hit - *p));
         s = s ? s + 1 : *p;
         const char *le = marked ? np_scan_line_end(s, e, marked) : memchr(*hit, '\n', (size_t)(e - *hit));
-        if (!le) {
-            le = e;
-            if (marked)
-                *marked = 1;
-        }
-        *ls = s;
-        *lend = le - s > NCCL_LINE_MAX ? s + NCCL_LINE_MAX : le;
-        if (marked && *lend != le)
-            *marked = 1;
-        *p = le + 1;
+        nccl_line_take(p, e, s, le, ls, lend, marked);
         if (*hit < *lend)
             return 1;
     }
@@ -1194,13 +1204,9 @@ __attribute__((always_inline)) static inline int nccl_next_line(const char **p, 
 }
 
 #ifdef NCCL_HAVE_AVX2
-static int nccl_use_avx2 = -1; /* the reader threads may frame lines with AVX2: -1 unknown yet, 0 no, 1 yes */
+static int nccl_use_avx2; /* the reader threads frame lines with AVX2: set once (nccl_cpu_init), or by np_nccl_avx2 */
 static pthread_once_t nccl_cpu_once = PTHREAD_ONCE_INIT;
-static void nccl_cpu_init(void)
-{
-    if (nccl_use_avx2 < 0)
-        nccl_use_avx2 = __builtin_cpu_supports("avx2") != 0;
-}
+static void nccl_cpu_init(void) { nccl_use_avx2 = __builtin_cpu_supports("avx2") != 0; }
 
 /* The line from p (its start, < e): its '\n' (NULL: none before e), in *hit its first needle before that (NULL:
  * none) and in *marked whether it holds a mark of the step scanner's (np_scan_line_end's answer): nccl_next's
@@ -1280,18 +1286,9 @@ static int nccl_next_line_marked(const char **p, const char *e, const char **ls,
                                  int *marked)
 {
 #ifdef NCCL_HAVE_AVX2
-    if (nccl_use_avx2 == 1) {
+    if (nccl_use_avx2) {
         while (*p < e) {
-            const char *le = nccl_line_avx2(*p, e, hit, marked);
-            if (!le) {
-                le = e;
-                *marked = 1;
-            }
-            *ls = *p;
-            *lend = le - *ls > NCCL_LINE_MAX ? *ls + NCCL_LINE_MAX : le;
-            if (*lend != le)
-                *marked = 1;
-            *p = le + 1;
+            nccl_line_take(p, e, *p, nccl_line_avx2(*p, e, hit, marked), ls, lend, marked);
             if (*hit && *hit < *lend)
                 return 1;
         }
@@ -1393,7 +1390,7 @@ struct nccl_slot {
 };
 
 struct nccl_worker {
-    struct np_nccl *n;
+    struct nccl_pipe *pp;
     pthread_t thread;
     struct nccl_local loc;
 };
@@ -1412,8 +1409,9 @@ struct nccl_pipe {
     int closing, abandon;
     enum np_status status;        /* the threads' first error */
     int skipping;                 /* the feeder drops the rest of a line cut at NCCL_LINE_MAX */
-    /* np_nccl_defer_scan: every byte of the log handed to scan in the log's order, a slot's when it is applied,
-     * the rest of a cut line by the feeder once every slot before it is applied */
+    /* np_nccl_defer_scan: the log's bytes handed to scan in the log's order (but whole lines without a mark of the
+     * scanner's), a slot's when it is applied, the rest of a cut line by the feeder once every slot before it is
+     * applied */
     void (*scan)(void *scan_ctx, const char *bytes, size_t n, uint64_t off);
     void *scan_ctx;
 };
@@ -1440,15 +1438,11 @@ static enum np_status nccl_slot_push(struct nccl_slot *s, const struct nccl_rec 
     return NP_OK;
 }
 
-/* The scanner's share of slot s goes on with its bytes [from, to) (joined to the share before when they meet). */
+/* The scanner's share of slot s goes on with its bytes [from, to) (nothing when empty: lines left out in a row). */
 static enum np_status nccl_slot_seg(struct nccl_slot *s, size_t from, size_t to)
 {
     if (from == to)
         return NP_OK;
-    if (s->nseg && s->seg[2 * s->nseg - 1] == from) {
-        s->seg[2 * s->nseg - 1] = (uint32_t)to;
-        return NP_OK;
-    }
     if (!nccl_room(&s->seg, &s->capseg, 2 * s->nseg + 1, sizeof *s->seg))
         return NP_E_NOMEM;
     s->seg[2 * s->nseg] = (uint32_t)from;
@@ -1532,7 +1526,7 @@ static enum np_status nccl_slot_apply(struct np_nccl *n, struct nccl_slot *s)
  * read and nobody applies, else read the next filled slot into loc; 0 when there is neither.  The reader
  * threads loop on it; the feeder calls it instead of waiting for a free slot (two threads, not three, share two
  * cores: no thread sleeps while another waits for a core). */
-static int nccl_pipe_work(struct nccl_pipe *pp, struct np_nccl *n, struct nccl_local *loc)
+static int nccl_pipe_work(struct nccl_pipe *pp, struct nccl_local *loc)
 {
     struct nccl_slot *s = &pp->slot[pp->applied % NCCL_SLOTS];
     if (!pp->applying && pp->applied < pp->head && s->read) { /* the next slot in order, read: apply it */
@@ -1541,7 +1535,7 @@ static int nccl_pipe_work(struct nccl_pipe *pp, struct np_nccl *n, struct nccl_l
         pthread_mutex_unlock(&pp->mu);
         enum np_status st = s->st;
         if (!skip && st == NP_OK)
-            st = nccl_slot_apply(n, s);
+            st = nccl_slot_apply(pp->n, s);
         for (size_t i = 0; !skip && st == NP_OK && pp->scan && i < s->nseg; i++)
             pp->scan(pp->scan_ctx, s->buf + s->seg[2 * i], s->seg[2 * i + 1] - s->seg[2 * i], s->base + s->seg[2 * i]);
         pthread_mutex_lock(&pp->mu);
@@ -1571,10 +1565,10 @@ static int nccl_pipe_work(struct nccl_pipe *pp, struct np_nccl *n, struct nccl_l
 static void *nccl_pipe_main(void *arg)
 {
     struct nccl_worker *wk = arg;
-    struct nccl_pipe *pp = wk->n->pipe;
+    struct nccl_pipe *pp = wk->pp;
     pthread_mutex_lock(&pp->mu);
     for (;;) {
-        if (nccl_pipe_work(pp, wk->n, &wk->loc))
+        if (nccl_pipe_work(pp, &wk->loc))
             continue;
         if (pp->closing && pp->applied == pp->head)
             break;
@@ -1631,10 +1625,12 @@ enum np_status np_nccl_async(struct np_nccl *n, int threads)
         n->gen[1].slot = gens + NCCL_GEN_CAP;
         n->gens_huge = 1;
     }
-    long ncpu = threads > 0 ? threads + 1 : sysconf(_SC_NPROCESSORS_ONLN); /* a thread a core, the feeder's too */
-    size_t want = ncpu - 1 > NCCL_WORKERS ? NCCL_WORKERS : ncpu > 2 ? (size_t)ncpu - 1 : 1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN); /* a thread a core, the feeder's too */
+    size_t want = threads > 0 ? (size_t)threads : ncpu > 2 ? (size_t)ncpu - 1 : 1;
+    if (want > NCCL_WORKERS)
+        want = NCCL_WORKERS;
     for (size_t i = 0; i < want; i++) {
-        pp->worker[i].n = n;
+        pp->worker[i].pp = pp;
         if (pthread_create(&pp->worker[i].thread, NULL, nccl_pipe_main, &pp->worker[i]) != 0)
             break;
         pp->nthreads++;
@@ -1654,7 +1650,7 @@ static enum np_status nccl_pipe_submit(struct nccl_pipe *pp, int next)
     pp->head++;
     pthread_cond_broadcast(&pp->moved);
     while (next && pp->head - pp->applied >= NCCL_SLOTS)
-        if (!nccl_pipe_work(pp, pp->n, &pp->feeder))
+        if (!nccl_pipe_work(pp, &pp->feeder))
             pthread_cond_wait(&pp->moved, &pp->mu);
     enum np_status st = pp->status;
     pthread_mutex_unlock(&pp->mu);
@@ -1666,7 +1662,7 @@ static enum np_status nccl_pipe_drain(struct nccl_pipe *pp)
 {
     pthread_mutex_lock(&pp->mu);
     while (pp->applied < pp->head && pp->status == NP_OK)
-        if (!nccl_pipe_work(pp, pp->n, &pp->feeder))
+        if (!nccl_pipe_work(pp, &pp->feeder))
             pthread_cond_wait(&pp->moved, &pp->mu);
     enum np_status st = pp->status;
     pthread_mutex_unlock(&pp->mu);

@@ -81,10 +81,11 @@ int np_nccl_avx2(int on);
  * it needs).  The memory is the reader's again at the next np_nccl_feed. */
 char *np_nccl_lend(struct np_nccl *n, size_t *room);
 
-/* On threads, before the first np_nccl_feed: hand every byte of the log to scan as well, exactly once and in the
- * log's order (each slot's bytes on the thread that applies it, after the slots before it; the rest of a line
- * longer than a slot takes, which no slot keeps, by np_nccl_feed once the slots before it are applied), each call
- * with the bytes' offset in the log; np_nccl_finish returns after the last call.  So the step scanner's search runs
+/* On threads, before the first np_nccl_feed: hand the log's bytes to scan as well, once each and in the log's
+ * order, but the whole lines without a mark of the scanner's (scan.h np_scan_marked: they hold nothing it reads)
+ * (each slot's bytes on the thread that applies it, after the slots before it; the rest of a line longer than a
+ * slot takes, which no slot keeps, by np_nccl_feed once the slots before it are applied), each call with the
+ * bytes' offset in the log; np_nccl_finish returns after the last call.  So the step scanner's search runs
  * beside the reading thread, not on it (scan.h sink_defer).  NP_E_USAGE inline or after the first feed. */
 enum np_status np_nccl_defer_scan(struct np_nccl *n, void (*scan)(void *scan_ctx, const char *bytes, size_t len,
                                                                   uint64_t off),

@@ -116,7 +116,8 @@ int np_scan_needles_marked(void);
  * after e is read).  Reads up to 32 bytes past e: they must be readable. */
 const char *np_scan_line_end(const char *p, const char *e, int *marked);
 
-/* Whether the scanner's searches use AVX2 (where the CPU has it; else SSE2, as on any x86-64): 0 turns it off
+/* Whether the scanner's searches use AVX2 (where the CPU has it; else SSE2 for the needles and memchr plus a byte
+ * loop for np_scan_line_end): 0 turns it off
  * for the scans started after, 1 back on where the CPU has it, -1 only asks.  For tests (both give the same). */
 int np_scan_avx2(int on);
 
