@@ -76,6 +76,7 @@ struct nccl_gen {
  * later name under "other", a slot's table of the reader threads is only full). */
 struct nccl_ops {
     char name[NCCL_MAX_OPS][24];
+    uint8_t len[NCCL_MAX_OPS]; /* strlen(name[i]) */
     size_t n, last; /* last: the collective of the previous line */
 };
 
@@ -475,12 +476,15 @@ static int nccl_op_id(struct nccl_ops *o, const char *s, size_t len, int other)
     if (o->n >= NCCL_MAX_OPS - (other != 0)) {
         if (!other)
             return -1;
-        if (o->n == NCCL_MAX_OPS - 1)
-            snprintf(o->name[o->n++], sizeof o->name[0], "other");
+        if (o->n == NCCL_MAX_OPS - 1) {
+            snprintf(o->name[o->n], sizeof o->name[0], "other");
+            o->len[o->n++] = 5;
+        }
         return (int)(o->last = NCCL_MAX_OPS - 1);
     }
     memcpy(o->name[o->n], s, len);
     o->name[o->n][len] = '\0';
+    o->len[o->n] = (uint8_t)len;
     return (int)(o->last = o->n++);
 }
 
@@ -817,6 +821,7 @@ struct nccl_traced {
     struct nccl_key k;
     const char *opname;
     size_t oplen;
+    int op;             /* the name's index in the table asked (nccl_trace_read's ops) when it is its last, else -1 */
     uint64_t grank;
     int has_grank;
 };
@@ -824,12 +829,21 @@ struct nccl_traced {
 /* "AllReduce: opCount 1a sendbuff .. count N datatype D op O root R comm C [nranks=N] stream S
  * [task T globalrank G]" from p (after "NCCL INFO ") into t; 0 when it is not such a line.  avail: the end of
  * the readable bytes (>= end).  Reads nothing but the line: the reader threads call it too. */
-static int nccl_trace_read(const char *p, const char *end, const char *avail, struct nccl_traced *t)
+static int nccl_trace_read(const char *p, const char *end, const char *avail, const struct nccl_ops *ops,
+                           struct nccl_traced *t)
 {
     const char *colon = p;
-    const char *lim = end - p > 24 ? p + 24 : end;
-    while (colon < lim && nccl_ident[(unsigned char)*colon])
-        colon++;
+    int op = -1;
+    size_t ln;
+    if (ops->last < ops->n && (ln = ops->len[ops->last]) < (size_t)(end - p) && p[ln] == ':' &&
+        nccl_same(ops->name[ops->last], p, ln)) { /* the previous line's collective: its name's bytes, then ':' */
+        colon = p + ln;
+        op = (int)ops->last;
+    } else {
+        const char *lim = end - p > 24 ? p + 24 : end;
+        while (colon < lim && nccl_ident[(unsigned char)*colon])
+            colon++;
+    }
     const char *opname = p, *opend = colon;
     const char *q;
     if (colon > p && colon < end && *colon == ':' && nccl_starts(colon, end, ": opCount "))
@@ -838,6 +852,7 @@ static int nccl_trace_read(const char *p, const char *end, const char *avail, st
         opname = "unknown";
         opend = opname + 7;
         q = p + 8;
+        op = -1;
     } else
         return 0;
     struct nccl_key k = {0};
@@ -895,6 +910,7 @@ static int nccl_trace_read(const char *p, const char *end, const char *avail, st
     t->k = k;
     t->opname = opname;
     t->oplen = (size_t)(opend - opname);
+    t->op = op;
     t->grank = grank;
     t->has_grank = has_grank;
     return 1;
@@ -917,9 +933,9 @@ static void nccl_trace_local(struct nccl_local *l, const char *line, const char 
 static int nccl_trace(struct np_nccl *n, const char *line, const char *info, const char *p, const char *end)
 {
     struct nccl_traced t;
-    if (!nccl_trace_read(p, end, n->avail, &t))
+    if (!nccl_trace_read(p, end, n->avail, &n->ops, &t))
         return 0;
-    t.k.op = (uint16_t)nccl_op_id(&n->ops, t.opname, t.oplen, 1);
+    t.k.op = (uint16_t)(t.op >= 0 ? t.op : nccl_op_id(&n->ops, t.opname, t.oplen, 1));
     if (nccl_add(n, &t.k, 1) != NP_OK)
         return -1;
     nccl_trace_local(&n->loc, line, info, &t);
@@ -1460,7 +1476,8 @@ static enum np_status nccl_slot_line(struct nccl_slot *s, struct nccl_local *l, 
     struct nccl_traced t;
     int op;
     if (c && c > ls && (c[-1] == 'N' || c[-1] == 'R') && nccl_starts(c + 4, lend, "INFO ") &&
-        nccl_trace_read(c + 9, lend, avail, &t) && (op = nccl_op_id(&s->ops, t.opname, t.oplen, 0)) >= 0) {
+        nccl_trace_read(c + 9, lend, avail, &s->ops, &t) &&
+        (op = t.op >= 0 ? t.op : nccl_op_id(&s->ops, t.opname, t.oplen, 0)) >= 0) {
         t.k.op = (uint16_t)op;
         nccl_trace_local(l, ls, c - 1, &t);
         struct nccl_rec *last = s->nrec ? &s->rec[s->nrec - 1] : NULL;
