@@ -1224,11 +1224,11 @@ static int nccl_use_avx2; /* the reader threads frame lines with AVX2: set once 
 static pthread_once_t nccl_cpu_once = PTHREAD_ONCE_INIT;
 static void nccl_cpu_init(void) { nccl_use_avx2 = __builtin_cpu_supports("avx2") != 0; }
 
-/* The line from p (its start, < e): its '\n' (NULL: none before e), in *hit its first needle before that (NULL:
- * none) and in *marked whether it holds a mark of the step scanner's (np_scan_line_end's answer): nccl_next's
- * tests, the '\n's and the marks in one pass of 32 positions a step, the needles' only until the first is
- * found (nccl_next, memrchr and np_scan_line_end read the line's start twice and its rest once more).  Reads up
- * to 44 bytes past e. */
+/* The line from p (its start, < e; e[-1] is a '\n': whole lines, so no byte past e is taken for the line's): its
+ * '\n', in *hit its first needle before that (NULL: none) and in *marked whether it holds a mark of the step
+ * scanner's (np_scan_line_end's answer): nccl_next's tests, the '\n's and the marks in one pass of 32 positions
+ * a step, the needles' only until the first is found (nccl_next, memrchr and np_scan_line_end read the line's
+ * start twice and its rest once more).  Reads up to 44 bytes past e. */
 __attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p, const char *e, const char **hit,
                                                                   int *marked)
 {
@@ -1250,9 +1250,7 @@ __attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p,
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_a0), _mm256_cmpeq_epi8(v1, c_a1)));
         m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_b0), _mm256_cmpeq_epi8(v1, c_b1)));
         unsigned mm = (unsigned)_mm256_movemask_epi8(m);
-        unsigned in = e - q < 32 ? (1u << (e - q)) - 1 : ~0u; /* the positions before e */
-        nl &= in;
-        unsigned before = nl ? (1u << __builtin_ctz(nl)) - 1 : in; /* ... and before the line's end */
+        unsigned before = nl ? (1u << __builtin_ctz(nl)) - 1 : ~0u; /* the positions before the line's end (<= e) */
         if (!h) { /* nccl_next's pairs */
             __m256i v2 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 2));
             __m256i v4 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 4));
@@ -1275,7 +1273,7 @@ __attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p,
             *hit = h;
             return q + __builtin_ctz(nl);
         }
-        mk |= (mm & in) != 0;
+        mk |= mm != 0;
     }
     *marked = mk;
     *hit = h;
@@ -1302,7 +1300,7 @@ static int nccl_next_line_marked(const char **p, const char *e, const char **ls,
                                  int *marked)
 {
 #ifdef NCCL_HAVE_AVX2
-    if (nccl_use_avx2) {
+    if (nccl_use_avx2 && *p < e && e[-1] == '\n') { /* nccl_line_avx2 frames whole lines */
         while (*p < e) {
             nccl_line_take(p, e, *p, nccl_line_avx2(*p, e, hit, marked), ls, lend, marked);
             if (*hit && *hit < *lend)
