@@ -1229,39 +1229,51 @@ static void nccl_cpu_init(void) { nccl_use_avx2 = __builtin_cpu_supports("avx2")
  * scanner's (np_scan_line_end's answer): nccl_next's tests, the '\n's and the marks in one pass of 32 positions
  * a step, the needles' only until the first is found (nccl_next, memrchr and np_scan_line_end read the line's
  * start twice and its rest once more).  Reads up to 44 bytes past e. */
-__attribute__((target("avx2"))) static const char *nccl_line_avx2(const char *p, const char *e, const char **hit,
-                                                                  int *marked)
+/* The bytes nccl_line_avx2 compares with, 32 of each: set once a slot (nccl_slot_lines_avx2) and hidden from
+ * the compiler there, so that its compares read them from memory (it had rebuilt in the loop each constant it
+ * had no register for, three instructions each, and all of them at each line's call). */
+struct nccl_avx2_k {
+    __m256i C, L, G, k, sl, co, E, pa, R, eq, p, o, S, nl, ma, mb, a0, a1, b0, b1;
+};
+
+__attribute__((target("avx2"))) static void nccl_avx2_k_init(struct nccl_avx2_k *k)
 {
-    const __m256i c_C = _mm256_set1_epi8('C'), c_L = _mm256_set1_epi8('L'), c_G = _mm256_set1_epi8('G'),
-                  c_k = _mm256_set1_epi8('k'), c_sl = _mm256_set1_epi8('/'), c_co = _mm256_set1_epi8(':'),
-                  c_E = _mm256_set1_epi8('E'), c_pa = _mm256_set1_epi8('('), c_R = _mm256_set1_epi8('R'),
-                  c_eq = _mm256_set1_epi8('='), c_p = _mm256_set1_epi8('p'), c_o = _mm256_set1_epi8('o'),
-                  c_S = _mm256_set1_epi8('S'), c_nl = _mm256_set1_epi8('\n'), c_ma = _mm256_set1_epi8(NP_SCAN_MARK_A),
-                  c_mb = _mm256_set1_epi8(NP_SCAN_MARK_B), c_a0 = _mm256_set1_epi8(NP_SCAN_PAIR_A0),
-                  c_a1 = _mm256_set1_epi8(NP_SCAN_PAIR_A1), c_b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0),
-                  c_b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
+    k->C = _mm256_set1_epi8('C'), k->L = _mm256_set1_epi8('L'), k->G = _mm256_set1_epi8('G');
+    k->k = _mm256_set1_epi8('k'), k->sl = _mm256_set1_epi8('/'), k->co = _mm256_set1_epi8(':');
+    k->E = _mm256_set1_epi8('E'), k->pa = _mm256_set1_epi8('('), k->R = _mm256_set1_epi8('R');
+    k->eq = _mm256_set1_epi8('='), k->p = _mm256_set1_epi8('p'), k->o = _mm256_set1_epi8('o');
+    k->S = _mm256_set1_epi8('S'), k->nl = _mm256_set1_epi8('\n');
+    k->ma = _mm256_set1_epi8(NP_SCAN_MARK_A), k->mb = _mm256_set1_epi8(NP_SCAN_MARK_B);
+    k->a0 = _mm256_set1_epi8(NP_SCAN_PAIR_A0), k->a1 = _mm256_set1_epi8(NP_SCAN_PAIR_A1);
+    k->b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0), k->b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline const char *nccl_line_avx2(const struct nccl_avx2_k *k,
+                                                                                       const char *p, const char *e,
+                                                                                       const char **hit, int *marked)
+{
     const char *h = NULL;
     int mk = 0;
     for (const char *q = p; q < e; q += 32) {
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
-        unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, c_nl));
-        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, c_ma), _mm256_cmpeq_epi8(v0, c_mb)); /* scan.h's marks */
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_a0), _mm256_cmpeq_epi8(v1, c_a1)));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_b0), _mm256_cmpeq_epi8(v1, c_b1)));
+        unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, k->nl));
+        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, k->ma), _mm256_cmpeq_epi8(v0, k->mb)); /* scan.h's marks */
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->a0), _mm256_cmpeq_epi8(v1, k->a1)));
+        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->b0), _mm256_cmpeq_epi8(v1, k->b1)));
         unsigned mm = (unsigned)_mm256_movemask_epi8(m);
         unsigned before = nl ? (1u << __builtin_ctz(nl)) - 1 : ~0u; /* the positions before the line's end (<= e) */
         if (!h) { /* nccl_next's pairs */
             __m256i v2 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 2));
             __m256i v4 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 4));
             __m256i v11 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 11));
-            __m256i c = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, c_C), _mm256_cmpeq_epi8(v2, c_L)),
-                                        _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_G), _mm256_cmpeq_epi8(v11, c_k)));
-            __m256i s4 = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, c_sl), _mm256_cmpeq_epi8(v4, c_co)),
-                                         _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_E), _mm256_cmpeq_epi8(v4, c_pa)));
-            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_R), _mm256_cmpeq_epi8(v4, c_eq)));
-            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_p), _mm256_cmpeq_epi8(v4, c_o)));
-            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, c_S), _mm256_cmpeq_epi8(v4, c_G)));
+            __m256i c = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, k->C), _mm256_cmpeq_epi8(v2, k->L)),
+                                        _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->G), _mm256_cmpeq_epi8(v11, k->k)));
+            __m256i s4 = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(v0, k->sl), _mm256_cmpeq_epi8(v4, k->co)),
+                                         _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->E), _mm256_cmpeq_epi8(v4, k->pa)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->R), _mm256_cmpeq_epi8(v4, k->eq)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->p), _mm256_cmpeq_epi8(v4, k->o)));
+            s4 = _mm256_or_si256(s4, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->S), _mm256_cmpeq_epi8(v4, k->G)));
             for (unsigned cm = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(c, s4)) & before; cm; cm &= cm - 1)
                 if (nccl_needle_at(q + __builtin_ctz(cm), e)) {
                     h = q + __builtin_ctz(cm);
@@ -1292,24 +1304,6 @@ int np_nccl_avx2(int on)
     (void)on;
     return 0;
 #endif
-}
-
-/* nccl_next_line with marked, on the reader threads: the same lines, framed by nccl_line_avx2 where the CPU has
- * AVX2. */
-static int nccl_next_line_marked(const char **p, const char *e, const char **ls, const char **hit, const char **lend,
-                                 int *marked)
-{
-#ifdef NCCL_HAVE_AVX2
-    if (nccl_use_avx2 && *p < e && e[-1] == '\n') { /* nccl_line_avx2 frames whole lines */
-        while (*p < e) {
-            nccl_line_take(p, e, *p, nccl_line_avx2(*p, e, hit, marked), ls, lend, marked);
-            if (*hit && *hit < *lend)
-                return 1;
-        }
-        return 0;
-    }
-#endif
-    return nccl_next_line(p, e, ls, hit, lend, marked);
 }
 
 /* Whole lines [p, e) (e[-1] == '\n') starting at offset off: only those holding a needle are read,
@@ -1490,6 +1484,44 @@ static enum np_status nccl_slot_line(struct nccl_slot *s, struct nccl_local *l, 
                                                 .lend = (uint32_t)(lend - s->buf)});
 }
 
+/* The line [ls, lend) of slot s whose first needle is at hit (nccl_slot_line) and the scanner's share: left out
+ * when the line holds no mark of the scanner's (marked 0: [ls, lend] and its '\n' are nothing for it). */
+__attribute__((always_inline)) static inline enum np_status nccl_slot_take(struct nccl_slot *s, struct nccl_local *l,
+                                                                           const char *ls, const char *hit,
+                                                                           const char *lend, const char *avail,
+                                                                           int marked, size_t *from)
+{
+    enum np_status st = nccl_slot_line(s, l, ls, hit, lend, avail);
+    if (!marked && st == NP_OK) {
+        st = nccl_slot_seg(s, *from, (size_t)(ls - s->buf));
+        *from = (size_t)(lend + 1 - s->buf);
+    }
+    return st;
+}
+
+#ifdef NCCL_HAVE_AVX2
+/* nccl_slot_read's whole lines [buf, whole) (whole[-1] is a '\n'), framed by nccl_line_avx2. */
+__attribute__((target("avx2"))) static enum np_status nccl_slot_lines_avx2(struct nccl_slot *s, struct nccl_local *l,
+                                                                          const char *whole, const char *avail,
+                                                                          size_t *from)
+{
+    struct nccl_avx2_k k;
+    nccl_avx2_k_init(&k);
+    __asm__("" : "+m"(k)); /* its values unknown to the compiler from here: read from memory (nccl_avx2_k) */
+    enum np_status st = NP_OK;
+    const char *p = s->buf, *ls, *hit, *lend;
+    int marked;
+    while (st == NP_OK && p < whole) {
+        hit = NULL;
+        marked = 0;
+        nccl_line_take(&p, whole, p, nccl_line_avx2(&k, p, whole, &hit, &marked), &ls, &lend, &marked);
+        if (hit && hit < lend)
+            st = nccl_slot_take(s, l, ls, hit, lend, avail, marked, from);
+    }
+    return st;
+}
+#endif
+
 /* Read slot s into its records (a reader thread, l its own), the lines as nccl_lines and np_nccl_finish read
  * them: whole lines up to NCCL_LINE_MAX bytes, an open last line from its first NCCL_LINE_MAX bytes. */
 static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
@@ -1504,13 +1536,14 @@ static enum np_status nccl_slot_read(struct nccl_slot *s, struct nccl_local *l)
     enum np_status st = NP_OK;
     size_t from = 0; /* where the scanner's share goes on */
     int marked;
-    while (st == NP_OK && nccl_next_line_marked(&p, whole, &ls, &hit, &lend, &marked)) {
-        st = nccl_slot_line(s, l, ls, hit, lend, avail);
-        if (!marked && st == NP_OK) { /* [ls, lend] and its '\n': nothing for the scanner */
-            st = nccl_slot_seg(s, from, (size_t)(ls - s->buf));
-            from = (size_t)(lend + 1 - s->buf);
-        }
+#ifdef NCCL_HAVE_AVX2
+    if (nccl_use_avx2 && whole > p && whole[-1] == '\n') {
+        st = nccl_slot_lines_avx2(s, l, whole, avail, &from);
+        p = whole;
     }
+#endif
+    while (st == NP_OK && nccl_next_line(&p, whole, &ls, &hit, &lend, &marked))
+        st = nccl_slot_take(s, l, ls, hit, lend, avail, marked, &from);
     if (st == NP_OK && whole < e) {
         lend = e - whole > NCCL_LINE_MAX ? whole + NCCL_LINE_MAX : e;
         if ((hit = nccl_next(whole, lend)) != NULL)
