@@ -1286,6 +1286,27 @@ __attribute__((target("avx2"), always_inline)) static inline const char *nccl_li
             return q + __builtin_ctz(nl);
         }
         mk |= mm != 0;
+        if (h) { /* the needle found: the rest of the line for its '\n' and marks only, those of the blocks before
+                  * the last one gathered in a vector */
+            __m256i acc = _mm256_setzero_si256();
+            for (q += 32; q < e; q += 32) {
+                v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
+                v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
+                nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, k->nl));
+                m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, k->ma), _mm256_cmpeq_epi8(v0, k->mb));
+                m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->a0), _mm256_cmpeq_epi8(v1, k->a1)));
+                m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->b0), _mm256_cmpeq_epi8(v1, k->b1)));
+                if (nl) {
+                    mm = (unsigned)_mm256_movemask_epi8(m) & ((1u << __builtin_ctz(nl)) - 1);
+                    *marked = mk || mm || !_mm256_testz_si256(acc, acc);
+                    *hit = h;
+                    return q + __builtin_ctz(nl);
+                }
+                acc = _mm256_or_si256(acc, m);
+            }
+            mk |= !_mm256_testz_si256(acc, acc);
+            break;
+        }
     }
     *marked = mk;
     *hit = h;
