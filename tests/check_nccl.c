@@ -931,6 +931,56 @@ START_TEST(test_layout_variants)
 }
 END_TEST
 
+/* Collective names read as the previous line's when its bytes and a ':' follow (nccl_trace_read's table): names
+ * that begin with the previous one (Reduce, ReduceScatter), a name of 23 bytes then ones of 24 and 25 that begin
+ * with it (a name of 24 is kept as its first 23 bytes, one of 25 makes no collective line), NCCL 2.3's nameless
+ * lines, and more names than the table
+ * holds (the later ones under "other", with a line naming "other" itself): the hand counts below, inline and on
+ * threads alike. */
+START_TEST(test_op_names)
+{
+    static const char *seq[] = {"Reduce", "ReduceScatter", "Reduce", "AllReduce", "AllReduce", "AllReduceX",
+                                "ABCDEFGHIJKLMNOPQRSTUVW", "ABCDEFGHIJKLMNOPQRSTUVWX", "ABCDEFGHIJKLMNOPQRSTUVWXY",
+                                "ABCDEFGHIJKLMNOPQRSTUVW", NULL};
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    unsigned opc = 0;
+#define OPLINE(fmt, ...)                                                                                          \
+    for (int r = 0; r < 2; r++)                                                                                   \
+        len += (size_t)snprintf(buf + len, cap - len,                                                             \
+                                "node0:%d:%d [%d] NCCL INFO " fmt "opCount %x sendbuff 0x7f recvbuff 0x7f count 4 " \
+                                "datatype 7 op 0 root 0 comm 0x1 [nranks=2] stream 0x1\n",                        \
+                                100 + r, 200 + r, r, __VA_ARGS__, opc);                                           \
+    opc++
+    for (size_t i = 0; seq[i]; i++) {
+        OPLINE("%s: ", seq[i]);
+    }
+    OPLINE("%s", ""); /* NCCL 2.3: "NCCL INFO opCount 9 ...": "unknown" */
+    for (int i = 0; i < 70; i++) {
+        OPLINE("Op%02d: ", i);
+    }
+    OPLINE("%s: ", "Reduce");
+    OPLINE("%s: ", "other");
+#undef OPLINE
+    struct np_nccl *n = read_chunks(buf, len, len);
+    static const struct { const char *op; uint64_t calls; } want[] = {
+        {"Reduce", 3}, {"ReduceScatter", 1}, {"AllReduce", 2}, {"AllReduceX", 1}, {"ABCDEFGHIJKLMNOPQRSTUVW", 3},
+        {"unknown", 1}, {"Op56", 1}, {"other", 14}, {"ABCDEFGHIJKLMNOPQRSTUVWX", 0}, {"Op57", 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct np_nccl_coll *c = find_coll(n, 2, want[i].op);
+        ck_assert_msg(want[i].calls ? c && c->calls == want[i].calls && c->bytes == 16 * want[i].calls : !c,
+                      "%s: %llu calls, %llu bytes, want %llu calls", want[i].op, c ? (unsigned long long)c->calls : 0,
+                      c ? (unsigned long long)c->bytes : 0, (unsigned long long)want[i].calls);
+    }
+    np_nccl_free(n);
+    same_async("op names", buf, len, 4093);
+    same_async("op names", buf, len, 97);
+    free(buf);
+}
+END_TEST
+
 /* The ranks and nodes sets behind the cache of prefixes already read: 3,000 ranks on 375 nodes, in rounds
  * (more ranks than the cache holds, so its slots are taken over), and prefixes longer than it keeps. */
 START_TEST(test_many_ranks)
@@ -1012,6 +1062,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_deferred_scan);
     tcase_add_test(tc, test_deferred_marks_at_end);
     tcase_add_test(tc, test_layout_variants);
+    tcase_add_test(tc, test_op_names);
     tcase_add_test(tc, test_many_ranks);
     tcase_add_test(tc, test_sets_grow);
     suite_add_tcase(s, tc);
