@@ -358,6 +358,14 @@ bench_nccl() { # bytes
             -v c="$(median "$_w/$_k.cpu")" -v mb="$(sort -g "$_w/$_k.rss" | tail -n 1)" -v lines="$(cat "$_w/$_k.lines")" \
             'BEGIN { printf "%-52s %9.4f %9.4f %9.2f %9.3f %9.1f  %s\n", l, m, n, m / g, c, mb / 1024, lines }')"
     done
+    # target (issue 29): the 1 GB trace log read at disk speed in bounded memory: --nccl's median at most grep -c's,
+    # its peak RSS at most 64 MiB
+    out "$(awk -v g="$_g" -v p="$(median "$_w/parse_nccl.times")" -v mb="$(sort -g "$_w/parse_nccl.rss" | tail -n 1)" '
+        function ok(c) { return c ? "MET" : "MISSED" }
+        BEGIN {
+            if (p == "nan" || g == "nan" || g + 0 == 0) { print "summary n: nemoperf-parse --nccl: not measured"; exit }
+            printf "summary n: --nccl %.4f s, grep -c %.4f s: %.2fx | targets: at grep -c speed (<= 1.00x) %s, peak RSS <= 64 MiB %s (%.1f MiB)\n", p, g, p / g, ok(p <= g), ok(mb / 1024 <= 64), mb / 1024
+        }')"
     out "   load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
