@@ -1224,11 +1224,6 @@ static int nccl_use_avx2; /* the reader threads frame lines with AVX2: set once 
 static pthread_once_t nccl_cpu_once = PTHREAD_ONCE_INIT;
 static void nccl_cpu_init(void) { nccl_use_avx2 = __builtin_cpu_supports("avx2") != 0; }
 
-/* The line from p (its start, < e; e[-1] is a '\n': whole lines, so no byte past e is taken for the line's): its
- * '\n', in *hit its first needle before that (NULL: none) and in *marked whether it holds a mark of the step
- * scanner's (np_scan_line_end's answer): nccl_next's tests, the '\n's and the marks in one pass of 32 positions
- * a step, the needles' only until the first is found (nccl_next, memrchr and np_scan_line_end read the line's
- * start twice and its rest once more).  Reads up to 44 bytes past e. */
 /* The bytes nccl_line_avx2 compares with, 32 of each: set once a slot (nccl_slot_lines_avx2) and hidden from
  * the compiler there, so that its compares read them from memory (it had rebuilt in the loop each constant it
  * had no register for, three instructions each, and all of them at each line's call). */
@@ -1248,6 +1243,11 @@ __attribute__((target("avx2"))) static void nccl_avx2_k_init(struct nccl_avx2_k 
     k->b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0), k->b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
 }
 
+/* The line from p (its start, < e; e[-1] is a '\n': whole lines, so no byte past e is taken for the line's): its
+ * '\n', in *hit its first needle before that (NULL: none) and in *marked whether it holds a mark of the step
+ * scanner's (np_scan_line_end's answer): nccl_next's tests, the '\n's and the marks in one pass of 32 positions
+ * a step, the needles' only until the first is found, then the '\n's and the marks alone (nccl_next, memrchr
+ * and np_scan_line_end read the line's start twice and its rest once more).  Reads up to 44 bytes past e. */
 __attribute__((target("avx2"), always_inline)) static inline const char *nccl_line_avx2(const struct nccl_avx2_k *k,
                                                                                        const char *p, const char *e,
                                                                                        const char **hit, int *marked)
