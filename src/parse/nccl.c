@@ -694,7 +694,8 @@ __attribute__((always_inline)) static inline int nccl_same(const char *x, const 
 /* nccl_prefix of a collective line without globalrank, skipped when the same bytes before "NCCL INFO" were
  * read before: adding a rank or host to its set twice changes nothing (the ranks of a log repeat their
  * prefix on every line: reading it once each is a tenth of the reader's time saved). */
-static void nccl_rank_prefix(struct nccl_local *n, const char *line, const char *info)
+__attribute__((always_inline)) static inline void nccl_rank_prefix(struct nccl_local *n, const char *line,
+                                                                   const char *info)
 {
     size_t len = (size_t)(info - line);
     if (len > NCCL_SEEN_LEN) {
@@ -917,7 +918,8 @@ static int nccl_trace_read(const char *p, const char *end, const char *avail, co
 }
 
 /* What a collective line adds besides its key (into the reader's or a reader thread's own). */
-static void nccl_trace_local(struct nccl_local *l, const char *line, const char *info, const struct nccl_traced *t)
+__attribute__((always_inline)) static inline void nccl_trace_local(struct nccl_local *l, const char *line,
+                                                                   const char *info, const struct nccl_traced *t)
 {
     l->trace_lines++;
     if ((int)t->k.nranks > l->max_nranks)
