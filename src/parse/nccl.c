@@ -852,8 +852,7 @@ static int nccl_trace_read(const char *p, const char *end, const char *avail, co
     else if (nccl_starts(p, end, "opCount ")) { /* NCCL 2.3: no collective name */
         opname = "unknown";
         opend = opname + 7;
-        q = p + 8;
-        op = -1;
+        q = p + 8; /* (op stays -1: a name of the table is word bytes, then ':') */
     } else
         return 0;
     struct nccl_key k = {0};
@@ -1245,6 +1244,15 @@ __attribute__((target("avx2"))) static void nccl_avx2_k_init(struct nccl_avx2_k 
     k->b0 = _mm256_set1_epi8(NP_SCAN_PAIR_B0), k->b1 = _mm256_set1_epi8(NP_SCAN_PAIR_B1);
 }
 
+/* The marks of the step scanner's starting at the 32 positions of v0 (v1: the bytes one further): scan.h's */
+__attribute__((target("avx2"), always_inline)) static inline __m256i nccl_marks_avx2(const struct nccl_avx2_k *k,
+                                                                                    __m256i v0, __m256i v1)
+{
+    __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, k->ma), _mm256_cmpeq_epi8(v0, k->mb));
+    m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->a0), _mm256_cmpeq_epi8(v1, k->a1)));
+    return _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->b0), _mm256_cmpeq_epi8(v1, k->b1)));
+}
+
 /* The line from p (its start, < e; e[-1] is a '\n': whole lines, so no byte past e is taken for the line's): its
  * '\n', in *hit its first needle before that (NULL: none) and in *marked whether it holds a mark of the step
  * scanner's (np_scan_line_end's answer): nccl_next's tests, the '\n's and the marks in one pass of 32 positions
@@ -1260,10 +1268,7 @@ __attribute__((target("avx2"), always_inline)) static inline const char *nccl_li
         __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
         __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
         unsigned nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, k->nl));
-        __m256i m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, k->ma), _mm256_cmpeq_epi8(v0, k->mb)); /* scan.h's marks */
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->a0), _mm256_cmpeq_epi8(v1, k->a1)));
-        m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->b0), _mm256_cmpeq_epi8(v1, k->b1)));
-        unsigned mm = (unsigned)_mm256_movemask_epi8(m);
+        unsigned mm = (unsigned)_mm256_movemask_epi8(nccl_marks_avx2(k, v0, v1));
         unsigned before = nl ? (1u << __builtin_ctz(nl)) - 1 : ~0u; /* the positions before the line's end (<= e) */
         if (!h) { /* nccl_next's pairs */
             __m256i v2 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 2));
@@ -1295,9 +1300,7 @@ __attribute__((target("avx2"), always_inline)) static inline const char *nccl_li
                 v0 = _mm256_loadu_si256((const __m256i *)(const void *)q);
                 v1 = _mm256_loadu_si256((const __m256i *)(const void *)(q + 1));
                 nl = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, k->nl));
-                m = _mm256_or_si256(_mm256_cmpeq_epi8(v0, k->ma), _mm256_cmpeq_epi8(v0, k->mb));
-                m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->a0), _mm256_cmpeq_epi8(v1, k->a1)));
-                m = _mm256_or_si256(m, _mm256_and_si256(_mm256_cmpeq_epi8(v0, k->b0), _mm256_cmpeq_epi8(v1, k->b1)));
+                __m256i m = nccl_marks_avx2(k, v0, v1);
                 if (nl) {
                     mm = (unsigned)_mm256_movemask_epi8(m) & ((1u << __builtin_ctz(nl)) - 1);
                     *marked = mk || mm || !_mm256_testz_si256(acc, acc);
@@ -1534,9 +1537,7 @@ __attribute__((target("avx2"))) static enum np_status nccl_slot_lines_avx2(struc
     enum np_status st = NP_OK;
     const char *p = s->buf, *ls, *hit, *lend;
     int marked;
-    while (st == NP_OK && p < whole) {
-        hit = NULL;
-        marked = 0;
+    while (st == NP_OK && p < whole) { /* nccl_line_avx2 sets hit and marked */
         nccl_line_take(&p, whole, p, nccl_line_avx2(&k, p, whole, &hit, &marked), &ls, &lend, &marked);
         if (hit && hit < lend)
             st = nccl_slot_take(s, l, ls, hit, lend, avail, marked, from);

@@ -112,13 +112,13 @@ int np_scan_needles_marked(void);
 #define NP_SCAN_PAIR_B1 's'
 
 /* memchr(p, '\n', e - p) and, in *marked, whether [p, that '\n') holds a mark (np_scan_marked), one AVX2 pass for
- * both (without AVX2: memchr, then the marks).  Without a '\n' before e, *marked tells of [p, e) and may be 1 for a 'k' or 'p' at e[-1] (the byte
- * after e is read).  Reads up to 32 bytes past e: they must be readable. */
+ * both (without AVX2: memchr, then the marks).  Without a '\n' before e, *marked tells of [p, e) and may be 1 for
+ * a 'k' or 'p' at e[-1] (the byte after e is read).  Reads up to 32 bytes past e: they must be readable. */
 const char *np_scan_line_end(const char *p, const char *e, int *marked);
 
 /* Whether the scanner's searches use AVX2 (where the CPU has it; else SSE2 for the needles and memchr plus a byte
- * loop for np_scan_line_end): 0 turns it off
- * for the scans started after, 1 back on where the CPU has it, -1 only asks.  For tests (both give the same). */
+ * loop for np_scan_line_end): 0 turns it off for the scans started after, 1 back on where the CPU has it, -1 only
+ * asks.  For tests (both give the same). */
 int np_scan_avx2(int on);
 
 /* Compile the patterns once (thread-safe to call repeatedly; first call wins). */
