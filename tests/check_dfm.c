@@ -234,7 +234,7 @@ START_TEST(test_render_gb200)
     ck_assert_ptr_nonnull(strstr(s, "--mpi=pmix --no-container-mount-home --container-writable"));
     ck_assert_ptr_nonnull(strstr(s, "numactl --cpunodebind=$((SLURM_LOCALID/2)) --membind=$((SLURM_LOCALID/2))"));
     const char *dfm = strstr(s, "/src/DFM-9eaace14995a724c982fe53726a909be2edc93cb:");
-    const char *mb = strstr(s, "/src/Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7:");
+    const char *mb = strstr(s, "/src/Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7/src:");
     const char *mlm = strstr(s, "/src/Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3:");
     ck_assert(dfm && mb && mlm && dfm < mb && mb < mlm);
     ck_assert_ptr_nonnull(strstr(s, "/examples/megatron/recipes/wan/pretrain_wan.py' \\\n    '--mock' \\\n    "
@@ -254,6 +254,78 @@ START_TEST(test_render_gb200)
     char cmd[1300];
     snprintf(cmd, sizeof cmd, "bash -n '%s'", path);
     ck_assert(system(cmd) == 0);
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* The repo of tests/data/dfm/imports.tsv's row named name. */
+static const struct np_mbridge_repo *imports_repo(const char *name)
+{
+    for (size_t i = 0; i < wan->mbridge->nrepos; i++)
+        if (strcmp(wan->mbridge->repos[i].name, name) == 0)
+            return &wan->mbridge->repos[i];
+    ck_abort_msg("tests/data/dfm/imports.tsv: no repo %s in recipes/wan2.1.json", name);
+    return NULL;
+}
+
+/* Every module pretrain_wan.py imports from the pinned checkouts is found first on the job's PYTHONPATH in the
+ * checkout of its repository, laid out as at the pinned commit (tests/data/dfm/imports.tsv: Megatron-Bridge's
+ * package under src/, so a checkout's root supplies nothing and the image's Megatron-Bridge 0.2.0 would be
+ * imported, which lacks megatron.bridge.data.energon); and the image's /opt/Megatron-Bridge and /opt/Megatron-LM
+ * are the pinned checkouts, as NVIDIA's README replaces them (DFM f8c1c09 README_perf_test.md:34-42). */
+START_TEST(test_imports_pinned)
+{
+    FILE *f = fopen("tests/data/dfm/imports.tsv", "r");
+    ck_assert_msg(f != NULL, "tests/data/dfm/imports.tsv (run from the source tree)");
+    char line[1200], repo[8][64], mod[8][300], cmd[1400];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        char path[300];
+        ck_assert_int_lt(n, 8);
+        ck_assert_int_eq(sscanf(line, "%63[^\t]\t%299[^\t]\t%299[^\t]", repo[n], mod[n], path), 3);
+        char *d = np_mbridge_checkout_dir(stage, imports_repo(repo[n]));
+        snprintf(cmd, sizeof cmd, "f='%s/%s' && mkdir -p \"${f%%/*}\" && : >\"$f\"", d, path);
+        free(d);
+        ck_assert(system(cmd) == 0);
+        n++;
+    }
+    fclose(f);
+    ck_assert_int_ge(n, 8);
+    struct np_launch_plan plan;
+    const char *env[] = {"GPU_TYPE=gb200", NULL};
+    char *s = render(env, &plan);
+    const char *pp = strstr(s, "export PYTHONPATH='");
+    ck_assert_ptr_nonnull(pp);
+    pp += strlen("export PYTHONPATH='");
+    char *path = strndup(pp, strcspn(pp, "'"));
+    for (size_t i = 0; i < n; i++) {
+        char *copy = strdup(path), *save = NULL, *found = NULL;
+        for (char *e = strtok_r(copy, ":", &save); e && !found; e = strtok_r(NULL, ":", &save)) {
+            char *file = NULL;
+            struct stat sb;
+            ck_assert_int_ge(asprintf(&file, "%s/%s", e, mod[i]), 0);
+            if (stat(file, &sb) == 0)
+                found = e;
+            free(file);
+        }
+        char *d = np_mbridge_checkout_dir(stage, imports_repo(repo[i]));
+        ck_assert_msg(found && strncmp(found, d, strlen(d)) == 0, "%s: found under %s on PYTHONPATH %s, not in %s",
+                      mod[i], found ? found : "nothing", path, d);
+        free(d);
+        free(copy);
+    }
+    for (size_t i = 0; i < wan->mbridge->nrepos; i++) {
+        const struct np_mbridge_repo *r = &wan->mbridge->repos[i];
+        int want = strcmp(r->name, "Megatron-Bridge") == 0 || strcmp(r->name, "Megatron-LM") == 0;
+        char *d = np_mbridge_checkout_dir(stage, r), mount[1400];
+        snprintf(mount, sizeof mount, ",%s:/opt/%s", d, r->name);
+        ck_assert_msg(want ? strstr(s, mount) != NULL : strstr(s, mount) == NULL, "%s: %s", mount, s);
+        free(d);
+    }
+    free(path);
     free(s);
     np_launch_plan_free(&plan);
 }
@@ -517,6 +589,7 @@ int main(void)
     tcase_add_test(tc, test_superseded_rows_calibrate);
     tcase_add_test(tc, test_rows_match_yaml);
     tcase_add_test(tc, test_render_gb200);
+    tcase_add_test(tc, test_imports_pinned);
     tcase_add_test(tc, test_render_h100_switches);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_render_automodel);

@@ -106,6 +106,31 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
     return np_buf_steal(&out);
 }
 
+/* The checkouts the kind imports that replace the image's own copy (mbridge.repos[].replaces), mounted over
+ * it: NVIDIA's reproduction deletes the image's /opt/Megatron-Bridge and /opt/Megatron-LM and clones the pinned
+ * commits there (DFM f8c1c09 examples/megatron/recipes/wan/README_perf_test.md:34-42), so whatever of the image
+ * points into those folders (its installed Megatron-Bridge) reads the pinned code.  Appends ",<checkout>:<folder>"
+ * to b (unquoted), or nothing; -1 out of memory. */
+static int mbridge_replace_mounts(const struct np_launch_config *c, const struct mbridge_kind *k, struct np_buf *b)
+{
+    const struct np_mbridge_spec *s = c->model->mbridge;
+    char *const *names = k ? k->pythonpath(s) : NULL;
+    for (size_t j = 0; names && j < s->nrepos; j++) {
+        const struct np_mbridge_repo *r = &s->repos[j];
+        size_t len = strlen(r->name), i = 0;
+        while (names[i] && !(strncmp(names[i], r->name, len) == 0 && (names[i][len] == '\0' || names[i][len] == '/')))
+            i++;
+        if (!r->replaces || !names[i])
+            continue;
+        char *d = np_mbridge_checkout_dir(c->stage_path, r);
+        if (!d)
+            return -1;
+        np_buf_appendf(b, ",%s:%s", d, r->replaces);
+        free(d);
+    }
+    return b->failed ? -1 : 0;
+}
+
 int np_mbridge_tasks_per_node(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);
@@ -185,7 +210,16 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
         np_buf_append(b, " \\\n    --container-image ");
         np_buf_append_shq(b, c->image);
         np_buf_append(b, " \\\n    --container-mounts ");
-        np_buf_append_shqf(b, "%s:%s,%s:%s", c->stage_path, c->stage_path, c->experiment_dir, c->experiment_dir);
+        struct np_buf m;
+        np_buf_init(&m);
+        np_buf_appendf(&m, "%s:%s,%s:%s", c->stage_path, c->stage_path, c->experiment_dir, c->experiment_dir);
+        char *mounts = mbridge_replace_mounts(c, k, &m) == 0 ? np_buf_steal(&m) : NULL;
+        if (!mounts) {
+            np_buf_free(&m);
+            return -1;
+        }
+        np_buf_append_shq(b, mounts);
+        free(mounts);
         np_buf_append(b, " \\\n    --container-workdir ");
         np_buf_append_shq(b, c->experiment_dir);
         np_buf_append(b, " \\\n    --container-env=PYTHONPATH");
@@ -275,9 +309,9 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     json_t *repos = json_array();
     for (size_t i = 0; repos && i < b->nrepos; i++) {
         char *d = c->stage_path ? np_mbridge_checkout_dir(c->stage_path, &b->repos[i]) : NULL;
-        bad |= json_array_append_new(repos, json_pack("{s:s, s:s, s:s, s:s?}", "name", b->repos[i].name, "github",
-                                                      b->repos[i].github, "commit", b->repos[i].commit, "staged_at",
-                                                      d));
+        bad |= json_array_append_new(repos, json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "name", b->repos[i].name,
+                                                      "github", b->repos[i].github, "commit", b->repos[i].commit,
+                                                      "staged_at", d, "replaces", b->repos[i].replaces));
         free(d);
     }
     bad |= json_object_set_new(o, "repos", repos ? repos : json_null());

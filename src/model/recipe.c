@@ -741,6 +741,7 @@ static void recipe_mbridge_free(struct np_mbridge_spec *b)
         free(b->repos[i].name);
         free(b->repos[i].github);
         free(b->repos[i].commit);
+        free(b->repos[i].replaces);
     }
     free(b->repos);
     recipe_strv_free(b->pythonpath);
@@ -760,7 +761,7 @@ static void recipe_mbridge_free(struct np_mbridge_spec *b)
 static enum np_status recipe_load_repos(struct recipe_ctx *c, json_t *o, const char *path,
                                         struct np_mbridge_spec *b)
 {
-    static const char *const keys[] = {"name", "github", "commit", NULL};
+    static const char *const keys[] = {"name", "github", "commit", "replaces", NULL};
     char p[512];
     recipe_path(p, sizeof p, path, "repos");
     json_t *v = json_object_get(o, "repos");
@@ -801,22 +802,28 @@ static enum np_status recipe_load_repos(struct recipe_ctx *c, json_t *o, const c
         for (size_t j = 0; j < i; j++)
             if (strcmp(b->repos[j].name, r->name) == 0)
                 return recipe_fail(c, pi, "name: duplicate");
+        TRY(recipe_str(c, e, pi, "replaces", 0, &r->replaces));
+        if (r->replaces && (r->replaces[0] != '/' || strstr(r->replaces, "..") || strpbrk(r->replaces, ",: \t\n'")))
+            return recipe_fail(c, pi, "replaces: expected an absolute folder of the image (no '..', ',', ':' or "
+                                      "blanks: it is a --container-mounts target)");
     }
     return NP_OK;
 }
 
-/* Every name of names (the value of path + ".pythonpath") names one of b's repos. */
+/* Every name of names (the value of path + ".pythonpath") names one of b's repos, or a folder in one:
+ * "<repo name>" or "<repo name>/<folder>" (Megatron-Bridge's package lives under src/). */
 static enum np_status recipe_repo_names(struct recipe_ctx *c, const char *path, const struct np_mbridge_spec *b,
                                         char **names)
 {
     for (size_t i = 0; names && names[i]; i++) {
-        size_t j = 0;
-        while (j < b->nrepos && strcmp(b->repos[j].name, names[i]) != 0)
+        const char *sub = strchr(names[i], '/');
+        size_t len = sub ? (size_t)(sub - names[i]) : strlen(names[i]), j = 0;
+        while (j < b->nrepos && (strlen(b->repos[j].name) != len || strncmp(b->repos[j].name, names[i], len) != 0))
             j++;
-        if (j == b->nrepos) {
+        if (j == b->nrepos || (sub && (!sub[1] || strstr(sub, "..") || strpbrk(sub, ":'\n")))) {
             char pi[560];
             snprintf(pi, sizeof pi, "%s.pythonpath[%zu]", path, i);
-            return recipe_fail(c, pi, "not the name of one of repos");
+            return recipe_fail(c, pi, "not the name of one of repos, or <name>/<folder in it>");
         }
     }
     return NP_OK;

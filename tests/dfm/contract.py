@@ -6,7 +6,8 @@ split it (shlex) and checked that
   - every flag given to pretrain_wan.py is one its argparse defines (DFM 9eaace1 pretrain_wan.py:89-102),
   - every a.b=c override after the script names a field of the section's config class at the pins,
   - every key of the --config-file YAML does too (flat two-level YAML, as DFM's perf YAMLs are),
-  - the environment the script exports matches facts/dfm.md (NVTE_FUSED_ATTN=1, the pinned PYTHONPATH order).
+  - the environment the script exports matches facts/dfm.md (NVTE_FUSED_ATTN=1, the pinned PYTHONPATH order,
+    Megatron-Bridge's src/ on it, the image's /opt/Megatron-Bridge and /opt/Megatron-LM mounted over).
 Usage: contract.py SCRIPT CONF_DIR   (CONF_DIR: where the YAML named in the script lies; prints the keys
 checked; exit 1 on the first unknown one, naming it).
 """
@@ -74,8 +75,18 @@ if "export NVTE_FUSED_ATTN='1'" not in text:
 pp = re.search(r"export PYTHONPATH='([^']*)'", text)
 if not pp:
     fail("no PYTHONPATH")
-names = [os.path.basename(p) for p in pp.group(1).split(":")[:3]]
-want = ["DFM-9eaace1", "Megatron-Bridge-953aabf", "Megatron-LM-2d398b4"]
-if len(names) < 3 or not all(n.startswith(w) for n, w in zip(names, want)):
-    fail("PYTHONPATH does not start with DFM, Megatron-Bridge, Megatron-LM at the pins: %s" % pp.group(1))
+# the import-path entries: DFM's root (dfm.src...), Megatron-Bridge's src/ (its package is src/megatron/bridge),
+# Megatron-LM's root (megatron/core), each at its pin (tests/data/dfm/imports.tsv)
+entries = pp.group(1).split(":")[:3]
+want = [("DFM-9eaace1", ""), ("Megatron-Bridge-953aabf", "/src"), ("Megatron-LM-2d398b4", "")]
+ok = len(entries) == 3
+for e, (name, sub) in zip(entries, want):
+    top = e[: len(e) - len(sub)] if sub and e.endswith(sub) else e if not sub else ""
+    ok = ok and os.path.basename(top).startswith(name)
+if not ok:
+    fail("PYTHONPATH does not start with DFM, Megatron-Bridge/src, Megatron-LM at the pins: %s" % pp.group(1))
+# the image's own copies replaced by the pinned checkouts (DFM f8c1c09 README_perf_test.md:34-42)
+for name, target in (("Megatron-Bridge-953aabf", "/opt/Megatron-Bridge"), ("Megatron-LM-2d398b4", "/opt/Megatron-LM")):
+    if not re.search(r"--container-mounts '[^']*/%s[0-9a-f]*:%s[,']" % (name, target), text):
+        fail("%s is not mounted over the image's %s" % (name, target))
 print("contract: ok: %d flags/overrides/YAML keys of %s are in the pinned sources" % (checked, os.path.basename(yaml)))

@@ -80,6 +80,7 @@ struct np_mbridge_repo {
     char *name;            /* folder name under $STAGE_PATH/src and in PYTHONPATH order: "DFM" */
     char *github;          /* "NVIDIA-NeMo/DFM" */
     char *commit;          /* 40 lower-case hex digits */
+    char *replaces;        /* NULL, or the image's folder the checkout is mounted over ("/opt/Megatron-Bridge") */
 };
 
 /* How a Megatron-Bridge based job runs a model (recipes/wan2.1.json "mbridge"; job/mbridge.h). */
