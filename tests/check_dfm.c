@@ -451,6 +451,47 @@ START_TEST(test_render_automodel)
 }
 END_TEST
 
+/* The AutoModel rows' model id does not depend on STAGE_PATH: DFM 9eaace1 dfm/src/automodel/recipes/train.py:87-90
+ * runs NeMoWanPipeline.from_config (random weights) when the id contains "wan", so a STAGE_PATH such as
+ * /lustre/swan_stage (here <tmp>/swan_stage, a link to the stage) must not reach it: the staged folder is
+ * mounted at a fixed path and that path is the id. */
+START_TEST(test_automodel_model_id)
+{
+    stage_am_model();
+    char saved[sizeof stage];
+    snprintf(saved, sizeof saved, "%s", stage);
+    snprintf(stage, sizeof stage, "%s/swan_stage", tmp);
+    ck_assert(symlink(saved, stage) == 0);
+    struct np_launch_plan plan;
+    const char *env[] = {"GPU_TYPE=h100", "JOB_TOTAL_GPUS=8", NULL};
+    struct np_launch_config *c = resolve(env, &plan, NP_OK, NULL, 0);
+    char **argv = np_mbridge_command(c);
+    ck_assert_ptr_nonnull(argv);
+    const char *id = NULL;
+    for (char **a = argv; *a; a++)
+        if (strncmp(*a, "--model.pretrained_model_name_or_path=", 38) == 0)
+            id = *a + 38;
+    ck_assert_ptr_nonnull(id);
+    ck_assert_msg(strstr(id, "wan") == NULL, "the model id %s contains \"wan\" (train.py:87-90)", id);
+    ck_assert_str_eq(id, "/nemoperf/hf/Wan-AI/Wan2.1-T2V-14B-Diffusers");
+    char *s = NULL, mount[1400];
+    struct np_error err;
+    ck_assert(np_script_render(c, &s, &err) == NP_OK);
+    snprintf(mount, sizeof mount, ",%s/hf/Wan-AI/Wan2.1-T2V-14B-Diffusers:%s'", stage, id);
+    ck_assert_msg(strstr(s, mount) != NULL, "no mount %s in %s", mount, s);
+    json_t *j = np_mbridge_json(c);
+    json_t *m = json_object_get(j, "model.pretrained_model_name_or_path");
+    ck_assert_str_eq(json_string_value(json_object_get(m, "value")), id);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(m, "source")), "train.py:87-90"));
+    json_decref(j);
+    free(s);
+    np_strv_free(argv);
+    np_launch_plan_free(&plan);
+    ck_assert(unlink(stage) == 0);
+    snprintf(stage, sizeof stage, "%s", saved);
+}
+END_TEST
+
 /* --print-config's mbridge object: the YAML's parallelism with its source, nodes x GPUs, container, pins. */
 START_TEST(test_print_config_sources)
 {
@@ -593,6 +634,7 @@ int main(void)
     tcase_add_test(tc, test_render_h100_switches);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_render_automodel);
+    tcase_add_test(tc, test_automodel_model_id);
     tcase_add_test(tc, test_automodel_log_read_back);
     tcase_add_test(tc, test_print_config_sources);
     tcase_add_test(tc, test_log_lines_read_back);

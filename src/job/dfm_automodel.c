@@ -28,15 +28,35 @@ static int dfm_am_lbs(const struct np_launch_config *c)
     return c->row && c->row->lbs > 0 ? c->row->lbs : c->mbs;
 }
 
+char *np_dfm_am_model_id(const struct np_mbridge_spec *b)
+{
+    char *p = NULL;
+    if (!b || !b->am_hf_model || asprintf(&p, NP_DFM_AM_MODEL_ROOT "/%s", b->am_hf_model) < 0)
+        return NULL;
+    return p;
+}
+
+char *np_dfm_am_mounts(const struct np_launch_config *c)
+{
+    const struct np_mbridge_spec *b = c->model->mbridge;
+    char *dir = np_stage_hf_dir(c->stage_path, b->am_hf_model), *id = np_dfm_am_model_id(b), *p = NULL;
+    if (dir && id && asprintf(&p, "%s:%s", dir, id) < 0)
+        p = NULL;
+    free(dir);
+    free(id);
+    return p;
+}
+
 char **np_dfm_am_overrides(const struct np_launch_config *c)
 {
     const struct np_mbridge_spec *b = c->model->mbridge;
-    char *model = b && b->am_hf_model ? np_stage_hf_dir(c->stage_path, b->am_hf_model) : NULL;
+    char *model = np_dfm_am_model_id(b);
     if (!model)
         return NULL;
     struct np_strv s = {0};
-    /* NeMoWanPipeline / DiffusionPipeline.from_pretrained read the whole Diffusers folder (DFM 9eaace1
-     * dfm/src/automodel/recipes/train.py:87-99, _diffusers/auto_diffusion_pipeline.py:111-200) */
+    /* NeMoAutoDiffusionPipeline.from_pretrained reads the whole Diffusers folder (DFM 9eaace1
+     * dfm/src/automodel/recipes/train.py:87-99, _diffusers/auto_diffusion_pipeline.py:111-200); the id is the
+     * fixed mount point, without "wan" whatever STAGE_PATH is (train.py:87-90: np_dfm_am_model_id) */
     np_strv_pushf(&s, "--model.pretrained_model_name_or_path=%s", model);
     np_strv_pushf(&s, "--step_scheduler.global_batch_size=%d", c->gbs);
     np_strv_pushf(&s, "--step_scheduler.local_batch_size=%d", dfm_am_lbs(c));
@@ -112,8 +132,13 @@ json_t *np_dfm_am_json(const struct np_launch_config *c)
     for (char **a = argv; cmd && a && *a; a++)
         json_array_append_new(cmd, json_string(*a));
     np_strv_free(argv);
-    char *model = np_stage_hf_dir(c->stage_path, b->am_hf_model);
-    char nodes[200];
+    char *model = np_dfm_am_model_id(b), *staged = np_stage_hf_dir(c->stage_path, b->am_hf_model);
+    char nodes[200], model_src[600];
+    snprintf(model_src, sizeof model_src, "the folder ./setup stages from the Hub (mbridge.automodel.hf_model), %s, "
+             "mounted at a fixed path: DFM 9eaace1 train.py:87-90 takes NeMoWanPipeline.from_config (random "
+             "weights) when the id contains \"wan\", NeMoAutoDiffusionPipeline.from_pretrained otherwise",
+             staged ? staged : "");
+    free(staged);
     snprintf(nodes, sizeof nodes, "%d nodes x %d GPUs per node", c->nodes, c->gpus_per_node);
     int bad = !o || !cmd || !model;
     if (o) {
@@ -124,8 +149,7 @@ json_t *np_dfm_am_json(const struct np_launch_config *c)
         cmd = NULL;
         bad |= json_object_set_new(o, "config_file", np_dfm_sourced(json_string(b->am_yaml), yaml_src));
         bad |= json_object_set_new(o, "model.pretrained_model_name_or_path",
-                                   np_dfm_sourced(model ? json_string(model) : NULL, "the folder ./setup stages "
-                                                  "from the Hub (mbridge.automodel.hf_model)"));
+                                   np_dfm_sourced(model ? json_string(model) : NULL, model_src));
         bad |= json_object_set_new(o, "hf_model", json_string(b->am_hf_model));
         bad |= json_object_set_new(o, "step_scheduler.global_batch_size",
                                    np_dfm_sourced(json_integer(c->gbs), row_src));

@@ -36,6 +36,7 @@ struct mbridge_kind {
     /* NULL, or a file the job reads besides the checkouts (a new string; what: how to name it) */
     char *(*staged)(const struct np_launch_config *c, char *what, size_t n);
     const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
+    char *(*mounts)(const struct np_launch_config *c); /* NULL, or more "<src>:<dst>[,...]" (a new string) */
 };
 
 static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
@@ -49,7 +50,7 @@ static const struct mbridge_kind mbridge_kinds[] = {
      .stage = np_dfm_stage, .pythonpath = mbridge_path_names},
     {.name = "dfm", .backend = "automodel", .torchrun = 1, .synth_format = "dfm-automodel", .argv = np_dfm_am_argv,
      .json = np_dfm_am_json, .stage = np_dfm_am_stage, .pythonpath = np_dfm_am_path_names,
-     .staged = np_dfm_am_staged},
+     .staged = np_dfm_am_staged, .mounts = np_dfm_am_mounts},
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
     {.name = "perf", .numactl = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
      .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus},
@@ -110,7 +111,7 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
  * it: NVIDIA's reproduction deletes the image's /opt/Megatron-Bridge and /opt/Megatron-LM and clones the pinned
  * commits there (DFM f8c1c09 examples/megatron/recipes/wan/README_perf_test.md:34-42), so whatever of the image
  * points into those folders (its installed Megatron-Bridge) reads the pinned code.  Appends ",<checkout>:<folder>"
- * to b (unquoted), or nothing; -1 out of memory. */
+ * to b (unquoted), or nothing; then the kind's own mounts; -1 out of memory. */
 static int mbridge_replace_mounts(const struct np_launch_config *c, const struct mbridge_kind *k, struct np_buf *b)
 {
     const struct np_mbridge_spec *s = c->model->mbridge;
@@ -128,6 +129,12 @@ static int mbridge_replace_mounts(const struct np_launch_config *c, const struct
         np_buf_appendf(b, ",%s:%s", d, r->replaces);
         free(d);
     }
+    char *more = k && k->mounts ? k->mounts(c) : NULL;
+    if (k && k->mounts && !more)
+        return -1;
+    if (more)
+        np_buf_appendf(b, ",%s", more);
+    free(more);
     return b->failed ? -1 : 0;
 }
 

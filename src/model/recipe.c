@@ -882,6 +882,12 @@ static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const
         }
         TRY(recipe_str(c, a, p, "yaml_source", 1, &b->am_yaml_source));
         TRY(recipe_str(c, a, p, "hf_model", 1, &b->am_hf_model));
+        if (strstr(b->am_hf_model, "wan")) { /* the job's model id is <fixed root>/<hf_model> (job/dfm_automodel.h) */
+            char ph[560];
+            recipe_path(ph, sizeof ph, p, "hf_model");
+            return recipe_fail(c, ph, "contains \"wan\": DFM 9eaace1 train.py:87-90 would build the pipeline from "
+                                      "its config (random weights) instead of loading it");
+        }
         TRY(recipe_strings(c, a, p, "pythonpath", 1, &b->am_pythonpath));
         TRY(recipe_repo_names(c, p, b, b->am_pythonpath));
         TRY(recipe_str(c, a, p, "note", 1, &b->am_note));

@@ -137,7 +137,8 @@ for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c
 done
 mkdir -p "$S/pip/wan2.1-14b" && echo x >"$S/nvidia+nemo+25.11.sqsh"
 env RECIPE=wan2.1 GPU_TYPE=h100 JOB_TOTAL_GPUS=8 STAGE_PATH="$S" "$launch" --dry-run >"$tmp/l.sh" 2>"$tmp/l.err" &&
-    grep -q "pretrained_model_name_or_path=$M'" "$tmp/l.sh" && ok "launch runs the AutoModel row on the staged pipeline" ||
+    grep -q "pretrained_model_name_or_path=/nemoperf/hf/$REPO'" "$tmp/l.sh" && grep -q ",$M:/nemoperf/hf/$REPO'" "$tmp/l.sh" &&
+    ok "launch runs the AutoModel row on the staged pipeline (mounted at /nemoperf/hf/$REPO)" ||
     fail "launch: $(cat "$tmp/l.err")"
 rm "$M/model_index.json"
 env RECIPE=wan2.1 GPU_TYPE=h100 JOB_TOTAL_GPUS=8 STAGE_PATH="$S" "$launch" --dry-run >/dev/null 2>"$tmp/l.err"
