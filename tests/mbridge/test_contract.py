@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """test_contract.py - the Megatron-Bridge rank commands nemoperf renders use only arguments the release accepts.
 
-Inputs: share/nemoperf/megatron-bridge/rows-<container>.json (each row's rank-command arguments) and
-tests/data/contract/mbridge-<release>-args.tsv (the release's argparse list, extracted from
-scripts/performance/argument_parser.py at the pinned commit by tests/data/contract/extract-mbridge-args.py).
+Inputs: share/nemoperf/megatron-bridge/rows-<container>.json for every published container (each row's
+rank-command arguments) and tests/data/contract/mbridge-<release>-args.tsv (the release's argparse list, extracted
+from scripts/performance/argument_parser.py at the pinned commit by tests/data/contract/extract-mbridge-args.py;
+the parser itself beside it, gzipped).  Each container's rows are checked against their own release's list, and
+every row's arguments are parsed by that release's own argument_parser.py (imported from the .gz with the
+modules it imports stubbed: a parse that exits is a failure).
 Every flag must be an option of that release, must not be one setup_experiment.py drops as launcher-only, must take
 a value when given one (and not otherwise), and a value must be one of the option's literal choices when it has
 them. run_script.py parses with parse_known_args and hands the rest to Hydra-style overrides, so an unknown flag
@@ -11,24 +14,27 @@ would not be refused by Python: this test is what refuses it. A planted unknown 
 flag must both be caught. Also: every row resolves to a release config, and the published parallelism is what the
 command asks for. No stand-in: NVIDIA's parser text at the pinned commits.
 
-The RENDERED command is checked too: every launchable row is rendered by bin/nemoperf-launch --print-config
+The RENDERED command is checked too: every row the data calls launchable is rendered by bin/nemoperf-launch --print-config
 (its "mbridge".rank_command, what the dry-run script runs) with MAX_STEPS, ENABLE_CHECKPOINT and ENABLE_PROFILE
 variations; the command must run the release's entry point (bootstrap.py at v0.6.0, run_script.py at v0.5.0) from
 the pinned checkout, every flag must keep the contract, and the rest must be Hydra-style key=value overrides.
 A planted unknown flag in a rendered command is caught.  Skipped (said) when bin/nemoperf-launch is not built.
 """
+import argparse
 import ast
+import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "share", "nemoperf", "megatron-bridge")
 CONTRACT = os.path.join(ROOT, "tests", "data", "contract")
-CONTAINERS = ("26.08", "26.06")
+CONTAINERS = ("26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01", "26.02", "25.11", "25.09")
 
 
 def load_args(release):
@@ -89,7 +95,8 @@ def check_argv(argv, opts):
 
 
 HYDRA = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+=")
-ENTRY = {"v0.6.0": "scripts/performance/bootstrap.py", "v0.5.0": "scripts/performance/run_script.py"}
+ENTRY = {"v0.6.0": "scripts/performance/bootstrap.py", "v0.5.0": "scripts/performance/run_script.py",
+         "r0.5.0-cba825f": "scripts/performance/run_script.py"}
 
 
 def check_rendered(cmd, opts, release, commit):
@@ -119,8 +126,70 @@ def render(row, stage, extra):
     return doc["mbridge"]["rank_command"]
 
 
+class _Stub(types.ModuleType):
+    """A module whose every attribute is another stub (and callable): what argument_parser.py imports beside
+    argparse (nemo_run, megatron.bridge, the scripts' utils) is not needed to build and run the parser."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Stub(self.__name__ + "." + name)
+
+    def __call__(self, *a, **k):
+        return _Stub(self.__name__ + "()")
+
+    def __iter__(self):
+        return iter(())
+
+
+_PARSERS = {}
+
+
+def own_parse(release, argv):
+    """None when the release's own argument_parser.py parses argv (with the Slurm account and partition a
+    launcher adds), else the parser's complaint.  The parser is built from the .gz beside the args list."""
+    if release not in _PARSERS:
+        text = gzip.open(os.path.join(CONTRACT, "mbridge-%s-argument_parser.py.gz" % release), "rt",
+                         encoding="utf-8").read()
+        saved = dict(sys.modules)
+        real_import = __import__
+
+        def imp(name, globs=None, locs=None, fromlist=(), level=0):
+            try:
+                return real_import(name, globs, locs, fromlist, level)
+            except ImportError:
+                mod = _Stub(name)
+                sys.modules[name] = mod
+                return mod
+        mod = types.ModuleType("mbridge_parser_" + re.sub(r"\W", "_", release))
+        mod.__dict__["__builtins__"] = dict(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__),
+                                            __import__=imp)
+        try:
+            exec(compile(text, "mbridge-%s-argument_parser.py" % release, "exec"), mod.__dict__)
+        finally:
+            for k in [k for k in sys.modules if k not in saved]:
+                del sys.modules[k]
+        _PARSERS[release] = mod.parse_cli_args
+    import contextlib
+    import io
+    err = io.StringIO()
+    old = sys.argv
+    sys.argv = ["setup_experiment.py", "-a", "acct", "-p", "part"] + list(argv)
+    try:
+        with contextlib.redirect_stderr(err):
+            got = _PARSERS[release]()  # v0.3.0+: the parser; before: parse_known_args()'s (args, rest)
+            if isinstance(got, argparse.ArgumentParser):
+                got = got.parse_known_args()
+        rest = [a for a in got[1] if not HYDRA.match(a)]  # run_script.py's key=value overrides
+        return "not taken by the parser: %s" % " ".join(rest) if rest else None
+    except SystemExit:
+        return err.getvalue().strip().splitlines()[-1] if err.getvalue().strip() else "exit"
+    finally:
+        sys.argv = old
+
+
 def main():
-    failures, nrows = [], 0
+    failures, nrows, nparsed = [], 0, 0
     stage = tempfile.mkdtemp(prefix="np-contract-")
     nrendered = 0
     for c in CONTAINERS:
@@ -142,12 +211,26 @@ def main():
             for flag, k in flags.items():
                 if flag in r["args"]:
                     vals[k] = int(r["args"][r["args"].index(flag) + 1])
-            for k in flags.values():
+            cant = " ".join(r["launch"]["why_not"] or [])
+            for flag, k in flags.items():
                 want = r["published"][k]
-                if want is not None and vals.get(k) != want:
+                if k == "vp" and want == 1 and vals.get(k) is None:
+                    continue  # VP 1: no interleaving, the config's None
+                if want is not None and vals.get(k) != want and "the release's parser has no %s" % flag not in cant:
                     failures.append("%s: %s published %s, command gives %s" % (where, k, want, vals.get(k)))
-        # the rendered commands: every row, plain, with MAX_STEPS/checkpoint, with a profile
+        # the release's own parser takes every row's arguments
         for r in doc["rows"]:
+            if r["resolved"] is not None:
+                err = own_parse(doc["release"], r["args"])
+                if err:
+                    failures.append("%s %s %s %s %s %dgpu: %s's argument_parser.py: %s"
+                                    % (c, r["task"], r["recipe"], r["gpu_type"], r["dtype"], r["gpus"],
+                                       doc["release"], err))
+                nparsed += 1
+        if own_parse(doc["release"], doc["rows"][0]["args"] + ["-ng"]) is None:
+            failures.append("%s: the release's parser took an -ng without its value" % c)
+        # the rendered commands: every launchable row, plain, with MAX_STEPS/checkpoint, with a profile
+        for r in (r for r in doc["rows"] if r["launch"]["launchable"]):
             for extra in ({}, {"MAX_STEPS": "30", "ENABLE_CHECKPOINT": "true"}, {"ENABLE_PROFILE": "true"}):
                 cmd = render(r, stage, extra)
                 if cmd is None:
@@ -169,14 +252,15 @@ def main():
         good = doc["rows"][0]["args"]
         if not check_argv(good + ["--no_such_flag", "1"], opts):
             failures.append("%s: a planted unknown argument was not caught" % c)
-        if not check_argv(good + ["--additional_slurm_params", "x=y"], opts):
+        if any(o["launcher_only"] == "yes" for o in opts.values()) and \
+                not check_argv(good + ["--additional_slurm_params", "x=y"], opts):
             failures.append("%s: a planted launcher-only argument was not caught" % c)
         if not check_argv(good + ["-c", "fp4"], opts) and opts["-c"]["choices"] not in ("-", "None"):
             failures.append("%s: a value outside -c's choices was not caught" % c)
     for f in failures:
         print("FAIL: " + f)
-    print("mbridge contract: %d rows of %s, %d rendered commands%s, %d failures"
-          % (nrows, "+".join(CONTAINERS), nrendered, "" if nrendered else " (%s/nemoperf-launch not built: skipped)" % (os.environ.get("NP_BIN") or "bin"),
+    print("mbridge contract: %d rows of %s, %d parsed by their release's parser, %d rendered commands%s, %d failures"
+          % (nrows, "+".join(CONTAINERS), nparsed, nrendered, "" if nrendered else " (%s/nemoperf-launch not built: skipped)" % (os.environ.get("NP_BIN") or "bin"),
              len(failures)))
     os.rmdir(stage) if not os.listdir(stage) else None
     return 1 if failures else 0

@@ -81,13 +81,15 @@ def main():
                             capture_output=True, text=True).stdout.strip()
     rows = arguments(show(a.git, commit, PARSER))
     flags, prefixes, flines = launcher_only(show(a.git, commit, SETUP))
-    if not rows or not flags:
-        print("extract-mbridge-args: nothing found (parser %d, launcher-only %d)" % (len(rows), len(flags)),
-              file=sys.stderr)
+    if not rows:
+        print("extract-mbridge-args: no add_argument call in %s at %s" % (PARSER, commit), file=sys.stderr)
         return 1
     print("# Megatron-Bridge %s: %s@%s %s (add_argument calls, lines per row)" % (a.release, REPO, commit, PARSER))
-    print("# launcher_only: dropped before the rank command by %s:%s _filter_run_script_args (flags %s; prefixes %s)"
-          % (SETUP, flines, " ".join(sorted(flags)), " ".join(sorted(prefixes))))
+    if flags:
+        print("# launcher_only: dropped before the rank command by %s:%s _filter_run_script_args (flags %s; prefixes "
+              "%s)" % (SETUP, flines, " ".join(sorted(flags)), " ".join(sorted(prefixes))))
+    else:  # releases before v0.3.0: setup_experiment.py has no _filter_run_script_args
+        print("# launcher_only: none (%s has no _filter_run_script_args at this commit)" % SETUP)
     print("# Extracted by tests/data/contract/extract-mbridge-args.py --git <Megatron-Bridge .git> --commit %s "
           "--release %s" % (commit, a.release))
     cols = ["options", "dest", "action", "value", "nargs", "type", "default", "choices", "required",
