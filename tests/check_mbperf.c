@@ -198,6 +198,40 @@ START_TEST(test_v5_h100_and_b300)
 }
 END_TEST
 
+START_TEST(test_v5_b300_cpu_affinity)
+{
+    /* Every 26.06 B300 row: NCCL_IGNORE_CPU_AFFINITY=1, set for B300 by r0.5.0 4cfb04a (MB v0.5.1
+     * scripts/performance/perf_plugins.py:353-354) five minutes before a0faf081e added these rows; no other GPU */
+    static const char *const rows[][3] = {
+        {"deepseek_v3", "fp8_mx", "b300"},   {"gpt_oss_120b", "fp8_mx", "b300"}, {"qwen3_30b_a3b", "fp8_mx", "b300"},
+        {"nemotron_3_nano", "fp8_mx", "b300"}, {"nemotron_3_super", "nvfp4", "b300"},
+        {"llama31_405b", "fp8_cs", "gb300"}, {"qwen3_30b_a3b", "fp8_cs", "h100"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct np_launch_plan plan;
+        char e[4096], r[64], d[64], g[64];
+        snprintf(r, sizeof r, "RECIPE=%s", rows[i][0]);
+        snprintf(d, sizeof d, "DTYPE=%s", rows[i][1]);
+        snprintf(g, sizeof g, "GPU_TYPE=%s", rows[i][2]);
+        const char *env[] = {r, d, g, "CONTAINER=26.06", NULL};
+        ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s: %s", rows[i][0], e);
+        const char *v = var(&plan.jobs[0], "NCCL_IGNORE_CPU_AFFINITY");
+        if (strcmp(rows[i][2], "b300") == 0)
+            ck_assert_msg(v && strcmp(v, "1") == 0, "%s b300: NCCL_IGNORE_CPU_AFFINITY %s", rows[i][0], v ? v : "unset");
+        else
+            ck_assert_msg(!v, "%s %s: NCCL_IGNORE_CPU_AFFINITY set", rows[i][0], rows[i][2]);
+        json_t *pc = np_mbridge_perf_json(&plan.jobs[0]);
+        json_t *src = json_object_get(json_object_get(json_object_get(pc, "env_origin"), "NCCL_IGNORE_CPU_AFFINITY"),
+                                      "source");
+        ck_assert_int_eq(src != NULL, v != NULL);
+        if (src)
+            ck_assert_msg(strstr(json_string_value(src), "4cfb04a"), "%s", json_string_value(src));
+        json_decref(pc);
+        np_launch_plan_free(&plan);
+    }
+}
+END_TEST
+
 START_TEST(test_profile_checkpoint_steps)
 {
     const char *env[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08",
@@ -269,6 +303,7 @@ int main(void)
     TCase *tc = tcase_create("rows");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_v6_row_command_and_env);
+    tcase_add_test(tc, test_v5_b300_cpu_affinity);
     tcase_add_test(tc, test_v6_gb200_gdr);
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);

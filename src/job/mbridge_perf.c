@@ -118,6 +118,24 @@ static const char *mbridge_perf_num(int n)
 #define MBP5 "MB fcbb603 scripts/performance/"
 #define MBP6 "MB 51885cf scripts/performance/"
 
+/* What the release's launcher set for the row that its tag lacks (rows-<container>.json "plugin_env", written by
+ * extract-recipes.py's PLUGIN_ENV with the commit and file:lines): 26.06's B300 rows were added on r0.5.0 after
+ * 4cfb04a set NCCL_IGNORE_CPU_AFFINITY=1 for B300 (MB v0.5.1 scripts/performance/perf_plugins.py:353-354).  The
+ * strings live in the row's JSON, which the set keeps. */
+static void mbridge_perf_env_after_tag(const struct np_mbperf_row *r, struct mbridge_perf_env *e)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(r->json, "plugin_env"), i, v)
+    {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *value = json_string_value(json_object_get(v, "value"));
+        const char *source = json_string_value(json_object_get(v, "source"));
+        if (name && value)
+            mbridge_perf_set(e, name, value, source ? source : "rows-<container>.json plugin_env");
+    }
+}
+
 /* 26.06: v0.5.0's executor (utils/executors.py) and PerfEnvPlugin.setup (perf_plugins.py:495-578). */
 static void mbridge_perf_env_v5(const struct np_launch_config *c, struct mbridge_perf_env *e)
 {
@@ -203,6 +221,7 @@ static void mbridge_perf_env_v5(const struct np_launch_config *c, struct mbridge
     }
     if (r->dtype == NP_MB_NVFP4)
         mbridge_perf_set(e, "NVTE_USE_FAST_MATH", "1", MBP5 "perf_plugins.py:572-574 (nvfp4)");
+    mbridge_perf_env_after_tag(r, e);
 }
 
 /* 26.08: v0.6.0's executor exports only OFFLINE_BENCHMARK_ENV_VARS (utils/executors.py:87-91,146-165); the
