@@ -130,7 +130,7 @@ static const struct bad_case bad_cases[] = {
     {{"STAGE_PATH=/tmp/a\nb", L8, SYN, NULL}, {"STAGE_PATH=/tmp/a\nb", "newline", NULL}},
     {{"STAGE_PATH=/tmp/a\\b", L8, SYN, NULL}, {"backslash", NULL}},
     {{SP, L8, "WORKLOAD=docker", NULL}, {"WORKLOAD=docker", "allowed: nemo, synthetic", NULL}},
-    {{SP, SYN, "RECIPE=llama4", NULL}, {"RECIPE=llama4", "unknown recipe", "allowed: automodel, gpt3, llama3.1, llama3, mixtral, nemotron, nemotron4", NULL}},
+    {{SP, SYN, "RECIPE=llama4", NULL}, {"RECIPE=llama4: unknown recipe; did you mean llama3? allowed: NeMo recipes: automodel, gpt3, llama3.1, llama3, mixtral, nemotron, nemotron4", "; Megatron-Bridge recipes: deepseek_v3, ", NULL}},
     {{SP, SYN, "MODEL_SIZE=9b", NULL}, {"MODEL_SIZE=9b", "allowed: 8b, 70b, 405b, 15b, 340b", NULL}},
     {{SP, SYN, NULL}, {"MODEL_SIZE is not set", "RECIPE", "8b", NULL}},
     {{SP, SYN, "DTYPE=-", NULL}, {"MODEL_SIZE is not set and DTYPE is not set", "required", "bf16, fp8", NULL}},

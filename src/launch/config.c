@@ -12,6 +12,7 @@
 #include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/model/layout.h"
 #include "nemoperf/model/mbhf.h"
+#include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/slurm/sbatch_env.h"
 
@@ -194,8 +195,16 @@ static enum np_status config_pick_recipe(struct config_ctx *x, const struct np_r
             for (size_t m = 0; m < set->recipes[i].nmodels; m++)
                 config_join(sizes, sizeof sizes, set->recipes[i].models[m].size);
     if (rname) {
-        if (!(*rp = np_recipe_find(set, rname)))
-            return config_bad(x, "RECIPE=%s: unknown recipe; allowed: %s", rname, all);
+        if (!(*rp = np_recipe_find(set, rname))) { /* both namespaces named, nearest first (model/recipe_names.c) */
+            struct np_mbperf_set mb;
+            struct np_error ignored;
+            char hint[3072];
+            int have_mb = np_mbperf_load(NULL, &mb, &ignored) == NP_OK;
+            np_recipe_names_hint(set, have_mb ? &mb : NULL, NULL, rname, hint, sizeof hint);
+            if (have_mb)
+                np_mbperf_free(&mb);
+            return config_bad(x, "RECIPE=%s: unknown recipe; %s", rname, hint);
+        }
         int automodel = 0; /* AutoModel benchmarks: MODEL names them, the dtype is the rows' (BF16) */
         for (size_t m = 0; m < (*rp)->nmodels; m++)
             automodel |= (*rp)->models[m].automodel != NULL;

@@ -25,6 +25,7 @@
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
 #include "nemoperf/model/mbperf.h"
+#include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/mbridge_hf.h"
 #include "nemoperf/setup/pip.h"
@@ -250,9 +251,11 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
                   ct);
         return 2;
     }
-    if (!named || !np_mbperf_has_recipe(&p->mb, name, ct)) {
-        np_errorf("RECIPE%s%s: not a Megatron-Bridge performance recipe%s%s; allowed: %s", named ? "=" : " is not set",
-                  named ? name : "", ct ? " of CONTAINER=" : "", ct ? ct : "", list);
+    if (!named || !np_mbperf_has_recipe(&p->mb, name, ct)) { /* with CONTAINER set, only its rows' names */
+        char hint[3072];
+        np_recipe_names_hint(NULL, &p->mb, ct, named ? name : NULL, hint, sizeof hint);
+        np_errorf("RECIPE%s%s: not a Megatron-Bridge performance recipe%s%s; %s", named ? "=" : " is not set",
+                  named ? name : "", ct ? " of CONTAINER=" : "", ct ? ct : "", hint);
         return 2;
     }
     enum np_mb_dtype d = dt ? np_mb_dtype_parse(dt) : NP_MB_DTYPE_NONE;
@@ -325,8 +328,15 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
         if (mrc >= 0)
             return mrc;
     }
-    if (recipe && !np_recipe_find(set, recipe)) {
-        np_errorf("RECIPE: '%s' is not a known recipe (known: %s)", recipe, known);
+    if (recipe && !np_recipe_find(set, recipe)) { /* both namespaces named, nearest first (model/recipe_names.c) */
+        struct np_mbperf_set mb;
+        struct np_error ignored;
+        char hint[3072];
+        int have_mb = np_mbperf_load(NULL, &mb, &ignored) == NP_OK;
+        np_recipe_names_hint(set, have_mb ? &mb : NULL, NULL, recipe, hint, sizeof hint);
+        if (have_mb)
+            np_mbperf_free(&mb);
+        np_errorf("RECIPE=%s: unknown recipe; %s", recipe, hint);
         return 2;
     }
     /* every listed size must exist in a candidate recipe */

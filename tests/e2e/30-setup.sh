@@ -80,7 +80,7 @@ run drynoenroot PATH="$NOENROOT" STAGE_PATH="$S" "$setup" --dry-run
     ok "--dry-run without enroot and HF_TOKEN: exit 0, the plan, two warnings" ||
     fail "--dry-run without enroot: exit $rc: $(cat "$tmp/drynoenroot.err")"
 run badrecipe PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" RECIPE=nope "$setup"
-expect_fail badrecipe 2 "RECIPE: 'nope' is not a known recipe (known: "
+expect_fail badrecipe 2 "RECIPE=nope: unknown recipe; allowed: NeMo recipes: "
 run badsize PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" MODEL_SIZE=9b "$setup"
 expect_fail badsize 2 "MODEL_SIZE: '9b'"
 env HF_ENDPOINT=ftp://example.org PATH="$STUBPATH" STAGE_PATH="$S" HF_TOKEN="$TOKEN" "$setup" \

@@ -53,8 +53,15 @@ for bad in "DTYPE=nvfp4:fp8_mx" "CONTAINER=25.11:26.08, 26.06" "GPU_TYPE=h200:gb
     [ $rc -eq 2 ] && grep -q "${kv}.*allowed: .*$want" "$tmp/e4" && [ -z "$(ls -A "$tmp/none")" ] && ok "$kv: exit 2: $(cut -c1-140 "$tmp/e4")" ||
         fail "$kv: rc=$rc $(cat "$tmp/e4")"
 done
-# NeMo's recipe names keep theirs
+# an unknown RECIPE names both namespaces; a near miss of a Megatron-Bridge name gets it suggested
 run RECIPE=nosuch "$setup" --dry-run >/dev/null 2>"$tmp/e5"
-grep -q "RECIPE: 'nosuch' is not a known recipe" "$tmp/e5" && ok "an unknown RECIPE still gets the NeMo recipes' message" || fail "$(cat "$tmp/e5")"
+grep -q "RECIPE=nosuch: unknown recipe; allowed: NeMo recipes: .*llama3.1.*; Megatron-Bridge recipes: .*deepseek_v3" "$tmp/e5" &&
+    ok "an unknown RECIPE lists NeMo's and Megatron-Bridge's names" || fail "$(cat "$tmp/e5")"
+run RECIPE=deepsek_v3 "$setup" --dry-run >/dev/null 2>"$tmp/e6"
+grep -q "RECIPE=deepsek_v3: unknown recipe; did you mean deepseek_v3" "$tmp/e6" && ok "RECIPE=deepsek_v3: did you mean deepseek_v3" ||
+    fail "$(cat "$tmp/e6")"
+run RECIPE=deepsek_v3 CONTAINER=26.06 "$setup" --dry-run >/dev/null 2>"$tmp/e7"
+grep -q "RECIPE=deepsek_v3: not a Megatron-Bridge performance recipe of CONTAINER=26.06; did you mean deepseek_v3?" "$tmp/e7" &&
+    ok "RECIPE=deepsek_v3 CONTAINER=26.06: did you mean deepseek_v3" || fail "$(cat "$tmp/e7")"
 
 [ "$fails" -eq 0 ] && echo "35-setup-mbridge-rows: all ok" || { echo "35-setup-mbridge-rows: $fails failure(s)"; exit 1; }
