@@ -295,6 +295,159 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* Read what fn writes on stderr (notes) into buf. */
+static void stderr_of(void (*fn)(void *), void *arg, char *buf, size_t cap)
+{
+    char path[] = "/tmp/np-mbperf-err-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    fn(arg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t n = pread(fd, buf, cap - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    close(fd);
+    unlink(path);
+}
+
+struct cv_case {
+    const char *const *env;
+    enum np_status st;
+    char e[4096];
+    const char *cv;
+    int gbs;
+    char *script;
+};
+
+static void cv_resolve(void *arg)
+{
+    struct cv_case *k = arg;
+    struct np_launch_plan plan;
+    k->st = resolve(k->env, &plan, k->e, sizeof k->e);
+    k->cv = NULL;
+    k->gbs = 0;
+    k->script = NULL;
+    if (k->st == NP_OK) {
+        static char cv[16];
+        snprintf(cv, sizeof cv, "%s", plan.jobs[0].mb->config_variant ? plan.jobs[0].mb->config_variant : "");
+        k->cv = cv;
+        k->gbs = plan.jobs[0].gbs;
+        struct np_error err;
+        ck_assert_msg(np_script_render(&plan.jobs[0], &k->script, &err) == NP_OK, "%s", err.text);
+    }
+    np_launch_plan_free(&plan);
+}
+
+/* CONFIG_VARIANT (-cv) chooses between the two 26.06 DeepSeek V3 GB300 MXFP8 256-GPU rows: v2 GBS 4096
+ * (archive:112), v1 run with -gb 15360 (archive:113).  Unset: Megatron-Bridge v0.5.0's own default, v2
+ * (argument_parser.py:904-910), said with both rows' GBS.  GBS chooses too; a contradicting one is refused. */
+START_TEST(test_config_variant)
+{
+#define DSV3 "RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb300", "JOB_TOTAL_GPUS=256"
+    char note[8192];
+    const char *v1[] = {"CONTAINER=26.06", DSV3, "CONFIG_VARIANT=v1", NULL};
+    struct cv_case k = {.env = v1};
+    stderr_of(cv_resolve, &k, note, sizeof note);
+    ck_assert_msg(k.st == NP_OK, "%s", k.e);
+    ck_assert_str_eq(k.cv, "v1");
+    ck_assert_int_eq(k.gbs, 15360);
+    ck_assert_msg(strstr(k.script, "'-cv' 'v1'") && strstr(k.script, "'-gb' '15360'"), "%s", k.script);
+    ck_assert_msg(!strstr(note, "CONFIG_VARIANT not set"), "%s", note);
+    free(k.script);
+    const char *v2[] = {"CONTAINER=26.06", DSV3, "CONFIG_VARIANT=V2", NULL};
+    k = (struct cv_case){.env = v2};
+    cv_resolve(&k);
+    ck_assert_msg(k.st == NP_OK, "%s", k.e);
+    ck_assert_str_eq(k.cv, "v2");
+    ck_assert_int_eq(k.gbs, 4096);
+    ck_assert_msg(strstr(k.script, "'-cv' 'v2'") && !strstr(k.script, "'-gb'"), "%s", k.script);
+    free(k.script);
+    /* unset: v2, Megatron-Bridge's default, said with every row and its GBS */
+    const char *none[] = {"CONTAINER=26.06", DSV3, NULL};
+    k = (struct cv_case){.env = none};
+    stderr_of(cv_resolve, &k, note, sizeof note);
+    ck_assert_msg(k.st == NP_OK, "%s", k.e);
+    ck_assert_str_eq(k.cv, "v2");
+    ck_assert_msg(strstr(note, "CONFIG_VARIANT not set") && strstr(note, "v2 (GBS 4096") &&
+                  strstr(note, "v1 (GBS 15360") && strstr(note, "argument_parser.py:904-910"), "%s", note);
+    free(k.script);
+    /* CONFIG_VARIANT alone picks the container that has it (26.08 publishes no variant) */
+    const char *nocont[] = {DSV3, "CONFIG_VARIANT=v1", NULL};
+    k = (struct cv_case){.env = nocont};
+    cv_resolve(&k);
+    ck_assert_msg(k.st == NP_OK, "%s", k.e);
+    ck_assert_int_eq(k.gbs, 15360);
+    free(k.script);
+    /* GBS chooses the row */
+    const char *gbs[] = {"CONTAINER=26.06", DSV3, "GBS=15360", NULL};
+    k = (struct cv_case){.env = gbs};
+    stderr_of(cv_resolve, &k, note, sizeof note);
+    ck_assert_msg(k.st == NP_OK, "%s", k.e);
+    ck_assert_str_eq(k.cv, "v1");
+    ck_assert_msg(!strstr(note, "CONFIG_VARIANT not set"), "%s", note);
+    free(k.script);
+    /* refusals, each naming both values */
+    static const struct {
+        const char *env[3];
+        const char *want[3];
+    } bad[] = {
+        {{"CONFIG_VARIANT=v1", "GBS=4096"}, {"GBS=4096", "GBS 15360", "allowed: 15360"}},
+        {{"GBS=1000"}, {"GBS=1000", "GBS 4096, 15360", "allowed: 4096, 15360"}},
+        {{"CONFIG_VARIANT=v2", "MBS=2"}, {"MBS=2", "MBS 1", "allowed: 1"}},
+        {{"CONFIG_VARIANT=v3"}, {"CONFIG_VARIANT=v3", "v2, v1", NULL}},
+        {{"GBS=abc"}, {"GBS=abc", "not a positive integer", NULL}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *env[10] = {"CONTAINER=26.06", DSV3};
+        size_t n = 5;
+        for (size_t j = 0; j < 3 && bad[i].env[j]; j++)
+            env[n++] = bad[i].env[j];
+        k = (struct cv_case){.env = env};
+        cv_resolve(&k);
+        ck_assert_msg(k.st == NP_E_INVALID, "case %zu resolved", i);
+        for (size_t j = 0; j < 3 && bad[i].want[j]; j++)
+            ck_assert_msg(strstr(k.e, bad[i].want[j]), "case %zu: want '%s' in: %s", i, bad[i].want[j], k.e);
+    }
+    /* 26.08 rows have no variant; a NeMo recipe none of these */
+    const char *v6[] = {"CONTAINER=26.08", DSV3, "CONFIG_VARIANT=v1", NULL};
+    k = (struct cv_case){.env = v6};
+    cv_resolve(&k);
+    ck_assert_int_eq(k.st, NP_E_INVALID);
+    ck_assert_msg(strstr(k.e, "CONFIG_VARIANT=v1") && strstr(k.e, "without a config variant"), "%s", k.e);
+    const char *nemo[] = {"RECIPE=llama3", "MODEL_SIZE=8b", "DTYPE=fp8", "JOB_TOTAL_GPUS=8", "GBS=512", NULL};
+    k = (struct cv_case){.env = nemo};
+    cv_resolve(&k);
+    ck_assert_int_eq(k.st, NP_E_INVALID);
+    ck_assert_msg(strstr(k.e, "GBS=512") && strstr(k.e, "Megatron-Bridge rows only"), "%s", k.e);
+#undef DSV3
+}
+END_TEST
+
+/* Every path that refuses a RECIPE names Megatron-Bridge's recipes too, nearest first. */
+START_TEST(test_recipe_did_you_mean)
+{
+    struct np_launch_plan plan;
+    char e[4096];
+    const char *typo[] = {"RECIPE=deepsek_v3", NULL};
+    ck_assert_int_eq(resolve(typo, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "did you mean deepseek_v3") && strstr(e, "NeMo recipes: ") &&
+                  strstr(e, "Megatron-Bridge recipes: ") && strstr(e, "llama31_405b"), "%s", e);
+    np_launch_plan_free(&plan);
+    const char *ct[] = {"RECIPE=deepsek_v3", "CONTAINER=26.06", NULL};
+    ck_assert_int_eq(resolve(ct, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "did you mean deepseek_v3?") && strstr(e, "CONTAINER=26.06"), "%s", e);
+    np_launch_plan_free(&plan);
+    const char *fam[] = {"RECIPE=qwen3", NULL};
+    ck_assert_int_eq(resolve(fam, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "did you mean qwen3_30b_a3b, qwen3_235b_a22b"), "%s", e);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     if (!mkdtemp(stage))
@@ -309,6 +462,8 @@ int main(void)
     tcase_add_test(tc, test_v5_h100_and_b300);
     tcase_add_test(tc, test_profile_checkpoint_steps);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_config_variant);
+    tcase_add_test(tc, test_recipe_did_you_mean);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

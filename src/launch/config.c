@@ -1142,7 +1142,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "WORKLOAD", "STAGE_PATH", "RECIPE", "MODEL_SIZE", "DTYPE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "GPU_TYPE",
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
-        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", NULL};
+        "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", "CONFIG_VARIANT",
+        "GBS", "MBS", "SEQ_LEN", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1199,6 +1200,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         }
     } else if (st == NP_OK) {
         st = config_model(&x, set, c);
+        if (st == NP_OK)
+            st = np_mb_config_not_mb(x.env, x.env_ctx, x.err);
         if (st == NP_OK)
             st = config_gpu_list(&x, c, gpus, &ngpus);
     }

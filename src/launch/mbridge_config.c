@@ -10,11 +10,13 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "nemoperf/model/recipe_names.h"
 #include "nemoperf/util/diag.h"
 
 static const char *mbridge_config_get(np_env_fn env, void *ctx, const char *name)
@@ -69,6 +71,7 @@ struct mbridge_config_want {
     const char *task;
     enum np_mb_dtype dtype;
     int gpus;
+    const char *cv; /* CONFIG_VARIANT (-cv), NULL: any */
 };
 
 static int mbridge_config_match(const struct np_mbperf_row *r, const struct mbridge_config_want *w)
@@ -76,11 +79,12 @@ static int mbridge_config_match(const struct np_mbperf_row *r, const struct mbri
     return (!w->recipe || strcasecmp(r->recipe, w->recipe) == 0) &&
            (!w->container || strcmp(r->container, w->container) == 0) &&
            (!w->gpu || strcasecmp(r->gpu_type, w->gpu) == 0) && (!w->task || strcmp(r->task, w->task) == 0) &&
-           (w->dtype == NP_MB_DTYPE_NONE || r->dtype == w->dtype) && (!w->gpus || r->gpus == w->gpus);
+           (w->dtype == NP_MB_DTYPE_NONE || r->dtype == w->dtype) && (!w->gpus || r->gpus == w->gpus) &&
+           (!w->cv || (r->config_variant && strcasecmp(r->config_variant, w->cv) == 0));
 }
 
 /* The ", " list of one field over the rows matching w: 'r' recipe, 'c' container, 'g' GPU, 't' task,
- * 'd' dtype, 'n' GPU count (ascending). */
+ * 'd' dtype, 'v' config variant (rows without one left out), 'n' GPU count (ascending). */
 static void mbridge_config_list(const struct np_mbperf_set *mb, const struct mbridge_config_want *w, char field,
                                 char *buf, size_t cap)
 {
@@ -101,9 +105,9 @@ static void mbridge_config_list(const struct np_mbperf_set *mb, const struct mbr
     }
     for (size_t i = 0; i < mb->n; i++) {
         const struct np_mbperf_row *r = &mb->rows[i];
-        if (!mbridge_config_match(r, w))
+        if (!mbridge_config_match(r, w) || (field == 'v' && !r->config_variant))
             continue;
-        np_mb_config_join(buf, cap, field == 'r' ? r->recipe : field == 'c' ? r->container : field == 'g' ? r->gpu_type
+        np_mb_config_join(buf, cap, field == 'v' ? r->config_variant : field == 'r' ? r->recipe : field == 'c' ? r->container : field == 'g' ? r->gpu_type
                                       : field == 't' ? r->task : np_mb_dtype_name(r->dtype));
     }
 }
@@ -123,17 +127,195 @@ static enum np_status mbridge_config_bad(struct np_error *err, const char *fmt, 
 /* "deepseek_v3 fp8_mx on gb300 (26.08)" for messages */
 static void mbridge_config_what(const struct mbridge_config_want *w, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s%s%s%s%s%s%s", w->recipe ? w->recipe : "", w->task && strcmp(w->task, "pretrain") ? " " : "",
-             w->task && strcmp(w->task, "pretrain") ? w->task : "", w->dtype != NP_MB_DTYPE_NONE ? " " : "",
-             w->dtype != NP_MB_DTYPE_NONE ? np_mb_dtype_name(w->dtype) : "", w->gpu ? " on " : "", w->gpu ? w->gpu : "",
-             w->container ? " in CONTAINER=" : "", w->container ? w->container : "");
+    snprintf(buf, cap, "%s%s%s%s%s%s%s%s%s%s%s", w->recipe ? w->recipe : "",
+             w->task && strcmp(w->task, "pretrain") ? " " : "", w->task && strcmp(w->task, "pretrain") ? w->task : "",
+             w->dtype != NP_MB_DTYPE_NONE ? " " : "", w->dtype != NP_MB_DTYPE_NONE ? np_mb_dtype_name(w->dtype) : "",
+             w->gpu ? " on " : "", w->gpu ? w->gpu : "", w->container ? " in CONTAINER=" : "",
+             w->container ? w->container : "", w->cv ? " CONFIG_VARIANT=" : "", w->cv ? w->cv : "");
+}
+
+/* ---- CONFIG_VARIANT and the cells a launch may name (GBS, MBS, SEQ_LEN) ----
+ * A published row is one config variant (Megatron-Bridge's -cv) of its release's recipe, and a container may
+ * publish one request twice: 26.06 has DeepSeek V3 GB300 MXFP8 at 256 GPUs as v2 (GBS 4096, archive:112) and as
+ * v1 run with -gb 15360 (archive:113).  CONFIG_VARIANT picks the row; unset, the row of the variant
+ * Megatron-Bridge's own launcher takes without -cv is used and said, every row listed with its GBS.  GBS, MBS
+ * and SEQ_LEN narrow the rows the same way; a value the chosen row does not publish is refused naming both. */
+
+/* What each release's launcher runs without -cv: the variants in the order it tries them ("" is the
+ * suffix-less config name).  A release not listed has no default here: its rows are listed and refused. */
+static const struct {
+    const char *release;
+    const char *order[4];
+    const char *source;
+} mbridge_config_cv_default[] = {
+#define MBRIDGE_CONFIG_V2_FIRST {"v2", "v1", "", NULL}
+    {"v0.3.0", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:694-700, utils/utils.py:95-126"},
+    {"v0.3.1", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:702-708, utils/utils.py:95-126"},
+    {"v0.4.0", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:794-800, utils/utils.py:95-126"},
+    {"v0.4.1", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:794-800, utils/utils.py:95-126"},
+    {"v0.5.0", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:904-910, utils/utils.py:100-131"},
+    {"v0.5.1", MBRIDGE_CONFIG_V2_FIRST, "scripts/performance/argument_parser.py:904-910, utils/utils.py:100-131"},
+    /* "Omit to use the suffix-less canonical recipe" */
+    {"v0.6.0", {"", NULL}, "scripts/performance/argument_parser.py:941-949"},
+#undef MBRIDGE_CONFIG_V2_FIRST
+};
+
+/* The cells a launch may name, each a published value of the row. */
+static const struct {
+    const char *var;
+    size_t off; /* int in struct np_mbperf_row */
+} mbridge_config_cells[] = {
+    {"GBS", offsetof(struct np_mbperf_row, gbs)},
+    {"MBS", offsetof(struct np_mbperf_row, mbs)},
+    {"SEQ_LEN", offsetof(struct np_mbperf_row, seq_len)},
+};
+
+static int mbridge_config_cell(const struct np_mbperf_row *r, size_t i)
+{
+    int v;
+    memcpy(&v, (const char *)r + mbridge_config_cells[i].off, sizeof v);
+    return v;
+}
+
+/* "v1 (GBS 15360, archive:113), v2 (GBS 4096, ...)": the rows of cand, for messages */
+static void mbridge_config_rows_said(const struct np_mbperf_row *const *cand, size_t n, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char t[300];
+        snprintf(t, sizeof t, "%s%s (GBS %d, MBS %d, %s)", i ? ", " : "",
+                 cand[i]->config_variant ? cand[i]->config_variant : "no -cv", cand[i]->gbs, cand[i]->mbs,
+                 cand[i]->published_source);
+        strncat(buf, t, cap - strlen(buf) - 1);
+    }
+}
+
+/* CONFIG_VARIANT, checked against the rows matching *w (the recipe, task, GPU type and dtype chosen, the
+ * container when set) and put into w->cv, lower case (buf holds it). */
+static enum np_status mbridge_config_variant_want(const struct np_mbperf_set *mb, np_env_fn env, void *env_ctx,
+                                                  struct mbridge_config_want *w, char *buf, size_t cap,
+                                                  struct np_error *err)
+{
+    const char *cv = mbridge_config_get(env, env_ctx, "CONFIG_VARIANT");
+    if (!cv)
+        return NP_OK;
+    snprintf(buf, cap, "%s", cv);
+    for (char *p = buf; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    char list[512], what[300];
+    mbridge_config_list(mb, w, 'v', list, sizeof list);
+    mbridge_config_what(w, what, sizeof what);
+    struct mbridge_config_want with = *w;
+    with.cv = buf;
+    char have[16];
+    mbridge_config_list(mb, &with, 'c', have, sizeof have);
+    if (!have[0] && !list[0])
+        return mbridge_config_bad(err, "CONFIG_VARIANT=%s: %s is published without a config variant (its rows run "
+                                       "the release's suffix-less recipe, no -cv); allowed: unset", cv, what);
+    if (!have[0])
+        return mbridge_config_bad(err, "CONFIG_VARIANT=%s: %s is published for config variants %s only; allowed: %s",
+                                  cv, what, list, list);
+    w->cv = buf;
+    return NP_OK;
+}
+
+/* The row of w at w->gpus: the one published, else the one the cells (GBS, ...) and CONFIG_VARIANT leave,
+ * else the release's default variant (said); then every cell set is checked against it. */
+static enum np_status mbridge_config_row(const struct np_mbperf_set *mb, np_env_fn env, void *env_ctx,
+                                         const struct mbridge_config_want *w, const struct np_mbperf_row **out,
+                                         struct np_error *err)
+{
+    enum { MAXC = 16 };
+    const struct np_mbperf_row *cand[MAXC], *left[MAXC];
+    size_t n = 0, nl = 0;
+    for (size_t k = 0; k < mb->n && n < MAXC; k++)
+        if (mbridge_config_match(&mb->rows[k], w))
+            cand[n++] = &mb->rows[k];
+    *out = NULL;
+    if (n == 0)
+        return NP_OK; /* the caller says which scales exist */
+    char what[300], rows[2048];
+    mbridge_config_what(w, what, sizeof what);
+    mbridge_config_rows_said(cand, n, rows, sizeof rows);
+    /* the cells set: keep the rows publishing every one of them */
+    for (size_t i = 0; i < n; i++) {
+        int keep = 1;
+        for (size_t c = 0; c < sizeof mbridge_config_cells / sizeof mbridge_config_cells[0]; c++) {
+            const char *v = mbridge_config_get(env, env_ctx, mbridge_config_cells[c].var);
+            keep &= !v || atol(v) == mbridge_config_cell(cand[i], c);
+        }
+        if (keep)
+            left[nl++] = cand[i];
+    }
+    for (size_t c = 0; nl == 0 && c < sizeof mbridge_config_cells / sizeof mbridge_config_cells[0]; c++) {
+        const char *var = mbridge_config_cells[c].var, *v = mbridge_config_get(env, env_ctx, var);
+        const char *p = v;
+        long x = 0;
+        if (v && (!np_parse_digits(&p, &x) || *p || x < 1))
+            return mbridge_config_bad(err, "%s=%s: not a positive integer; allowed: a value %s at %d GPUs publishes "
+                                           "(%s), or unset", var, v, what, w->gpus, rows);
+        char pubs[200] = "";
+        for (size_t i = 0; v && i < n; i++) {
+            char t[16];
+            snprintf(t, sizeof t, "%d", mbridge_config_cell(cand[i], c));
+            np_mb_config_join(pubs, sizeof pubs, t);
+        }
+        int hit = 0;
+        for (size_t i = 0; v && i < n; i++)
+            hit |= x == mbridge_config_cell(cand[i], c);
+        if (v && !hit)
+            return mbridge_config_bad(err, "%s=%s: %s at %d GPUs is published with %s %s, not %s (rows: %s); nemoperf "
+                                           "launches a published row as published; allowed: %s, or unset",
+                                      var, v, what, w->gpus, var, pubs, v, rows, pubs);
+    }
+    if (nl == 0) /* each cell exists in some row, not together */
+        return mbridge_config_bad(err, "GBS/MBS/SEQ_LEN: no row of %s at %d GPUs publishes those values together; "
+                                       "allowed: the values of one row: %s", what, w->gpus, rows);
+    if (nl == 1) {
+        *out = left[0];
+        return NP_OK;
+    }
+    /* several rows and nothing chose: the release's own default (-cv unset) */
+    for (size_t d = 0; d < sizeof mbridge_config_cv_default / sizeof mbridge_config_cv_default[0]; d++) {
+        if (strcmp(mbridge_config_cv_default[d].release, left[0]->release) != 0)
+            continue;
+        for (const char *const *o = mbridge_config_cv_default[d].order; *o && !*out; o++)
+            for (size_t i = 0; i < nl && !*out; i++)
+                if (strcmp(left[i]->config_variant ? left[i]->config_variant : "", *o) == 0)
+                    *out = left[i];
+        if (*out) {
+            mbridge_config_rows_said(left, nl, rows, sizeof rows);
+            np_notef("CONFIG_VARIANT not set: %s at %d GPUs is published as %s; using %s (GBS %d), what "
+                     "Megatron-Bridge %s runs without -cv (%s); set CONFIG_VARIANT (or GBS) to choose",
+                     what, w->gpus, rows, (*out)->config_variant ? (*out)->config_variant : "no -cv", (*out)->gbs,
+                     left[0]->release, mbridge_config_cv_default[d].source);
+            return NP_OK;
+        }
+    }
+    mbridge_config_rows_said(left, nl, rows, sizeof rows);
+    return mbridge_config_bad(err, "CONFIG_VARIANT is not set and %s at %d GPUs is published as several rows: %s; "
+                                   "allowed: CONFIG_VARIANT (or GBS) naming one", what, w->gpus, rows);
+}
+
+enum np_status np_mb_config_not_mb(np_env_fn env, void *env_ctx, struct np_error *err)
+{
+    static const char *const vars[] = {"CONFIG_VARIANT", "GBS", "MBS", "SEQ_LEN", NULL};
+    for (size_t i = 0; vars[i]; i++) {
+        const char *v = mbridge_config_get(env, env_ctx, vars[i]);
+        if (v)
+            return mbridge_config_bad(err, "%s=%s: chooses among Megatron-Bridge rows only, and RECIPE=%s is not one "
+                                           "(NeMo recipes launch their --list row as it is); allowed: unset, or a "
+                                           "Megatron-Bridge RECIPE (nemoperf-launch --list)", vars[i], v,
+                                      mbridge_config_get(env, env_ctx, "RECIPE") ? mbridge_config_get(env, env_ctx, "RECIPE") : "(unset)");
+    }
+    return NP_OK;
 }
 
 enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, void *env_ctx, enum np_task task,
                                  struct np_mb_choice *out, struct np_error *err)
 {
     memset(out, 0, sizeof *out);
-    struct mbridge_config_want w = {NULL, NULL, NULL, NULL, NP_MB_DTYPE_NONE, 0};
+    struct mbridge_config_want w = {NULL, NULL, NULL, NULL, NP_MB_DTYPE_NONE, 0, NULL};
     char list[2048], what[300], name[160], gpu[32], newest[16];
     /* CONTAINER: a version nemoperf launches */
     const char *ct = mbridge_config_get(env, env_ctx, "CONTAINER");
@@ -150,11 +332,9 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
                                   ct ? " of CONTAINER=" : "", ct ? ct : "", list);
     }
     w.recipe = name;
-    if (!np_mbperf_has_recipe(mb, name, ct)) {
-        struct mbridge_config_want any = w;
-        any.recipe = NULL;
-        mbridge_config_list(mb, &any, 'r', list, sizeof list);
-        return mbridge_config_bad(err, "RECIPE=%s%s%s: not a Megatron-Bridge performance recipe%s%s; allowed: %s",
+    if (!np_mbperf_has_recipe(mb, name, ct)) { /* with CONTAINER set, only its rows' names */
+        np_recipe_names_hint(NULL, mb, ct, name, list, sizeof list);
+        return mbridge_config_bad(err, "RECIPE=%s%s%s: not a Megatron-Bridge performance recipe%s%s; %s",
                                   mbridge_config_get(env, env_ctx, "RECIPE"),
                                   mbridge_config_get(env, env_ctx, "MODEL_SIZE") ? " MODEL_SIZE=" : "",
                                   mbridge_config_get(env, env_ctx, "MODEL_SIZE") ? mbridge_config_get(env, env_ctx, "MODEL_SIZE") : "",
@@ -184,7 +364,7 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
         np_notef("GPU_TYPE not set: using %s, the only GPU type %s is published on", gpu, name);
     mbridge_config_list(mb, &w, 'g', what, sizeof what);
     if (!what[0]) {
-        mbridge_config_what(&(struct mbridge_config_want){name, ct, NULL, w.task, NP_MB_DTYPE_NONE, 0}, what,
+        mbridge_config_what(&(struct mbridge_config_want){name, ct, NULL, w.task, NP_MB_DTYPE_NONE, 0, NULL}, what,
                             sizeof what);
         return mbridge_config_bad(err, "GPU_TYPE=%s: %s is not published for this GPU type; allowed: %s", gt, what,
                                   list);
@@ -206,9 +386,13 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
     char have[200];
     mbridge_config_list(mb, &w, 'd', have, sizeof have);
     if (!have[0]) {
-        mbridge_config_what(&(struct mbridge_config_want){name, ct, gpu, w.task, NP_MB_DTYPE_NONE, 0}, what, sizeof what);
+        mbridge_config_what(&(struct mbridge_config_want){name, ct, gpu, w.task, NP_MB_DTYPE_NONE, 0, NULL}, what, sizeof what);
         return mbridge_config_bad(err, "DTYPE=%s: %s is published for %s only; allowed: %s", dt, what, list, list);
     }
+    char cv[32];
+    enum np_status vst = mbridge_config_variant_want(mb, env, env_ctx, &w, cv, sizeof cv, err);
+    if (vst != NP_OK)
+        return vst;
     /* CONTAINER unset: the newest version that has the row */
     if (!ct) {
         mbridge_config_list(mb, &w, 'c', list, sizeof list);
@@ -257,9 +441,9 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
     }
     for (size_t i = 0; i < out->n; i++) {
         w.gpus = out->gpus[i];
-        for (size_t k = 0; k < mb->n && !out->rows[i]; k++) /* the first of a container's rows at that scale */
-            if (mbridge_config_match(&mb->rows[k], &w))
-                out->rows[i] = &mb->rows[k];
+        enum np_status rst = mbridge_config_row(mb, env, env_ctx, &w, &out->rows[i], err);
+        if (rst != NP_OK)
+            return rst;
         if (!out->rows[i])
             return mbridge_config_bad(err, "JOB_TOTAL_GPUS=%s: %s is not published at %d GPUs; allowed: %s",
                                       v ? v : "", what, out->gpus[i], list);

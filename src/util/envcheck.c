@@ -25,6 +25,8 @@ static const char *const envcheck_names[] = {
     "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES", "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT",
     "SLURMRESTD_URL", "SLURM_JWT", "SLURM_USER",
     "SLURM_CONF",
+    /* launch and setup of Megatron-Bridge's performance rows (launch/mbridge_config.c) */
+    "CONTAINER", "CONFIG_VARIANT", "GBS", "MBS", "SEQ_LEN",
     /* launch and setup with RECIPE=automodel */
     "MODEL",
     /* setup */

@@ -117,6 +117,8 @@ def render(row, stage, extra):
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STAGE_PATH": stage,
            "RECIPE": row["recipe"], "DTYPE": row["dtype"], "GPU_TYPE": row["gpu_type"], "CONTAINER": row["container"],
            "JOB_TOTAL_GPUS": str(row["gpus"]), "TASK": row["task"]}
+    if row.get("config_variant"):  # a request published twice (26.06 DeepSeek V3 GB300) is told apart by -cv
+        env["CONFIG_VARIANT"] = row["config_variant"]
     env.update(extra)
     p = subprocess.run([tool, "--print-config"], env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -243,6 +245,12 @@ def main():
                 nrendered += 1
                 for p in check_rendered(cmd, opts, doc["release"], doc["commit"]):
                     failures.append("%s (rendered): %s" % (where, p))
+                cv = cmd[cmd.index("-cv") + 1] if "-cv" in cmd else None
+                if cv != r.get("config_variant"):
+                    failures.append("%s: -cv %s rendered, the row is %s" % (where, cv, r.get("config_variant")))
+                gb = cmd[cmd.index("-gb") + 1] if "-gb" in cmd else None
+                if gb != (str(r["overrides"]["-gb"]) if "-gb" in r["overrides"] else None):
+                    failures.append("%s: -gb %s rendered, the row's override is %s" % (where, gb, r["overrides"].get("-gb")))
                 if "MAX_STEPS" in extra and cmd[cmd.index("-ms") + 1] != "30":
                     failures.append("%s: -ms is not MAX_STEPS" % where)
                 if cmd:
