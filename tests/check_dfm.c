@@ -217,7 +217,8 @@ static char *render(const char *const *env, struct np_launch_plan *plan)
     return s;
 }
 
-/* The GB200 row: 8 nodes x 4 tasks, --segment 8, numactl by 2, the pinned checkouts on PYTHONPATH in order,
+/* The GB200 row: 8 nodes, one task each running torchrun over 4 GPUs without numactl or PMI, as DFM's README
+ * (f8c1c09 README_perf_test.md:8-19,105), --segment 8, the pinned checkouts on PYTHONPATH in order,
  * pretrain_wan.py with the row's YAML, 50 iterations, no checkpoint; the script is valid sh. */
 START_TEST(test_render_gb200)
 {
@@ -228,11 +229,16 @@ START_TEST(test_render_gb200)
     ck_assert_int_eq(c->gpus, 32);
     ck_assert_int_eq(c->nodes, 8);
     ck_assert_int_eq(c->dtype, NP_DTYPE_BF16);
-    ck_assert_ptr_nonnull(strstr(s, "#SBATCH --nodes=8\n#SBATCH --ntasks-per-node=4\n"));
+    ck_assert_ptr_nonnull(strstr(s, "#SBATCH --nodes=8\n#SBATCH --ntasks-per-node=1\n"));
     ck_assert_ptr_nonnull(strstr(s, "#SBATCH --segment=8\n"));
-    ck_assert_ptr_nonnull(strstr(s, "srun --ntasks-per-node=4"));
-    ck_assert_ptr_nonnull(strstr(s, "--mpi=pmix --no-container-mount-home --container-writable"));
-    ck_assert_ptr_nonnull(strstr(s, "numactl --cpunodebind=$((SLURM_LOCALID/2)) --membind=$((SLURM_LOCALID/2))"));
+    ck_assert_ptr_nonnull(strstr(s, "srun --ntasks-per-node=1"));
+    ck_assert_ptr_nonnull(strstr(s, "\n    --no-container-mount-home --container-writable"));
+    ck_assert_ptr_null(strstr(s, "--mpi=pmix"));
+    ck_assert_ptr_null(strstr(s, "numactl"));
+    ck_assert_ptr_nonnull(strstr(s, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)"));
+    ck_assert_ptr_nonnull(strstr(s, "bash -c 'exec \"$@\"' mbridge \\\n    'torchrun' \\\n    "
+                                    "'--nproc_per_node=4' \\\n    '--nnodes=8' \\\n    '--rdzv_backend=c10d' \\\n    "
+                                    "--rdzv_endpoint=\"$MASTER_ADDR\"':29500' \\\n    '"));
     const char *dfm = strstr(s, "/src/DFM-9eaace14995a724c982fe53726a909be2edc93cb:");
     const char *mb = strstr(s, "/src/Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7/src:");
     const char *mlm = strstr(s, "/src/Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3:");
@@ -331,7 +337,8 @@ START_TEST(test_imports_pinned)
 }
 END_TEST
 
-/* H100: 128 GPUs by default (the published scale), numactl by 4, no --segment; profiling and checkpoints. */
+/* H100: 128 GPUs by default (the published scale): 16 nodes of torchrun over 8, no --segment; profiling (nsys
+ * over each node's torchrun, capturing MB's cudaProfilerApi range) and checkpoints. */
 START_TEST(test_render_h100_switches)
 {
     struct np_launch_plan plan;
@@ -339,9 +346,10 @@ START_TEST(test_render_h100_switches)
     char *s = render(env, &plan);
     ck_assert_int_eq(plan.jobs[0].gpus, 128);
     ck_assert_ptr_null(strstr(s, "--segment"));
-    ck_assert_ptr_nonnull(strstr(s, "$((SLURM_LOCALID/4))"));
-    ck_assert_ptr_nonnull(strstr(s, "nsys profile -s none -t nvtx,cuda"));
-    ck_assert_ptr_nonnull(strstr(s, "--capture-range=cudaProfilerApi --capture-range-end=stop"));
+    ck_assert_ptr_nonnull(strstr(s, "'--nproc_per_node=8' \\\n    '--nnodes=16'"));
+    ck_assert_ptr_nonnull(strstr(s, "exec nsys profile -s none -t nvtx,cuda"));
+    ck_assert_ptr_nonnull(strstr(s, "--capture-range=cudaProfilerApi --capture-range-end=stop -o "
+                                    "\"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" \"$@\"'"));
     ck_assert_ptr_nonnull(strstr(s, "'profiling.use_nsys_profiler=true'"));
     ck_assert_ptr_nonnull(strstr(s, "'profiling.profile_ranks=[0]'"));
     ck_assert_ptr_nonnull(strstr(s, "/code/h100_perf_pretrain_mock.yaml'"));

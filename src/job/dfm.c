@@ -1,8 +1,8 @@
 /* dfm.c - NeMo DFM's Wan 2.1 pre-training as NVIDIA ran it for docs/performance-summary.md.
  *
- * Each task runs pretrain_wan.py from the pinned DFM checkout (DFM 9eaace1 examples/megatron/recipes/wan/
- * pretrain_wan.py:89-102 flags, 141-171 recipe -> YAML -> a.b=c overrides) with --mock --training-mode pretrain
- * and the row's perf YAML (DFM f8c1c09 README_perf_test.md:146-150).  The YAMLs set no train.train_iters, so
+ * Each node runs torchrun over pretrain_wan.py from the pinned DFM checkout (DFM 9eaace1
+ * examples/megatron/recipes/wan/pretrain_wan.py:89-102 flags, 141-171 recipe -> YAML -> a.b=c overrides) with
+ * --mock --training-mode pretrain and the row's perf YAML (DFM f8c1c09 README_perf_test.md:105,146-150).  The YAMLs set no train.train_iters, so
  * the recipe's 10,000 would apply (DFM 9eaace1 dfm/src/megatron/recipes/wan/wan.py): nemoperf passes MAX_STEPS,
  * and checkpoint.save=null unless ENABLE_CHECKPOINT (the recipe saves every 2,000 steps otherwise).
  */
@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "nemoperf/job/automodel.h"
+#include "nemoperf/job/dfm_automodel.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 
@@ -31,7 +33,13 @@ char **np_dfm_argv(const struct np_launch_config *c)
     char *script = np_mbridge_script_path(c->stage_path, b, b->script);
     if (!script)
         return NULL;
-    np_strv_push(&s, "python");
+    /* README_perf_test.md:105: NVTE_FUSED_ATTN=1 torchrun --nproc_per_node=8 <script> ...; on several nodes the
+     * rendezvous is the first node's, as DFM's AutoModel example (examples/automodel/README.md:104-141) */
+    np_strv_push(&s, "torchrun");
+    np_strv_pushf(&s, "--nproc_per_node=%d", c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node);
+    np_strv_pushf(&s, "--nnodes=%d", c->nodes);
+    np_strv_push(&s, "--rdzv_backend=c10d");
+    np_strv_pushf(&s, NP_AUTOMODEL_RDZV_WORD ":%d", NP_DFM_AM_RDZV_PORT);
     np_strv_push(&s, script);
     free(script);
     for (char **a = b->args; a && *a; a++)
@@ -113,7 +121,11 @@ json_t *np_dfm_json(const struct np_launch_config *c)
     if (o) {
         bad |= json_object_set_new(o, "kind", json_string(b->kind));
         bad |= json_object_set_new(o, "backend", json_string(np_dfm_row_automodel(r) ? "automodel" : "mcore"));
-        bad |= json_object_set_new(o, "rank_command", cmd ? cmd : json_null());
+        bad |= json_object_set_new(o, "node_command", cmd ? cmd : json_null());
+        bad |= json_object_set_new(o, "launcher",
+                                   json_string("srun, one task per node running torchrun --nproc_per_node=<GPUs per "
+                                               "node>, no numactl, rendezvous on the first node (DFM f8c1c09 "
+                                               "examples/megatron/recipes/wan/README_perf_test.md:8-19,105)"));
         bad |= json_object_set_new(o, "config_file", np_dfm_sourced(json_string(r->yaml ? r->yaml : ""), yaml_src));
         bad |= json_object_set_new(o, "train.train_iters", np_dfm_sourced(json_integer(c->max_steps), iters_src));
         bad |= json_object_set_new(o, "checkpoint.save",

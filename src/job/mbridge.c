@@ -28,6 +28,8 @@ struct mbridge_kind {
     const char *name, *backend;
     int numactl;        /* bind each task to its NUMA node as the executor does */
     int torchrun;       /* one task per node running torchrun (argv), rendezvous on the first node */
+    int profiler;       /* the rank command takes MB's NsysPlugin overrides (profiling.*): nsys captures the
+                         * cudaProfilerApi range MB opens; else nsys over the whole run */
     const char *synth_format; /* nemoperf-synth --log-format of WORKLOAD=synthetic */
     char **(*argv)(const struct np_launch_config *c);
     json_t *(*json)(const struct np_launch_config *c);
@@ -41,18 +43,19 @@ struct mbridge_kind {
 
 static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
 
-/* DFM's perf runs were torchrun in an interactive container with only NVTE_FUSED_ATTN=1 set (DFM f8c1c09
- * examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment.  One srun task per GPU
- * replaces torchrun, and the executor's binding is how NVIDIA runs MB one task per GPU.  DFM's AutoModel
- * pre-training runs under torchrun, one task per node (examples/automodel/README.md:104-141). */
+/* DFM's perf runs were torchrun in an interactive container with only NVTE_FUSED_ATTN=1 set, no numactl (DFM
+ * f8c1c09 examples/megatron/recipes/wan/README_perf_test.md:8-50,105): no executor environment, no binding; one
+ * srun task per node runs that torchrun (MB takes RANK/WORLD_SIZE before SLURM_PROCID: MB 953aabf
+ * src/megatron/bridge/utils/common_utils.py:43-92).  DFM's AutoModel pre-training runs under torchrun, one task
+ * per node, too (examples/automodel/README.md:104-141). */
 static const struct mbridge_kind mbridge_kinds[] = {
-    {.name = "dfm", .numactl = 1, .synth_format = "mbridge", .argv = np_dfm_argv, .json = np_dfm_json,
-     .stage = np_dfm_stage, .pythonpath = mbridge_path_names},
+    {.name = "dfm", .torchrun = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_dfm_argv,
+     .json = np_dfm_json, .stage = np_dfm_stage, .pythonpath = mbridge_path_names},
     {.name = "dfm", .backend = "automodel", .torchrun = 1, .synth_format = "dfm-automodel", .argv = np_dfm_am_argv,
      .json = np_dfm_am_json, .stage = np_dfm_am_stage, .pythonpath = np_dfm_am_path_names,
      .staged = np_dfm_am_staged, .mounts = np_dfm_am_mounts},
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
-    {.name = "perf", .numactl = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
+    {.name = "perf", .numactl = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
      .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus},
 };
 
@@ -176,7 +179,7 @@ char **np_mbridge_command(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);
     char **argv = k ? k->argv(c) : NULL;
-    if (!argv || !c->profile || k->torchrun) /* DFM's AutoModel loop has no profiler hook: nsys over the run */
+    if (!argv || !c->profile || !k->profiler) /* DFM's AutoModel loop has no profiler hook: nsys over the run */
         return argv;
     struct np_strv s = {0}; /* every kind: MB's NsysPlugin overrides after its own arguments */
     for (char **a = argv; *a; a++)
@@ -249,12 +252,13 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     }
     /* NeMo-Run's nsys prefix (nemo_run/core/execution/launcher.py): MB's profiler starts and stops the
      * capture through cudaProfilerApi at profiling.profile_step_start/end */
-    if (torchrun && c->profile)
-        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true "
-                         "-o \"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" ");
-    else if (nemo && c->profile)
-        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi "
-                         "--capture-range-end=stop -o \"$NEMOPERF_PROFILE_DIR\"/profile_rank\"$SLURM_PROCID\" ");
+    if (nemo && c->profile) {
+        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true ");
+        if (k && k->profiler)
+            np_buf_append(b, "--capture-range=cudaProfilerApi --capture-range-end=stop ");
+        np_buf_append(b, torchrun ? "-o \"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" "
+                                  : "-o \"$NEMOPERF_PROFILE_DIR\"/profile_rank\"$SLURM_PROCID\" ");
+    }
     np_buf_append(b, "\"$@\"' mbridge");
     np_automodel_render_argv(b, argv);
     return b->failed ? -1 : 0;

@@ -3,6 +3,7 @@
 
 Stand-in for running pretrain_wan.py (no GPU, container or PyPI here): the job's script is read as bash would
 split it (shlex) and checked that
+  - pretrain_wan.py runs under torchrun --nproc_per_node=N, no numactl (DFM f8c1c09 README_perf_test.md:105),
   - every flag given to pretrain_wan.py is one its argparse defines (DFM 9eaace1 pretrain_wan.py:89-102),
   - every a.b=c override after the script names a field of the section's config class at the pins,
   - every key of the --config-file YAML does too (flat two-level YAML, as DFM's perf YAMLs are),
@@ -27,8 +28,17 @@ try:
     i = next(k for k, w in enumerate(words) if w.endswith("/pretrain_wan.py"))
 except StopIteration:
     fail("no pretrain_wan.py in the srun step")
-if words[i - 1] != "python":
-    fail("pretrain_wan.py is not run by python: %r" % words[i - 1])
+# DFM f8c1c09 README_perf_test.md:105: torchrun --nproc_per_node=N <script>, no numactl; one torchrun a node
+try:
+    t = words.index("torchrun")
+except ValueError:
+    fail("pretrain_wan.py is not run by torchrun")
+launcher = words[t + 1:i]
+if not launcher or not all(w.startswith("--nproc_per_node=") or w.startswith("--nnodes=") or
+                           w.startswith("--rdzv_") for w in launcher) or not launcher[0].startswith("--nproc_per_node="):
+    fail("torchrun's arguments are not --nproc_per_node= then rendezvous: %r" % launcher)
+if "numactl" in words:
+    fail("numactl: DFM's README runs torchrun without it")
 args = words[i + 1:]
 yaml = None
 checked = 0
