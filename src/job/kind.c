@@ -6,6 +6,8 @@
  */
 #include "nemoperf/job/kind.h"
 
+#include <math.h>
+
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/job/nemo.h"
@@ -43,6 +45,12 @@ static void kind_synth_mbridge(const struct np_launch_config *c, struct np_strv 
     /* the log lines of the row's builder: Megatron-Bridge's (job/mbridge_log.c), DFM's AutoModel loop's */
     np_strv_push(s, "--log-format");
     np_strv_push(s, np_mbridge_synth_format(c));
+    /* rank 0's MODEL_TFLOP/s/GPU from the step's model FLOPs, as docs/megatron-bridge.md says (Synthetic) */
+    double tf = np_mbridge_synth_step_tflops(c);
+    if (!isnan(tf)) {
+        np_strv_push(s, "--step-tflops");
+        np_strv_pushf(s, "%.6f", tf);
+    }
 }
 
 /* AutoModel: GBS = LBS x DP x GA, each task stands for a node's GPUs (torchrun --nproc-per-node) */

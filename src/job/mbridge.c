@@ -10,6 +10,7 @@
 #include "nemoperf/job/mbridge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct mbridge_kind {
     int profiler;       /* the rank command takes MB's NsysPlugin overrides (profiling.*): nsys captures the
                          * cudaProfilerApi range MB opens; else nsys over the whole run */
     const char *synth_format; /* nemoperf-synth --log-format of WORKLOAD=synthetic */
+    double (*synth_step_tflops)(const struct np_launch_config *c); /* its --step-tflops (NAN: none), or NULL */
     char **(*argv)(const struct np_launch_config *c);
     json_t *(*json)(const struct np_launch_config *c);
     enum np_status (*stage)(const struct np_launch_config *c, struct np_error *err);
@@ -56,7 +58,8 @@ static const struct mbridge_kind mbridge_kinds[] = {
      .staged = np_dfm_am_staged, .mounts = np_dfm_am_mounts},
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
     {.name = "perf", .numactl = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
-     .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus},
+     .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus,
+     .synth_step_tflops = np_mbridge_perf_step_tflops},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -76,6 +79,12 @@ const char *np_mbridge_synth_format(const struct np_launch_config *c)
 {
     const struct mbridge_kind *k = mbridge_kind(c);
     return k ? k->synth_format : "mbridge";
+}
+
+double np_mbridge_synth_step_tflops(const struct np_launch_config *c)
+{
+    const struct mbridge_kind *k = mbridge_kind(c);
+    return k && k->synth_step_tflops ? k->synth_step_tflops(c) : NAN;
 }
 
 char *np_mbridge_pythonpath(const struct np_launch_config *c)

@@ -8,10 +8,12 @@
  */
 #include "nemoperf/job/mbridge_perf.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/model/flops_mbridge.h"
 #include "nemoperf/util/shell.h"
 
 /* v0.6.0 and later: bootstrap.py and the recipe's own env_vars; before: run_script.py and PerfEnvPlugin */
@@ -401,4 +403,19 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
         return NULL;
     }
     return o;
+}
+
+/* nemoperf-synth prints rank 0's MODEL_TFLOP/s/GPU as Megatron-Bridge does, from the FLOPs of one global batch
+ * (MB@v0.6.0 training/utils/train_utils.py: num_floating_point_operations over the batch); the parse counts
+ * the same with np_mbf_flops_per_token over the published row's sequence length, TP and variant
+ * (report/mbridge_run.c), so the synthetic run's cross-check agrees. */
+double np_mbridge_perf_step_tflops(const struct np_launch_config *c)
+{
+    const struct np_mbperf_row *r = c->mb;
+    if (!r || c->gbs <= 0)
+        return NAN;
+    int seq = r->seq_len > 0 ? r->seq_len : c->seq_len;
+    double per_token = np_mbf_flops_per_token(r->recipe, r->task, r->variant, np_mbf_conv_of_release(r->release),
+                                              seq, r->tp > 0 ? r->tp : 1, NULL);
+    return isnan(per_token) ? NAN : per_token * seq * (double)c->gbs / 1e12;
 }

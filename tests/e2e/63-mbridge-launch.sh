@@ -195,7 +195,7 @@ while read -r spec id; do
     [ "$st" = COMPLETED ] || fail "job $id ($spec): ${st:-gone}"
 done <"$W/jobs"
 "$parse" --format json "$S/synth" >"$W/s.json" 2>"$W/err" || fail "parse the sweep (no options): $(cat "$W/err")"
-python3 - "$W/s.json" <<'PY' && ok "synthetic sweep (Qwen3 30B-A3B GB200 x8 26.08, Nemotron 3 Nano B300 x8 and Qwen3 30B-A3B H100 x16 26.06): Megatron-Bridge logs parsed with no options, each identified as its published row, status synthetic" || fail "sweep: $(head -c 3000 "$W/s.json")"
+python3 - "$W/s.json" <<'PY' && ok "synthetic sweep (Qwen3 30B-A3B GB200 x8 26.08, Nemotron 3 Nano B300 x8 and Qwen3 30B-A3B H100 x16 26.06): Megatron-Bridge logs parsed with no options, each identified as its published row, status synthetic, rank 0 logging the step TFLOPs of the formula" || fail "sweep: $(head -c 3000 "$W/s.json")"
 import json, sys
 runs = json.load(open(sys.argv[1]))
 got = sorted((r["recipe"], r["dtype"], r["gpu"], r["gpus"], r["container"]) for r in runs)
@@ -206,6 +206,23 @@ for r in runs:
     assert r["ref_tokens_per_s_per_gpu"] is not None, r          # matched to its published row
     assert r["tokens_per_s_per_gpu"] and r["tokens_per_s_per_gpu"] > 0 and r["window"], r
     assert r["gbs"] == (1024 if r["gpus"] == 16 else 512), r
+    # the launch passes the step's model TFLOPs (--step-tflops, docs/megatron-bridge.md): the job script's X is
+    # the formula's FLOPs per token (TFLOP/s/GPU over tokens/s/GPU) x sequence x GBS, and rank 0's logged figure is
+    # near the formula's (without it: 0.0, -100 %).  The stand-in's ranks are not synchronized as a real job's
+    # are: on a loaded machine rank 0's own step times differ from the last rank's by a few %, which the note says.
+    import os, re
+    x = None
+    for d in (r["path"], os.path.dirname(r["path"]), os.path.dirname(os.path.dirname(r["path"]))):
+        for f in sorted(os.listdir(d)):
+            if x is None and os.path.isfile(os.path.join(d, f)):
+                m = re.search(r"'--step-tflops' '([0-9.]+)'", open(os.path.join(d, f), errors="replace").read())
+                x = float(m.group(1)) if m else None
+    formula = r["model_tflops_per_gpu"] / r["tokens_per_s_per_gpu"] * r["seq_len"] * r["gbs"]
+    assert x is not None and abs(x / formula - 1) < 0.001, ("--step-tflops", x, formula, r)
+    d = [v for k, v in r.items() if "disagreement" in k]
+    assert d and d[0] is not None and abs(d[0]) < 25, ("rank-0 cross-check", r)
+    print("%s %s %s x%d: --step-tflops %.1f, formula %.1f; rank 0 logs %+.2f %% of the formula's TFLOP/s/GPU"
+          % (r["container"], r["recipe"], r["gpu"], r["gpus"], x, formula, d[0]))
 PY
 
 [ "$fails" -eq 0 ] && echo "$T: all ok" || { echo "$T: $fails failure(s)"; exit 1; }

@@ -42,6 +42,11 @@ char **np_mbridge_command(const struct np_launch_config *c);
  * "dfm-automodel" (DFM's AutoModel loop, job/dfm_automodel_log.h).  Borrowed, static. */
 const char *np_mbridge_synth_format(const struct np_launch_config *c);
 
+/* nemoperf-synth's --step-tflops for WORKLOAD=synthetic of c's row: the model TFLOPs of one global step by the
+ * kind's formula (perf rows: np_mbridge_perf_step_tflops), NAN when the kind has none (DFM's Wan: Megatron-
+ * Bridge's LLM figure is wrong for it, docs/dfm.md). */
+double np_mbridge_synth_step_tflops(const struct np_launch_config *c);
+
 /* Render the srun step into b: --ntasks-per-node=GPUs per node, --mpi=pmix, the image and mounts
  * (--no-container-mount-home --container-writable, executors.py:86-89), the environment names, then
  * bash -c '[numactl ...] [nsys profile ...] "$@"' with argv.  log_prefix: the srun --output prefix (pattern-

@@ -32,4 +32,9 @@ const char *np_mbridge_perf_cpus(const struct np_launch_config *c);
  * "task").  New reference, NULL when out of memory. */
 json_t *np_mbridge_perf_json(const struct np_launch_config *c);
 
+/* The model TFLOPs of one global step of the row (Megatron-Bridge's formula at the row's release: FLOPs per token
+ * x sequence length x GBS / 1e12), what WORKLOAD=synthetic passes nemoperf-synth as --step-tflops; NAN when
+ * nemoperf has no formula for the row (DeepSeek V4 Flash, LoRA: model/flops_mbridge.h) or c has no row. */
+double np_mbridge_perf_step_tflops(const struct np_launch_config *c);
+
 #endif
