@@ -17,6 +17,7 @@
 
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/mbridge_list.h"
+#include "nemoperf/model/mbdtype.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
@@ -41,15 +42,19 @@ struct launch_option {
     const char *help;
 };
 
-enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT, LAUNCH_OPT_STORE };
+enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT, LAUNCH_OPT_STORE, LAUNCH_OPT_CONTAINER, LAUNCH_OPT_DTYPE,
+       LAUNCH_OPT_TASK };
 
 static const struct launch_option launch_options[] = {
     {"dry-run", 'n', NULL, "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
     {"print-config", 'c', NULL,
      "print the resolved configuration as JSON (an array for a sweep), \"nemo\": the NeMo job (works before ./setup)"},
-    {"list", 'l', NULL, "list every launchable recipe/size/dtype/GPU-count/GPU-type row"},
+    {"list", 'l', NULL, "list every published recipe/size/dtype/GPU-count/GPU-type row (and whether it launches)"},
     {"recipe", LAUNCH_OPT_RECIPE, "R", "with --list: only recipe R"},
     {"gpu", LAUNCH_OPT_GPU, "G", "with --list: only GPU type G (h100, b200, gb200)"},
+    {"dtype", LAUNCH_OPT_DTYPE, "D", "with --list: only dtype D (bf16, fp8; Megatron-Bridge fp8_cs, MXFP8, ...)"},
+    {"task", LAUNCH_OPT_TASK, "T", "with --list: only task T (pretrain, sft, lora)"},
+    {"container", LAUNCH_OPT_CONTAINER, "C", "with --list: only Megatron-Bridge rows of container C (26.04.01)"},
     {"format", LAUNCH_OPT_FORMAT, "F", "with --list: table (default) or json"},
     {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
     {"store", LAUNCH_OPT_STORE, NULL, "with --wait: record the runs waited for in the results store (NEMOPERF_DB)"},
@@ -317,10 +322,24 @@ static int launch_reconcile(char *const *paths, size_t n)
     return np_exit_code(st);
 }
 
-/* --list: the NeMo recipes' rows, then the Megatron-Bridge performance rows (each with its container); the
- * JSON array holds both. */
-static int launch_list(const struct np_recipe_set *set, const char *recipe, const char *gpu, int json)
+static int launch_list_has_container(json_t *mb, const char *container)
 {
+    size_t i;
+    json_t *row;
+    json_array_foreach(mb, i, row)
+    {
+        const char *c = json_string_value(json_object_get(row, "container"));
+        if (c && strcmp(c, container) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* --list: the NeMo recipes' rows, then every published Megatron-Bridge performance row (each with its container
+ * and whether it launches); the JSON array holds both. */
+static int launch_list(const struct np_recipe_set *set, const struct np_list_filter *lf, int json)
+{
+    const char *recipe = lf->recipe;
     struct np_error err;
     json_t *mb = np_mb_launch_rows(&err);
     if (!mb)
@@ -336,13 +355,18 @@ static int launch_list(const struct np_recipe_set *set, const char *recipe, cons
         json_decref(mb);
         return 2;
     }
-    struct np_list_filter lf = {recipe, gpu};
-    char *t = nemo ? np_launch_list(set, &lf, json) : strdup(json ? "[]" : "");
+    if (lf->container && !launch_list_has_container(mb, lf->container)) {
+        np_errorf("--container: '%s' is not a container version Megatron-Bridge publishes rows of (%s)",
+                  lf->container, "26.08, 26.06.01, 26.06, 26.04.01, 26.04, 26.02.01, 26.02, 25.11, 25.09");
+        json_decref(mb);
+        return 2;
+    }
+    char *t = nemo ? np_launch_list(set, lf, json) : strdup(json ? "[]" : "");
     char *m = NULL;
     int ok = t != NULL;
     if (ok && json) {
         json_t *arr = json_loads(t, 0, NULL);
-        ok = arr && (!mbr || np_mb_launch_list_json(mb, &lf, arr) == 0);
+        ok = arr && (!mbr || np_mb_launch_list_json(mb, lf, arr) == 0);
         free(t);
         t = ok ? json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         ok = t != NULL;
@@ -351,7 +375,7 @@ static int launch_list(const struct np_recipe_set *set, const char *recipe, cons
             fputs(t, stdout), fputc('\n', stdout);
     } else if (ok) {
         fputs(t, stdout);
-        if (mbr && (ok = (m = np_mb_launch_list_text(mb, &lf)) != NULL))
+        if (mbr && (ok = (m = np_mb_launch_list_text(mb, lf)) != NULL))
             fputs(m, stdout);
     }
     if (!ok)
@@ -370,7 +394,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < LAUNCH_NOPTS; i++)
         longopts[i] = (struct option){launch_options[i].name, launch_options[i].arg ? required_argument : no_argument,
                                       NULL, launch_options[i].id};
-    const char *list_recipe = NULL, *list_gpu = NULL, *list_format = NULL;
+    const char *list_recipe = NULL, *list_gpu = NULL, *list_format = NULL, *list_dtype = NULL, *list_task = NULL,
+               *list_container = NULL;
     memset(&longopts[LAUNCH_NOPTS], 0, sizeof longopts[0]);
     enum launch_mode mode = LAUNCH_SUBMIT;
     enum np_launch_rerun rerun = NP_LAUNCH_RERUN_REFUSE;
@@ -390,6 +415,9 @@ int main(int argc, char **argv)
         case LAUNCH_OPT_RECIPE: list_recipe = optarg; break;
         case LAUNCH_OPT_GPU: list_gpu = optarg; break;
         case LAUNCH_OPT_FORMAT: list_format = optarg; break;
+        case LAUNCH_OPT_DTYPE: list_dtype = optarg; break;
+        case LAUNCH_OPT_TASK: list_task = optarg; break;
+        case LAUNCH_OPT_CONTAINER: list_container = optarg; break;
         case LAUNCH_OPT_STORE: store = 1; break;
         case ':':
             np_errorf("option '%s' needs an argument; see --help", argv[optind - 1]);
@@ -431,10 +459,20 @@ int main(int argc, char **argv)
         np_errorf("--store goes with --wait (it stores the runs waited for)");
         return 2;
     }
-    if ((list_recipe || list_gpu || list_format) && mode != LAUNCH_LIST && mode != LAUNCH_HELP &&
-        mode != LAUNCH_VERSION) {
-        np_errorf("--recipe, --gpu and --format go with --list (a launch reads RECIPE and GPU_TYPE from the "
-                  "environment)");
+    if ((list_recipe || list_gpu || list_format || list_dtype || list_task || list_container) && mode != LAUNCH_LIST &&
+        mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--recipe, --gpu, --dtype, --task, --container and --format go with --list (a launch reads RECIPE, "
+                  "GPU_TYPE, DTYPE, TASK and CONTAINER from the environment)");
+        return 2;
+    }
+    if (list_dtype && np_dtype_parse(list_dtype) == NP_DTYPE_NONE && np_mb_dtype_parse(list_dtype) == NP_MB_DTYPE_NONE) {
+        np_errorf("--dtype: '%s' is not a dtype (bf16, fp8; Megatron-Bridge's bf16, fp8_cs, fp8_mx, fp8_sc, nvfp4 or "
+                  "the published labels FP8-CS, MXFP8, NVFP4)", list_dtype);
+        return 2;
+    }
+    if (list_task && strcmp(list_task, "pretrain") != 0 && strcmp(list_task, "sft") != 0 &&
+        strcmp(list_task, "lora") != 0) {
+        np_errorf("--task: '%s' is not one of pretrain, sft, lora", list_task);
         return 2;
     }
     if (list_format && strcmp(list_format, "table") != 0 && strcmp(list_format, "json") != 0) {
@@ -464,7 +502,8 @@ int main(int argc, char **argv)
         return launch_fail(st, &err);
     int rc = 0;
     if (mode == LAUNCH_LIST) {
-        rc = launch_list(&set, list_recipe, list_gpu, list_format && strcmp(list_format, "json") == 0);
+        struct np_list_filter lf = {list_recipe, list_gpu, list_dtype, list_task, list_container};
+        rc = launch_list(&set, &lf, list_format && strcmp(list_format, "json") == 0);
         np_recipe_set_free(&set);
         return rc;
     }

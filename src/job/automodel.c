@@ -84,6 +84,11 @@ char *np_automodel_list_text(const struct np_recipe_set *set, const struct np_li
                 const struct np_config_row *row = &mp->rows[i];
                 if (filter && filter->gpu_type && *filter->gpu_type && strcasecmp(filter->gpu_type, row->gpu_type) != 0)
                     continue;
+                /* BF16 pre-training rows of no Megatron-Bridge container */
+                if (filter && ((filter->container && *filter->container) ||
+                               (filter->dtype && *filter->dtype && strcasecmp(filter->dtype, "bf16") != 0) ||
+                               (filter->task && *filter->task && strcasecmp(filter->task, np_model_task(mp)) != 0)))
+                    continue;
                 if (!any) /* a title line ending in ':', then a table whose columns are named by its header */
                     np_buf_appendf(&b, "\nAutoModel benchmarks (RECIPE=%s MODEL=<MODEL> JOB_TOTAL_GPUS=<GPUS>; %s):\n"
                                        "%-9s %-51s %-5s %5s %-5s %5s %5s %3s %3s %2s %2s %2s %3s  %-15s %s\n",

@@ -1476,6 +1476,10 @@ static int config_list_match(const struct np_list_filter *f, const struct np_rec
         return 0;
     if (f->gpu_type && *f->gpu_type && strcasecmp(f->gpu_type, row->gpu_type) != 0)
         return 0;
+    if (f->container && *f->container) /* NeMo's rows have no Megatron-Bridge container */
+        return 0;
+    if (f->task && *f->task && strcasecmp(f->task, np_task_name(row->task)) != 0)
+        return 0;
     return 1;
 }
 
@@ -1501,7 +1505,8 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
                 if (!config_list_match(filter, rp, row))
                     continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
-                    if (!(row->dtypes & (unsigned)d))
+                    if (!(row->dtypes & (unsigned)d) ||
+                        (filter && filter->dtype && *filter->dtype && (int)np_dtype_parse(filter->dtype) != d))
                         continue;
                     if (n == cap) {
                         void *nr = realloc(rows, 2 * cap * sizeof *rows);
@@ -1570,7 +1575,9 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
     char *am = np_automodel_list_text(set, filter);
     if (!am)
         b.failed = 1;
-    for (size_t i = 0; i <= n && !(n == 0 && am && *am); i++) { /* no empty table above the AutoModel one */
+    /* no empty table above the AutoModel one, nor for a listing of a Megatron-Bridge container's rows */
+    int bare = n == 0 && ((am && *am) || (filter && filter->container && *filter->container));
+    for (size_t i = 0; i <= n && !bare; i++) {
         struct np_buf line;
         np_buf_init(&line);
         for (int k = 0; k < CONFIG_LIST_COLS; k++) {
@@ -1595,7 +1602,7 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
         free(l);
     }
     if (am)
-        np_buf_append(&b, n ? am : am + 1); /* its leading blank line separates it from the table above */
+        np_buf_append(&b, n || !*am ? am : am + 1); /* its leading blank line separates it from the table above */
     free(am);
     for (size_t i = 0; rows && i < n; i++)
         for (int k = 0; k < CONFIG_LIST_COLS; k++)

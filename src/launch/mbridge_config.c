@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/util/diag.h"
 
@@ -311,6 +312,18 @@ enum np_status np_mb_config_not_mb(np_env_fn env, void *env_ctx, struct np_error
     return NP_OK;
 }
 
+/* Why a container Megatron-Bridge publishes is not launched (its rows file's first reason), into buf; "" when
+ * the container is not a published one. */
+static void mbridge_config_unlaunched(const char *container, char *buf, size_t cap)
+{
+    struct np_error e;
+    json_t *rows = np_mb_launch_rows(&e);
+    char *why = rows ? np_mb_container_why_not(rows, container) : NULL;
+    snprintf(buf, cap, "%s", why ? why : "");
+    free(why);
+    json_decref(rows);
+}
+
 enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, void *env_ctx, enum np_task task,
                                  struct np_mb_choice *out, struct np_error *err)
 {
@@ -321,8 +334,10 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
     const char *ct = mbridge_config_get(env, env_ctx, "CONTAINER");
     if (ct && !np_mbperf_container_known(ct)) {
         mbridge_config_list(mb, &w, 'c', list, sizeof list);
-        return mbridge_config_bad(err, "CONTAINER=%s: no launchable Megatron-Bridge rows for this container version; "
-                                       "allowed: %s", ct, list);
+        char why[2048];
+        mbridge_config_unlaunched(ct, why, sizeof why);
+        return mbridge_config_bad(err, "CONTAINER=%s: no launchable Megatron-Bridge rows for this container version%s%s"
+                                       "; allowed: %s", ct, *why ? ": " : "", why, list);
     }
     w.container = ct;
     /* RECIPE (+ MODEL_SIZE): Megatron-Bridge's -mr name */

@@ -1,8 +1,9 @@
-/* mbridge_list.c - nemoperf-launch --list for the Megatron-Bridge performance rows (26.08, 26.06).
+/* mbridge_list.c - nemoperf-launch --list for every published Megatron-Bridge performance row (25.09 to 26.08).
  *
  * Reads share/nemoperf/megatron-bridge/rows-<container>.json (extract-recipes.py: each published run resolved
- * to the release's own config, with the rank command's arguments) and lists the rows with their container,
- * as a text table or as JSON objects appended to the NeMo rows' array.
+ * to its release's own config, with the rank command's arguments and whether nemoperf launches it) and lists
+ * the rows of every container in one layout, with LAUNCH yes or why not, as a text table or as JSON objects
+ * appended to the NeMo rows' array; filtered by container, recipe, GPU, dtype and task.
  */
 #include "nemoperf/launch/mbridge_list.h"
 
@@ -11,10 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "nemoperf/model/mbdtype.h"
 #include "nemoperf/model/recipe.h"
 
-/* The containers nemoperf can launch, newest first (the rows files it ships). */
-static const char *const mbridge_list_containers[] = {"26.08", "26.06"};
+/* Every container version Megatron-Bridge publishes rows of, newest first (a rows file each). */
+static const char *const mbridge_list_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
+                                                      "26.02.01", "26.02", "25.11", "25.09"};
 
 json_t *np_mb_launch_rows(struct np_error *err)
 {
@@ -52,15 +55,72 @@ static const char *mbridge_list_str(json_t *o, const char *k)
     return s ? s : "";
 }
 
+static int mbridge_list_set(const char *s)
+{
+    return s && *s;
+}
+
 static int mbridge_list_match(json_t *row, const struct np_list_filter *f)
 {
     if (!f)
         return 1;
-    if (f->recipe && *f->recipe && strcasecmp(f->recipe, mbridge_list_str(row, "recipe")) != 0)
+    if (mbridge_list_set(f->recipe) && strcasecmp(f->recipe, mbridge_list_str(row, "recipe")) != 0)
         return 0;
-    if (f->gpu_type && *f->gpu_type && strcasecmp(f->gpu_type, mbridge_list_str(row, "gpu_type")) != 0)
+    if (mbridge_list_set(f->gpu_type) && strcasecmp(f->gpu_type, mbridge_list_str(row, "gpu_type")) != 0)
         return 0;
+    if (mbridge_list_set(f->container) && strcmp(f->container, mbridge_list_str(row, "container")) != 0)
+        return 0;
+    if (mbridge_list_set(f->task) && strcasecmp(f->task, mbridge_list_str(row, "task")) != 0)
+        return 0;
+    /* -c names and the published labels alike (MXFP8 = fp8_mx); NeMo's "fp8" matches every FP8 scaling */
+    if (mbridge_list_set(f->dtype)) {
+        enum np_mb_dtype want = np_mb_dtype_parse(f->dtype), have = np_mb_dtype_parse(mbridge_list_str(row, "dtype"));
+        if (strcasecmp(f->dtype, "fp8") == 0 ? have == NP_MB_BF16 || have == NP_MB_NVFP4 : want != have)
+            return 0;
+    }
     return 1;
+}
+
+int np_mb_launch_row_launchable(json_t *row)
+{
+    return json_is_true(json_object_get(json_object_get(row, "launch"), "launchable"));
+}
+
+/* The reasons a row is not launched, "; "-joined into buf ("" when it is). */
+static void mbridge_list_why(json_t *row, char *buf, size_t cap)
+{
+    size_t i;
+    json_t *w;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(json_object_get(row, "launch"), "why_not"), i, w)
+    {
+        const char *t = json_string_value(w);
+        if (t)
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", *buf ? "; " : "", t);
+    }
+}
+
+char *np_mb_container_why_not(json_t *rows, const char *container)
+{
+    size_t i, n = 0, launch = 0;
+    json_t *row;
+    char why[1024] = "";
+    json_array_foreach(rows, i, row)
+    {
+        if (strcmp(mbridge_list_str(row, "container"), container ? container : "") != 0)
+            continue;
+        n++;
+        if (np_mb_launch_row_launchable(row))
+            launch++;
+        else if (!*why)
+            mbridge_list_why(row, why, sizeof why);
+    }
+    char *out = NULL;
+    if (n && !launch && asprintf(&out, "Megatron-Bridge publishes %zu rows of %s, none launched by nemoperf: %s "
+                                       "(--list --container %s shows each row and why)",
+                                 n, container, *why ? why : "-", container) < 0)
+        out = NULL;
+    return out;
 }
 
 /* The published value of key, "-" when none (n/a). */
@@ -91,17 +151,22 @@ char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
     FILE *out = open_memstream(&buf, &len);
     if (!out)
         return NULL;
-    fprintf(out, "\nMegatron-Bridge performance rows (RECIPE=<recipe> DTYPE=<dtype> GPU_TYPE=<gpu> [CONTAINER=...] "
-                 "./launch: docs/megatron-bridge.md):\n");
-    fprintf(out, "%-10s %-9s %-24s %-7s %-6s %5s %3s %3s %3s %3s %3s %4s %6s %7s %-4s %s\n", "CONTAINER", "TASK",
-            "RECIPE", "DTYPE", "GPU", "GPUS", "TP", "PP", "CP", "VP", "EP", "MBS", "GBS", "SEQ", "CV", "CONFIG");
+    /* LAUNCH: yes, or no and the number of its reason in the list under the table (the rows of a release share
+     * theirs) */
+    char why[64][1024];
+    size_t nwhy = 0, shown = 0, launchable = 0;
+    fprintf(out, "\nMegatron-Bridge performance rows, every published container (RECIPE=<recipe> DTYPE=<dtype> "
+                 "GPU_TYPE=<gpu> [CONTAINER=...] ./launch: docs/megatron-bridge.md):\n");
+    fprintf(out, "%-10s %-9s %-24s %-7s %-6s %5s %3s %3s %3s %3s %3s %4s %6s %7s %-4s %-7s %s\n", "CONTAINER", "TASK",
+            "RECIPE", "DTYPE", "GPU", "GPUS", "TP", "PP", "CP", "VP", "EP", "MBS", "GBS", "SEQ", "CV", "LAUNCH",
+            "CONFIG");
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row)
     {
         if (!mbridge_list_match(row, f))
             continue;
-        char v[9][24];
+        char v[9][24], launch[16] = "yes", w[1024];
         for (size_t k = 0; k < 9; k++)
             mbridge_list_pub(row, keys[k], v[k], sizeof v[k]);
         json_t *res = json_object_get(row, "resolved");
@@ -109,11 +174,28 @@ char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
         if (!*cfg)
             cfg = mbridge_list_str(res, "config");
         const char *cv = mbridge_list_str(row, "config_variant");
-        fprintf(out, "%-10s %-9s %-24s %-7s %-6s %5s %3s %3s %3s %3s %3s %4s %6s %7s %-4s %s\n",
+        shown++;
+        if (np_mb_launch_row_launchable(row)) {
+            launchable++;
+        } else {
+            mbridge_list_why(row, w, sizeof w);
+            size_t k = 0;
+            while (k < nwhy && strcmp(why[k], w) != 0)
+                k++;
+            if (k == nwhy && nwhy < sizeof why / sizeof why[0])
+                snprintf(why[nwhy++], sizeof why[0], "%s", w);
+            snprintf(launch, sizeof launch, k < nwhy ? "no (%zu)" : "no", k + 1);
+        }
+        fprintf(out, "%-10s %-9s %-24s %-7s %-6s %5s %3s %3s %3s %3s %3s %4s %6s %7s %-4s %-7s %s\n",
                 mbridge_list_str(row, "container"), mbridge_list_str(row, "task"), mbridge_list_str(row, "recipe"),
                 mbridge_list_str(row, "dtype"), mbridge_list_str(row, "gpu_type"), v[0], v[1], v[2], v[3], v[4], v[5],
-                v[6], v[7], v[8], *cv ? cv : "-", *cfg ? cfg : "-");
+                v[6], v[7], v[8], *cv ? cv : "-", launch, *cfg ? cfg : "-");
     }
+    /* after a blank line: the table ends there for a reader of its columns (bash completion) */
+    fprintf(out, "\n%zu Megatron-Bridge rows, %zu launchable%s\n", shown, launchable,
+            nwhy ? "; LAUNCH no (n): reason n below" : "");
+    for (size_t k = 0; k < nwhy; k++)
+        fprintf(out, "(%zu) %s\n", k + 1, why[k]);
     if (fclose(out) != 0) {
         free(buf);
         return NULL;
@@ -144,7 +226,11 @@ int np_mb_launch_list_json(json_t *rows, const struct np_list_filter *f, json_t 
             json_object_set(o, "mb_release", json_object_get(row, "mb_release")) ||
             json_object_set(o, "config_variant", json_object_get(row, "config_variant")) ||
             json_object_set(o, "config", cfg ? cfg : json_null()) ||
-            json_object_set(o, "source", json_object_get(row, "published_source"))) {
+            json_object_set(o, "source", json_object_get(row, "published_source")) ||
+            json_object_set_new(o, "launchable", json_boolean(np_mb_launch_row_launchable(row))) ||
+            json_object_set(o, "why_not", np_mb_launch_row_launchable(row)
+                                              ? json_null()
+                                              : json_object_get(json_object_get(row, "launch"), "why_not"))) {
             json_decref(o);
             return -1;
         }

@@ -109,28 +109,66 @@ done
 [ $rc -eq 1 ] && grep -q "recipe, dtype, GPU type and GPU count are needed" "$T/err" && ok "unidentified -> exit 1, says why" \
     || bad "unidentified: exit $rc: $(cat "$T/err")"
 
-# nemoperf-launch --list shows the launchable Megatron-Bridge rows (26.08 and 26.06) with their container
+# nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
+# whether it launches (59: 26.08 and 26.06), the others with the reason numbered under the table
 L=${NP_BIN:-bin}/nemoperf-launch
 "$L" --list > "$T/list" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '^Megatron-Bridge performance rows' "$T/list" &&
-    grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
-    grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
-    [ "$(grep -Ec '^26\.0[68] ' "$T/list")" -eq 59 ] && ok "--list: 59 Megatron-Bridge rows (18 of 26.08, 41 of 26.06)" ||
-    bad "--list: exit $rc: $(grep -c '^26\.0' "$T/list") rows $(cat "$T/err")"
-"$L" --list --recipe deepseek_v3 --gpu gb300 --format json > "$T/lj" 2>"$T/err"; rc=$?
-python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --format json: 26.08 + 2 x 26.06 rows, each with its container" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
+    grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +yes +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
+    grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +yes +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
+    grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +no \([0-9]+\) +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
+    grep -q '^293 Megatron-Bridge rows, 59 launchable' "$T/list" &&
+    grep -Eq "^\([0-9]+\) nemoperf renders the launcher of v0.5.0, v0.6.0 only; v0.4.2's" "$T/list" &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 59 ] &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 234 ] &&
+    ok "--list: 293 Megatron-Bridge rows of 9 containers, 59 launchable (26.08, 26.06), 234 with the reason" ||
+    bad "--list: exit $rc: $(grep -Ec '^2[56]\.' "$T/list") rows $(cat "$T/err")"
+"$L" --list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json > "$T/lj" 2>"$T/err"; rc=$?
+python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json: its 2 rows, launchable" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
 import json, sys
 rows = json.load(open(sys.argv[1]))
-assert [r["container"] for r in rows] == ["26.08", "26.06", "26.06"], rows
+assert [r["container"] for r in rows] == ["26.06", "26.06"], rows
 assert all(r["recipe"] == "deepseek_v3" and r["gpu"] == "gb300" and r["gpn"] == 4 for r in rows)
-assert rows[0]["mb_release"] == "v0.6.0" and rows[1]["mb_release"] == "v0.5.0"
-assert sorted(r["gbs"] for r in rows[1:]) == [4096, 15360]
+assert all(r["mb_release"] == "v0.5.0" and r["launchable"] is True and r["why_not"] is None for r in rows)
+assert sorted(r["gbs"] for r in rows) == [4096, 15360]
 PY
+"$L" --list --container 25.09 --format json > "$T/l25" 2>"$T/err" && python3 - "$T/l25" <<'PY' &&
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert len(rows) == 28 and all(r["container"] == "25.09" and r["mb_release"] == "v0.1.0rc4" for r in rows), rows
+assert not any(r["launchable"] for r in rows) and all(r["why_not"] for r in rows)
+# the release's parser has no -tp/-pp/-ep: the Qwen3 235B GB200 rows say they cannot be asked for as published
+q = [r for r in rows if r["recipe"] == "qwen3_235b_a22b" and r["gpu"] == "gb200"]
+assert len(q) == 2 and all(any("-tp 2: the release's parser has no -tp" in w for w in r["why_not"]) for r in q), q
+PY
+    ok "--list --container 25.09 --format json: its 28 rows, none launchable, each with why (v0.1.0rc4 lacks -tp)" ||
+    bad "--list --container 25.09: $(cat "$T/err") $(head -c 300 "$T/l25")"
+"$L" --list --dtype MXFP8 --gpu b300 --task pretrain --format json > "$T/lb" 2>"$T/err" && python3 - "$T/lb" <<'PY' &&
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert rows and all(r["dtype"] == "fp8_mx" and r["gpu"] == "b300" and r["task"] == "pretrain" for r in rows), rows
+assert {r["container"] for r in rows} == {"26.06", "26.04.01", "26.04", "26.02.01", "26.02"}, rows
+PY
+    ok "--list --dtype MXFP8 --gpu b300 --task pretrain: fp8_mx B300 pre-training rows only (NeMo's FP8 rows have no B300)" ||
+    bad "--list --dtype: $(cat "$T/err") $(head -c 300 "$T/lb")"
+"$L" --list --task lora > "$T/ll" 2>"$T/err" && ! grep -Eq '^(2[56]\.[0-9.]+) +pretrain' "$T/ll" &&
+    grep -Eq '^26\.06 +lora +llama3_70b ' "$T/ll" && ok "--list --task lora: no pre-training row" || bad "--task lora: $(cat "$T/err")"
+for args in "--container 26.99" "--dtype fp4" "--task finetune"; do
+    # shellcheck disable=SC2086
+    "$L" --list $args >/dev/null 2>"$T/err"; rc=$?
+    opt=${args%% *}
+    [ $rc -eq 2 ] && grep -q -- "$opt" "$T/err" && ok "--list $args -> exit 2, names $opt" || bad "--list $args: exit $rc: $(cat "$T/err")"
+done
 "$L" --list --format json > "$T/all.json" 2>"$T/err" && python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert any(x["recipe"] == "llama3.1" for x in r) and sum(1 for x in r if "container" in x) == 59' "$T/all.json" &&
-    ok "--list --format json: the NeMo rows and the 59 Megatron-Bridge rows in one array" || bad "--list json: $(cat "$T/err")"
+mb = [x for x in r if "container" in x]
+assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 59' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 59 launchable" || bad "--list json: $(cat "$T/err")"
+# a container that is published but not launched: the launch says why
+RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: nemoperf renders the launcher of v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
+    ok "CONTAINER=25.09 --print-config: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
 

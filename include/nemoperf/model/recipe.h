@@ -235,10 +235,15 @@ struct np_arch np_row_arch(const struct np_model *m, const struct np_config_row 
  * the compiled-in NP_DATADIR.  Returns a new string (caller frees) or NULL. */
 char *np_data_path(const char *sub);
 
-/* Which launchable rows a listing shows: recipe and GPU type (NULL or "" matches all; any case). */
+/* Which rows a listing shows (NULL or "" matches all; any case): recipe, GPU type, dtype (a Megatron-Bridge -c
+ * name or published label matches its rows; NeMo's bf16/fp8), task; container (Megatron-Bridge rows only: a
+ * NeMo recipe's rows are left out when it is set). */
 struct np_list_filter {
     const char *recipe;
     const char *gpu_type;
+    const char *dtype;
+    const char *task;
+    const char *container;
 };
 
 #endif
