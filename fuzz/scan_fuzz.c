@@ -47,7 +47,9 @@ static void fuzz_same_step(const struct np_step *a, const struct np_step *b)
         !fuzz_same_double(a->consumed_samples, b->consumed_samples) ||
         !fuzz_same_double(a->tokens_per_s, b->tokens_per_s) ||
         !fuzz_same_double(a->tokens_per_s_per_gpu, b->tokens_per_s_per_gpu) ||
-        a->nan_seen != b->nan_seen || a->two_times != b->two_times || a->gen != b->gen || a->offset != b->offset)
+        a->nan_seen != b->nan_seen || a->two_times != b->two_times || a->gen != b->gen || a->offset != b->offset ||
+        !fuzz_same_double(a->energy_j_per_gpu, b->energy_j_per_gpu) ||
+        !fuzz_same_double(a->power_w_per_gpu, b->power_w_per_gpu) || a->bar_short != b->bar_short)
         abort();
 }
 

@@ -64,6 +64,9 @@ static void real_row(char **c)
     np_amlog_header_total(AT_FDCWD, path, &all);
     np_amlog_header_total(AT_FDCWD, path, &tail);
     np_amlog_header_total(AT_FDCWD, path, &lean);
+    np_scan_stop_message(AT_FDCWD, path, &all); /* Lightning's "`max_steps=N` reached" */
+    np_scan_stop_message(AT_FDCWD, path, &tail);
+    np_scan_stop_message(AT_FDCWD, path, &lean);
     ck_assert_msg(all.nsteps > 0, "%s: no step found", file);
     ck_assert_msg(tail.nsteps > 0, "%s: no step found tail-first", file);
     const struct np_step *last = &all.steps[all.nsteps - 1], *tlast = &tail.steps[tail.nsteps - 1];
@@ -103,6 +106,12 @@ static void real_row(char **c)
     real_check_double(file, "step time", c[5], run.step_time_s);
     real_check_double(file, "loss", c[6], run.loss);
     real_check_double(file, "peak memory", c[7], run.peak_memory_bytes);
+    /* what the columns show agrees: a window names steps it holds, a reason never calls a number unreadable, an
+     * invalid run for want of a step number shows no step time */
+    ck_assert_msg(run.window.count == 0 || (run.window.first >= 0 && run.window.last >= run.window.first),
+                  "%s: window [%ld-%ld] of %zu steps", file, run.window.first, run.window.last, run.window.count);
+    ck_assert_msg(!run.why || !strstr(run.why, "unreadable"), "%s: reason \"%s\"", file, run.why);
+    ck_assert_msg(run.step >= 0 || isnan(run.step_time_s), "%s: no step, step time %g", file, run.step_time_s);
     if (strcmp(c[11], "-") != 0)
         ck_assert_msg(run.why && strstr(run.why, c[11]), "%s: reason \"%s\" lacks \"%s\"", file,
                       run.why ? run.why : "", c[11]);

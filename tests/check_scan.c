@@ -65,6 +65,9 @@ static void assert_same_step(const struct np_step *a, const struct np_step *b)
     ck_assert(same_double(a->tokens_per_s, b->tokens_per_s));
     ck_assert(same_double(a->tokens_per_s_per_gpu, b->tokens_per_s_per_gpu));
     ck_assert_int_eq(a->nan_seen, b->nan_seen);
+    ck_assert(same_double(a->energy_j_per_gpu, b->energy_j_per_gpu));
+    ck_assert(same_double(a->power_w_per_gpu, b->power_w_per_gpu));
+    ck_assert_int_eq(a->bar_short, b->bar_short);
     ck_assert_int_eq(a->gen, b->gen);
     ck_assert_uint_eq(a->offset, b->offset);
 }
@@ -204,6 +207,87 @@ START_TEST(test_mbridge)
     ck_assert_int_eq(r.steps[0].iteration, 0);
     ck_assert_near(r.steps[0].step_time_s, 15.3904);
     assert_offset_at(DATA "mbridge.log", s, " [2025-10-01 12:10:50] iteration");
+    np_scan_result_free(&r);
+}
+END_TEST
+
+/* Megatron-LM 2026 lines with --log-energy and microsecond timestamps (tests/data/real/cloudai_megatron_lm_energy_us.log,
+ * NVIDIA's cloudai fixture), as they are and behind the rank prefixes a log gets: torch's "[rank7]: " and srun --label's
+ * "0: " (the prefixes are stand-ins written here: no public log with both was found).  The energy and power of each
+ * step are kept. */
+START_TEST(test_mbridge_energy_prefixes)
+{
+    static const char *const prefix[] = {"", "[rank7]: ", "0: ", "ain_fp8_mx/0 "};
+    size_t len;
+    char *src = np_test_read_all("tests/data/real/cloudai_megatron_lm_energy_us.log", &len);
+    for (size_t k = 0; k < sizeof prefix / sizeof prefix[0]; k++) {
+        char buf[4096];
+        size_t o = 0;
+        for (const char *l = src; *l;) {
+            const char *nl = strchr(l, '\n');
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.*s\n", prefix[k], (int)(nl - l), l);
+            l = nl + 1;
+        }
+        struct np_scan_result r;
+        scan_buf(buf, o, &r);
+        ck_assert_msg(r.nsteps == 3, "prefix \"%s\": %zu steps", prefix[k], r.nsteps);
+        const struct np_step *s = &r.steps[2];
+        ck_assert_int_eq(s->gen, NP_GEN_MBRIDGE);
+        ck_assert_int_eq(s->iteration, 293);
+        ck_assert_int_eq(s->total, 95367430);
+        ck_assert_near(s->step_time_s, 3.0352);
+        ck_assert_near(s->tflops_per_gpu, 484.3);
+        ck_assert_near(s->energy_j_per_gpu, 1980.1);
+        ck_assert_near(s->power_w_per_gpu, 652.5);
+        ck_assert_near(s->loss, 2.378540E-02);
+        ck_assert_near(r.steps[0].energy_j_per_gpu, 1992.5);
+        ck_assert_near(r.steps[0].power_w_per_gpu, 647.8);
+        np_scan_result_free(&r);
+    }
+    free(src);
+}
+END_TEST
+
+/* Lightning bars of an unknown total ("3/?", tqdm's total_fmt), no global_step: the step is the bar's k-1, and the
+ * fit loop's "`max_steps=5` reached" after it is found (np_scan_stop_message); a bar counting batches short of its
+ * end ("81/43800" at global_step=4) says so (bar_short). */
+START_TEST(test_bar_unknown_total)
+{
+    const char *path = "tests/data/real/reconstructed_ptl_unknown_total_bar.log";
+    struct np_scan_result r;
+    scan_all(path, &r);
+    ck_assert_uint_eq(r.nsteps, 5);
+    ck_assert_int_eq(r.steps[4].gen, NP_GEN_NEMO1);
+    ck_assert_int_eq(r.steps[4].iteration, 4);
+    ck_assert_int_eq(r.steps[4].total, -1);
+    ck_assert_int_eq(r.steps[4].bar_short, 0);
+    ck_assert_near(r.steps[4].step_time_s, 4.90);
+    ck_assert_int_eq(r.max_steps_reached, 0);
+    np_scan_stop_message(AT_FDCWD, path, &r);
+    ck_assert_int_eq(r.max_steps_reached, 5);
+    np_scan_result_free(&r);
+
+    /* the message glued to the bar's last redraw; a message of max_steps below the step read is not this run's */
+    static const char glued[] = "Epoch 0: |          | 2/? [00:09<?,  0.20it/s, v_num=0, train_step_timing in s=4.87]"
+                                "`Trainer.fit` stopped: `max_steps=2` reached.\n";
+    path = write_tmp(0, glued, sizeof glued - 1);
+    scan_all(path, &r);
+    np_scan_stop_message(AT_FDCWD, path, &r);
+    ck_assert_int_eq(r.steps[0].iteration, 1);
+    ck_assert_int_eq(r.max_steps_reached, 2);
+    np_scan_result_free(&r);
+    static const char early[] = "Epoch 0: |          | 4/? [00:09<?,  0.20it/s, v_num=0, train_step_timing in s=4.87]\n"
+                                "`Trainer.fit` stopped: `max_steps=2` reached.\n";
+    path = write_tmp(0, early, sizeof early - 1);
+    scan_all(path, &r);
+    np_scan_stop_message(AT_FDCWD, path, &r);
+    ck_assert_int_eq(r.max_steps_reached, 0);
+    np_scan_result_free(&r);
+    unlink(path);
+
+    scan_all("tests/data/real/reconstructed_ptl_grad_accum_bar.log", &r);
+    ck_assert_int_eq(r.steps[r.nsteps - 1].total, -1);
+    ck_assert_int_eq(r.steps[r.nsteps - 1].bar_short, 1);
     np_scan_result_free(&r);
 }
 END_TEST
@@ -1308,6 +1392,8 @@ static Suite *scan_suite(void)
     tcase_add_test(tc, test_nemo1_tqdm);
     tcase_add_test(tc, test_delta);
     tcase_add_test(tc, test_mbridge);
+    tcase_add_test(tc, test_mbridge_energy_prefixes);
+    tcase_add_test(tc, test_bar_unknown_total);
     tcase_add_test(tc, test_automodel);
     tcase_add_test(tc, test_gen_names);
     suite_add_tcase(s, tc);

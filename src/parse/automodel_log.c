@@ -154,7 +154,8 @@ static struct np_step *amlog_push(struct amlog_state *st, struct np_step **arr, 
     s->iteration = s->total = s->global_batch_size = -1;
     s->step_time_s = s->loss = s->peak_memory_bytes = s->tflops_per_gpu = NAN;
     s->consumed_samples = s->tokens_per_s = s->tokens_per_s_per_gpu = NAN;
-    s->nan_seen = s->two_times = s->side = 0;
+    s->energy_j_per_gpu = s->power_w_per_gpu = NAN;
+    s->nan_seen = s->two_times = s->side = s->bar_short = 0;
     s->gen = NP_GEN_AMBENCH;
     s->offset = 0;
     return s;

@@ -536,8 +536,8 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
                   : run->total == RUN_NV_STEPS - 1 ? "last 10 steps (the log has none of iterations 11-44)"
                                                    : "last 10 steps";
         size_t from = scan->nsteps > want ? scan->nsteps - want : 0;
-        for (size_t i = from; i < scan->nsteps; i++)
-            if (isfinite(scan->steps[i].step_time_s)) {
+        for (size_t i = from; i < scan->nsteps; i++) /* a step without its number is no window's step */
+            if (isfinite(scan->steps[i].step_time_s) && scan->steps[i].iteration >= 0) {
                 if (n == 0)
                     w->first = scan->steps[i].iteration;
                 w->last = scan->steps[i].iteration;
@@ -813,8 +813,14 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
     run->total = last->total;
     if (run->total < 0 && id->max_steps > 0)
         run->total = id->max_steps - 1;
+    if (run->total < 0 && scan->max_steps_reached > 0) /* Lightning: "`max_steps=N` reached" */
+        run->total = scan->max_steps_reached - 1;
     if (run->total >= 0 && run->step >= 0)
         run->complete = run->step >= run->total;
+    if (scan->max_steps_reached > 0 && run->step >= 0)
+        run->complete = 1; /* the trainer says it stopped at max_steps, whatever the bar last drew */
+    else if (run->complete < 0 && last->bar_short)
+        run->complete = 0; /* "81/43800" and no stop message: the run ended before its epoch did */
     /* last known values, newest first */
     int nan_seen = last->nan_seen;
     long gbs_logged = -1;
@@ -843,8 +849,9 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         id->seq_len = np_row_value(run->row, "seq_len", run->row->seq_len, NULL);
     if (!id->seq_len && run->model && run->model->nrows)
         id->seq_len = run->model->rows[0].seq_len;
-    run->step_time_s = last->step_time_s;
-    if (isnan(run->step_time_s) && last->tokens_per_s > 0 && id->seq_len && id->gbs)
+    /* the time of a line without its step number is no step's: not shown beside a step it cannot name */
+    run->step_time_s = last->iteration >= 0 ? last->step_time_s : NAN;
+    if (isnan(run->step_time_s) && last->iteration >= 0 && last->tokens_per_s > 0 && id->seq_len && id->gbs)
         run->step_time_s = (double)id->seq_len * id->gbs / last->tokens_per_s;
     if (run->model && task != NP_TASK_PRETRAIN)
         run->flops_per_sample = run_finetune_flops(run, task);
@@ -856,7 +863,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
     double tokens = id->synthetic ? 0 : o->train_tokens;
     np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->m);
     np_metrics_from_step(run->window.mean_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->steady);
-    if (isnan(run->m.tokens_per_s) && last->tokens_per_s > 0) { /* AutoModel without seq/GBS */
+    if (isnan(run->m.tokens_per_s) && last->iteration >= 0 && last->tokens_per_s > 0) { /* AutoModel without seq/GBS */
         run->m.tokens_per_s = last->tokens_per_s;
         if (tokens > 0)
             run->m.days_to_train = tokens / last->tokens_per_s / 86400.0;
@@ -904,7 +911,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         run_set_why(run, why);
     } else if (last->iteration < 0) { /* "iteration -1/49": no step to count from (issue 23) */
         run->status = NP_RUN_INVALID;
-        run_set_why(run, "the last step line has no valid iteration number (a negative or unreadable one)");
+        run_set_why(run, "the last step line has no valid iteration number: its step time is not used");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
         if (id->recipe[0] && !run->recipe)
@@ -1261,6 +1268,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     run_add_note(run, note);
                 }
                 np_amlog_header_total(dfd, name, &res); /* AutoModel: the step total of the setup header */
+                np_scan_stop_message(dfd, name, &res);  /* Lightning: "`max_steps=N` reached" */
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
                 /* not "no manifest" when there is one nemoperf cannot read (issue 13) */
                 if (run->status == NP_RUN_UNIDENTIFIED && slot->g->manifest && !run->launch.present &&

@@ -66,7 +66,10 @@ static const char *const scan_pat_src[PAT_COUNT] = {
      * "Step 19 train_step_timing 1.93 timestamp: 1713522620986.0247" (no colon, no "in s", no '='). */
     [PAT_DELTA] = "^.*\\K\\bStep (\\d+)(?::[ \\t]*|[ \\t]+)train_step_timing(?: in s)*(?:[ \\t]*=[ \\t]*|[ \\t]+)(\\S*)",
     /* "^M" (a pasted \r) and CloudWatch's "#015" glue the bar to what came before: no word boundary there */
-    [PAT_NEMO1_ANCHOR] = "^.*\\K(?:\\b|(?<=\\^M)|(?<=#015))Epoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+)[ \\t]*\\[)?",
+    /* "k/?": tqdm's total_fmt when the total is unknown (an iterable dataset), in Lightning's BAR_FORMAT "{l_bar}{bar}|
+     * {n_fmt}/{total_fmt} [" (tqdm/std.py format_meter; Lightning-AI/pytorch-lightning src/lightning/pytorch/callbacks/
+     * progress/tqdm_progress.py @03f57f9c) */
+    [PAT_NEMO1_ANCHOR] = "^.*\\K(?:\\b|(?<=\\^M)|(?<=#015))Epoch (\\d+):(?:[^|]*\\|[^|]*\\|[ \\t]*(\\d+)/(\\d+|\\?)[ \\t]*\\[)?",
     [PAT_NEMO1_KV] = "[,\\[]([^=,\\[\\]]*)=([^,\\[\\]]*)",
     [PAT_MB_ANCHOR] = "^.*\\K\\biteration[ \\t]+(\\d+)[ \\t]*/[ \\t]*(\\d+)(?=[ \\t|]|$)",
     [PAT_AM_ANCHOR] = "^.*\\K\\bstep[ \\t]+(\\d+)[ \\t]*\\|",
@@ -405,8 +408,11 @@ static void scan_step_init(struct np_step *s, enum np_log_gen gen, uint64_t offs
     s->consumed_samples = NAN;
     s->tokens_per_s = NAN;
     s->tokens_per_s_per_gpu = NAN;
+    s->energy_j_per_gpu = NAN;
+    s->power_w_per_gpu = NAN;
     s->nan_seen = 0;
     s->two_times = 0;
+    s->bar_short = 0;
     s->gen = gen;
     s->offset = offset;
     s->side = 0;
@@ -425,6 +431,8 @@ static void scan_step_merge(struct np_step *old, const struct np_step *s)
     if (isnan(m.consumed_samples)) m.consumed_samples = old->consumed_samples;
     if (isnan(m.tokens_per_s)) m.tokens_per_s = old->tokens_per_s;
     if (isnan(m.tokens_per_s_per_gpu)) m.tokens_per_s_per_gpu = old->tokens_per_s_per_gpu;
+    if (isnan(m.energy_j_per_gpu)) m.energy_j_per_gpu = old->energy_j_per_gpu;
+    if (isnan(m.power_w_per_gpu)) m.power_w_per_gpu = old->power_w_per_gpu;
     m.nan_seen = s->nan_seen || old->nan_seen;
     m.two_times = isnan(s->step_time_s) ? old->two_times : s->two_times;
     m.side = s->side && old->side;
@@ -487,7 +495,7 @@ static void scan_add_step(struct scan_state *st, const struct np_step *s)
 enum scan_field {
     F_LOSS = 1, F_TIME_S, F_TIME_MS, F_GBS, F_GSTEP, F_PEAKMEM, F_CONSUMED, F_TFLOPS,
     F_GRADNORM, F_NANITERS, F_MEM_UNIT, F_TPS, F_PEAKMEM_ALLOC, F_MAXRES_MB, F_MAXALLOC_MB, F_MAXRES_GB,
-    F_MAXALLOC_GB
+    F_MAXALLOC_GB, F_ENERGY, F_POWER
 };
 
 /* A step number as printed: value, and the rounding step of tqdm's short form (0 = exact).  tqdm writes a
@@ -528,6 +536,10 @@ static const struct scan_key scan_keys_mbridge[] = {
     SCAN_KEY("throughput per GPU (TFLOP/s/GPU)", F_TFLOPS),
     SCAN_KEY("grad norm", F_GRADNORM),
     SCAN_KEY("number of nan iterations", F_NANITERS),
+    /* --log-energy (NVIDIA/Megatron-LM megatron/training/training.py:3584-3588 @d98e8a6, NVIDIA-NeMo/Megatron-Bridge
+     * src/megatron/bridge/training/utils/train_utils.py:1098-1102 @067f987): f"{energy:.1f}", f"{power:.1f}" */
+    SCAN_KEY("energy per GPU (J/iter/GPU)", F_ENERGY),
+    SCAN_KEY("power per GPU (W/GPU)", F_POWER),
     {NULL, 0, 0},
 };
 
@@ -698,6 +710,8 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
     case F_MAXALLOC_GB:
     case F_CONSUMED:
     case F_TFLOPS:
+    case F_ENERGY:
+    case F_POWER:
         if (!scan_parse_double(v, n, &x) && (f != F_TFLOPS || !scan_first_of_two(v, n, &x)))
             return 0;
         if (f == F_MAXRES_MB || f == F_MAXALLOC_MB)
@@ -712,6 +726,10 @@ static int scan_set_field(struct np_step *s, enum scan_field f, const char *v, s
         }
         else if (f == F_CONSUMED)
             s->consumed_samples = x;
+        else if (f == F_ENERGY)
+            s->energy_j_per_gpu = x;
+        else if (f == F_POWER)
+            s->power_w_per_gpu = x;
         else
             s->tflops_per_gpu = x;
         return 1;
@@ -1157,6 +1175,8 @@ static void scan_line_nemo1(struct scan_state *st, const char *s, size_t n, uint
     int bar_counts_steps = bar_is_step || k < 1 || k - 1 < it || epoch != 0;
     if (barn >= 1 && k >= 0 && k <= barn && it <= barn - 1 && bar_counts_steps)
         step.total = barn - 1;
+    else if (barn >= 1 && k >= 0 && k < barn)
+        step.bar_short = 1; /* "81/43800": n counts batches, not steps; the epoch stopped short of it */
     scan_add_step(st, &step);
 }
 
@@ -1788,14 +1808,14 @@ static void scan_back_free(struct scan_back *b)
     (SCAN_F(F_PEAKMEM) | SCAN_F(F_PEAKMEM_ALLOC) | SCAN_F(F_MAXRES_MB) | SCAN_F(F_MAXALLOC_MB) |               \
      SCAN_F(F_MAXRES_GB) | SCAN_F(F_MAXALLOC_GB) | SCAN_F(F_MEM_UNIT))
 
-/* Lean mode: what a line older than the last step need not store (np_scan_opts.lean): the consumed samples and
- * the grad norm always (its NaN flag is kept), loss, batch size, peak memory and TFLOPS once a later step has
+/* Lean mode: what a line older than the last step need not store (np_scan_opts.lean): the consumed samples,
+ * energy and power and the grad norm always (its NaN flag is kept), loss, batch size, peak memory and TFLOPS once a later step has
  * them. */
 static unsigned scan_back_skip(const struct scan_back *b)
 {
     if (!b->lean || b->nrev == 0)
         return 0;
-    unsigned skip = SCAN_F(F_CONSUMED) | SCAN_F(F_GRADNORM);
+    unsigned skip = SCAN_F(F_CONSUMED) | SCAN_F(F_GRADNORM) | SCAN_F(F_ENERGY) | SCAN_F(F_POWER);
     if (b->have & SCAN_F(F_LOSS))
         skip |= SCAN_F(F_LOSS);
     if (b->have & SCAN_F(F_GBS))
@@ -2325,6 +2345,67 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     out->bytes_read = f.bytes_read;
     out->file_size = f.seekable ? f.size : f.bytes_read;
     return NP_OK;
+}
+
+/* ---- Lightning's stop message ----------------------------------------- */
+
+#define SCAN_STOP_TAIL ((uint64_t)64 << 10)
+
+/* N of the last "`max_steps=N` reached" in s[0..n), else 0.  Lightning's fit loop: rank_zero_info(f"`Trainer.fit`
+ * stopped: `max_steps={self.max_steps!r}` reached.") (Lightning-AI/pytorch-lightning src/lightning/pytorch/loops/
+ * fit_loop.py, FitLoop.done @03f57f9c); a bar redrawn with '\r' may glue it to the end of its last line. */
+static long scan_stop_in(const char *s, size_t n)
+{
+    static const char lit[] = "`max_steps=", tail[] = "` reached";
+    for (size_t len = n; len > 0;) {
+        const char *q = scan_memrmem(s, len, lit, sizeof lit - 1);
+        if (!q)
+            return 0;
+        size_t d = (size_t)(q - s) + sizeof lit - 1, e = scan_digits_at(s, n, d);
+        long v;
+        if (e > d && n - e >= sizeof tail - 1 && memcmp(s + e, tail, sizeof tail - 1) == 0 &&
+            scan_parse_digits(s + d, e - d, &v) && v > 0)
+            return v;
+        len = (size_t)(q - s);
+    }
+    return 0;
+}
+
+void np_scan_stop_message(int dirfd, const char *name, struct np_scan_result *res)
+{
+    if (!res || !res->nsteps || res->steps[res->nsteps - 1].total >= 0 || !name)
+        return;
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return; /* the scan read it a moment ago: the run without a stop message is what is left */
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
+        close(fd);
+        return;
+    }
+    /* after the step before the last (the last step's line may be a redraw after the message), or in the last
+     * 64 KiB when the run has one step and the file one run */
+    const struct np_step *last = &res->steps[res->nsteps - 1];
+    uint64_t size = (uint64_t)sb.st_size, from = size > SCAN_STOP_TAIL ? size - SCAN_STOP_TAIL : 0;
+    uint64_t after = res->nsteps > 1 ? res->steps[res->nsteps - 2].offset : res->runs > 1 ? last->offset : 0;
+    if (from < after)
+        from = after;
+    size_t want = from < size ? (size_t)(size - from) : 0, got = 0;
+    char *buf = want ? malloc(want) : NULL;
+    while (buf && got < want) {
+        ssize_t r = pread(fd, buf + got, want - got, (off_t)(from + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    res->bytes_read += got;
+    long n = buf ? scan_stop_in(buf, got) : 0;
+    free(buf);
+    if (n > 0 && (last->iteration < 0 || last->iteration <= n - 1))
+        res->max_steps_reached = n;
 }
 
 void np_scan_result_free(struct np_scan_result *res)

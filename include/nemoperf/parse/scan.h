@@ -45,6 +45,10 @@ struct np_step {
                                   NaN, nan.0, inf, -inf, inf.0, -inf., Infinity, 1.#QNAN, 1.#IND, 1.#INF) */
     int two_times;             /* the step time is the first of two in one field (Primus "ms: 13372.8/13364.7":
                                   the step's own, then a running average) */
+    double energy_j_per_gpu;   /* Megatron --log-energy: "energy per GPU (J/iter/GPU)", joules a step per GPU */
+    double power_w_per_gpu;    /* Megatron --log-energy: "power per GPU (W/GPU)", watts per GPU over the step */
+    int bar_short;             /* a progress bar "k/n" with k < n whose n is no step total (it counts batches):
+                                  the epoch's bar had not reached its end */
     enum np_log_gen gen;
     uint64_t offset;           /* byte offset of the line's start in the file */
     int side;                  /* scanner-internal: a side line (Megatron memory report) that only adds fields to
@@ -93,6 +97,8 @@ struct np_scan_result {
     int truncated_start;     /* 1 when tail mode stopped before the file start */
     int saw_checkpoint_save; /* "Global Checkpoint Save" seen in the bytes read */
     int saw_checkpoint_load; /* "Global Checkpoint Load" seen */
+    long max_steps_reached;  /* N of Lightning's "`Trainer.fit` stopped: `max_steps=N` reached." after the last step
+                                line (np_scan_stop_message), else 0 */
     uint64_t bytes_read;
     uint64_t file_size;
 };
@@ -146,6 +152,12 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
  * the file in messages. */
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err);
+
+/* Lightning's stop message: when the last step of res has no step total, the file's last 64 KiB are read for
+ * "`max_steps=N` reached." after that step's line; res->max_steps_reached is set to N (0 when there is none).
+ * A bar counting batches of an unknown total ("3/?") is complete by this line alone.  As nemoperf-parse completes
+ * a scan (beside np_amlog_header_total); an unreadable file leaves res as it is. */
+void np_scan_stop_message(int dirfd, const char *name, struct np_scan_result *res);
 
 /* Frees what the result owns and zeroes it; NULL-safe. */
 void np_scan_result_free(struct np_scan_result *res);
