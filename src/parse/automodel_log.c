@@ -10,6 +10,7 @@
  * training-loop logs the scanner reads ("step N | epoch E | ..."), whose step lines carry none.
  */
 #include "nemoperf/parse/automodel_log.h"
+#include "nemoperf/util/fileio.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -449,14 +450,12 @@ static enum np_status amlog_load(const char *path, int must_exist, char **text, 
                                         "TFLOPs/GPU: ", "time across ranks (ms):", "s/it", "it/s"};
     *text = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (!must_exist && errno == ENOENT)
-            return NP_OK;
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    }
+    int fd;
+    enum np_status ost = np_file_open_regular(AT_FDCWD, path, &fd, err); /* a FIFO: refused, never waited on */
+    if (ost != NP_OK)
+        return ost == NP_E_IO && !must_exist && errno == ENOENT ? NP_OK : ost;
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > AMLOG_MAX_BYTES) {
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size > AMLOG_MAX_BYTES) {
         close(fd);
         return NP_OK; /* not a log this reader takes */
     }
@@ -589,13 +588,12 @@ void np_amlog_header_total(int dirfd, const char *name, struct np_scan_result *r
         res->steps[res->nsteps - 1].total >= 0)
         return;
     pthread_once(&amlog_once, amlog_init);
-    int fd = amlog_ok ? openat(dirfd, name, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd < 0)
+    int fd = -1;
+    struct np_error ferr;
+    if (!amlog_ok || np_file_open_regular(dirfd, name, &fd, &ferr) != NP_OK)
         return; /* the scan read it a moment ago: a run without its total is what is left */
-    struct stat sb;
     long n = -1, first = -1;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-        res->bytes_read += amlog_head(fd, &n, &first);
+    res->bytes_read += amlog_head(fd, &n, &first);
     close(fd);
     if (n <= 0)
         return;

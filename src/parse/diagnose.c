@@ -26,7 +26,7 @@ static int diagnose_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.nsys-rep files of dir, or NULL. */
+/* The *.nsys-rep files of dir (regular files only: listed, never opened), or NULL. */
 static char **diagnose_nsys(const char *dir)
 {
     DIR *d = dir ? opendir(dir) : NULL;
@@ -37,7 +37,10 @@ static char **diagnose_nsys(const char *dir)
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
-        if (l <= 9 || strcmp(de->d_name + l - 9, ".nsys-rep") != 0)
+        struct stat sb;
+        if (l <= 9 || strcmp(de->d_name + l - 9, ".nsys-rep") != 0 ||
+            (de->d_type != DT_REG && (de->d_type != DT_UNKNOWN && de->d_type != DT_LNK)) ||
+            (de->d_type != DT_REG && (fstatat(dirfd(d), de->d_name, &sb, 0) != 0 || !S_ISREG(sb.st_mode))))
             continue;
         char **nv = realloc(v, (n + 2) * sizeof *nv);
         if (!nv)

@@ -7,12 +7,16 @@
  * vboost step) add a failed vboost; the manifest's "env_user" the variables the user had set to
  * another value than the job exported.  A FAIL then comes with its likely causes.
  */
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nemoperf/parse/drift.h"
 #include "nemoperf/util/envcheck.h"
+#include "nemoperf/util/fileio.h"
+#include "nemoperf/util/runfiles.h"
 
 static void drift_add(struct np_drift *d, const char *what, const char *pub, const char *run)
 {
@@ -38,7 +42,8 @@ static void drift_int(struct np_drift *d, const char *what, int pub, json_t *cfg
     drift_add(d, what, a, b);
 }
 
-/* The nearest nemoperf.json at or above dir (3 levels: log folder, experiment, timestamp folder). */
+/* The nearest nemoperf.json at or above dir (3 levels: log folder, experiment, timestamp folder); regular
+ * files only (a FIFO named so would block --nccl). */
 static json_t *drift_manifest(const char *dir)
 {
     char p[4096];
@@ -47,8 +52,11 @@ static json_t *drift_manifest(const char *dir)
     snprintf(p, sizeof p, "%s", dir);
     for (int up = 0; up < 3; up++) {
         size_t len = strlen(p);
-        snprintf(p + len, sizeof p - len, "/nemoperf.json");
-        json_t *j = json_load_file(p, 0, NULL);
+        snprintf(p + len, sizeof p - len, "/" NP_RUNFILE_MANIFEST);
+        json_error_t je;
+        struct np_error ferr;
+        int io;
+        json_t *j = np_file_load_json(p, 0, &je, &io, &ferr);
         p[len] = '\0';
         if (j)
             return j;
@@ -63,14 +71,23 @@ static json_t *drift_manifest(const char *dir)
 /* The job's vboost step output (NeMo jobs): a failure, or "" when it worked or did not run. */
 static void drift_vboost(const char *dir, char *why, size_t size)
 {
-    static const char *const names[] = {"vboost.err", "vboost.out"};
+    static const char *const names[] = {NP_RUNFILE_VBOOST_ERR, NP_RUNFILE_VBOOST_OUT};
     why[0] = '\0';
     for (size_t i = 0; i < 2 && !why[0]; i++) {
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        FILE *f = fopen(p, "r");
-        if (!f)
+        struct np_error ferr;
+        int fd;
+        enum np_status st = np_file_open_regular(AT_FDCWD, p, &fd, &ferr);
+        if (st == NP_E_INVALID) /* a FIFO: not read, said */
+            snprintf(why, size, "%s: %.120s", names[i], ferr.text);
+        if (st != NP_OK)
             continue;
+        FILE *f = fdopen(fd, "r");
+        if (!f) {
+            close(fd);
+            continue;
+        }
         char line[512];
         while (fgets(line, sizeof line, f)) {
             line[strcspn(line, "\r\n")] = '\0';

@@ -29,6 +29,7 @@
 #include "nemoperf/parse/nccl.h"
 #include "nemoperf/parse/scan.h"
 #include "nemoperf/parse/straggler.h"
+#include "nemoperf/util/fileio.h"
 
 #define NCCL_GEN_BITS 16                 /* 65,536 keys a generation (2 x 2 MiB) */
 #define NCCL_GEN_CAP (1u << NCCL_GEN_BITS)
@@ -1974,9 +1975,10 @@ enum np_status np_nccl_finish(struct np_nccl *n)
 
 enum np_status np_nccl_read_path(struct np_nccl *n, const char *path, struct np_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    int fd;
+    enum np_status ost = np_file_open_regular(AT_FDCWD, path, &fd, err); /* a FIFO: refused, never waited on */
+    if (ost != NP_OK)
+        return ost;
 #ifdef POSIX_FADV_SEQUENTIAL
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -5,6 +5,7 @@
  * line.  The scheduler's word on runs without a final log: runs_slurm.c.
  */
 #include "nemoperf/parse/runstate.h"
+#include "nemoperf/util/fileio.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
@@ -131,13 +132,14 @@ enum np_log_error np_log_last_error_at(int dirfd, const char *name, char *out, s
 {
     if (size)
         out[0] = '\0';
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
+    int fd;
+    struct np_error ferr;
+    if (np_file_open_regular(dirfd, name, &fd, &ferr) != NP_OK)
         return NP_LOGERR_NONE;
     struct stat sb;
     enum np_log_error k = NP_LOGERR_NONE;
     char *buf = NULL;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (buf = malloc(RUNSTATE_TAIL))) {
+    if (fstat(fd, &sb) == 0 && (buf = malloc(RUNSTATE_TAIL))) {
         off_t from = sb.st_size > RUNSTATE_TAIL ? sb.st_size - RUNSTATE_TAIL : 0;
         ssize_t got = pread(fd, buf, RUNSTATE_TAIL, from);
         if (got > 0) {

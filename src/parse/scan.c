@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include "nemoperf/parse/scan.h"
+#include "nemoperf/util/fileio.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -2248,7 +2249,7 @@ enum np_status np_scan_file(const char *path, const struct np_scan_opts *opts,
 enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, const struct np_scan_opts *opts,
                               struct np_scan_result *out, struct np_error *err)
 {
-    struct np_scan_opts o = {0, SCAN_WINDOW_DEFAULT, SCAN_TAIL_DEFAULT, SCAN_CHUNK_DEFAULT, 0, 0, NULL, NULL, NULL, NULL};
+    struct np_scan_opts o = {.window = SCAN_WINDOW_DEFAULT, .tail_bytes = SCAN_TAIL_DEFAULT, .read_chunk = SCAN_CHUNK_DEFAULT};
     struct scan_file f;
     struct scan_state st;
     struct stat sb;
@@ -2270,6 +2271,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             o.read_chunk = opts->read_chunk;
         o.keep = opts->keep;
         o.lean = opts->lean;
+        o.streams = opts->streams;
         o.sink = opts->sink;
         o.sink_buf = opts->sink_buf;
         o.sink_defer = opts->sink_defer;
@@ -2278,9 +2280,15 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     memset(&f, 0, sizeof f);
     f.path = path;
     f.chunk = o.read_chunk;
-    f.fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0)
-        return scan_io_error(err, path, "cannot open", errno);
+    if (o.streams) {
+        f.fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+        if (f.fd < 0)
+            return scan_io_error(err, path, "cannot open", errno);
+    } else if ((rc = np_file_open_regular(dirfd, name, &f.fd, err)) != NP_OK) { /* a FIFO: refused, not waited on */
+        if (err)
+            snprintf(err->source, sizeof err->source, "%s", path);
+        return NP_E_IO; /* unreadable here, whatever it is (scan.h) */
+    }
     if (fstat(f.fd, &sb) != 0) {
         rc = scan_io_error(err, path, "cannot stat", errno);
         close(f.fd);

@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -199,10 +200,15 @@ static void mbridge_run_one(const char *path, const struct np_mb_opts *o, const 
             if (strcmp(ref->rows[i].container, run->id.container) == 0)
                 release = ref->rows[i].mb_release;
     }
-    FILE *f = fopen(run->log, "r");
-    if (!f) {
+    int fd;
+    struct np_error oerr;
+    FILE *f = np_file_open_regular(AT_FDCWD, run->log, &fd, &oerr) == NP_OK ? fdopen(fd, "r") : NULL;
+    if (!f) { /* a FIFO put there after the listing: refused, never waited on */
+        if (fd >= 0)
+            close(fd);
         run->status = "no-log";
-        snprintf(run->res.problem, sizeof run->res.problem, "cannot open the log: %.150s", strerror(errno));
+        snprintf(run->res.problem, sizeof run->res.problem, "cannot open the log: %.150s",
+                 fd >= 0 ? strerror(errno) : oerr.text);
         return;
     }
     struct np_mb_log log;

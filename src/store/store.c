@@ -23,6 +23,8 @@
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/store/backend.h"
 #include "nemoperf/store/store.h"
+#include "nemoperf/util/fileio.h"
+#include "nemoperf/util/runfiles.h"
 #include "nemoperf/util/version.h"
 
 struct np_store {
@@ -396,8 +398,11 @@ static void store_manifest(const struct np_run *run, struct np_store_rec *rec, u
     if (!run->launch.present || !run->dir)
         return;
     char file[1100];
-    snprintf(file, sizeof file, "%s/nemoperf.json", run->dir);
-    json_t *o = json_load_file(file, 0, NULL);
+    snprintf(file, sizeof file, "%s/" NP_RUNFILE_MANIFEST, run->dir);
+    json_error_t je;
+    struct np_error ferr;
+    int io;
+    json_t *o = np_file_load_json(file, 0, &je, &io, &ferr); /* regular files only: a FIFO would block --store */
     if (!o)
         return;
     json_t *cfg = json_object_get(o, "config");

@@ -69,8 +69,12 @@ enum np_status np_file_open_regular(int dirfd, const char *path, int *out, struc
 {
     *out = -1;
     int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    if (fd < 0) {
+        int e = errno;
+        np_error_set(err, NP_E_IO, path, 0, 0, "cannot open: %s", strerror(e));
+        errno = e; /* a caller may take a missing file for none (ENOENT) */
+        return NP_E_IO;
+    }
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;

@@ -67,6 +67,8 @@ struct np_scan_opts {
                              global batch size, peak memory and TFLOPS only where no later step has a value (so "the
                              newest known value" of each is what a full parse gives); their other fields are NAN/-1.
                              Saves most of the parse of the older lines. */
+    int streams;          /* 1: a FIFO or another stream is read as it comes (to its end); 0 (default): regular files
+                             only, anything else refused at once, never waited on (util/fileio.h) */
     /* all_steps only: every byte of the file, in file order and once, is also handed to sink(sink_ctx,
      * bytes, n) as it is read (chunks end anywhere, also inside a line), so a second reader of the whole
      * log (the NCCL breakdown, diagnose.c) shares this one pass over it.  A status other than NP_OK

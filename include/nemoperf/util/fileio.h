@@ -18,7 +18,8 @@ enum np_status np_file_write_atomic(const char *dir, const char *name, const cha
 
 /* Open path (relative to dirfd, AT_FDCWD for the cwd) read-only when it is a regular
  * file, into *fd (blocking again).  NP_OK, or *fd = -1 and NP_E_IO (cannot open: errno's
- * text) or NP_E_INVALID ("not a regular file (a FIFO)") with err filled. */
+ * text; errno kept) or NP_E_INVALID ("not a regular file (a FIFO)") with err filled.  The one way
+ * nemoperf opens a file of a run folder (runfiles.h names them). */
 enum np_status np_file_open_regular(int dirfd, const char *path, int *fd, struct np_error *err);
 
 /* The whole regular file at path into *out (a new buffer, NUL-terminated, caller frees),

@@ -1,0 +1,17 @@
+/* runfiles.h - the names of every file nemoperf opens from a run folder, in one place.
+ * Every reader names them from here and opens them through fileio.h's regular-files-only reader
+ * (np_file_open_regular, np_file_load_json): a FIFO planted under any of them must not hang a tool.
+ * The test that plants one under each (tests/e2e/25-faults-39.sh) reads this list: a name added
+ * here is tested; a reader that opens a new name must add it here.  A '*' is any stem. */
+#ifndef NEMOPERF_UTIL_RUNFILES_H
+#define NEMOPERF_UTIL_RUNFILES_H
+
+#define NP_RUNFILE_MANIFEST "nemoperf.json"      /* the launch record: parse, drift, --store, Megatron-Bridge */
+#define NP_RUNFILE_VBOOST_ERR "vboost.err"       /* the job's vboost step (drift, --nccl) */
+#define NP_RUNFILE_VBOOST_OUT "vboost.out"
+#define NP_RUNFILE_LOG "*.out"                   /* the logs (--include's default; scan, --nccl, AutoModel) */
+#define NP_RUNFILE_LOG_COMPANION "*.err"         /* an AutoModel log's stderr beside its .out */
+#define NP_RUNFILE_MBRIDGE_LOG "*.log"           /* a Megatron-Bridge run's log (besides *.out) */
+#define NP_RUNFILE_NSYS "*.nsys-rep"             /* listed by --nccl, never opened: regular files only */
+
+#endif

@@ -1,0 +1,102 @@
+#!/bin/sh
+# 25-faults-39.sh - the third fault campaign's parse-side findings (no cluster needed; real files and the real
+# tools; no stand-in):
+#   3. a FIFO under every name a reader opens in a run folder (the names read from
+#      include/nemoperf/util/runfiles.h, not listed here), in every mode: no hang; and no reader of
+#      src/parse, src/report, src/store opens a file but through util/fileio.c (a grep, its few exceptions named)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bindir=${NP_BIN:-bin}
+case $bindir in /*) ;; *) bindir=$root/$bindir ;; esac
+parse=$bindir/nemoperf-parse
+T=25-faults-39
+fails=0
+fail() { echo "$T: FAIL: $*" >&2; fails=$((fails + 1)); }
+die() { echo "$T: FAIL: $*" >&2; exit 1; }
+ok() { echo "$T: ok: $*"; }
+[ -x "$parse" ] || die "$parse not built (make)"
+W=$(mktemp -d "${TMPDIR:-/tmp}/np-faults39.XXXXXX") || die "mktemp"
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM
+SYN="$root/tests/data/parse/synthetic/in/pretrain_llama3.1_8b_bf16_8/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8"
+AM="$root/tests/data/amlog/gptoss_20b_te_deepep_8"
+
+# ---- 3. a FIFO under every name any reader opens, every mode -----------------------------------
+names=$(sed -n 's/^#define NP_RUNFILE_[A-Z_]* *"\([^"]*\)".*/\1/p' "$root/include/nemoperf/util/runfiles.h")
+[ "$(printf '%s\n' "$names" | grep -c .)" -ge 5 ] || die "runfiles.h: the names not found ($names)"
+# kind_dir KIND TOP: a run of that kind (NeMo, AutoModel, Megatron-Bridge) under TOP; prints its folder and log stem
+kind_dir() {
+    case $1 in
+    nemo) d="$2/pretrain_llama3.1_8b_bf16_8_1744407969/pretrain_llama3.1_8b_bf16_8"
+          mkdir -p "$d" && cp "$SYN"/* "$d/" ;;
+    automodel) d="$2/gptoss_20b_te_deepep_8" && mkdir -p "$d" && cp "$AM"/* "$d/" ;;
+    mbridge) d="$2/mb" && mkdir -p "$d" && python3 - "$d" <<'PY' || return 1
+import json, os, sys
+d = sys.argv[1]
+json.dump({"mbridge": {"recipe": "llama3_8b", "dtype": "bf16", "gpu_type": "h100", "gpus": 8, "container": "26.08"}},
+          open(os.path.join(d, "nemoperf.json"), "w"))
+with open(os.path.join(d, "log-mb_42_0.out"), "w") as f:
+    for i in range(1, 51):
+        f.write(" [2026-11-25 21:00:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration "
+                "(ms): 1000.0 | learning rate: 1.000000E-04 | global batch size:   128 | lm loss: 1.050000E+01 |\n"
+                % (i % 60, i, 50, i * 128))
+PY
+    ;;
+    esac
+    log=$(cd "$d" && ls *.out | head -1)
+    printf '%s %s\n' "$d" "${log%.out}"
+}
+trials=0 f0=$fails
+for kind in nemo automodel mbridge; do
+    for name in $names; do
+        top="$W/fifo-$kind-$(printf '%s' "$name" | tr -c 'a-z0-9' _)"
+        set -- $(kind_dir "$kind" "$top") || die "$kind: cannot make the run"
+        d=$1 stem=$2
+        n=$(printf '%s' "$name" | sed "s/\*/$stem/")
+        rm -f "$d/$n" && mkfifo "$d/$n" || die "mkfifo $d/$n"
+        for mode in "" --nccl --strict --store "--format json"; do
+            extra=
+            [ "$mode" = --store ] && extra="--db $W/store-$kind.db"
+            t0=$(date +%s)
+            # shellcheck disable=SC2086
+            timeout 20 "$parse" --no-progress $mode $extra "$top" >"$W/out" 2>"$W/err" </dev/null
+            rc=$? t=$(($(date +%s) - t0)) trials=$((trials + 1))
+            if [ "$rc" -eq 124 ] || [ "$t" -gt 10 ]; then
+                fail "a FIFO named $n in a $kind run: nemoperf-parse $mode hangs (exit $rc after ${t} s)"
+            elif [ "$rc" -gt 2 ]; then
+                fail "a FIFO named $n in a $kind run: nemoperf-parse $mode exit $rc: $(head -c 300 "$W/err")"
+            fi
+        done
+    done
+done
+[ "$fails" -eq "$f0" ] && ok "a FIFO under each of the $(printf '%s\n' "$names" | grep -c .) names of runfiles.h in NeMo, AutoModel and Megatron-Bridge runs, 5 modes: $trials parses, none hung"
+# the FIFO is named where a reader met it (--nccl's vboost check, the manifest)
+top="$W/fifo-nemo-vboost_err"
+timeout 20 "$parse" --no-progress --nccl "$top" >"$W/out" 2>&1
+grep -q 'vboost.err: not a regular file (a FIFO)' "$W/out" && ok "--nccl: a FIFO named vboost.err is said, not read" ||
+    fail "--nccl vboost.err FIFO not named: $(head -c 600 "$W/out")"
+
+# every open of a file in the parse, report and store code goes through util/fileio.c but these, each said why
+cd "$root" || die "cd $root"
+grep -nE '(^|[^_a-z])(fopen|json_load_file|open|openat|fdopen|opendir)\(' src/parse/*.c src/report/*.c src/store/*.c |
+    grep -v -e 'O_DIRECTORY' \
+        -e '^src/parse/walk.c:.*"/proc/self/mountinfo"' \
+        -e '^src/parse/scan.c:.*if (o.streams)' -e '^src/parse/scan.c:.*f.fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);' \
+        -e '^src/parse/mbridge.c:.*FILE \*f = fopen(path, "r");' \
+        -e '^src/parse/reference.c:.*FILE \*f = fopen(path, "r");' \
+        -e '^src/report/mbridge_md.c:.*fopen(layout_tsv' \
+        -e '^src/report/report.c:.*O_TMPFILE' -e '^src/report/report.c:.*fdopen(fd, "w+")' \
+        -e '^src/report/plot.c:.*fdopen(fd, "wb")' \
+        -e 'fdopen(fd, "r")' -e 'opendir(dir)' >"$W/opens"
+# the exceptions: folders (O_DIRECTORY, opendir: listings whose files are opened as above); the mount table; the
+# scanner's streams (tests only: scan.h's "streams"); the reference tables of the install (share/, not a run
+# folder); report outputs written; fdopen of a descriptor np_file_open_regular gave
+[ ! -s "$W/opens" ] && ok "no reader of src/parse, src/report, src/store opens a file around util/fileio.c" ||
+    fail "opens around util/fileio.c: $(cat "$W/opens")"
+
+if [ "$fails" -gt 0 ]; then
+    echo "$T: $fails check(s) failed" >&2
+    exit 1
+fi
+echo "$T: all passed"
