@@ -2383,11 +2383,12 @@ void np_scan_stop_message(int dirfd, const char *name, struct np_scan_result *re
 {
     if (!res || !res->nsteps || res->steps[res->nsteps - 1].total >= 0 || !name)
         return;
-    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    int fd;
+    struct np_error ferr;
+    if (np_file_open_regular(dirfd, name, &fd, &ferr) != NP_OK) /* a FIFO: refused, not waited on */
         return; /* the scan read it a moment ago: the run without a stop message is what is left */
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
+    if (fstat(fd, &sb) != 0 || sb.st_size <= 0) {
         close(fd);
         return;
     }
