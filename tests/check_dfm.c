@@ -49,7 +49,7 @@ static void setup(void)
     char cmd[4096];
     /* what ./setup stages: the image, the three checkouts, the pip folder (empty stand-ins) */
     snprintf(cmd, sizeof cmd,
-             "mkdir -p '%s/pip/wan2.1-14b' && : > '%s/nvidia+nemo+25.11.sqsh' && echo x > '%s/nvidia+nemo+25.11.sqsh'",
+             "mkdir -p '%s/pip/wan2.1-14b/site-packages' && : > '%s/nvidia+nemo+25.11.sqsh' && echo x > '%s/nvidia+nemo+25.11.sqsh'",
              stage, stage, stage);
     ck_assert(system(cmd) == 0);
     for (size_t i = 0; i < wan->mbridge->nrepos; i++) {

@@ -112,8 +112,8 @@ char *np_mbridge_pythonpath(const struct np_launch_config *c)
         char *d = np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size);
         if (!d)
             out.failed = 1;
-        else
-            np_buf_appendf(&out, ":%s", d);
+        else /* the prefix setup installed into (setup/pip.c) */
+            np_buf_appendf(&out, ":%s/site-packages", d);
         free(d);
     }
     return np_buf_steal(&out);
@@ -301,7 +301,7 @@ enum np_status np_mbridge_check_staged(const struct np_launch_config *c, np_mbri
     }
     for (size_t i = 0; st == NP_OK && i <= b->nrepos; i++) {
         char *d = i < b->nrepos ? np_mbridge_checkout_dir(c->stage_path, &b->repos[i])
-                  : b->pip      ? np_mbridge_pip_dir(c->stage_path, c->recipe->name, c->model->size)
+                  : b->pip      ? np_mbridge_pip_site(c->stage_path, c->recipe->name, c->model->size)
                                 : NULL;
         if (!d && (i < b->nrepos || b->pip))
             return NP_E_NOMEM;
@@ -343,6 +343,10 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     for (char **p = b->pip; pip && p && *p; p++)
         bad |= json_array_append_new(pip, json_string(*p));
     bad |= json_object_set_new(o, "pip", pip ? pip : json_null());
+    json_t *up = json_array();
+    for (char **p = b->pip_upgrade; up && p && *p; p++)
+        bad |= json_array_append_new(up, json_string(*p));
+    bad |= json_object_set_new(o, "pip_upgrade", up ? up : json_null());
     json_t *env = json_object();
     struct np_script_var vars[NP_SCRIPT_MAX_VARS];
     size_t nv = np_env_mbridge_vars(c, vars, NP_SCRIPT_MAX_VARS);

@@ -746,6 +746,7 @@ static void recipe_mbridge_free(struct np_mbridge_spec *b)
     free(b->repos);
     recipe_strv_free(b->pythonpath);
     recipe_strv_free(b->pip);
+    recipe_strv_free(b->pip_upgrade);
     recipe_strv_free(b->env);
     free(b->env_source);
     free(b->am_script);
@@ -832,7 +833,7 @@ static enum np_status recipe_repo_names(struct recipe_ctx *c, const char *path, 
 static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const char *path, struct np_model *m)
 {
     static const char *const keys[] = {"kind", "source", "script", "args", "conf_source", "repos", "pythonpath",
-                                       "pip", "env", "env_source", "train_iters_default", "executor_env",
+                                       "pip", "pip_upgrade", "env", "env_source", "train_iters_default", "executor_env",
                                        "automodel", NULL};
     static const char *const akeys[] = {"script", "yaml", "yaml_source", "hf_model", "pythonpath", "note", NULL};
     char p[512];
@@ -863,6 +864,11 @@ static enum np_status recipe_load_mbridge(struct recipe_ctx *c, json_t *o, const
         return recipe_fail(c, p, "expected <repo name>/<path in that checkout>");
     }
     TRY(recipe_strings(c, o, path, "pip", 0, &b->pip));
+    TRY(recipe_strings(c, o, path, "pip_upgrade", 0, &b->pip_upgrade));
+    if (b->pip_upgrade && !b->pip) {
+        recipe_path(p, sizeof p, path, "pip");
+        return recipe_fail(c, p, "missing field (pip_upgrade is installed before pip's packages)");
+    }
     TRY(recipe_settings(c, o, path, "env", 1, &b->env));
     TRY(recipe_str(c, o, path, "env_source", !!b->env, &b->env_source));
     TRY(recipe_int(c, o, path, "train_iters_default", 1, 0, 1, 0, &b->train_iters_default));
@@ -1477,6 +1483,14 @@ char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char 
 {
     char *p = NULL;
     if (asprintf(&p, "%s/pip/%s-%s", stage_path, recipe, size) < 0)
+        return NULL;
+    return p;
+}
+
+char *np_mbridge_pip_site(const char *stage_path, const char *recipe, const char *size)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/pip/%s-%s/site-packages", stage_path, recipe, size) < 0)
         return NULL;
     return p;
 }

@@ -1,13 +1,17 @@
 /* pip.c - install a Megatron-Bridge recipe's extra Python packages into STAGE_PATH with a one-node job.
  *
- * NVIDIA's reproduction pip-installs `diffusers==0.35.1 easydict imageio imageio-ffmpeg` inside the container
- * (DFM f8c1c09 examples/megatron/recipes/wan/README_perf_test.md:47-50).  nemoperf runs that install once, in the
- * staged image on one node, with --target <stage>/pip/<recipe>-<size>.partial, and renames the folder into place
- * only when the job succeeded and installed something: a failed or interrupted job leaves no final folder.
+ * NVIDIA's reproduction changes the image's own environment: `python3 -m pip install --upgrade diffusers==0.35.1`,
+ * then `pip install easydict imageio imageio-ffmpeg` (DFM f8c1c09 examples/megatron/recipes/wan/
+ * README_perf_test.md:47-49), which keep every installed package that satisfies the requirements.  nemoperf runs
+ * those two commands once, in the staged image on one node (writable: pip may uninstall what it upgrades), with
+ * --prefix <stage>/pip/<recipe>-<size>.partial: pip still sees the image's packages (--target would not, and
+ * would reinstall numpy, huggingface-hub, Pillow... from the index), so the prefix holds exactly what the
+ * commands would have added or upgraded; the second sees the first's on PYTHONPATH.  <prefix>/site-packages
+ * links to where pip put them (lib/python3.X/site-packages, or Debian's local/lib/python3.X/dist-packages); the
+ * folder is renamed into place only when the job succeeded: a failed or interrupted job leaves no final folder.
  */
 #include "nemoperf/setup/pip.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,25 @@
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/shell.h"
+
+/* What the container runs: sh -c <this> nemoperf-pip <prefix> <upgrade requirement>... -- <requirement>...
+ * The first command takes the words before "--" (set -- rebuilt from them), the second the rest. */
+static const char pip_script[] =
+    "set -e\n"
+    "p=$1\n"
+    "shift\n"
+    "n=0\n"
+    "for a do [ \"$a\" = -- ] && break; n=$((n + 1)); done\n"
+    "pip_site() { find \"$p\" -type d \\( -name site-packages -o -name dist-packages \\) | head -n 1; }\n"
+    "pip_in() { python3 -m pip install --no-cache-dir --disable-pip-version-check --prefix \"$p\" \"$@\"; }\n"
+    "[ \"$n\" -eq 0 ] || (i=0; for a do shift; [ \"$i\" -lt \"$n\" ] && set -- \"$@\" \"$a\"; i=$((i + 1)); done\n"
+    "    pip_in --upgrade \"$@\")\n"
+    "shift $((n + 1))\n"
+    "s=$(pip_site)\n"
+    "[ -z \"$s\" ] || export PYTHONPATH=\"$s${PYTHONPATH:+:$PYTHONPATH}\"\n"
+    "[ \"$#\" -eq 0 ] || pip_in \"$@\"\n"
+    "s=$(pip_site)\n"
+    "if [ -n \"$s\" ]; then ln -s \"${s#\"$p\"/}\" \"$p/site-packages\"; else mkdir -p \"$p/site-packages\"; fi\n";
 
 char **np_pip_job_argv(const char *stage, const struct np_recipe *r, const struct np_model *m,
                        const struct np_pip_job_opts *o)
@@ -37,9 +60,15 @@ char **np_pip_job_argv(const char *stage, const struct np_recipe *r, const struc
     np_buf_append_shq(&b, o->sqsh ? o->sqsh : "");
     np_buf_append(&b, " --container-mounts=");
     np_buf_append_shqf(&b, "%s:%s", stage, stage);
-    np_buf_append(&b, " --no-container-mount-home python3 -m pip install --no-cache-dir --disable-pip-version-check "
-                      "--target ");
+    np_buf_append(&b, " --no-container-mount-home --container-writable sh -c ");
+    np_buf_append_shq(&b, pip_script);
+    np_buf_append(&b, " nemoperf-pip ");
     np_buf_append_shqf(&b, "%s.partial", dir ? dir : "");
+    for (char **p = m->mbridge->pip_upgrade; p && *p; p++) {
+        np_buf_append(&b, " ");
+        np_buf_append_shq(&b, *p);
+    }
+    np_buf_append(&b, " --");
     for (char **p = m->mbridge->pip; *p; p++) {
         np_buf_append(&b, " ");
         np_buf_append_shq(&b, *p);
@@ -52,18 +81,14 @@ char **np_pip_job_argv(const char *stage, const struct np_recipe *r, const struc
     return np_strv_steal(&a);
 }
 
-/* 1 when dir holds at least one entry. */
-static int pip_nonempty(const char *dir)
+/* 1 when <dir>/site-packages is a folder (or a link to one): the job's script ran to its end. */
+static int pip_site_made(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    int n = 0;
-    struct dirent *e;
-    while (!n && (e = readdir(d)) != NULL)
-        n = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
+    char *p = NULL;
+    struct stat st;
+    int ok = asprintf(&p, "%s/site-packages", dir) >= 0 && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    free(p);
+    return ok;
 }
 
 int np_pip_stage(const char *stage, const struct np_recipe *r, const struct np_model *m,
@@ -82,8 +107,18 @@ int np_pip_stage(const char *stage, const struct np_recipe *r, const struct np_m
     }
     struct stat st;
     int rc = 0;
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+    char *site = np_mbridge_pip_site(stage, r->name, m->size);
+    int have_site = site && stat(site, &st) == 0 && S_ISDIR(st.st_mode);
+    free(site);
+    if (have_site) {
         *present = 1;
+        goto out;
+    }
+    if (stat(dir, &st) == 0) {
+        np_errorf("%s holds no site-packages: an older layout (pip --target, which replaced the image's own packages "
+                  "with fresh copies); remove it and run setup again to install %s %s's packages as NVIDIA does",
+                  dir, r->name, m->size);
+        rc = 1;
         goto out;
     }
     if (!o->sqsh || stat(o->sqsh, &st) != 0 || st.st_size == 0) {
@@ -126,10 +161,10 @@ int np_pip_stage(const char *stage, const struct np_recipe *r, const struct np_m
         np_errorf("the pip job of %s %s was interrupted%s%s%s", r->name, m->size, jobid[0] ? " (job " : "", jobid,
                   jobid[0] ? " cancelled)" : "");
         rc = 1;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !pip_nonempty(partial)) {
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !pip_site_made(partial)) {
         np_errorf("the pip job%s%s of %s %s failed: sbatch %s%s (see %s/setup-pip_%s.out)", jobid[0] ? " " : "",
                   jobid, r->name, m->size, how,
-                  WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ", but it installed nothing" : "",
+                  WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ", but it made no site-packages" : "",
                   o->log_dir ? o->log_dir : stage, jobid[0] ? jobid : "<jobid>");
         rc = 1;
     } else if (rename(partial, dir) != 0) {

@@ -135,7 +135,7 @@ for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c
     Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3 Automodel-a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5; do
     mkdir -p "$S/src/$r"
 done
-mkdir -p "$S/pip/wan2.1-14b" && echo x >"$S/nvidia+nemo+25.11.sqsh"
+mkdir -p "$S/pip/wan2.1-14b/site-packages" && echo x >"$S/nvidia+nemo+25.11.sqsh"
 env RECIPE=wan2.1 GPU_TYPE=h100 JOB_TOTAL_GPUS=8 STAGE_PATH="$S" "$launch" --dry-run >"$tmp/l.sh" 2>"$tmp/l.err" &&
     grep -q "pretrained_model_name_or_path=/nemoperf/hf/$REPO'" "$tmp/l.sh" && grep -q ",$M:/nemoperf/hf/$REPO'" "$tmp/l.sh" &&
     ok "launch runs the AutoModel row on the staged pipeline (mounted at /nemoperf/hf/$REPO)" ||

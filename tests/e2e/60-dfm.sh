@@ -12,7 +12,7 @@ T=60-dfm WTAG=dfm
 . "$(dirname "$0")/mbridge-launch-lib.inc"
 
 # 1. the job's contract: every Megatron-Core row, with and without profiling
-mkdir -p "$S/pip/wan2.1-14b" && echo stand-in >"$S/nvidia+nemo+25.11.sqsh" || die "stage"
+mkdir -p "$S/pip/wan2.1-14b/site-packages" && echo stand-in >"$S/nvidia+nemo+25.11.sqsh" || die "stage"
 for r in DFM-9eaace14995a724c982fe53726a909be2edc93cb Megatron-Bridge-953aabf75c0500180dc14a6a76cf9e7e7c4baec7 \
     Megatron-LM-2d398b42fd4237fffb553109563d73ac099751c3 Automodel-a5f06522d4f8ef67bb9bbdd9502e50ae27d2fee5; do
     mkdir -p "$S/src/$r" || die mkdir

@@ -94,6 +94,7 @@ struct np_mbridge_spec {
     size_t nrepos;
     char **pythonpath;     /* repo names in PYTHONPATH order, NULL-terminated */
     char **pip;            /* extra pip requirements staged under STAGE_PATH, NULL-terminated, or NULL */
+    char **pip_upgrade;    /* installed first with --upgrade (only those), NULL-terminated, or NULL */
     char **env;            /* "NAME\0VALUE" the recipe adds, NULL-terminated, or NULL */
     char *env_source;
     int train_iters_default; /* the recipe's own train.train_iters (reported by --print-config) */
@@ -111,6 +112,9 @@ char *np_mbridge_checkout_dir(const char *stage_path, const struct np_mbridge_re
 char *np_mbridge_script_path(const char *stage_path, const struct np_mbridge_spec *b, const char *script);
 /* Where ./setup installs the spec's pip packages: <stage>/pip/<recipe>-<size>.  New string, caller frees. */
 char *np_mbridge_pip_dir(const char *stage_path, const char *recipe, const char *size);
+/* What the job puts on PYTHONPATH: <that folder>/site-packages (a link setup makes to where pip installed into
+ * the prefix).  New string, caller frees. */
+char *np_mbridge_pip_site(const char *stage_path, const char *recipe, const char *size);
 
 /* The tokenizer NVIDIA's script gave the recipe. */
 struct np_tokenizer {
