@@ -348,7 +348,8 @@ START_TEST(test_render_h100_switches)
     ck_assert_ptr_null(strstr(s, "--segment"));
     ck_assert_ptr_nonnull(strstr(s, "'--nproc_per_node=8' \\\n    '--nnodes=16'"));
     ck_assert_ptr_nonnull(strstr(s, "exec nsys profile -s none -t nvtx,cuda"));
-    ck_assert_ptr_nonnull(strstr(s, "--capture-range=cudaProfilerApi --capture-range-end=stop -o "
+    ck_assert_ptr_nonnull(strstr(s, "--capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "
+                                    "--cuda-event-trace=false -o "
                                     "\"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" \"$@\"'"));
     ck_assert_ptr_nonnull(strstr(s, "'profiling.use_nsys_profiler=true'"));
     ck_assert_ptr_nonnull(strstr(s, "'profiling.profile_ranks=[0]'"));

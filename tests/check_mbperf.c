@@ -261,6 +261,55 @@ START_TEST(test_profile_checkpoint_steps)
 }
 END_TEST
 
+/* A profiled row runs as NVIDIA's launcher profiles at its release: NsysPlugin's steps 10 to 11 (v0.5.0
+ * argument_parser.py:728-739, v0.6.0 759-770) with -ms still MAX_STEPS, nsys -t cuda-sw,nvtx (v0.5.0
+ * setup_experiment.py:672-677, v0.6.0 738-743) and NeMo-Run's arguments (v0.10.0 launcher.py:32-41:
+ * --cuda-graph-trace=node --cuda-event-trace=false), the NeMo path's. */
+START_TEST(test_profile_as_released)
+{
+    const char *rows[][6] = {{"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08", NULL, NULL},
+                             {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.06", NULL, NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *env[10];
+        size_t n = 0;
+        for (const char *const *r = rows[i]; *r; r++)
+            env[n++] = *r;
+        env[n++] = "ENABLE_PROFILE=true";
+        env[n++] = "DISABLE_PERFRUN=true";
+        env[n] = NULL;
+        struct np_launch_plan plan;
+        char e[4096];
+        ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+        char **argv = np_mbridge_command(&plan.jobs[0]);
+        ck_assert(has_arg(argv, "profiling.profile_step_start=10"));
+        ck_assert(has_arg(argv, "profiling.profile_step_end=11"));
+        ck_assert_str_eq(arg_after(argv, "-ms"), "50");
+        np_strv_free(argv);
+        char *s = NULL;
+        struct np_error err;
+        ck_assert(np_script_render(&plan.jobs[0], &s, &err) == NP_OK);
+        ck_assert_msg(strstr(s, "nsys profile -s none -t cuda-sw,nvtx --force-overwrite=true "
+                                "--capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "
+                                "--cuda-event-trace=false -o ") != NULL, "%s", s);
+        free(s);
+        json_t *j = np_mbridge_json(&plan.jobs[0]), *nsys = json_object_get(j, "nsys");
+        ck_assert_str_eq(json_string_value(json_object_get(nsys, "trace")), "cuda-sw,nvtx");
+        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(nsys, "source")), i ? "v0.5.0" : "v0.6.0"));
+        json_decref(j);
+        np_launch_plan_free(&plan);
+    }
+    const char *late[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08",
+                          "ENABLE_PROFILE=true", "MAX_STEPS=8", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_int_eq(resolve(late, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "PROFILE_STOP_STEP=11") && strstr(e, "MAX_STEPS=8"), "%s", e);
+    np_launch_plan_free(&plan);
+    ck_assert_ptr_null(np_mbridge_perf_profile("v9.9.9"));
+    ck_assert_str_eq(np_mbridge_perf_profile("v0.3.0")->trace, "nvtx,cuda");
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     struct np_launch_plan plan;
@@ -461,6 +510,7 @@ int main(void)
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);
     tcase_add_test(tc, test_profile_checkpoint_steps);
+    tcase_add_test(tc, test_profile_as_released);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_config_variant);
     tcase_add_test(tc, test_recipe_did_you_mean);

@@ -41,6 +41,7 @@ struct mbridge_kind {
     char *(*staged)(const struct np_launch_config *c, char *what, size_t n);
     const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
     char *(*mounts)(const struct np_launch_config *c); /* NULL, or more "<src>:<dst>[,...]" (a new string) */
+    const char *(*nsys_trace)(const struct np_launch_config *c); /* nsys -t; NULL: NeMo-Run's nvtx,cuda */
 };
 
 static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
@@ -59,7 +60,7 @@ static const struct mbridge_kind mbridge_kinds[] = {
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
     {.name = "perf", .numactl = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
      .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus,
-     .synth_step_tflops = np_mbridge_perf_step_tflops},
+     .synth_step_tflops = np_mbridge_perf_step_tflops, .nsys_trace = np_mbridge_perf_nsys_trace},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -262,9 +263,9 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     /* NeMo-Run's nsys prefix (nemo_run/core/execution/launcher.py): MB's profiler starts and stops the
      * capture through cudaProfilerApi at profiling.profile_step_start/end */
     if (nemo && c->profile) {
-        np_buf_append(b, "nsys profile -s none -t nvtx,cuda --force-overwrite=true ");
-        if (k && k->profiler)
-            np_buf_append(b, "--capture-range=cudaProfilerApi --capture-range-end=stop ");
+        np_buf_appendf(b, "nsys profile -s none -t %s ", k && k->nsys_trace ? k->nsys_trace(c) : "nvtx,cuda");
+        /* NeMo-Run's arguments, the NeMo path's too; a kind without MB's profiler: nsys over the whole run */
+        np_buf_append(b, k && k->profiler ? NP_NSYS_NEMORUN_ARGS " " : "--force-overwrite=true ");
         np_buf_append(b, torchrun ? "-o \"$NEMOPERF_PROFILE_DIR\"/profile_node\"$SLURM_NODEID\" "
                                   : "-o \"$NEMOPERF_PROFILE_DIR\"/profile_rank\"$SLURM_PROCID\" ");
     }
@@ -356,6 +357,16 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "env_source",
                                json_string(b->executor_env ? "MB 953aabf scripts/performance/utils/executors.py:39-47"
                                            : b->env_source ? b->env_source : "the recipe"));
+    if (c->profile && k && k->profiler) { /* what nsys runs with, and NVIDIA's steps at the row's release */
+        const struct np_mbperf_profile *p = c->mb ? np_mbridge_perf_profile(c->mb->release) : NULL;
+        bad |= json_object_set_new(
+            o, "nsys",
+            json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "trace", k->nsys_trace ? k->nsys_trace(c) : "nvtx,cuda", "args",
+                      NP_NSYS_NEMORUN_ARGS, "profile_step_start", c->profile_start, "profile_step_end",
+                      c->profile_stop, "source",
+                      p ? p->source : "NeMo-Run's default trace (v0.10.0 nemo_run/core/execution/launcher.py:32-41)",
+                      "args_source", "NeMo-Run v0.10.0 nemo_run/core/execution/launcher.py:32-41"));
+    }
     if (k && k->numactl)
         bad |= json_object_set_new(o, "numactl_divisor", json_integer(np_mbridge_numa_divisor(c->gpu_type)));
     if (!json_object_get(o, "launcher")) /* the kind's own, else one task per GPU */

@@ -22,6 +22,43 @@ static int mbridge_perf_v6(const struct np_launch_config *c)
     return c->mb && strcmp(c->mb->release, "v0.6.0") >= 0;
 }
 
+/* NVIDIA's profile per Megatron-Bridge release (scripts/performance at the tag). */
+static const struct np_mbperf_profile mbperf_profiles[] = {
+    {"v0.1.0rc3", 10, 11, "nvtx,cuda", "MB v0.1.0rc3 scripts/performance/setup_experiment.py:84 (NsysPlugin(10, 11)); "
+                                       "src/megatron/bridge/recipes/run_plugins.py:199 (nvtx,cuda)"},
+    {"v0.2.0", 10, 11, "nvtx,cuda", "MB v0.2.0 scripts/performance/setup_experiment.py:104; perf_plugins.py:118"},
+    {"v0.3.0", 10, 11, "nvtx,cuda", "MB v0.3.0 scripts/performance/argument_parser.py:538-549; perf_plugins.py:121-122 "
+                                    "(no --nsys_trace: NeMo-Run's nvtx,cuda)"},
+    {"v0.3.1", 10, 11, "nvtx,cuda", "MB v0.3.1 scripts/performance/argument_parser.py:546-557; perf_plugins.py:121-122 "
+                                    "(no --nsys_trace: NeMo-Run's nvtx,cuda)"},
+    {"v0.4.0", 10, 11, "cuda-sw,nvtx", "MB v0.4.0 scripts/performance/argument_parser.py:624-635; "
+                                       "setup_experiment.py:416-420"},
+    {"v0.4.1", 10, 11, "cuda-sw,nvtx", "MB v0.4.1 scripts/performance/argument_parser.py:624-635; "
+                                       "setup_experiment.py:416-420"},
+    {"v0.4.2", 10, 11, "cuda-sw,nvtx", "MB v0.4.2 scripts/performance/argument_parser.py:641-652; "
+                                       "setup_experiment.py:434-438"},
+    {"v0.5.0", 10, 11, "cuda-sw,nvtx", "MB v0.5.0 scripts/performance/argument_parser.py:728-739; "
+                                       "setup_experiment.py:672-677"},
+    {"v0.5.1", 10, 11, "cuda-sw,nvtx", "MB v0.5.1 scripts/performance/argument_parser.py:728-739; "
+                                       "setup_experiment.py:674-679"},
+    {"v0.6.0", 10, 11, "cuda-sw,nvtx", "MB v0.6.0 scripts/performance/argument_parser.py:759-770; "
+                                       "setup_experiment.py:738-743"},
+};
+
+const struct np_mbperf_profile *np_mbridge_perf_profile(const char *release)
+{
+    for (size_t i = 0; release && i < sizeof mbperf_profiles / sizeof mbperf_profiles[0]; i++)
+        if (strcmp(mbperf_profiles[i].release, release) == 0)
+            return &mbperf_profiles[i];
+    return NULL;
+}
+
+const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c)
+{
+    const struct np_mbperf_profile *p = c->mb ? np_mbridge_perf_profile(c->mb->release) : NULL;
+    return p ? p->trace : "nvtx,cuda";
+}
+
 char **np_mbridge_perf_argv(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;

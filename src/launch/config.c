@@ -9,6 +9,7 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
+#include "nemoperf/job/mbridge_perf.h"
 #include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/model/layout.h"
 #include "nemoperf/model/mbhf.h"
@@ -626,8 +627,13 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
                           c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE",
                           config_get(x, c->profile ? "ENABLE_PROFILE" : "ENABLE_NCCLTRACE"), c->recipe->name,
                           c->model->size);
-    int start0, stop0; /* NVIDIA's own window for the recipe's scripts generation */
+    int start0, stop0; /* NVIDIA's own window for the recipe's scripts generation, or the MB row's release */
     np_nemo_profile_defaults(c->recipe, &start0, &stop0, &c->profile_ranks);
+    const struct np_mbperf_profile *mbp = c->mb.n ? np_mbridge_perf_profile(c->mb.rows[0]->release) : NULL;
+    if (mbp) {
+        start0 = mbp->start;
+        stop0 = mbp->stop;
+    }
     if ((st = config_intvar(x, "PROFILE_START_STEP", 0, 10000000, start0, &c->profile_start, NULL)) ||
         (st = config_intvar(x, "PROFILE_STOP_STEP", 1, 10000000, stop0, &c->profile_stop, NULL)) ||
         (st = config_intvar(x, "MAX_STEPS", 1, 10000000, NP_LAUNCH_DEFAULT_MAX_STEPS, &c->max_steps,
@@ -636,6 +642,10 @@ static enum np_status config_steps(struct config_ctx *x, struct config_common *c
     if (c->profile && c->profile_start >= c->profile_stop)
         return config_bad(x, "PROFILE_START_STEP=%d: must be less than PROFILE_STOP_STEP=%d; allowed: 0 to %d",
                           c->profile_start, c->profile_stop, c->profile_stop - 1);
+    if (c->profile && c->mb.n && c->profile_stop > c->max_steps) /* MB rows keep -ms (NVIDIA's launcher does) */
+        return config_bad(x, "PROFILE_STOP_STEP=%d: must be at most MAX_STEPS=%d (Megatron-Bridge rows run MAX_STEPS "
+                             "steps when profiled, as NVIDIA's launcher keeps -ms); allowed: 1 to %d",
+                          c->profile_stop, c->max_steps, c->max_steps);
     const char *tl = config_get(x, "TIME_LIMIT");
     if (tl && (!np_time_limit_valid(tl) || strlen(tl) >= sizeof c->time_limit))
         return config_bad(x,
@@ -1081,7 +1091,7 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
                                                                                   : cm->model->checkpoint.size_bytes)
                                          : 0;
     j->max_steps_explicit = cm->max_steps_explicit;
-    j->max_steps = cm->profile ? cm->profile_stop
+    j->max_steps = cm->profile && !cm->mb.n ? cm->profile_stop
                    : cm->nccltrace ? NP_LAUNCH_NCCLTRACE_STEPS
                    : cm->load_checkpoint[0] ? 1
                    : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
@@ -1241,7 +1251,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         else if (strpbrk(opts->synth_path, "\n\r"))
             st = config_bad(&x, "WORKLOAD=synthetic: the path of nemoperf-synth contains a newline");
     }
-    if (st == NP_OK && c->max_steps_explicit && (c->profile || c->nccltrace || c->load_checkpoint[0]))
+    if (st == NP_OK && c->max_steps_explicit && ((c->profile && !c->mb.n) || c->nccltrace || c->load_checkpoint[0]))
         np_warnf("MAX_STEPS=%d is overridden: %s", c->max_steps,
                  c->profile ? "ENABLE_PROFILE runs PROFILE_STOP_STEP steps"
                  : c->nccltrace ? "ENABLE_NCCLTRACE runs 5 steps"

@@ -444,8 +444,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
                           "--membind=$((SLURM_LOCALID/4)) \"$@\"' numactl");
     /* nsys prefix (NeMo workload); -o is nsys's own pattern (%p = pid), not Slurm's */
     if (c->workload == NP_WORKLOAD_NEMO && c->profile) {
-        np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda --force-overwrite=true --capture-range=cudaProfilerApi"
-                          " --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -o ");
+        np_buf_append(&b, " \\\n    nsys profile -s none -t nvtx,cuda " NP_NSYS_NEMORUN_ARGS " -o ");
         np_buf_append_shqf(&b, "%s/profile_%%p", c->nsys_dir);
     }
     /* one line per word, an option and its value together */

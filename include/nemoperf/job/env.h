@@ -13,6 +13,13 @@
 
 #define NP_SCRIPT_MAX_VARS 48
 
+/* NeMo-Run's nsys arguments besides -s none, -t and -o (NeMo-Run v0.10.0 nemo_run/core/execution/launcher.py:32-41,
+ * Launcher.nsys_extra_args): every job that nsys profiles through MB's or NeMo's cudaProfilerApi range renders
+ * them, the NeMo path (launch/script.c) and the Megatron-Bridge kinds (job/mbridge.c). */
+#define NP_NSYS_NEMORUN_ARGS                                                                                         \
+    "--force-overwrite=true --capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node "    \
+    "--cuda-event-trace=false"
+
 /* One exported variable; name and value are borrowed (static text or strings of
  * the config), valid while the config lives. */
 struct np_script_var {

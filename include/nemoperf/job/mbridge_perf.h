@@ -12,6 +12,22 @@
 
 #include "nemoperf/job/spec.h"
 
+/* How NVIDIA's launcher profiles at a release (--enable_nsys): NsysPlugin's steps (argument_parser.py's
+ * --profiling_start_step/--profiling_stop_step defaults; v0.1.0rc3/v0.2.0 fixed in setup_experiment.py) and nsys's
+ * -t (setup_experiment.py's cuda-sw,nvtx from v0.4.0; NeMo-Run's nvtx,cuda before).  -ms is not changed. */
+struct np_mbperf_profile {
+    const char *release;  /* "v0.6.0" */
+    int start, stop;      /* profiling.profile_step_start / _end */
+    const char *trace;    /* nsys -t */
+    const char *source;   /* file:lines at the release */
+};
+
+/* The release's entry, or NULL (a release nemoperf has not read: the caller keeps NeMo-Run's defaults). */
+const struct np_mbperf_profile *np_mbridge_perf_profile(const char *release);
+
+/* nsys -t for c's row: its release's, else NeMo-Run's "nvtx,cuda".  Borrowed static text. */
+const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c);
+
 /* The rank command: python <checkout>/<entry> <row args, -ms MAX_STEPS> [--save_dir --save_interval]
  * [v0.5.0: PerfEnvPlugin's train.manual_gc overrides].  NULL-terminated, new (np_strv_free); NULL when c has
  * no row or out of memory.  job/mbridge.c appends the NsysPlugin overrides when profiling. */
