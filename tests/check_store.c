@@ -21,6 +21,7 @@
 #include "nemoperf/store/compare.h"
 #include "nemoperf/report/history.h"
 #include "nemoperf/store/store.h"
+#include "nemoperf/util/redact.h"
 
 /* ---- a seeded normal generator (xorshift64*, Box-Muller) ---- */
 
@@ -655,6 +656,65 @@ START_TEST(test_sqlite_network_fs_refused)
 }
 END_TEST
 
+/* The one redactor (util/redact.c) on malformed URIs and conninfo strings, then on what the real libpq and the SQLite
+ * path say of them through np_store_open: no password, whole, cut or decoded, in any message.  Before the redactor,
+ * "postgresql://u:PASSWORD@[::1" came back whole in libpq's message (PQconninfo has nothing for a string it could not
+ * parse). */
+START_TEST(test_redact_malformed)
+{
+    static const struct { const char *in, *secret; } c[] = {
+        {"postgresql://u:PASSWORD@[::1", "PASSWORD"},
+        {"postgresql://u:PA%zzSS@host/db", "PA%zzSS"},
+        {"postgresql://u:P%41SSWORD@[::1", "PASSWORD"},
+        {"postgresql://u:PA/SS@h/db", "PA/SS"},
+        {"postgresql://u:PA@SS@h/db", "PA@SS"},
+        {"postgres://u:PA?SS@h:notaport/db", "PA?SS"},
+        {"postgresql://h/db?sslmode=x&password=QSECRET&bad", "QSECRET"},
+        {"postgresql://h/db?PassWord=QSECRET", "QSECRET"},
+        {"host=x password=KVSECRET port=abc", "KVSECRET"},
+        {"host=x password = 'KV \\' SECRET' port=abc", "SECRET"},
+        {"host=x sslpassword=KVSECRET", "KVSECRET"},
+        {"dbname=a password=KVSECRET", "KVSECRET"},
+    };
+    char b[1200], msg[600];
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        np_redact(c[i].in, NULL, b, sizeof b); /* the text alone */
+        ck_assert_msg(!strstr(b, c[i].secret), "%s -> %s", c[i].in, b);
+        ck_assert_ptr_nonnull(strstr(b, "***"));
+        snprintf(msg, sizeof msg, "cannot connect: \"%s\" in %s", c[i].in, c[i].in);
+        np_redact(msg, c[i].in, b, sizeof b);
+        ck_assert_msg(!strstr(b, c[i].secret), "%s -> %s", msg, b);
+    }
+    /* what libpq makes of a password: cut (a port "PA"), decoded ("PASSWORD" of P%41SSWORD), quoted alone */
+    np_redact("invalid integer value \"PA\" for connection option \"port\"", "postgresql://u:PA/SS@h/db", b, sizeof b);
+    ck_assert_str_eq(b, "invalid integer value \"***\" for connection option \"port\"");
+    np_redact("password authentication failed for PASSWORD", "postgresql://u:P%41SSWORD@h", b, sizeof b);
+    ck_assert_str_eq(b, "password authentication failed for ***");
+    np_redact("no secret in postgresql://alice@db/perf", "postgresql://alice@db/perf", b, sizeof b);
+    ck_assert_str_eq(b, "no secret in postgresql://alice@db/perf");
+    np_redact(NULL, NULL, b, sizeof b);
+    ck_assert_str_eq(b, "");
+    /* the real libpq and the SQLite path, through np_store_open */
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char path_in[300];
+        const char *in = c[i].in;
+        if (strncmp(in, "postgres", 8) != 0) { /* not a URI: a SQLite path in a folder that is not there */
+            snprintf(path_in, sizeof path_in, "/nonexistent-np/%s", in);
+            in = path_in;
+        }
+        struct np_store *st = NULL;
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        if (np_store_open(in, &st, &err) == NP_OK) {
+            np_store_close(st);
+            continue;
+        }
+        np_error_format(&err, b, sizeof b);
+        ck_assert_msg(!strstr(b, c[i].secret), "%s: %s", in, b);
+    }
+}
+END_TEST
+
 START_TEST(test_redact_and_selectors)
 {
     char b[256];
@@ -701,6 +761,7 @@ int main(void)
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("compare");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_redact_malformed);
     tcase_add_test(tc, test_t_distribution);
     tcase_add_test(tc, test_slowdown_steps_noise);
     tcase_add_test(tc, test_slowdown_run_noise);

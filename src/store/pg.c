@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "nemoperf/store/backend.h"
 #include "nemoperf/store/pg_dyn.h"
+#include "nemoperf/util/redact.h"
 
 #define PG_CACHE 16
 
 struct pg_h {
     PGconn *conn;
+    char *conninfo;              /* what the user gave: the redactor masks what it holds (util/redact.c) */
     const char *cache[PG_CACHE]; /* SQL strings prepared as "np0".."np15" */
     size_t ncache;
 };
@@ -31,6 +32,8 @@ static enum np_status pg_fail(struct pg_h *h, const char *what, const char *msg,
         text[--n] = '\0';
     for (char *nl = strchr(text, '\n'); nl; nl = strchr(nl, '\n'))
         *nl = ' ';
+    /* what libpq took for the password (also from PGPASSWORD or a password file), then the one redactor on
+     * what the string the user gave holds, whether libpq could parse it or not (util/redact.c) */
     PQconninfoOption *opts = h && h->conn ? PQconninfo(h->conn) : NULL;
     for (PQconninfoOption *o = opts; o && o->keyword; o++)
         if (strcmp(o->keyword, "password") == 0 && o->val && *o->val)
@@ -40,7 +43,9 @@ static enum np_status pg_fail(struct pg_h *h, const char *what, const char *msg,
                 memcpy(p, "***", 3);
             }
     PQconninfoFree(opts);
-    return np_error_set(err, NP_E_IO, "postgresql", 0, 0, "%s: %s", what, text);
+    char shown[sizeof text];
+    np_redact(text, h ? h->conninfo : NULL, shown, sizeof shown);
+    return np_error_set(err, NP_E_IO, "postgresql", 0, 0, "%s: %s", what, shown);
 }
 
 static const char *pg_prepared(struct pg_h *h, const char *sql, size_t nparams, char *name, size_t size,
@@ -154,6 +159,7 @@ static void pg_close(void *hv)
     if (!h)
         return;
     PQfinish(h->conn);
+    free(h->conninfo);
     free(h);
 }
 
@@ -169,6 +175,10 @@ enum np_status np_store_pg_open(const char *conninfo, void **hv, const struct np
     struct pg_h *h = calloc(1, sizeof *h);
     if (!h)
         return np_error_set(err, NP_E_NOMEM, "postgresql", 0, 0, "out of memory");
+    if (!(h->conninfo = strdup(conninfo))) {
+        free(h);
+        return np_error_set(err, NP_E_NOMEM, "postgresql", 0, 0, "out of memory");
+    }
     h->conn = PQconnectdb(conninfo);
     if (!h->conn || PQstatus(h->conn) != CONNECTION_OK) {
         enum np_status st =

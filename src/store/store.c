@@ -24,6 +24,7 @@
 #include "nemoperf/store/backend.h"
 #include "nemoperf/store/store.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/util/redact.h"
 #include "nemoperf/util/runfiles.h"
 #include "nemoperf/util/version.h"
 
@@ -189,32 +190,7 @@ static int store_is_pg(const char *loc)
 
 void np_store_redact(const char *loc, char *buf, size_t size)
 {
-    if (!size)
-        return;
-    buf[0] = '\0';
-    if (!loc)
-        return;
-    if (store_is_pg(loc)) {
-        const char *scheme = strstr(loc, "://") + 3, *at = NULL;
-        for (const char *p = scheme; *p && *p != '/' && *p != '?'; p++)
-            if (*p == '@')
-                at = p;
-        const char *colon = at ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
-        if (colon)
-            snprintf(buf, size, "%.*s***%s", (int)(colon + 1 - loc), loc, at);
-        else
-            snprintf(buf, size, "%s", loc);
-        char *pw = strstr(buf, "password="); /* a query parameter */
-        if (pw) {
-            char *end = pw + 9;
-            while (*end && *end != '&')
-                end++;
-            memmove(pw + 12, end, strlen(end) + 1);
-            memcpy(pw + 9, "***", 3);
-        }
-        return;
-    }
-    snprintf(buf, size, "%s", loc);
+    np_redact(loc, loc, buf, size); /* util/redact.c: the one redactor, whatever form loc has */
 }
 
 static const struct {
@@ -624,6 +600,13 @@ enum np_status np_store_open(const char *loc, struct np_store **out, struct np_e
     if (st == NP_OK)
         st = store_migrate(s, err);
     if (st != NP_OK) {
+        if (err) { /* whatever a backend said of the location: through the one redactor */
+            char t[sizeof err->text];
+            np_redact(err->source, loc, t, sizeof err->source);
+            memcpy(err->source, t, sizeof err->source);
+            np_redact(err->text, loc, t, sizeof t);
+            snprintf(err->text, sizeof err->text, "%s", t);
+        }
         np_store_close(s);
         return st;
     }
