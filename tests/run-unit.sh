@@ -29,5 +29,10 @@ python3 -B tests/mbridge/test_reference.py || fail=$((fail + 1))
 n=$((n + 1))
 echo "== tests/mbridge/test_contract.py"
 python3 -B tests/mbridge/test_contract.py || fail=$((fail + 1))
+# what the user reads is current: options (code, --help, man, completion), environment (code, typo checker,
+# docs/environment.md, --help, man), the README's PATH, no internal references or machine paths in the docs
+n=$((n + 1))
+echo "== tests/docs/test_current.py"
+python3 -B tests/docs/test_current.py || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]

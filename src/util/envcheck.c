@@ -1,6 +1,6 @@
 /* envcheck.c - spot mistyped nemoperf variables before a tool acts (MODLE_SIZE=8b -> MODEL_SIZE).
  *
- * The table below is every environment variable the tools (launch, setup, parse, synth) and
+ * The tables below are every environment variable the tools (launch, setup, parse, synth) and
  * the scripts (make demo, make check, the local cluster, bench, fuzz) read.  A variable near
  * one of them, or under a known prefix, is reported with the nearest known name.
  */
@@ -16,40 +16,55 @@
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/shell.h"
 
-static const char *const envcheck_names[] = {
-    /* launch: the original recipes' variables, then nemoperf's */
-    "DTYPE", "MODEL_SIZE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "STAGE_PATH", "HF_TOKEN", "SBATCH_ACCOUNT",
-    "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP",
-    "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "DISABLE_PERFRUN", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "RECIPE",
-    "GPU_TYPE", "WORKLOAD", "TASK", "NEMOPERF_FORCE_CHECKPOINT", "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY",
-    "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES", "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT",
-    "SLURMRESTD_URL", "SLURM_JWT", "SLURM_USER",
-    "SLURM_CONF",
-    /* launch and setup of Megatron-Bridge's performance rows (launch/mbridge_config.c) */
-    "CONTAINER", "CONFIG_VARIANT", "GBS", "MBS", "SEQ_LEN",
-    /* launch and setup with RECIPE=automodel */
-    "MODEL",
-    /* setup */
-    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT",
-    /* every tool */
-    "NEMOPERF_DATADIR",
-    /* parse */
-    "NEMOPERF_PROGRESS_AFTER",
-    /* the results store (parse --store/--history/--compare, launch --wait --store); the test hook of its
-     * network file system check */
-    "NEMOPERF_DB", "NEMOPERF_DB_TIMEOUT", "NEMOPERF_CLUSTER", "NEMOPERF_TEST_FS_MAGIC",
-    /* synth (set by the rendered script) */
-    "NEMOPERF_PROFILE_DIR",
-    /* make demo */
-    "NEMOPERF_DEMO_STAGE", "NEMOPERF_DEMO_STEPS", "NEMOPERF_DEMO_TIMEOUT",
-    /* tests/slurm/cluster and the test runners */
-    "NP_CLUSTER_DIR", "NP_CLUSTER_USER", "NP_CLUSTER_REST_PORT", "NP_CLUSTER_CTLD_PORT", "NP_CLUSTER_NODE_PORT",
-    "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT", "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR",
-    "NP_CLUSTER_SHARE", "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT",
-    /* make bench, make fuzz */
-    "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS", "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "BENCH_STORE_RUNS", "BENCH_STORE_COPIES", "FUZZ_SECONDS",
-    "FUZZ_AMLOG_SECONDS",
-    NULL};
+/* What the tools read (launch, setup, parse, the results store, synth): settings a user sets.  tests/docs/
+ * test_current.py finds the reads in the code and holds this list, np_env_ambient's and docs/environment.md's
+ * "The tools" table equal to them. */
+#define ENVCHECK_TOOLS                                                                                              \
+    /* launch: the original recipes' variables, then nemoperf's */                                                  \
+    "DTYPE", "MODEL_SIZE", "JOB_TOTAL_GPUS", "GPUS_PER_NODE", "STAGE_PATH", "HF_TOKEN", "SBATCH_ACCOUNT",          \
+    "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", \
+    "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "DISABLE_PERFRUN", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH",       \
+    "RUN_CONF_IMAGE", "RECIPE", "GPU_TYPE", "WORKLOAD", "TASK", "NEMOPERF_FORCE_CHECKPOINT",                       \
+    "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY", "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES",       \
+    "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT", "SLURMRESTD_URL",           \
+    "SLURM_JWT", "SLURM_USER",                                                                                     \
+    /* the SBATCH_* launch and setup check or name (slurm/sbatch_env.c, launch/preflight.c) */                    \
+    "SBATCH_QOS", "SBATCH_RESERVATION", "SBATCH_CONSTRAINT", "SBATCH_WCKEY", "SBATCH_JOB_NAME",                   \
+    /* launch and setup with RECIPE=automodel */                                                                   \
+    "MODEL",                                                                                                       \
+    /* launch and setup of Megatron-Bridge's performance rows (launch/mbridge_config.c) */                        \
+    "CONTAINER", "CONFIG_VARIANT", "GBS", "MBS", "SEQ_LEN",                                                        \
+    /* setup */                                                                                                    \
+    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT",                                                                    \
+    /* every tool */                                                                                               \
+    "NEMOPERF_DATADIR",                                                                                            \
+    /* parse */                                                                                                    \
+    "NEMOPERF_PROGRESS_AFTER",                                                                                     \
+    /* the results store (parse --store/--history/--compare, launch --wait --store); the test hook of its          \
+     * network file system check */                                                                               \
+    "NEMOPERF_DB", "NEMOPERF_DB_TIMEOUT", "NEMOPERF_CLUSTER", "NEMOPERF_TEST_FS_MAGIC",                            \
+    /* synth (set by the rendered script) */                                                                       \
+    "NEMOPERF_PROFILE_DIR"
+
+/* What the scripts read: make demo, tests/slurm/cluster and the test runners, make bench, make fuzz. */
+#define ENVCHECK_SCRIPTS                                                                                            \
+    "NEMOPERF_DEMO_STAGE", "NEMOPERF_DEMO_STEPS", "NEMOPERF_DEMO_TIMEOUT", "NP_CLUSTER_DIR", "NP_CLUSTER_USER",     \
+    "NP_CLUSTER_REST_PORT", "NP_CLUSTER_CTLD_PORT", "NP_CLUSTER_NODE_PORT", "NP_CLUSTER_KEEP", "NP_CLUSTER_WAIT",  \
+    "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR", "NP_CLUSTER_SHARE",             \
+    "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT", "SLURM_CONF", "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS",  \
+    "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "BENCH_STORE_RUNS", "BENCH_STORE_COPIES", "FUZZ_SECONDS",         \
+    "FUZZ_AMLOG_SECONDS"
+
+/* What the tools read but a user does not set for nemoperf: the system's, and Slurm's inside a job
+ * (nemoperf-synth).  Never suspect, never suggested. */
+#define ENVCHECK_AMBIENT                                                                                            \
+    "HOME", "PATH", "USER", "XDG_DATA_HOME", "TMPDIR", "LANG", "LC_ALL", "TZ", "LD_LIBRARY_PATH", "SLURM_JOB_ID",   \
+    "SLURM_STEP_ID", "SLURMD_NODENAME", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NODEID",           \
+    "SLURM_TASKS_PER_NODE", "SLURM_NTASKS_PER_NODE", "SLURM_STEP_TASKS_PER_NODE"
+
+static const char *const envcheck_names[] = {ENVCHECK_TOOLS, ENVCHECK_SCRIPTS, NULL};
+static const char *const envcheck_tools[] = {ENVCHECK_TOOLS, NULL};
+static const char *const envcheck_ambient[] = {ENVCHECK_AMBIENT, NULL};
 
 static const char *const envcheck_prefixes[] = {"NEMOPERF_", "NP_CLUSTER_", NULL};
 
@@ -57,6 +72,10 @@ static const char *const envcheck_prefixes[] = {"NEMOPERF_", "NP_CLUSTER_", NULL
 static const char *const envcheck_ignore[] = {"OSTYPE", "HOSTTYPE", "MACHTYPE", "CPUTYPE", NULL};
 
 const char *const *np_env_known(void) { return envcheck_names; }
+
+const char *const *np_env_tools(void) { return envcheck_tools; }
+
+const char *const *np_env_ambient(void) { return envcheck_ambient; }
 
 int np_env_is_known(const char *name)
 {
@@ -194,6 +213,9 @@ const char *np_env_suggest(const char *name, int *prefix_only)
         return NULL;
     for (size_t i = 0; envcheck_ignore[i]; i++)
         if (strcmp(name, envcheck_ignore[i]) == 0)
+            return NULL;
+    for (size_t i = 0; envcheck_ambient[i]; i++)
+        if (strcmp(name, envcheck_ambient[i]) == 0)
             return NULL;
     const char *best = NULL;
     size_t bestd = 3;

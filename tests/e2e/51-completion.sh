@@ -39,7 +39,7 @@ got=$(complete_words nemoperf-parse -f m)
 got=$(complete_words nemoperf-parse --pl)
 [ "$got" = "--plot" ] && ok "nemoperf-parse --pl<TAB>: --plot" || fail "--pl<TAB> gave '$got'"
 got=$(complete_words nemoperf-parse --dtype "")
-[ "$got" = "bf16 fp8" ] && ok "--dtype <TAB>: $got" || fail "--dtype <TAB> gave '$got'"
+[ "$got" = "bf16 fp8 fp8_cs fp8_mx nvfp4" ] && ok "--dtype <TAB>: $got" || fail "--dtype <TAB> gave '$got'"
 
 # values read from the real --list (columns found by name), beside the completed program
 # (from --list --format json: every row, the AutoModel ones included, whatever the text layout)

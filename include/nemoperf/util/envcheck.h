@@ -12,8 +12,13 @@
 
 #include <stddef.h>
 
-/* NULL-terminated table of the known names (static). */
+/* NULL-terminated table of the known names (static): the tools' and the scripts'. */
 const char *const *np_env_known(void);
+
+/* NULL-terminated tables (static): the settings the tools read (a part of np_env_known), and what they read
+ * that a user does not set (HOME, PATH, TMPDIR, Slurm's SLURM_PROCID ... in a job), never suspect. */
+const char *const *np_env_tools(void);
+const char *const *np_env_ambient(void);
 
 /* 1 when name is a known variable. */
 int np_env_is_known(const char *name);
