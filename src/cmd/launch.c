@@ -520,7 +520,8 @@ int main(int argc, char **argv)
     char *synth = launch_tool_path("nemoperf-synth");
     char *setup_hint = launch_tool_hint("nemoperf-setup", "setup");
     struct np_launch_opts opts = {.now = time(NULL), .synth_path = synth, .setup_cmd = setup_hint,
-                                  .preview = mode == LAUNCH_PRINT_CONFIG || mode == LAUNCH_DRY_RUN};
+                                  .preview = mode == LAUNCH_PRINT_CONFIG || mode == LAUNCH_DRY_RUN,
+                                  .config_only = mode == LAUNCH_PRINT_CONFIG};
     struct np_launch_plan plan;
     st = np_launch_resolve(&set, np_env_getenv, NULL, &opts, &plan, &err);
     if (st != NP_OK)

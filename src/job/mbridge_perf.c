@@ -59,6 +59,14 @@ const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c)
     return p ? p->trace : "nvtx,cuda";
 }
 
+/* v0.5.0's launcher (26.06; r0.5.0's 26.06.01 shares it): the executor and PerfEnvPlugin rendered below.  The
+ * rows of older releases are shown by --print-config only ("launchable": false), with no environment: their
+ * launchers (perf_plugins.py, utils/executors.py) are not rendered. */
+static int mbridge_perf_v5(const struct np_launch_config *c)
+{
+    return c->mb && (strcmp(c->mb->release, "v0.5.0") == 0 || strncmp(c->mb->release, "r0.5.0", 6) == 0);
+}
+
 char **np_mbridge_perf_argv(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
@@ -81,14 +89,15 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
             a++;
         }
     }
-    if (c->checkpoint) { /* run_script.py: --save_dir/--save_interval enable checkpointing
-                          * (v0.5.0 run_script.py:180-198, v0.6.0 308-326) */
+    /* run_script.py: --save_dir/--save_interval enable checkpointing (v0.5.0 run_script.py:180-198, v0.6.0
+     * 308-326); the older parsers have neither */
+    if (c->checkpoint && (mbridge_perf_v5(c) || mbridge_perf_v6(c))) {
         np_strv_push(&s, "--save_dir");
         np_strv_pushf(&s, "%s/checkpoints", c->experiment_dir);
         np_strv_push(&s, "--save_interval");
         np_strv_pushf(&s, "%d", c->max_steps);
     }
-    if (!mbridge_perf_v6(c)) { /* PerfEnvPlugin's manual GC overrides (v0.5.0 perf_plugins.py:194-199,226-228,
+    if (mbridge_perf_v5(c)) { /* PerfEnvPlugin's manual GC overrides (v0.5.0 perf_plugins.py:194-199,226-228,
                                 * 399-422); v0.6.0 run_script.py:63-64 sets them itself */
         np_strv_push(&s, "train.manual_gc=true");
         np_strv_push(&s, "train.manual_gc_interval=100");
@@ -285,7 +294,7 @@ size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names,
         return 0;
     if (mbridge_perf_v6(c))
         mbridge_perf_env_v6(c, &e);
-    else
+    else if (mbridge_perf_v5(c))
         mbridge_perf_env_v5(c, &e);
     /* nemoperf's: the staged Hugging Face files (read offline), unbuffered output, NCCL trace, profile folder */
     if (c->tokenizer_dir && !mbridge_perf_get(&e, "HF_HOME"))
@@ -310,7 +319,7 @@ size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names,
 const char *np_mbridge_perf_cpus(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
-    if (!r || strcmp(c->gpu_type, "b300") != 0)
+    if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c)))
         return NULL;
     /* enable_pct_binding (default True, argument_parser.py) turned off for these rows: v0.5.0
      * setup_experiment.py:483-499, v0.6.0 564-581 (which adds Kimi) */
@@ -364,6 +373,9 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "published_source", json_string(pub_src));
     bad |= json_object_set_new(o, "config", mbridge_perf_sourced(json_string(r->config ? r->config : ""), cfg_src));
     bad |= json_object_set_new(o, "config_variant", r->config_variant ? json_string(r->config_variant) : json_null());
+    /* a row of a container nemoperf does not launch: shown, never submitted (rows-<container>.json "launch") */
+    bad |= json_object_set_new(o, "launchable", json_boolean(r->launchable));
+    bad |= json_object_set_new(o, "why_not", r->why_not ? json_string(r->why_not) : json_null());
     /* the settings that decide the row: what the command asks for, with where each value comes from */
     json_t *res = json_object_get(r->json, "resolved"), *vals = json_object_get(res, "values");
     json_t *ovr = json_object_get(r->json, "overrides");
@@ -390,9 +402,14 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
                                                                 "published", pv ? pv : json_null(), "source", src));
     }
     char ms_src[200];
+    int has_ms = 0;
+    for (char **a = r->args; a && *a; a++)
+        has_ms |= strcmp(*a, "-ms") == 0;
     snprintf(ms_src, sizeof ms_src, "%s (-ms on the command; NVIDIA's llmb runs 50: EXP llama3.1/pretrain/"
              "megatron_bridge/launch.sh)", c->max_steps_explicit ? "MAX_STEPS" : "MAX_STEPS default");
-    bad |= json_object_set_new(set, "train.train_iters", mbridge_perf_sourced(json_integer(c->max_steps), ms_src));
+    bad |= json_object_set_new(set, "train.train_iters",
+                               has_ms ? mbridge_perf_sourced(json_integer(c->max_steps), ms_src)
+                                      : mbridge_perf_sourced(json_null(), "the release's own: its parser has no -ms"));
     bad |= json_object_set_new(set, "seq_length",
                                mbridge_perf_sourced(r->seq_len > 0 ? json_integer(r->seq_len) : json_null(),
                                                     "the release recipe's own (no -sl on the command); published "
@@ -408,8 +425,10 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "rank_command", cmd ? cmd : json_null());
     char entry_src[200];
     snprintf(entry_src, sizeof entry_src, "%s",
-             mbridge_perf_v6(c) ? MBP6 "setup_experiment.py:67,591 (bootstrap.py; PYTHONPATH 149-168)"
-                                : MBP5 "setup_experiment.py:63,518,699-704 (run_script.py; PYTHONPATH the scripts folder)");
+             mbridge_perf_v6(c)   ? MBP6 "setup_experiment.py:67,591 (bootstrap.py; PYTHONPATH 149-168)"
+             : mbridge_perf_v5(c) ? MBP5 "setup_experiment.py:63,518,699-704 (run_script.py; PYTHONPATH the scripts folder)"
+                                  : "the release's scripts/performance/run_script.py (its launcher is not rendered: "
+                                    "see why_not)");
     bad |= json_object_set_new(o, "entry_point", mbridge_perf_sourced(json_string(np_mbperf_entry(r->release)),
                                                                       entry_src));
     const char *names[MBRIDGE_PERF_MAX_VARS], *values[MBRIDGE_PERF_MAX_VARS], *origins[MBRIDGE_PERF_MAX_VARS];

@@ -1186,6 +1186,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     if (st == NP_OK) {
         struct np_mbperf_set mbs;
         mbwant = np_mb_config_wanted(set, x.env, x.env_ctx, &mbs, x.err);
+        if (mbwant > 0 && opts->config_only && np_mb_config_unlaunched(&mbs, x.env, x.env_ctx, x.err) != NP_OK)
+            mbwant = -1; /* --print-config of a published container nemoperf does not launch: its rows too */
         if (mbwant < 0)
             st = NP_E_INVALID;
         else if (mbwant && !(c->mbset = malloc(sizeof *c->mbset))) {

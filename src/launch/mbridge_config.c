@@ -55,6 +55,29 @@ int np_mb_config_wanted(const struct np_recipe_set *set, np_env_fn env, void *en
     return 0;
 }
 
+enum np_status np_mb_config_unlaunched(struct np_mbperf_set *mb, np_env_fn env, void *env_ctx, struct np_error *err)
+{
+    const char *ct = mbridge_config_get(env, env_ctx, "CONTAINER");
+    if (!ct || np_mbperf_container_known(ct))
+        return NP_OK;
+    struct np_mbperf_set all;
+    enum np_status st = np_mbperf_load_ex(NULL, ct, &all, err);
+    if (st != NP_OK)
+        return st;
+    np_mbperf_free(mb);
+    *mb = all;
+    return NP_OK;
+}
+
+/* 1 when the set holds rows of container. */
+static int mbridge_config_has_container(const struct np_mbperf_set *mb, const char *container)
+{
+    for (size_t i = 0; i < mb->n; i++)
+        if (strcmp(mb->rows[i].container, container) == 0)
+            return 1;
+    return 0;
+}
+
 void np_mb_config_join(char *buf, size_t cap, const char *item)
 {
     size_t len = strlen(item);
@@ -332,7 +355,7 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
     char list[2048], what[300], name[160], gpu[32], newest[16];
     /* CONTAINER: a version nemoperf launches */
     const char *ct = mbridge_config_get(env, env_ctx, "CONTAINER");
-    if (ct && !np_mbperf_container_known(ct)) {
+    if (ct && !mbridge_config_has_container(mb, ct)) {
         mbridge_config_list(mb, &w, 'c', list, sizeof list);
         char why[2048];
         mbridge_config_unlaunched(ct, why, sizeof why);
@@ -391,7 +414,8 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
         return mbridge_config_bad(err, "DTYPE is not set and %s on %s is published in several dtypes; allowed: %s",
                                   name, gpu, list);
     w.dtype = np_mb_dtype_parse(dt ? dt : list);
-    if (dt && (w.dtype == NP_MB_DTYPE_NONE || w.dtype == NP_MB_FP8_SC))
+    /* fp8_sc: only 25.09's DeepSeek V3 H100 row (its --print-config; that container is not launched) */
+    if (dt && (w.dtype == NP_MB_DTYPE_NONE || (w.dtype == NP_MB_FP8_SC && !strstr(list, "fp8_sc"))))
         return mbridge_config_bad(err, "DTYPE=%s: not a Megatron-Bridge dtype nemoperf launches; allowed: bf16, "
                                        "fp8_cs, fp8_mx, nvfp4 (or the published labels BF16, FP8, FP8-CS, MXFP8, "
                                        "NVFP4)%s%s",

@@ -1,6 +1,6 @@
 /* mbperf.c - load Megatron-Bridge's launchable performance rows (rows-<container>.json) as recipe data.
  *
- * extract-recipes.py resolved every published run of 26.08 (v0.6.0) and 26.06 (v0.5.0) to the release's own
+ * extract-recipes.py resolved every published run of every container (26.08 v0.6.0, 26.06 v0.5.0, ... 25.09) to its release's own
  * config and wrote the rank command's arguments; this reads those files with Jansson into typed rows and gives
  * each row the recipe/model/row/spec shape the launch pipeline reads (job/mbridge.c renders its srun step, the
  * "perf" kind in job/mbridge_perf.c its rank command and environment).
@@ -14,6 +14,9 @@
 
 const char *const np_mbperf_containers[] = {"26.08", "26.06"};
 const size_t np_mbperf_ncontainers = sizeof np_mbperf_containers / sizeof np_mbperf_containers[0];
+const char *const np_mbperf_published[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
+                                           "26.02.01", "26.02", "25.11", "25.09"};
+const size_t np_mbperf_npublished = sizeof np_mbperf_published / sizeof np_mbperf_published[0];
 
 #define MBPERF_OWNED 24
 
@@ -199,6 +202,7 @@ static void mbperf_row_free(struct np_mbperf_row *r)
     free(r->config_source);
     free(r->config_variant);
     free(r->flex_backend);
+    free(r->why_not);
     for (char **a = r->args; a && *a; a++)
         free(*a);
     free(r->args);
@@ -263,6 +267,18 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
         r->cuda_graph_full_iteration =
             impl && (strcmp(impl, "full_iteration") == 0 || (strcmp(impl, "local") == 0 && scope_full));
     }
+    json_t *launch = json_object_get(o, "launch");
+    r->launchable = !launch || json_is_true(json_object_get(launch, "launchable"));
+    for (size_t i = 0; !bad && i < json_array_size(json_object_get(launch, "why_not")); i++) {
+        const char *w = json_string_value(json_array_get(json_object_get(launch, "why_not"), i));
+        char *t = NULL;
+        if (w && asprintf(&t, "%s%s%s", r->why_not ? r->why_not : "", r->why_not ? "; " : "", w) < 0)
+            bad = 1;
+        else if (t) {
+            free(r->why_not);
+            r->why_not = t;
+        }
+    }
     json_t *args = json_object_get(o, "args");
     if (!bad && json_is_array(args) && json_array_size(args) > 0) {
         r->args = calloc(json_array_size(args) + 1, sizeof *r->args);
@@ -291,6 +307,20 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
 
 enum np_status np_mbperf_load(const char *dir, struct np_mbperf_set *out, struct np_error *err)
 {
+    return np_mbperf_load_ex(dir, NULL, out, err);
+}
+
+/* Whether container is one of the published ones with a rows file (rows-<container>.json). */
+static int mbperf_published(const char *container)
+{
+    for (size_t i = 0; container && i < np_mbperf_npublished; i++)
+        if (strcmp(container, np_mbperf_published[i]) == 0)
+            return 1;
+    return 0;
+}
+
+enum np_status np_mbperf_load_ex(const char *dir, const char *extra, struct np_mbperf_set *out, struct np_error *err)
+{
     memset(out, 0, sizeof *out);
     char *own_dir = dir ? NULL : np_data_path("megatron-bridge");
     if (!dir && !own_dir)
@@ -298,12 +328,19 @@ enum np_status np_mbperf_load(const char *dir, struct np_mbperf_set *out, struct
                             "Megatron-Bridge data not found (set NEMOPERF_DATADIR to the folder holding "
                             "megatron-bridge/)");
     const char *d = dir ? dir : own_dir;
-    json_t *docs[8] = {0};
+    /* the launched containers, then extra (a published container nemoperf does not launch: --print-config) */
+    const char *names[16];
+    size_t nnames = 0;
+    for (size_t i = 0; i < np_mbperf_ncontainers && nnames < 15; i++)
+        names[nnames++] = np_mbperf_containers[i];
+    if (extra && mbperf_published(extra) && !np_mbperf_container_known(extra))
+        names[nnames++] = extra;
+    json_t *docs[16] = {0};
     size_t total = 0;
     enum np_status st = NP_OK;
     char path[4096];
-    for (size_t i = 0; st == NP_OK && i < np_mbperf_ncontainers; i++) {
-        snprintf(path, sizeof path, "%s/rows-%s.json", d, np_mbperf_containers[i]);
+    for (size_t i = 0; st == NP_OK && i < nnames; i++) {
+        snprintf(path, sizeof path, "%s/rows-%s.json", d, names[i]);
         json_error_t je;
         docs[i] = json_load_file(path, 0, &je);
         json_t *rows = json_object_get(docs[i], "rows");
@@ -316,17 +353,17 @@ enum np_status np_mbperf_load(const char *dir, struct np_mbperf_set *out, struct
     }
     if (st == NP_OK && !(out->rows = calloc(total ? total : 1, sizeof *out->rows)))
         st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
-    for (size_t i = 0; st == NP_OK && i < np_mbperf_ncontainers; i++) {
-        snprintf(path, sizeof path, "%s/rows-%s.json", d, np_mbperf_containers[i]);
+    for (size_t i = 0; st == NP_OK && i < nnames; i++) {
+        snprintf(path, sizeof path, "%s/rows-%s.json", d, names[i]);
         json_t *rows = json_object_get(docs[i], "rows");
         for (size_t k = 0; st == NP_OK && k < json_array_size(rows); k++) {
             struct np_mbperf_row *r = &out->rows[out->n];
             if ((st = mbperf_row(json_array_get(rows, k), path, k, r, err)) != NP_OK)
                 break;
             out->n++;
-            if (strcmp(r->container, np_mbperf_containers[i]) != 0) {
+            if (strcmp(r->container, names[i]) != 0) {
                 st = np_error_set(err, NP_E_PARSE, path, 0, 0, "rows[%zu].container: \"%s\", expected \"%s\"", k,
-                                  r->container, np_mbperf_containers[i]);
+                                  r->container, names[i]);
                 break;
             }
             int bad = 0;

@@ -165,10 +165,27 @@ r = json.load(open(sys.argv[1]))
 mb = [x for x in r if "container" in x]
 assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 59' "$T/all.json" &&
     ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 59 launchable" || bad "--list json: $(cat "$T/err")"
-# a container that is published but not launched: the launch says why
-RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >/dev/null 2>"$T/err"; rc=$?
+# a container that is published but not launched: --print-config shows the row as its release resolves it and
+# says why it is not launched; --dry-run refuses with that reason
+RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pc" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && python3 - "$T/pc" <<'PY' &&
+import json, sys
+m = json.load(open(sys.argv[1]))["mbridge"]
+assert m["launchable"] is False and "v0.1.0rc4's" in m["why_not"], m["why_not"]
+assert m["release"]["value"] == "v0.1.0rc4" and m["config"]["value"] == "perf_matrix.h100.num_gpus_64.fp8_cs"
+s = m["settings"]
+assert [s["model.%s_parallel_size" % k]["value"] for k in ("tensor_model", "pipeline_model", "context",
+        "virtual_pipeline_model")] == [4, 8, 1, 5], s
+assert s["train.global_batch_size"]["value"] == 128 and s["train.micro_batch_size"]["value"] == 1
+assert m["rank_command"][2:] == ["-m", "llama3", "-s", "70b", "-g", "h100", "-c", "fp8", "--fp8_recipe", "cs",
+                                 "-ng", "64", "-gn", "8", "--task", "pretrain"], m["rank_command"]
+assert set(m["env_origin"]) == {"HF_HOME", "PYTHONUNBUFFERED"}, m["env_origin"]  # the release's is not rendered
+PY
+    ok "CONTAINER=25.09 --print-config: v0.1.0rc4's perf_matrix row (TP4 PP8 VP5 GBS128), its -m/-s/--fp8_recipe command, launchable false and why" ||
+    bad "CONTAINER=25.09 --print-config: exit $rc: $(cat "$T/err") $(head -c 400 "$T/pc")"
+RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: nemoperf renders the launcher of v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
-    ok "CONTAINER=25.09 --print-config: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09: exit $rc: $(cat "$T/err")"
+    ok "CONTAINER=25.09 --dry-run: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09 --dry-run: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
 

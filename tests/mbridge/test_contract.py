@@ -14,11 +14,13 @@ would not be refused by Python: this test is what refuses it. A planted unknown 
 flag must both be caught. Also: every row resolves to a release config, and the published parallelism is what the
 command asks for. No stand-in: NVIDIA's parser text at the pinned commits.
 
-The RENDERED command is checked too: every row the data calls launchable is rendered by bin/nemoperf-launch --print-config
+The RENDERED command is checked too: every row (the ones nemoperf does not launch as well) is rendered by bin/nemoperf-launch --print-config
 (its "mbridge".rank_command, what the dry-run script runs) with MAX_STEPS, ENABLE_CHECKPOINT and ENABLE_PROFILE
 variations; the command must run the release's entry point (bootstrap.py at v0.6.0, run_script.py at v0.5.0) from
 the pinned checkout, every flag must keep the contract, and the rest must be Hydra-style key=value overrides.
-A planted unknown flag in a rendered command is caught.  Skipped (said) when bin/nemoperf-launch is not built.
+A planted unknown flag in a rendered command is caught.  --print-config's settings must be the row's published
+cells (TP/PP/CP/VP/EP, GBS, MBS, sequence length, variant), except where the row says its release's parser cannot
+ask for one.  Skipped (said) when bin/nemoperf-launch is not built.
 """
 import argparse
 import ast
@@ -95,15 +97,14 @@ def check_argv(argv, opts):
 
 
 HYDRA = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+=")
-ENTRY = {"v0.6.0": "scripts/performance/bootstrap.py", "v0.5.0": "scripts/performance/run_script.py",
-         "r0.5.0-cba825f": "scripts/performance/run_script.py"}
+ENTRY = {"v0.6.0": "scripts/performance/bootstrap.py"}  # every earlier release: scripts/performance/run_script.py
 
 
 def check_rendered(cmd, opts, release, commit):
     """Problems with one rendered rank command (python <entry> <flags> <overrides>)."""
     if len(cmd) < 2 or cmd[0] != "python":
         return ["not a python command: %r" % cmd[:2]]
-    want = "/src/Megatron-Bridge-%s/%s" % (commit, ENTRY[release])
+    want = "/src/Megatron-Bridge-%s/%s" % (commit, ENTRY.get(release, "scripts/performance/run_script.py"))
     problems = [] if cmd[1].endswith(want) else ["entry point %s, expected ...%s" % (cmd[1], want)]
     flags = [a for a in cmd[2:] if not HYDRA.match(a)]
     return problems + check_argv(flags, opts)
@@ -125,7 +126,38 @@ def render(row, stage, extra):
         return ["RENDER FAILED", p.stderr.strip()]
     doc = json.loads(p.stdout)
     doc = doc[0] if isinstance(doc, list) else doc
+    LAST_CONFIG[:] = [doc["mbridge"]]
     return doc["mbridge"]["rank_command"]
+
+
+LAST_CONFIG = []  # the "mbridge" object of the last render (print_config_cells reads it)
+CELLS = {"tp": "model.tensor_model_parallel_size", "pp": "model.pipeline_model_parallel_size",
+         "cp": "model.context_parallel_size", "vp": "model.virtual_pipeline_model_parallel_size",
+         "ep": "model.expert_model_parallel_size", "gbs": "train.global_batch_size", "mbs": "train.micro_batch_size"}
+
+
+def print_config_cells(row, mb):
+    """Problems of --print-config's "mbridge" against the published cells of its row: parallelism, GBS, MBS,
+    sequence length, variant, container and whether it launches."""
+    out = []
+    for k, path in CELLS.items():
+        want, have = row["published"][k], mb["settings"][path]["value"]
+        have = None if have == "None" else have  # -vp None: no interleaving (v0.3.0+ parsers)
+        if k == "vp" and want == 1 and have is None:
+            continue
+        if k in ("vp", "ep") and want is None and have in (None, 1):
+            continue
+        if want != have and "the release's parser has no" not in " ".join(row["launch"]["why_not"] or []):
+            out.append("--print-config %s %s, published %s" % (path, have, want))
+    if mb["seq_len"] != row["published"]["seq_len"]:
+        out.append("--print-config seq_len %s, published %s" % (mb["seq_len"], row["published"]["seq_len"]))
+    if mb["variant"] != row["variant"] or mb["config_variant"] != row["config_variant"]:
+        out.append("--print-config variant %s/-cv %s, row %s/%s" % (mb["variant"], mb["config_variant"],
+                                                                     row["variant"], row["config_variant"]))
+    if mb["container"] != row["container"] or mb["launchable"] != row["launch"]["launchable"]:
+        out.append("--print-config container %s launchable %s, row %s %s" % (
+            mb["container"], mb["launchable"], row["container"], row["launch"]["launchable"]))
+    return out
 
 
 class _Stub(types.ModuleType):
@@ -212,7 +244,8 @@ def main():
             flags = {"-tp": "tp", "-pp": "pp", "-cp": "cp", "-vp": "vp", "-ep": "ep", "-gb": "gbs", "-mb": "mbs"}
             for flag, k in flags.items():
                 if flag in r["args"]:
-                    vals[k] = int(r["args"][r["args"].index(flag) + 1])
+                    v = r["args"][r["args"].index(flag) + 1]
+                    vals[k] = None if v == "None" else int(v)
             cant = " ".join(r["launch"]["why_not"] or [])
             for flag, k in flags.items():
                 want = r["published"][k]
@@ -231,8 +264,9 @@ def main():
                 nparsed += 1
         if own_parse(doc["release"], doc["rows"][0]["args"] + ["-ng"]) is None:
             failures.append("%s: the release's parser took an -ng without its value" % c)
-        # the rendered commands: every launchable row, plain, with MAX_STEPS/checkpoint, with a profile
-        for r in (r for r in doc["rows"] if r["launch"]["launchable"]):
+        # the rendered commands: every row (--print-config shows the rows nemoperf does not launch too), plain,
+        # with MAX_STEPS/checkpoint, with a profile; each parsed by the release's own parser
+        for r in (r for r in doc["rows"] if r["resolved"] is not None):
             for extra in ({}, {"MAX_STEPS": "30", "ENABLE_CHECKPOINT": "true"}, {"ENABLE_PROFILE": "true"}):
                 cmd = render(r, stage, extra)
                 if cmd is None:
@@ -243,15 +277,21 @@ def main():
                     failures.append("%s: %s" % (where, cmd[1]))
                     continue
                 nrendered += 1
+                if not extra:
+                    for p in print_config_cells(r, LAST_CONFIG[0]):
+                        failures.append("%s: %s" % (where, p))
                 for p in check_rendered(cmd, opts, doc["release"], doc["commit"]):
                     failures.append("%s (rendered): %s" % (where, p))
+                err = own_parse(doc["release"], [a for a in cmd[2:] if not HYDRA.match(a)])
+                if err:
+                    failures.append("%s (rendered): %s's argument_parser.py: %s" % (where, doc["release"], err))
                 cv = cmd[cmd.index("-cv") + 1] if "-cv" in cmd else None
                 if cv != r.get("config_variant"):
                     failures.append("%s: -cv %s rendered, the row is %s" % (where, cv, r.get("config_variant")))
                 gb = cmd[cmd.index("-gb") + 1] if "-gb" in cmd else None
                 if gb != (str(r["overrides"]["-gb"]) if "-gb" in r["overrides"] else None):
                     failures.append("%s: -gb %s rendered, the row's override is %s" % (where, gb, r["overrides"].get("-gb")))
-                if "MAX_STEPS" in extra and cmd[cmd.index("-ms") + 1] != "30":
+                if "MAX_STEPS" in extra and "-ms" in r["args"] and cmd[cmd.index("-ms") + 1] != "30":
                     failures.append("%s: -ms is not MAX_STEPS" % where)
                 if cmd:
                     if not check_rendered(cmd + ["--no_such_flag", "1"], opts, doc["release"], doc["commit"]):

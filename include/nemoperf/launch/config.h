@@ -43,6 +43,9 @@ struct np_launch_opts {
      * container image, tokenizer files) may be missing; it is listed in
      * np_launch_config.missing instead of refused. */
     int preview;
+    /* 1 for --print-config: a Megatron-Bridge row of a published container nemoperf does not launch is shown
+     * (with "launchable": false and why) instead of refused. */
+    int config_only;
 };
 
 struct np_launch_plan {

@@ -22,6 +22,10 @@ struct np_mb_choice {
     int gpus_per_node;       /* GPUS_PER_NODE, 0 = each row's (4 on GB200/GB300, else 8) */
 };
 
+/* --print-config with CONTAINER a published container nemoperf does not launch: replace the set by one that also
+ * holds that container's rows (each "launchable": false, with why).  NP_OK otherwise too. */
+enum np_status np_mb_config_unlaunched(struct np_mbperf_set *mb, np_env_fn env, void *env_ctx, struct np_error *err);
+
 /* 1 when the launch names a Megatron-Bridge row: CONTAINER is set, or RECIPE (with MODEL_SIZE appended as
  * "_<size>") is no recipe of set but a Megatron-Bridge recipe name.  Loads the rows into *mb when it returns 1
  * (caller frees with np_mbperf_free); -1 with err set when the rows cannot be read. */

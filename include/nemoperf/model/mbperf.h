@@ -15,9 +15,13 @@
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/error.h"
 
-/* The containers nemoperf launches, newest first (the rows files it ships). */
+/* The containers nemoperf launches, newest first: those whose release's launcher job/mbridge_perf.c renders
+ * (extract-recipes.py LAUNCHERS; a row of any other container has "launch": {"launchable": false}). */
 extern const char *const np_mbperf_containers[];
 extern const size_t np_mbperf_ncontainers;
+/* Every container Megatron-Bridge publishes rows of (a rows-<container>.json each), newest first. */
+extern const char *const np_mbperf_published[];
+extern const size_t np_mbperf_npublished;
 
 struct np_mbperf_row {
     char *container, *release, *commit;   /* "26.08", "v0.6.0", 40 hex */
@@ -35,6 +39,8 @@ struct np_mbperf_row {
     char *flex_backend;                     /* moe_flex_dispatcher_backend, or NULL */
     int moe_a2a_overlap, cutedsl_fused_grouped_mlp, nccl_ub, use_megatron_fsdp;
     int cuda_graph_full_iteration;          /* cuda_graph_impl full_iteration, or local with scope full_iteration */
+    int launchable;                         /* "launch".launchable: 0 for a container nemoperf does not launch */
+    char *why_not;                          /* "launch".why_not "; "-joined, or NULL */
     json_t *json;                           /* the row as shipped (print-config reads resolved/published) */
     /* the row as a recipe (pointers into this row): as_recipe.models = &model, model.rows = &cfg */
     struct np_recipe as_recipe;
@@ -51,9 +57,12 @@ struct np_mbperf_set {
     size_t n;
 };
 
-/* Load every rows-<container>.json of dir (NULL: np_data_path("megatron-bridge")).  NP_E_PARSE with the file
- * and field on bad data; the set is empty and needs no free then. */
+/* Load the rows-<container>.json of every launched container of dir (NULL: np_data_path("megatron-bridge")).
+ * NP_E_PARSE with the file and field on bad data; the set is empty and needs no free then. */
 enum np_status np_mbperf_load(const char *dir, struct np_mbperf_set *out, struct np_error *err);
+/* The same, and the rows of extra when it is a published container nemoperf does not launch (--print-config
+ * shows such a row and why it is not launched); extra NULL: np_mbperf_load. */
+enum np_status np_mbperf_load_ex(const char *dir, const char *extra, struct np_mbperf_set *out, struct np_error *err);
 void np_mbperf_free(struct np_mbperf_set *s);
 
 /* 1 when name (any case) is a recipe of the set (in container when not NULL). */

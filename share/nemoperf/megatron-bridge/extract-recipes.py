@@ -408,6 +408,15 @@ def command_args(ctx, r, pub, resolved, variant):
             have = None  # helpers.py scales GBS when -ng is not num_gpus: say it on the command
         if k == "vp" and want == 1 and have is None:
             continue  # a published VP of 1 is no interleaving: what the config's None already asks
+        if k == "vp" and want is None and have not in (None, 1):
+            # published without interleaving, the config has it: v0.3.0+ take "-vp None" (argument_parser.py's
+            # lambda x: None if x == "None" else int(x)); older parsers take an int only
+            if layout in ("perf-recipes", "workload-v3"):
+                overrides[flag] = "None"
+            else:
+                problems.append("-vp: published without interleaving, the release's config has VP %s and its "
+                                "parser cannot unset it" % have)
+            continue
         if want is not None and have != want:
             overrides[flag] = want
     for flag, v in overrides.items():
