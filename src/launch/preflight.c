@@ -309,6 +309,19 @@ static enum np_nodes_fit preflight_cli_nodes(struct np_backend *be, struct prefl
     return nc->ok ? np_nodes_fit(&nc->nodes, pname, c, buf, size) : NP_NODES_FIT;
 }
 
+/* script without its "#SBATCH --segment=" line (a new string, NULL when out of memory or none there). */
+static char *preflight_drop_segment(const char *script)
+{
+    const char *l = strstr(script, "\n#SBATCH --segment=");
+    if (!l)
+        return NULL;
+    const char *end = strchr(l + 1, '\n');
+    char *out = NULL;
+    if (asprintf(&out, "%.*s%s", (int)(l - script), script, end ? end : "") < 0)
+        return NULL;
+    return out;
+}
+
 static enum np_status preflight_cli(struct np_backend *be, const struct np_launch_plan *plan, int quiet,
                                     struct np_error *err)
 {
@@ -324,8 +337,29 @@ static enum np_status preflight_cli(struct np_backend *be, const struct np_launc
         char *msg = NULL;
         struct np_error terr;
         enum np_status t = np_slurm_cli_test_only_text(be, script, &msg, &terr);
+        /* A Slurm whose sbatch does not know --segment (Megatron-Bridge's executor segments every job on 4-GPU
+         * NVL72 nodes, NeMo's GB200 jobs beyond a rack) answers nothing about the rest: ask again without it,
+         * so the node and GPU limits are still checked; the option itself is then why the job can never run. */
+        char segment[64] = "";
+        if (t == NP_E_SLURM && msg && strstr(msg, "unrecognized option '--segment")) {
+            char *plain = preflight_drop_segment(script);
+            const char *v = strstr(script, "\n#SBATCH --segment=");
+            snprintf(segment, sizeof segment, "%.*s", v ? (int)strcspn(v + 1, "\n") : 0, v ? v + 1 : "");
+            if (plain) {
+                free(msg);
+                msg = NULL;
+                t = np_slurm_cli_test_only_text(be, plain, &msg, &terr);
+                free(plain);
+            }
+        }
         free(script);
-        if (t == NP_E_INVALID) {
+        if (t == NP_OK && segment[0]) /* GPU_TYPE: the 4-GPU NVL72 systems are what asks for segments */
+            st = np_error_set(err, NP_E_INVALID, "GPU_TYPE", 0, 0,
+                              "%s: job %s can never run: its %s (NVL72 racks: jobs placed within one segment) is "
+                              "unknown to this cluster's sbatch (sbatch --test-only: unrecognized option "
+                              "'--segment'); nothing was submitted",
+                              c->gpu_type, c->job_name, segment);
+        else if (t == NP_E_INVALID) {
             if (!parts_tried) {
                 parts_tried = 1;
                 struct np_error perr;

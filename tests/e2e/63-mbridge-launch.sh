@@ -1,6 +1,7 @@
 #!/bin/sh
 # 63-mbridge-launch.sh - Megatron-Bridge performance rows launched: the dry-run script runs the release's rank
-# command, and a synthetic sweep of three rows runs on the local Slurm cluster and parses back as those rows.
+# command, a synthetic sweep of three rows runs on the local Slurm cluster and parses back as those rows, and dry
+# runs against the cluster say which rows can never run on its partition (nodes, GPUs per node, --segment).
 # Stand-ins (no GPU, no NeMo container, no Megatron-Bridge Python stack here): (1) the staged image is an empty
 # placeholder and the checkout holds NVIDIA's real scripts/performance/argument_parser.py of the release (pinned
 # gzip copies in tests/data/contract/, nemo_run.config stubbed: its one import) beside a stand-in entry point
@@ -224,5 +225,30 @@ for r in runs:
     print("%s %s %s x%d: --step-tflops %.1f, formula %.1f; rank 0 logs %+.2f %% of the formula's TFLOP/s/GPU"
           % (r["container"], r["recipe"], r["gpu"], r["gpus"], x, formula, d[0]))
 PY
+
+# ---- 3. launch validation against the cluster, as for NeMo rows: a dry run warns where the real launch refuses
+# (sbatch --test-only and the partition's limits; nothing staged is needed for a dry run)
+V=$W/validate
+env RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 JOB_TOTAL_GPUS=256 CONTAINER=26.08 STAGE_PATH="$V" "$launch" --dry-run \
+    >/dev/null 2>"$W/v1.err"
+grep -q "warning: the real launch would refuse this: JOB_TOTAL_GPUS: 256: job pretrain_deepseek_v3_fp8_mx_256 can never run: needs 64 nodes (256 GPUs, 4 per node) but partition batch has 4 nodes in total" "$W/v1.err" &&
+    ok "--dry-run of DeepSeek V3 GB300 x256 (64 nodes, --segment 16): can never run on the 4-node partition" ||
+    fail "node count: $(cat "$W/v1.err")"
+env RECIPE=qwen3_30b_a3b DTYPE=fp8_mx GPU_TYPE=b300 CONTAINER=26.06 SBATCH_GPUS_PER_NODE=16 STAGE_PATH="$V" "$launch" \
+    --dry-run >/dev/null 2>"$W/v2.err"
+grep -q "can never run: needs 1 nodes with 16 GPUs each (SBATCH_GPUS_PER_NODE=16) but partition batch has 0 such nodes (at most 8 GPUs per node)" "$W/v2.err" &&
+    ok "--dry-run of a B300 row asking 16 GPUs per node: can never run (the nodes have 8)" || fail "GPUs per node: $(cat "$W/v2.err")"
+env RECIPE=qwen3_30b_a3b DTYPE=fp8_mx GPU_TYPE=gb200 CONTAINER=26.08 SBATCH_GPUS_PER_NODE=16 STAGE_PATH="$V" "$launch" \
+    --dry-run >/dev/null 2>"$W/v3.err"
+grep -q "can never run: needs 2 nodes with 16 GPUs each (SBATCH_GPUS_PER_NODE=16)" "$W/v3.err" &&
+    ok "--dry-run of a GB200 row (--segment 2) asking 16 GPUs per node: can never run" || fail "GB200 GPUs per node: $(cat "$W/v3.err")"
+env RECIPE=qwen3_30b_a3b DTYPE=fp8_mx GPU_TYPE=gb200 CONTAINER=26.08 STAGE_PATH="$V" "$launch" --dry-run >/dev/null 2>"$W/v4.err"
+if sbatch --help 2>&1 | grep -q -- --segment; then
+    ! grep -q "can never run" "$W/v4.err" && ok "a GB200 row that fits: no warning" || fail "fits: $(cat "$W/v4.err")"
+else
+    grep -q "GPU_TYPE: gb200: job pretrain_qwen3_30b_a3b_fp8_mx_8 can never run: its #SBATCH --segment=2 .* is unknown to this cluster's sbatch" "$W/v4.err" &&
+        ok "a GB200 row on a Slurm without --segment: can never run, naming the option" || fail "segment: $(cat "$W/v4.err")"
+fi
+[ ! -e "$V" ] && ok "the dry runs wrote nothing" || fail "$V was created"
 
 [ "$fails" -eq 0 ] && echo "$T: all ok" || { echo "$T: $fails failure(s)"; exit 1; }
