@@ -605,7 +605,10 @@ static int parse_mbridge(const struct np_parse_opts *o, struct parse_mb *m, stru
                   ref->n ? ref->rows[0].container : "?");
         return 2;
     }
-    int rc = np_mb_parse_paths(paths, npaths, &m->opts, ref, (enum np_format)fmt, stdout);
+    FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON); /* the reports' one escaping rule */
+    int rc = out ? np_mb_parse_paths(paths, npaths, &m->opts, ref, (enum np_format)fmt, out) : 1;
+    if (out)
+        rc = parse_close_out(out, rc);
     if (np_stdout_check())
         rc = 1;
     return rc;
@@ -694,10 +697,16 @@ static int parse_history(char *const *sel, size_t nsel, const struct np_parse_op
     if (rc)
         return rc;
     long long n = 0;
-    if (np_history_write(s, &f, fmt, min_effect, plot, stdout, &n, &err) != NP_OK) {
-        np_error_print(&err);
+    FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON); /* the reports' one escaping rule */
+    if (!out || np_history_write(s, &f, fmt, min_effect, plot, out, &n, &err) != NP_OK) {
+        if (out)
+            np_error_print(&err);
+        else
+            np_errorf("cannot set up standard output: %s", strerror(errno));
         rc = 1;
     }
+    if (out)
+        rc = parse_close_out(out, rc);
     if (plot) /* cairo's and fontconfig's caches, as after the other plots (LeakSanitizer) */
         np_plot_cleanup();
     np_store_close(s);
@@ -774,7 +783,10 @@ static int parse_compare(char *const *sides, const struct np_parse_opts *o, cons
     if (!rc) {
         size_t nslower = 0, ncompared = 0;
         errno = 0;
-        enum np_status w = np_compare_write(set, fmt, min_effect, stdout, &nslower, &ncompared);
+        FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON); /* the reports' one escaping rule */
+        enum np_status w = out ? np_compare_write(set, fmt, min_effect, out, &nslower, &ncompared) : NP_E_IO;
+        if (out && parse_close_out(out, 0))
+            w = NP_E_IO;
         if (w != NP_OK) {
             np_errorf("cannot write the comparison: %s", errno ? strerror(errno) : np_strerror(w));
             rc = 1;
@@ -1092,10 +1104,10 @@ int main(int argc, char **argv)
     static char obuf[1 << 18];
     if (!isatty(STDOUT_FILENO))
         setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
-    /* the table and markdown are read on terminals: a control byte of a folder name or log line
-     * becomes '?' there (issue 23); CSV and JSON keep every byte (JSON escapes them) */
-    FILE *out = stdout;
-    if ((fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN) && !(out = np_text_clean_stream(stdout))) {
+    /* one rule for every format: a control byte of a folder name or log line never reaches the terminal or a
+     * file raw ('?' in the table, markdown and CSV; its \u escape in JSON: util/text.c) */
+    FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON);
+    if (!out) {
         np_errorf("cannot set up standard output: %s", strerror(errno));
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);

@@ -2,7 +2,9 @@
  *
  * Messages and table cells carry folder names, environment values and log text; escape
  * sequences in them are replaced by '?' and very long values keep only their start and end
- * (issue 23).  Machine formats (JSON, CSV) keep their bytes: JSON escapes them itself.
+ * (issue 23).  One rule for every output format: a control byte never reaches a terminal or file raw —
+ * the table, markdown and CSV show it as '?', JSON as its \u escape (Jansson writes C0's; the JSON stream
+ * here C1's and DEL, which Jansson leaves raw).
  */
 #include "nemoperf/util/text.h"
 
@@ -94,19 +96,122 @@ FILE *np_text_clean_stream(FILE *under)
     return f;
 }
 
+/* A byte of s at i that np_text_clean replaces: 0 none, else how many (1, or 2 for a C1 pair). */
+static size_t text_control_len(const unsigned char *s, size_t i)
+{
+    unsigned char c = s[i];
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+        return 1;
+    return c == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f ? 2 : 0;
+}
+
 void np_text_csv_field(FILE *out, const char *s, int always)
 {
     if (!s)
         s = "";
-    if (!always && !strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
+    const unsigned char *u = (const unsigned char *)s;
+    if (!always && !strpbrk(s, ",\"\n")) {
+        for (size_t i = 0; u[i];) { /* the table's rule: a control byte is '?' (CSV has no escape for it) */
+            size_t k = text_control_len(u, i);
+            for (size_t j = 0; j < (k ? k : 1); j++)
+                putc(k ? '?' : u[i + j], out);
+            i += k ? k : 1;
+        }
         return;
     }
     putc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
+    for (size_t i = 0; u[i];) {
+        size_t k = text_control_len(u, i);
+        if (u[i] == '"')
             putc('"', out);
-        putc(*s, out);
+        for (size_t j = 0; j < (k ? k : 1); j++)
+            putc(k ? '?' : u[i + j], out);
+        i += k ? k : 1;
     }
     putc('"', out);
+}
+
+/* The JSON stream: a C1 control (C2 80..9F, kept raw by Jansson's UTF-8 output) as \u0080..\u009f and DEL as
+ * \u007f, the escapes JSON has for them, so the text means the same and no such byte reaches a terminal or file.
+ * Outside strings JSON holds neither.  A C2 that ends one write waits for the next. */
+struct text_json {
+    int fd;
+    int c2; /* a C2 held back from the last write */
+};
+
+static int text_json_put(int fd, const char *b, size_t n)
+{
+    for (size_t w = 0; w < n;) {
+        ssize_t r = write(fd, b + w, n - w);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        w += (size_t)r;
+    }
+    return 0;
+}
+
+static ssize_t text_json_write(void *cookie, const char *buf, size_t size)
+{
+    struct text_json *j = cookie;
+    char tmp[8192 + 8];
+    size_t n = 0;
+    for (size_t i = 0; i < size; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (j->c2) {
+            j->c2 = 0;
+            if (c >= 0x80 && c <= 0x9f) {
+                n += (size_t)snprintf(tmp + n, 7, "\\u%04x", c);
+                goto flush;
+            }
+            tmp[n++] = (char)0xc2;
+        }
+        if (c == 0xc2)
+            j->c2 = 1;
+        else if (c == 0x7f)
+            n += (size_t)snprintf(tmp + n, 7, "\\u007f");
+        else
+            tmp[n++] = (char)c;
+    flush:
+        if (n >= 8192) {
+            if (text_json_put(j->fd, tmp, n))
+                return i ? (ssize_t)i : -1;
+            n = 0;
+        }
+    }
+    if (n && text_json_put(j->fd, tmp, n))
+        return -1;
+    return (ssize_t)size;
+}
+
+static int text_json_close(void *cookie)
+{
+    struct text_json *j = cookie;
+    int rc = j->c2 ? text_json_put(j->fd, "\xc2", 1) : 0;
+    free(j);
+    return rc;
+}
+
+FILE *np_text_json_stream(FILE *under)
+{
+    if (fflush(under) != 0)
+        return NULL;
+    struct text_json *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->fd = fileno(under);
+    cookie_io_functions_t io = {.write = text_json_write, .close = text_json_close};
+    FILE *f = fopencookie(j, "w", io);
+    if (!f) {
+        free(j);
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 18);
+    return f;
+}
+
+FILE *np_text_out_stream(FILE *under, int json)
+{
+    return json ? np_text_json_stream(under) : np_text_clean_stream(under);
 }

@@ -4,6 +4,9 @@
 #   3. a FIFO under every name a reader opens in a run folder (the names read from
 #      include/nemoperf/util/runfiles.h, not listed here), in every mode: no hang; and no reader of
 #      src/parse, src/report, src/store opens a file but through util/fileio.c (a grep, its few exceptions named)
+#   5. one escaping rule for every output format: a folder and a cluster name holding ESC, a C1 CSI and DEL
+#      never reach stdout raw in table, markdown, CSV or JSON, of a parse, --nccl, --group, --history, --compare
+#      (JSON keeps the name exactly, as its escapes)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -94,6 +97,36 @@ grep -nE '(^|[^_a-z])(fopen|json_load_file|open|openat|fdopen|opendir)\(' src/pa
 # folder); report outputs written; fdopen of a descriptor np_file_open_regular gave
 [ ! -s "$W/opens" ] && ok "no reader of src/parse, src/report, src/store opens a file around util/fileio.c" ||
     fail "opens around util/fileio.c: $(cat "$W/opens")"
+
+# ---- 5. one escaping rule for every output format ----------------------------------------------
+cd "$W" || die "cd $W"
+esc=$(printf '\033') c1=$(printf '\302\233') del=$(printf '\177')
+evil="evil${esc}[31m${c1}2J${del}x"
+d="$W/esc/$evil/pretrain_llama3.1_8b_bf16_8_1/pretrain_llama3.1_8b_bf16_8"
+mkdir -p "$d" && cp "$SYN"/log-*.out "$d/" || die "cannot make the escape run"
+"$parse" --no-progress --store --db "$W/esc.db" --cluster "c${esc}]0;t${c1}" esc >/dev/null 2>"$W/err"
+grep -q 'stored 1 run' "$W/err" || fail "--store of the escape run: $(cat "$W/err")"
+# raw FILE: 1 when FILE holds ESC, DEL or a C1 control as UTF-8
+raw() { python3 -c 'import re,sys; b=open(sys.argv[1],"rb").read(); sys.exit(0 if re.search(rb"\x1b|\x7f|\xc2[\x80-\x9f]", b) else 1)' "$1"; }
+n=0 f0=$fails
+for fmt in table markdown csv json; do
+    for mode in "" --nccl --group "--history" "--compare esc esc"; do
+        [ "$fmt$mode" = markdown--group ] && continue # not a combination (exit 2)
+        # shellcheck disable=SC2086
+        "$parse" --no-progress --db "$W/esc.db" --format $fmt $mode $( [ -z "$mode" ] || [ "$mode" = --nccl ] || [ "$mode" = --group ] && echo esc) >"$W/out" 2>"$W/err"
+        n=$((n + 1))
+        raw "$W/out" && fail "--format $fmt $mode: a raw control byte on stdout: $(od -An -c "$W/out" | grep -m1 -e '033' -e '177' -e '302')"
+        raw "$W/err" && fail "--format $fmt $mode: a raw control byte on stderr"
+        [ -s "$W/out" ] || fail "--format $fmt $mode: nothing written ($(head -c 300 "$W/err"))"
+    done
+done
+[ "$fails" -eq "$f0" ] && ok "ESC, C1 CSI and DEL in a folder and cluster name: none raw in $n reports (4 formats x parse, --nccl, --group, --history, --compare; markdown has no --group)"
+"$parse" --no-progress --format json esc | python3 -c 'import json,sys
+r = json.load(sys.stdin)["runs"][0]["path"]
+assert r.split("/")[1] == sys.argv[1], (r, sys.argv[1])' "$evil" && ok "JSON keeps the folder name exactly (as escapes)" ||
+    fail "JSON does not keep the name: $(grep -m1 path "$W/out")"
+"$parse" --no-progress --format csv esc | grep -q "^esc/evil?\[31m??2J?x/" && ok "CSV: each control byte as '?', the table's rule" ||
+    fail "CSV: $(head -2 "$W/out" | tail -1 | cut -c1-120)"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2

@@ -26,9 +26,19 @@ long np_text_control_at(const char *s);
  * frees the result.  NULL only when out of memory. */
 char *np_text_shorten(const char *s, size_t max, int *owned);
 
-/* One CSV field (RFC 4180) to out: s (NULL: empty) as it is, or between double quotes with each quote
- * doubled when it holds a comma, a quote, CR or LF, or when always is set.  The reports' one writer. */
+/* One CSV field (RFC 4180) to out: s (NULL: empty), each byte np_text_clean replaces written as '?'
+ * (CSV has no escape: the table's rule), between double quotes with each quote doubled when it holds a
+ * comma, a quote or LF, or when always is set.  The reports' one writer. */
 void np_text_csv_field(FILE *out, const char *s, int always);
+
+/* A stream over under's descriptor for JSON text: every C1 control (UTF-8 C2 80..9F) written as its escape
+ * \u0080..\u009f and DEL as \u007f (Jansson escapes C0 controls itself and leaves these raw), the same JSON
+ * value.  under is flushed first and never closed; fclose the stream to flush.  NULL when that fails. */
+FILE *np_text_json_stream(FILE *under);
+
+/* The one rule for a report on under: np_text_json_stream for JSON (json 1), np_text_clean_stream for the
+ * table, markdown and CSV.  NULL when that fails. */
+FILE *np_text_out_stream(FILE *under, int json);
 
 /* A stream writing through np_text_clean to under's descriptor (under is flushed first and
  * never closed; nothing else should write to it meanwhile).  Its own buffer: a line on a
