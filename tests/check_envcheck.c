@@ -34,6 +34,13 @@ START_TEST(suggestions)
     ck_assert_str_eq(np_env_suggest("ENABLE_NSYS", &p), "ENABLE_PROFILE");
     ck_assert_str_eq(np_env_suggest("PROFILING_START_STEP", &p), "PROFILE_START_STEP");
     ck_assert_int_eq(p, 0);
+    /* Megatron-Bridge rows' variables (launch/mbridge_config.c) */
+    ck_assert_str_eq(np_env_suggest("CONTAINR", &p), "CONTAINER");
+    ck_assert_str_eq(np_env_suggest("CONFIG_VARIANTS", &p), "CONFIG_VARIANT");
+    ck_assert_str_eq(np_env_suggest("SEQLEN", &p), "SEQ_LEN");
+    /* what the tools read but nobody sets for nemoperf is never suspect */
+    for (const char *const *a = np_env_ambient(); *a; a++)
+        ck_assert_msg(np_env_suggest(*a, NULL) == NULL, "%s", *a);
     /* far from every name, but under a known prefix */
     ck_assert_ptr_nonnull(np_env_suggest("NEMOPERF_SOMETHING_ELSE", &p));
     ck_assert_int_eq(p, 1);

@@ -55,7 +55,7 @@ static void setup_usage(FILE *out)
             "                    sft/lora: the recipe of the fine-tuning rows).  A Megatron-Bridge row\n"
             "                    (RECIPE=deepseek_v3, as launch --list names it): its image, the\n"
             "                    Megatron-Bridge checkout and the Hub files it reads, in one run\n"
-            "  CONTAINER, DTYPE, GPU_TYPE   narrow the Megatron-Bridge rows as for ./launch\n"
+            "  CONTAINER, DTYPE, GPU_TYPE, CONFIG_VARIANT   narrow the Megatron-Bridge rows as for ./launch\n"
             "  MODEL_SIZE        only these model sizes (comma-separated), e.g. 8b\n"
             "  MODEL             the same, for RECIPE=automodel: benchmark names as launch --list shows them;\n"
             "                    their config.json (+ remote code) or, for LoRA/Llama rows, the weights\n"

@@ -260,7 +260,8 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
     }
     enum np_mb_dtype d = dt ? np_mb_dtype_parse(dt) : NP_MB_DTYPE_NONE;
     const struct np_mbperf_row *row = NULL;
-    char cts[64] = "", gpus[128] = "", dts[128] = "";
+    const char *cv = setup_env("CONFIG_VARIANT"); /* as the launch: the container that has the variant */
+    char cts[64] = "", gpus[128] = "", dts[128] = "", cvs[128] = "";
     for (size_t i = 0; i < p->mb.n; i++) { /* rows are newest container first: the first match is the default */
         const struct np_mbperf_row *r = &p->mb.rows[i];
         if (strcasecmp(r->recipe, name) != 0 || strcasecmp(r->task, task) != 0)
@@ -277,8 +278,17 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
             setup_append_name(dts, sizeof dts, np_mb_dtype_name(r->dtype));
         if (dt && r->dtype != d)
             continue;
+        if (r->config_variant && !setup_size_listed(cvs, r->config_variant))
+            setup_append_name(cvs, sizeof cvs, r->config_variant);
+        if (cv && !(r->config_variant && strcasecmp(r->config_variant, cv) == 0))
+            continue;
         if (!row)
             row = r;
+    }
+    if (!row && cv && (!dt || strstr(dts, np_mb_dtype_name(d)))) {
+        np_errorf("CONFIG_VARIANT=%s: %s has no published row with it%s; allowed: %s", cv, name,
+                  ct ? " in this container" : "", cvs[0] ? cvs : "unset (its rows run without -cv)");
+        return 2;
     }
     if (!row) {
         const char *var = !cts[0] ? "TASK" : !gpus[0] ? "CONTAINER" : gt && !dts[0] ? "GPU_TYPE" : "DTYPE";
@@ -290,9 +300,9 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
         return 2;
     }
     if (!ct)
-        np_notef("CONTAINER not set: staging %s, the newest container version with %s%s%s%s%s (published in: %s)",
+        np_notef("CONTAINER not set: staging %s, the newest container version with %s%s%s%s%s%s%s (published in: %s)",
                  row->container, name, dt ? " " : "", dt ? np_mb_dtype_name(d) : "", gt ? " on " : "", gt ? gt : "",
-                 cts);
+                 cv ? " CONFIG_VARIANT=" : "", cv ? cv : "", cts);
     p->sources[0].repo = &row->repo;
     p->sources[0].dir = np_mbridge_checkout_dir(stage, &row->repo);
     p->sources[0].url = np_archive_url(setup_env("NEMOPERF_ARCHIVE_ENDPOINT"), &row->repo);

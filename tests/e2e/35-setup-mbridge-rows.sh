@@ -39,6 +39,13 @@ grep -q "not staged yet: NVIDIA-NeMo/Megatron-Bridge" "$tmp/l1" && fail "launch 
 run RECIPE=llama3_70b TASK=sft CONTAINER=26.06 GPU_TYPE=h100 "$setup" --skip-hf --skip-image >"$tmp/o2" 2>"$tmp/e2" &&
     [ -f "$S/src/Megatron-Bridge-$V5/scripts/performance/run_script.py" ] &&
     ok "TASK=sft CONTAINER=26.06 RECIPE=llama3_70b stages Megatron-Bridge at v0.5.0" || fail "26.06: $(cat "$tmp/o2" "$tmp/e2")"
+# CONFIG_VARIANT=v1 as the launch reads it: the container that publishes the variant (26.06: DeepSeek V3 GB300 v1)
+run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 CONFIG_VARIANT=v1 "$setup" --skip-hf --dry-run >"$tmp/cv" 2>"$tmp/cv.err" &&
+    grep -q "nemo:26.06" "$tmp/cv" && grep -q "CONTAINER not set: staging 26.06, .*CONFIG_VARIANT=v1" "$tmp/cv.err" &&
+    ok "CONFIG_VARIANT=v1: 26.06's image and checkout, as the launch takes" || fail "CONFIG_VARIANT=v1: $(cat "$tmp/cv" "$tmp/cv.err")"
+run RECIPE=deepseek_v3 DTYPE=fp8_mx GPU_TYPE=gb300 CONFIG_VARIANT=v9 "$setup" --skip-hf --dry-run >/dev/null 2>"$tmp/cv9"
+[ $? -eq 2 ] && grep -q "CONFIG_VARIANT=v9: deepseek_v3 has no published row with it; allowed: v2, v1" "$tmp/cv9" &&
+    ok "CONFIG_VARIANT=v9: exit 2, the variants listed" || fail "CONFIG_VARIANT=v9: $(cat "$tmp/cv9")"
 # idempotent: no request the second time
 : >"$tmp/requests.log"
 run RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 DTYPE=MXFP8 "$setup" --skip-hf --skip-image >"$tmp/o3" 2>"$tmp/e3" &&
