@@ -248,6 +248,70 @@ START_TEST(test_mbridge_energy_prefixes)
 }
 END_TEST
 
+/* Megatron records a terminal wrapped over several lines (mbridge.log at 80 columns, its 30th record at 101; its NCCL
+ * lines wrapped too): each read whole, as the unwrapped line is, at the offset of its iteration number's line, whole
+ * file, chunked (test_chunk_seams) and tail-first (here and test_tail_cut_points).  A piece that is all a line has of a record (a time without "iteration i/ n" before
+ * it, back to a closing '|') is no step.  On the tree before, the wrapped records were steps without an iteration
+ * number (-1) and the time of the continuation line. */
+START_TEST(test_mbridge_wrapped)
+{
+    struct np_scan_result ref, r;
+    scan_all(DATA "mbridge.log", &ref);
+    scan_all(DATA "mbridge_wrapped.log", &r);
+    /* the 30th record's "elapsed time per iteration" is cut in two at 101 columns: no line holds what the scanner
+     * looks for, and the record is not read at all (never half) */
+    ck_assert_uint_eq(r.nsteps, ref.nsteps - 1);
+    for (size_t i = 0; i < r.nsteps; i++) {
+        const struct np_step *a = &r.steps[i], *b = &ref.steps[i < 29 ? i : i + 1];
+        ck_assert_int_eq(a->iteration, b->iteration);
+        ck_assert_int_eq(a->total, b->total);
+        ck_assert(same_double(a->step_time_s, b->step_time_s));
+        ck_assert(same_double(a->loss, b->loss));
+        ck_assert_int_eq(a->global_batch_size, b->global_batch_size);
+        ck_assert(same_double(a->tflops_per_gpu, b->tflops_per_gpu));
+        ck_assert(same_double(a->consumed_samples, b->consumed_samples));
+        ck_assert_int_eq(a->nan_seen, b->nan_seen);
+    }
+    assert_offset_at(DATA "mbridge_wrapped.log", &r.steps[48], " [2025-10-01 12:10:50] iteration");
+    assert_offset_at(DATA "mbridge_wrapped.log", &r.steps[29], " [2025-10-01 12:06:31] iteration");
+    np_scan_result_free(&ref);
+
+    /* tail-first with a step budget (read backwards in chunks): the same last steps */
+    for (size_t keep = 1; keep <= 12; keep += 11) {
+        struct np_scan_opts o = {.window = keep, .keep = keep, .tail_bytes = 300};
+        struct np_scan_result t;
+        ck_assert_int_eq(np_scan_file(DATA "mbridge_wrapped.log", &o, &t, NULL), NP_OK);
+        ck_assert_uint_ge(t.nsteps, keep);
+        for (size_t i = 0; i < t.nsteps; i++)
+            assert_same_step(&t.steps[i], &r.steps[r.nsteps - t.nsteps + i]);
+        np_scan_result_free(&t);
+    }
+    np_scan_result_free(&r);
+
+    /* a time with no iteration number before it: no step, not one numbered -1 */
+    static const char lone[] = " [2025-10-01 12:00:01] iteration        1/      50 | consumed samples: 128 | elapsed "
+                               "time per iteration (ms): 15390.4 | lm loss: 1.249000E+01 |\n"
+                               "      256 | elapsed time per iteration (ms): 14260.5 | throughput per GPU (TFLOP/s/G\n"
+                               "PU): 663.5 | lm loss: 1.2E+01 |\n";
+    scan_buf(lone, sizeof lone - 1, &r);
+    ck_assert_uint_eq(r.nsteps, 1);
+    ck_assert_int_eq(r.steps[0].iteration, 0);
+    ck_assert_near(r.steps[0].step_time_s, 15.3904);
+    np_scan_result_free(&r);
+    /* the wrapped corpus excerpt: read whole, tail-first too */
+    const char *path = "tests/data/real/reconstructed_megatron_wrapped_80.log";
+    scan_all(path, &r);
+    ck_assert_uint_eq(r.nsteps, 3);
+    ck_assert_int_eq(r.steps[2].iteration, 293);
+    ck_assert_near(r.steps[2].step_time_s, 3.0352);
+    ck_assert_near(r.steps[2].energy_j_per_gpu, 1980.1);
+    ck_assert_near(r.steps[2].power_w_per_gpu, 652.5);
+    ck_assert_near(r.steps[2].loss, 2.378540E-02);
+    assert_offset_at(path, &r.steps[2], " [2026-02-06 20:55:08.991445] iteration");
+    np_scan_result_free(&r);
+}
+END_TEST
+
 /* Lightning bars of an unknown total ("3/?", tqdm's total_fmt), no global_step: the step is the bar's k-1, and the
  * fit loop's "`max_steps=5` reached" after it is found (np_scan_stop_message); a bar counting batches short of its
  * end ("81/43800" at global_step=4) says so (bar_short). */
@@ -787,7 +851,7 @@ END_TEST
 
 static const char *const golden[] = {
     "nemo2.log", "nemo2_tflops.log", "nemo1_tqdm.log", "delta.log", "mbridge.log", "automodel.log",
-    "runs_appended.log", "hostile.log", "crlf.log", "cr_only.log", "partial_last.log",
+    "runs_appended.log", "hostile.log", "crlf.log", "cr_only.log", "partial_last.log", "mbridge_wrapped.log",
 };
 #define NGOLDEN (sizeof golden / sizeof golden[0])
 
@@ -1397,6 +1461,7 @@ static Suite *scan_suite(void)
     tcase_add_test(tc, test_delta);
     tcase_add_test(tc, test_mbridge);
     tcase_add_test(tc, test_mbridge_energy_prefixes);
+    tcase_add_test(tc, test_mbridge_wrapped);
     tcase_add_test(tc, test_bar_unknown_total);
     tcase_add_test(tc, test_automodel);
     tcase_add_test(tc, test_gen_names);

@@ -364,6 +364,8 @@ static int scan_parse_digits(const char *s, size_t n, long *out)
 
 /* ---- scanner state ----------------------------------------------------- */
 
+struct scan_join;
+
 struct scan_state {
     struct np_step *steps; /* current (last) run */
     size_t n, cap;
@@ -378,6 +380,19 @@ struct scan_state {
     PCRE2_SIZE ov[8];      /* the last match: start, end, groups 1-3 (PCRE2_UNSET when absent) */
     unsigned skip;         /* fields (1u << enum scan_field) whose values are not stored (lean tail mode) */
     enum np_status status; /* sticky failure (allocation) */
+    /* a Megatron record wrapped over several lines (scan_mb_wrapped): the bytes around the line parsed, contiguous
+     * in the file (ctx_lo a line start at file offset ctx_off), the pieces before ctx_lo (back, streaming), and a
+     * record whose end lies past ctx_hi, completed by the next bytes fed (rec, rec_open) */
+    const char *ctx_lo, *ctx_hi;
+    uint64_t ctx_off;
+    int tail;              /* tail mode's one-line parser: ctx_hi is the end of the lines, no record waits */
+    int more_before;       /* tail mode: the file has bytes before ctx_lo not read yet */
+    int ctx_cut;           /* tail mode: a record reached ctx_lo: read more and parse the line again */
+    char *back;
+    size_t back_len, back_cap;
+    uint64_t back_off;
+    struct scan_join *rec;
+    int rec_open;
 };
 
 static enum np_status scan_state_init(struct scan_state *st)
@@ -389,10 +404,14 @@ static enum np_status scan_state_init(struct scan_state *st)
     return st->md ? NP_OK : NP_E_NOMEM;
 }
 
+static void scan_join_free(struct scan_join *j);
+
 static void scan_state_free(struct scan_state *st)
 {
     free(st->steps);
     free(st->scratch);
+    free(st->back);
+    scan_join_free(st->rec);
     pcre2_match_data_free(st->md);
     memset(st, 0, sizeof *st);
 }
@@ -1198,26 +1217,46 @@ static int scan_line_delta(struct scan_state *st, const char *s, size_t n, uint6
     return 1;
 }
 
-static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, uint64_t off)
+/* A Megatron step record s[0..n) whose "iteration i/ n" the last match (PAT_MB_ANCHOR) found: its fields from
+ * there on.  off: the file offset of the line the anchor starts. */
+static void scan_mb_step(struct scan_state *st, const char *s, size_t n, uint64_t off)
 {
     struct np_step step;
     struct scan_gstep gstep = {-1, 0};
-    size_t from = 0;
-    int anchored = 0;
+    long i = scan_group_digits(st, s, 1), t = scan_group_digits(st, s, 2);
+    size_t from = st->ov[0];
     scan_step_init(&step, NP_GEN_MBRIDGE, off);
-    if (scan_match(st, PAT_MB_ANCHOR, s, n, 0)) {
-        long i = scan_group_digits(st, s, 1), t = scan_group_digits(st, s, 2);
-        /* Megatron counts from 1: "iteration 50/50" is index 49 of 0..49. */
-        step.iteration = i >= 1 ? i - 1 : -1;
-        step.total = t >= 1 ? t - 1 : -1;
-        from = st->ov[0];
-        anchored = 1;
-    }
-    int has_time = scan_pairs(st, PAT_PIPE_KV, scan_keys_mbridge, s + from, n - from, &step,
-                              &gstep, F_TIME_MS);
-    if (!anchored && !has_time)
-        return;
+    /* Megatron counts from 1: "iteration 50/50" is index 49 of 0..49. */
+    step.iteration = i >= 1 ? i - 1 : -1;
+    step.total = t >= 1 ? t - 1 : -1;
+    scan_pairs(st, PAT_PIPE_KV, scan_keys_mbridge, s + from, n - from, &step, &gstep, F_TIME_MS);
     scan_add_step(st, &step);
+}
+
+static void scan_mb_wrapped(struct scan_state *st, const char *s, size_t n, uint64_t off, int anchored);
+
+/* 1 when s[0..n) ends (blanks aside) with '|': Megatron ends every record so ("... nan iterations:   0 |"). */
+static int scan_ends_bar(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    return n && s[n - 1] == '|';
+}
+
+/* A line holding "elapsed time per iteration": a whole record is read at once; one a terminal wrapped over several
+ * lines (no "iteration i/ n" in this one, or no closing '|') is joined to its other lines first (scan_mb_wrapped),
+ * and a record without its iteration number is no step: its time is never a step's without it. */
+static void scan_line_mbridge(struct scan_state *st, const char *s, size_t n, uint64_t off)
+{
+    int anchored = scan_match(st, PAT_MB_ANCHOR, s, n, 0);
+    if (anchored && scan_ends_bar(s, n)) {
+        scan_mb_step(st, s, n, off);
+        return;
+    }
+    if (st->ctx_lo && s >= st->ctx_lo && s + n < st->ctx_hi)
+        scan_mb_wrapped(st, s, n, off, anchored);
+    else if (anchored) /* an ANSI-stripped copy: the line alone */
+        scan_mb_step(st, s, n, off);
 }
 
 /* Megatron-LM's memory report names the iteration it follows ("after 10 iterations" = index 9): a side
@@ -1457,6 +1496,254 @@ static unsigned scan_needles_in(const char *s, size_t n)
     return found;
 }
 
+/* ---- Megatron records wrapped over several lines --------------------------------------------------------------
+ * A terminal (or a paste from one) breaks a long Megatron record into pieces of its width: the iteration number in
+ * one piece, "elapsed time per iteration" in another, the loss in a third.  The candidate line (the needle's) is
+ * joined to the pieces before it back to the previous record's closing '|', and to the pieces after it up to its
+ * own closing '|'; a piece holding a needle (a line the scanner reads on its own) ends either walk before it, an
+ * empty piece ends neither.  The joined text is read as one line when it holds "iteration i/ n" before the end of
+ * the candidate line's piece, else not at all.  The joins see the same pieces whatever the reads' sizes: the pieces
+ * before a read's first byte are kept (back), a record still open at its last byte takes the next read's first
+ * pieces (rec_open), and tail mode reads further back when a record reaches the first byte it has (ctx_cut). */
+#define SCAN_JOIN_BACK 16      /* pieces before the candidate line */
+#define SCAN_JOIN_PIECES 32    /* pieces of a record */
+#define SCAN_JOIN_BYTES 8192   /* bytes of a record (half of them before the candidate line) */
+
+struct scan_join {
+    char *buf;                      /* the pieces joined, terminators left out */
+    size_t len, cap;
+    size_t np;                      /* pieces */
+    size_t pos[SCAN_JOIN_PIECES];   /* piece i starts at buf + pos[i] ... */
+    uint64_t off[SCAN_JOIN_PIECES]; /* ... and at file offset off[i] */
+    size_t fend;                    /* the end of the candidate line's piece: the anchor is looked for before it */
+    int done;                       /* no piece is added any more */
+    uint64_t end_off;               /* rec_open: the file offset the next bytes must start at */
+};
+
+static void scan_join_free(struct scan_join *j)
+{
+    if (j)
+        free(j->buf);
+    free(j);
+}
+
+static int scan_join_add(struct scan_state *st, struct scan_join *j, const char *p, size_t n, uint64_t off)
+{
+    if (j->len + n > j->cap) {
+        size_t cap = j->cap ? j->cap : 1024;
+        while (cap < j->len + n)
+            cap *= 2;
+        char *b = realloc(j->buf, cap);
+        if (!b) {
+            st->status = NP_E_NOMEM;
+            return 0;
+        }
+        j->buf = b;
+        j->cap = cap;
+    }
+    memcpy(j->buf + j->len, p, n);
+    j->pos[j->np] = j->len;
+    j->off[j->np++] = off;
+    j->len += n;
+    return 1;
+}
+
+/* The piece ending just before p (a piece start, p > lo): [*ps, *pe); "\r\n" is one terminator. */
+static void scan_piece_before(const char *lo, const char *p, const char **ps, const char **pe)
+{
+    const char *e = p - 1;
+    if (*e == '\n' && e > lo && e[-1] == '\r')
+        e--;
+    else if (*e != '\n' && *e != '\r')
+        e = p;
+    const char *b = e;
+    while (b > lo && b[-1] != '\n' && b[-1] != '\r')
+        b--;
+    *ps = b;
+    *pe = e;
+}
+
+/* 1 when piece [ps, ps + pn) ends a backward walk that took ng pieces of bytes bytes so far. */
+static int scan_back_stops(const char *ps, size_t pn, size_t ng, size_t bytes)
+{
+    return pn && (scan_ends_bar(ps, pn) || ng == SCAN_JOIN_BACK || bytes + pn > SCAN_JOIN_BYTES / 2 ||
+                  scan_needles_in(ps, pn));
+}
+
+/* The pieces of [p, hi) after p (a piece's terminator, or a piece start when first) while the record is open:
+ * appended to j.  Returns where it stopped (hi: the bytes ran out, the record still open unless j->done). */
+static const char *scan_join_forward(struct scan_state *st, struct scan_join *j, const char *p, const char *hi,
+                                     uint64_t poff, int first)
+{
+    while (!j->done && p < hi) {
+        const char *q = p;
+        if (!first && *q == '\r' && q + 1 < hi && q[1] == '\n')
+            q += 2;
+        else if (!first && (*q == '\r' || *q == '\n'))
+            q++;
+        first = 0;
+        const char *t = q;
+        while (t < hi && *t != '\n' && *t != '\r')
+            t++;
+        if (t == hi)
+            return hi; /* whole lines only: q == hi */
+        size_t n = (size_t)(t - q);
+        if (n && (j->np == SCAN_JOIN_PIECES || j->len + n > SCAN_JOIN_BYTES || scan_needles_in(q, n))) {
+            j->done = 1;
+            return p;
+        }
+        if (n && !scan_join_add(st, j, q, n, poff + (uint64_t)(q - p)))
+            return hi;
+        if (n && scan_ends_bar(q, n))
+            j->done = 1;
+        poff += (uint64_t)(t - p);
+        p = t;
+    }
+    return p;
+}
+
+/* The record joined: its last "iteration i/ n" before the end of the candidate line, and the step from there. */
+static void scan_join_parse(struct scan_state *st, struct scan_join *j)
+{
+    if (st->status != NP_OK || !j->np || !scan_match(st, PAT_MB_ANCHOR, j->buf, j->fend, 0))
+        return; /* no iteration number: not a step at all */
+    size_t i = j->np - 1;
+    while (i > 0 && j->pos[i] > st->ov[0])
+        i--;
+    scan_mb_step(st, j->buf, j->len, j->off[i]);
+}
+
+/* The candidate line s[0..n) at file offset off, inside [ctx_lo, ctx_hi): see above. */
+static void scan_mb_wrapped(struct scan_state *st, const char *s, size_t n, uint64_t off, int anchored)
+{
+    if (!st->rec && !(st->rec = calloc(1, sizeof *st->rec))) {
+        st->status = NP_E_NOMEM;
+        return;
+    }
+    struct scan_join *j = st->rec;
+    j->len = j->np = 0;
+    j->done = 0;
+    if (!anchored) { /* back to the previous record's '|': in this read, then in the pieces kept before it */
+        const char *got[SCAN_JOIN_BACK], *gote[SCAN_JOIN_BACK];
+        uint64_t gotoff[SCAN_JOIN_BACK];
+        size_t ng = 0, bytes = 0;
+        const char *lo = st->ctx_lo, *p = s;
+        uint64_t lo_off = st->ctx_off;
+        int in_back = 0;
+        for (;;) {
+            if (p == lo) {
+                if (!in_back && st->back_len && st->back_off + st->back_len == st->ctx_off) {
+                    lo = st->back;
+                    p = st->back + st->back_len;
+                    lo_off = st->back_off;
+                    in_back = 1;
+                    continue;
+                }
+                if (!in_back && st->more_before) {
+                    st->ctx_cut = 1; /* tail mode: the record may go on in bytes not read yet */
+                    return;
+                }
+                break;
+            }
+            const char *ps, *pe;
+            scan_piece_before(lo, p, &ps, &pe);
+            size_t pn = (size_t)(pe - ps);
+            if (scan_back_stops(ps, pn, ng, bytes))
+                break;
+            if (pn) {
+                got[ng] = ps;
+                gote[ng] = pe;
+                gotoff[ng++] = lo_off + (uint64_t)(ps - lo);
+                bytes += pn;
+            }
+            p = ps;
+        }
+        while (ng-- > 0)
+            if (!scan_join_add(st, j, got[ng], (size_t)(gote[ng] - got[ng]), gotoff[ng]))
+                return;
+    }
+    if (!scan_join_add(st, j, s, n, off))
+        return;
+    j->fend = j->len;
+    j->done = scan_ends_bar(s, n);
+    const char *stop = scan_join_forward(st, j, s + n, st->ctx_hi, off + n, 0);
+    if (stop == st->ctx_hi && !j->done && !st->tail) {
+        /* streaming: the record goes on in the next bytes fed (scan_join_more), or ends with them */
+        j->end_off = st->ctx_off + (uint64_t)(st->ctx_hi - st->ctx_lo);
+        st->rec_open = 1;
+        return;
+    }
+    scan_join_parse(st, j);
+}
+
+/* Streaming, the start of the next bytes fed (buf[0..len) at file offset base, whole lines): the open record takes
+ * its pieces from them, or ends (a gap in the bytes, or the end of the log: buf NULL). */
+static void scan_join_more(struct scan_state *st, const char *buf, size_t len, uint64_t base)
+{
+    if (!st->rec_open)
+        return;
+    struct scan_join *j = st->rec;
+    if (buf && len && base == j->end_off) {
+        const char *stop = scan_join_forward(st, j, buf, buf + len, base, 1);
+        if (!j->done && stop == buf + len) {
+            j->end_off = base + len;
+            return;
+        }
+    }
+    st->rec_open = 0;
+    scan_join_parse(st, j);
+}
+
+/* Streaming, after buf[0..len) (whole lines at file offset base) was fed: keep the pieces a wrapped record after
+ * it may need (those a backward walk from its end takes, with those kept before it). */
+static void scan_back_keep(struct scan_state *st, const char *buf, size_t len, uint64_t base)
+{
+    const char *p = buf + len;
+    size_t ng = 0, bytes = 0;
+    int stopped = 0;
+    while (p > buf) {
+        const char *ps, *pe;
+        scan_piece_before(buf, p, &ps, &pe);
+        size_t pn = (size_t)(pe - ps);
+        if ((stopped = scan_back_stops(ps, pn, ng, bytes)))
+            break;
+        ng += pn != 0;
+        bytes += pn;
+        p = ps;
+    }
+    size_t keep_old = 0; /* bytes of the old pieces kept in front */
+    if (!stopped && st->back_len && st->back_off + st->back_len == base) {
+        const char *q = st->back + st->back_len;
+        while (q > st->back) {
+            const char *ps, *pe;
+            scan_piece_before(st->back, q, &ps, &pe);
+            size_t pn = (size_t)(pe - ps);
+            if (scan_back_stops(ps, pn, ng, bytes))
+                break;
+            ng += pn != 0;
+            bytes += pn;
+            q = ps;
+        }
+        keep_old = (size_t)(st->back + st->back_len - q);
+    }
+    size_t add = (size_t)(buf + len - p), need = keep_old + add;
+    if (need > st->back_cap) {
+        char *b = realloc(st->back, need);
+        if (!b) {
+            st->status = NP_E_NOMEM;
+            return;
+        }
+        st->back = b;
+        st->back_cap = need;
+    }
+    if (keep_old)
+        memmove(st->back, st->back + st->back_len - keep_old, keep_old);
+    if (add)
+        memcpy(st->back + keep_old, p, add);
+    st->back_off = base + (uint64_t)(p - buf) - keep_old;
+    st->back_len = need;
+}
+
 /* ---- the marks (scan.h np_scan_marked): a line without one holds no needle ---- */
 
 static inline int scan_mark_at(const char *s, size_t i, size_t n)
@@ -1678,10 +1965,26 @@ static void scan_line_now(struct scan_state *st, const char *s, size_t n, uint64
 static void scan_feed_with(struct scan_state *st, const char *buf, size_t len, uint64_t base, scan_line_fn fn,
                            void *ctx);
 
-/* buf[0..len) holds whole lines (len == 0 or buf[len-1] is '\n' or '\r'). */
+/* buf[0..len) holds whole lines (len == 0 or buf[len-1] is '\n' or '\r'), the file's bytes after those fed before
+ * (streaming: a wrapped record may span two feeds; scan_feed_end after the last). */
 static void scan_feed(struct scan_state *st, const char *buf, size_t len, uint64_t base)
 {
+    if (!len)
+        return;
+    scan_join_more(st, buf, len, base);
+    st->ctx_lo = buf;
+    st->ctx_hi = buf + len;
+    st->ctx_off = base;
     scan_feed_with(st, buf, len, base, scan_line_now, NULL);
+    st->ctx_lo = st->ctx_hi = NULL;
+    if (st->status == NP_OK)
+        scan_back_keep(st, buf, len, base);
+}
+
+/* The end of the bytes fed: a wrapped record still open is read as it stands. */
+static void scan_feed_end(struct scan_state *st)
+{
+    scan_join_more(st, NULL, 0, 0);
 }
 
 /* Find the candidate lines of buf (those holding a needle) and hand each to fn. */
@@ -1781,6 +2084,7 @@ struct scan_back {
     int done;              /* keep distinct steps known, or an earlier run's step met */
     int lean;              /* np_scan_opts.lean */
     unsigned have;         /* lean: fields (1u << enum scan_field) some step met so far (a later one) has */
+    uint64_t redo;         /* a wrapped record reached the first byte read: the next region ends here (else 0) */
 };
 
 static enum np_status scan_back_init(struct scan_back *b, size_t keep, int lean)
@@ -1794,6 +2098,7 @@ static enum np_status scan_back_init(struct scan_back *b, size_t keep, int lean)
         b->rev = NULL;
         return NP_E_NOMEM;
     }
+    b->one.tail = 1;
     return NP_OK;
 }
 
@@ -1843,6 +2148,7 @@ static void scan_back_line(struct scan_state *one, const struct scan_span *sp, u
     for (int g = 0; g < SCAN_NGEN; g++)
         one->last_iter[g] = -1;
     one->skip = skip;
+    one->ctx_cut = 0;
     scan_line(one, sp->s, sp->n, sp->off, sp->hit);
 }
 
@@ -1858,6 +2164,10 @@ static void scan_back_lines(struct scan_state *st, struct scan_back *b, const st
             scan_back_line(one, &sp->v[i], 0); /* a redraw of the last step: it is parsed whole */
         if (one->status != NP_OK) {
             st->status = one->status;
+            return;
+        }
+        if (one->ctx_cut) { /* a wrapped record goes on before this region: parsed again with the next one */
+            b->redo = sp->v[i].off + sp->v[i].n + 1;
             return;
         }
         if (one->has_side) {
@@ -1952,6 +2262,7 @@ enum np_status np_scan_buffer(const char *buf, size_t len, uint64_t base_offset,
     size_t whole = len > start ? scan_whole_lines(buf + start, len - start) : 0;
     if (whole)
         scan_feed(&st, buf + start, whole, base_offset + start);
+    scan_feed_end(&st);
     if (st.status != NP_OK) {
         scan_state_free(&st);
         return np_error_set(err, st.status, "scan", 0, 0, "out of memory");
@@ -2158,6 +2469,9 @@ static enum np_status scan_range(struct scan_file *f, uint64_t from, uint64_t to
         if (rc == NP_OK && st->status != NP_OK)
             rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
     }
+    scan_feed_end(st);
+    if (rc == NP_OK && st->status != NP_OK)
+        rc = np_error_set(err, st->status, f->path, 0, 0, "out of memory");
     free(c.buf);
     free(own);
     return rc;
@@ -2219,9 +2533,15 @@ static enum np_status scan_tail_back(struct scan_file *f, uint64_t lo, struct sc
             }
             rs = have + a;
         }
-        if (rs < line_lo)
+        if (rs < line_lo) {
+            b.one.ctx_lo = buf + (rs - lo); /* what a wrapped Megatron record may join: the lines read */
+            b.one.ctx_hi = buf + (lines_end - lo);
+            b.one.ctx_off = rs;
+            b.one.more_before = have > lo;
+            b.redo = 0;
             scan_back_region(st, &b, buf + (rs - lo), (size_t)(line_lo - rs), rs);
-        line_lo = rs;
+        }
+        line_lo = b.redo > rs && b.redo <= line_lo ? b.redo : rs;
         /* the next chunk: what the missing steps need at the density seen so far, with a margin */
         if (b.distinct > 0 && b.distinct < keep) {
             uint64_t per = (lines_end - b.rev[b.nrev - 1].offset) / b.distinct + 1;

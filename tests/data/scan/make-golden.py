@@ -237,6 +237,21 @@ def gen_hostile():
     write("hostile.log", b)
 
 
+def gen_mbridge_wrapped():
+    # mbridge.log as a terminal 80 columns wide shows it, copied from the screen: every line longer than 80 broken
+    # into pieces of 80 (the first record left whole, the 30th at 101 columns); made from mbridge.log, after it
+    out, n = [], 0
+    for line in open(os.path.join(OUT, "mbridge.log")).read().split("\n")[:-1]:
+        if " iteration " in line and "consumed samples" in line:
+            n += 1
+        w = 101 if n == 30 else 80
+        if n == 1 or len(line) <= w:
+            out.append(line)
+        else:
+            out.extend(line[k:k + w] for k in range(0, len(line), w))
+    write("mbridge_wrapped.log", ("\n".join(out) + "\n").encode())
+
+
 gen_nemo2()
 gen_nemo2_tflops()
 gen_nemo1()
@@ -245,3 +260,4 @@ gen_mbridge()
 gen_automodel()
 gen_runs()
 gen_hostile()
+gen_mbridge_wrapped()
