@@ -306,6 +306,14 @@ START_TEST(test_profile_as_released)
     ck_assert_msg(strstr(e, "PROFILE_STOP_STEP=11") && strstr(e, "MAX_STEPS=8"), "%s", e);
     np_launch_plan_free(&plan);
     ck_assert_ptr_null(np_mbridge_perf_profile("v9.9.9"));
+    /* every release the rows name has NVIDIA's profile */
+    struct np_mbperf_set all;
+    struct np_error perr;
+    ck_assert(np_mbperf_load(NULL, &all, &perr) == NP_OK);
+    for (size_t i = 0; i < all.n; i++)
+        ck_assert_msg(np_mbridge_perf_profile(all.rows[i].release), "%s: release %s has no profile entry",
+                      all.rows[i].container, all.rows[i].release);
+    np_mbperf_free(&all);
     ck_assert_str_eq(np_mbridge_perf_profile("v0.3.0")->trace, "nvtx,cuda");
 }
 END_TEST

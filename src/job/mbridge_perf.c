@@ -26,19 +26,29 @@ static int mbridge_perf_v6(const struct np_launch_config *c)
 static const struct np_mbperf_profile mbperf_profiles[] = {
     {"v0.1.0rc3", 10, 11, "nvtx,cuda", "MB v0.1.0rc3 scripts/performance/setup_experiment.py:84 (NsysPlugin(10, 11)); "
                                        "src/megatron/bridge/recipes/run_plugins.py:199 (nvtx,cuda)"},
+    {"v0.1.0rc4", 10, 11, "nvtx,cuda", "MB v0.1.0rc4 scripts/performance/setup_experiment.py:84 (NsysPlugin(10, 11)); "
+                                       "src/megatron/bridge/recipes/run_plugins.py:199 (nvtx,cuda)"},
     {"v0.2.0", 10, 11, "nvtx,cuda", "MB v0.2.0 scripts/performance/setup_experiment.py:104; perf_plugins.py:118"},
+    {"r0.2.0-44dae92", 10, 11, "nvtx,cuda", "MB 44dae92 (r0.2.0) scripts/performance/argument_parser.py:414-417; "
+                                            "perf_plugins.py:119"},
     {"v0.3.0", 10, 11, "nvtx,cuda", "MB v0.3.0 scripts/performance/argument_parser.py:538-549; perf_plugins.py:121-122 "
                                     "(no --nsys_trace: NeMo-Run's nvtx,cuda)"},
+    {"r0.3.0-1f0cfc3", 10, 11, "nvtx,cuda", "MB 1f0cfc3 (r0.3.0) scripts/performance/argument_parser.py:546-557; "
+                                            "perf_plugins.py:121-122 (no --nsys_trace: NeMo-Run's nvtx,cuda)"},
     {"v0.3.1", 10, 11, "nvtx,cuda", "MB v0.3.1 scripts/performance/argument_parser.py:546-557; perf_plugins.py:121-122 "
                                     "(no --nsys_trace: NeMo-Run's nvtx,cuda)"},
     {"v0.4.0", 10, 11, "cuda-sw,nvtx", "MB v0.4.0 scripts/performance/argument_parser.py:624-635; "
                                        "setup_experiment.py:416-420"},
+    {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d (r0.4.0) scripts/performance/argument_parser.py:634-645; "
+                                               "setup_experiment.py:418-422"},
     {"v0.4.1", 10, 11, "cuda-sw,nvtx", "MB v0.4.1 scripts/performance/argument_parser.py:624-635; "
                                        "setup_experiment.py:416-420"},
     {"v0.4.2", 10, 11, "cuda-sw,nvtx", "MB v0.4.2 scripts/performance/argument_parser.py:641-652; "
                                        "setup_experiment.py:434-438"},
     {"v0.5.0", 10, 11, "cuda-sw,nvtx", "MB v0.5.0 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:672-677"},
+    {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f (r0.5.0) scripts/performance/argument_parser.py:728-739; "
+                                               "setup_experiment.py:674-679"},
     {"v0.5.1", 10, 11, "cuda-sw,nvtx", "MB v0.5.1 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:674-679"},
     {"v0.6.0", 10, 11, "cuda-sw,nvtx", "MB v0.6.0 scripts/performance/argument_parser.py:759-770; "
