@@ -497,6 +497,39 @@ static void run_newer_schema(int pg)
     store_cleanup(pg);
 }
 
+/* A schema version no nemoperf writes ("abc", "-1", "", "1x", " 3", "2.0"): refused (NP_E_INVALID, exit 2), the
+ * version named, the store left as it was; the tree before took "abc" for 0 and migrated it ("table runs already
+ * exists" on SQLite). */
+static void run_bad_schema(int pg)
+{
+    static const char *const bad[] = {"abc", "-1", "", "1x", " 3", "2.0", "99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        store_loc(pg);
+        count_runs();
+        char sql[160];
+        snprintf(sql, sizeof sql, "UPDATE nemoperf_meta SET value = '%s' WHERE key = 'schema_version'", bad[i]);
+        if (pg) {
+            PGconn *c = PQconnectdb(loc);
+            PQclear(PQexec(c, sql));
+            PQfinish(c);
+        } else {
+            sqlite3 *db;
+            ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+            ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+            sqlite3_close(db);
+        }
+        struct np_store *s = NULL;
+        struct np_error err;
+        ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_INVALID);
+        ck_assert_ptr_null(s);
+        char want[80];
+        snprintf(want, sizeof want, "schema version is '%s', which no nemoperf writes", bad[i]);
+        ck_assert_msg(strstr(err.text, want), "%s: %s", bad[i], err.text);
+        ck_assert_int_eq(np_exit_code(NP_E_INVALID), 2);
+        store_cleanup(pg);
+    }
+}
+
 /* selectors and the rows they pick */
 static enum np_status count_row(void *ctx, const struct np_store_rec *r)
 {
@@ -603,6 +636,8 @@ START_TEST(test_sqlite_concurrent) { run_concurrent(0); }
 END_TEST
 START_TEST(test_sqlite_newer_schema) { run_newer_schema(0); }
 END_TEST
+START_TEST(test_sqlite_bad_schema) { run_bad_schema(0); }
+END_TEST
 START_TEST(test_sqlite_selectors_history) { run_selectors_history(0); }
 END_TEST
 START_TEST(test_pg_idempotent) { run_idempotent(1); }
@@ -612,6 +647,8 @@ END_TEST
 START_TEST(test_pg_concurrent) { run_concurrent(1); }
 END_TEST
 START_TEST(test_pg_newer_schema) { run_newer_schema(1); }
+END_TEST
+START_TEST(test_pg_bad_schema) { run_bad_schema(1); }
 END_TEST
 START_TEST(test_pg_selectors_history) { run_selectors_history(1); }
 END_TEST
@@ -776,6 +813,7 @@ int main(void)
     tcase_add_test(ts, test_sqlite_killed);
     tcase_add_test(ts, test_sqlite_concurrent);
     tcase_add_test(ts, test_sqlite_newer_schema);
+    tcase_add_test(ts, test_sqlite_bad_schema);
     tcase_add_test(ts, test_sqlite_selectors_history);
     tcase_add_test(ts, test_sqlite_corrupt);
     tcase_add_test(ts, test_sqlite_network_fs_refused);
@@ -789,6 +827,7 @@ int main(void)
         tcase_add_test(tp, test_pg_killed);
         tcase_add_test(tp, test_pg_concurrent);
         tcase_add_test(tp, test_pg_newer_schema);
+        tcase_add_test(tp, test_pg_bad_schema);
         tcase_add_test(tp, test_pg_selectors_history);
         tcase_add_test(tp, test_pg_password_not_printed);
         suite_add_tcase(s, tp);

@@ -482,18 +482,36 @@ static enum np_status store_exec(struct np_store *s, const char *sql, const stru
     return s->be->exec(s->h, sql, 0, p, np, NULL, 0, NULL, NULL, NULL, err);
 }
 
+/* The schema version as stored: 1 to 9 decimal digits, nothing else; v -1 when it is anything else, with
+ * what it is kept for the message (a store whose version nemoperf cannot read is never migrated). */
+struct store_version {
+    long v;
+    char text[40];
+};
+
 static int store_version_row(void *ctx, const struct np_sval *cols, size_t ncol)
 {
-    (void)ncol;
-    *(long *)ctx = cols[0].type == NP_SV_TEXT ? strtol(cols[0].s, NULL, 10) : -1;
+    struct store_version *sv = ctx;
+    const char *t = ncol && cols[0].type == NP_SV_TEXT && cols[0].s ? cols[0].s : NULL;
+    size_t n = t ? strspn(t, "0123456789") : 0;
+    sv->v = t && n >= 1 && n <= 9 && t[n] == '\0' ? strtol(t, NULL, 10) : -1;
+    snprintf(sv->text, sizeof sv->text, "%s", t ? t : "(not text)");
     return 0;
 }
 
+/* *v: the version (0 when none is stored yet), or -1 when the stored one cannot be read (err says which). */
 static enum np_status store_read_version(struct np_store *s, long *v, struct np_error *err)
 {
     static const enum np_sval_type t[] = {NP_SV_TEXT};
-    *v = 0;
-    return s->be->exec(s->h, store_sql_version, 0, NULL, 0, t, 1, store_version_row, v, NULL, err);
+    struct store_version sv = {0, ""};
+    enum np_status st = s->be->exec(s->h, store_sql_version, 0, NULL, 0, t, 1, store_version_row, &sv, NULL, err);
+    *v = sv.v;
+    if (st == NP_OK && sv.v < 0) {
+        return np_error_set(err, NP_E_INVALID, s->where, 0, 0,
+                            "the results store's schema version is '%s', which no nemoperf writes: not read and not "
+                            "migrated (a damaged store? restore it from a copy)", sv.text);
+    }
+    return st;
 }
 
 static enum np_status store_newer(struct np_store *s, long v, struct np_error *err)
@@ -508,8 +526,14 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
 {
     long v = 0;
     struct np_error ignored;
-    if (store_read_version(s, &v, &ignored) == NP_OK && v == NP_STORE_SCHEMA)
+    enum np_status vst = store_read_version(s, &v, &ignored);
+    if (vst == NP_OK && v == NP_STORE_SCHEMA)
         return NP_OK; /* the usual case: no lock taken */
+    if (vst == NP_E_INVALID) { /* a version no nemoperf writes ("abc"): never taken for 0 and migrated */
+        if (err)
+            *err = ignored;
+        return vst;
+    }
     if (v > NP_STORE_SCHEMA)
         return store_newer(s, v, err);
     enum np_status st = store_exec(s, s->be->begin_sql, NULL, 0, err);

@@ -7,6 +7,7 @@
 #   5. one escaping rule for every output format: a folder and a cluster name holding ESC, a C1 CSI and DEL
 #      never reach stdout raw in table, markdown, CSV or JSON, of a parse, --nccl, --group, --history, --compare
 #      (JSON keeps the name exactly, as its escapes)
+#   7. a store whose schema_version is "abc": --store exits 2 as --history and --compare, naming it, untouched
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -127,6 +128,20 @@ assert r.split("/")[1] == sys.argv[1], (r, sys.argv[1])' "$evil" && ok "JSON kee
     fail "JSON does not keep the name: $(grep -m1 path "$W/out")"
 "$parse" --no-progress --format csv esc | grep -q "^esc/evil?\[31m??2J?x/" && ok "CSV: each control byte as '?', the table's rule" ||
     fail "CSV: $(head -2 "$W/out" | tail -1 | cut -c1-120)"
+
+# ---- 7. a schema version nemoperf cannot read ---------------------------------------------------
+"$parse" --no-progress --store --db "$W/v.db" esc >/dev/null 2>&1
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE nemoperf_meta SET value = ? WHERE key = ?", ("abc", "schema_version")); c.commit()' "$W/v.db" ||
+    fail "cannot set the schema version"
+for mode in --store --history "--compare esc db:"; do
+    # shellcheck disable=SC2086
+    "$parse" --no-progress --db "$W/v.db" $mode $( [ "$mode" = --store ] && echo esc) >/dev/null 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "schema version is 'abc', which no nemoperf writes" "$W/err" &&
+        ok "schema_version 'abc': ${mode%% *} exits 2, naming it" || fail "schema_version 'abc': $mode exit $rc: $(cat "$W/err")"
+done
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); v=c.execute("SELECT value FROM nemoperf_meta").fetchall(); assert v == [("abc",)], v' "$W/v.db" &&
+    ok "schema_version 'abc': the store left as it was" || fail "the store was changed"
 
 if [ "$fails" -gt 0 ]; then
     echo "$T: $fails check(s) failed" >&2
