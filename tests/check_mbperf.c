@@ -500,7 +500,7 @@ START_TEST(test_recipe_did_you_mean)
     np_launch_plan_free(&plan);
     const char *fam[] = {"RECIPE=qwen3", NULL};
     ck_assert_int_eq(resolve(fam, &plan, e, sizeof e), NP_E_INVALID);
-    ck_assert_msg(strstr(e, "did you mean qwen3_30b_a3b, qwen3_235b_a22b"), "%s", e);
+    ck_assert_msg(strstr(e, "did you mean qwen3_30b_a3b (Megatron-Bridge), qwen3_235b_a22b (Megatron-Bridge)?"), "%s", e);
     np_launch_plan_free(&plan);
 }
 END_TEST

@@ -22,6 +22,7 @@
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
+#include "nemoperf/model/recipe_names.h"
 #include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
@@ -350,13 +351,20 @@ static int launch_list(const struct np_recipe_set *set, const struct np_list_fil
     if (!mb)
         return launch_fail(NP_E_PARSE, &err);
     int nemo = !recipe || np_recipe_find(set, recipe) != NULL, mbr = !recipe || np_mb_launch_has_recipe(mb, recipe);
-    if (!nemo && !mbr) {
-        char known[300] = "";
-        for (size_t i = 0; i < set->n; i++)
-            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
-                     set->recipes[i].name);
-        np_errorf("--recipe: '%s' is not a recipe (%s, or a Megatron-Bridge recipe such as deepseek_v3)", recipe,
-                  known);
+    if (!nemo && !mbr) { /* both namespaces, nearest first (model/recipe_names.c) */
+        const char *names[512];
+        size_t n = 0, i;
+        json_t *row;
+        json_array_foreach(mb, i, row)
+        {
+            const char *r = json_string_value(json_object_get(row, "recipe"));
+            if (r && n + 1 < sizeof names / sizeof names[0])
+                names[n++] = r;
+        }
+        names[n] = NULL;
+        char hint[3072];
+        np_recipe_names_hint_list(set, names, recipe, hint, sizeof hint);
+        np_errorf("--recipe: '%s' is not a recipe; %s", recipe, hint);
         json_decref(mb);
         return 2;
     }

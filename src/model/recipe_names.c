@@ -35,8 +35,8 @@ static int recipe_names_near(const char *name, const char *cand)
     return n >= 3 && strncasecmp(name, cand, n) == 0 && cand[n] == '_';
 }
 
-void np_recipe_names_hint(const struct np_recipe_set *nemo, const struct np_mbperf_set *mb, const char *container,
-                          const char *name, char *buf, size_t cap)
+void np_recipe_names_hint_list(const struct np_recipe_set *nemo, const char *const *mb, const char *name, char *buf,
+                               size_t cap)
 {
     char near[512] = "", nemos[1024] = "", mbs[2048] = "";
     if (!cap)
@@ -46,21 +46,42 @@ void np_recipe_names_hint(const struct np_recipe_set *nemo, const struct np_mbpe
         if (name && recipe_names_near(name, nemo->recipes[i].name))
             recipe_names_add(near, sizeof near, nemo->recipes[i].name);
     }
-    int mbnear = 0;
-    for (size_t i = 0; mb && i < mb->n; i++) {
-        const struct np_mbperf_row *r = &mb->rows[i];
-        if (container && strcmp(r->container, container) != 0)
-            continue;
-        recipe_names_add(mbs, sizeof mbs, r->recipe);
-        if (name && recipe_names_near(name, r->recipe)) {
-            recipe_names_add(near, sizeof near, r->recipe);
-            mbnear = 1;
+    for (size_t i = 0; mb && mb[i]; i++) {
+        recipe_names_add(mbs, sizeof mbs, mb[i]);
+        if (name && recipe_names_near(name, mb[i])) { /* beside NeMo's names, said whose it is */
+            char item[160];
+            snprintf(item, sizeof item, "%s%s", mb[i], nemo && nemo->n ? " (Megatron-Bridge)" : "");
+            recipe_names_add(near, sizeof near, item);
         }
     }
-    snprintf(buf, cap, "%s%s%s%sallowed: %s%s%s%s%s%s%s", near[0] ? "did you mean " : "", near,
-             near[0] && mbnear && nemos[0] ? " (Megatron-Bridge)" : "", near[0] ? "? " : "",
-             nemos[0] ? "NeMo recipes: " : "", nemos,
-             nemos[0] && mbs[0] ? "; " : "", mbs[0] ? "Megatron-Bridge recipes" : "",
-             mbs[0] && container ? " of CONTAINER=" : "", mbs[0] && container ? container : "", mbs[0] ? ": " : "");
+    snprintf(buf, cap, "%s%s%sallowed: %s%s%s%s", near[0] ? "did you mean " : "", near, near[0] ? "? " : "",
+             nemos[0] ? "NeMo recipes: " : "", nemos, nemos[0] && mbs[0] ? "; " : "",
+             mbs[0] ? "Megatron-Bridge recipes" : "");
+    strncat(buf, mbs[0] ? ": " : "", cap - strlen(buf) - 1);
     strncat(buf, mbs, cap - strlen(buf) - 1);
+}
+
+void np_recipe_names_hint(const struct np_recipe_set *nemo, const struct np_mbperf_set *mb, const char *container,
+                          const char *name, char *buf, size_t cap)
+{
+    const char *names[256];
+    size_t n = 0;
+    for (size_t i = 0; mb && i < mb->n && n + 1 < sizeof names / sizeof names[0]; i++)
+        if (!container || strcmp(mb->rows[i].container, container) == 0)
+            names[n++] = mb->rows[i].recipe;
+    names[n] = NULL;
+    if (!container || !n) {
+        np_recipe_names_hint_list(nemo, names, name, buf, cap);
+        return;
+    }
+    /* "Megatron-Bridge recipes of CONTAINER=26.06: ..." */
+    char tail[2560];
+    np_recipe_names_hint_list(nemo, names, name, tail, sizeof tail);
+    const char *at = strstr(tail, "Megatron-Bridge recipes: ");
+    if (!at) {
+        snprintf(buf, cap, "%s", tail);
+        return;
+    }
+    snprintf(buf, cap, "%.*sMegatron-Bridge recipes of CONTAINER=%s: %s", (int)(at - tail), tail, container,
+             at + strlen("Megatron-Bridge recipes: "));
 }

@@ -188,6 +188,10 @@ RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stag
     ok "CONTAINER=25.09 --dry-run: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09 --dry-run: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
+# a near miss gets the name suggested, and both namespaces are listed (the older containers' recipes too)
+"$L" --list --recipe deepsek_v3 >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "'deepsek_v3' is not a recipe; did you mean deepseek_v3 (Megatron-Bridge)? allowed: NeMo recipes: .*llama3.1.*; Megatron-Bridge recipes: .*llama3_8b" "$T/err" &&
+    ok "--list --recipe deepsek_v3: did you mean deepseek_v3, both namespaces listed" || bad "--recipe deepsek_v3: exit $rc $(cat "$T/err")"
 
 [ $fail -eq 0 ] && echo "62-mbridge-parse: all checks passed"
 [ $fail -eq 0 ]

@@ -18,4 +18,9 @@
 void np_recipe_names_hint(const struct np_recipe_set *nemo, const struct np_mbperf_set *mb, const char *container,
                           const char *name, char *buf, size_t cap);
 
+/* The same with the Megatron-Bridge names as a NULL-terminated list (repeats said once; NULL: none), for a path
+ * that holds more rows than the launchable ones (launch --list: every published container). */
+void np_recipe_names_hint_list(const struct np_recipe_set *nemo, const char *const *mb, const char *name, char *buf,
+                               size_t cap);
+
 #endif
