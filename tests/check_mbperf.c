@@ -265,6 +265,47 @@ END_TEST
  * argument_parser.py:728-739, v0.6.0 759-770) with -ms still MAX_STEPS, nsys -t cuda-sw,nvtx (v0.5.0
  * setup_experiment.py:672-677, v0.6.0 738-743) and NeMo-Run's arguments (v0.10.0 launcher.py:32-41:
  * --cuda-graph-trace=node --cuda-event-trace=false), the NeMo path's. */
+/* 26.06.01 launches on v0.5.0's launcher from r0.5.0 cba825f (the commit that publishes it; its perf_plugins.py,
+ * utils/executors.py and setup_experiment.py differ from v0.5.0's only for vr200, B300 and retries): run_script.py
+ * of that checkout, PerfEnvPlugin's environment and manual GC, its profile, its Hugging Face files; a container
+ * nemoperf does not launch (26.04.01) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
+ * row. */
+START_TEST(test_v5_26_06_01)
+{
+    const char *env[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.06.01",
+                         "ENABLE_PROFILE=true", "DISABLE_PERFRUN=true", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->mb->release, "r0.5.0-cba825f");
+    ck_assert_str_eq(c->mb->commit, "cba825fddb8fb42e707755f33a760e6dbda91d9d");
+    ck_assert_int_eq(c->mb->launchable, 1);
+    char **argv = np_mbridge_perf_argv(c);
+    ck_assert_msg(strstr(argv[1], "/src/Megatron-Bridge-cba825fddb8fb42e707755f33a760e6dbda91d9d/scripts/performance/"
+                                  "run_script.py"), "%s", argv[1]);
+    ck_assert(has_arg(argv, "train.manual_gc=true"));
+    np_strv_free(argv);
+    ck_assert_str_eq(var(c, "CUDA_DEVICE_MAX_CONNECTIONS"), "32");
+    ck_assert_str_eq(var(c, "NCCL_NET_GDR_LEVEL"), "PHB");
+    ck_assert_str_eq(np_mbridge_perf_nsys_trace(c), "cuda-sw,nvtx");
+    np_launch_plan_free(&plan);
+    const char *dflt[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "JOB_TOTAL_GPUS=256", NULL};
+    ck_assert_msg(resolve(dflt, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->container, "26.08"); /* the newest */
+    np_launch_plan_free(&plan);
+    const char *q[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb300", "CONTAINER=26.06.01", NULL};
+    ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
+    np_launch_plan_free(&plan);
+    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.04.01", NULL};
+    ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
+    ck_assert_msg(strstr(e, "CONTAINER=26.04.01: no launchable Megatron-Bridge rows") &&
+                  strstr(e, "Megatron-Bridge publishes 47 rows of 26.04.01, none launched by nemoperf") &&
+                  strstr(e, "v0.4.2's (scripts/performance/perf_plugins.py"), "%s", e);
+}
+END_TEST
+
 START_TEST(test_profile_as_released)
 {
     const char *rows[][6] = {{"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.08", NULL, NULL},
@@ -514,6 +555,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_v6_row_command_and_env);
     tcase_add_test(tc, test_v5_b300_cpu_affinity);
+    tcase_add_test(tc, test_v5_26_06_01);
     tcase_add_test(tc, test_v6_gb200_gdr);
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);

@@ -51,6 +51,8 @@ static const struct np_mbperf_profile mbperf_profiles[] = {
                                                "setup_experiment.py:674-679"},
     {"v0.5.1", 10, 11, "cuda-sw,nvtx", "MB v0.5.1 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:674-679"},
+    {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f scripts/performance/argument_parser.py:728-739; "
+                                               "setup_experiment.py:674-679"},
     {"v0.6.0", 10, 11, "cuda-sw,nvtx", "MB v0.6.0 scripts/performance/argument_parser.py:759-770; "
                                        "setup_experiment.py:738-743"},
 };

@@ -24,6 +24,7 @@
 #include "nemoperf/setup/finetune_prep.h"
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
+#include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/model/mbperf.h"
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/hf.h"
@@ -247,8 +248,16 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
         if (!setup_size_listed(list, p->mb.rows[i].recipe) && (!ct || strcmp(p->mb.rows[i].container, ct) == 0))
             setup_append_name(list, sizeof list, p->mb.rows[i].recipe);
     if (ct && !np_mbperf_container_known(ct)) {
-        np_errorf("CONTAINER=%s: no launchable Megatron-Bridge rows for this container version; allowed: 26.08, 26.06",
-                  ct);
+        char cts[200] = "";
+        for (size_t i = 0; i < np_mbperf_ncontainers; i++)
+            setup_append_name(cts, sizeof cts, np_mbperf_containers[i]);
+        struct np_error rerr;
+        json_t *rows = np_mb_launch_rows(&rerr);
+        char *why = rows ? np_mb_container_why_not(rows, ct) : NULL;
+        np_errorf("CONTAINER=%s: no launchable Megatron-Bridge rows for this container version%s%s; allowed: %s", ct,
+                  why ? ": " : "", why ? why : "", cts);
+        free(why);
+        json_decref(rows);
         return 2;
     }
     if (!named || !np_mbperf_has_recipe(&p->mb, name, ct)) { /* with CONTAINER set, only its rows' names */

@@ -70,14 +70,13 @@ RELEASE = {c: p[0] for c, p in PINS.items()}
 LAUNCHERS = {
     "v0.6.0": "job/mbridge_perf.c renders v0.6.0's executor and bootstrap.py",
     "v0.5.0": "job/mbridge_perf.c renders v0.5.0's executor and PerfEnvPlugin",
+    "r0.5.0-cba825f": "v0.5.0's launcher: v0.5.0..cba825f changes in perf_plugins.py, utils/executors.py and "
+                      "setup_experiment.py only add vr200 beside gb200/gb300, B300's NCCL_IGNORE_CPU_AFFINITY (the "
+                      "row's plugin_env; no 26.06.01 row is B300) and retry rules; its recipes' Hugging Face reads "
+                      "are v0.5.0's (hf-files.tsv)",
 }
 # Releases whose launcher is one nemoperf renders but whose rows are not launched yet, and why.
-NOT_YET = {
-    "r0.5.0-cba825f": "its launcher is v0.5.0's (v0.5.0..cba825f changes in perf_plugins.py, utils/executors.py "
-                      "and setup_experiment.py only add vr200 beside gb200/gb300, B300's NCCL_IGNORE_CPU_AFFINITY "
-                      "and retry rules), but what its recipes read from the Hugging Face Hub is not in "
-                      "hf-files.tsv yet, so ./setup could not stage it for an --offline run",
-}
+NOT_YET = {}
 # Environment a release's launcher set that its tag lacks, for rows measured after the tag on its branch:
 # (container, gpu) -> [(name, value, source)].  26.06's B300 rows were added by r0.5.0 a0faf081e (2026-06-22
 # 21:06), five minutes after 4cfb04a "b300_regression_fix_rel2606" set NCCL_IGNORE_CPU_AFFINITY=1 for every B300
