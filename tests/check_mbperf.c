@@ -359,6 +359,62 @@ START_TEST(test_profile_as_released)
 }
 END_TEST
 
+static char lora_missing[2][1700];
+static size_t lora_nmissing;
+
+static enum np_status lora_missing_fn(void *ctx, const char *what)
+{
+    (void)ctx;
+    if (strstr(what, "LoRA") && lora_nmissing < 2)
+        snprintf(lora_missing[lora_nmissing++], sizeof lora_missing[0], "%s", what);
+    return NP_OK;
+}
+
+/* The 26.06 LoRA rows train on packed SQuAD from a converted checkpoint, as NVIDIA's reproduction passes them
+ * (exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200); until both are there the launch names them
+ * and how NVIDIA makes them.  The SFT rows' data is said to have no NVIDIA source; pretraining takes no --data. */
+START_TEST(test_lora_data)
+{
+    const char *env[] = {"RECIPE=llama3_70b", "TASK=lora", "CONTAINER=26.06", "GPU_TYPE=h100", NULL};
+    struct np_launch_plan plan;
+    char e[4096], want[400];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    char **argv = np_mbridge_perf_argv(&plan.jobs[0]);
+    snprintf(want, sizeof want, "%s/mbridge/checkpoints/llama3_70b", stage);
+    ck_assert_str_eq(arg_after(argv, "--pretrained_checkpoint"), want);
+    ck_assert_str_eq(arg_after(argv, "--data"), "squad_packed");
+    snprintf(want, sizeof want, "%s/mbridge/datasets", stage);
+    ck_assert_str_eq(arg_after(argv, "--dataset_root"), want);
+    ck_assert_str_eq(arg_after(argv, "--task"), "lora");
+    np_strv_free(argv);
+    lora_nmissing = 0;
+    ck_assert(np_mbridge_check_staged(&plan.jobs[0], lora_missing_fn, NULL) == NP_OK);
+    ck_assert_int_eq(lora_nmissing, 2);
+    ck_assert_ptr_nonnull(strstr(lora_missing[0], "mbridge/checkpoints/llama3_70b"));
+    ck_assert_ptr_nonnull(strstr(lora_missing[0], "convert_checkpoints.py import"));
+    ck_assert_ptr_nonnull(strstr(lora_missing[1], "mbridge/datasets/rajpurkar___squad"));
+    json_t *j = np_mbridge_json(&plan.jobs[0]), *d = json_object_get(j, "data");
+    ck_assert_str_eq(json_string_value(json_object_get(d, "value")), "squad_packed");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(d, "source")), "launch.sh:188-200"));
+    json_decref(j);
+    np_launch_plan_free(&plan);
+    const char *sft[] = {"RECIPE=llama3_70b", "TASK=sft", "CONTAINER=26.06", "GPU_TYPE=h100", NULL};
+    ck_assert_msg(resolve(sft, &plan, e, sizeof e) == NP_OK, "%s", e);
+    argv = np_mbridge_perf_argv(&plan.jobs[0]);
+    ck_assert_ptr_null(arg_after(argv, "--data"));
+    np_strv_free(argv);
+    j = np_mbridge_json(&plan.jobs[0]);
+    d = json_object_get(j, "data");
+    ck_assert_str_eq(json_string_value(json_object_get(d, "value")), "mock");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(d, "source")), "No NVIDIA source names the data"));
+    json_decref(j);
+    lora_nmissing = 0;
+    ck_assert(np_mbridge_check_staged(&plan.jobs[0], lora_missing_fn, NULL) == NP_OK);
+    ck_assert_int_eq(lora_nmissing, 0);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     struct np_launch_plan plan;
@@ -561,6 +617,7 @@ int main(void)
     tcase_add_test(tc, test_v5_h100_and_b300);
     tcase_add_test(tc, test_profile_checkpoint_steps);
     tcase_add_test(tc, test_profile_as_released);
+    tcase_add_test(tc, test_lora_data);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_config_variant);
     tcase_add_test(tc, test_recipe_did_you_mean);

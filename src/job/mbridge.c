@@ -39,6 +39,8 @@ struct mbridge_kind {
     char *const *(*pythonpath)(const struct np_mbridge_spec *b); /* repo names in PYTHONPATH order */
     /* NULL, or a file the job reads besides the checkouts (a new string; what: how to name it) */
     char *(*staged)(const struct np_launch_config *c, char *what, size_t n);
+    /* the same for more files: the i-th (a new string; NULL with what "" past the last, NULL otherwise: no memory) */
+    char *(*staged_more)(const struct np_launch_config *c, size_t i, char *what, size_t n);
     const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
     char *(*mounts)(const struct np_launch_config *c); /* NULL, or more "<src>:<dst>[,...]" (a new string) */
     const char *(*nsys_trace)(const struct np_launch_config *c); /* nsys -t; NULL: NeMo-Run's nvtx,cuda */
@@ -60,7 +62,8 @@ static const struct mbridge_kind mbridge_kinds[] = {
     /* NVIDIA's scripts/performance rows (rows-<container>.json): the release's own executor binding */
     {.name = "perf", .numactl = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
      .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus,
-     .synth_step_tflops = np_mbridge_perf_step_tflops, .nsys_trace = np_mbridge_perf_nsys_trace},
+     .synth_step_tflops = np_mbridge_perf_step_tflops, .nsys_trace = np_mbridge_perf_nsys_trace,
+     .staged_more = np_mbridge_perf_staged},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -294,6 +297,17 @@ enum np_status np_mbridge_check_staged(const struct np_launch_config *c, np_mbri
     if (k && k->staged) { /* what the kind reads besides the checkouts (DFM AutoModel: the Hub model) */
         char what[1200];
         char *p = k->staged(c, what, sizeof what);
+        if (!p)
+            return NP_E_NOMEM;
+        if (stat(p, &sb) != 0)
+            st = missing(ctx, what);
+        free(p);
+    }
+    for (size_t i = 0; st == NP_OK && k && k->staged_more; i++) { /* the perf kind's LoRA rows: data, checkpoint */
+        char what[1600] = "";
+        char *p = k->staged_more(c, i, what, sizeof what);
+        if (!p && !what[0])
+            break;
         if (!p)
             return NP_E_NOMEM;
         if (stat(p, &sb) != 0)

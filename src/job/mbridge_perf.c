@@ -79,6 +79,70 @@ static int mbridge_perf_v5(const struct np_launch_config *c)
     return c->mb && (strcmp(c->mb->release, "v0.5.0") == 0 || strncmp(c->mb->release, "r0.5.0", 6) == 0);
 }
 
+/* The LoRA rows train on packed SQuAD from a converted checkpoint, as NVIDIA's reproduction passes them
+ * (exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200); without --data Megatron-Bridge uses its mock
+ * GPT data (v0.5.0 scripts/performance/argument_parser.py:323-328, utils/overrides.py:376-386), and v0.5.0's
+ * LoRA FLOPs count applies to packed SQuAD only (flop_utils.py:358-396). */
+static int mbridge_perf_lora(const struct np_launch_config *c)
+{
+    return c->mb && c->mb->task && strcmp(c->mb->task, "lora") == 0;
+}
+
+/* <stage>/mbridge/<sub>[/<name>], a new string. */
+static char *mbridge_perf_stage_path(const struct np_launch_config *c, const char *sub, const char *name)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/mbridge/%s%s%s", c->stage_path, sub, name ? "/" : "", name ? name : "") < 0)
+        return NULL;
+    return p;
+}
+
+char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *what, size_t n)
+{
+    what[0] = '\0';
+    if (!mbridge_perf_lora(c) || i > 1)
+        return NULL;
+    char *p = i == 0 ? mbridge_perf_stage_path(c, "checkpoints", c->mb->recipe)
+                     : mbridge_perf_stage_path(c, "datasets", "rajpurkar___squad");
+    if (i == 0)
+        snprintf(what, n, "the Megatron-Bridge checkpoint of the LoRA row's base model (%s: " NP_MBPERF_NOT_BY_SETUP "; "
+                 "NVIDIA converts the Hugging Face model with Megatron-Bridge's examples/conversion/"
+                 "convert_checkpoints.py import --hf-model <model> --megatron-path <that folder> --torch-dtype "
+                 "bfloat16 in the image: exemplar-performance e249aa3 llama3/finetune/download_ckpt_dataset.sh:98-109)",
+                 p ? p : "");
+    else
+        snprintf(what, n, "the SQuAD data set the LoRA row trains on, packed (%s: " NP_MBPERF_NOT_BY_SETUP "; NVIDIA "
+                 "runs load_dataset(<rajpurkar/squad checkout>, cache_dir=<mbridge/datasets>) in the image and links "
+                 "rajpurkar___squad to it: download_ckpt_dataset.sh:75-93)", p ? p : "");
+    return p;
+}
+
+/* --print-config's "data": what the row trains on, with its source. */
+static json_t *mbridge_perf_data_json(const struct np_launch_config *c)
+{
+    static const char mock[] = "no --data: Megatron-Bridge's mock data (argument_parser.py's default, v0.5.0 "
+                               "scripts/performance/argument_parser.py:323-328)";
+    if (!mbridge_perf_lora(c))
+        return json_pack("{s:s, s:s}", "value", "mock", "source",
+                         c->mb->task && strcmp(c->mb->task, "sft") == 0
+                             ? "no --data: Megatron-Bridge's mock data (v0.5.0 scripts/performance/"
+                               "argument_parser.py:323-328). No NVIDIA source names the data set of the SFT rows: "
+                               "exemplar-performance e249aa3 reproduces only the LoRA rows (llama3/finetune/"
+                               "launch.sh:188-200), and the performance summary does not say"
+                             : mock);
+    char *ck = mbridge_perf_stage_path(c, "checkpoints", c->mb->recipe), *ds = mbridge_perf_stage_path(c, "datasets",
+                                                                                                         NULL);
+    json_t *j = ck && ds ? json_pack("{s:s, s:s, s:s, s:s}", "value", "squad_packed", "dataset_root", ds,
+                                     "pretrained_checkpoint", ck, "source",
+                                     "exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200 (NVIDIA's "
+                                     "reproduction of these rows; the published LoRA numbers are packed-SQuAD numbers: "
+                                     "v0.5.0 flop_utils.py:358-396)")
+                         : NULL;
+    free(ck);
+    free(ds);
+    return j;
+}
+
 char **np_mbridge_perf_argv(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
@@ -108,6 +172,22 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
         np_strv_pushf(&s, "%s/checkpoints", c->experiment_dir);
         np_strv_push(&s, "--save_interval");
         np_strv_pushf(&s, "%d", c->max_steps);
+    }
+    if (mbridge_perf_lora(c)) { /* exemplar-performance e249aa3 llama3/finetune/launch.sh:197-200 */
+        char *ck = mbridge_perf_stage_path(c, "checkpoints", c->mb->recipe);
+        char *ds = mbridge_perf_stage_path(c, "datasets", NULL);
+        if (ck && ds) {
+            np_strv_push(&s, "--pretrained_checkpoint");
+            np_strv_push(&s, ck);
+            np_strv_push(&s, "--data");
+            np_strv_push(&s, "squad_packed");
+            np_strv_push(&s, "--dataset_root");
+            np_strv_push(&s, ds);
+        } else {
+            s.failed = 1;
+        }
+        free(ck);
+        free(ds);
     }
     if (mbridge_perf_v5(c)) { /* PerfEnvPlugin's manual GC overrides (v0.5.0 perf_plugins.py:194-199,226-228,
                                 * 399-422); v0.6.0 run_script.py:63-64 sets them itself */
@@ -377,6 +457,7 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     bad |= json_object_set_new(o, "gbs", json_integer(c->gbs));
     bad |= json_object_set_new(o, "seq_len", r->seq_len > 0 ? json_integer(r->seq_len) : json_null());
     bad |= json_object_set_new(o, "task", json_string(r->task));
+    bad |= json_object_set_new(o, "data", mbridge_perf_data_json(c));
     bad |= json_object_set_new(o, "kind", json_string("perf"));
     bad |= json_object_set_new(o, "family", json_string(r->family));
     bad |= json_object_set_new(o, "variant", json_string(r->variant));

@@ -868,6 +868,10 @@ static enum np_status config_mbridge_missing(void *ctx, const char *what)
     struct config_ctx *x = ((void **)ctx)[0];
     struct config_common *c = ((void **)ctx)[1];
     const char *ct = c->mbset ? " CONTAINER=" : "", *cv = c->mbset ? c->model->size : ""; /* MB rows: size = container */
+    if (strstr(what, NP_MBPERF_NOT_BY_SETUP)) /* what says how NVIDIA makes it */
+        return c->preview ? config_missing(x, c, "%s", what)
+                          : config_bad(x, "%s %s runs from %s, which is not there: make it so, or use "
+                                          "WORKLOAD=synthetic", c->recipe->name, c->model->size, what);
     if (c->preview)
         return config_missing(x, c, "%s (run RECIPE=%s%s%s %s)", what, c->recipe->name, ct, cv, x->setup_cmd);
     return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s%s%s %s (the job reads it offline), "
@@ -891,6 +895,7 @@ static enum np_status config_mbridge(struct config_ctx *x, struct config_common 
     /* each row's kind (job/mbridge.c) names what it reads: the checkouts, pip folder, staged model */
     for (size_t i = 0; st == NP_OK && i < (ngpus ? ngpus : 1); i++) {
         probe.row = ngpus ? np_row_find(c->model, c->gpu_type, c->dtype, gpus[i]) : NULL;
+        probe.mb = i < c->mb.n ? c->mb.rows[i] : NULL; /* a Megatron-Bridge row: what its task reads */
         st = np_mbridge_check_staged(&probe, config_mbridge_missing, ctx);
     }
     return st == NP_E_NOMEM ? np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory") : st;

@@ -28,6 +28,15 @@ const struct np_mbperf_profile *np_mbridge_perf_profile(const char *release);
 /* nsys -t for c's row: its release's, else NeMo-Run's "nvtx,cuda".  Borrowed static text. */
 const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c);
 
+/* What a LoRA row reads besides the checkout, as NVIDIA's reproduction runs it (exemplar-performance e249aa3
+ * llama3/finetune/launch.sh:188-200: --pretrained_checkpoint, --data squad_packed, --dataset_root): the i-th
+ * (0: the converted checkpoint <stage>/mbridge/checkpoints/<recipe>, 1: the SQuAD cache
+ * <stage>/mbridge/datasets/rajpurkar___squad), a new string, what (n bytes) naming it and how NVIDIA makes it;
+ * NULL with what "" past the last (every other row: at once), NULL otherwise when out of memory. */
+char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *what, size_t n);
+/* In what: the file is not one ./setup stages (the launch names how NVIDIA makes it instead of a setup command). */
+#define NP_MBPERF_NOT_BY_SETUP "./setup does not make it"
+
 /* The rank command: python <checkout>/<entry> <row args, -ms MAX_STEPS> [--save_dir --save_interval]
  * [v0.5.0: PerfEnvPlugin's train.manual_gc overrides].  NULL-terminated, new (np_strv_free); NULL when c has
  * no row or out of memory.  job/mbridge.c appends the NsysPlugin overrides when profiling. */
