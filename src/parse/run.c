@@ -8,6 +8,7 @@
  */
 #include "nemoperf/parse/run.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/util/runfiles.h"
 
 #include "nemoperf/model/flops_finetune.h"
 #include "nemoperf/model/model_flops.h"
@@ -277,6 +278,15 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
             li->present = 1;
         return 0;
     }
+    /* its format: absent (a hand-written manifest, the oldest launches) or the one launch writes; any other
+     * (999, 2, "1", -1) is a manifest this nemoperf cannot read: the run invalid, the version named */
+    json_t *fmt = json_object_get(root, "nemoperf_manifest");
+    if (fmt && !json_is_null(fmt) && !(json_is_integer(fmt) && json_integer_value(fmt) == NP_RUNFILE_MANIFEST_FORMAT)) {
+        char *shown = json_dumps(fmt, JSON_ENCODE_ANY | JSON_COMPACT);
+        snprintf(k.bad, k.size, "field \"nemoperf_manifest\": format %.40s, not one this nemoperf reads (%d)",
+                 shown ? shown : "?", NP_RUNFILE_MANIFEST_FORMAT);
+        free(shown);
+    }
     /* a Megatron-Bridge performance run (launch/manifest.c writes "mbridge"): its reader is
      * report/mbridge_run.c; what the NeMo fields say of it is kept as before */
     int foreign = json_is_string(json_object_get(json_object_get(root, "mbridge"), "container"));
@@ -342,6 +352,8 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
         run_json_str(root, "job_id", l->job_id, sizeof l->job_id, "", &k);
     run_json_str(root, "submit_time", l->submit_time, sizeof l->submit_time, "", &k);
     run_json_str(root, "error", l->error, sizeof l->error, "", &k);
+    l->gbs = t.gbs;
+    l->max_steps = t.max_steps;
     json_decref(root);
     if (k.bad[0]) { /* nothing of it is used: not its identity, not its job id */
         char keep[sizeof l->bad];
@@ -834,6 +846,20 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->logged_tflops_per_gpu = s->tflops_per_gpu;
         if (gbs_logged < 0 && s->global_batch_size > 0)
             gbs_logged = s->global_batch_size;
+    }
+    /* the manifest against the log: the log says what ran (its values are used), the disagreement is said */
+    if (run->launch.present && !run->launch.bad[0]) {
+        char note[200];
+        if (run->launch.gbs > 0 && gbs_logged > 0 && gbs_logged != run->launch.gbs) {
+            snprintf(note, sizeof note, "the manifest's GBS %d contradicts the log's %ld (the log's is used)",
+                     run->launch.gbs, gbs_logged);
+            run_add_note(run, note);
+        }
+        if (run->launch.max_steps > 0 && last->total >= 0 && last->total + 1 != run->launch.max_steps) {
+            snprintf(note, sizeof note, "the manifest's max_steps %d contradicts the log's %ld steps (the log's are "
+                     "used)", run->launch.max_steps, last->total + 1);
+            run_add_note(run, note);
+        }
     }
     run_window(run, scan, o);
     for (size_t i = 0; i < scan->nsteps; i++)

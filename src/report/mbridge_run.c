@@ -24,6 +24,7 @@
 #include "nemoperf/report/mbridge_md.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/util/runfiles.h"
 
 void np_mb_opts_init(struct np_mb_opts *o)
 {
@@ -75,6 +76,15 @@ static void mbridge_run_manifest(const char *dir, struct np_mb_opts *id, int *sy
             np_warnf("%s: %s (manifest ignored)", ferr.source, ferr.text);
         else
             np_warnf("%s:%d:%d: %s (manifest ignored)", p, je.line, je.column, je.text);
+        return;
+    }
+    json_t *fmt = json_object_get(root, "nemoperf_manifest"); /* absent, or the one format launch writes */
+    if (fmt && !json_is_null(fmt) && !(json_is_integer(fmt) && json_integer_value(fmt) == NP_RUNFILE_MANIFEST_FORMAT)) {
+        char *shown = json_dumps(fmt, JSON_ENCODE_ANY | JSON_COMPACT);
+        np_warnf("%s: field \"nemoperf_manifest\": format %.40s, not one this nemoperf reads (%d) (manifest ignored)",
+                 p, shown ? shown : "?", NP_RUNFILE_MANIFEST_FORMAT);
+        free(shown);
+        json_decref(root);
         return;
     }
     json_t *mb = json_object_get(root, "mbridge");

@@ -7,6 +7,8 @@
 #   5. one escaping rule for every output format: a folder and a cluster name holding ESC, a C1 CSI and DEL
 #      never reach stdout raw in table, markdown, CSV or JSON, of a parse, --nccl, --group, --history, --compare
 #      (JSON keeps the name exactly, as its escapes)
+#   6. a manifest of an unknown format (999, 2, "1", -1): the run invalid, the file and the version named; a
+#      manifest whose GBS or max_steps the log contradicts: a note naming both values
 #   7. a store whose schema_version is "abc": --store exits 2 as --history and --compare, naming it, untouched
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -128,6 +130,36 @@ assert r.split("/")[1] == sys.argv[1], (r, sys.argv[1])' "$evil" && ok "JSON kee
     fail "JSON does not keep the name: $(grep -m1 path "$W/out")"
 "$parse" --no-progress --format csv esc | grep -q "^esc/evil?\[31m??2J?x/" && ok "CSV: each control byte as '?', the table's rule" ||
     fail "CSV: $(head -2 "$W/out" | tail -1 | cut -c1-120)"
+
+# ---- 6. manifests: an unknown format; fields the log contradicts ------------------------------
+cd "$W" || die "cd $W"
+# set_manifest DIR PYTHON: edit DIR's nemoperf.json (m: the object)
+set_manifest() { python3 -c 'import json,sys; f=sys.argv[1]+"/nemoperf.json"; m=json.load(open(f)); exec(sys.argv[2]); json.dump(m, open(f,"w"))' "$1" "$2"; }
+for v in 999 2 '"1"' -1 null; do
+    top="$W/mfmt-$(printf '%s' "$v" | tr -c 'a-z0-9-' _)"
+    set -- $(kind_dir nemo "$top")
+    set_manifest "$1" "m['nemoperf_manifest'] = json.loads('$v')"
+    "$parse" --no-progress "$top" >"$W/out" 2>"$W/err"
+    rc=$?
+    if [ "$v" = null ]; then # null as absent: a hand-written manifest
+        [ "$rc" -eq 0 ] && ok "nemoperf_manifest null: read as absent (exit 0)" || fail "nemoperf_manifest null: exit $rc: $(cat "$W/out")"
+        continue
+    fi
+    [ "$rc" -eq 1 ] && grep -q "invalid: .*nemoperf.json cannot be trusted: field \"nemoperf_manifest\": format $v, not one this nemoperf reads (1)" "$W/out" &&
+        grep -q ' invalid *$' "$W/out" && ok "nemoperf_manifest $v: the run invalid, the file and the version named (exit 1)" ||
+        fail "nemoperf_manifest $v: exit $rc: $(cat "$W/out")"
+done
+top="$W/mgbs"
+set -- $(kind_dir nemo "$top")
+set_manifest "$1" "m['config']['gbs'] = 7"
+"$parse" --no-progress --format json "$top" >"$W/out" 2>"$W/err"
+grep -q "the manifest's GBS 7 contradicts the log's 128 (the log's is used)" "$W/out" && grep -q '"global_batch_size": 128' "$W/out" &&
+    ok "manifest GBS 7, log 128: a note naming both, 128 used" || fail "manifest GBS 7: $(grep -m2 -e note -e global_batch "$W/out")"
+grep -q "the manifest's max_steps 50 contradicts the log's 30 steps" "$W/out" &&
+    ok "manifest max_steps 50, log 30 steps: a note naming both" || fail "manifest max_steps: $(grep -m1 note "$W/out")"
+set_manifest "$1" "m['config']['gbs'] = 128; m['config']['max_steps'] = 30"
+"$parse" --no-progress --format json "$top" >"$W/out" 2>"$W/err"
+! grep -q "contradicts the log" "$W/out" && ok "manifest and log agreeing: no note" || fail "agreeing: $(grep -m1 note "$W/out")"
 
 # ---- 7. a schema version nemoperf cannot read ---------------------------------------------------
 "$parse" --no-progress --store --db "$W/v.db" esc >/dev/null 2>&1

@@ -24,9 +24,10 @@
 #include "nemoperf/launch/config.h"
 #include "nemoperf/util/error.h"
 #include "nemoperf/util/fileio.h" /* np_file_write_atomic */
+#include "nemoperf/util/runfiles.h"
 
 #define NP_MANIFEST_NAME "nemoperf.json"
-#define NP_MANIFEST_FORMAT 1
+#define NP_MANIFEST_FORMAT NP_RUNFILE_MANIFEST_FORMAT /* util/runfiles.h: the readers refuse any other */
 #define NP_MANIFEST_SLACK 512 /* spare bytes of a pre-sized manifest */
 
 /* "state" values */

@@ -93,6 +93,8 @@ struct np_launch_info {
     char error[240];    /* the scheduler's message when not submitted */
     char bad[240];      /* why the manifest cannot be trusted (a field of the wrong type, a duplicate key,
                          * unreadable), "" when it can; then nothing else of it is filled */
+    int gbs, max_steps; /* the manifest's own config.gbs and config.max_steps (0 absent): a log that says
+                         * otherwise gets a note naming both (the log's value is used) */
     char foreign[16];   /* "mbridge": the manifest names a run another reader owns (a top-level "mbridge"
                          * object with a "container": a Megatron-Bridge performance run); then only present
                          * is filled besides it */

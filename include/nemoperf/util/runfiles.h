@@ -7,6 +7,7 @@
 #define NEMOPERF_UTIL_RUNFILES_H
 
 #define NP_RUNFILE_MANIFEST "nemoperf.json"      /* the launch record: parse, drift, --store, Megatron-Bridge */
+#define NP_RUNFILE_MANIFEST_FORMAT 1             /* its "nemoperf_manifest": what launch writes, the one parse reads */
 #define NP_RUNFILE_VBOOST_ERR "vboost.err"       /* the job's vboost step (drift, --nccl) */
 #define NP_RUNFILE_VBOOST_OUT "vboost.out"
 #define NP_RUNFILE_LOG "*.out"                   /* the logs (--include's default; scan, --nccl, AutoModel) */
