@@ -177,11 +177,15 @@ class _Stub(types.ModuleType):
 
 
 _PARSERS = {}
+# rows whose args are setup_experiment.py's (25.09, 25.11: their rank command is built by the release and not
+# rendered, the row says so): parsed with the Slurm account and partition a user gives setup_experiment.py
+LAUNCHER_ONLY_ARGS = {"setup_experiment": ["-a", "account", "-p", "partition"]}
 
 
 def own_parse(release, argv):
-    """None when the release's own argument_parser.py parses argv (with the Slurm account and partition a
-    launcher adds), else the parser's complaint.  The parser is built from the .gz beside the args list."""
+    """None when the release's own argument_parser.py parses argv as the rank command's run_script.py does (no
+    Slurm account or partition: the rank command carries none), else the parser's complaint.  The parser is built
+    from the .gz beside the args list."""
     if release not in _PARSERS:
         text = gzip.open(os.path.join(CONTRACT, "mbridge-%s-argument_parser.py.gz" % release), "rt",
                          encoding="utf-8").read()
@@ -208,7 +212,7 @@ def own_parse(release, argv):
     import io
     err = io.StringIO()
     old = sys.argv
-    sys.argv = ["setup_experiment.py", "-a", "acct", "-p", "part"] + list(argv)
+    sys.argv = ["run_script.py"] + list(argv)
     try:
         with contextlib.redirect_stderr(err):
             got = _PARSERS[release]()  # v0.3.0+: the parser; before: parse_known_args()'s (args, rest)
@@ -256,7 +260,7 @@ def main():
         # the release's own parser takes every row's arguments
         for r in doc["rows"]:
             if r["resolved"] is not None:
-                err = own_parse(doc["release"], r["args"])
+                err = own_parse(doc["release"], r["args"] + LAUNCHER_ONLY_ARGS.get(r.get("args_are"), []))
                 if err:
                     failures.append("%s %s %s %s %s %dgpu: %s's argument_parser.py: %s"
                                     % (c, r["task"], r["recipe"], r["gpu_type"], r["dtype"], r["gpus"],
@@ -282,7 +286,8 @@ def main():
                         failures.append("%s: %s" % (where, p))
                 for p in check_rendered(cmd, opts, doc["release"], doc["commit"]):
                     failures.append("%s (rendered): %s" % (where, p))
-                err = own_parse(doc["release"], [a for a in cmd[2:] if not HYDRA.match(a)])
+                err = own_parse(doc["release"], [a for a in cmd[2:] if not HYDRA.match(a)] +
+                                LAUNCHER_ONLY_ARGS.get(r.get("args_are"), []))
                 if err:
                     failures.append("%s (rendered): %s's argument_parser.py: %s" % (where, doc["release"], err))
                 cv = cmd[cmd.index("-cv") + 1] if "-cv" in cmd else None

@@ -370,6 +370,17 @@ def read_perf_matrix(ctx, r, pub):
              "perf_env_fields": {k: merged.get(k) for k in PERF_ENV_FIELDS}}, None, None)
 
 
+# Releases whose rank command is not the launcher's arguments: there `args` are what setup_experiment.py is given
+# (less -a/-p), and the row says how the release builds its rank command instead (it is not rendered).
+RANK_COMMAND = {
+    "perf-matrix": "v0.1.0rc4's setup_experiment.py builds the rank command itself: --config_file <yaml> "
+                   "--model_name --model_size --compute_dtype --fp8_recipe --gpu [--use_tokendrop] -a dummy -p dummy "
+                   "-ng <N> (setup_experiment.py:142-159), which nemoperf does not render",
+    "workload-v2": "the release's setup_experiment.py passes its own argv to run_script.py, -a/--account and "
+                   "-p/--partition included, which its parser requires (setup_experiment.py:130-142); nemoperf "
+                   "does not render that rank command",
+}
+
 LAYOUTS = {"perf-recipes": read_perf_recipes, "workload-v3": read_workload_v3, "workload-v2": read_workload_v2,
            "perf-matrix": read_perf_matrix}
 
@@ -471,6 +482,9 @@ def main():
             # key order as 26.06/26.08 always had it: overrides before args
             row["overrides"] = row.pop("overrides")
             row["args"] = row.pop("args")
+        if layout in RANK_COMMAND:
+            row["args_are"] = "setup_experiment"
+            cant.append(RANK_COMMAND[layout])
         env = PLUGIN_ENV.get((a.container, r["gpu_type"]), [])
         if env:
             row["plugin_env"] = [{"name": n, "value": v, "source": s} for n, v, s in env]
