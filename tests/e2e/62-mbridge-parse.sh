@@ -184,7 +184,8 @@ PY
     ok "CONTAINER=25.09 --print-config: v0.1.0rc4's perf_matrix row (TP4 PP8 VP5 GBS128), its -m/-s/--fp8_recipe command, launchable false and why" ||
     bad "CONTAINER=25.09 --print-config: exit $rc: $(cat "$T/err") $(head -c 400 "$T/pc")"
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: nemoperf renders the launcher of r0.5.0-cba825f, v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
+[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: " "$T/err" &&
+    grep -q "nemoperf renders the launcher of r0.5.0-cba825f, v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
     ok "CONTAINER=25.09 --dry-run: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09 --dry-run: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
