@@ -415,6 +415,79 @@ START_TEST(test_lora_data)
 }
 END_TEST
 
+/* The source of a 26.08 override the release config makes itself says it is a no-op (share/nemoperf/megatron-bridge/
+ * notes.tsv: Nemotron 3 Ultra's EP/GBS/MBS, GPT-OSS's CP), and DeepSeek V4 Flash's rows say the recipe changed
+ * after the summary (cea3a730). */
+static json_t *print_mbridge(const char *const *env, struct np_launch_plan *plan)
+{
+    char e[4096];
+    ck_assert_msg(resolve(env, plan, e, sizeof e) == NP_OK, "%s", e);
+    return np_mbridge_json(&plan->jobs[0]);
+}
+
+START_TEST(test_release_notes)
+{
+    struct np_launch_plan plan;
+    const char *ultra[] = {"RECIPE=nemotron_3_ultra", "GPU_TYPE=gb200", "CONTAINER=26.08", NULL};
+    json_t *j = print_mbridge(ultra, &plan), *sets = json_object_get(j, "settings");
+    const char *ep = json_string_value(json_object_get(json_object_get(sets, "model.expert_model_parallel_size"), "source"));
+    const char *mb = json_string_value(json_object_get(json_object_get(sets, "train.micro_batch_size"), "source"));
+    ck_assert_msg(strstr(ep, "a no-op") && strstr(ep, "nemotronh.py:227-229") && !strstr(ep, "leaves to its base"),
+                  "%s", ep);
+    ck_assert_msg(strstr(mb, "a no-op") && strstr(mb, "common.py:126"), "%s", mb);
+    ck_assert(json_is_null(json_object_get(j, "note")));
+    json_decref(j);
+    np_launch_plan_free(&plan);
+    const char *gptoss[] = {"RECIPE=gpt_oss_120b", "GPU_TYPE=gb300", "CONTAINER=26.08", NULL};
+    j = print_mbridge(gptoss, &plan);
+    const char *cp = json_string_value(
+        json_object_get(json_object_get(json_object_get(j, "settings"), "model.context_parallel_size"), "source"));
+    ck_assert_msg(strstr(cp, "a no-op") && strstr(cp, "h100/gpt_oss.py:188"), "%s", cp);
+    json_decref(j);
+    np_launch_plan_free(&plan);
+    const char *v4[] = {"RECIPE=deepseek_v4_flash", "GPU_TYPE=gb300", "CONTAINER=26.08", NULL};
+    j = print_mbridge(v4, &plan);
+    const char *note = json_string_value(json_object_get(j, "note"));
+    ck_assert_msg(note && strstr(note, "cea3a730") && strstr(note, "5796c06"), "%s", note ? note : "(none)");
+    json_decref(j);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* NVIDIA's executor runs print_sha.sh before the rank command from v0.4.2 on (executors.py v0.4.2:136-137,
+ * v0.5.0:138-139, v0.6.0:179-180), not before (r0.4.0 f171d7d has none). */
+START_TEST(test_print_sha)
+{
+    const char *rows[][5] = {{"RECIPE=qwen3_30b_a3b", "GPU_TYPE=gb200", "DTYPE=fp8_mx", "CONTAINER=26.08", NULL},
+                             {"RECIPE=qwen3_30b_a3b", "GPU_TYPE=gb200", "DTYPE=fp8_mx", "CONTAINER=26.06", NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        struct np_launch_plan plan;
+        char e[4096];
+        ck_assert_msg(resolve(rows[i], &plan, e, sizeof e) == NP_OK, "%s", e);
+        char *s = NULL;
+        struct np_error err;
+        ck_assert(np_script_render(&plan.jobs[0], &s, &err) == NP_OK);
+        ck_assert_msg(strstr(s, "bash -c 'bash /opt/Megatron-Bridge/docker/common/print_sha.sh repo_status.json; "
+                                "exec numactl") != NULL, "%s: %s", rows[i][3], s);
+        free(s);
+        np_launch_plan_free(&plan);
+    }
+    /* by release, every row of the data: from v0.4.2 on, not before (r0.4.0 f171d7d, v0.3.0 ... have none) */
+    struct np_mbperf_set all;
+    struct np_error perr;
+    ck_assert(np_mbperf_load(NULL, &all, &perr) == NP_OK);
+    for (size_t i = 0; i < all.n; i++) {
+        struct np_launch_config c;
+        memset(&c, 0, sizeof c);
+        c.mb = &all.rows[i];
+        const char *rel = all.rows[i].release;
+        int want = strcmp(rel, "v0.4.2") == 0 || strstr(rel, "0.5.") || strcmp(rel, "v0.6.0") == 0;
+        ck_assert_msg((np_mbridge_perf_pre_cmd(&c) != NULL) == want, "%s %s", all.rows[i].container, rel);
+    }
+    np_mbperf_free(&all);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     struct np_launch_plan plan;
@@ -618,6 +691,8 @@ int main(void)
     tcase_add_test(tc, test_profile_checkpoint_steps);
     tcase_add_test(tc, test_profile_as_released);
     tcase_add_test(tc, test_lora_data);
+    tcase_add_test(tc, test_release_notes);
+    tcase_add_test(tc, test_print_sha);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_config_variant);
     tcase_add_test(tc, test_recipe_did_you_mean);

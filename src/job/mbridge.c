@@ -44,6 +44,8 @@ struct mbridge_kind {
     const char *(*cpus)(const struct np_launch_config *c); /* numactl's extra binding (-C ...), or NULL */
     char *(*mounts)(const struct np_launch_config *c); /* NULL, or more "<src>:<dst>[,...]" (a new string) */
     const char *(*nsys_trace)(const struct np_launch_config *c); /* nsys -t; NULL: NeMo-Run's nvtx,cuda */
+    /* NULL, or what the task's shell runs first ("<command>; ", static text without single quotes) */
+    const char *(*pre_cmd)(const struct np_launch_config *c);
 };
 
 static char *const *mbridge_path_names(const struct np_mbridge_spec *b) { return b->pythonpath; }
@@ -63,7 +65,7 @@ static const struct mbridge_kind mbridge_kinds[] = {
     {.name = "perf", .numactl = 1, .profiler = 1, .synth_format = "mbridge", .argv = np_mbridge_perf_argv,
      .json = np_mbridge_perf_json, .pythonpath = mbridge_path_names, .cpus = np_mbridge_perf_cpus,
      .synth_step_tflops = np_mbridge_perf_step_tflops, .nsys_trace = np_mbridge_perf_nsys_trace,
-     .staged_more = np_mbridge_perf_staged},
+     .staged_more = np_mbridge_perf_staged, .pre_cmd = np_mbridge_perf_pre_cmd},
 };
 
 static const struct mbridge_kind *mbridge_kind(const struct np_launch_config *c)
@@ -256,6 +258,8 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     np_buf_append(b, " \\\n    --wait=60 --kill-on-bad-exit=1");
     /* the task's own shell expands SLURM_LOCALID (executors.py:126-131: bash -c '<numactl> <command>') */
     np_buf_append(b, " \\\n    bash -c '");
+    if (nemo && k && k->pre_cmd && k->pre_cmd(c))
+        np_buf_append(b, k->pre_cmd(c));
     if (nemo && k && k->numactl) {
         int d = np_mbridge_numa_divisor(c->gpu_type);
         np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d))", d, d);

@@ -65,6 +65,17 @@ const struct np_mbperf_profile *np_mbridge_perf_profile(const char *release)
     return NULL;
 }
 
+/* The releases whose executor runs print_sha.sh first (git grep print_sha at each release commit). */
+static const char *const mbperf_print_sha[] = {"v0.4.2", "v0.5.0", "r0.5.0-cba825f", "v0.5.1", "v0.6.0"};
+
+const char *np_mbridge_perf_pre_cmd(const struct np_launch_config *c)
+{
+    for (size_t i = 0; c->mb && i < sizeof mbperf_print_sha / sizeof mbperf_print_sha[0]; i++)
+        if (strcmp(c->mb->release, mbperf_print_sha[i]) == 0)
+            return "bash /opt/Megatron-Bridge/docker/common/print_sha.sh repo_status.json; ";
+    return NULL;
+}
+
 const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c)
 {
     const struct np_mbperf_profile *p = c->mb ? np_mbridge_perf_profile(c->mb->release) : NULL;
@@ -115,6 +126,35 @@ char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *w
                  "runs load_dataset(<rajpurkar/squad checkout>, cache_dir=<mbridge/datasets>) in the image and links "
                  "rajpurkar___squad to it: download_ckpt_dataset.sh:75-93)", p ? p : "");
     return p;
+}
+
+/* The note of share/nemoperf/megatron-bridge/notes.tsv for r and key ("-ep", "row"), copied into buf (n bytes);
+ * NULL when there is none (or the file cannot be read: the notes only add to --print-config). */
+static const char *mbridge_perf_note(const struct np_mbperf_row *r, const char *key, char *buf, size_t n)
+{
+    char *dir = np_data_path("megatron-bridge"), *path = NULL;
+    FILE *f = dir && asprintf(&path, "%s/notes.tsv", dir) >= 0 ? fopen(path, "r") : NULL;
+    free(dir);
+    free(path);
+    const char *found = NULL;
+    char line[2048];
+    while (f && !found && fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        char *save = NULL, *col[5];
+        size_t k = 0;
+        for (char *t = strtok_r(line, "\t", &save); t && k < 5; t = strtok_r(NULL, "\t", &save))
+            col[k++] = t;
+        if (k == 5 && strcmp(col[0], r->container) == 0 && strcmp(col[1], r->recipe) == 0 &&
+            (strcmp(col[2], "*") == 0 || strcmp(col[2], r->gpu_type) == 0) && strcmp(col[3], key) == 0) {
+            snprintf(buf, n, "%s", col[4]);
+            found = buf;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
 }
 
 /* --print-config's "data": what the row trains on, with its source. */
@@ -469,6 +509,9 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     /* a row of a container nemoperf does not launch: shown, never submitted (rows-<container>.json "launch") */
     bad |= json_object_set_new(o, "launchable", json_boolean(r->launchable));
     bad |= json_object_set_new(o, "why_not", r->why_not ? json_string(r->why_not) : json_null());
+    char row_note[900];
+    const char *rn = mbridge_perf_note(r, "row", row_note, sizeof row_note);
+    bad |= json_object_set_new(o, "note", rn ? json_string(rn) : json_null());
     /* the settings that decide the row: what the command asks for, with where each value comes from */
     json_t *res = json_object_get(r->json, "resolved"), *vals = json_object_get(res, "values");
     json_t *ovr = json_object_get(r->json, "overrides");
@@ -484,8 +527,10 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     for (size_t i = 0; set && i < sizeof knobs / sizeof knobs[0]; i++) {
         json_t *pv = json_object_get(json_object_get(r->json, "published"), knobs[i].key);
         json_t *ov = json_object_get(ovr, knobs[i].flag);
-        char src[1200];
-        if (ov)
+        char src[2400], note[900];
+        if (ov && mbridge_perf_note(r, knobs[i].flag, note, sizeof note))
+            snprintf(src, sizeof src, "%s on the command: the published value (%s); %s", knobs[i].flag, pub_src, note);
+        else if (ov)
             snprintf(src, sizeof src, "%s on the command: the published value (%s), which the release config %s "
                      "leaves to its base recipe or does not have", knobs[i].flag, pub_src, cfg_src);
         else

@@ -37,6 +37,12 @@ char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *w
 /* In what: the file is not one ./setup stages (the launch names how NVIDIA makes it instead of a setup command). */
 #define NP_MBPERF_NOT_BY_SETUP "./setup does not make it"
 
+/* What NVIDIA's executor runs in each task before the rank command at the row's release, or NULL: from v0.4.2
+ * `bash /opt/Megatron-Bridge/docker/common/print_sha.sh /nemo_run/configs/repo_status.json` (v0.4.2
+ * scripts/performance/utils/executors.py:136-137, v0.5.0 138-139, v0.6.0 179-180), rank 0 recording the image's
+ * repositories' commits; here into the task's working folder, the experiment's.  Static text. */
+const char *np_mbridge_perf_pre_cmd(const struct np_launch_config *c);
+
 /* The rank command: python <checkout>/<entry> <row args, -ms MAX_STEPS> [--save_dir --save_interval]
  * [v0.5.0: PerfEnvPlugin's train.manual_gc overrides].  NULL-terminated, new (np_strv_free); NULL when c has
  * no row or out of memory.  job/mbridge.c appends the NsysPlugin overrides when profiling. */
