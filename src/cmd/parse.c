@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nemoperf/parse/diagnose.h"
+#include "nemoperf/parse/mbridge.h"
 #include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/ncclreport.h"
 #include "nemoperf/util/diag.h"
@@ -26,7 +27,6 @@
 #include "nemoperf/model/flops.h"
 #include "nemoperf/report/plot.h"
 #include "nemoperf/model/recipe.h"
-#include "nemoperf/report/mbridge_run.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
@@ -245,80 +245,6 @@ static enum np_status parse_store_run(struct parse_store *ps, const struct np_ru
     return NP_OK;
 }
 
-/* The Megatron-Bridge runs the one walk handed on (their manifests say so; report/mbridge_run.c reads them):
- * their folders, read after the NeMo runs into a section of their own. */
-struct parse_mb {
-    const struct np_mb_ref *ref; /* the published rows; NULL: no data installed, every run is read as NeMo's */
-    struct np_mb_opts opts;
-    char **dirs;
-    size_t n;
-};
-
-static enum np_status parse_mb_add(struct parse_mb *m, const char *dir)
-{
-    char **d = realloc(m->dirs, (m->n + 1) * sizeof *d);
-    if (!d)
-        return NP_E_NOMEM;
-    m->dirs = d;
-    if (!(d[m->n] = strdup(dir)))
-        return NP_E_NOMEM;
-    m->n++;
-    return NP_OK;
-}
-
-static void parse_mb_free(struct parse_mb *m)
-{
-    for (size_t i = 0; i < m->n; i++)
-        free(m->dirs[i]);
-    free(m->dirs);
-    m->dirs = NULL;
-    m->n = 0;
-}
-
-/* The Megatron-Bridge report of dirs on out; its exit status (1 also when out failed). */
-static int parse_mb_write(const struct parse_mb *m, char *const *dirs, size_t n, enum np_format fmt, FILE *out)
-{
-    int rc = np_mb_parse_paths(dirs, n, &m->opts, m->ref, fmt, out);
-    return fflush(out) != 0 || ferror(out) ? 1 : rc;
-}
-
-/* The same as JSON text (an array, its trailing newline cut) into *text (caller frees); 1 when a run is not
- * good, -1 out of memory. */
-static int parse_mb_json(const struct parse_mb *m, char *const *dirs, size_t n, char **text)
-{
-    size_t len = 0;
-    *text = NULL;
-    FILE *mem = open_memstream(text, &len);
-    if (!mem)
-        return -1;
-    int rc = np_mb_parse_paths(dirs, n, &m->opts, m->ref, NP_FMT_JSON, mem);
-    if (fclose(mem) != 0 || !*text) {
-        free(*text);
-        *text = NULL;
-        return -1;
-    }
-    while (len && (*text)[len - 1] == '\n')
-        (*text)[--len] = '\0';
-    return rc;
-}
-
-/* A JSON document (text) with one member more, key: value (JSON text), to out in the reports' layout. */
-static enum np_status parse_json_join(FILE *out, const char *text, size_t len, const char *key, const char *value)
-{
-    json_t *root = json_loadb(text, len, 0, NULL), *v = json_loads(value, 0, NULL);
-    enum np_status st = NP_E_INTERNAL;
-    if (!root)
-        json_decref(v);
-    else if (json_object_set_new(root, key, v) == 0) /* takes v, also when it fails (and NULL v fails) */
-        st = NP_OK;
-    errno = 0;
-    if (st == NP_OK && (json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
-                        fputc('\n', out) == EOF || fflush(out) != 0))
-        st = NP_E_IO;
-    json_decref(root);
-    return st;
-}
-
 struct parse_out {
     struct parse_store *store; /* NULL: no --store */
     struct np_report *rep;
@@ -327,7 +253,6 @@ struct parse_out {
     struct np_scaling eff;
     size_t nruns, nerrors;
     int bad; /* markdown: a run not ok, or FAIL/FAST */
-    struct parse_mb *mb; /* where the walk's Megatron-Bridge runs go */
 };
 
 struct parse_row { /* after a 'T' and the row's text */
@@ -416,13 +341,6 @@ static int parse_put_next(struct parse_out *po, char **buf, size_t *cap, int *rc
     return 1;
 }
 
-static enum np_status parse_sink_foreign(void *ctx, const char *kind, const char *dir)
-{
-    struct parse_out *po = ctx;
-    (void)kind; /* "mbridge", the only other reader */
-    return parse_mb_add(po->mb, dir);
-}
-
 static enum np_status parse_sink_error(void *ctx, const char *msg)
 {
     struct parse_out *po = ctx;
@@ -457,10 +375,10 @@ static int parse_close_out(FILE *out, int rc)
 
 static int parse_stream(FILE *out, char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
-                        int quiet, struct parse_store *ps, struct parse_mb *mb)
+                        int quiet, struct parse_store *ps)
 {
     int md = fmt == NP_FMT_MARKDOWN;
-    struct parse_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0, mb};
+    struct parse_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0};
     int e = 0;
     if (!md && !(po.spill = np_report_tmpfile()))
         e = errno ? errno : EIO;
@@ -477,7 +395,7 @@ static int parse_stream(FILE *out, char *const *paths, size_t npaths, const stru
             fclose(po.spill);
         return 1;
     }
-    struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error, parse_sink_foreign};
+    struct np_run_sink sink = {&po, parse_sink_run, parse_sink_error, NULL};
     enum np_status st = np_parse_stream(paths, npaths, o, recipes, ref, &sink, NULL);
     int spill_bad = 0, out_bad = 0; /* which I/O failed, and why (issue 13) */
     int rc = po.bad;
@@ -517,20 +435,11 @@ static int parse_stream(FILE *out, char *const *paths, size_t npaths, const stru
         else
             np_errorf("%s", np_strerror(st));
         rc = 1;
-    } else if (mb->n && po.nruns == 0 && po.nerrors == 0) { /* Megatron-Bridge runs only: their report alone */
-        rc = parse_mb_write(mb, mb->dirs, mb->n, fmt, out);
     } else {
-        char *mbjson = NULL;
-        if (mb->n && fmt == NP_FMT_JSON) { /* a mixed tree: its Megatron-Bridge runs inside the one document */
-            int mrc = parse_mb_json(mb, mb->dirs, mb->n, &mbjson);
-            rc |= mrc != 0;
-            if (mbjson)
-                np_report_json_member(po.rep, "megatron_bridge", mbjson);
-        }
         if (po.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
-            if (po.nerrors == 0 && !mb->n)
+            if (po.nerrors == 0)
                 parse_none_found(o->include, paths, npaths);
-            rc |= po.nerrors || !mb->n;
+            rc = 1;
         }
         if (po.nerrors)
             rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
@@ -548,69 +457,11 @@ static int parse_stream(FILE *out, char *const *paths, size_t npaths, const stru
             if (w != NP_OK)
                 rc = 1;
         }
-        free(mbjson);
-        if (mb->n && fmt != NP_FMT_JSON) /* a mixed tree: the Megatron-Bridge runs' own table after a blank line */
-            rc |= (po.nruns && fputc('\n', out) == EOF) || parse_mb_write(mb, mb->dirs, mb->n, fmt, out);
     }
     np_report_free(po.rep);
     np_scaling_free(&po.eff);
     if (po.spill)
         fclose(po.spill);
-    return rc;
-}
-
-/* The Megatron-Bridge side of the options (the NeMo ones, where both name the same thing). */
-static void parse_mb_opts(const struct np_parse_opts *o, struct np_mb_opts *mb)
-{
-    snprintf(mb->recipe, sizeof mb->recipe, "%s", o->given.recipe);
-    snprintf(mb->gpu, sizeof mb->gpu, "%s", o->given.gpu_type);
-    snprintf(mb->task, sizeof mb->task, "%s", o->given.task);
-    if (mb->dtype == NP_MB_DTYPE_NONE && o->given.dtype != NP_DTYPE_NONE)
-        mb->dtype = o->given.dtype == NP_DTYPE_BF16 ? NP_MB_BF16 : NP_MB_FP8_CS;
-    mb->gpus = o->given.gpus;
-    mb->gbs = o->given.gbs;
-    mb->seq_len = o->given.seq_len;
-    mb->reference = o->reference;
-    if (o->window_strict)
-        mb->window = (long)o->window;
-    if (o->steps_first >= 0 && o->steps_last >= 0) {
-        mb->first = o->steps_first;
-        mb->last = o->steps_last;
-    }
-}
-
-/* Megatron-Bridge runs named by the options: --container, a Megatron-Bridge-only dtype or one of its recipe
- * names (deepseek_v3, llama31_405b, ...): the whole parse is theirs.  Else (-1) the walk hands on the runs whose
- * manifests say they are Megatron-Bridge's (m->ref set when its data is installed).  Returns the exit status,
- * or -1 for the walk. */
-static int parse_mbridge(const struct np_parse_opts *o, struct parse_mb *m, struct np_mb_ref *ref, int mb_only,
-                         char *const *paths, size_t npaths, int fmt)
-{
-    struct np_error err;
-    if (np_mb_ref_load_default(ref, &err) != NP_OK) {
-        if (!mb_only)
-            return -1; /* no Megatron-Bridge data installed: every run is read as NeMo's */
-        np_error_print(&err);
-        return 1;
-    }
-    parse_mb_opts(o, &m->opts);
-    m->ref = ref;
-    if (!mb_only && !(o->given.recipe[0] && np_mb_ref_has_recipe(ref, o->given.recipe)))
-        return -1;
-    int known = !m->opts.container[0];
-    for (size_t i = 0; !known && i < ref->n; i++)
-        known = strcmp(ref->rows[i].container, m->opts.container) == 0;
-    if (!known) {
-        np_errorf("--container: %s has no published Megatron-Bridge table (25.09 to %s)", m->opts.container,
-                  ref->n ? ref->rows[0].container : "?");
-        return 2;
-    }
-    FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON); /* the reports' one escaping rule */
-    int rc = out ? np_mb_parse_paths(paths, npaths, &m->opts, ref, (enum np_format)fmt, out) : 1;
-    if (out)
-        rc = parse_close_out(out, rc);
-    if (np_stdout_check())
-        rc = 1;
     return rc;
 }
 
@@ -748,11 +599,7 @@ static int parse_compare_side(struct np_compare_set *set, enum np_cmp_sidename s
         for (size_t i = 0; i < res.nerrors; i++)
             np_errorf("%s", res.errors[i]);
     if (res.nruns == 0) {
-        if (res.nforeign)
-            np_errorf("--compare: %s holds Megatron-Bridge runs only: --compare reads NeMo runs (compare them "
-                      "with --reference against their published rows)", arg);
-        else
-            np_errorf("--compare: no runs found under %s", arg);
+        np_errorf("--compare: no runs found under %s", arg);
         rc = 1;
     }
     for (size_t i = 0; i < res.nruns && !rc; i++) {
@@ -805,6 +652,30 @@ static int parse_compare(char *const *sides, const struct np_parse_opts *o, cons
 /* The Megatron-Bridge rows, loaded once for the whole parse; freed at exit (main has many ways out). */
 static struct np_mb_ref parse_mbref;
 
+/* Megatron-Bridge's published runs and peaks for its family of runs (parse/family_mbridge.c): not installed,
+ * its runs are unidentified (said per run); an unknown --container is a usage error.  0, else 2 (said). */
+static int parse_mbridge_data(struct np_parse_opts *o)
+{
+    struct np_error err;
+    if (np_mb_ref_load_default(&parse_mbref, &err) != NP_OK) {
+        if (o->given.container[0] || o->given.precision[0]) {
+            np_error_print(&err);
+            return 2;
+        }
+        return 0;
+    }
+    o->mbref = &parse_mbref;
+    int known = !o->given.container[0];
+    for (size_t i = 0; !known && i < parse_mbref.n; i++)
+        known = strcmp(parse_mbref.rows[i].container, o->given.container) == 0;
+    if (!known) {
+        np_errorf("--container: %s has no published Megatron-Bridge table (25.09 to %s)", o->given.container,
+                  parse_mbref.n ? parse_mbref.rows[0].container : "?");
+        return 2;
+    }
+    return 0;
+}
+
 static void parse_mbref_free(void)
 {
     np_mb_ref_free(&parse_mbref);
@@ -817,12 +688,8 @@ int main(int argc, char **argv)
     struct np_parse_opts o;
     np_parse_opts_init(&o);
     int fmt = NP_FMT_TABLE, quiet = 0, no_progress = 0, slurm = 0, nccl = 0, strict = 0, store = 0, history = 0,
-        compare = 0, mb_only = 0;
+        compare = 0;
     atexit(parse_mbref_free);
-    struct parse_mb mbw; /* Megatron-Bridge runs (docs/megatron-bridge.md) */
-    memset(&mbw, 0, sizeof mbw);
-    np_mb_opts_init(&mbw.opts);
-    struct np_mb_opts *mb = &mbw.opts;
     const char *plot = NULL, *db = NULL, *cluster = NULL;
     double min_effect = NP_MIN_EFFECT_DEFAULT;
     long l;
@@ -889,23 +756,25 @@ int main(int argc, char **argv)
             break;
         case OPT_DTYPE:
             /* Megatron-Bridge's -c names and the published labels (fp8_mx, MXFP8, NVFP4, ...) as well */
-            mb->dtype = np_mb_dtype_parse(optarg);
             o.given.dtype = np_dtype_parse(optarg);
-            if (o.given.dtype == NP_DTYPE_NONE && mb->dtype == NP_MB_DTYPE_NONE) {
+            if (o.given.dtype == NP_DTYPE_NONE && np_mb_dtype_parse(optarg) != NP_MB_DTYPE_NONE) {
+                enum np_mb_dtype md = np_mb_dtype_parse(optarg); /* Megatron-Bridge's: its family's runs */
+                snprintf(o.given.precision, sizeof o.given.precision, "%s", np_mb_dtype_name(md));
+                o.given.dtype = md == NP_MB_BF16 ? NP_DTYPE_BF16 : NP_DTYPE_FP8;
+            }
+            if (o.given.dtype == NP_DTYPE_NONE) {
                 np_errorf("--dtype: '%s' is not bf16, fp8, fp8_cs, fp8_mx, fp8_sc or nvfp4 (or BF16, FP8, FP8-CS, "
                           "MXFP8, FP8-MX, NVFP4)", optarg);
                 return 2;
             }
-            mb_only |= o.given.dtype == NP_DTYPE_NONE;
             break;
         case OPT_CONTAINER:
-            if (!parse_copy("--container", optarg, mb->container, sizeof mb->container))
+            if (!parse_copy("--container", optarg, o.given.container, sizeof o.given.container))
                 return 2;
             if (strspn(optarg, "0123456789.") != strlen(optarg) || !np_mb_container_newer(optarg, "0.0")) {
                 np_errorf("--container: '%s' is not a container version such as 26.08 or 26.06.01", optarg);
                 return 2;
             }
-            mb_only = 1;
             break;
         case OPT_GPUS:
             if (!parse_int_arg("--gpus", optarg, 10000000, &l))
@@ -941,7 +810,7 @@ int main(int argc, char **argv)
             if (!parse_double_arg("--tolerance", optarg, 0, 100, &d))
                 return 2;
             o.tolerance_pct = d;
-            mb->tolerance = d; /* Megatron-Bridge runs: 0.5 unless given */
+            o.tolerance_given = 1; /* else each family's own (Megatron-Bridge's 0.5) */
             break;
         case OPT_VERDICT:
             if (strcmp(optarg, "last") == 0)
@@ -1050,10 +919,8 @@ int main(int argc, char **argv)
     char *dot[] = {(char *)".", NULL};
     char *const *paths = optind < argc ? argv + optind : dot;
     size_t npaths = optind < argc ? (size_t)(argc - optind) : 1;
-    int mbrc = parse_mbridge(&o, &mbw, &parse_mbref, mb_only, paths, npaths, fmt);
-    if (mbrc >= 0)
-        return mbrc;
-    o.route_foreign = mbw.ref != NULL;
+    if (parse_mbridge_data(&o) != 0)
+        return 2;
 
     struct np_backend be = {0};
     if (slurm) { /* a bad scheduler setting is a usage error, found before anything is read */
@@ -1116,11 +983,7 @@ int main(int argc, char **argv)
     }
     if (!slurm && !o.group && !plot && !nccl) {
         int rc = parse_stream(out, paths, npaths, &o, &recipes, &ref, (enum np_format)fmt, quiet,
-                              store ? &ps : NULL, &mbw);
-        if (store && mbw.n && !quiet)
-            np_notef("--store: %zu Megatron-Bridge run folder%s not stored (the store holds NeMo runs)", mbw.n,
-                     mbw.n == 1 ? "" : "s");
-        parse_mb_free(&mbw);
+                              store ? &ps : NULL);
         rc = parse_store_end(&ps, rc, quiet);
         rc = parse_close_out(out, rc);
         np_ref_free(&ref);
@@ -1135,16 +998,14 @@ int main(int argc, char **argv)
     if (st != NP_OK) {
         np_errorf("%s", np_strerror(st));
         rc = 1;
-    } else if (res.nforeign && res.nruns == 0 && res.nerrors == 0) { /* Megatron-Bridge runs only */
-        rc = parse_mb_write(&mbw, res.foreign, res.nforeign, (enum np_format)fmt, out);
     } else {
         if (!quiet)
             for (size_t i = 0; i < res.nerrors; i++)
                 np_errorf("%s", res.errors[i]);
         if (res.nruns == 0) { /* a bad argument was said above: not "no log files" as well */
-            if (res.nerrors == 0 && !res.nforeign)
+            if (res.nerrors == 0)
                 parse_none_found(o.include, paths, npaths);
-            rc |= res.nerrors || !res.nforeign;
+            rc = 1;
         }
         if (res.nerrors)
             rc = 1; /* a folder or file that could not be read: the report is not the whole truth */
@@ -1177,25 +1038,10 @@ int main(int argc, char **argv)
                     rc = 1;
             }
         }
-        char *mbjson = NULL, *njson = NULL;
-        size_t nlen = 0;
-        FILE *dst = out; /* a mixed tree's JSON: the NeMo document first into memory, then joined */
-        if (res.nforeign && fmt == NP_FMT_JSON) {
-            int mrc = parse_mb_json(&mbw, res.foreign, res.nforeign, &mbjson);
-            rc |= mrc != 0;
-            if (mbjson && !(dst = open_memstream(&njson, &nlen)))
-                dst = out;
-        }
         if (res.nruns || fmt == NP_FMT_JSON) {
             errno = 0;
-            enum np_status w = diags ? np_diag_report_write(dst, (enum np_format)fmt, &res, &o, diags)
-                                     : np_report_write(dst, (enum np_format)fmt, &res, &o);
-            if (dst != out) {
-                w = fclose(dst) != 0 && w == NP_OK ? NP_E_NOMEM : w;
-                errno = 0;
-                if (w == NP_OK)
-                    w = parse_json_join(out, njson, nlen, "megatron_bridge", mbjson);
-            }
+            enum np_status w = diags ? np_diag_report_write(out, (enum np_format)fmt, &res, &o, diags)
+                                     : np_report_write(out, (enum np_format)fmt, &res, &o);
             int e = errno;
             if (w == NP_E_IO && e) /* a full disk, a closed pipe: said as such */
                 np_errorf("cannot write the report to standard output: %s", strerror(e));
@@ -1204,11 +1050,6 @@ int main(int argc, char **argv)
             if (w != NP_OK)
                 rc = 1;
         }
-        free(njson);
-        free(mbjson);
-        if (res.nforeign && fmt != NP_FMT_JSON) /* a mixed tree: the Megatron-Bridge runs' own table after it */
-            rc |= (res.nruns && fputc('\n', out) == EOF) ||
-                  parse_mb_write(&mbw, res.foreign, res.nforeign, (enum np_format)fmt, out);
         if (plot && res.nruns) {
             struct np_error perr;
             if ((diags ? np_diag_plot(plot, &res, diags, &perr)
@@ -1220,9 +1061,6 @@ int main(int argc, char **argv)
         }
         np_diag_free(diags, res.nruns);
     }
-    if (store && res.nforeign && !quiet)
-        np_notef("--store: %zu Megatron-Bridge run folder%s not stored (the store holds NeMo runs)", res.nforeign,
-                 res.nforeign == 1 ? "" : "s");
     rc = parse_store_end(&ps, rc, quiet);
     np_parse_result_free(&res);
     np_ref_free(&ref);

@@ -6,6 +6,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "nemoperf/parse/mbridge.h"
+#include "nemoperf/parse/reference.h"
 #include "nemoperf/util/fileio.h"
 
 #include <errno.h>
@@ -194,6 +195,48 @@ static enum np_status mbridge_peak_row(void *vctx, char **cells, int line, struc
     return NP_OK;
 }
 
+/* Every row as --reference reads a published row (parse/run.c np_run_verdict): tokens/s/GPU and model TFLOP/s/GPU,
+ * the source cited with the container's summary and its line. */
+static char mbridge_runs_file[] = "megatron-bridge/runs.tsv";
+
+static enum np_status mbridge_published(struct np_mb_ref *ref, struct np_error *err)
+{
+    free(ref->published);
+    ref->published = calloc(ref->n ? ref->n : 1, sizeof *ref->published);
+    if (!ref->published)
+        return np_error_set(err, NP_E_NOMEM, "megatron-bridge", 0, 0, "out of memory");
+    for (size_t i = 0; i < ref->n; i++) {
+        struct np_mb_row *r = &ref->rows[i];
+        struct np_ref_row *p = &ref->published[i];
+        snprintf(r->cited, sizeof r->cited, "Megatron-Bridge performance summary, %s (%s)", r->container, r->source);
+        p->recipe = r->recipe;
+        p->model_size = r->model;
+        p->gpu_type = r->gpu_type;
+        p->source = r->cited;
+        p->task = r->task;
+        p->note = r->footnote[0] && strcmp(r->footnote, "-") != 0 ? r->footnote : NULL;
+        p->consistent = 1;
+        p->gbs = r->gbs;
+        p->mbs = r->mbs;
+        p->tp = r->tp;
+        p->pp = r->pp;
+        p->vp = r->vp;
+        p->ga = r->ga;
+        p->dtype = r->dtype == NP_MB_BF16 ? NP_DTYPE_BF16 : NP_DTYPE_FP8;
+        p->gpus = r->gpus;
+        p->step_time_s = p->tokens_per_s = p->mfu_percent = p->days_1t = NAN;
+        p->tokens_per_s_per_gpu = r->tokens_per_s_per_gpu > 0 ? r->tokens_per_s_per_gpu : NAN;
+        p->model_tflops_per_gpu = r->model_tflops_per_gpu > 0 ? r->model_tflops_per_gpu : NAN;
+        p->file = mbridge_runs_file;
+        p->line = r->line;
+        const char *colon = strrchr(r->source, ':');
+        p->layout = r->container;
+        p->layout_line = colon ? atoi(colon + 1) : 0;
+        p->layout_second = strcmp(r->published_as, "second") == 0;
+    }
+    return NP_OK;
+}
+
 enum np_status np_mb_ref_load(const char *runs_tsv, const char *peaks_tsv, struct np_mb_ref *ref,
                               struct np_error *err)
 {
@@ -202,7 +245,10 @@ enum np_status np_mb_ref_load(const char *runs_tsv, const char *peaks_tsv, struc
     if (st != NP_OK)
         return st;
     c.path = peaks_tsv;
-    return mbridge_tsv(peaks_tsv, mbridge_peak_cols, 1 + NP_MB_NDTYPES, c.map, mbridge_peak_row, &c, err);
+    st = mbridge_tsv(peaks_tsv, mbridge_peak_cols, 1 + NP_MB_NDTYPES, c.map, mbridge_peak_row, &c, err);
+    if (st != NP_OK)
+        return st;
+    return mbridge_published(ref, err);
 }
 
 enum np_status np_mb_ref_load_default(struct np_mb_ref *ref, struct np_error *err)
@@ -229,6 +275,7 @@ void np_mb_ref_free(struct np_mb_ref *ref)
     if (!ref)
         return;
     free(ref->rows);
+    free(ref->published);
     memset(ref, 0, sizeof *ref);
 }
 

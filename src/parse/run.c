@@ -7,12 +7,14 @@
  * walk's (sorted) order whatever the thread count.
  */
 #include "nemoperf/parse/run.h"
+#include "nemoperf/parse/family.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/runfiles.h"
 
 #include "nemoperf/model/flops_finetune.h"
 #include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
+#include "nemoperf/model/mbdtype.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fcntl.h>
@@ -287,9 +289,12 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
                  shown ? shown : "?", NP_RUNFILE_MANIFEST_FORMAT);
         free(shown);
     }
-    /* a Megatron-Bridge performance run (launch/manifest.c writes "mbridge"): its reader is
-     * report/mbridge_run.c; what the NeMo fields say of it is kept as before */
-    int foreign = json_is_string(json_object_get(json_object_get(root, "mbridge"), "container"));
+    /* a Megatron-Bridge performance run (launch/manifest.c writes "mbridge"): its identity is that object's
+     * (parse/family_mbridge.c reads the run) */
+    json_t *mbo = json_object_get(root, "mbridge");
+    if (mbo && !json_is_object(mbo) && !json_is_null(mbo))
+        run_mbad(&k, "", "mbridge", run_json_kind(mbo), "an object");
+    int foreign = json_is_object(mbo);
     json_t *c = json_object_get(root, "config");
     const char *cw = "config.";
     if (c && !json_is_object(c))
@@ -315,7 +320,7 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     char dt[16] = "", wl[32] = "";
     run_json_str(c, "dtype", dt, sizeof dt, cw, &k);
     t.dtype = np_dtype_parse(dt);
-    if (dt[0] && t.dtype == NP_DTYPE_NONE)
+    if (dt[0] && t.dtype == NP_DTYPE_NONE && !foreign) /* Megatron-Bridge's are its own: "mbridge" below */
         run_mbad(&k, cw, "dtype", "not a data type nemoperf knows", "");
     t.gpus = run_json_int(c, "gpus", cw, &k);
     t.seq_len = run_json_int(c, "seq_len", cw, &k);
@@ -337,6 +342,40 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     if (!wl[0])
         run_json_str(c, "workload", wl, sizeof wl, cw, &k);
     t.synthetic = strcmp(wl, "synthetic") == 0;
+    if (foreign) {
+        char prec[16] = "";
+        struct np_identity m;
+        memset(&m, 0, sizeof m);
+        run_json_str(mbo, "recipe", m.recipe, sizeof m.recipe, "mbridge.", &k);
+        run_json_str(mbo, "gpu_type", m.gpu_type, sizeof m.gpu_type, "mbridge.", &k);
+        run_json_str(mbo, "container", m.container, sizeof m.container, "mbridge.", &k);
+        run_json_str(mbo, "task", m.task, sizeof m.task, "mbridge.", &k);
+        run_json_str(mbo, "variant", m.config_variant, sizeof m.config_variant, "mbridge.", &k);
+        run_json_str(mbo, "dtype", prec, sizeof prec, "mbridge.", &k);
+        enum np_mb_dtype md = np_mb_dtype_parse(prec);
+        if (prec[0] && md == NP_MB_DTYPE_NONE)
+            run_mbad(&k, "mbridge.", "dtype", "not a Megatron-Bridge compute dtype", "");
+        else if (prec[0])
+            snprintf(t.precision, sizeof t.precision, "%s", np_mb_dtype_name(md));
+        t.dtype = md == NP_MB_DTYPE_NONE ? NP_DTYPE_NONE : md == NP_MB_BF16 ? NP_DTYPE_BF16 : NP_DTYPE_FP8;
+        for (char *q = m.gpu_type; *q; q++)
+            *q = (char)(*q >= 'A' && *q <= 'Z' ? *q + 32 : *q);
+        memcpy(t.recipe, m.recipe, sizeof t.recipe);
+        memcpy(t.gpu_type, m.gpu_type, sizeof t.gpu_type);
+        memcpy(t.container, m.container, sizeof t.container);
+        memcpy(t.config_variant, m.config_variant, sizeof t.config_variant);
+        if (m.task[0])
+            memcpy(t.task, m.task, sizeof t.task);
+        t.model_size[0] = '\0'; /* Megatron-Bridge's -mr names the model and its size */
+        int g = run_json_int(mbo, "gpus", "mbridge.", &k);
+        if (g)
+            t.gpus = g;
+        if ((g = run_json_int(mbo, "gbs", "mbridge.", &k)))
+            t.gbs = g;
+        if ((g = run_json_int(mbo, "seq_len", "mbridge.", &k)))
+            t.seq_len = g;
+        strcpy(t.family, "mbridge");
+    }
     struct np_launch_info scratch;
     struct np_launch_info *l = li ? li : &scratch;
     l->present = 1;
@@ -365,7 +404,7 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
             strcpy(l->foreign, "mbridge");
         return 0;
     }
-    if (!t.recipe[0] || !t.model_size[0] || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
+    if (!t.recipe[0] || (!t.model_size[0] && !foreign) || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
         return 0;
     *id = t;
     return 1;
@@ -397,6 +436,12 @@ static void run_identity_fill(struct np_identity *id, const struct np_identity *
         id->gbs = g->gbs;
     if (!id->task[0])
         memcpy(id->task, g->task, sizeof id->task);
+    if (!id->precision[0])
+        memcpy(id->precision, g->precision, sizeof id->precision);
+    if (!id->container[0])
+        memcpy(id->container, g->container, sizeof id->container);
+    if (!id->config_variant[0])
+        memcpy(id->config_variant, g->config_variant, sizeof id->config_variant);
 }
 
 /* An option that says otherwise than the manifest / folder name: the message, or "" when none. */
@@ -408,6 +453,8 @@ static void run_identity_conflict(const struct np_identity *id, const struct np_
         snprintf(msg, size, "--recipe %s contradicts the %s (%s)", g->recipe, src, id->recipe);
     else if (g->model_size[0] && id->model_size[0] && strcasecmp(g->model_size, id->model_size) != 0)
         snprintf(msg, size, "--size %s contradicts the %s (%s)", g->model_size, src, id->model_size);
+    else if (g->precision[0] && id->precision[0] && strcmp(g->precision, id->precision) != 0)
+        snprintf(msg, size, "--dtype %s contradicts the %s (%s)", g->precision, src, id->precision);
     else if (g->dtype && id->dtype && g->dtype != id->dtype)
         snprintf(msg, size, "--dtype %s contradicts the %s (%s)", np_dtype_name(g->dtype, 0), src,
                  np_dtype_name(id->dtype, 0));
@@ -497,6 +544,28 @@ static int run_times_out_of_range(const struct np_run *run, char *why, size_t si
     return 0;
 }
 
+void np_window_stats_of(struct np_window_stats *w, double *v, size_t n)
+{
+    w->count = n;
+    w->mean_s = w->median_s = w->stdev_s = w->min_s = w->max_s = NAN;
+    if (!n)
+        return;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    w->mean_s = sum / n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - w->mean_s) * (v[i] - w->mean_s);
+    w->stdev_s = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+    if (w->stdev_s < 1e-9 * fabs(w->mean_s))
+        w->stdev_s = 0.0; /* equal times: rounding noise of the mean, not spread */
+    run_sort_doubles(v, n);
+    w->min_s = v[0];
+    w->max_s = v[n - 1];
+    w->median_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void run_window(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
 {
     struct np_window_stats *w = &run->window;
@@ -556,38 +625,22 @@ static void run_window(struct np_run *run, const struct np_scan_result *scan, co
                 v[n++] = scan->steps[i].step_time_s;
             }
     }
-    w->count = n;
     free(run->samples);
     run->samples = NULL;
     if (n && o->keep_samples && (run->samples = malloc(n * sizeof *run->samples)))
         memcpy(run->samples, v, n * sizeof *v); /* before the sort: the order of the steps */
-    if (n) {
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += v[i];
-        w->mean_s = sum / n;
-        double ss = 0;
-        for (size_t i = 0; i < n; i++)
-            ss += (v[i] - w->mean_s) * (v[i] - w->mean_s);
-        w->stdev_s = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-        if (w->stdev_s < 1e-9 * fabs(w->mean_s))
-            w->stdev_s = 0.0; /* equal times: rounding noise of the mean, not spread */
-        run_sort_doubles(v, n);
-        w->min_s = v[0];
-        w->max_s = v[n - 1];
-        w->median_s = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
+    np_window_stats_of(w, v, n);
     free(v);
 }
 
-static void run_set_why(struct np_run *run, const char *why)
+void np_run_set_why(struct np_run *run, const char *why)
 {
     free(run->why);
     run->why = why ? strdup(why) : NULL;
 }
 
 /* Add a note after those already there. */
-static void run_add_note(struct np_run *run, const char *note)
+void np_run_add_note(struct np_run *run, const char *note)
 {
     char *n = NULL;
     if (run->note && asprintf(&n, "%s; %s", run->note, note) < 0)
@@ -692,7 +745,7 @@ static double run_finetune_flops(struct np_run *run, enum np_task task)
         }
     }
     if (note[0])
-        run_add_note(run, note);
+        np_run_add_note(run, note);
     if (isnan(tokens))
         return NAN;
     return np_finetune_flops_per_pack(&run->model->arch, run->model->flops.kv_groups,
@@ -701,16 +754,23 @@ static double run_finetune_flops(struct np_run *run, enum np_task task)
 
 /* --reference: compare the steady-state mean (or, --verdict last, the last step) with the
  * published throughput; two-sided. */
+/* --reference for the recipe-driven families: the published row of the run's identity, then the verdict. */
 static void run_reference(struct np_run *run, const struct np_parse_opts *o, const struct np_ref_table *ref)
 {
     struct np_identity *id = &run->id;
-    run->verdict = NP_VERDICT_NOT_COMPARED;
-    run->ref_ratio = NAN;
     if (ref && run->model && run->gpu_source && !id->synthetic)
         run->ref = np_ref_find_task(ref, id->task[0] && strcmp(id->task, "pretrain") != 0 ? id->task
                                                                                            : np_model_task(run->model),
                                     id->recipe, id->model_size, id->dtype,
                                     id->gpu_type, id->gpus);
+    np_run_verdict(run, o, !run->gpu_source ? "GPU type unknown (no manifest, no --gpu): not compared" : NULL);
+}
+
+void np_run_verdict(struct np_run *run, const struct np_parse_opts *o, const char *why_not)
+{
+    struct np_identity *id = &run->id;
+    run->verdict = NP_VERDICT_NOT_COMPARED;
+    run->ref_ratio = NAN;
     const struct np_metrics *mm = o->verdict_last ? &run->m : &run->steady;
     const char *why = NULL;
     char buf[256];
@@ -718,11 +778,13 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
         why = np_run_kind_why(id->kind);
     else if (id->synthetic)
         why = "synthetic workload (CPU work standing in for a GPU job): nothing published to compare";
-    else if (!run->gpu_source)
-        why = "GPU type unknown (no manifest, no --gpu): not compared";
+    else if (why_not)
+        why = why_not;
     else if (!run->ref) {
-        snprintf(buf, sizeof buf, "nothing published for %s %s %s on %d %s", id->recipe[0] ? id->recipe : "?",
-                 id->model_size[0] ? id->model_size : "?", id->dtype ? np_dtype_name(id->dtype, 0) : "?", id->gpus,
+        const char *prec = np_identity_precision(id);
+        snprintf(buf, sizeof buf, "nothing published for %s%s%s %s on %d %s", id->recipe[0] ? id->recipe : "?",
+                 id->model_size[0] || !id->precision[0] ? " " : "",
+                 id->model_size[0] ? id->model_size : id->precision[0] ? "" : "?", prec[0] ? prec : "?", id->gpus,
                  id->gpu_type);
         why = buf;
     } else if (!np_run_status_good(run->status)) {
@@ -742,7 +804,7 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
             why = o->verdict_last ? "no throughput for the last step" : "no steady-state throughput (empty window)";
         else {
             run->ref_ratio = mine / pub;
-            double tol = o->tolerance_pct / 100.0;
+            double tol = np_run_tolerance(run, o) / 100.0;
             run->verdict = run->ref_ratio < 1.0 - tol   ? NP_VERDICT_FAIL
                            : run->ref_ratio > 1.0 + tol ? NP_VERDICT_FAST
                                                         : NP_VERDICT_PASS;
@@ -750,6 +812,16 @@ static void run_reference(struct np_run *run, const struct np_parse_opts *o, con
     }
     if (why)
         snprintf(run->ref_why, sizeof run->ref_why, "%s", why);
+}
+
+double np_run_tolerance(const struct np_run *run, const struct np_parse_opts *o)
+{
+    return o->tolerance_given || !run->family ? o->tolerance_pct : run->family->tolerance_pct;
+}
+
+const char *np_identity_precision(const struct np_identity *id)
+{
+    return id->precision[0] ? id->precision : id->dtype != NP_DTYPE_NONE ? np_dtype_name(id->dtype, 0) : "";
 }
 
 /* The one dtype every row of m is published in, or NP_DTYPE_NONE. */
@@ -773,11 +845,55 @@ static int run_untimed(const struct np_run *run, const struct np_scan_result *sc
     return 1;
 }
 
+void np_run_analyse_start(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
+{
+    run->step = run->total = -1;
+    run->complete = -1;
+    run->step_time_s = run->flops_per_sample = run->peak_memory_bytes = run->loss = NAN;
+    run->logged_tflops_per_gpu = run->ref_ratio = run->scaling_eff = run->logged_mfu_percent = NAN;
+    run->train_tokens = o->train_tokens;
+    np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &run->m);
+    run->steady = run->m;
+    run->steps_seen = scan ? scan->nsteps : 0;
+    run->runs_in_file = scan ? scan->runs : 0;
+    run->window.first = run->window.last = -1;
+    run->window.mean_s = run->window.median_s = run->window.stdev_s = run->window.min_s = run->window.max_s = NAN;
+    if (!run->job_id[0] && run->launch.job_id[0])
+        snprintf(run->job_id, sizeof run->job_id, "%s", run->launch.job_id);
+    if (!scan || scan->nsteps == 0)
+        return;
+    run->checkpoint_saved = scan->saw_checkpoint_save;
+    run->checkpoint_loaded = scan->saw_checkpoint_load;
+    const struct np_step *last = &scan->steps[scan->nsteps - 1];
+    run->gen = last->gen;
+    run->step = last->iteration;
+    run->total = last->total;
+    if (run->total < 0 && run->id.max_steps > 0)
+        run->total = run->id.max_steps - 1;
+    if (run->total < 0 && scan->max_steps_reached > 0) /* Lightning: "`max_steps=N` reached" */
+        run->total = scan->max_steps_reached - 1;
+    if (run->total >= 0 && run->step >= 0)
+        run->complete = run->step >= run->total;
+    if (scan->max_steps_reached > 0 && run->step >= 0)
+        run->complete = 1; /* the trainer says it stopped at max_steps, whatever the bar last drew */
+    else if (run->complete < 0 && last->bar_short)
+        run->complete = 0; /* "81/43800" and no stop message: the run ended before its epoch did */
+}
+
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o,
                     const struct np_recipe_set *recipes, const struct np_ref_table *ref)
 {
     struct np_identity *id = &run->id;
+    np_run_analyse_start(run, scan, o);
+    run->family = np_run_family_of(id, o);
+    snprintf(id->family, sizeof id->family, "%s", run->family->name);
+    if (run->family->analyse) { /* a family with its own reader of identity, window and published table */
+        run->family->analyse(run, scan, o);
+        return;
+    }
     run->recipe = np_recipe_find(recipes, id->recipe);
+    if (!run->recipe) /* not identified: no family is named for it (its descriptor still reads it) */
+        id->family[0] = '\0';
     run->model = run->recipe ? np_model_find(run->recipe, id->model_size) : NULL;
     if (id->dtype == NP_DTYPE_NONE && run->model) /* a model published in one precision only */
         id->dtype = run_single_dtype(run->model);
@@ -797,42 +913,14 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                                              : NULL;
     if (run->row && !id->system[0] && run->row->system)
         snprintf(id->system, sizeof id->system, "%s", run->row->system);
-    run->step = run->total = -1;
-    run->complete = -1;
-    run->step_time_s = run->flops_per_sample = run->peak_memory_bytes = run->loss = NAN;
-    run->logged_tflops_per_gpu = run->ref_ratio = run->scaling_eff = run->logged_mfu_percent = NAN;
-    run->train_tokens = o->train_tokens;
-    np_metrics_from_step(NAN, 0, 0, 0, NAN, 0, 0, &run->m);
-    run->steady = run->m;
-    run->steps_seen = scan ? scan->nsteps : 0;
-    run->runs_in_file = scan ? scan->runs : 0;
-    run->window.first = run->window.last = -1;
-    run->window.mean_s = run->window.median_s = run->window.stdev_s = run->window.min_s = run->window.max_s = NAN;
-    if (!run->job_id[0] && run->launch.job_id[0])
-        snprintf(run->job_id, sizeof run->job_id, "%s", run->launch.job_id);
     if (!scan || scan->nsteps == 0) {
         run->status = NP_RUN_NO_STEPS;
-        run_set_why(run, "no training-step line in the logs");
+        np_run_set_why(run, "no training-step line in the logs");
         if (o->reference)
             run_reference(run, o, NULL);
         return;
     }
-    run->checkpoint_saved = scan->saw_checkpoint_save;
-    run->checkpoint_loaded = scan->saw_checkpoint_load;
     const struct np_step *last = &scan->steps[scan->nsteps - 1];
-    run->gen = last->gen;
-    run->step = last->iteration;
-    run->total = last->total;
-    if (run->total < 0 && id->max_steps > 0)
-        run->total = id->max_steps - 1;
-    if (run->total < 0 && scan->max_steps_reached > 0) /* Lightning: "`max_steps=N` reached" */
-        run->total = scan->max_steps_reached - 1;
-    if (run->total >= 0 && run->step >= 0)
-        run->complete = run->step >= run->total;
-    if (scan->max_steps_reached > 0 && run->step >= 0)
-        run->complete = 1; /* the trainer says it stopped at max_steps, whatever the bar last drew */
-    else if (run->complete < 0 && last->bar_short)
-        run->complete = 0; /* "81/43800" and no stop message: the run ended before its epoch did */
     /* last known values, newest first */
     int nan_seen = last->nan_seen;
     long gbs_logged = -1;
@@ -853,12 +941,12 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         if (run->launch.gbs > 0 && gbs_logged > 0 && gbs_logged != run->launch.gbs) {
             snprintf(note, sizeof note, "the manifest's GBS %d contradicts the log's %ld (the log's is used)",
                      run->launch.gbs, gbs_logged);
-            run_add_note(run, note);
+            np_run_add_note(run, note);
         }
         if (run->launch.max_steps > 0 && last->total >= 0 && last->total + 1 != run->launch.max_steps) {
             snprintf(note, sizeof note, "the manifest's max_steps %d contradicts the log's %ld steps (the log's are "
                      "used)", run->launch.max_steps, last->total + 1);
-            run_add_note(run, note);
+            np_run_add_note(run, note);
         }
     }
     run_window(run, scan, o);
@@ -902,14 +990,14 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         char mb[200];
         snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "
                                 "pinned MB: ignored (docs/dfm.md)", run->logged_tflops_per_gpu);
-        run_add_note(run, mb);
+        np_run_add_note(run, mb);
         run->logged_tflops_per_gpu = NAN;
     }
     if (id->synthetic)
-        run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
+        np_run_add_note(run, "synthetic workload: CPU work standing in for the GPU job; no GPU MFU, TFLOP/s or "
                           "time to train");
     else if (!run->gpu_source && run->model)
-        run_add_note(run, "GPU type unknown (no manifest, the folder name carries none, no --gpu; the recipe is "
+        np_run_add_note(run, "GPU type unknown (no manifest, the folder name carries none, no --gpu; the recipe is "
                           "published for several GPU types): no MFU, no --reference comparison");
 
     char why[320];
@@ -920,24 +1008,24 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
                  run->window.count, RUN_NV_LAST - RUN_NV_FIRST + 1, run->window.first, run->window.last,
                  scan->truncated_start ? "the others are before the part of the log read: --all-steps reads them"
                                        : "the log has no others");
-        run_add_note(run, why);
+        np_run_add_note(run, why);
     }
     if (last->two_times && !isnan(last->step_time_s))
-        run_add_note(run, "step time: the first of the two times of \"elapsed time per iteration (ms): A/B\" "
+        np_run_add_note(run, "step time: the first of the two times of \"elapsed time per iteration (ms): A/B\" "
                           "(AMD Primus: A the step's own, B a running average)");
     if (run->conflict[0]) {
         run->status = NP_RUN_INVALID;
-        run_set_why(run, run->conflict);
+        np_run_set_why(run, run->conflict);
     } else if (nan_seen || (!isnan(last->step_time_s) && !isfinite(last->step_time_s)) ||
                (!isnan(run->step_time_s) && run->step_time_s <= 0)) {
         run->status = NP_RUN_INVALID;
-        run_set_why(run, "NaN or infinite loss, grad norm or step time");
+        np_run_set_why(run, "NaN or infinite loss, grad norm or step time");
     } else if (run_times_out_of_range(run, why, sizeof why)) { /* 1e308 s: "inf+-inf", ok (issue 23) */
         run->status = NP_RUN_INVALID;
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     } else if (last->iteration < 0) { /* "iteration -1/49": no step to count from (issue 23) */
         run->status = NP_RUN_INVALID;
-        run_set_why(run, "the last step line has no valid iteration number: its step time is not used");
+        np_run_set_why(run, "the last step line has no valid iteration number: its step time is not used");
     } else if (!run->model || id->dtype == NP_DTYPE_NONE || id->gpus <= 0) {
         run->status = NP_RUN_UNIDENTIFIED;
         if (id->recipe[0] && !run->recipe)
@@ -951,25 +1039,25 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             snprintf(why, sizeof why, "dtype unknown (--dtype)");
         else
             snprintf(why, sizeof why, "GPU count unknown (--gpus)");
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     } else if (!id->synthetic && run_implausible(run, why, sizeof why)) {
         run->status = NP_RUN_IMPLAUSIBLE;
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     } else if (run->complete == 0) {
         run->status = NP_RUN_INCOMPLETE;
         snprintf(why, sizeof why, "stopped at iteration %ld of %ld%s", run->step, run->total,
                  run_untimed(run, scan) ? "; its step lines carry no train_step_timing (timing callback off): no "
                                           "step time" : "");
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     } else if (run_untimed(run, scan)) {
         run->status = NP_RUN_INVALID;
         snprintf(why, sizeof why, "%s without train_step_timing (timing callback off): %zu steps, last step %ld, "
                  "no step time", run->gen == NP_GEN_NEMO1 ? "NeMo 1.0 progress bar" : "NeMo 2.0 step lines",
                  scan->nsteps, run->step);
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     } else if (isnan(run->step_time_s)) {
         run->status = NP_RUN_INVALID;
-        run_set_why(run, "no step time in the last step line");
+        np_run_set_why(run, "no step time in the last step line");
     } else {
         run->status = id->synthetic ? NP_RUN_SYNTHETIC : NP_RUN_OK;
     }
@@ -1191,7 +1279,7 @@ static void run_incomplete_end(struct np_run *run, struct run_slot *slot)
     else if (run->launch.submitted && run->why) {
         char why[320];
         snprintf(why, sizeof why, "%s (or still running: --slurm asks the scheduler)", run->why);
-        run_set_why(run, why);
+        np_run_set_why(run, why);
     }
 }
 
@@ -1291,7 +1379,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     char note[1200];
                     snprintf(note, sizeof note, "%s is not a JSON manifest nemoperf can read: identity from the "
                              "folder name or options", slot->g->manifest);
-                    run_add_note(run, note);
+                    np_run_add_note(run, note);
                 }
                 np_amlog_header_total(dfd, name, &res); /* AutoModel: the step total of the setup header */
                 np_scan_stop_message(dfd, name, &res);  /* Lightning: "`max_steps=N` reached" */
@@ -1302,7 +1390,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                     char why[400];
                     snprintf(why, sizeof why, "its nemoperf.json is not a JSON manifest nemoperf can read, %s",
                              run->why + 13);
-                    run_set_why(run, why);
+                    np_run_set_why(run, why);
                 }
                 run_slot_conflict(slot, run);
                 /* stopped early and the logs say why (a Slurm kill, OOM, NCCL): it failed */
@@ -1342,7 +1430,7 @@ static int run_add_log_error(struct np_run *run, struct run_slot *slot, int repl
         snprintf(buf, sizeof buf, "%s", best);
     else
         snprintf(buf, sizeof buf, "%s; %s", run->why, best);
-    run_set_why(run, buf);
+    np_run_set_why(run, buf);
     return 1;
 }
 
@@ -1355,7 +1443,7 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
                  (strcmp(li->state, "submitting") == 0 || strcmp(li->state, "unknown") == 0);
     if (li->bad[0]) { /* nothing it says is believed: not "not submitted" either (issue 23) */
         run->status = NP_RUN_INVALID;
-        run_set_why(run, run->conflict);
+        np_run_set_why(run, run->conflict);
         return;
     }
     if (li->present && !li->submitted && !unsure) {
@@ -1364,7 +1452,7 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
                  li->state, li->state[0] ? ")" : "", li->error[0] ? ": " : "");
         size_t l = strlen(why);
         snprintf(why + l, sizeof why - l, "%s", li->error);
-        run_set_why(run, why);
+        np_run_set_why(run, why);
         return;
     }
     if (slot->g->nfiles && run_add_log_error(run, slot, 1)) {
@@ -1374,7 +1462,7 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     if (slot->g->nfiles && slot->nerrors > 0) { /* not "no steps" when logs were unreadable (issue 13) */
         snprintf(why, sizeof why, "%zu log%s could not be read (see the error%s above); no training-step line in the "
                  "others", slot->nerrors, slot->nerrors == 1 ? "" : "s", slot->nerrors == 1 ? "" : "s");
-        run_set_why(run, why);
+        np_run_set_why(run, why);
         return;
     }
     if (slot->g->nfiles)
@@ -1390,7 +1478,7 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
         snprintf(why, sizeof why, "%s is not a JSON manifest nemoperf can read; no log found", slot->g->manifest);
     else
         snprintf(why, sizeof why, "no log found");
-    run_set_why(run, why);
+    np_run_set_why(run, why);
 }
 
 static void run_group(struct run_job *j, struct run_slot *slot)

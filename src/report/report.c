@@ -9,6 +9,9 @@
  * one column per configuration and lists the runs in no table from a temporary file).
  */
 #include "nemoperf/report/report.h"
+#include "nemoperf/report/mbridge_md.h"
+#include "nemoperf/parse/family.h"
+#include "nemoperf/util/diag.h"
 #include "nemoperf/util/text.h"
 
 #include <errno.h>
@@ -555,7 +558,7 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
         snprintf(row[REPORT_GPUS], REPORT_CELL, "%d", r->id.gpus);
     else
         strcpy(row[REPORT_GPUS], "-");
-    report_cell_copy(row[REPORT_DTYPE], r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "-");
+    report_cell_copy(row[REPORT_DTYPE], *np_identity_precision(&r->id) ? np_identity_precision(&r->id) : "-");
     if (r->step >= 0 && r->total >= 0)
         snprintf(row[REPORT_STEP], REPORT_CELL, "%ld/%ld", r->step, r->total);
     else if (r->step >= 0)
@@ -588,6 +591,23 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
         report_num(row[REPORT_RATIO], REPORT_CELL, 3, r->ref_ratio);
         report_cell_copy(row[REPORT_REF], np_verdict_name(r->verdict));
     }
+}
+
+/* The family of a run compared at another tolerance than --tolerance's default (none given), or NULL. */
+static const struct np_run_family *report_other_tolerance(const struct np_run *r, const struct np_parse_opts *o)
+{
+    return r->family && r->ref && np_run_tolerance(r, o) != o->tolerance_pct ? r->family : NULL;
+}
+
+/* The table's last line with --reference: what was compared, at which tolerance (a family's own said). */
+static void report_ref_footer(FILE *out, const struct np_parse_opts *o, const struct np_run_family *other)
+{
+    char tol[96] = "";
+    if (other)
+        snprintf(tol, sizeof tol, ", %s runs +-%g %%", other->label, other->tolerance_pct);
+    fprintf(out, "reference: %s compared, tolerance +-%g %%%s (FAST: faster than published by more)\n",
+            o->verdict_last ? "the last step's throughput" : "the steady-state window's mean throughput",
+            o->tolerance_pct, tol);
 }
 
 /* Footer lines: consecutive runs with the same message share one line. */
@@ -630,10 +650,12 @@ static void report_table_footer(FILE *out, const struct np_parse_result *res, co
             i = j;
         }
     }
-    if (o->reference)
-        fprintf(out, "reference: %s compared, tolerance +-%g %% (FAST: faster than published by more)\n",
-                o->verdict_last ? "the last step's throughput" : "the steady-state window's mean throughput",
-                o->tolerance_pct);
+    if (o->reference) {
+        const struct np_run_family *other = NULL;
+        for (size_t i = 0; i < res->nruns && !other; i++)
+            other = report_other_tolerance(&res->runs[i], o);
+        report_ref_footer(out, o, other);
+    }
 }
 
 static void report_table_groups(FILE *out, const struct np_groups *gs)
@@ -799,7 +821,8 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
           "window_stdev_s,window_min_s,window_max_s,tokens_per_s,tokens_per_s_per_gpu,model_flops_per_sample,"
           "model_tflops_per_gpu,mfu_percent,train_tokens,days_to_train,peak_memory_bytes,loss,status",
           out);
-    fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,window_rule,steady_tokens_per_s,"
+    fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,family,container,config_variant,"
+          "window_rule,steady_tokens_per_s,"
           "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency",
           out);
     if (o->reference)
@@ -820,7 +843,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     fputc(',', out);
     np_text_csv_field(out, r->id.model_size, 0);
     fputc(',', out);
-    fputs(r->id.dtype ? np_dtype_name(r->id.dtype, 0) : "", out);
+    fputs(np_identity_precision(&r->id), out);
     report_csv_num(out, r->id.gpus ? r->id.gpus : NAN, 1);
     fputc(',', out);
     np_text_csv_field(out, r->id.gpu_type, 0);
@@ -861,6 +884,12 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     np_text_csv_field(out, r->id.system, 0);
     fprintf(out, ",%s,%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "",
             np_run_kind_name(r->id.kind));
+    np_text_csv_field(out, r->id.family, 0);
+    fputc(',', out);
+    np_text_csv_field(out, r->id.container, 0);
+    fputc(',', out);
+    np_text_csv_field(out, r->id.config_variant, 0);
+    fputc(',', out);
     np_text_csv_field(out, r->window.rule, 0);
     report_csv_num(out, r->steady.tokens_per_s, 0);
     report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
@@ -1036,13 +1065,16 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "experiment", report_jstr(r->id.experiment));
     json_object_set_new(j, "recipe", report_jstr(r->id.recipe));
     json_object_set_new(j, "model_size", report_jstr(r->id.model_size));
-    json_object_set_new(j, "dtype", r->id.dtype ? json_string(np_dtype_name(r->id.dtype, 0)) : json_null());
+    json_object_set_new(j, "dtype", report_jstr(np_identity_precision(&r->id)));
     json_object_set_new(j, "gpus", report_jint(r->id.gpus, r->id.gpus > 0));
     json_object_set_new(j, "gpu_type", report_jstr(r->id.gpu_type));
     json_object_set_new(j, "gpu_type_source", report_jstr(r->gpu_source));
     json_object_set_new(j, "system", report_jstr(r->id.system));
     json_object_set_new(j, "workload", r->id.synthetic ? json_string("synthetic") : json_null());
     json_object_set_new(j, "kind", json_string(np_run_kind_name(r->id.kind)));
+    json_object_set_new(j, "family", report_jstr(r->id.family));
+    json_object_set_new(j, "container", report_jstr(r->id.container));
+    json_object_set_new(j, "config_variant", report_jstr(r->id.config_variant));
     json_object_set_new(j, "job_id", report_jstr(r->job_id));
     json_object_set_new(j, "start_time", report_jstr(r->launch.submit_time));
     json_object_set_new(j, "seq_len", report_jint(r->id.seq_len, r->id.seq_len > 0));
@@ -1089,7 +1121,7 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
         }
         json_object_set_new(ref, "basis", json_string(o->verdict_last ? "last" : "steady"));
         json_object_set_new(ref, "ratio", report_jnum(r->ref_ratio));
-        json_object_set_new(ref, "tolerance_percent", json_real(o->tolerance_pct));
+        json_object_set_new(ref, "tolerance_percent", json_real(np_run_tolerance(r, o)));
         json_object_set_new(ref, "result", r->verdict == NP_VERDICT_NOT_COMPARED ? json_null()
                                                                                   : json_string(np_verdict_name(r->verdict)));
         json_object_set_new(ref, "reason", r->verdict == NP_VERDICT_NOT_COMPARED ? report_jstr(r->ref_why) : json_null());
@@ -1150,6 +1182,10 @@ static enum np_status report_json(FILE *out, const struct np_parse_result *res, 
             json_decref(root);
             return NP_E_NOMEM;
         }
+    }
+    if (json_object_set_new(root, "schema_version", json_integer(NP_REPORT_SCHEMA)) != 0) {
+        json_decref(root);
+        return NP_E_NOMEM;
     }
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     fputc('\n', out);
@@ -1365,9 +1401,18 @@ static void report_streak_add(struct report_streak *k, struct report_spill *s, c
  * how many ran there), so memory grows with the number of configurations, not of runs; the runs in no table
  * (and the incomplete ones) are listed after the tables, in the runs' order, from `list`.  Nothing is written
  * before every run is in: the tables' order (report_cmp_groups) and columns are known only then. */
+/* A run on a row published in a layout of its own (np_ref_row.layout: Megatron-Bridge's summaries). */
+struct report_md_laid {
+    const char *layout;         /* the container, borrowed from the published rows */
+    int synthetic;
+    struct np_mb_measured m;
+};
+
 struct report_md {
     struct report_group *g; /* owned */
     size_t ng, capg;
+    struct report_md_laid *laid; /* owned; one per run: a few numbers each */
+    size_t nlaid, caplaid;
     struct report_spill list;
     int listed;
 };
@@ -1380,6 +1425,7 @@ static void report_md_free(struct report_md *md)
         free(md->g[k].cols);
     }
     free(md->g);
+    free(md->laid);
     report_spill_free(&md->list);
     memset(md, 0, sizeof *md);
 }
@@ -1479,10 +1525,39 @@ static enum np_status report_spill_status(const struct report_spill *s)
     return !s->failed ? NP_OK : s->err ? NP_E_IO : NP_E_NOMEM;
 }
 
+/* A benchmark run on a row of its own layout: its figures as the publication shows them (tokens/s/GPU of the
+ * steady window; Megatron-Bridge's own rank-0 TFLOP/s/GPU, which llmb averages, else the formula's). */
+static int report_md_laid_of(const struct np_run *r, struct report_md_laid *l)
+{
+    if (!r->ref || !r->ref->layout || r->id.kind != NP_KIND_BENCHMARK || isnan(r->steady.tokens_per_s_per_gpu) ||
+        !(np_run_status_good(r->status) || r->status == NP_RUN_INCOMPLETE))
+        return 0;
+    l->layout = r->ref->layout;
+    l->synthetic = r->id.synthetic;
+    l->m.line = r->ref->layout_line;
+    l->m.second = r->ref->layout_second;
+    l->m.tokens_per_s_per_gpu = r->steady.tokens_per_s_per_gpu;
+    l->m.tflops_per_gpu = !isnan(r->logged_tflops_per_gpu) ? r->logged_tflops_per_gpu
+                                                           : r->steady.model_tflops_per_gpu;
+    return 1;
+}
+
 static enum np_status report_md_add(struct report_md *md, const struct np_run *r)
 {
+    struct report_md_laid laid;
     int in_table = report_run_in_markdown(r);
-    if (in_table) {
+    if (!in_table && report_md_laid_of(r, &laid)) {
+        if (md->nlaid == md->caplaid) {
+            size_t nc = md->caplaid ? md->caplaid * 2 : 16;
+            struct report_md_laid *a = realloc(md->laid, nc * sizeof *a);
+            if (!a)
+                return NP_E_NOMEM;
+            md->laid = a;
+            md->caplaid = nc;
+        }
+        md->laid[md->nlaid++] = laid;
+        in_table = 1;
+    } else if (in_table) {
         enum np_status st = report_md_table_add(md, r);
         if (st != NP_OK)
             return st;
@@ -1496,6 +1571,49 @@ static enum np_status report_md_add(struct report_md *md, const struct np_run *r
         md->listed = 1;
     }
     return report_spill_status(&md->list);
+}
+
+/* The runs on rows of their own layout: one table per layout (container) in the order the runs name them, the
+ * runs of the synthetic workload in tables of their own, said so. */
+static enum np_status report_md_laid_write(struct report_md *md, FILE *out)
+{
+    if (!md->nlaid)
+        return NP_OK;
+    char *refdir = np_data_path("reference");
+    if (!refdir) {
+        np_errorf("reference folder not found (set NEMOPERF_DATADIR)");
+        return NP_E_NOTFOUND;
+    }
+    struct np_mb_measured *m = malloc(md->nlaid * sizeof *m);
+    enum np_status st = m ? NP_OK : NP_E_NOMEM;
+    int tables = (int)md->ng;
+    for (size_t i = 0; st == NP_OK && i < md->nlaid; i++) {
+        const struct report_md_laid *a = &md->laid[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = md->laid[j].synthetic == a->synthetic && strcmp(md->laid[j].layout, a->layout) == 0;
+        if (seen)
+            continue;
+        size_t nm = 0;
+        for (size_t j = i; j < md->nlaid; j++)
+            if (md->laid[j].synthetic == a->synthetic && strcmp(md->laid[j].layout, a->layout) == 0)
+                m[nm++] = md->laid[j].m;
+        char layout[4096];
+        snprintf(layout, sizeof layout, "%s/megatron-bridge/%s.tsv", refdir, a->layout);
+        if (tables++)
+            fputc('\n', out);
+        if (a->synthetic)
+            fputs("Synthetic CPU workload (nemoperf-synth stood in for the GPU job): the figures below are not GPU "
+                  "measurements.\n\n", out);
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        st = np_mb_md_render(out, layout, a->layout, m, nm, 0, &err);
+        if (st != NP_OK)
+            np_error_print(&err);
+    }
+    free(m);
+    free(refdir);
+    return st;
 }
 
 /* The tables in the publications' order, each with its repeats, then the list. */
@@ -1524,8 +1642,11 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
                         g->cols[c].repeats, g->cols[c].gpus, g->cols[c].job_id[0] ? "job " : "",
                         g->cols[c].job_id[0] ? g->cols[c].job_id : g->cols[c].path);
     }
+    if (st == NP_OK)
+        st = report_md_laid_write(md, out);
     if (md->listed) {
-        fputs(md->ng ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n", out);
+        fputs(md->ng || md->nlaid ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n",
+              out);
         st = report_spill_write(&md->list, out);
     }
     return st;
@@ -1602,6 +1723,7 @@ struct np_report {
     size_t nrows, ncol;
     size_t width[REPORT_MAXCOL];
     int widths_fixed, gpu_star;
+    const struct np_run_family *other_tol; /* a family compared at its own tolerance (report_other_tolerance) */
     struct report_spill why, notes, refs; /* footer parts (json: `why` holds the errors) */
     struct report_streak note_k, ref_k;
     /* markdown */
@@ -1985,13 +2107,16 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
     REPORT_JD_STR(w, depth, &n, "experiment", r->id.experiment);
     REPORT_JD_STR(w, depth, &n, "recipe", r->id.recipe);
     REPORT_JD_STR(w, depth, &n, "model_size", r->id.model_size);
-    REPORT_JD_STR(w, depth, &n, "dtype", r->id.dtype ? np_dtype_name(r->id.dtype, 0) : NULL);
+    REPORT_JD_STR(w, depth, &n, "dtype", np_identity_precision(&r->id));
     REPORT_JD_INT(w, depth, &n, "gpus", r->id.gpus, r->id.gpus > 0);
     REPORT_JD_STR(w, depth, &n, "gpu_type", r->id.gpu_type);
     REPORT_JD_STR(w, depth, &n, "gpu_type_source", r->gpu_source);
     REPORT_JD_STR(w, depth, &n, "system", r->id.system);
     REPORT_JD_STR(w, depth, &n, "workload", r->id.synthetic ? "synthetic" : NULL);
     REPORT_JD_STR(w, depth, &n, "kind", np_run_kind_name(r->id.kind));
+    REPORT_JD_STR(w, depth, &n, "family", r->id.family);
+    REPORT_JD_STR(w, depth, &n, "container", r->id.container);
+    REPORT_JD_STR(w, depth, &n, "config_variant", r->id.config_variant);
     REPORT_JD_STR(w, depth, &n, "job_id", r->job_id);
     REPORT_JD_STR(w, depth, &n, "start_time", r->launch.submit_time);
     REPORT_JD_INT(w, depth, &n, "seq_len", r->id.seq_len, r->id.seq_len > 0);
@@ -2061,7 +2186,7 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         REPORT_JD_TEXT(w, d, &m, "basis", o->verdict_last ? "last" : "steady");
         REPORT_JD_NUM(w, d, &m, "ratio", r->ref_ratio);
         if (isfinite(o->tolerance_pct)) /* json_real refuses NaN and infinity: the tree has no such member */
-            REPORT_JD_NUM(w, d, &m, "tolerance_percent", o->tolerance_pct);
+            REPORT_JD_NUM(w, d, &m, "tolerance_percent", np_run_tolerance(r, o));
         int compared = r->verdict != NP_VERDICT_NOT_COMPARED;
         REPORT_JD_STR(w, d, &m, "result", compared ? np_verdict_name(r->verdict) : NULL);
         REPORT_JD_STR(w, d, &m, "reason", compared ? NULL : r->ref_why);
@@ -2127,6 +2252,8 @@ enum np_status np_report_run(struct np_report *rep, const struct np_run *run)
         return rep->status;
     enum np_status st = NP_OK;
     flockfile(rep->out); /* one lock per run, not per character */
+    if (!rep->other_tol)
+        rep->other_tol = report_other_tolerance(run, rep->o);
     switch (rep->fmt) {
     case NP_FMT_CSV:
         if (rep->nruns == 0)
@@ -2182,7 +2309,7 @@ enum np_status np_report_finish(struct np_report *rep)
             fputs(rep->nerrors ? "\n  ]" : "]", out);
             if (rep->member_key)
                 fprintf(out, ",\n  \"%s\": %s", rep->member_key, rep->member_value);
-            fputs("\n}\n", out);
+            fprintf(out, ",\n  \"schema_version\": %d\n}\n", NP_REPORT_SCHEMA);
             break;
         case NP_FMT_MARKDOWN: st = report_md_write(&rep->md, out, rep->o); break;
         default:
@@ -2198,10 +2325,7 @@ enum np_status np_report_finish(struct np_report *rep)
             if (st == NP_OK)
                 st = report_spill_write(&rep->refs, out);
             if (st == NP_OK && rep->o->reference)
-                fprintf(out, "reference: %s compared, tolerance +-%g %% (FAST: faster than published by more)\n",
-                        rep->o->verdict_last ? "the last step's throughput"
-                                             : "the steady-state window's mean throughput",
-                        rep->o->tolerance_pct);
+                report_ref_footer(out, rep->o, rep->other_tol);
             break;
         }
     }

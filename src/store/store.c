@@ -43,11 +43,14 @@ struct store_col {
     enum np_sval_type type;
     size_t off, size;  /* into struct np_store_rec; size of a text field */
     const char *ddl;
+    int since;         /* the schema version that added it (0: the first table); a later one adds it itself */
 };
 
-#define STORE_T(f) NP_SV_TEXT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "TEXT"
-#define STORE_I(f) NP_SV_INT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "BIGINT"
-#define STORE_R(f) NP_SV_REAL, offsetof(struct np_store_rec, f), 0, "DOUBLE PRECISION"
+#define STORE_T(f) NP_SV_TEXT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "TEXT", 0
+#define STORE_I(f) NP_SV_INT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "BIGINT", 0
+#define STORE_R(f) NP_SV_REAL, offsetof(struct np_store_rec, f), 0, "DOUBLE PRECISION", 0
+/* a column a later schema version added (its migration adds it) */
+#define STORE_T2(f, v) NP_SV_TEXT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "TEXT", v
 
 static const struct store_col store_cols[] = {
     {"run_key", STORE_T(run_key)},          /* must stay first: $1 of the look-up */
@@ -85,10 +88,12 @@ static const struct store_col store_cols[] = {
     {"tokens_per_s_per_gpu", STORE_R(tokens_per_s_per_gpu)},
     {"tflops_per_gpu", STORE_R(tflops_per_gpu)},
     {"mfu_percent", STORE_R(mfu_percent)},
-    {"samples", NP_SV_BLOB, offsetof(struct np_store_rec, samples), 0, "BYTEA"},
+    {"samples", NP_SV_BLOB, offsetof(struct np_store_rec, samples), 0, "BYTEA", 0},
     {"nemoperf_version", STORE_T(nemoperf_version)},
     {"path", STORE_T(path)},
     {"stored_at", STORE_I(stored_at)},
+    {"family", STORE_T2(family, 2)},
+    {"workload", STORE_T2(workload, 2)},
 };
 #define STORE_NCOLS (sizeof store_cols / sizeof store_cols[0])
 /* after them: fingerprint (insert/update), id (select) */
@@ -101,6 +106,17 @@ static const char *const store_migrations[] = {
     "CREATE INDEX runs_t ON runs (t);"
     "CREATE INDEX runs_container ON runs (container_tag);"
     "CREATE INDEX runs_job ON runs (job_id);",
+    /* 2: "kind" is the run's kind (benchmark, profile, nccl-trace, checkpoint-save, checkpoint-load), the recipe
+     * family and the synthetic workload get columns of their own.  Version 1 kept the family in "kind"
+     * ("nemo", "automodel", "synthetic") and the kind only in the variant of a profile or trace run: a
+     * checkpoint run of version 1 cannot be told from a benchmark (its rows say "benchmark"). */
+    "ALTER TABLE runs ADD COLUMN family TEXT;"
+    "ALTER TABLE runs ADD COLUMN workload TEXT;"
+    "UPDATE runs SET family = CASE WHEN kind = 'automodel' THEN 'automodel' ELSE 'nemo' END, "
+    "workload = CASE WHEN kind = 'synthetic' THEN 'synthetic' ELSE '' END;"
+    "UPDATE runs SET kind = CASE WHEN variant = 'nsys' THEN 'profile' WHEN variant = 'nccltrace' THEN 'nccl-trace' "
+    "ELSE 'benchmark' END;"
+    "CREATE INDEX runs_kind ON runs (kind);",
 };
 
 static const char store_sql_lookup[] = "SELECT fingerprint FROM runs WHERE run_key = $1";
@@ -413,13 +429,14 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     store_copy(rec->cluster, sizeof rec->cluster, cl && *cl ? cl : NULL);
     store_copy(rec->recipe, sizeof rec->recipe, id->recipe);
     store_copy(rec->size, sizeof rec->size, id->model_size);
-    store_copy(rec->dtype, sizeof rec->dtype, id->dtype != NP_DTYPE_NONE ? np_dtype_name(id->dtype, 0) : "");
+    store_copy(rec->dtype, sizeof rec->dtype, np_identity_precision(id));
     store_copy(rec->gpu, sizeof rec->gpu, id->gpu_type);
     store_copy(rec->task, sizeof rec->task, id->task[0] ? id->task : "pretrain");
     store_copy(rec->variant, sizeof rec->variant, id->variant);
     store_copy(rec->system, sizeof rec->system, id->system);
-    store_copy(rec->kind, sizeof rec->kind,
-               id->synthetic ? "synthetic" : strcmp(id->recipe, "automodel") == 0 ? "automodel" : "nemo");
+    store_copy(rec->kind, sizeof rec->kind, np_run_kind_name(id->kind));
+    store_copy(rec->family, sizeof rec->family, id->family[0] ? id->family : "nemo");
+    store_copy(rec->workload, sizeof rec->workload, id->synthetic ? "synthetic" : "");
     rec->gpus = id->gpus;
     rec->seq_len = id->seq_len;
     rec->gbs = id->gbs;
@@ -434,10 +451,17 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
         gethostname(host, sizeof host - 1);
         store_copy(rec->cluster, sizeof rec->cluster, host);
     }
-    snprintf(rec->config, sizeof rec->config, "%s %s %s %s %sx%d seq%d gbs%d%s%s%s", id->recipe[0] ? id->recipe : "?",
-             id->model_size[0] ? id->model_size : "?", rec->task, rec->dtype[0] ? rec->dtype : "?",
-             id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus, id->seq_len, id->gbs, id->variant[0] ? " " : "",
-             id->variant, id->synthetic ? " synthetic" : "");
+    /* the unit of comparison: the identity (a Megatron-Bridge -mr name carries its size; its container and -cv
+     * are part of it) and the kind (a profile or checkpoint run is never compared with a benchmark) */
+    int mb = strcmp(rec->family, "mbridge") == 0;
+    snprintf(rec->config, sizeof rec->config, "%s%s%s %s %s %sx%d seq%d gbs%d%s%s%s%s%s%s%s%s%s",
+             id->recipe[0] ? id->recipe : "?", mb ? "" : " ", mb ? "" : id->model_size[0] ? id->model_size : "?",
+             rec->task, rec->dtype[0] ? rec->dtype : "?", id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus,
+             id->seq_len, id->gbs, id->container[0] && mb ? " " : "", mb ? id->container : "",
+             id->config_variant[0] ? " " : "", id->config_variant, id->variant[0] ? " " : "", id->variant,
+             id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? " " : "",
+             id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? np_run_kind_name(id->kind) : "",
+             id->synthetic ? " synthetic" : "");
     h = store_fnv(h, rec->config, strlen(rec->config));
     snprintf(rec->config_hash, sizeof rec->config_hash, "%016llx", (unsigned long long)h);
     struct stat sb;
@@ -552,8 +576,8 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
     for (; st == NP_OK && v < NP_STORE_SCHEMA; v++) {
         struct store_buf cols = {0}, ddl = {0};
         for (size_t i = 0; i < STORE_NCOLS; i++)
-            store_cat(&cols, "%s %s%s,", store_cols[i].name, store_cols[i].ddl,
-                      i == 0 ? " NOT NULL" : "");
+            if (store_cols[i].since <= 1)
+                store_cat(&cols, "%s %s%s,", store_cols[i].name, store_cols[i].ddl, i == 0 ? " NOT NULL" : "");
         char *c = store_done(&cols);
         if (c && v == 0)
             store_cat(&ddl, "CREATE TABLE runs (id %s, %s fingerprint TEXT NOT NULL);", s->be->id_type, c);

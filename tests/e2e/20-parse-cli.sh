@@ -41,7 +41,7 @@ head -4 "$T/md" | cmp -s - "$T/want" && ok "markdown header and rows as the seed
 python3 - "$T/json" <<'PY' && ok "json shape" || bad "json shape"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"runs", "errors"}
+assert set(d) == {"runs", "errors", "schema_version"} and d["schema_version"] == 2
 r = d["runs"][0]
 for k in ["path","experiment","recipe","model_size","dtype","gpus","gpu_type","seq_len","global_batch_size","step",
           "steps_seen","complete","step_time_s","window","tokens_per_s","tokens_per_s_per_gpu","model_flops_per_sample",

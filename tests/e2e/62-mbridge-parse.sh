@@ -49,12 +49,13 @@ else bad "markdown differs: $(head -20 "$T/diff")"; fi
 [ $rc -eq 0 ] && ok "--reference: exit 0" || bad "--reference: exit $rc: $(cat "$T/err")"
 python3 - "$T/json" <<'EOF' && ok "JSON: 18 runs, all PASS, DeepSeek V3 GB300 6288 tok/s/GPU, MFU vs 4900" || bad "JSON: $(head -c 400 "$T/json")"
 import json, sys
-runs = json.load(open(sys.argv[1]))
+runs = json.load(open(sys.argv[1]))["runs"]
 assert len(runs) == 18, len(runs)
-assert all(r["verdict"] == "PASS" and r["status"] == "ok" for r in runs), [r for r in runs if r["verdict"] != "PASS"]
-ds = [r for r in runs if r["recipe"] == "deepseek_v3" and r["gpu"] == "gb300"][0]
-assert abs(ds["tokens_per_s_per_gpu"] - 6288) < 1 and ds["window"] == "35-44"
-assert abs(ds["mfu_percent"] - 100 * ds["model_tflops_per_gpu"] / 4900) < 0.01
+assert all(r["reference"]["result"] == "PASS" and r["status"] == "ok" for r in runs), [r for r in runs if r["reference"]["result"] != "PASS"]
+ds = [r for r in runs if r["recipe"] == "deepseek_v3" and r["gpu_type"] == "gb300"][0]
+assert abs(ds["steady"]["tokens_per_s_per_gpu"] - 6288) < 1 and (ds["window"]["first"], ds["window"]["last"]) == (35, 44)
+assert abs(ds["steady"]["mfu_percent"] - 100 * ds["steady"]["model_tflops_per_gpu"] / 4900) < 0.01
+assert ds["reference"]["tolerance_percent"] == 0.5 and ds["family"] == "mbridge"
 EOF
 
 # no options: the manifests say which runs are Megatron-Bridge's (decided per run in the one walk) -> the same
@@ -65,37 +66,60 @@ EOF
 mkdir "$T/mixed"
 cp -r "$T/runs"/00_* "$T/runs"/05_* "$T/mixed/"
 cp -r tests/data/parse/gb200-no-identity/in/pretrain_llama3_8b_fp8_8 "$T/mixed/"
-out=$("$P" --gpu gb200 "$T/mixed" 2>"$T/err"); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q '^pretrain_llama3_8b_fp8_8 .* ok' && echo "$out" | grep -q '	26.08	deepseek_v3	fp8_mx	gb300	256	' &&
-    echo "$out" | grep -q '	26.08	gpt_oss_120b	' && ! echo "$out" | grep -q unidentified \
-    && ok "mixed tree: the NeMo run in the NeMo table, the two Megatron-Bridge runs in theirs, exit 0" \
+# one run record for every family: one table (one header), one CSV header, one JSON envelope and key set
+out=$("$P" "$T/mixed" 2>"$T/err"); rc=$?
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^EXPERIMENT ')" -eq 1 ] &&
+    echo "$out" | grep -Eq '^00_deepseek_v3_fp8_mx_gb300_256 +benchmark +42 +- +gb300 +256 +fp8_mx +49/49 .* ok' &&
+    echo "$out" | grep -Eq '^05_gpt_oss_120b_fp8_mx_gb200_64 +benchmark .* gb200 +64 +fp8_mx ' &&
+    echo "$out" | grep -Eq '^pretrain_llama3_8b_fp8_8 .* fp8 .* ok' && ! echo "$out" | grep -q unidentified \
+    && ok "mixed tree: one table, the NeMo run and the two Megatron-Bridge runs as rows of it, exit 0" \
     || bad "mixed tree: exit $rc: $out $(cat "$T/err")"
+"$P" --format csv "$T/mixed" > "$T/mc" 2>"$T/err"; rc=$?
+python3 - "$T/mc" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, CSV: one header, 3 records of its fields, family per run" || bad "mixed CSV: exit $rc: $(head -c 400 "$T/mc") $(cat "$T/err")"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][0] == "path" and all(len(r) == len(rows[0]) for r in rows) and len(rows) == 4, [len(r) for r in rows]
+fam = [dict(zip(rows[0], r))["family"] for r in rows[1:]]
+assert sorted(fam) == ["mbridge", "mbridge", "nemo"], fam
+PY
 for mode in "" "--group"; do
     # shellcheck disable=SC2086
-    "$P" $mode --gpu gb200 --format json "$T/mixed" > "$T/mj" 2>"$T/err"; rc=$?
-    python3 - "$T/mj" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, JSON${mode:+ $mode}: one document, runs[1] + megatron_bridge[2]" || bad "mixed JSON $mode: exit $rc: $(head -c 300 "$T/mj") $(cat "$T/err")"
+    "$P" $mode --format json "$T/mixed" > "$T/mj" 2>"$T/err"; rc=$?
+    python3 - "$T/mj" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, JSON${mode:+ $mode}: one envelope, runs[3] with one key set, schema_version 2" || bad "mixed JSON $mode: exit $rc: $(head -c 300 "$T/mj") $(cat "$T/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert [r["experiment"] for r in d["runs"]] == ["pretrain_llama3_8b_fp8_8"], d["runs"]
-assert [r["recipe"] for r in d["megatron_bridge"]] == ["deepseek_v3", "gpt_oss_120b"], d["megatron_bridge"]
-assert all(r["status"] == "ok" for r in d["megatron_bridge"])
+assert d["schema_version"] == 2 and "megatron_bridge" not in d, list(d)
+runs = d["runs"]
+assert sorted(r["experiment"] for r in runs) == ["00_deepseek_v3_fp8_mx_gb300_256", "05_gpt_oss_120b_fp8_mx_gb200_64",
+                                                 "pretrain_llama3_8b_fp8_8"], runs
+assert len({tuple(r) for r in runs}) == 1, [list(r) for r in runs]
+mb = [r for r in runs if r["family"] == "mbridge"]
+assert [r["recipe"] for r in mb] == ["deepseek_v3", "gpt_oss_120b"] and all(r["status"] == "ok" for r in mb), mb
+assert mb[0]["container"] == "26.08" and mb[0]["dtype"] == "fp8_mx" and mb[0]["window"]["first"] == 35
 PY
 done
-"$P" --compare "$T/runs" "$T/runs" >/dev/null 2>"$T/err"; rc=$?
-[ $rc -ne 0 ] && grep -q "holds Megatron-Bridge runs only" "$T/err" && ok "--compare on Megatron-Bridge runs says it reads NeMo runs" \
-    || bad "--compare: exit $rc: $(cat "$T/err")"
+# --compare of two Megatron-Bridge run sets: per configuration, a verdict (the same runs: SAME, exit 0)
+"$P" --compare "$T/runs" "$T/runs" >"$T/cmp" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q "SAME" "$T/cmp" && ! grep -q " SLOWER$" "$T/cmp" && ok "--compare of Megatron-Bridge run sets: SAME" \
+    || bad "--compare: exit $rc: $(cat "$T/cmp" "$T/err")"
 
 # options instead of a manifest, the published label as dtype; the newest container by default
 run=$(ls -d "$T/runs"/00_*)
 cp "$run/log-mb_42_0.out" "$T/plain.out"
-out=$("$P" --recipe deepseek_v3 --dtype MXFP8 --gpu gb300 --gpus 256 --reference "$T/plain.out" 2>"$T/err"); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -q "	26.08	deepseek_v3	fp8_mx	gb300	256	4096	4096	35-44	.*	PASS	" \
-    && ok "options: identified as 26.08 deepseek_v3 fp8_mx, PASS" || bad "options: exit $rc: $out $(cat "$T/err")"
+out=$("$P" --recipe deepseek_v3 --dtype MXFP8 --gpu gb300 --gpus 256 --reference --format csv "$T/plain.out" 2>"$T/err"); rc=$?
+echo "$out" > "$T/opt.csv"
+python3 - "$T/opt.csv" <<'PY' && [ $rc -eq 0 ] && ok "options: identified as 26.08 deepseek_v3 fp8_mx, PASS" || bad "options: exit $rc: $out $(cat "$T/err")"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+assert (r["family"], r["container"], r["recipe"], r["dtype"], r["gpu_type"], r["gpus"], r["global_batch_size"], r["seq_len"],
+        r["window_first"], r["window_last"], r["reference_result"]) == ("mbridge", "26.08", "deepseek_v3", "fp8_mx", "gb300",
+                                                                        "256", "4096", "4096", "35", "44", "PASS"), r
+PY
 
 # a run 10 % slower FAILs (exit 1); --steps selects another window
 sed 's/elapsed time per iteration (ms): \([0-9.]*\)/elapsed time per iteration (ms): 11466.0/' "$T/plain.out" > "$T/slow.out"
 out=$("$P" --recipe deepseek_v3 --dtype fp8_mx --gpu gb300 --gpus 256 --reference --steps 41-50 "$T/slow.out" 2>"$T/err"); rc=$?
-[ $rc -eq 1 ] && echo "$out" | grep -q "41-50.*FAIL" && ok "slow run: FAIL, exit 1, window 41-50" || bad "slow run: exit $rc: $out"
+[ $rc -eq 1 ] && echo "$out" | grep -q "\[41-50\].*FAIL" && ok "slow run: FAIL, exit 1, window 41-50" || bad "slow run: exit $rc: $out"
 
 # bad input: exit 2 with the option named
 for args in "--dtype fp4" "--container 26.99" "--container x"; do
@@ -105,9 +129,9 @@ for args in "--dtype fp4" "--container 26.99" "--container x"; do
     [ $rc -eq 2 ] && grep -q -- "$opt" "$T/err" && ok "$args -> exit 2, names $opt" || bad "$args: exit $rc: $(cat "$T/err")"
 done
 # an unidentified run says what is missing (exit 1)
-"$P" --container 26.08 "$T/plain.out" >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 1 ] && grep -q "recipe, dtype, GPU type and GPU count are needed" "$T/err" && ok "unidentified -> exit 1, says why" \
-    || bad "unidentified: exit $rc: $(cat "$T/err")"
+out=$("$P" --container 26.08 "$T/plain.out" 2>"$T/err"); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "unidentified" && echo "$out" | grep -q "needs its recipe, dtype, GPU type and GPU count" \
+    && ok "unidentified -> exit 1, says why" || bad "unidentified: exit $rc: $out $(cat "$T/err")"
 
 # nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
 # whether it launches (73: 26.08, 26.06.01, 26.06), the others with the reason numbered under the table

@@ -33,9 +33,21 @@ parse() {
     "$P" --recipe llama3_8b --dtype bf16 --gpus 8 --gpu gb300 --container 26.06 --gbs 8 --seq-len 8192 \
         --format json "$@" "$log" 2>"$T/perr"
 }
-# field JSON KEY: one value of the single run (null -> "null")
+# field JSON KEY: one value of the single run (null -> "null"); KEY may be dotted (steady.model_tflops_per_gpu);
+# tflops_disagreement_percent: rank 0's logged figure against the formula's, in percent (null when either is)
 field() {
-    python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[0][sys.argv[2]]; print("null" if v is None else v)' "$1" "$2"
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+k = sys.argv[2]
+if k == "tflops_disagreement_percent":
+    a, b = r["logged_tflops_per_gpu"], r["steady"]["model_tflops_per_gpu"]
+    v = None if a is None or b is None else 100 * (a / b - 1)
+else:
+    v = r
+    for p in k.split("."):
+        v = v[p]
+print("null" if v is None else v)' "$1" "$2"
 }
 
 # 1. without --step-tflops the synthetic rank-0 figure is 0.0: the step's model TFLOPs come from the parse
@@ -43,8 +55,8 @@ synth "$T/zero.log" || exit 1
 grep -q '^Step Time : [0-9.]*s GPU utilization: 0.0MODEL_TFLOP/s/GPU$' "$T/zero.log" &&
     ok "no --step-tflops: rank 0 prints 0.0" || bad "rank-0 line without --step-tflops: $(grep -m1 'Step Time' "$T/zero.log")"
 parse "$T/zero.log" >"$T/zero.json"
-tf=$(field "$T/zero.json" model_tflops_per_gpu)
-step=$(field "$T/zero.json" step_s)
+tf=$(field "$T/zero.json" steady.model_tflops_per_gpu)
+step=$(field "$T/zero.json" window.mean_s)
 X=$(python3 -c "print('%.6f' % ($tf * $step * 8))")
 python3 -c "import sys; sys.exit(not $X > 0)" || { bad "no formula TFLOP/s/GPU from the parse ($tf, $step)"; exit 1; }
 
@@ -85,14 +97,15 @@ lg=$(field "$T/absent.json" logged_tflops_per_gpu)
 d=$(field "$T/absent.json" tflops_disagreement_percent)
 note=$(field "$T/absent.json" note)
 [ "$lg" = null ] && [ "$d" = null ] && ! echo "$note" | grep -q "rank 0" &&
-    ok "absent: logged and disagreement null, formula $(field "$T/absent.json" model_tflops_per_gpu) TFLOP/s/GPU" ||
+    ok "absent: logged and disagreement null, formula $(field "$T/absent.json" steady.model_tflops_per_gpu) TFLOP/s/GPU" ||
     bad "absent: logged $lg, disagreement $d, note $note"
 
-# 5. a window the log does not cover is a problem; the disagreement is still in the note
+# 5. a window the log does not cover makes the run invalid, saying why; the disagreement is still in the note
 parse "$T/high.log" --steps 3-20 >"$T/win.json"
 note=$(field "$T/win.json" note)
-echo "$note" | grep -q "window 3-20" && echo "$note" | grep -q "rank 0 logs" &&
-    ok "problem and disagreement both in the note: $note" || bad "window problem hides the disagreement: $note"
+why=$(field "$T/win.json" reason)
+[ "$(field "$T/win.json" status)" = invalid ] && echo "$why" | grep -q "window 3-20" && echo "$note" | grep -q "rank 0 logs" &&
+    ok "problem in the reason, disagreement in the note: $why / $note" || bad "window problem hides the disagreement: $why / $note"
 
 # 6. Wan (DFM): MB's logged figure is its LLM formula (docs/dfm.md): the note says so, the figure is not used
 python3 tests/dfm/make-logs.py "$T/wan" >/dev/null || { bad "make-logs.py"; exit 1; }

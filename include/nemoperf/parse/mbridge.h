@@ -15,6 +15,8 @@
 #include "nemoperf/model/mbdtype.h" /* enum np_mb_dtype, np_mb_dtype_parse/name/label */
 #include "nemoperf/util/error.h"
 
+struct np_ref_row;
+
 /* One published measurement (runs.tsv line).  Integers are 0 where the table has "-" or "n/a". */
 struct np_mb_row {
     char container[12], task[12], recipe[48], family[24], model[48], variant[24], precision[24], gpu_type[8];
@@ -23,6 +25,7 @@ struct np_mb_row {
     int gpus, gbs, mbs, seq_len, fsdp, tp, pp, cp, vp, ep, ga;
     double tokens_per_s_per_gpu, model_tflops_per_gpu;
     int line; /* in runs.tsv */
+    char cited[160]; /* "Megatron-Bridge performance summary, 26.08 (docs/performance-summary.md:45)" */
 };
 
 struct np_mb_ref {
@@ -31,6 +34,8 @@ struct np_mb_ref {
     char peak_gpu[16][8];
     double peak[16][NP_MB_NDTYPES]; /* 0 = not supported */
     size_t npeaks;
+    struct np_ref_row *published; /* rows[i] as --reference reads a published row (parse/reference.h), n of them;
+                                     its strings borrowed from rows[i] */
 };
 
 /* Load runs.tsv and peaks.tsv (errors carry file:line:column).  _default finds them with np_data_path. */

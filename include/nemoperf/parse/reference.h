@@ -27,6 +27,10 @@ struct np_ref_row {
     double step_time_s, tokens_per_s, mfu_percent, days_1t, tokens_per_s_per_gpu, model_tflops_per_gpu;
     char *file; /* which .tsv */
     int line;   /* 1-based line in it */
+    /* a row published in a table of its own layout (Megatron-Bridge's summaries, report/mbridge_md.h): the
+     * container whose layout file holds it, its line there and which of an "a (b)" pair it is; NULL/0 otherwise */
+    const char *layout;
+    int layout_line, layout_second;
 };
 
 struct np_ref_table {

@@ -19,6 +19,9 @@
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/parse/scan.h"
 
+struct np_mb_ref;
+struct np_run_family;
+
 enum np_run_status {
     NP_RUN_OK = 0,
     NP_RUN_NO_STEPS,
@@ -81,7 +84,16 @@ struct np_identity {
     char packed_train[512]; /* fine-tuning: the packed training .npy the job read (manifest), "" unknown */
     int synthetic;      /* 1: the manifest says WORKLOAD=synthetic */
     enum np_run_kind kind; /* manifest, else the folder's _nsys/_nccltrace */
+    char family[12];    /* the recipe family that ran it (parse/family.c): "nemo", "automodel", "dfm", "mbridge";
+                           "" before the analysis names one */
+    char precision[12]; /* the family's own precision name when finer than dtype (Megatron-Bridge's -c: "fp8_mx",
+                           "nvfp4"), "" when dtype says it all; np_identity_precision() gives the one to show */
+    char container[16]; /* the NeMo container version the run's row is published for ("26.08"), "" unknown */
+    char config_variant[16]; /* Megatron-Bridge's -cv ("v1"), "" none */
 };
+
+/* The precision to show and key on: id->precision, else "bf16"/"fp8", else "" (unknown).  Static or id's. */
+const char *np_identity_precision(const struct np_identity *id);
 
 /* What launch recorded about the job (nemoperf.json), beyond the identity. */
 struct np_launch_info {
@@ -110,6 +122,7 @@ struct np_window_stats {
 
 struct np_run {
     char *path;              /* the log read (the folder for no-steps) */
+    const struct np_run_family *family; /* who wrote it (parse/family.h); static, never NULL once analysed */
     char *dir;               /* its folder */
     struct np_identity id;
     const char *id_source;   /* "manifest", "folder", "options", or NULL */
@@ -167,11 +180,14 @@ struct np_parse_opts {
                                  contradicts the manifest or the folder name makes the run invalid */
     int reference;
     double tolerance_pct;    /* 5 */
+    int tolerance_given;     /* 1: --tolerance was given; 0: each run's family's own (parse/family.h) */
     int verdict_last;        /* 1: --verdict last (compare the last step, not the steady-state mean) */
     int group;               /* --group: the report adds (csv: is) the groups of repeats */
     int keep_samples;        /* 1: keep each run's window step times (run->samples) for the results store */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
+    const struct np_mb_ref *mbref; /* Megatron-Bridge's published runs and peaks (borrowed), or NULL: its runs
+                                      cannot be identified (parse/family_mbridge.c) */
     int route_foreign;       /* 1: a folder whose manifest names another reader's run (np_launch_info.foreign)
                                 is not read here: its manifest's folder goes to the sink's foreign callback
                                 (np_parse_stream) or to res->foreign (np_parse_paths), once, in walk order */
@@ -233,6 +249,18 @@ void np_run_clear(struct np_run *run);
 enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np_parse_opts *opts,
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res);
+
+/* For the families' analyses (parse/family_*.c): the fields every analysis starts from (NAN / -1, the last
+ * step's iteration, completeness); a reason (replaced) and a note (appended, "; " between); the window's
+ * statistics of n step times v (sorted in place); the --reference verdict against run->ref (NULL: why_not
+ * or "nothing published" is said) on the basis --verdict names, at the family's tolerance unless one is given. */
+void np_run_analyse_start(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o);
+void np_run_set_why(struct np_run *run, const char *why);
+void np_run_add_note(struct np_run *run, const char *note);
+void np_window_stats_of(struct np_window_stats *w, double *v, size_t n);
+void np_run_verdict(struct np_run *run, const struct np_parse_opts *o, const char *why_not);
+/* The --reference tolerance (percent) of a run: --tolerance when given, else its family's. */
+double np_run_tolerance(const struct np_run *run, const struct np_parse_opts *o);
 
 /* Analyse one scanned log (exposed for tests).  Fills run from scan + identity. */
 void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *opts,

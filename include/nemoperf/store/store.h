@@ -17,7 +17,7 @@
 #include "nemoperf/parse/run.h"
 #include "nemoperf/util/error.h"
 
-#define NP_STORE_SCHEMA 1 /* the schema version this nemoperf writes */
+#define NP_STORE_SCHEMA 2 /* the schema version this nemoperf writes */
 
 /* One stored run: fixed-size text ("" unknown), numbers NAN / -1 unknown. */
 struct np_store_rec {
@@ -25,7 +25,9 @@ struct np_store_rec {
     char run_key[1200];
     char config[320];             /* "llama3.1 8b pretrain bf16 h100x8 seq8192 gbs128", the unit of comparison */
     char config_hash[17];         /* FNV-1a of the resolved configuration (config plus parallelism) */
-    char kind[16];                /* "nemo", "synthetic", "automodel" */
+    char kind[16];                /* the run's kind: "benchmark", "profile", "nccl-trace", "checkpoint-save", ... */
+    char family[12];              /* "nemo", "mbridge", "automodel", "dfm" (schema 2) */
+    char workload[12];            /* "synthetic", "" a real job (schema 2) */
     char recipe[64], size[64], dtype[8], gpu[16], task[12], variant[16], system[32];
     int gpus, seq_len, gbs, nodes, attempt;
     char cluster[64], job_id[32];
