@@ -7,7 +7,6 @@
  * walk's (sorted) order whatever the thread count.
  */
 #include "nemoperf/parse/run.h"
-#include "nemoperf/parse/family.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/runfiles.h"
 

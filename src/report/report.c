@@ -10,7 +10,6 @@
  */
 #include "nemoperf/report/report.h"
 #include "nemoperf/report/mbridge_md.h"
-#include "nemoperf/parse/family.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/text.h"
 

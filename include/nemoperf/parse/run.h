@@ -250,6 +250,27 @@ enum np_status np_parse_paths(char *const *paths, size_t npaths, const struct np
                               const struct np_recipe_set *recipes, const struct np_ref_table *ref,
                               struct np_parse_result *res);
 
+/* A recipe family as a descriptor (DESIGN: one record, families as descriptors): who wrote a run's log and
+ * how such a run is read.  The table is parse/family.c's; a family with its own analysis is a file of its own. */
+struct np_run_family {
+    const char *name;      /* "nemo", "automodel", "dfm", "mbridge": struct np_identity's family, the store's */
+    const char *label;     /* "NeMo", "NeMo AutoModel", "NeMo DFM", "Megatron-Bridge" */
+    /* --reference's tolerance when none is given (percent): how closely the family's published numbers can be
+     * matched (Megatron-Bridge rounds its 26.04.01+ tokens/s to multiples of 16: 0.5 %) */
+    double tolerance_pct;
+    /* 1 when a run of this identity (the manifest's or the options', not yet analysed) is this family's */
+    int (*claims)(const struct np_identity *id, const struct np_parse_opts *o);
+    /* The family's own analysis (identity completion, window, metrics, status, --reference), or NULL: the
+     * recipe-driven analysis of parse/run.c (NeMo 1.0/2.0, AutoModel, DFM: the recipes folder and the
+     * reference tables). */
+    void (*analyse)(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o);
+};
+
+/* The family of a run's identity: the first row that claims it, else NeMo's.  Never NULL. */
+const struct np_run_family *np_run_family_of(const struct np_identity *id, const struct np_parse_opts *o);
+/* By name ("mbridge"); NULL when no family has it. */
+const struct np_run_family *np_run_family_find(const char *name);
+
 /* For the families' analyses (parse/family_*.c): the fields every analysis starts from (NAN / -1, the last
  * step's iteration, completeness); a reason (replaced) and a note (appended, "; " between); the window's
  * statistics of n step times v (sorted in place); the --reference verdict against run->ref (NULL: why_not
