@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 
 #include "nemoperf/job/automodel.h"
-#include "nemoperf/job/dfm_automodel.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/shell.h"
 
@@ -39,7 +38,7 @@ char **np_dfm_argv(const struct np_launch_config *c)
     np_strv_pushf(&s, "--nproc_per_node=%d", c->gpus < c->gpus_per_node ? c->gpus : c->gpus_per_node);
     np_strv_pushf(&s, "--nnodes=%d", c->nodes);
     np_strv_push(&s, "--rdzv_backend=c10d");
-    np_strv_pushf(&s, NP_AUTOMODEL_RDZV_WORD ":%d", NP_DFM_AM_RDZV_PORT);
+    np_strv_pushf(&s, NP_AUTOMODEL_RDZV_WORD ":%d", NP_DFM_RDZV_PORT);
     np_strv_push(&s, script);
     free(script);
     for (char **a = b->args; a && *a; a++)

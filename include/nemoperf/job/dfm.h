@@ -6,6 +6,10 @@
 
 #include "nemoperf/job/spec.h"
 
+/* torchrun's rendezvous port on several nodes, the Megatron-Core rows' and the AutoModel rows'
+ * (DFM 9eaace1 examples/automodel/README.md:125, MASTER_PORT=29500). */
+#define NP_DFM_RDZV_PORT 29500
+
 /* Is row an AutoModel-backend row (DFM's AutoModel recipe, not pretrain_wan.py)? */
 int np_dfm_row_automodel(const struct np_config_row *row);
 

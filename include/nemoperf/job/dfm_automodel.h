@@ -9,10 +9,11 @@
 
 #include <jansson.h>
 
+#include "nemoperf/job/dfm.h"
 #include "nemoperf/job/spec.h"
 
 /* torchrun's rendezvous port: examples/automodel/README.md:125 (MASTER_PORT=29500). */
-#define NP_DFM_AM_RDZV_PORT 29500
+#define NP_DFM_AM_RDZV_PORT NP_DFM_RDZV_PORT
 
 /* Where the job sees the staged Hub model: <this>/<hf_model>, the staged folder mounted there.  The model id
  * must not depend on STAGE_PATH: DFM 9eaace1 dfm/src/automodel/recipes/train.py:87-90 runs
