@@ -21,6 +21,7 @@
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/job/finetune.h"
+#include "nemoperf/job/mbridge_perf.h"
 #include "nemoperf/setup/finetune_prep.h"
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
@@ -325,6 +326,21 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
         return 1;
     }
     p->mbhf = skip_hf ? NULL : row;
+    struct np_launch_config lc; /* what the row reads that setup does not make (the LoRA rows' data, checkpoint) */
+    memset(&lc, 0, sizeof lc);
+    lc.mb = row;
+    lc.stage_path = strdup(stage);
+    for (size_t i = 0; lc.stage_path; i++) {
+        char what[1600] = "";
+        char *f = np_mbridge_perf_staged(&lc, i, what, sizeof what);
+        struct stat sb;
+        if (!f && !what[0])
+            break;
+        if (f && stat(f, &sb) != 0)
+            np_warnf("not staged by setup: %s; the launch refuses the row until it is there", what);
+        free(f);
+    }
+    free(lc.stage_path);
     int irc = skip_image ? 0 : setup_add_image(p, stage, setup_env("RUN_CONF_IMAGE"), &row->as_recipe);
     return irc > 0 ? irc : 0;
 }

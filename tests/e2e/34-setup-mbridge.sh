@@ -107,6 +107,11 @@ L=$S/mbridge/hf/hub/models--meta-llama--Meta-Llama-3-70B
 run gatedtok STAGE_PATH="$S" RECIPE=llama3_70b TASK=lora HF_TOKEN="$TOKEN"
 [ "$rc" -eq 0 ] && [ -s "$L/snapshots/$(cat "$L/refs/main")/config.json" ] &&
     ok "with HF_TOKEN: staged" || fail "gated with token (rc $rc): $(cat "$tmp/gatedtok.err")"
+# the LoRA row's converted checkpoint and packed SQuAD (exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200)
+# are not made by setup: it says so, naming each and how NVIDIA makes it
+grep -q "warning: not staged by setup: the Megatron-Bridge checkpoint of the LoRA row's base model ($S/mbridge/checkpoints/llama3_70b: .*convert_checkpoints.py import" "$tmp/gatedtok.err" &&
+    grep -q "warning: not staged by setup: the SQuAD data set the LoRA row trains on, packed ($S/mbridge/datasets/rajpurkar___squad" "$tmp/gatedtok.err" &&
+    ok "TASK=lora: setup names the checkpoint and the SQuAD data it does not make" || fail "lora data: $(cat "$tmp/gatedtok.err")"
 
 # ---- one run, no skip option: image, checkout and Hub files of RECIPE=deepseek_v3 CONTAINER=26.08 -----------------
 mkdir -p "$tmp/stubs"
