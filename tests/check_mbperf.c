@@ -268,7 +268,7 @@ END_TEST
 /* 26.06.01 launches on v0.5.0's launcher from r0.5.0 cba825f (the commit that publishes it; its perf_plugins.py,
  * utils/executors.py and setup_experiment.py differ from v0.5.0's only for vr200, B300 and retries): run_script.py
  * of that checkout, PerfEnvPlugin's environment and manual GC, its profile, its Hugging Face files; a container
- * nemoperf does not launch (26.04.01) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
+ * nemoperf does not launch (26.04) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
  * row. */
 START_TEST(test_v5_26_06_01)
 {
@@ -298,11 +298,43 @@ START_TEST(test_v5_26_06_01)
     ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
     np_launch_plan_free(&plan);
-    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.04.01", NULL};
+    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.04", NULL};
     ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "CONTAINER=26.04.01: no launchable Megatron-Bridge rows") &&
-                  strstr(e, "Megatron-Bridge publishes 47 rows of 26.04.01, none launched by nemoperf") &&
-                  strstr(e, "v0.4.2's (scripts/performance/perf_plugins.py"), "%s", e);
+    ck_assert_msg(strstr(e, "CONTAINER=26.04: no launchable Megatron-Bridge rows") &&
+                  strstr(e, "Megatron-Bridge publishes 44 rows of 26.04, none launched by nemoperf") &&
+                  strstr(e, "r0.4.0-f171d7d's (scripts/performance/perf_plugins.py"), "%s", e);
+}
+END_TEST
+
+/* 26.04.01 launches with v0.4.2's own launcher environment (its slurm_executor() and PerfEnvPlugin.setup() run
+ * for the row by extract-recipes.py): Llama 3.1 405B GB300 FP8-CS gets the allocator settings v0.4.2 sets per
+ * model (perf_plugins.py:265-273) and no NCCL_P2P_NET_CHUNKSIZE, which v0.4.2's second assignment discards
+ * (perf_plugins.py:547-554); v0.5.0's rendering would set it.  run_script.py of v0.4.2's checkout, its GC. */
+START_TEST(test_v4_26_04_01)
+{
+    const char *env[] = {"RECIPE=llama31_405b", "DTYPE=fp8_cs", "GPU_TYPE=gb300", "CONTAINER=26.04.01", NULL};
+    struct np_launch_plan plan;
+    char e[4096];
+    ck_assert_msg(resolve(env, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->mb->release, "v0.4.2");
+    ck_assert_int_gt(c->pp, 1);
+    ck_assert_ptr_null(var(c, "NCCL_P2P_NET_CHUNKSIZE"));
+    ck_assert_str_eq(var(c, "PYTORCH_CUDA_ALLOC_CONF"), "expandable_segments:True");
+    ck_assert_str_eq(var(c, "NCCL_GRAPH_REGISTER"), "0");
+    ck_assert_str_eq(var(c, "CUDA_DEVICE_MAX_CONNECTIONS"), "32");
+    char **argv = np_mbridge_perf_argv(c);
+    ck_assert_msg(strstr(argv[1], "/src/Megatron-Bridge-c810129341a84e58f4cbed3093f70668a088c028/scripts/performance/"
+                                  "run_script.py"), "%s", argv[1]);
+    ck_assert(has_arg(argv, "train.manual_gc=true"));
+    np_strv_free(argv);
+    json_t *pc = np_mbridge_perf_json(c);
+    const char *src = json_string_value(
+        json_object_get(json_object_get(json_object_get(pc, "env_origin"), "CUDA_DEVICE_MAX_CONNECTIONS"), "source"));
+    ck_assert_msg(src && strstr(src, "MB v0.4.2 c810129 scripts/performance/utils/executors.py slurm_executor() and "
+                                     "perf_plugins.py PerfEnvPlugin.setup()"), "%s", src ? src : "-");
+    json_decref(pc);
+    np_launch_plan_free(&plan);
 }
 END_TEST
 
@@ -685,6 +717,7 @@ int main(void)
     tcase_add_test(tc, test_v6_row_command_and_env);
     tcase_add_test(tc, test_v5_b300_cpu_affinity);
     tcase_add_test(tc, test_v5_26_06_01);
+    tcase_add_test(tc, test_v4_26_04_01);
     tcase_add_test(tc, test_v6_gb200_gdr);
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);

@@ -183,6 +183,15 @@ static json_t *mbridge_perf_data_json(const struct np_launch_config *c)
     return j;
 }
 
+/* A release nemoperf has no rendering of its own for, launched with the environment and task overrides its own
+ * launcher code gives the row (v0.4.2, 26.04.01: rows-<container>.json "launcher", extract-recipes.py
+ * EVALUATED); its executor is v0.5.0's (numactl, --segment, srun flags: utils/executors.py the same), its rank
+ * command run_script.py with setup_experiment.py's argv (v0.4.2 setup_experiment.py:471-476). */
+static int mbridge_perf_evaluated(const struct np_launch_config *c)
+{
+    return c->mb && c->mb->launcher_env && c->mb->launchable && !mbridge_perf_v5(c) && !mbridge_perf_v6(c);
+}
+
 char **np_mbridge_perf_argv(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
@@ -229,6 +238,8 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
         free(ck);
         free(ds);
     }
+    for (char **a = mbridge_perf_evaluated(c) ? c->mb->launcher_args : NULL; a && *a; a++)
+        np_strv_push(&s, *a); /* the release's PerfEnvPlugin's task overrides (manual GC) */
     if (mbridge_perf_v5(c)) { /* PerfEnvPlugin's manual GC overrides (v0.5.0 perf_plugins.py:194-199,226-228,
                                 * 399-422); v0.6.0 run_script.py:63-64 sets them itself */
         np_strv_push(&s, "train.manual_gc=true");
@@ -428,6 +439,9 @@ size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names,
         mbridge_perf_env_v6(c, &e);
     else if (mbridge_perf_v5(c))
         mbridge_perf_env_v5(c, &e);
+    else if (mbridge_perf_evaluated(c))
+        for (char **v = c->mb->launcher_env; *v; v++)
+            mbridge_perf_set(&e, *v, *v + strlen(*v) + 1, c->mb->launcher_source);
     /* nemoperf's: the staged Hugging Face files (read offline), unbuffered output, NCCL trace, profile folder */
     if (c->tokenizer_dir && !mbridge_perf_get(&e, "HF_HOME"))
         mbridge_perf_set(&e, "HF_HOME", c->tokenizer_dir, "nemoperf: the Hugging Face files ./setup staged");
@@ -451,7 +465,9 @@ size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names,
 const char *np_mbridge_perf_cpus(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
-    if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c)))
+    /* v0.4.2's rules are v0.5.0's but for Llama pre-training, which no 26.04.01 B300 row is
+     * (v0.4.2 setup_experiment.py:288-301) */
+    if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c) || mbridge_perf_evaluated(c)))
         return NULL;
     /* enable_pct_binding (default True, argument_parser.py) turned off for these rows: v0.5.0
      * setup_experiment.py:483-499, v0.6.0 564-581 (which adds Kimi) */
@@ -565,6 +581,8 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     snprintf(entry_src, sizeof entry_src, "%s",
              mbridge_perf_v6(c)   ? MBP6 "setup_experiment.py:67,591 (bootstrap.py; PYTHONPATH 149-168)"
              : mbridge_perf_v5(c) ? MBP5 "setup_experiment.py:63,518,699-704 (run_script.py; PYTHONPATH the scripts folder)"
+             : mbridge_perf_evaluated(c) ? "MB v0.4.2 scripts/performance/setup_experiment.py:471-476 (run_script.py, its "
+                                           "argv; PYTHONPATH the scripts folder)"
                                   : "the release's scripts/performance/run_script.py (its launcher is not rendered: "
                                     "see why_not)");
     bad |= json_object_set_new(o, "entry_point", mbridge_perf_sourced(json_string(np_mbperf_entry(r->release)),

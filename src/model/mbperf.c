@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06"};
+const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01"};
 const size_t np_mbperf_ncontainers = sizeof np_mbperf_containers / sizeof np_mbperf_containers[0];
 const char *const np_mbperf_published[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
                                            "26.02.01", "26.02", "25.11", "25.09"};
@@ -145,8 +145,9 @@ static void mbperf_shape(struct np_mbperf_row *r, const char *path, struct mbper
     m->mbridge = sp;
     m->rows = cf;
     m->nrows = 1;
-    /* run_script.py saves with --save_dir/--save_interval at any scale; the size is not published (0: unbudgeted) */
-    m->checkpoint.known = 1;
+    /* run_script.py saves with --save_dir/--save_interval at any scale; the size is not published (0: unbudgeted).
+     * Before v0.5.0 only run_recipe.py reads --save_dir (v0.4.2 run_recipe.py:77-78): no checkpoint run there */
+    m->checkpoint.known = strcmp(r->release, "v0.5.0") >= 0 || strncmp(r->release, "r0.5.0", 6) == 0;
     m->checkpoint.save_min_gpus = m->checkpoint.load_min_gpus = 1;
     m->checkpoint.save_max_gpus = 1000000;
     cf->gpu_type = r->gpu_type;
@@ -203,6 +204,13 @@ static void mbperf_row_free(struct np_mbperf_row *r)
     free(r->config_variant);
     free(r->flex_backend);
     free(r->why_not);
+    free(r->launcher_source);
+    for (char **e = r->launcher_env; e && *e; e++)
+        free(*e);
+    free(r->launcher_env);
+    for (char **a = r->launcher_args; a && *a; a++)
+        free(*a);
+    free(r->launcher_args);
     for (char **a = r->args; a && *a; a++)
         free(*a);
     free(r->args);
@@ -267,6 +275,21 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
         r->cuda_graph_full_iteration =
             impl && (strcmp(impl, "full_iteration") == 0 || (strcmp(impl, "local") == 0 && scope_full));
     }
+    json_t *lr = json_object_get(o, "launcher");
+    if (!bad && json_is_object(lr)) {
+        r->launcher_env = mbperf_env(json_object_get(lr, "env"), &bad);
+        r->launcher_source = mbperf_str_opt(lr, "source", &bad);
+        json_t *ta = json_object_get(lr, "task_args");
+        if (!bad && json_is_array(ta)) {
+            r->launcher_args = calloc(json_array_size(ta) + 1, sizeof *r->launcher_args);
+            for (size_t i = 0; r->launcher_args && i < json_array_size(ta); i++)
+                if (!json_is_string(json_array_get(ta, i)) ||
+                    !(r->launcher_args[i] = strdup(json_string_value(json_array_get(ta, i)))))
+                    bad = 1;
+            if (!r->launcher_args)
+                bad = 1;
+        }
+    }
     json_t *launch = json_object_get(o, "launch");
     r->launchable = !launch || json_is_true(json_object_get(launch, "launchable"));
     for (size_t i = 0; !bad && i < json_array_size(json_object_get(launch, "why_not")); i++) {
@@ -276,6 +299,13 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
             bad = 1;
         else if (t) {
             free(r->why_not);
+    free(r->launcher_source);
+    for (char **e = r->launcher_env; e && *e; e++)
+        free(*e);
+    free(r->launcher_env);
+    for (char **a = r->launcher_args; a && *a; a++)
+        free(*a);
+    free(r->launcher_args);
             r->why_not = t;
         }
     }

@@ -154,6 +154,21 @@ def print_config_cells(row, mb):
     if mb["variant"] != row["variant"] or mb["config_variant"] != row["config_variant"]:
         out.append("--print-config variant %s/-cv %s, row %s/%s" % (mb["variant"], mb["config_variant"],
                                                                      row["variant"], row["config_variant"]))
+    # NVIDIA's own launcher code run for the row (extract-recipes.py: launcher-env.py) and nemoperf's rendering of
+    # it agree: the environment (less nemoperf's own variables, plus the row's post-tag plugin_env) and the task
+    # overrides (PerfEnvPlugin's manual GC)
+    lr = row.get("launcher")
+    if lr and row["launch"]["launchable"]:
+        want = dict(lr["env"])
+        want.update({e["name"]: e["value"] for e in row.get("plugin_env") or []})
+        have = {k: v["value"] for k, v in mb["env_origin"].items()
+                if k not in ("HF_HOME", "PYTHONUNBUFFERED") and not k.startswith(("NEMOPERF_", "NCCL_DEBUG"))}
+        if have != want:
+            out.append("environment differs from the release's own launcher: %s" % {
+                k: (have.get(k), want.get(k)) for k in set(have) | set(want) if have.get(k) != want.get(k)})
+        hydra = [a for a in mb["rank_command"] if HYDRA.match(a)]
+        if hydra != lr["task_args"]:
+            out.append("task overrides %s, the release's launcher gives %s" % (hydra, lr["task_args"]))
     if mb["container"] != row["container"] or mb["launchable"] != row["launch"]["launchable"]:
         out.append("--print-config container %s launchable %s, row %s %s" % (
             mb["container"], mb["launchable"], row["container"], row["launch"]["launchable"]))
@@ -177,6 +192,7 @@ class _Stub(types.ModuleType):
 
 
 _PARSERS = {}
+CHECKPOINTS = ("v0.5.0", "r0.5.0-cba825f", "v0.6.0")  # run_script.py's --save_dir/--save_interval
 # rows whose args are setup_experiment.py's (25.09, 25.11: their rank command is built by the release and not
 # rendered, the row says so): parsed with the Slurm account and partition a user gives setup_experiment.py
 LAUNCHER_ONLY_ARGS = {"setup_experiment": ["-a", "account", "-p", "partition"]}
@@ -227,7 +243,7 @@ def own_parse(release, argv):
 
 
 def main():
-    failures, nrows, nparsed = [], 0, 0
+    failures, nrows, nparsed, planted = [], 0, 0, {}
     stage = tempfile.mkdtemp(prefix="np-contract-")
     nrendered = 0
     for c in CONTAINERS:
@@ -275,6 +291,11 @@ def main():
                 cmd = render(r, stage, extra)
                 if cmd is None:
                     break
+                if "ENABLE_CHECKPOINT" in extra and r["mb_release"] not in CHECKPOINTS:
+                    # before v0.5.0 run_script.py has no checkpoint flags: the checkpoint run is refused
+                    if not (cmd and cmd[0] == "RENDER FAILED" and "ENABLE_CHECKPOINT" in cmd[1]):
+                        failures.append("%s %s: ENABLE_CHECKPOINT not refused at %s" % (c, r["recipe"], r["mb_release"]))
+                    continue
                 where = "%s %s %s %s %s %dgpu %s" % (c, r["task"], r["recipe"], r["gpu_type"], r["dtype"], r["gpus"],
                                                      extra or "")
                 if cmd and cmd[0] == "RENDER FAILED":
@@ -284,6 +305,12 @@ def main():
                 if not extra:
                     for p in print_config_cells(r, LAST_CONFIG[0]):
                         failures.append("%s: %s" % (where, p))
+                    if r.get("launcher") and r["launch"]["launchable"] and not planted.get(c):
+                        planted[c] = 1  # a planted change of the release's environment is caught
+                        bent = json.loads(json.dumps(r))
+                        bent["launcher"]["env"]["CUDA_DEVICE_MAX_CONNECTIONS"] = "7"
+                        if not any("environment differs" in p for p in print_config_cells(bent, LAST_CONFIG[0])):
+                            failures.append("%s: a planted launcher environment change was not caught" % where)
                 for p in check_rendered(cmd, opts, doc["release"], doc["commit"]):
                     failures.append("%s (rendered): %s" % (where, p))
                 err = own_parse(doc["release"], [a for a in cmd[2:] if not HYDRA.match(a)] +

@@ -39,6 +39,9 @@ struct np_mbperf_row {
     char *flex_backend;                     /* moe_flex_dispatcher_backend, or NULL */
     int moe_a2a_overlap, cutedsl_fused_grouped_mlp, nccl_ub, use_megatron_fsdp;
     int cuda_graph_full_iteration;          /* cuda_graph_impl full_iteration, or local with scope full_iteration */
+    /* "launcher": the environment ("NAME\0VALUE") and task overrides the release's own slurm_executor() and
+     * PerfEnvPlugin.setup() give the row (extract-recipes.py runs them: launcher-env.py), and where from */
+    char **launcher_env, **launcher_args, *launcher_source;
     int launchable;                         /* "launch".launchable: 0 for a container nemoperf does not launch */
     char *why_not;                          /* "launch".why_not "; "-joined, or NULL */
     json_t *json;                           /* the row as shipped (print-config reads resolved/published) */

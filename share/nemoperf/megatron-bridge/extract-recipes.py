@@ -75,6 +75,16 @@ LAUNCHERS = {
                       "row's plugin_env; no 26.06.01 row is B300) and retry rules; its recipes' Hugging Face reads "
                       "are v0.5.0's (hf-files.tsv)",
 }
+# Releases whose launcher environment is NVIDIA's own code run for each row (launcher-env.py: the release's
+# utils/executors.py slurm_executor() and perf_plugins.py PerfEnvPlugin.setup() on a stand-in NeMo-Run), written
+# as the row's "launcher": job/mbridge_perf.c exports it for the releases it has no rendering of its own for
+# (v0.4.2), and checks its v0.5.0 rendering against it (tests/mbridge/test_contract.py).
+EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2"}
+LAUNCHERS["v0.4.2"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the row's "
+                       "\"launcher\"); v0.4.2's slurm_executor() is v0.5.0's but for its PERF_ENV_VARS (no "
+                       "PYTORCH_CUDA_ALLOC_CONF/NCCL_GRAPH_REGISTER there: perf_plugins.py sets them per model), "
+                       "run_script.py gets setup_experiment.py's whole argv (setup_experiment.py:471-476)")
+
 # Releases whose launcher is one nemoperf renders but whose rows are not launched yet, and why.
 NOT_YET = {}
 # Environment a release's launcher set that its tag lacks, for rows measured after the tag on its branch:
@@ -437,6 +447,31 @@ def command_args(ctx, r, pub, resolved, variant):
     return args, overrides, problems
 
 
+def evaluate_launcher(gitdir, commit, tag, rows):
+    """Each resolved row's "launcher": the environment and task overrides the release's own slurm_executor() and
+    PerfEnvPlugin.setup() give it (launcher-env.py in the release's scripts/performance, unpacked here)."""
+    import tempfile
+    todo = [r for r in rows if r.get("args")]
+    with tempfile.TemporaryDirectory(prefix="np-mb-launcher-") as tmp:
+        tar = subprocess.run(["git", "--git-dir", gitdir, "archive", commit, "scripts/performance"], check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=tar, check=True)
+        here = os.path.dirname(os.path.abspath(__file__))
+        p = subprocess.run([sys.executable, os.path.join(here, "launcher-env.py"),
+                            os.path.join(tmp, "scripts", "performance")],
+                           input=json.dumps({"rows": [{"args": r["args"], "gpus_per_node": r["gpus_per_node"]}
+                                                      for r in todo]}),
+                           capture_output=True, text=True, check=True)
+    src = ("MB %s %s scripts/performance/utils/executors.py slurm_executor() and perf_plugins.py "
+           "PerfEnvPlugin.setup(), run for this row by launcher-env.py" % (tag, commit[:7]))
+    for r, got in zip(todo, json.loads(p.stdout)["rows"]):
+        r["launcher"] = {"env": got["env"], "task_args": got["task_args"], "error": got["error"], "source": src}
+        if got["error"]:
+            r["launch"]["why_not"] = (r["launch"]["why_not"] or []) + [
+                "the release's own launcher refuses the row: %s" % got["error"]]
+            r["launch"]["launchable"] = False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--git", required=True)
@@ -496,6 +531,8 @@ def main():
                         % (", ".join(sorted(LAUNCHERS)), tag))
         row["launch"] = {"launchable": not cant, "why_not": cant or None}
         rows.append(row)
+    if tag in EVALUATED:
+        evaluate_launcher(a.git, commit, tag, rows)
     doc = {"generated_by": "share/nemoperf/megatron-bridge/extract-recipes.py --container %s" % a.container,
            "repo": REPO, "release": tag, "commit": commit, "layout": layout, "pin": why,
            "launcher": LAUNCHERS.get(tag), "rows": rows}

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""launcher-env.py - what a release's own launcher sets for a row, by running NVIDIA's code on a stand-in NeMo-Run.
+
+Runs in a scripts/performance tree of one Megatron-Bridge release (extract-recipes.py unpacks it with git
+archive): the release's utils/executors.py slurm_executor() builds the executor and its perf_plugins.py
+PerfEnvPlugin(...).setup(task, executor) adds the environment and the task's overrides, exactly as
+setup_experiment.py main() wires them.  NeMo-Run, Megatron-Bridge's package and torch cannot exist here: a small
+stand-in nemo_run (SlurmExecutor/Script/Plugin keeping what they are given) and stubs for every other import the
+scripts make; what the functions compute is the release's own code.
+
+Input (stdin): JSON {"rows": [{"args": [...], "gpus_per_node": N, ...}]}; output (stdout): JSON
+{"rows": [{"env": {name: value}, "task_args": [...], "error": null}]}, one per input row in order.
+Usage: launcher-env.py SCRIPTS_PERFORMANCE_DIR < rows.json
+"""
+import argparse
+import builtins
+import dataclasses
+import inspect
+import json
+import os
+import sys
+import types
+
+sys.dont_write_bytecode = True
+
+
+class _Stub(types.ModuleType):
+    """A module, class and callable at once: every attribute is another stub (megatron.bridge, torch...)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Stub(self.__name__ + "." + name)
+
+    def __call__(self, *a, **k):
+        return _Stub(self.__name__ + "()")
+
+    def __iter__(self):
+        return iter(())
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+
+class _Kept:
+    """Keeps what it is given (NeMo-Run's configuration objects)."""
+
+    def __init__(self, *args, **kwargs):
+        self.args = list(args)
+        self.__dict__.update(kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return None
+
+
+class SlurmExecutor(_Kept):
+    def __init__(self, *args, **kwargs):
+        self.env_vars = {}
+        self.setup_lines = None
+        self.tunnel = _Kept(job_dir="/nemo_run")
+        super().__init__(*args, **kwargs)
+        self.env_vars = dict(self.env_vars or {})
+
+
+class Script(_Kept):
+    def __init__(self, *args, **kwargs):
+        self.args = []
+        self.env = {}
+        super().__init__(**kwargs)
+        self.args = list(kwargs.get("args") or [])
+
+
+class Plugin:
+    """NeMo-Run's Plugin: a dataclass base with setup(task, executor)."""
+
+    def setup(self, task, executor):
+        pass
+
+
+def _nemo_run():
+    run = types.ModuleType("nemo_run")
+    for name in ("Partial", "Config", "GitArchivePackager", "PatternPackager", "HybridPackager", "Packager",
+                 "LocalTunnel", "SSHTunnel", "DGXCloudExecutor", "LeptonExecutor", "Experiment", "LocalExecutor",
+                 "KubeflowExecutor", "Executor"):
+        setattr(run, name, type(name, (_Kept,), {}))
+    run.SlurmExecutor, run.Script, run.Plugin = SlurmExecutor, Script, Plugin
+    config = types.ModuleType("nemo_run.config")
+    config.get_nemorun_home = lambda: "/nemo_run_home"
+    config.set_nemorun_home = lambda *a, **k: None
+    config.Config, config.Partial = run.Config, run.Partial
+    run.config = config
+    mods = {"nemo_run": run, "nemo_run.config": config}
+    for sub in ("nemo_run.core", "nemo_run.core.execution", "nemo_run.core.execution.launcher",
+                "nemo_run.core.execution.slurm", "nemo_run.core.tunnel", "nemo_run.core.packaging",
+                "nemo_run.run", "nemo_run.run.plugin"):
+        m = types.ModuleType(sub)
+        m.SlurmTemplate = type("SlurmTemplate", (_Kept,), {})
+        m.Plugin, m.Script, m.SlurmExecutor = Plugin, Script, SlurmExecutor
+        mods[sub] = m
+    return mods
+
+
+def _install(scripts_dir):
+    sys.modules.update(_nemo_run())
+    sys.path.insert(0, scripts_dir)
+    real = builtins.__import__
+
+    def imp(name, globs=None, locs=None, fromlist=(), level=0):
+        try:
+            return real(name, globs, locs, fromlist, level)
+        except ImportError:
+            if level:  # a relative import inside the scripts: theirs, not a stand-in
+                raise
+            mod = sys.modules.get(name) or _Stub(name)
+            sys.modules[name] = mod
+            parts = name.split(".")
+            for i in range(1, len(parts)):  # parents exist too
+                sys.modules.setdefault(".".join(parts[:i]), _Stub(".".join(parts[:i])))
+            return sys.modules[parts[0]] if not fromlist else mod
+    builtins.__import__ = imp
+
+
+def _call(fn, known):
+    """fn(**known restricted to its parameters), its other parameters None unless they have defaults."""
+    params = inspect.signature(fn).parameters
+    kw = {}
+    for name, p in params.items():
+        if name in known:
+            kw[name] = known[name]
+        elif p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            kw[name] = None
+    return fn(**kw)
+
+
+def one(row, parse, executors, plugins):
+    argv = ["-a", "acct", "-p", "part"] + row["args"]
+    got = parse()
+    parser = got if isinstance(got, argparse.ArgumentParser) else None
+    if parser is not None:
+        args, _ = parser.parse_known_args(argv)
+    else:
+        old = sys.argv
+        sys.argv = ["setup_experiment.py"] + argv
+        try:
+            args, _ = parse()
+        finally:
+            sys.argv = old
+    a = vars(args)
+    gpn = a.get("gpus_per_node") or row["gpus_per_node"]
+    known = dict(a)
+    known.update({"gpu": a.get("gpu"), "account": "acct", "partition": "part", "log_dir": "/logs",
+                  "nodes": -(a["num_gpus"] // -gpn), "num_gpus_per_node": gpn, "time_limit": "00:30:00",
+                  "container_image": "nvcr.io/nvidia/nemo:x", "custom_mounts": [], "custom_env_vars": {},
+                  "custom_srun_args": [], "custom_bash_cmds": [], "hf_token": None, "offline": a.get("offline"),
+                  "additional_slurm_params": None, "wandb_key": None,
+                  # NEMO_HOME left unset as a user's default leaves it (executors.py: set only when nemo_home is
+                  # not DEFAULT_NEMO_CACHE_HOME)
+                  "nemo_home": getattr(executors, "DEFAULT_NEMO_CACHE_HOME", None)})
+    executor = _call(executors.slurm_executor, known)
+    # PerfEnvPlugin's fields as setup_experiment.py main() fills them from the parsed arguments
+    fields = {"tp_size": "tensor_model_parallel_size", "pp_size": "pipeline_model_parallel_size",
+              "cp_size": "context_parallel_size", "ep_size": "expert_model_parallel_size", "train_task": "task",
+              "gpu": "gpu", "model_family_name": "model_family_name", "model_recipe_name": "model_recipe_name",
+              "compute_dtype": "compute_dtype", "config_variant": "config_variant", "enable_vboost": "enable_vboost",
+              "lock_gpu_freq": "lock_gpu_freq", "moe_a2a_overlap": "moe_a2a_overlap"}
+    kw = {}
+    for f in dataclasses.fields(plugins.PerfEnvPlugin):
+        if f.name in fields and fields[f.name] in a:
+            kw[f.name] = a[fields[f.name]]
+    plugin = plugins.PerfEnvPlugin(**kw)
+    task = Script(path="run_script.py", args=[])
+    plugin.setup(task, executor)
+    return {"env": {k: str(v) for k, v in executor.env_vars.items()}, "task_args": [str(x) for x in task.args],
+            "error": None}
+
+
+def main():
+    scripts_dir = os.path.abspath(sys.argv[1])
+    rows = json.load(sys.stdin)["rows"]
+    _install(scripts_dir)
+    os.chdir(scripts_dir)
+    import argument_parser  # noqa: E402 (the release's, beside its setup_experiment.py)
+    import perf_plugins  # noqa: E402
+    from utils import executors  # noqa: E402
+    out = []
+    for row in rows:
+        try:
+            out.append(one(row, argument_parser.parse_cli_args, executors, perf_plugins))
+        except Exception as e:  # a row the release's own code refuses: said, not guessed
+            out.append({"env": None, "task_args": None, "error": "%s: %s" % (type(e).__name__, e)})
+    json.dump({"rows": out}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
