@@ -268,7 +268,7 @@ END_TEST
 /* 26.06.01 launches on v0.5.0's launcher from r0.5.0 cba825f (the commit that publishes it; its perf_plugins.py,
  * utils/executors.py and setup_experiment.py differ from v0.5.0's only for vr200, B300 and retries): run_script.py
  * of that checkout, PerfEnvPlugin's environment and manual GC, its profile, its Hugging Face files; a container
- * nemoperf does not launch (26.04) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
+ * nemoperf does not launch (26.02.01) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
  * row. */
 START_TEST(test_v5_26_06_01)
 {
@@ -298,11 +298,11 @@ START_TEST(test_v5_26_06_01)
     ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
     np_launch_plan_free(&plan);
-    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.04", NULL};
+    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02.01", NULL};
     ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "CONTAINER=26.04: no launchable Megatron-Bridge rows") &&
-                  strstr(e, "Megatron-Bridge publishes 44 rows of 26.04, none launched by nemoperf") &&
-                  strstr(e, "r0.4.0-f171d7d's (scripts/performance/perf_plugins.py"), "%s", e);
+    ck_assert_msg(strstr(e, "CONTAINER=26.02.01: no launchable Megatron-Bridge rows") &&
+                  strstr(e, "Megatron-Bridge publishes 36 rows of 26.02.01, none launched by nemoperf") &&
+                  strstr(e, "r0.3.0-1f0cfc3's (scripts/performance/perf_plugins.py"), "%s", e);
 }
 END_TEST
 
@@ -334,6 +334,18 @@ START_TEST(test_v4_26_04_01)
     ck_assert_msg(src && strstr(src, "MB v0.4.2 c810129 scripts/performance/utils/executors.py slurm_executor() and "
                                      "perf_plugins.py PerfEnvPlugin.setup()"), "%s", src ? src : "-");
     json_decref(pc);
+    np_launch_plan_free(&plan);
+    /* 26.04 (r0.4.0 f171d7d): the same way, and -C on every B300 job, DeepSeek V3 included (no enable_pct_binding
+     * yet: utils/executors.py:135-138; v0.4.2 and later turn it off for DeepSeek V3) */
+    const char *d[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=b300", "CONTAINER=26.04", NULL};
+    ck_assert_msg(resolve(d, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->release, "r0.4.0-f171d7d");
+    ck_assert_ptr_nonnull(np_mbridge_perf_cpus(&plan.jobs[0]));
+    ck_assert_str_eq(np_mbridge_perf_nsys_trace(&plan.jobs[0]), "cuda-sw,nvtx");
+    np_launch_plan_free(&plan);
+    const char *d1[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=b300", "CONTAINER=26.04.01", NULL};
+    ck_assert_msg(resolve(d1, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_ptr_null(np_mbridge_perf_cpus(&plan.jobs[0])); /* v0.4.2 setup_experiment.py:288-301 */
     np_launch_plan_free(&plan);
 }
 END_TEST

@@ -47,10 +47,14 @@ static const struct np_mbperf_profile mbperf_profiles[] = {
                                        "setup_experiment.py:434-438"},
     {"v0.5.0", 10, 11, "cuda-sw,nvtx", "MB v0.5.0 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:672-677"},
+    {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d scripts/performance/argument_parser.py:633-647; "
+                                               "setup_experiment.py:417-422"},
     {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f (r0.5.0) scripts/performance/argument_parser.py:728-739; "
                                                "setup_experiment.py:674-679"},
     {"v0.5.1", 10, 11, "cuda-sw,nvtx", "MB v0.5.1 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:674-679"},
+    {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d scripts/performance/argument_parser.py:633-647; "
+                                               "setup_experiment.py:417-422"},
     {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f scripts/performance/argument_parser.py:728-739; "
                                                "setup_experiment.py:674-679"},
     {"v0.6.0", 10, 11, "cuda-sw,nvtx", "MB v0.6.0 scripts/performance/argument_parser.py:759-770; "
@@ -184,9 +188,10 @@ static json_t *mbridge_perf_data_json(const struct np_launch_config *c)
 }
 
 /* A release nemoperf has no rendering of its own for, launched with the environment and task overrides its own
- * launcher code gives the row (v0.4.2, 26.04.01: rows-<container>.json "launcher", extract-recipes.py
- * EVALUATED); its executor is v0.5.0's (numactl, --segment, srun flags: utils/executors.py the same), its rank
- * command run_script.py with setup_experiment.py's argv (v0.4.2 setup_experiment.py:471-476). */
+ * launcher code gives the row (v0.4.2 for 26.04.01, r0.4.0 f171d7d for 26.04: rows-<container>.json "launcher",
+ * extract-recipes.py EVALUATED); its executor is v0.5.0's (numactl, --segment, srun flags: slurm_executor() the
+ * same but for PERF_ENV_VARS, print_sha.sh from v0.4.2 on, and f171d7d's unconditional B300 -C), its rank command
+ * run_script.py with setup_experiment.py's argv (v0.4.2 setup_experiment.py:471-476, f171d7d 455-460). */
 static int mbridge_perf_evaluated(const struct np_launch_config *c)
 {
     return c->mb && c->mb->launcher_env && c->mb->launchable && !mbridge_perf_v5(c) && !mbridge_perf_v6(c);
@@ -469,6 +474,9 @@ const char *np_mbridge_perf_cpus(const struct np_launch_config *c)
      * (v0.4.2 setup_experiment.py:288-301) */
     if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c) || mbridge_perf_evaluated(c)))
         return NULL;
+    /* r0.4.0 f171d7d (26.04): no enable_pct_binding yet, -C on every B300 job (utils/executors.py:135-138) */
+    if (strcmp(r->release, "r0.4.0-f171d7d") == 0)
+        return " -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))";
     /* enable_pct_binding (default True, argument_parser.py) turned off for these rows: v0.5.0
      * setup_experiment.py:483-499, v0.6.0 564-581 (which adds Kimi) */
     const char *dt = np_mb_dtype_name(r->dtype);
@@ -581,8 +589,8 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     snprintf(entry_src, sizeof entry_src, "%s",
              mbridge_perf_v6(c)   ? MBP6 "setup_experiment.py:67,591 (bootstrap.py; PYTHONPATH 149-168)"
              : mbridge_perf_v5(c) ? MBP5 "setup_experiment.py:63,518,699-704 (run_script.py; PYTHONPATH the scripts folder)"
-             : mbridge_perf_evaluated(c) ? "MB v0.4.2 scripts/performance/setup_experiment.py:471-476 (run_script.py, its "
-                                           "argv; PYTHONPATH the scripts folder)"
+             : mbridge_perf_evaluated(c) ? "the release's setup_experiment.py run.Script (v0.4.2 :471-476, f171d7d "
+                                           ":455-460): run_script.py, its argv; PYTHONPATH the scripts folder"
                                   : "the release's scripts/performance/run_script.py (its launcher is not rendered: "
                                     "see why_not)");
     bad |= json_object_set_new(o, "entry_point", mbridge_perf_sourced(json_string(np_mbperf_entry(r->release)),

@@ -79,11 +79,15 @@ LAUNCHERS = {
 # utils/executors.py slurm_executor() and perf_plugins.py PerfEnvPlugin.setup() on a stand-in NeMo-Run), written
 # as the row's "launcher": job/mbridge_perf.c exports it for the releases it has no rendering of its own for
 # (v0.4.2), and checks its v0.5.0 rendering against it (tests/mbridge/test_contract.py).
-EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2"}
+EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2", "r0.4.0-f171d7d"}
 LAUNCHERS["v0.4.2"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the row's "
                        "\"launcher\"); v0.4.2's slurm_executor() is v0.5.0's but for its PERF_ENV_VARS (no "
                        "PYTORCH_CUDA_ALLOC_CONF/NCCL_GRAPH_REGISTER there: perf_plugins.py sets them per model), "
                        "run_script.py gets setup_experiment.py's whole argv (setup_experiment.py:471-476)")
+LAUNCHERS["r0.4.0-f171d7d"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the "
+                               "row's \"launcher\"); its slurm_executor() is v0.4.2's without print_sha.sh and "
+                               "with -C on every B300 job (utils/executors.py:135-138), run_script.py gets "
+                               "setup_experiment.py's whole argv (setup_experiment.py:455-460)")
 
 # Releases whose launcher is one nemoperf renders but whose rows are not launched yet, and why.
 NOT_YET = {}
