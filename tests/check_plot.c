@@ -33,8 +33,10 @@ static void setup(void)
         strcpy(r->id.gpu_type, "h100");
         r->id.dtype = NP_DTYPE_BF16;
         r->id.gpus = gpus[i];
-        r->m.tokens_per_s_per_gpu = tput[i];
-        r->m.mfu_percent = mfu[i];
+        r->steady.tokens_per_s_per_gpu = tput[i]; /* the plotted basis: the steady window's mean */
+        r->steady.mfu_percent = mfu[i];
+        r->m.tokens_per_s_per_gpu = tput[i] * 0.75; /* a slow last step: no point of the curve */
+        r->m.mfu_percent = mfu[i] * 0.75;
     }
     res = (struct np_parse_result){.runs = runs, .nruns = 3};
     strcpy(dir, "/tmp/np-check-plot.XXXXXX");
@@ -225,20 +227,37 @@ START_TEST(refused_before_writing)
     ck_assert_ptr_nonnull(strstr(err.text, ".svg, .png or .pdf"));
     /* no run has a throughput: nothing to draw, nothing written */
     for (int i = 0; i < 3; i++)
-        runs[i].m.tokens_per_s_per_gpu = NAN;
+        runs[i].steady.tokens_per_s_per_gpu = NAN;
     snprintf(file, sizeof file, "%s/a.png", dir);
     ck_assert_int_eq(np_plot_write(file, &res, NULL, NULL, &err), NP_E_NOTFOUND);
     /* a folder that does not exist */
-    runs[0].m.tokens_per_s_per_gpu = 1;
+    runs[0].steady.tokens_per_s_per_gpu = 1;
     ck_assert_int_eq(np_plot_write("/nonexistent-np/a.png", &res, NULL, NULL, &err), NP_E_IO);
     ck_assert_uint_eq(files_in_dir(), 0);
+}
+END_TEST
+
+/* the sweep is drawn on the steady window's basis, as EFF% and --reference: runs with a last step and no steady
+ * window are no points (a plot of the last steps would draw them) */
+START_TEST(steady_basis)
+{
+    for (int i = 0; i < 3; i++)
+        runs[i].steady.tokens_per_s_per_gpu = NAN;
+    char file[128];
+    struct np_error err;
+    snprintf(file, sizeof file, "%s/basis.png", dir);
+    ck_assert_int_eq(np_plot_write(file, &res, NULL, NULL, &err), NP_E_NOTFOUND);
+    runs[1].steady.tokens_per_s_per_gpu = 9000;
+    struct np_plot_layout lay;
+    ck_assert_int_eq(np_plot_write(file, &res, NULL, &lay, &err), NP_OK);
+    ck_assert_int_eq(lay.npoints, 1);
 }
 END_TEST
 
 START_TEST(unknown_mfu_and_many_series)
 {
     /* MFU unknown for every run: the picture is still drawn; one run alone still gets a 3-octave axis */
-    runs[0].m.mfu_percent = runs[1].m.mfu_percent = runs[2].m.mfu_percent = NAN;
+    runs[0].steady.mfu_percent = runs[1].steady.mfu_percent = runs[2].steady.mfu_percent = NAN;
     runs[1].id.gpus = runs[2].id.gpus = 8;
     strcpy(runs[1].id.model_size, "70b");
     strcpy(runs[2].id.recipe, "");
@@ -258,7 +277,7 @@ START_TEST(synthetic_and_kinds)
 {
     for (int i = 0; i < 3; i++) {
         runs[i].id.synthetic = 1;
-        runs[i].m.mfu_percent = NAN;
+        runs[i].steady.mfu_percent = NAN;
     }
     struct np_run more[4];
     memcpy(more, runs, sizeof runs);
@@ -289,7 +308,7 @@ START_TEST(synthetic_and_kinds)
     ck_assert(lay.bottom[0] > 600);
     /* a real run's sweep keeps its MFU panel */
     runs[0].id.synthetic = runs[1].id.synthetic = runs[2].id.synthetic = 0;
-    runs[0].m.mfu_percent = 60;
+    runs[0].steady.mfu_percent = 60;
     ck_assert_int_eq(np_plot_layout_compute(&res, NULL, &lay, &err), NP_OK);
     ck_assert_int_eq(lay.mfu_panel, 1);
     ck_assert_int_eq(lay.synthetic, 0);
@@ -343,6 +362,7 @@ int main(void)
     tcase_add_test(tc, svg_and_pdf_by_extension);
     tcase_add_test(tc, refused_before_writing);
     tcase_add_test(tc, unknown_mfu_and_many_series);
+    tcase_add_test(tc, steady_basis);
     tcase_add_test(tc, synthetic_and_kinds);
     tcase_add_test(tc, lazy_library_missing);
     suite_add_tcase(s, tc);

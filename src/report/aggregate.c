@@ -13,7 +13,16 @@
 
 static int aggregate_counted(const struct np_run *r)
 {
-    return np_run_status_good(r->status) && r->model && r->id.gpus > 0 && !isnan(r->window.mean_s);
+    return np_run_status_good(r->status) && r->id.recipe[0] && r->id.gpus > 0 && !isnan(r->window.mean_s);
+}
+
+/* The same model of the same family: recipe and size (a Megatron-Bridge -mr name carries its size), the
+ * family's own precision name, container and -cv (every family's runs are one record: parse/run.h). */
+static int aggregate_same_model(const struct np_identity *a, const struct np_identity *b)
+{
+    return strcmp(a->recipe, b->recipe) == 0 && strcmp(a->model_size, b->model_size) == 0 &&
+           strcmp(a->family, b->family) == 0 && strcmp(a->precision, b->precision) == 0 &&
+           strcmp(a->container, b->container) == 0 && strcmp(a->config_variant, b->config_variant) == 0;
 }
 
 static double aggregate_tpg(const struct np_run *r)
@@ -24,7 +33,7 @@ static double aggregate_tpg(const struct np_run *r)
 /* Same configuration (scale aside). */
 static int aggregate_same_config(const struct np_run *a, const struct np_run *b)
 {
-    return a->model == b->model && a->id.dtype == b->id.dtype && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0 &&
+    return aggregate_same_model(&a->id, &b->id) && a->id.dtype == b->id.dtype && strcasecmp(a->id.gpu_type, b->id.gpu_type) == 0 &&
            a->id.seq_len == b->id.seq_len && a->id.kind == b->id.kind &&
            a->id.synthetic == b->id.synthetic;
 }
@@ -160,7 +169,7 @@ void np_groups_free(struct np_groups *g)
 /* ---- the streamed form ---- */
 
 struct np_scaling_cfg {
-    const struct np_model *model;
+    struct np_identity id;        /* the first run's: its model (aggregate_same_model) */
     enum np_dtype dtype;
     char gpu_type[sizeof ((struct np_identity *)0)->gpu_type];
     int seq_len, synthetic;
@@ -174,7 +183,7 @@ static struct np_scaling_cfg *aggregate_cfg(const struct np_scaling *s, const st
 {
     for (size_t i = 0; i < s->n; i++) {
         const struct np_scaling_cfg *c = &s->c[i];
-        if (c->model == r->model && c->dtype == r->id.dtype && strcasecmp(c->gpu_type, r->id.gpu_type) == 0 &&
+        if (aggregate_same_model(&c->id, &r->id) && c->dtype == r->id.dtype && strcasecmp(c->gpu_type, r->id.gpu_type) == 0 &&
             c->seq_len == r->id.seq_len && c->kind == r->id.kind && c->synthetic == r->id.synthetic)
             return &s->c[i];
     }
@@ -206,7 +215,7 @@ enum np_status np_scaling_add_at(struct np_scaling *s, const struct np_run *r, l
         }
         c = &s->c[s->n++];
         memset(c, 0, sizeof *c);
-        c->model = r->model;
+        c->id = r->id;
         c->dtype = r->id.dtype;
         memcpy(c->gpu_type, r->id.gpu_type, sizeof c->gpu_type);
         c->seq_len = r->id.seq_len;

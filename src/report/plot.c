@@ -29,6 +29,7 @@ struct plot_point {
 
 struct plot_series {
     char recipe[64], size[64], gpu[16];
+    char prec[12], container[16]; /* a family's own precision name and container (Megatron-Bridge), "" */
     enum np_dtype dtype;
     int synthetic;         /* runs of the synthetic CPU workload: said in the legend, no published points */
     struct plot_point *pts, *ref;
@@ -99,7 +100,8 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     for (int i = 0; i < d->ns; i++) {
         struct plot_series *s = &d->s[i];
         if (!strcmp(s->recipe, id->recipe) && !strcmp(s->size, id->model_size) && !strcmp(s->gpu, id->gpu_type) &&
-            s->dtype == id->dtype && s->synthetic == id->synthetic)
+            s->dtype == id->dtype && s->synthetic == id->synthetic && !strcmp(s->prec, id->precision) &&
+            !strcmp(s->container, id->container))
             return s;
     }
     if (d->ns == PLOT_MAX_SERIES) {
@@ -111,6 +113,8 @@ static struct plot_series *plot_series_for(struct plot_data *d, const struct np_
     snprintf(s->recipe, sizeof s->recipe, "%s", id->recipe);
     snprintf(s->size, sizeof s->size, "%s", id->model_size);
     snprintf(s->gpu, sizeof s->gpu, "%s", id->gpu_type);
+    snprintf(s->prec, sizeof s->prec, "%s", id->precision);
+    snprintf(s->container, sizeof s->container, "%s", id->container);
     s->dtype = id->dtype;
     s->synthetic = id->synthetic;
     return s;
@@ -123,15 +127,25 @@ static enum np_status plot_collect(const struct np_parse_result *res, const stru
     memset(d, 0, sizeof *d);
     for (size_t i = 0; res && i < res->nruns; i++) {
         const struct np_run *r = &res->runs[i];
-        double t = r->m.tokens_per_s_per_gpu;
+        /* the steady window's mean, as EFF% and --reference (not the last step: one slow last step is no
+         * scaling loss) */
+        double t = r->steady.tokens_per_s_per_gpu;
         /* benchmark runs only: a profile, trace or checkpoint run is no point of a scaling curve */
         if (r->id.kind != NP_KIND_BENCHMARK || r->id.gpus <= 0 || !isfinite(t) || t <= 0)
             continue;
         struct plot_series *s = plot_series_for(d, &r->id);
         if (!s)
             continue;
-        double mfu = isfinite(r->m.mfu_percent) && r->m.mfu_percent >= 0 ? r->m.mfu_percent : NAN;
+        double mfu = isfinite(r->steady.mfu_percent) && r->steady.mfu_percent >= 0 ? r->steady.mfu_percent : NAN;
         if (plot_push(&s->pts, &s->n, &s->cap, (struct plot_point){r->id.gpus, t, mfu}) != 0)
+            return NP_E_NOMEM;
+        /* a row published in a layout of its own (Megatron-Bridge) is not in the reference tables: the run's */
+        const struct np_ref_row *p = r->ref;
+        int seen = 0;
+        for (size_t k = 0; p && p->layout && k < s->nref && !seen; k++)
+            seen = s->ref[k].gpus == p->gpus;
+        if (ref && p && p->layout && !seen && isfinite(p->tokens_per_s_per_gpu) &&
+            plot_push(&s->ref, &s->nref, &s->capref, (struct plot_point){p->gpus, p->tokens_per_s_per_gpu, NAN}) != 0)
             return NP_E_NOMEM;
     }
     for (int k = 0; ref && k < d->ns; k++) {
@@ -338,6 +352,9 @@ static void plot_series_label(const struct plot_series *s, char *buf, size_t siz
 {
     if (!*s->recipe && !*s->size)
         snprintf(buf, size, "unidentified runs");
+    else if (*s->prec) /* Megatron-Bridge: the -mr name carries the size; its precision and container */
+        snprintf(buf, size, "%s %s %s%s%s%s", s->recipe, s->prec, *s->gpu ? s->gpu : "?", *s->container ? " " : "",
+                 s->container, s->synthetic ? " (synthetic)" : "");
     else
         snprintf(buf, size, "%s %s %s %s%s", *s->recipe ? s->recipe : "?", *s->size ? s->size : "?",
                  s->dtype ? np_dtype_name(s->dtype, 1) : "?", *s->gpu ? s->gpu : "?",
@@ -468,10 +485,10 @@ static void plot_draw(cairo_t *cr, const struct np_plot_layout *lay, const struc
               lay->synthetic ? "synthetic workload: CPU work standing in for GPU jobs, not GPU throughput; no MFU"
               : lay->mfu_panel ? "benchmark runs only"
                                : "benchmark runs only; no MFU: model FLOPs or GPU peak unknown");
-    plot_axes(cr, lay, 0, "tokens/s per GPU");
+    plot_axes(cr, lay, 0, "tokens/s per GPU (steady-window mean)");
     plot_panel(cr, lay, d, 0);
     if (lay->mfu_panel) {
-        plot_axes(cr, lay, 1, "MFU (%)");
+        plot_axes(cr, lay, 1, "MFU (%, steady-window mean)");
         plot_panel(cr, lay, d, 1);
     }
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);

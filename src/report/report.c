@@ -503,8 +503,10 @@ enum {
 #define REPORT_CELL 64
 
 static const char *const report_head[REPORT_MAXCOL] = {
-    "EXPERIMENT", "KIND", "JOB", "START", "GPU", "GPUS", "DTYPE", "STEP", "STEP_S", "STEADY_S(MEAN+-SD)", "TOKENS/S",
-    "TOK/S/GPU", "TFLOP/S/GPU", "MFU%", "DAYS", "EFF%", "STATUS", "PUBLISHED", "RATIO", "REF"};
+    /* every figure says its basis: the last step (the seeds' rule) or the steady window (NVIDIA's parsers') */
+    "EXPERIMENT", "KIND", "JOB", "START", "GPU", "GPUS", "DTYPE", "STEP", "LAST_S", "STEADY_S(MEAN+-SD)",
+    "LAST_TOK/S", "LAST_TOK/S/GPU", "LAST_TFLOP/S/GPU", "LAST_MFU%", "LAST_DAYS", "STEADY_EFF%", "STATUS", "PUBLISHED",
+    "RATIO", "REF"};
 
 /* Text columns align left, numbers right. */
 static int report_left(size_t col)
@@ -595,7 +597,9 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
 /* The family of a run compared at another tolerance than --tolerance's default (none given), or NULL. */
 static const struct np_run_family *report_other_tolerance(const struct np_run *r, const struct np_parse_opts *o)
 {
-    return r->family && r->ref && np_run_tolerance(r, o) != o->tolerance_pct ? r->family : NULL;
+    return r->family && r->ref && r->verdict != NP_VERDICT_NOT_COMPARED && np_run_tolerance(r, o) != o->tolerance_pct
+               ? r->family
+               : NULL;
 }
 
 /* The table's last line with --reference: what was compared, at which tolerance (a family's own said). */
@@ -668,7 +672,7 @@ static void report_table_groups(FILE *out, const struct np_groups *gs)
         char eff[32];
         report_num(eff, sizeof eff, 1, g->scaling_eff * 100.0);
         fprintf(out, "%-10s %-6s %-5s %-6s %-15s %5d %4zu %10.4g %9.2g %10.4g %10.4g %12.0f %11.0f %12.0f %12.0f %7s\n",
-                id->recipe, id->model_size, np_dtype_name(id->dtype, 0), id->gpu_type[0] ? id->gpu_type : "?",
+                id->recipe, id->model_size, np_identity_precision(id), id->gpu_type[0] ? id->gpu_type : "?",
                 np_run_kind_name(id->kind), id->gpus, g->n, g->step_mean_s, g->step_stdev_s, g->step_min_s, g->step_max_s, g->tps_mean,
                 g->tps_stdev, g->tps_min, g->tps_max, eff);
     }
@@ -920,7 +924,7 @@ static void report_csv_groups(FILE *out, const struct np_groups *gs)
         np_text_csv_field(out, id->recipe, 0);
         fputc(',', out);
         np_text_csv_field(out, id->model_size, 0);
-        fprintf(out, ",%s,", np_dtype_name(id->dtype, 0));
+        fprintf(out, ",%s,", np_identity_precision(id));
         np_text_csv_field(out, id->gpu_type, 0);
         fprintf(out, ",%s", np_run_kind_name(id->kind));
         report_csv_num(out, id->gpus, 1);
@@ -1142,7 +1146,7 @@ static json_t *report_json_groups(const struct np_groups *gs)
         }
         json_object_set_new(o, "recipe", report_jstr(id->recipe));
         json_object_set_new(o, "model_size", report_jstr(id->model_size));
-        json_object_set_new(o, "dtype", json_string(np_dtype_name(id->dtype, 0)));
+        json_object_set_new(o, "dtype", json_string(np_identity_precision(id)));
         json_object_set_new(o, "gpu_type", report_jstr(id->gpu_type));
         json_object_set_new(o, "kind", json_string(np_run_kind_name(id->kind)));
         json_object_set_new(o, "gpus", json_integer(id->gpus));
@@ -1528,16 +1532,19 @@ static enum np_status report_spill_status(const struct report_spill *s)
  * steady window; Megatron-Bridge's own rank-0 TFLOP/s/GPU, which llmb averages, else the formula's). */
 static int report_md_laid_of(const struct np_run *r, struct report_md_laid *l)
 {
-    if (!r->ref || !r->ref->layout || r->id.kind != NP_KIND_BENCHMARK || isnan(r->steady.tokens_per_s_per_gpu) ||
+    const struct np_ref_row *p = r->layout_row;
+    if (!p || !p->layout || r->id.kind != NP_KIND_BENCHMARK || isnan(r->steady.tokens_per_s_per_gpu) ||
         !(np_run_status_good(r->status) || r->status == NP_RUN_INCOMPLETE))
         return 0;
-    l->layout = r->ref->layout;
+    l->layout = p->layout;
     l->synthetic = r->id.synthetic;
-    l->m.line = r->ref->layout_line;
-    l->m.second = r->ref->layout_second;
+    l->m.line = p->layout_line;
+    l->m.second = p->layout_second;
     l->m.tokens_per_s_per_gpu = r->steady.tokens_per_s_per_gpu;
-    l->m.tflops_per_gpu = !isnan(r->logged_tflops_per_gpu) ? r->logged_tflops_per_gpu
-                                                           : r->steady.model_tflops_per_gpu;
+    /* a synthetic run's rank 0 prints what --step-tflops made it print: no GPU figure */
+    l->m.tflops_per_gpu = r->id.synthetic                   ? NAN
+                          : !isnan(r->logged_tflops_per_gpu) ? r->logged_tflops_per_gpu
+                                                             : r->steady.model_tflops_per_gpu;
     return 1;
 }
 

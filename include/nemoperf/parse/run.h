@@ -160,6 +160,9 @@ struct np_run {
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */
     char *note;              /* what was not computed and why (e.g. GPU type unknown), or NULL */
+    /* the published row whose own layout (np_ref_row.layout: Megatron-Bridge's summaries) places the run in
+     * markdown, also for a synthetic run that is never compared with it; NULL otherwise */
+    const struct np_ref_row *layout_row;
     /* --reference */
     const struct np_ref_row *ref;
     double ref_ratio;        /* measured / published throughput; NAN when not compared */
