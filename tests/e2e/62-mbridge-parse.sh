@@ -103,6 +103,58 @@ done
 [ $rc -eq 0 ] && grep -q "SAME" "$T/cmp" && ! grep -q " SLOWER$" "$T/cmp" && ok "--compare of Megatron-Bridge run sets: SAME" \
     || bad "--compare: exit $rc: $(cat "$T/cmp" "$T/err")"
 
+# a synthetic Megatron-Bridge run (nemoperf-synth's log, the manifest's workload "synthetic"): status synthetic, no
+# MFU, TFLOP/s or days and no published comparison in any format; markdown says so above its table
+mkdir -p "$T/syn/s"
+python3 - "$T/syn/s" <<'PY' || bad "writing the synthetic run"
+import json, os, sys
+d = sys.argv[1]
+json.dump({"workload": "synthetic", "mbridge": {"recipe": "deepseek_v3", "dtype": "fp8_mx", "gpu_type": "gb300",
+           "gpus": 256, "container": "26.08"}}, open(os.path.join(d, "nemoperf.json"), "w"))
+with open(os.path.join(d, "log-mb_7_0.out"), "w") as f:
+    for i in range(1, 51):  # a CPU stand-in: 0.8 s a step, 13x NVIDIA's speed, rank 0 printing what it was told
+        f.write("Step Time : 0.80s GPU utilization: 21296.2MODEL_TFLOP/s/GPU\n")
+        f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 800.0 | global batch size:  4096 |\n" % (i, 50))
+PY
+out=$("$P" --reference "$T/syn" 2>"$T/err"); rc=$?
+echo "$out" | grep -Eq '^s +benchmark .* fp8_mx .* +- +- +- +- +synthetic +- +- +n/a$' && [ $rc -eq 0 ] \
+    && ok "synthetic: table status synthetic, MFU/TFLOP/days and the comparison n/a, exit 0" || bad "synthetic table: rc $rc $out"
+"$P" --reference --format json "$T/syn" > "$T/syn.json" 2>"$T/err"
+python3 - "$T/syn.json" <<'PY' && ok "synthetic: JSON status synthetic, mfu null, no published figure, reference n/a" || bad "synthetic JSON: $(head -c 600 "$T/syn.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["status"] == "synthetic" and r["workload"] == "synthetic" and r["family"] == "mbridge", r
+assert r["mfu_percent"] is None and r["steady"]["mfu_percent"] is None and r["steady"]["model_tflops_per_gpu"] is None
+assert r["reference"]["result"] is None and "synthetic" in r["reference"]["reason"] and "source" not in r["reference"]
+PY
+"$P" --reference --format csv "$T/syn" > "$T/syn.csv" 2>"$T/err"
+python3 - "$T/syn.csv" <<'PY' && ok "synthetic: CSV status synthetic, mfu empty, reference empty" || bad "synthetic CSV: $(cat "$T/syn.csv")"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+assert (r["status"], r["workload"], r["mfu_percent"], r["steady_mfu_percent"], r["reference_result"],
+        r["reference_tokens_per_s_per_gpu"]) == ("synthetic", "synthetic", "", "", "", ""), r
+PY
+"$P" --format markdown "$T/syn" > "$T/syn.md" 2>"$T/err"
+grep -q "^Synthetic CPU workload" "$T/syn.md" && grep -Eq '^\| DGX-GB300 \| 256 \| MXFP8 .*\| 81920 \| - \|$' "$T/syn.md" \
+    && ok "synthetic: markdown labelled synthetic, its TFLOP/s cell -" || bad "synthetic markdown: $(cat "$T/syn.md")"
+
+# --plot: the sweep includes the Megatron-Bridge runs (a PNG of its configurations), exit 0
+"$P" --reference --plot "$T/mb.png" "$T/runs" > /dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/mb.png" ] && [ "$(head -c 4 "$T/mb.png" | od -An -c | tr -d ' ')" = "211PNG" ] \
+    && ok "--plot: a PNG of the Megatron-Bridge runs" || bad "--plot: exit $rc, $(ls -l "$T/mb.png" 2>&1) $(cat "$T/err")"
+
+# --nccl on a Megatron-Bridge NCCL trace run (ENABLE_NCCLTRACE: the manifest's nccltrace): its breakdown
+mkdir -p "$T/trace/t"
+run=$(ls -d "$T/runs"/00_*)
+python3 - "$run/nemoperf.json" "$T/trace/t/nemoperf.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["config"] = {"nccltrace": True}; json.dump(m, open(sys.argv[2], "w"))
+PY
+{ cat tests/data/nccl/nccl-torchtitan-tp2/input.log; cat "$run/log-mb_42_0.out"; } > "$T/trace/t/log-mb_42_0.out"
+out=$("$P" --nccl "$T/trace" 2>"$T/err"); rc=$?
+echo "$out" | grep -q "^NCCL: .*log-mb_42_0.out" && echo "$out" | grep -Eq '^ +2 +AllGather +2 ' && echo "$out" | grep -q "nccl-trace" \
+    && ok "--nccl on a Megatron-Bridge trace run: its breakdown (AllGather 2 calls), kind nccl-trace" || bad "--nccl: exit $rc: $out $(cat "$T/err")"
+
 # options instead of a manifest, the published label as dtype; the newest container by default
 run=$(ls -d "$T/runs"/00_*)
 cp "$run/log-mb_42_0.out" "$T/plain.out"
