@@ -5,7 +5,7 @@ set -eu
 what=${1:-check}
 pkgs="build-essential pkg-config libcurl4-openssl-dev libpcre2-dev libjansson-dev libcairo2-dev libfontconfig-dev check libsqlite3-dev libpq-dev"
 case $what in
-check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3 python3-numpy debootstrap postgresql" ;;
+check) pkgs="$pkgs munge slurm-wlm slurmrestd slurm-wlm-jwt-plugin curl python3 python3-numpy python3-jsonschema debootstrap postgresql" ;;
 bench) pkgs="$pkgs ripgrep python3" ;;
 fuzz)  pkgs="$pkgs clang" ;;
 esac

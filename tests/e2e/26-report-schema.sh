@@ -1,0 +1,76 @@
+#!/bin/sh
+# 26-report-schema.sh - every JSON report validates against the shipped schema (share/nemoperf/schema/report.schema.json,
+# JSON Schema 2020-12, checked with the python3-jsonschema library): the golden JSON outputs of tests/data/parse, and
+# nemoperf-parse --format json on trees of every family and option (--reference, --group, --nccl, a mixed tree of NeMo,
+# Megatron-Bridge, synthetic and unidentified runs).  A key the reports write that the schema does not know fails it
+# (the run objects allow no other keys), so the schema stays the reports'.
+set -u
+P=${NP_BIN:-bin}/nemoperf-parse
+T=$(mktemp -d "${TMPDIR:-/tmp}/np-schema.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "26-report-schema: ok: $*"; }
+bad() { echo "26-report-schema: FAIL: $*"; fail=$((fail + 1)); }
+PY=python3
+$PY -c 'import jsonschema' 2>/dev/null || PY=/usr/bin/python3 # Debian's python3-jsonschema (make deps)
+$PY -c 'import jsonschema' 2>/dev/null || { bad "python3-jsonschema is not installed (make deps)"; exit 1; }
+
+# the trees: a Megatron-Bridge run (manifest + log), a synthetic one, NeMo runs of every kind, an NCCL trace
+mkdir -p "$T/mixed/mb" "$T/mixed/syn"
+python3 - "$T/mixed" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for sub, extra in (("mb", {}), ("syn", {"workload": "synthetic"})):
+    m = {"mbridge": {"recipe": "deepseek_v3", "dtype": "fp8_mx", "gpu_type": "gb300", "gpus": 256, "container": "26.08"}}
+    m.update(extra)
+    json.dump(m, open(os.path.join(d, sub, "nemoperf.json"), "w"))
+    with open(os.path.join(d, sub, "log-mb_1_0.out"), "w") as f:
+        for i in range(1, 51):
+            f.write("Step Time : 10.42s GPU utilization: 1635.0MODEL_TFLOP/s/GPU\n")
+            f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 10422.4 | global batch size:  4096 |\n" % (i, 50))
+PY
+cp -r tests/data/parse/kinds/in "$T/mixed/kinds"
+cp -r tests/data/parse/gb200-no-identity/in/pretrain_llama3_8b_fp8_8 "$T/mixed/"
+mkdir -p "$T/mixed/pretrain_llama3.1_8b_bf16_8"
+{ cat tests/data/nccl/nccl-torchtitan-tp2/input.log
+  python3 -c "
+for i in range(50): print('Training epoch 0, iteration %d/49 | global_batch_size: 128 | global_step: %d | reduced_train_loss: 11.9 | train_step_timing in s: 12.3 | consumed_samples: %d' % (i, i, (i + 1) * 128))"
+} > "$T/mixed/pretrain_llama3.1_8b_bf16_8/log-x_1_0.out"
+cp tests/data/scan/nemo2.log "$T/mixed/unidentified.out" 2>/dev/null || true
+
+n=0
+for f in tests/data/parse/*/expected.out; do
+    head -c 1 "$f" | grep -q '{' || continue
+    cp "$f" "$T/golden-$n.json"
+    n=$((n + 1))
+done
+k=0
+for args in "" "--reference" "--group" "--group --reference" "--nccl" "--nccl --reference" "--verdict last --reference"; do
+    # shellcheck disable=SC2086
+    "$P" --no-progress $args --format json "$T/mixed" > "$T/out-$k.json" 2>/dev/null
+    k=$((k + 1))
+done
+$PY - share/nemoperf/schema/report.schema.json "$T" <<'PY' && ok "$n golden JSON outputs and $k reports of a mixed tree (every family, kind and option) validate" || bad "schema"
+import glob, json, os, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+bad = 0
+fams = set()
+for f in sorted(glob.glob(os.path.join(sys.argv[2], "*.json"))):
+    d = json.load(open(f))
+    errs = sorted(v.iter_errors(d), key=lambda e: list(e.path))
+    for e in errs[:3]:
+        print("%s: %s: %s" % (os.path.basename(f), "/".join(map(str, e.path)), e.message[:200]))
+    bad += bool(errs)
+    fams |= {r["family"] for r in d["runs"]}
+assert not bad, bad
+assert {"nemo", "mbridge", None} <= fams, fams
+# the check can fail: a key the schema does not know is refused
+d = json.load(open(os.path.join(sys.argv[2], "out-0.json")))
+d["runs"][0]["megatron_bridge"] = []
+assert list(v.iter_errors(d)), "an unknown key passed"
+PY
+[ $fail -eq 0 ] && echo "26-report-schema: all checks passed"
+[ $fail -eq 0 ]
