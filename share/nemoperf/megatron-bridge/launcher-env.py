@@ -184,9 +184,13 @@ def main():
     import argument_parser  # noqa: E402 (the release's, beside its setup_experiment.py)
     import perf_plugins  # noqa: E402
     from utils import executors  # noqa: E402
+    import importlib
     out = []
     for row in rows:
         try:
+            # one setup_experiment.py process a row: module state fresh (before v0.4, slurm_executor() updates
+            # the module's PERF_ENV_VARS itself, utils/executors.py)
+            executors, perf_plugins = importlib.reload(executors), importlib.reload(perf_plugins)
             out.append(one(row, argument_parser.parse_cli_args, executors, perf_plugins))
         except Exception as e:  # a row the release's own code refuses: said, not guessed
             out.append({"env": None, "task_args": None, "error": "%s: %s" % (type(e).__name__, e)})
