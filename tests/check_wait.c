@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "nemoperf/slurm/backend.h"
 #include "nemoperf/launch/wait.h"
@@ -392,6 +394,46 @@ START_TEST(test_squeue_tagged)
 }
 END_TEST
 
+/* find() by tag reads squeue's whole answer: a user with thousands of jobs gets megabytes, and the answer was cut
+ * at 64 KiB, so a job the tag search looked for was "not known" and its record settled "not submitted" (a lost
+ * record, then a duplicate).  Stand-in: an squeue script printing 120,000 other jobs (about 6 MB) before the one
+ * tagged, since the real controller of this machine holds a few hundred. */
+START_TEST(test_find_long_answer)
+{
+    char dir[256], p[300];
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/check_wait_%d", t && *t ? t : "/tmp", (int)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(p, sizeof p, "%s/sbatch", dir);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#!/bin/sh\nexit 1\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    snprintf(p, sizeof p, "%s/squeue", dir);
+    f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#!/bin/sh\nawk 'BEGIN { for (i = 1; i <= 120000; i++) printf \"%d|CANCELLED|nemoperf-%032d\\n\", i, i; "
+          "print \"120001|PENDING|nemoperf-thetag\" }'\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    struct np_backend b;
+    struct np_error err;
+    struct np_slurm_cli_opts o = {.path = dir, .timeout_s = 60};
+    ck_assert_int_eq(np_slurm_cli_backend(&b, &o, &err), NP_OK);
+    struct np_job_list l = {0};
+    ck_assert_int_eq(b.find(&b, "nemoperf-thetag", NULL, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].job_id, "120001");
+    np_job_list_free(&l);
+    np_backend_free(&b);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/sbatch", dir);
+    unlink(p);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_squeue_lines)
 {
     struct np_job_list l = {0};
@@ -430,6 +472,7 @@ int main(void)
     tcase_add_test(t, test_default_timeout);
     tcase_add_test(t, test_update_held_reason);
     tcase_add_test(t, test_squeue_tagged);
+    tcase_add_test(t, test_find_long_answer);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -23,7 +23,8 @@
 
 extern char **environ;
 
-#define CLI_OUT_MAX 65536
+#define CLI_OUT_MAX 65536                 /* what a command's output starts with room for */
+#define CLI_OUT_LIMIT ((size_t)64 << 20)  /* and grows to: more is an error, never a silently cut answer */
 
 struct cli_impl {
     char *sbatch;    /* resolved path */
@@ -185,7 +186,15 @@ static double cli_now(void)
 }
 
 /* Read what is available from fd into buf (bounded); returns 0 at EOF, 1 otherwise. */
-static int cli_drain(int fd, char *buf, size_t *len)
+/* A command's output as it grows (squeue's answer for a user with thousands of jobs is megabytes: a cut answer
+ * once hid the job a tag search looked for, so a submitted job was recorded "not submitted"). */
+struct cli_buf {
+    char *b;
+    size_t len, cap;
+    int over; /* more than CLI_OUT_LIMIT: the rest read and dropped */
+};
+
+static int cli_drain(int fd, struct cli_buf *o)
 {
     char tmp[4096];
     ssize_t r = read(fd, tmp, sizeof tmp);
@@ -193,11 +202,23 @@ static int cli_drain(int fd, char *buf, size_t *len)
         return errno == EINTR || errno == EAGAIN ? 1 : 0;
     if (r == 0)
         return 0;
-    size_t room = CLI_OUT_MAX - 1 - *len;
-    size_t n = (size_t)r < room ? (size_t)r : room;
-    memcpy(buf + *len, tmp, n);
-    *len += n;
-    buf[*len] = '\0';
+    if (o->len + (size_t)r + 1 > o->cap && !o->over) {
+        size_t cap = o->cap;
+        while (cap < o->len + (size_t)r + 1 && cap < CLI_OUT_LIMIT)
+            cap *= 2;
+        char *nb = cap >= o->len + (size_t)r + 1 ? realloc(o->b, cap) : NULL;
+        if (nb) {
+            o->b = nb;
+            o->cap = cap;
+        } else {
+            o->over = 1;
+        }
+    }
+    if (o->over)
+        return 1;
+    memcpy(o->b + o->len, tmp, (size_t)r);
+    o->len += (size_t)r;
+    o->b[o->len] = '\0';
     return 1;
 }
 
@@ -249,8 +270,8 @@ static enum np_status cli_run(const struct cli_impl *im, char *const argv[], con
     setpgid(pid, pid); /* also in the parent: no race with kill(-pid) */
     close(out[1]);
     close(errp[1]);
-    char *obuf = malloc(CLI_OUT_MAX), *ebuf = malloc(CLI_OUT_MAX);
-    size_t olen = 0, elen = 0;
+    struct cli_buf ob = {malloc(CLI_OUT_MAX), 0, CLI_OUT_MAX, 0}, eb = {malloc(CLI_OUT_MAX), 0, CLI_OUT_MAX, 0};
+    char *obuf = ob.b, *ebuf = eb.b;
     if (obuf)
         obuf[0] = '\0';
     if (ebuf)
@@ -293,9 +314,11 @@ static enum np_status cli_run(const struct cli_impl *im, char *const argv[], con
             if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
             if (pf[i].fd == out[0])
-                oopen = cli_drain(out[0], obuf, &olen);
+                oopen = cli_drain(out[0], &ob);
             else
-                eopen = cli_drain(errp[0], ebuf, &elen);
+                eopen = cli_drain(errp[0], &eb);
+            obuf = ob.b;
+            ebuf = eb.b;
         }
     }
     if (!exited) { /* allocation failure above: do not leave a zombie */
@@ -310,6 +333,11 @@ static enum np_status cli_run(const struct cli_impl *im, char *const argv[], con
         free(obuf);
         free(ebuf);
         return np_error_set(err, NP_E_NOMEM, what, 0, 0, "out of memory");
+    }
+    if (ob.over) { /* never a part of the answer read as the whole */
+        free(obuf);
+        free(ebuf);
+        return np_error_set(err, NP_E_SLURM, what, 0, 0, "answered more than %zu MiB: not read", CLI_OUT_LIMIT >> 20);
     }
     *outp = obuf;
     *errout = ebuf;
