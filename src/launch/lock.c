@@ -1,14 +1,17 @@
 /* lock.c - the per-experiment launch lock (issue 23: two launches of one row both submitted;
  * a launch killed while its sbatch ran had its record settled as "not submitted").
  *
- * O_EXCL creation makes the lock on every file system STAGE_PATH lives on (local, NFSv3+,
- * Lustre); flock() on the same file, inherited by sbatch, says whether anything of the
- * launch still runs on this host.  Stale locks (their flock free) are taken over.
+ * The lock file is made at a private name, its owner written and its flock taken, then linked into
+ * place (link(2): atomic on every file system STAGE_PATH lives on, local, NFS, Lustre), so no launch
+ * ever finds it unlocked; flock() on it, inherited by sbatch, says whether anything of the launch
+ * still runs on this host.  A stale lock (its flock free) is removed only by a launch holding its
+ * flock, and only while it is still the file at the lock's name.
  */
 #include "nemoperf/launch/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,81 @@ static int lock_held(const char *path, char *why, size_t size)
     return busy;
 }
 
+/* A new lock file, already holding its owner line and its flock, at a private name beside the lock: linked into
+ * place (link(2) is atomic and fails with EEXIST on local file systems, NFS and Lustre), so the lock never exists
+ * unlocked for another launch to find "stale" (issue 39: an O_EXCL create followed by the flock left that window).
+ * Returns the descriptor, or -1 with errno (EEXIST: a lock is there). */
+static int lock_link_new(const char *path)
+{
+    char me[256] = "", tmp[PATH_MAX];
+    gethostname(me, sizeof me - 1);
+    if (snprintf(tmp, sizeof tmp, "%s.%.64s.%ld.new", path, me, (long)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* not O_CLOEXEC: sbatch inherits it, and with it the flock, while it runs */
+    unlink(tmp); /* a leftover of a launch of this pid that was killed here */
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -1;
+    dprintf(fd, "host=%s pid=%ld time=%lld\n", me, (long)getpid(), (long long)time(NULL));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno != ENOLCK && errno != EOPNOTSUPP && errno != ENOSYS) {
+        int e = errno; /* a file nobody else knows of: never seen */
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    int r = link(tmp, path), e = errno;
+    unlink(tmp);
+    if (r != 0) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* The lock at path when it is stale: removed while this launch holds its flock and only when it is still the
+ * file at path (two launches finding it stale at once remove it once, never the new lock of a third).  1 when
+ * another launch holds it (why says who), 0 when it is gone now (removed, or replaced meanwhile: try again). */
+static int lock_take_over(const char *path, char *why, size_t size)
+{
+    char host[256], me[256] = "", text[320];
+    long pid;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0; /* released meanwhile */
+        snprintf(why, size, "%s cannot be opened (%s): a lock that cannot be read cannot be taken over", path,
+                 strerror(errno));
+        return 1;
+    }
+    lock_owner(path, host, sizeof host, &pid, text, sizeof text);
+    gethostname(me, sizeof me - 1);
+    if (host[0] && strcmp(host, me) != 0) {
+        close(fd);
+        snprintf(why, size, "a launch on host %s (pid %ld) holds %s; remove it if no launch runs there", host, pid,
+                 path);
+        return 1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+        close(fd);
+        snprintf(why, size, "another launch or the sbatch it started (%s) holds %s", text[0] ? text : "owner unknown",
+                 path);
+        return 1;
+    }
+    struct stat a, b; /* stale, its flock ours now: removed if it is still the lock at path */
+    if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+        unlink(path) != 0 && errno != ENOENT) {
+        snprintf(why, size, "cannot remove a stale launch lock %s: %s", path, strerror(errno));
+        close(fd);
+        return 1;
+    }
+    close(fd);
+    return 0;
+}
+
 enum np_status np_launch_lock_take(const char *stage_path, const char *experiment, struct np_launch_lock *l,
                                    struct np_error *err)
 {
@@ -94,20 +172,9 @@ enum np_status np_launch_lock_take(const char *stage_path, const char *experimen
     if (mkdir(top, 0755) == 0)
         l->made_top = 1;
     free(top);
-    for (int attempt = 0; attempt < 2; attempt++) {
-        /* not O_CLOEXEC: sbatch inherits it, and with it the flock, while it runs */
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        int fd = lock_link_new(path);
         if (fd >= 0) {
-            char me[256] = "";
-            gethostname(me, sizeof me - 1);
-            dprintf(fd, "host=%s pid=%ld time=%lld\n", me, (long)getpid(), (long long)time(NULL));
-            if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno != ENOLCK && errno != EOPNOTSUPP && errno != ENOSYS) {
-                /* someone took the new file's flock between our create and now: never seen */
-                int e = errno;
-                close(fd);
-                free(path);
-                return np_error_set(err, NP_E_IO, experiment, 0, 0, "cannot lock the launch lock: %s", strerror(e));
-            }
             l->fd = fd;
             l->path = path;
             return NP_OK;
@@ -119,17 +186,10 @@ enum np_status np_launch_lock_take(const char *stage_path, const char *experimen
             return NP_E_IO;
         }
         char why[700];
-        int held = lock_held(path, why, sizeof why);
-        if (held == 1) {
+        if (lock_take_over(path, why, sizeof why)) {
             np_error_set(err, NP_E_INVALID, experiment, 0, 0, "%s is being launched now: %s", experiment, why);
             free(path);
             return NP_E_INVALID;
-        }
-        if (held == 0 && unlink(path) != 0 && errno != ENOENT) { /* stale: its launch and sbatch are gone */
-            int e = errno;
-            np_error_set(err, NP_E_IO, path, 0, 0, "cannot remove a stale launch lock: %s", strerror(e));
-            free(path);
-            return NP_E_IO;
         }
     }
     np_error_set(err, NP_E_INVALID, experiment, 0, 0, "%s is being launched now: its lock %s came back at once",

@@ -1,8 +1,8 @@
 /* lock.h - one launch at a time per experiment, and what its submissions leave running.
  *
- * $STAGE_PATH/experiments/.<experiment>.lock is created with O_CREAT|O_EXCL (atomic on
- * local file systems, NFSv3+ and Lustre, where STAGE_PATH lives) and holds its owner
- * (host, pid, process start time).  The launch also takes flock() on it, and its descriptor
+ * $STAGE_PATH/experiments/.<experiment>.lock is made at a private name, holding its owner
+ * (host, pid, process start time) and its flock(), then linked into place (atomic on local
+ * file systems, NFS and Lustre, where STAGE_PATH lives), so it never exists unlocked.  Its descriptor
  * is inherited by sbatch: while a submission a launch started may still run (even after
  * the launch was killed), the flock is held and the lock is live.  A lock whose flock is
  * free on its host is stale and is taken over; one of another host is only named.
