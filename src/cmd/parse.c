@@ -250,8 +250,8 @@ int main(int argc, char **argv)
         case OPT_GROUP: o->group = 1; break;
         case OPT_SLURM: s.slurm = 1; break;
         case OPT_NO_PROGRESS: s.no_progress = 1; break;
-        case OPT_NCCL: s.nccl = 1; break;
-        case OPT_STRICT: s.nccl = s.strict = 1; break;
+        case OPT_NCCL: s.nccl = 1; o->net_head = 0; break; /* whole logs: the network facts from there */
+        case OPT_STRICT: s.nccl = s.strict = 1; o->net_head = 0; break;
         case 'q': s.quiet = 1; break;
         case 'h': parse_usage(stdout); return np_stdout_check();
         case OPT_PLOT:

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "nemoperf/parse/diagnose.h"
+#include "nemoperf/job/nemo.h"
 #include "nemoperf/parse/scan.h"
 
 #define DIAGNOSE_ASYNC_MIN ((off_t)16 << 20) /* smaller logs are read inline: a thread costs more than it saves */
@@ -26,14 +27,16 @@ static int diagnose_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.nsys-rep files of dir (regular files only: listed, never opened), or NULL. */
-static char **diagnose_nsys(const char *dir)
+/* The *.nsys-rep files of dir/sub (sub "" or a folder under dir; regular files only: listed, never opened), named
+ * "sub/name", appended to *v (n of them so far, NULL-terminated); the count. */
+static size_t diagnose_nsys_in(const char *dir, const char *sub, char ***v, size_t n)
 {
-    DIR *d = dir ? opendir(dir) : NULL;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s%s%s", dir, *sub ? "/" : "", sub) >= (int)sizeof path)
+        return n;
+    DIR *d = opendir(path);
     if (!d)
-        return NULL;
-    char **v = NULL;
-    size_t n = 0;
+        return n;
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t l = strlen(de->d_name);
@@ -42,15 +45,29 @@ static char **diagnose_nsys(const char *dir)
             (de->d_type != DT_REG && (de->d_type != DT_UNKNOWN && de->d_type != DT_LNK)) ||
             (de->d_type != DT_REG && (fstatat(dirfd(d), de->d_name, &sb, 0) != 0 || !S_ISREG(sb.st_mode))))
             continue;
-        char **nv = realloc(v, (n + 2) * sizeof *nv);
+        char **nv = realloc(*v, (n + 2) * sizeof *nv);
         if (!nv)
             break;
-        v = nv;
-        if (!(v[n] = strdup(de->d_name)))
+        *v = nv;
+        if (asprintf(&nv[n], "%s%s%s", sub, *sub ? "/" : "", de->d_name) < 0) {
+            nv[n] = NULL;
             break;
-        v[++n] = NULL;
+        }
+        nv[++n] = NULL;
     }
     closedir(d);
+    return n;
+}
+
+/* The *.nsys-rep files of a run: beside its log and where nemoperf's jobs write them (the NeMo job's and the
+ * synthetic workload's nsys -o <experiment>/nsys_profile/profile_%p, job/nemo.h NP_NEMO_NSYS_DIR), sorted, or NULL. */
+static char **diagnose_nsys(const char *dir)
+{
+    char **v = NULL;
+    if (!dir)
+        return NULL;
+    size_t n = diagnose_nsys_in(dir, "", &v, 0);
+    n = diagnose_nsys_in(dir, NP_NEMO_NSYS_DIR, &v, n);
     if (v && n)
         qsort(v, n, sizeof *v, diagnose_cmp);
     return v;

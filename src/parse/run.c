@@ -13,6 +13,7 @@
 #include "nemoperf/model/flops_finetune.h"
 #include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
+#include "nemoperf/parse/nccl.h"
 #include "nemoperf/model/mbdtype.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -109,6 +110,7 @@ void np_parse_opts_init(struct np_parse_opts *o)
     o->train_tokens = 1e12;
     o->tolerance_pct = 5.0;
     o->progress_after = 1.0;
+    o->net_head = 1;
 }
 
 /* ---- patterns (compiled once) ---- */
@@ -1356,6 +1358,42 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
 }
 
 /* Scan one log into a new run of the slot when it has steps (or always, with force). */
+/* NCCL's network fallbacks in every report, not only --nccl's: the init lines of the log's first RUN_NET_HEAD bytes
+ * (NCCL prints them at its first communicator, each rank) read by the NCCL reader, its warnings (a multi-node run on
+ * sockets, GPU Direct RDMA off, a net plugin that failed to load) into the run's notes and run->net_warnings.  Off
+ * with --nccl (opts->net_head 0), which reads the whole log and says the same. */
+#define RUN_NET_HEAD ((size_t)256 << 10)
+
+static void run_net_head(struct np_run *run, int dfd, const char *name, const struct np_parse_opts *o)
+{
+    if (!o->net_head)
+        return;
+    int fd = -1;
+    struct np_error err;
+    if (np_file_open_regular(dfd, name, &fd, &err) != NP_OK) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    char *buf = malloc(RUN_NET_HEAD);
+    size_t n = 0;
+    ssize_t k;
+    while (buf && n < RUN_NET_HEAD && (k = read(fd, buf + n, RUN_NET_HEAD - n)) > 0)
+        n += (size_t)k;
+    close(fd);
+    struct np_nccl *nc = buf && memmem(buf, n, "NCCL INFO", 9) ? np_nccl_new() : NULL;
+    if (nc && np_nccl_feed(nc, buf, n) == NP_OK && np_nccl_finish(nc) == NP_OK) {
+        char w[1024];
+        size_t count = np_nccl_warnings(nc, w, sizeof w);
+        if (count) {
+            run->net_warnings = (int)count;
+            np_run_add_note(run, w);
+        }
+    }
+    np_nccl_free(nc);
+    free(buf);
+}
+
 static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *path, const struct np_scan_opts *so,
                         size_t attempts)
 {
@@ -1383,6 +1421,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 np_amlog_header_total(dfd, name, &res); /* AutoModel: the step total of the setup header */
                 np_scan_stop_message(dfd, name, &res);  /* Lightning: "`max_steps=N` reached" */
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
+                run_net_head(run, dfd, name, j->o);
                 /* not "no manifest" when there is one nemoperf cannot read (issue 13) */
                 if (run->status == NP_RUN_UNIDENTIFIED && slot->g->manifest && !run->launch.present &&
                     run->why && strncmp(run->why, "no manifest, ", 13) == 0) {

@@ -239,5 +239,26 @@ else
     fail "cluster not available"
 fi
 
+# the default report (no --nccl) says a network fallback too: a two-node run on sockets (the NCCL 2.7.8 excerpt's
+# init lines at the log's start) -> a note, exit 0; --strict -> exit 1.  A log without NCCL lines gets no such note.
+mkdir -p "$W/net/pretrain_llama3.1_8b_bf16_16"
+{ cat tests/data/nccl/nccl-2.7.8-socket-2node/input.log
+  python3 -c "
+for i in range(50): print('Training epoch 0, iteration %d/49 | global_batch_size: 128 | global_step: %d | reduced_train_loss: 11.9 | train_step_timing in s: 12.3 | consumed_samples: %d' % (i, i, (i + 1) * 128))"
+} > "$W/net/pretrain_llama3.1_8b_bf16_16/log-x_1_0.out"
+out=$("$parse" --gpu h100 "$W/net" 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q '^note: .*NCCL uses TCP sockets between 2 nodes' \
+    && ok "default report: a multi-node run on sockets is in the notes without --nccl" || fail "default report: rc $rc: $out"
+"$parse" --strict --gpu h100 "$W/net" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] && ok "--strict: exit 1 on the same run" || fail "--strict: exit $rc"
+"$parse" --gpu h100 -f json "$W/net" | python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"][0]; assert "TCP sockets" in r["note"], r["note"]' \
+    && ok "default JSON: the note carries it" || fail "default JSON: no network note"
+
+# a profile run's reports where nemoperf's jobs write them (<experiment>/nsys_profile/profile_%p.nsys-rep) are listed
+mkdir -p "$W/net/pretrain_llama3.1_8b_bf16_16/nsys_profile"
+: > "$W/net/pretrain_llama3.1_8b_bf16_16/nsys_profile/profile_4242.nsys-rep"
+"$parse" --nccl --gpu h100 -f json "$W/net" | python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"][0]; assert r["nsys_reports"] == ["nsys_profile/profile_4242.nsys-rep"], r["nsys_reports"]' \
+    && ok "--nccl lists nsys_profile/*.nsys-rep" || fail "--nccl: nsys_profile reports not found"
+
 [ "$fails" -eq 0 ] && echo "$T: all checks passed"
 [ "$fails" -eq 0 ]

@@ -148,6 +148,7 @@ struct np_run {
     double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
                                 configuration (weak scaling); NAN when there is no sweep */
     double flops_per_sample; /* NAN when the model is unknown (fine-tuning: per packed sequence) */
+    int net_warnings;        /* NCCL network fallbacks its log's init lines show (run.c run_net_head; --nccl: diagnose) */
     const char *pack_source; /* fine-tuning: where the pack statistics came from ("measured", "table"), or NULL */
     double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
     double train_tokens;
@@ -186,6 +187,8 @@ struct np_parse_opts {
     int tolerance_given;     /* 1: --tolerance was given; 0: each run's family's own (parse/family.h) */
     int verdict_last;        /* 1: --verdict last (compare the last step, not the steady-state mean) */
     int group;               /* --group: the report adds (csv: is) the groups of repeats */
+    int net_head;            /* 1 (default): NCCL's network fallbacks from each log's first 256 KiB into its notes;
+                                0 with --nccl, which reads whole logs */
     int keep_samples;        /* 1: keep each run's window step times (run->samples) for the results store */
     int progress;            /* show progress on stderr ... */
     double progress_after;   /* ... once the scan has taken this long (1 s) */
