@@ -1566,8 +1566,8 @@ static void scan_piece_before(const char *lo, const char *p, const char **ps, co
 /* 1 when piece [ps, ps + pn) ends a backward walk that took ng pieces of bytes bytes so far. */
 static int scan_back_stops(const char *ps, size_t pn, size_t ng, size_t bytes)
 {
-    return pn && (scan_ends_bar(ps, pn) || ng == SCAN_JOIN_BACK || bytes + pn > SCAN_JOIN_BYTES / 2 ||
-                  scan_needles_in(ps, pn));
+    return pn && (pn > SCAN_LINE_MAX || scan_ends_bar(ps, pn) || ng == SCAN_JOIN_BACK ||
+                  bytes + pn > SCAN_JOIN_BYTES / 2 || scan_needles_in(ps, pn));
 }
 
 /* The pieces of [p, hi) after p (a piece's terminator, or a piece start when first) while the record is open:
@@ -1588,7 +1588,9 @@ static const char *scan_join_forward(struct scan_state *st, struct scan_join *j,
         if (t == hi)
             return hi; /* whole lines only: q == hi */
         size_t n = (size_t)(t - q);
-        if (n && (j->np == SCAN_JOIN_PIECES || j->len + n > SCAN_JOIN_BYTES || scan_needles_in(q, n))) {
+        /* a line over SCAN_LINE_MAX stops it: a stream may skip such a line (scan_bytes), a buffer holds it */
+        if (n && (n > SCAN_LINE_MAX || j->np == SCAN_JOIN_PIECES || j->len + n > SCAN_JOIN_BYTES ||
+                  scan_needles_in(q, n))) {
             j->done = 1;
             return p;
         }
