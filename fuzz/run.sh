@@ -84,7 +84,7 @@ EOF
 
 # Small line limit so the "line too long" paths are reached with small inputs.
 # shellcheck disable=SC2046
-build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/util/error.c src/util/diag.c src/util/text.c $(pkg-config --cflags --libs libpcre2-8)
+build scan_fuzz -DSCAN_LINE_MAX=4096 fuzz/scan_fuzz.c src/util/error.c src/util/diag.c src/util/text.c src/util/fileio.c $(pkg-config --cflags --libs libpcre2-8 jansson)
 
 fuzz scan_fuzz "the scanner" "$FUZZ_SECONDS" 131072 -dict="$run/scan.dict" "$run/corpus"
 
@@ -125,7 +125,7 @@ cat >"$run/amlog.dict" <<'EOF2'
 "\x0d"
 EOF2
 # shellcheck disable=SC2046
-build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c src/util/text.c $(pkg-config --cflags --libs libpcre2-8)
+build amlog_fuzz fuzz/amlog_fuzz.c src/parse/automodel_log.c src/parse/scan.c src/util/error.c src/util/diag.c src/util/text.c src/util/fileio.c $(pkg-config --cflags --libs libpcre2-8 jansson)
 fuzz amlog_fuzz "the AutoModel log reader" "$FUZZ_AMLOG_SECONDS" 65536 -dict="$run/amlog.dict" "$run/amlog-corpus"
 
 ALL_PKGS="libpcre2-8 jansson libcurl cairo fontconfig sqlite3 libpq" # what src/*/*.c links (the Makefile's PKGS and PKGS_DRAW)

@@ -1044,6 +1044,15 @@ START_TEST(test_tail_keep)
     ck_assert_int_eq(t.steps[0].iteration, 2000);
     np_scan_result_free(&t);
     np_scan_result_free(&all);
+    /* found by the fuzzer: "global_step=0e+3" (which tqdm never prints: 0 is "0") is 0 exactly, not 0 within
+     * 10 (it was refined to the step before + 1 in the whole file, and read 0 from the line alone) */
+    static const char zero[] = "Epoch 0: : , global_step=1.000, train_step_timing in s=68.70]\n"
+                               "Epoch 0: : , global_step=2.000, train_step_timing in s=68.70]\n"
+                               "Epoch 0: : , global_step=0e+3, train_step_timing in s=68.70]\n";
+    scan_buf(zero, sizeof zero - 1, &all);
+    ck_assert_uint_eq(all.runs, 2);
+    ck_assert_int_eq(all.steps[all.nsteps - 1].iteration, 0);
+    np_scan_result_free(&all);
 }
 END_TEST
 

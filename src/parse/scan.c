@@ -655,13 +655,19 @@ static void scan_parse_tps(struct np_step *s, const char *v, size_t n)
         s->tokens_per_s_per_gpu = x;
 }
 
-/* Rounding step of a count printed in e-form ("2e+3" -> 10, "2.56e+5" -> 1000), 0 when exact. */
+/* Rounding step of a count printed in e-form ("2e+3" -> 10, "2.56e+5" -> 1000), 0 when exact (a zero mantissa,
+ * "0e+3", is 0 whatever the exponent: tqdm prints 0 as "0"). */
 static long scan_count_unit(const char *v, size_t n)
 {
     const char *e = memchr(v, 'e', n);
     if (!e)
         e = memchr(v, 'E', n);
     if (!e)
+        return 0;
+    const char *d = v;
+    while (d < e && (*d < '1' || *d > '9'))
+        d++;
+    if (d == e)
         return 0;
     long x;
     const char *p = e + 1;
