@@ -598,8 +598,22 @@ enum np_status np_plot_write(const char *file, const struct np_parse_result *res
         plot_data_free(&d);
         return np_error_set(err, st, file, 0, 0, "out of memory");
     }
-    if (d.ns == 0)
-        return np_error_set(err, NP_E_NOTFOUND, file, 0, 0, "no run has a GPU count and a throughput to plot");
+    if (d.ns == 0) { /* --plot applies to none of the runs: say why of each (the first three) */
+        char why[400] = "";
+        size_t at = 0;
+        for (size_t i = 0; res && i < res->nruns && i < 3 && at < sizeof why; i++) {
+            const struct np_run *r = &res->runs[i];
+            const char *b = r->path ? strrchr(r->path, '/') : NULL;
+            int k = snprintf(why + at, sizeof why - at, "%s%s: %s", i ? "; " : "", b ? b + 1 : r->path ? r->path : "?",
+                             r->id.kind != NP_KIND_BENCHMARK ? np_run_kind_why(r->id.kind)
+                             : r->id.gpus <= 0             ? "GPU count unknown"
+                                                           : "no steady-window throughput (its status)");
+            at += k > 0 ? (size_t)k : 0;
+        }
+        return np_error_set(err, NP_E_NOTFOUND, file, 0, 0, "no run can be drawn: a sweep shows benchmark runs with a GPU count and a steady-window throughput (%zu run%s: %s%s)",
+                            res ? res->nruns : 0, res && res->nruns == 1 ? "" : "s", why,
+                            res && res->nruns > 3 ? "; ..." : "");
+    }
     struct np_plot_layout l;
     plot_layout_from(&d, &l);
     if (lay)

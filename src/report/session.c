@@ -760,10 +760,12 @@ static int session_parse(struct np_session *s, char *const *paths, size_t npaths
         }
         if (plot && res.nruns) {
             struct np_error perr;
-            if ((diags ? np_diag_plot(plot, &res, diags, &perr)
-                       : np_plot_write(plot, &res, o->reference ? &ref : NULL, NULL, &perr)) != NP_OK) {
+            enum np_status pst = diags ? np_diag_plot(plot, &res, diags, &perr)
+                                       : np_plot_write(plot, &res, o->reference ? &ref : NULL, NULL, &perr);
+            if (pst != NP_OK) {
                 np_error_print(&perr);
-                rc = 1;
+                /* an option that applies to none of the runs is a usage error, never a silent exit 0 */
+                rc = pst == NP_E_NOTFOUND ? 2 : 1;
             }
             np_plot_cleanup();
         }

@@ -118,6 +118,12 @@ cmp -s "$T/j1" "$T/j7" && [ "$(wc -l < "$T/j1")" -gt 300 ] && ok "-j 1 and -j 7 
 "$P" --help | grep -q 'usage: nemoperf-parse' && ok "--help" || bad "--help"
 "$P" --version | grep -q '^nemoperf-parse [0-9]' && ok "--version" || bad "--version"
 
+# --plot that applies to none of the runs (a profile run alone: a sweep shows benchmark runs): exit 2, each run's
+# reason, no file (never exit 0 with nothing drawn)
+"$P" --plot "$T/none.png" tests/data/parse/kinds/in/pretrain_llama3.1_8b_bf16_8_nsys >/dev/null 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$T/none.png" ] && grep -q "no run can be drawn.*profile run" "$T/e" \
+    && ok "--plot of a profile run alone: exit 2, says why per run" || bad "--plot none: exit $rc: $(cat "$T/e")"
+
 # issue 24: an empty folder is named; a --plot folder that cannot be written is said before any report
 mkdir -p "$T/empty"
 "$P" "$T/empty" >"$T/o" 2>"$T/e"; rc=$?
