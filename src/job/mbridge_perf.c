@@ -512,7 +512,7 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
              r->config_source ? r->config_source : "-", r->release);
     snprintf(rel_src, sizeof rel_src, "NVIDIA-NeMo/Megatron-Bridge %s %s (docs/megatron-bridge.md: container -> release)",
              r->release, r->commit);
-    /* the identity nemoperf-parse reads from the manifest (report/mbridge_run.c) */
+    /* the identity nemoperf-parse reads from the manifest (parse/run.c np_manifest_read, parse/family_mbridge.c) */
     bad |= json_object_set_new(o, "recipe", json_string(r->recipe));
     bad |= json_object_set_new(o, "dtype", json_string(np_mb_dtype_name(r->dtype)));
     bad |= json_object_set_new(o, "gpu_type", json_string(r->gpu_type));
@@ -628,7 +628,7 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
 /* nemoperf-synth prints rank 0's MODEL_TFLOP/s/GPU as Megatron-Bridge does, from the FLOPs of one global batch
  * (MB@v0.6.0 training/utils/train_utils.py: num_floating_point_operations over the batch); the parse counts
  * the same with np_mbf_flops_per_token over the published row's sequence length, TP and variant
- * (report/mbridge_run.c), so the synthetic run's cross-check agrees. */
+ * (parse/family_mbridge.c), so the synthetic run's cross-check agrees. */
 double np_mbridge_perf_step_tflops(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;

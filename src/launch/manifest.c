@@ -348,7 +348,7 @@ json_t *np_manifest_json(const struct np_manifest *m)
         bad |= json_object_set_new(o, "config", cfg);
         cfg = NULL;
         const struct np_mbperf_row *mb = m->config->mb;
-        if (mb) /* what nemoperf-parse identifies a Megatron-Bridge run by (report/mbridge_run.c) */
+        if (mb) /* what nemoperf-parse identifies a Megatron-Bridge run by (parse/run.c np_manifest_read) */
             bad |= json_object_set_new(o, "mbridge",
                                        json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s}", "recipe", mb->recipe,
                                                  "dtype", np_mb_dtype_name(mb->dtype), "gpu_type", mb->gpu_type,
