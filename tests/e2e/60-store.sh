@@ -138,7 +138,7 @@ else
     exec 3>&1
     suite "$uri" postgresql 2>&1 | tee "$T/pgout" >&3
     grep -q FAIL "$T/pgout" && fail=$((fail + 1))
-    NP_TEST_PG_URI=$uri CK_RUN_CASE=postgresql "$CS" >"$T/cs" 2>&1 && grep -q '100%: Checks: 6' "$T/cs" &&
+    NP_TEST_PG_URI=$uri CK_RUN_CASE=postgresql "$CS" >"$T/cs" 2>&1 && grep -q '100%: Checks: [0-9]*, Failures: 0, Errors: 0' "$T/cs" &&
         ok "check_store's PostgreSQL cases on a real server" || bad "check_store on PostgreSQL: $(cat "$T/cs")"
     bad_uri="postgresql://nemoperf:NotTheRightOne42@127.0.0.1:$port/nemoperf"
     "$P" --history --db "$bad_uri" >"$T/out" 2>"$T/err"; rc=$?
