@@ -103,7 +103,7 @@ static void parse_usage(FILE *out)
             "                       this host's name)\n"
             "      --history [SEL]  list stored runs, oldest first, change points marked (--plot FILE: over time);\n"
             "                       SEL: key=value[,...] with recipe size dtype gpus gpu container cluster kind\n"
-            "                       config status since until job\n"
+            "                       (benchmark, profile, ...) family (nemo, mbridge, ...) config status since until job\n"
             "      --compare BASE CAND  each a folder of runs or db:SEL; per configuration a verdict FASTER,\n"
             "                       SLOWER, SAME or INCONCLUSIVE (exit 1 when anything is SLOWER)\n"
             "      --min-effect PCT the smallest change that counts (default 2)\n"

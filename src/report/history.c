@@ -45,7 +45,21 @@ struct np_compare_set {
     size_t *slot;          /* open addressing: index + 1, 0 empty */
     size_t nslot;
     int tokens;            /* 1 once a throughput was tokens/s/GPU (the unit's name) */
+    unsigned kinds[2];     /* the run kinds each side holds (history_kinds' bits) */
 };
+
+/* The run kinds (store's "kind" column), one bit each; an unknown one is the last bit. */
+static const char *const history_kinds[] = {"benchmark", "profile", "nccl-trace", "checkpoint-save",
+                                            "checkpoint-load", "another kind"};
+#define HISTORY_NKINDS (sizeof history_kinds / sizeof history_kinds[0])
+
+static unsigned history_kind_bit(const char *kind)
+{
+    size_t i = 0;
+    while (i + 1 < HISTORY_NKINDS && strcmp(history_kinds[i], kind[0] ? kind : "benchmark") != 0)
+        i++;
+    return 1u << i;
+}
 
 static uint64_t history_hash(const char *s)
 {
@@ -169,6 +183,7 @@ int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, co
     if (!c)
         return -1;
     struct history_side *s = &c->s[side];
+    set->kinds[side] |= history_kind_bit(rec->kind);
     double x = np_store_rec_tput(rec);
     if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
         set->tokens = 1;
@@ -198,6 +213,26 @@ enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp
 {
     struct history_add a = {set, side};
     return np_store_select(s, f, 1, 0, history_add_row, &a, err);
+}
+
+int np_compare_set_kinds_apart(const struct np_compare_set *set, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!set->kinds[0] || !set->kinds[1] || (set->kinds[0] & set->kinds[1]))
+        return 0;
+    size_t len = 0;
+    for (int side = 0; side < 2; side++) {
+        int n = snprintf(buf + len, size - len, "%s", side ? "; the candidate's " : "the baseline's runs are ");
+        len += n > 0 && (size_t)n < size - len ? (size_t)n : 0;
+        const char *sep = "";
+        for (size_t k = 0; k < HISTORY_NKINDS; k++)
+            if (set->kinds[side] & (1u << k)) {
+                n = snprintf(buf + len, size - len, "%s%s", sep, history_kinds[k]);
+                len += n > 0 && (size_t)n < size - len ? (size_t)n : 0;
+                sep = ", ";
+            }
+    }
+    return 1;
 }
 
 /* ---- --compare's report ---- */
@@ -538,15 +573,16 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
     l->n++;
     switch (l->fmt) {
     case NP_FMT_TABLE:
-        fprintf(l->out, "%-20s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", r->ended[0] ? r->ended : "-",
-                r->config, r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, change);
+        fprintf(l->out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n",
+                r->ended[0] ? r->ended : "-", r->family[0] ? r->family : "-", r->kind[0] ? r->kind : "-", r->config,
+                r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, change);
         break;
     case NP_FMT_MARKDOWN:
-        fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->config, r->cluster,
-                r->job_id, cont, r->status, st, tpg, mfu, change);
+        fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->family, r->kind,
+                r->config, r->cluster, r->job_id, cont, r->status, st, tpg, mfu, change);
         break;
     case NP_FMT_CSV:
-        fprintf(l->out, "%s,", r->ended);
+        fprintf(l->out, "%s,%s,%s,", r->ended, r->family, r->kind);
         np_text_csv_field(l->out, r->config, 1);
         putc(',', l->out);
         np_text_csv_field(l->out, r->cluster, 1);
@@ -557,9 +593,9 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
         putc('\n', l->out);
         break;
     case NP_FMT_JSON: {
-        json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
+        json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
                               (json_int_t)r->id, "ended", r->ended, "config", r->config, "config_hash",
-                              r->config_hash, "kind", r->kind, "cluster", r->cluster, "job_id", r->job_id,
+                              r->config_hash, "family", r->family, "kind", r->kind, "cluster", r->cluster, "job_id", r->job_id,
                               "container", r->container, "container_tag", r->container_tag, "gpus", r->gpus, "status",
                               r->status, "nemoperf_version", r->nemoperf_version, "step_time_s",
                               history_json_num(r->step_time_s), "tokens_per_s_per_gpu",
@@ -710,13 +746,14 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
     struct history_list l = {out, fmt, &p, 0, NULL, 0};
     if (st == NP_OK) {
         if (fmt == NP_FMT_TABLE)
-            fprintf(out, "%-20s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", "ENDED", "CONFIGURATION",
-                    "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEP_S", "TOK/S/GPU", "MFU%", "CHANGE");
+            fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", "ENDED", "FAMILY",
+                    "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEP_S", "TOK/S/GPU", "MFU%",
+                    "CHANGE");
         else if (fmt == NP_FMT_MARKDOWN)
-            fprintf(out, "| Ended | Configuration | Cluster | Job | Container | Status | Step s | Tokens/s/GPU | "
-                         "MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            fprintf(out, "| Ended | Family | Kind | Configuration | Cluster | Job | Container | Status | Step s | "
+                         "Tokens/s/GPU | MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         else if (fmt == NP_FMT_CSV)
-            fprintf(out, "ended,config,cluster,job_id,container,container_tag,status,step_time_s,"
+            fprintf(out, "ended,family,kind,config,cluster,job_id,container,container_tag,status,step_time_s,"
                          "tokens_per_s_per_gpu,mfu_percent,change\n");
         else
             fprintf(out, "{\n  \"runs\": [");

@@ -79,6 +79,8 @@ struct session_store {
     struct np_store *s;
     struct np_store_ctx ctx;
     size_t added, updated, same;
+    size_t unidentified;  /* runs left out: nothing to key them on (np_store_identified) */
+    char first[1024];     /* the first of them, and why, for the note */
     struct np_error err;
     int failed;
 };
@@ -87,6 +89,12 @@ static enum np_status session_store_run(struct session_store *ps, const struct n
 {
     struct np_store_rec rec;
     enum np_store_outcome oc = NP_STORE_SAME;
+    if (!np_store_identified(r)) { /* stored, it would be a configuration of question marks */
+        if (!ps->unidentified++)
+            snprintf(ps->first, sizeof ps->first, "%s%s%s", r->dir ? r->dir : r->path ? r->path : "?",
+                     r->why ? ": " : "", r->why ? r->why : "");
+        return NP_OK;
+    }
     enum np_status st = np_store_rec_from_run(r, &ps->ctx, &rec);
     if (st != NP_OK)
         np_error_set(&ps->err, st, "--store", 0, 0, "out of memory");
@@ -361,10 +369,30 @@ static int session_store_end(struct session_store *ps, int rc, int quiet)
     } else if (!quiet) {
         np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", ps->added + ps->updated + ps->same,
                  ps->added + ps->updated + ps->same == 1 ? "" : "s", ps->added, ps->updated, ps->same);
+        if (ps->unidentified)
+            np_notef("--store: %zu unidentified run%s not stored (%s%s): a run is stored under its identity; "
+                     "give it one with a nemoperf.json manifest, a pretrain_<recipe>_<size>_<dtype>_<gpus> folder, "
+                     "or --recipe --size --dtype --gpus --gpu (Megatron-Bridge: --recipe --dtype --gpu --gpus "
+                     "--container)",
+                     ps->unidentified, ps->unidentified == 1 ? "" : "s", ps->first,
+                     ps->unidentified > 1 ? ", ..." : "");
     }
     np_store_close(ps->s);
     ps->s = NULL;
     return rc;
+}
+
+/* A selection of the store that matched no run: said, with the nearest stored value of the first key that no run
+ * has ("recipe=lama3.1" -> recipe=llama3.1). */
+static void session_none_matched(const char *opt, struct np_store *s, const struct np_store_filter *f,
+                                 const char *sel)
+{
+    char hint[400];
+    struct np_error err;
+    if (np_store_nearest(s, f, hint, sizeof hint, &err) != NP_OK)
+        hint[0] = '\0';
+    np_notef("%s: 0 runs matched%s%s%s%s%s", opt, *sel ? " " : "", sel, *hint ? "; did you mean " : "", hint,
+             *hint ? "?" : "");
 }
 
 /* --history [SEL...]: the selectors joined, the identity options as filters too. */
@@ -413,6 +441,8 @@ static int session_history(char *const *sel, size_t nsel, const struct np_parse_
         else
             np_errorf("cannot set up standard output: %s", strerror(errno));
         rc = 1;
+    } else if (n == 0) {
+        session_none_matched("--history", s, &f, joined);
     }
     if (out)
         rc = session_close_out(out, rc);
@@ -420,6 +450,20 @@ static int session_history(char *const *sel, size_t nsel, const struct np_parse_
         np_plot_cleanup();
     np_store_close(s);
     return rc;
+}
+
+/* A side of --compare from the store: its runs counted as they are added (0: the selector matched none). */
+struct session_side {
+    struct np_compare_set *set;
+    enum np_cmp_sidename side;
+    long long n;
+};
+
+static enum np_status session_side_row(void *ctx, const struct np_store_rec *rec)
+{
+    struct session_side *sd = ctx;
+    sd->n++;
+    return np_compare_set_add(sd->set, sd->side, rec) < 0 ? NP_E_NOMEM : NP_OK;
 }
 
 /* One side of --compare: a folder of runs (parsed now) or db:SEL (the store). */
@@ -438,10 +482,13 @@ static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename
         int rc = *s ? 0 : session_open_store(db, s);
         if (rc)
             return rc;
-        if (np_compare_set_from_store(set, side, *s, &f, &err) != NP_OK) {
+        struct session_side sd = {set, side, 0};
+        if (np_store_select(*s, &f, 1, 0, session_side_row, &sd, &err) != NP_OK) {
             np_error_print(&err);
             return 1;
         }
+        if (sd.n == 0) /* said; the comparison then says that no configuration is on both sides (exit 1) */
+            session_none_matched("--compare", *s, &f, arg + 3);
         return 0;
     }
     struct np_parse_opts o = *o0;
@@ -485,6 +532,13 @@ static int session_compare(char *const *sides, const struct np_parse_opts *o, co
     int rc = session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
     if (!rc)
         rc = session_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet);
+    char kinds[200];
+    if (!rc && np_compare_set_kinds_apart(set, kinds, sizeof kinds)) {
+        np_errorf("--compare: %s: runs of different kinds are never compared (a profile, trace or checkpoint run "
+                  "does other work than a benchmark); select one kind on both sides (db:kind=benchmark)",
+                  kinds);
+        rc = 2;
+    }
     if (!rc) {
         size_t nslower = 0, ncompared = 0;
         errno = 0;

@@ -23,6 +23,7 @@
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/store/backend.h"
 #include "nemoperf/store/store.h"
+#include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/fileio.h"
 #include "nemoperf/util/redact.h"
 #include "nemoperf/util/runfiles.h"
@@ -272,10 +273,16 @@ enum np_status np_store_default_location(char *buf, size_t size, struct np_error
         store_copy(buf, size, env);
         return NP_OK;
     }
+    /* "/home/u/" and "/home/u" name one folder: no doubled slash in the path said */
+    size_t nx = xdg ? strlen(xdg) : 0, nh = home ? strlen(home) : 0;
+    while (nx > 1 && xdg[nx - 1] == '/')
+        nx--;
+    while (nh > 1 && home[nh - 1] == '/')
+        nh--;
     if (xdg && *xdg == '/')
-        snprintf(buf, size, "%s/nemoperf/results.db", xdg);
+        snprintf(buf, size, "%.*s/nemoperf/results.db", (int)(nx > 1 ? nx : 0), xdg);
     else if (home && *home == '/')
-        snprintf(buf, size, "%s/.local/share/nemoperf/results.db", home);
+        snprintf(buf, size, "%.*s/.local/share/nemoperf/results.db", (int)(nh > 1 ? nh : 0), home);
     else
         return np_error_set(err, NP_E_INVALID, "NEMOPERF_DB", 0, 0,
                             "no results store given and no HOME to put one in: set NEMOPERF_DB or --db");
@@ -446,6 +453,8 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     store_copy(rec->started, sizeof rec->started, run->launch.submit_time);
     uint64_t h = STORE_FNV0;
     store_manifest(run, rec, &h);
+    if (!rec->container_tag[0]) /* a Megatron-Bridge manifest names the container version, not an image */
+        store_copy(rec->container_tag, sizeof rec->container_tag, id->container[0] ? id->container : NULL);
     if (!rec->cluster[0]) {
         char host[64] = "";
         gethostname(host, sizeof host - 1);
@@ -827,7 +836,7 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
         } else if (!key || strcmp(key, "job") != 0)
             return np_error_set(err, NP_E_USAGE, "selector", 0, 0,
                                 "'%s': expected key=value (keys: recipe size dtype gpus gpu container cluster "
-                                "kind config status since until job)",
+                                "kind family config status since until job)",
                                 tok);
         if (!*val)
             return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "%s: the value is empty", key);
@@ -839,6 +848,7 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
                             : strcmp(key, "container") == 0 ? &f->container
                             : strcmp(key, "cluster") == 0   ? &f->cluster
                             : strcmp(key, "kind") == 0      ? &f->kind
+                            : strcmp(key, "family") == 0    ? &f->family
                             : strcmp(key, "config") == 0    ? &f->config
                             : strcmp(key, "status") == 0    ? &f->status
                                                             : NULL;
@@ -866,8 +876,8 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
             f->jobs[f->njobs++] = val;
         } else {
             return np_error_set(err, NP_E_USAGE, "selector", 0, 0,
-                                "'%s' is not a key (keys: recipe size dtype gpus gpu container cluster kind config "
-                                "status since until job)",
+                                "'%s' is not a key (keys: recipe size dtype gpus gpu container cluster kind family "
+                                "config status since until job)",
                                 key);
         }
     }
@@ -881,8 +891,9 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
     struct np_sval p[32];
     size_t np = 0;
     store_cat(&q, "%s WHERE 1 = 1", light ? s->sql_select_light : s->sql_select_full);
-    static const char *const tcol[] = {"recipe", "size", "dtype", "gpu", "cluster", "kind", "config", "status"};
-    const char *tval[] = {f->recipe, f->size, f->dtype, f->gpu, f->cluster, f->kind, f->config, f->status};
+    static const char *const tcol[] = {"recipe", "size",   "dtype",  "gpu",   "cluster",
+                                       "kind",   "family", "config", "status"};
+    const char *tval[] = {f->recipe, f->size, f->dtype, f->gpu, f->cluster, f->kind, f->family, f->config, f->status};
     for (size_t i = 0; i < sizeof tcol / sizeof tcol[0]; i++)
         if (tval[i]) {
             p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, tval[i], 0};
@@ -930,6 +941,76 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
     return st != NP_OK ? st : sel.st;
 }
 
+/* ---- a selector that matched nothing: the nearest stored value ---- */
+
+struct store_near {
+    const char *want;
+    size_t best;
+    char val[320];
+    int exact;
+};
+
+static int store_near_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    struct store_near *n = ctx;
+    if (ncol < 1 || cols[0].type != NP_SV_TEXT || !cols[0].s || !*cols[0].s)
+        return 0;
+    if (strcmp(cols[0].s, n->want) == 0) {
+        n->exact = 1;
+        return 1;
+    }
+    size_t d = np_env_distance(cols[0].s, n->want, n->best);
+    if (d >= n->best && strncmp(cols[0].s, n->want, strlen(n->want)) == 0 && n->best > 1)
+        d = n->best - 1; /* "checkpoint" -> "checkpoint-save": a prefix is near too, after a closer value */
+    if (d < n->best) {
+        n->best = d;
+        store_copy(n->val, sizeof n->val, cols[0].s);
+    }
+    return 0;
+}
+
+enum np_status np_store_nearest(struct np_store *s, const struct np_store_filter *f, char *hint, size_t size,
+                                struct np_error *err)
+{
+    static const char *const key[] = {"recipe",    "size",    "dtype", "gpu",    "container",
+                                      "cluster",   "kind",    "family", "config", "status"};
+    static const char *const col[] = {"recipe",    "size",    "dtype", "gpu",    "container_tag",
+                                      "cluster",   "kind",    "family", "config", "status"};
+    const char *val[] = {f->recipe, f->size,   f->dtype,  f->gpu,    f->container,
+                         f->cluster, f->kind, f->family, f->config, f->status};
+    hint[0] = '\0';
+    for (size_t i = 0; i < sizeof key / sizeof key[0]; i++) {
+        if (!val[i])
+            continue;
+        /* near: within a third of the value's length (at least 2 edits), as the option and recipe hints */
+        size_t cap = strlen(val[i]) / 3 > 2 ? strlen(val[i]) / 3 : 2;
+        struct store_near n = {val[i], cap + 1, "", 0};
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT DISTINCT %s FROM runs", col[i]);
+        enum np_sval_type ty = NP_SV_TEXT;
+        enum np_status st = s->be->exec(s->h, sql, 0, NULL, 0, &ty, 1, store_near_row, &n, NULL, err);
+        if (st != NP_OK)
+            return st;
+        if (!n.exact && i == 4) { /* container: the tag or the whole image */
+            snprintf(sql, sizeof sql, "SELECT DISTINCT container FROM runs");
+            st = s->be->exec(s->h, sql, 0, NULL, 0, &ty, 1, store_near_row, &n, NULL, err);
+            if (st != NP_OK)
+                return st;
+        }
+        if (!n.exact) {
+            if (n.val[0])
+                snprintf(hint, size, "%s=%s", key[i], n.val);
+            return NP_OK;
+        }
+    }
+    return NP_OK;
+}
+
+int np_store_identified(const struct np_run *run)
+{
+    return run->status != NP_RUN_UNIDENTIFIED && run->id.recipe[0];
+}
+
 enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,
                              size_t counts[3], struct np_error *err)
 {
@@ -947,6 +1028,8 @@ enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t 
     for (size_t i = 0; st == NP_OK && i < n; i++) {
         struct np_store_rec rec;
         enum np_store_outcome oc = NP_STORE_SAME;
+        if (!np_store_identified(&runs[i]))
+            continue;
         st = np_store_rec_from_run(&runs[i], ctx, &rec);
         if (st != NP_OK)
             np_error_set(err, st, "--store", 0, 0, "out of memory");

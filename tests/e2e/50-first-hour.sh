@@ -218,7 +218,7 @@ for k in $parse_later; do
     run_ex ex$k "$S" "$line"
     case $ex in
     *--history*)   # the runs --store stored just before, listed; the plot over time drawn
-        expect ex$k 0 "^ENDED  *CONFIGURATION"
+        expect ex$k 0 "^ENDED  *FAMILY  *KIND  *CONFIGURATION"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')
         [ -z "$f" ] || { [ -s "$S/$f" ] && ok "ex$k: $f drawn" || fail "ex$k: no $f"; } ;;
     *--compare*--format\ json*)   # the same runs on both sides: nothing slower (exit 0), JSON

@@ -32,6 +32,9 @@ struct np_compare_set *np_compare_set_new(void); /* NULL: out of memory; free wi
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec);
 enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp_sidename side, struct np_store *s,
                                          const struct np_store_filter *f, struct np_error *err);
+/* 1 when the two sides hold runs of no kind in common (a benchmark set against a checkpoint or profile set:
+ * never compared), with "the baseline's runs are benchmark; the candidate's checkpoint-save" into buf. */
+int np_compare_set_kinds_apart(const struct np_compare_set *set, char *buf, size_t size);
 /* The report: one row per configuration present on both sides (others listed as only-in).  *nslower:
  * configurations judged SLOWER.  NP_E_IO when out cannot be written, NP_E_NOMEM. */
 enum np_status np_compare_write(const struct np_compare_set *set, enum np_format fmt, double min_effect_pct,

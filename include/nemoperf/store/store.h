@@ -93,6 +93,7 @@ void np_store_rollback(struct np_store *s);
 #define NP_STORE_FILTER_MAX 16
 struct np_store_filter {
     const char *recipe, *size, *dtype, *gpu, *container, *cluster, *kind, *config, *status;
+    const char *family;           /* the recipe family: "nemo", "mbridge", "automodel", "dfm" */
     int gpus;
     long long since, until;       /* unix seconds, 0 none (until is exclusive) */
     const char *jobs[NP_STORE_FILTER_MAX];
@@ -112,8 +113,18 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
                                np_store_row_fn fn, void *ctx, struct np_error *err);
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
 
-/* Store runs[0..n) in one transaction at loc (NULL: np_store_default_location): what launch --wait stores.
- * counts (may be NULL): added, updated, unchanged.  Errors as np_store_open and np_store_put; on any error
+/* A selector that matched nothing: the first of its values (recipe size dtype gpu container cluster kind family
+ * config status, in that order) that no stored run has, with the stored value nearest to it (edit distance) as
+ * "key=value" into hint ("" when every value is stored or nothing is near).  NP_E_IO as np_store_select. */
+enum np_status np_store_nearest(struct np_store *s, const struct np_store_filter *f, char *hint, size_t size,
+                                struct np_error *err);
+
+/* 1 when the run is identified enough to be stored (its recipe known and its status not unidentified): an
+ * unidentified run would be stored under a configuration of question marks that nothing can be compared with. */
+int np_store_identified(const struct np_run *run);
+
+/* Store runs[0..n) in one transaction at loc (NULL: np_store_default_location): what launch --wait stores
+ * (unidentified runs left out, np_store_identified).  counts (may be NULL): added, updated, unchanged.  Errors as np_store_open and np_store_put; on any error
  * nothing is stored. */
 enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,
                              size_t counts[3], struct np_error *err);
