@@ -920,6 +920,8 @@ END_TEST
 
 /* ---- a scripted server (fault injection: replies real slurmrestd does not give on demand) ---- */
 
+static const char *canned_token; /* SLURM_JWT of canned_run's submissions (NULL: none) */
+
 struct canned {
     const char *request; /* "GET /slurm/v0.0.45/ping" */
     int status;
@@ -1018,7 +1020,7 @@ static enum np_status canned_run(const struct canned *c, struct np_submit_result
     snprintf(url, sizeof url, "unix:%s", path);
     enum np_status st;
     if (res) {
-        st = submit_to(url, NULL, -1, res, err);
+        st = submit_to(url, canned_token, -1, res, err);
     } else {
         struct np_slurm_rest_opts o = {.url = url, .connect_retries = -1, .timeout_s = 5};
         struct np_backend be;
@@ -1039,6 +1041,35 @@ static enum np_status canned_run(const struct canned *c, struct np_submit_result
 
 /* A setting the server ignored (only a warning, as v0.0.42+ does with "exclusive"): an
  * error, the job (which exists) cancelled, its id kept. */
+/* A 5xx to the submission, with or without a token, came after the request was sent: the outcome is unknown (the
+ * query by tag settles it), never a refusal; only 401/403 is one.  The tree before took any 5xx with a token for
+ * an authentication refusal ("marked not submitted"), so a job slurmrestd had accepted was recorded nowhere. */
+START_TEST(test_server_error_unknown)
+{
+    static const int codes[] = {500, 502, 503, 504, 401, 403};
+    for (int tok = 0; tok < 2; tok++)
+        for (size_t i = 0; i < sizeof codes / sizeof *codes; i++) {
+            struct canned c[] = {
+                {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+                {"POST /slurm/v0.0.45/job/submit", codes[i], "<html>bad gateway</html>"},
+                {NULL, 0, NULL}};
+            struct np_submit_result res;
+            struct np_error err;
+            char *log = NULL;
+            canned_token = tok ? "eyJhbGciOi.token" : NULL;
+            ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+            canned_token = NULL;
+            int refused = codes[i] == 401 || codes[i] == 403;
+            ck_assert_msg(res.outcome == (refused ? NP_SUBMIT_REFUSED : NP_SUBMIT_UNKNOWN), "HTTP %d, token %d: outcome %d",
+                          codes[i], tok, (int)res.outcome);
+            ck_assert_msg(refused || strstr(err.text, "may or may not have been submitted"), "HTTP %d: %s", codes[i],
+                          err.text);
+            np_submit_result_free(&res);
+            free(log);
+        }
+}
+END_TEST
+
 START_TEST(test_dropped_setting)
 {
     static const struct canned c[] = {
@@ -1055,8 +1086,23 @@ START_TEST(test_dropped_setting)
     ck_assert_str_eq(res.job_id, "77");
     ck_assert_msg(strstr(err.text, "accepted job 77 but ignored job/shared") && strstr(err.text, "the job was cancelled"),
                   "%s", err.text);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED); /* cancelled: recorded as what it is, not "accepted" */
     ck_assert_ptr_nonnull(res.message);
     ck_assert_msg(strstr(log, "POST /slurm/v0.0.45/job/submit\nDELETE /slurm/v0.0.45/job/77\n"), "%s", log);
+    np_submit_result_free(&res);
+    free(log);
+    /* the cancel refused: the job runs, so it is accepted (its id recorded) */
+    static const struct canned k[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":79,\"errors\":[],\"warnings\":[{\"description\":\"Ignoring unknown field \\\"shared\\\" of "
+         "type list in DATA_PARSER_JOB_DESC_MSG\",\"source\":\"#/job/shared/\"}]}"},
+        {"DELETE /slurm/v0.0.45/job/79", 500, "{\"errors\":[{\"error\":\"no\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(k, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(res.job_id, "79");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
+    ck_assert_msg(strstr(err.text, "could not be cancelled"), "%s", err.text);
     np_submit_result_free(&res);
     free(log);
     /* a warning that is not a dropped setting: the job is simply submitted */
@@ -1208,6 +1254,7 @@ int main(void)
     tcase_add_test(t, test_never_resent);
     tcase_add_test(t, test_backend_refusals);
     tcase_add_test(t, test_dropped_setting);
+    tcase_add_test(t, test_server_error_unknown);
     tcase_add_test(t, test_lost_reply_not_resent);
     tcase_add_test(t, test_unknown_versions);
     tcase_add_test(t, test_query_own_jobs);

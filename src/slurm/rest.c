@@ -1082,21 +1082,27 @@ static enum np_status rest_submit(struct np_backend *b, const struct np_submit_r
     if (st != NP_OK && !res->job_id) {
         char what[80];
         snprintf(what, sizeof what, "POST %s", path);
-        int auth = http == 401 || http == 403 || (im->have_token && http >= 500);
-        if (auth)
+        /* only 401/403 is a refusal before acceptance; a 5xx came after the request was sent (a proxy's 502/504,
+         * a restarting slurmrestd, 22.05's answer to a token it rejects): the job may exist, and the query by
+         * tag settles it, as for a lost reply (issue 39: a 5xx with a token was taken for a refusal, so a job
+         * slurmrestd had accepted was recorded nowhere and --skip-existing submitted it again) */
+        int refused = http == 401 || http == 403, unknown = !refused && (http < 400 || http >= 500);
+        if (refused || (im->have_token && http >= 500))
             st = rest_refused(im, http, &why, what, err);
         else
             st = np_error_set(err, st == NP_E_PARSE ? NP_E_PARSE : NP_E_SLURM, im->url.display, 0, 0,
                               "%s: slurmrestd refused the job: %s", what, why.text);
         if (st == NP_E_PARSE)
             st = NP_E_SLURM;
+        if (unknown && err)
+            np_error_set(err, st, err->source, 0, 0, "%s; the job may or may not have been submitted", err->text);
         res->message = strdup(err ? err->text : why.text);
-        /* a success without a usable id, or a server error: the job may exist */
-        if (!auth && (http < 400 || http >= 500))
+        if (unknown)
             res->outcome = NP_SUBMIT_UNKNOWN;
-    } else {
+    } else if (st == NP_OK) {
         res->outcome = NP_SUBMIT_ACCEPTED;
-    }
+    } /* else: a job without a setting it was asked for: rest_dropped_setting recorded what became of it
+       * (cancelled: refused; still there: accepted), never overwritten here */
     return st;
 }
 
