@@ -17,8 +17,11 @@ RESV=np-race-$$
 cleanup() {
     ids=$(squeue -h -t all -o '%i|%Z' 2>/dev/null | awk -F'|' -v w="$W/" 'index($2, w) == 1 { print $1 }')
     [ -n "$ids" ] && scancel $ids 2>/dev/null
-    [ -n "$ids" ] && sleep 1
-    scontrol delete ReservationName="$RESV" >/dev/null 2>&1
+    i=0 # the cancelled jobs hold the reservation for a moment
+    while scontrol show ReservationName="$RESV" >/dev/null 2>&1 && [ $i -lt 40 ]; do
+        env -u SLURM_JWT scontrol delete ReservationName="$RESV" >/dev/null 2>&1 || sleep 0.5 # as root, not the token's user
+        i=$((i + 1))
+    done
     rm -rf "$W"
 }
 trap cleanup EXIT

@@ -4,7 +4,8 @@
 # submission with 502, 503 or 504 instead of the real reply, once or on every POST) -- a gateway error after the
 # server acted cannot be produced on demand with the real daemon alone.  Launch must record those rows as an
 # unknown outcome (never "not submitted"), --reconcile must find each job by its tag, --skip-existing must submit
-# nothing again: every queued job of the test recorded exactly once.
+# nothing again: every queued job of the test recorded exactly once.  The jobs go to a reservation a week ahead, so
+# they stay pending (an ended job is not "existing" to --skip-existing), and are cancelled at the end.
 T=18-rest-5xx
 . "$(dirname "$0")/nothing-lost-lib.inc"
 TUSER=${NP_CLUSTER_USER:-nemoperf-test}
@@ -15,14 +16,22 @@ fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-rest5xx.XXXXXX") || die "mktemp"
 chmod 0755 "$W"
 relay=
+RESV=np-rest5xx-$$
 cleanup() {
     [ -n "$relay" ] && kill "$relay" 2>/dev/null
     ids=$(squeue -h -t all -o '%i|%Z' 2>/dev/null | awk -F'|' -v w="$W/" 'index($2, w) == 1 { print $1 }')
     [ -n "$ids" ] && scancel $ids 2>/dev/null
+    i=0 # the cancelled jobs hold the reservation for a moment
+    while scontrol show ReservationName="$RESV" >/dev/null 2>&1 && [ $i -lt 40 ]; do
+        env -u SLURM_JWT scontrol delete ReservationName="$RESV" >/dev/null 2>&1 || sleep 0.5 # as root, not the token's user
+        i=$((i + 1))
+    done
     rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+scontrol create ReservationName="$RESV" StartTime=now+7days Duration=60 Nodes=ALL Users="$TUSER" \
+    Flags=IGNORE_JOBS,OVERLAP >/dev/null || die "cannot make the reservation $RESV"
 eval "$("$root/tests/slurm/cluster" env --tcp)"
 upstream=${SLURMRESTD_URL##*:}
 for code in 502 503 504; do
@@ -37,7 +46,7 @@ for code in 502 503 504; do
         rest_as() {
             runuser -u "$TUSER" -- env -i PATH="$NP_CLUSTER_DIR/bin:/usr/local/bin:/usr/bin:/bin" SLURM_CONF="$SLURM_CONF" \
                 HOME=/tmp STAGE_PATH="$S" WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 SLURM_SUBMIT=rest \
-                SLURMRESTD_URL="http://127.0.0.1:$port" SLURM_JWT="$SLURM_JWT" SLURM_USER="$SLURM_USER" "$@"
+                SLURMRESTD_URL="http://127.0.0.1:$port" SLURM_JWT="$SLURM_JWT" SLURM_USER="$SLURM_USER" SBATCH_RESERVATION="$RESV" "$@"
         }
         want=1
         [ "$mode" = all ] && want=3
