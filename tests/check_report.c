@@ -638,6 +638,17 @@ START_TEST(test_json_direct_is_the_tree)
             r->step_time_s = rnd_num();
             r->window.first = (long)(rnd() % 50) - 1;
             r->window.last = (long)(rnd() % 50) - 1;
+            /* the one key set's identity of every family, and energy (null, or its six members) */
+            snprintf(r->id.family, sizeof r->id.family, "%s", rnd() % 2 ? "mbridge" : "");
+            snprintf(r->id.precision, sizeof r->id.precision, "%s", rnd() % 2 ? "fp8_mx" : "");
+            snprintf(r->id.container, sizeof r->id.container, "%s", rnd() % 2 ? "26.08" : "");
+            snprintf(r->id.config_variant, sizeof r->id.config_variant, "%s", rnd() % 2 ? "v1" : "");
+            r->energy.steps = rnd() % 3;
+            r->energy.w_per_gpu = rnd_num();
+            r->energy.j_per_gpu_iter = rnd_num();
+            r->energy.j_per_token = rnd_num();
+            r->energy.tokens_per_kwh = rnd_num();
+            r->energy.mwh_to_train = rnd_num();
             r->window.count = rnd() % 40;
             r->window.requested = rnd() % 11;
             r->window.rule = rules[rnd() % 4];

@@ -820,6 +820,46 @@ double np_run_tolerance(const struct np_run *run, const struct np_parse_opts *o)
     return o->tolerance_given || !run->family ? o->tolerance_pct : run->family->tolerance_pct;
 }
 
+void np_run_energy(struct np_run *run, const struct np_scan_result *scan, long first, long last)
+{
+    struct np_energy *e = &run->energy;
+    for (int pass = 0; pass < 2 && scan && !e->steps; pass++) { /* the window's steps, else every step */
+        double j = 0, w = 0;
+        size_t nj = 0, nw = 0;
+        for (size_t i = 0; i < scan->nsteps; i++) {
+            const struct np_step *s = &scan->steps[i];
+            if (!pass && (s->iteration < first || s->iteration > last || first < 0))
+                continue;
+            if (isfinite(s->energy_j_per_gpu) && s->energy_j_per_gpu >= 0) {
+                j += s->energy_j_per_gpu;
+                nj++;
+            }
+            if (isfinite(s->power_w_per_gpu) && s->power_w_per_gpu >= 0) {
+                w += s->power_w_per_gpu;
+                nw++;
+            }
+        }
+        e->j_per_gpu_iter = nj ? j / nj : NAN;
+        e->w_per_gpu = nw ? w / nw : NAN;
+        e->steps = nj > nw ? nj : nw;
+    }
+    if (!e->steps)
+        return;
+    const struct np_identity *id = &run->id;
+    if (!isnan(e->j_per_gpu_iter) && id->gpus > 0 && id->seq_len > 0 && id->gbs > 0) {
+        e->j_per_token = e->j_per_gpu_iter * id->gpus / ((double)id->seq_len * id->gbs);
+        e->tokens_per_kwh = e->j_per_token > 0 ? 3.6e6 / e->j_per_token : NAN;
+        e->mwh_to_train = run->train_tokens > 0 ? e->j_per_token * run->train_tokens / 3.6e9 : NAN;
+    }
+    char note[300];
+    snprintf(note, sizeof note, "energy (the log's --log-energy, %zu steps): %.1f W/GPU, %.1f J/iter/GPU", e->steps,
+             e->w_per_gpu, e->j_per_gpu_iter);
+    if (!isnan(e->j_per_token))
+        snprintf(note + strlen(note), sizeof note - strlen(note), ", %.4g J/token, %.4g tokens/kWh, %.4g MWh for %.3g tokens",
+                 e->j_per_token, e->tokens_per_kwh, e->mwh_to_train, run->train_tokens);
+    np_run_add_note(run, note);
+}
+
 const char *np_identity_precision(const struct np_identity *id)
 {
     return id->precision[0] ? id->precision : id->dtype != NP_DTYPE_NONE ? np_dtype_name(id->dtype, 0) : "";
@@ -859,6 +899,9 @@ void np_run_analyse_start(struct np_run *run, const struct np_scan_result *scan,
     run->runs_in_file = scan ? scan->runs : 0;
     run->window.first = run->window.last = -1;
     run->window.mean_s = run->window.median_s = run->window.stdev_s = run->window.min_s = run->window.max_s = NAN;
+    run->energy.w_per_gpu = run->energy.j_per_gpu_iter = run->energy.j_per_token = NAN;
+    run->energy.tokens_per_kwh = run->energy.mwh_to_train = NAN;
+    run->energy.steps = 0;
     if (!run->job_id[0] && run->launch.job_id[0])
         snprintf(run->job_id, sizeof run->job_id, "%s", run->launch.job_id);
     if (!scan || scan->nsteps == 0)
@@ -987,6 +1030,7 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
         else if (last->tokens_per_s_per_gpu > 0)
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
     }
+    np_run_energy(run, scan, run->window.first, run->window.last);
     if (run->model && run->model->flops.conv == NP_FLOPS_DIT_WAN && !isnan(run->logged_tflops_per_gpu)) {
         char mb[200];
         snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "

@@ -2122,14 +2122,14 @@ static void scan_back_free(struct scan_back *b)
     (SCAN_F(F_PEAKMEM) | SCAN_F(F_PEAKMEM_ALLOC) | SCAN_F(F_MAXRES_MB) | SCAN_F(F_MAXALLOC_MB) |               \
      SCAN_F(F_MAXRES_GB) | SCAN_F(F_MAXALLOC_GB) | SCAN_F(F_MEM_UNIT))
 
-/* Lean mode: what a line older than the last step need not store (np_scan_opts.lean): the consumed samples,
- * energy and power and the grad norm always (its NaN flag is kept), loss, batch size, peak memory and TFLOPS once a later step has
- * them. */
+/* Lean mode: what a line older than the last step need not store (np_scan_opts.lean): the consumed samples and the
+ * grad norm always (its NaN flag is kept), loss, batch size, peak memory and TFLOPS once a later step has them.  Energy
+ * and power are kept: the report averages them over the steady window (parse/run.c np_run_energy). */
 static unsigned scan_back_skip(const struct scan_back *b)
 {
     if (!b->lean || b->nrev == 0)
         return 0;
-    unsigned skip = SCAN_F(F_CONSUMED) | SCAN_F(F_GRADNORM) | SCAN_F(F_ENERGY) | SCAN_F(F_POWER);
+    unsigned skip = SCAN_F(F_CONSUMED) | SCAN_F(F_GRADNORM);
     if (b->have & SCAN_F(F_LOSS))
         skip |= SCAN_F(F_LOSS);
     if (b->have & SCAN_F(F_GBS))

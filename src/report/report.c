@@ -826,7 +826,8 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
           out);
     fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,family,container,config_variant,"
           "window_rule,steady_tokens_per_s,"
-          "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency",
+          "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency,"
+          "energy_w_per_gpu,energy_j_per_gpu_iter,energy_j_per_token,energy_tokens_per_kwh,energy_mwh_to_train",
           out);
     if (o->reference)
         fputs(",reference_tokens_per_s,reference_tokens_per_s_per_gpu,reference_step_time_s,reference_ratio,"
@@ -901,6 +902,11 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     if (eff_at)
         *eff_at = ftello(out);
     report_csv_num(out, r->scaling_eff, 0);
+    report_csv_num(out, r->energy.w_per_gpu, 0);
+    report_csv_num(out, r->energy.j_per_gpu_iter, 0);
+    report_csv_num(out, r->energy.j_per_token, 0);
+    report_csv_num(out, r->energy.tokens_per_kwh, 0);
+    report_csv_num(out, r->energy.mwh_to_train, 0);
     if (o->reference) {
         report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
         report_csv_num(out, r->ref ? r->ref->tokens_per_s_per_gpu : NAN, 0);
@@ -1101,6 +1107,14 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "days_to_train", report_jnum(r->m.days_to_train));
     json_object_set_new(j, "steady", steady);
     json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
+    json_object_set_new(j, "energy", !r->energy.steps ? json_null()
+                                     : json_pack("{s:o,s:o,s:o,s:o,s:o,s:I}", "w_per_gpu",
+                                                 report_jnum(r->energy.w_per_gpu), "j_per_gpu_iter",
+                                                 report_jnum(r->energy.j_per_gpu_iter), "j_per_token",
+                                                 report_jnum(r->energy.j_per_token), "tokens_per_kwh",
+                                                 report_jnum(r->energy.tokens_per_kwh), "mwh_to_train",
+                                                 report_jnum(r->energy.mwh_to_train), "steps",
+                                                 (json_int_t)r->energy.steps));
     /* a byte count: an integer, exact (issue 23: 62442450944 printed as 6.244245094e10) */
     json_object_set_new(j, "peak_memory_bytes", report_exact_count(r->peak_memory_bytes)
                                                     ? json_integer((json_int_t)r->peak_memory_bytes)
@@ -2166,6 +2180,20 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
     REPORT_JD_KEY(w, depth, &n, "steady");
     report_jd_metrics(w, d, &r->steady);
     REPORT_JD_NUM(w, depth, &n, "scaling_efficiency", r->scaling_eff);
+    REPORT_JD_KEY(w, depth, &n, "energy");
+    if (!r->energy.steps)
+        report_jw_put(w, "null", 4);
+    else {
+        int m = 0;
+        report_jw_put(w, "{", 1);
+        REPORT_JD_NUM(w, d, &m, "w_per_gpu", r->energy.w_per_gpu);
+        REPORT_JD_NUM(w, d, &m, "j_per_gpu_iter", r->energy.j_per_gpu_iter);
+        REPORT_JD_NUM(w, d, &m, "j_per_token", r->energy.j_per_token);
+        REPORT_JD_NUM(w, d, &m, "tokens_per_kwh", r->energy.tokens_per_kwh);
+        REPORT_JD_NUM(w, d, &m, "mwh_to_train", r->energy.mwh_to_train);
+        REPORT_JD_INT(w, d, &m, "steps", (long long)r->energy.steps, 1);
+        report_jd_close(w, d, m);
+    }
     if (report_exact_count(r->peak_memory_bytes))
         REPORT_JD_INT(w, depth, &n, "peak_memory_bytes", (long long)r->peak_memory_bytes, 1);
     else

@@ -148,6 +148,15 @@ struct np_run {
     double scaling_eff;      /* steady tokens/s/GPU over that of the smallest scale of the same
                                 configuration (weak scaling); NAN when there is no sweep */
     double flops_per_sample; /* NAN when the model is unknown (fine-tuning: per packed sequence) */
+    /* Energy (Megatron-LM/Megatron-Bridge --log-energy: "energy per GPU (J/iter/GPU)", "power per GPU (W/GPU)"):
+     * the means over the steady window's steps that print them (else every step that does); NAN when none */
+    struct np_energy {
+        double w_per_gpu, j_per_gpu_iter;
+        double j_per_token;       /* j_per_gpu_iter x GPUs / (sequence x GBS) */
+        double tokens_per_kwh;    /* 3.6e6 / j_per_token */
+        double mwh_to_train;      /* j_per_token x train_tokens / 3.6e9 */
+        size_t steps;             /* the steps averaged */
+    } energy;
     int net_warnings;        /* NCCL network fallbacks its log's init lines show (run.c run_net_head; --nccl: diagnose) */
     const char *pack_source; /* fine-tuning: where the pack statistics came from ("measured", "table"), or NULL */
     double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
@@ -286,6 +295,9 @@ void np_run_set_why(struct np_run *run, const char *why);
 void np_run_add_note(struct np_run *run, const char *note);
 void np_window_stats_of(struct np_window_stats *w, double *v, size_t n);
 void np_run_verdict(struct np_run *run, const struct np_parse_opts *o, const char *why_not);
+/* run->energy from the scan's steps of iterations first..last (the scan's numbering), the identity's GPUs,
+ * sequence and GBS and run->train_tokens; a note says it. */
+void np_run_energy(struct np_run *run, const struct np_scan_result *scan, long first, long last);
 /* The --reference tolerance (percent) of a run: --tolerance when given, else its family's. */
 double np_run_tolerance(const struct np_run *run, const struct np_parse_opts *o);
 
