@@ -537,6 +537,8 @@ static enum np_status history_pass1_row(void *ctx, const struct np_store_rec *re
         snprintf(p->cur, sizeof p->cur, "%s", rec->config);
     }
     struct history_cfg *c = history_cfg(p->set, rec->config);
+    if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
+        p->set->tokens = 1; /* the plot's unit */
     size_t k = history_intern(p, rec->container_tag[0] ? rec->container_tag : rec->container);
     if (!c || p->nomem || history_push(&c->s[0], np_store_rec_tput(rec), rec->id, rec->t, k, 1) != 0)
         return NP_E_NOMEM;
@@ -618,13 +620,79 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
 
 /* ---- the plot: throughput per GPU over time, one line per configuration, container changes marked ---- */
 
+/* Series i's colour: the plots' eight, then eight darker tones of them, then hues a golden angle apart: every
+ * configuration its own. */
+static void history_rgb(size_t i, double rgb[3])
+{
+    if (i < 16) {
+        np_plot_series_rgb((int)(i % 8), rgb);
+        for (int k = 0; k < 3 && i >= 8; k++)
+            rgb[k] *= 0.55;
+        return;
+    }
+    double h = fmod((double)i * 0.618033988749895, 1.0) * 6, f = h - floor(h), v = 0.75, sat = 0.8;
+    double pq[6][3] = {{1, f, 0}, {1 - f, 1, 0}, {0, 1, f}, {0, 1 - f, 1}, {f, 0, 1}, {1, 0, 1 - f}};
+    for (int k = 0; k < 3; k++)
+        rgb[k] = v * (1 - sat + sat * pq[(int)h % 6][k]);
+}
+
+double np_history_round_step(double span, int n)
+{
+    if (!(span > 0) || !isfinite(span) || n < 1)
+        return 1;
+    double raw = span / n, p = pow(10, floor(log10(raw))), m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+}
+
+size_t np_history_time_ticks(double t0, double t1, double *at, char (*label)[24], size_t max)
+{
+    /* a step whose labels differ: hours within a day or two ("11-29 06:00"), else days, weeks, months (dates) */
+    static const double step[] = {600,        1800,       3600,        3 * 3600,    6 * 3600,     12 * 3600,
+                                  86400,      2 * 86400,  7 * 86400,   14 * 86400,  30 * 86400,   91 * 86400,
+                                  182 * 86400, 365 * 86400};
+    if (!(t1 > t0) || !isfinite(t0) || !isfinite(t1))
+        return 0;
+    size_t i = 0;
+    while (i + 1 < sizeof step / sizeof step[0] && (t1 - t0) / step[i] > 6)
+        i++;
+    size_t n = 0;
+    for (double t = ceil(t0 / step[i]) * step[i]; t <= t1 && n < max; t += step[i]) {
+        time_t tt = (time_t)t;
+        struct tm tm;
+        label[n][0] = '\0';
+        if (gmtime_r(&tt, &tm))
+            strftime(label[n], sizeof label[n], step[i] < 86400 ? "%m-%d %H:%M" : "%Y-%m-%d", &tm);
+        at[n++] = t;
+    }
+    return n;
+}
+
+/* Text centred on x, kept inside [lo, hi]. */
+static void history_text_at(cairo_t *cr, const char *text, double x, double y, double lo, double hi)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, text, &e);
+    double x0 = x - e.x_advance / 2;
+    if (x0 + e.x_advance > hi)
+        x0 = hi - e.x_advance;
+    if (x0 < lo)
+        x0 = lo;
+    cairo_move_to(cr, x0, y);
+    cairo_show_text(cr, text);
+}
+
 static enum np_status history_plot(const struct history_pass *p, const char *file, struct np_error *err)
 {
     enum np_status lst = np_cairo_load(err);
     if (lst != NP_OK)
         return lst;
     enum np_plot_kind kind = np_plot_kind_of(file);
-    const double W = NP_PLOT_WIDTH, H = 560, L = 90, R = W - 20, T = 40, B = H - 150;
+    size_t nser = 0;
+    for (size_t i = 0; i < p->set->n; i++)
+        nser += p->set->c[i].s[0].n > 0;
+    /* every configuration in the legend, two columns: the picture grows with them */
+    size_t rows = (nser + 1) / 2;
+    const double W = NP_PLOT_WIDTH, L = 100, R = W - 30, T = 40, B = 420, LEG = B + 62, H = LEG + 16.0 * (double)rows + 16;
     cairo_surface_t *sf = kind == NP_PLOT_SVG   ? cairo_svg_surface_create(file, W, H)
                           : kind == NP_PLOT_PDF ? cairo_pdf_surface_create(file, W, H)
                                                 : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)W, (int)H);
@@ -633,43 +701,70 @@ static enum np_status history_plot(const struct history_pass *p, const char *fil
         return np_error_set(err, NP_E_IO, file, 0, 0, "cannot create the plot");
     }
     cairo_t *cr = cairo_create(sf);
-    double t0 = INFINITY, t1 = -INFINITY, y1 = 0;
+    double t0 = INFINITY, t1 = -INFINITY, ymax = 0;
     for (size_t i = 0; i < p->set->n; i++) {
         const struct history_side *s = &p->set->c[i].s[0];
         for (size_t k = 0; k < s->n; k++) {
             t0 = fmin(t0, (double)s->t[k]);
             t1 = fmax(t1, (double)s->t[k]);
-            y1 = fmax(y1, s->x[k]);
+            ymax = fmax(ymax, s->x[k]);
         }
     }
     if (!(t1 > t0)) {
-        t0 -= 43200;
+        t0 = isfinite(t0) ? t0 - 43200 : 0;
         t1 = t0 + 86400;
     }
-    y1 = y1 > 0 ? y1 * 1.1 : 1;
+    double pad = (t1 - t0) * 0.03; /* the first and last runs off the frame */
+    t0 -= pad;
+    t1 += pad;
+    /* y: round ticks from 0 */
+    double ystep = np_history_round_step(ymax > 0 ? ymax : 1, 5), y1 = ystep * ceil((ymax > 0 ? ymax * 1.05 : 1) / ystep);
+    double tat[16];
+    char tlab[16][24];
+    size_t ntick = np_history_time_ticks(t0, t1, tat, tlab, 16);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 13);
     cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_move_to(cr, L, T - 14);
+    cairo_show_text(cr, "Throughput per GPU over time, steady window (dashed: container changed)");
+    cairo_set_font_size(cr, 11);
+    for (double v = 0; v <= y1 + ystep / 2; v += ystep) {
+        char lab[64];
+        double y = B - (B - T) * v / y1;
+        snprintf(lab, sizeof lab, ystep < 1 ? "%.2f" : ystep < 10 && fmod(ystep, 1) ? "%.1f" : "%.0f", v);
+        cairo_text_extents_t e;
+        cairo_text_extents(cr, lab, &e);
+        cairo_move_to(cr, L - 6 - e.x_advance, y + 4);
+        cairo_show_text(cr, lab);
+        cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+        cairo_move_to(cr, L, y);
+        cairo_line_to(cr, R, y);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+    }
+    for (size_t k = 0; k < ntick; k++) {
+        double x = L + (R - L) * (tat[k] - t0) / (t1 - t0);
+        cairo_move_to(cr, x, B);
+        cairo_line_to(cr, x, B + 4);
+        cairo_stroke(cr);
+        history_text_at(cr, tlab[k], x, B + 17, 2, W - 2);
+    }
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, L, T, R - L, B - T);
     cairo_stroke(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, 13);
-    cairo_move_to(cr, L, T - 14);
-    cairo_show_text(cr, "Throughput per GPU over time (dashed: container changed)");
-    for (int g = 0; g <= 4; g++) {
-        char lab[64];
-        double y = B - (B - T) * g / 4.0;
-        snprintf(lab, sizeof lab, "%.0f", y1 * g / 4.0);
-        cairo_move_to(cr, 8, y + 4);
-        cairo_show_text(cr, lab);
-        time_t tt = (time_t)(t0 + (t1 - t0) * g / 4.0);
-        struct tm tm;
-        char day[32] = "";
-        if (gmtime_r(&tt, &tm))
-            strftime(day, sizeof day, "%Y-%m-%d", &tm);
-        cairo_move_to(cr, L + (R - L) * g / 4.0 - 30, B + 16);
-        cairo_show_text(cr, day);
+    history_text_at(cr, "end of the run (UTC)", (L + R) / 2, B + 36, L, R);
+    {
+        const char *ylab = p->set->tokens ? "tokens/s/GPU (steady window)" : "steps/s (steady window)";
+        cairo_text_extents_t e;
+        cairo_text_extents(cr, ylab, &e);
+        cairo_save(cr);
+        cairo_translate(cr, 18, (T + B) / 2 + e.x_advance / 2);
+        cairo_rotate(cr, -M_PI / 2);
+        cairo_move_to(cr, 0, 0);
+        cairo_show_text(cr, ylab);
+        cairo_restore(cr);
     }
     size_t shown = 0;
     for (size_t i = 0; i < p->set->n; i++) {
@@ -677,9 +772,10 @@ static enum np_status history_plot(const struct history_pass *p, const char *fil
         if (!s->n)
             continue;
         double rgb[3];
-        np_plot_series_rgb((int)shown, rgb);
+        history_rgb(shown, rgb);
         cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
         cairo_set_line_width(cr, 1.5);
+        /* one configuration a line: its kind is part of it, so runs of different kinds are never joined */
         for (size_t k = 0; k < s->n; k++) {
             double x = L + (R - L) * ((double)s->t[k] - t0) / (t1 - t0), y = B - (B - T) * s->x[k] / y1;
             if (k == 0)
@@ -704,10 +800,22 @@ static enum np_status history_plot(const struct history_pass *p, const char *fil
                 cairo_show_text(cr, p->cont[s->cont[k]][0] ? p->cont[s->cont[k]] : "?");
             }
         }
-        if (shown < 8) {
-            cairo_move_to(cr, L, B + 36 + 14.0 * (double)shown);
-            cairo_show_text(cr, p->set->c[i].name);
-        }
+        shown++;
+    }
+    shown = 0;
+    for (size_t i = 0; i < p->set->n; i++) { /* the legend: every configuration, its colour */
+        if (!p->set->c[i].s[0].n)
+            continue;
+        double rgb[3], x = shown % 2 ? (W + 20) / 2 : 20, y = LEG + 16.0 * (double)(shown / 2);
+        history_rgb(shown, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_set_line_width(cr, 2.5);
+        cairo_move_to(cr, x, y - 4);
+        cairo_line_to(cr, x + 22, y - 4);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_move_to(cr, x + 28, y);
+        cairo_show_text(cr, p->set->c[i].name);
         shown++;
     }
     cairo_destroy(cr);

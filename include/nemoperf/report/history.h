@@ -24,6 +24,12 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
                                 double min_effect_pct, const char *plot, FILE *out, long long *nrows,
                                 struct np_error *err);
 
+/* The history plot's axes.  np_history_round_step: a round step (1, 2, 2.5 or 5 times a power of ten) near span/n.
+ * np_history_time_ticks: ticks between t0 and t1 (unix seconds) at a step whose labels differ (hours "11-29 06:00"
+ * within a day or two, else dates "2026-11-29"), at most max, into at[] and label[]; returns how many. */
+double np_history_round_step(double span, int n);
+size_t np_history_time_ticks(double t0, double t1, double *at, char (*label)[24], size_t max);
+
 /* --compare: runs of two sides grouped by configuration. */
 enum np_cmp_sidename { NP_CMP_BASE = 0, NP_CMP_CAND = 1 };
 struct np_compare_set;
