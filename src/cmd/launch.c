@@ -95,6 +95,7 @@ static void launch_usage(FILE *f)
             "    [what Megatron-Bridge runs without -cv, said]; GBS, MBS, SEQ_LEN choose such a row too\n"
             "    (a value the row does not publish is refused)\n"
             "  TIME_LIMIT [00:30:00]  MAX_STEPS [50]\n"
+            "  REPEATS 1..100: that many identical jobs of each row, each its own folder [1]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP/PROFILE_STOP_STEP [NVIDIA's: 20/25 (25.02), 5/6 (25.04)]\n"
             "  ENABLE_NCCLTRACE\n"
             "  DISABLE_PERFRUN: a profile/trace request without the performance run beside it [false]\n"

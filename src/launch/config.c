@@ -1158,7 +1158,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
         "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", "CONFIG_VARIANT",
-        "GBS", "MBS", "SEQ_LEN", NULL};
+        "GBS", "MBS", "SEQ_LEN", "REPEATS", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1238,6 +1238,8 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_sbatch_vars(&x, c);
     if (st == NP_OK)
         st = config_job_policy(&x, c);
+    if (st == NP_OK) /* N identical jobs of each row, one configuration (submit.c) */
+        st = config_intvar(&x, "REPEATS", 1, NP_LAUNCH_MAX_REPEATS, 1, &out->repeats, NULL);
     if (st == NP_OK && c->recipe->command)
         st = np_script_check_template(c->recipe->command, c->recipe->path, x.err);
     if (st == NP_OK)

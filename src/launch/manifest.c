@@ -356,6 +356,8 @@ json_t *np_manifest_json(const struct np_manifest *m)
                                                  m->config->gbs, "seq_len", mb->seq_len, "task", mb->task));
         bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
         bad |= json_object_set_new(o, "backend", json_string(m->backend ? m->backend : "cli"));
+        if (m->repeats > 1) /* REPEATS=N: which of the N identical jobs (the config is the same for all) */
+            bad |= json_object_set_new(o, "repeat", json_pack("{s:i,s:i}", "index", m->repeat, "of", m->repeats));
         const char *state = m->state ? m->state : m->submitted ? NP_STATE_SUBMITTED : NP_STATE_NOT_SUBMITTED;
         bad |= json_object_set_new(o, "state", json_string(state));
         bad |= json_object_set_new(o, "submitted", json_boolean(strcmp(state, NP_STATE_SUBMITTED) == 0));

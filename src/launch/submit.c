@@ -72,8 +72,8 @@ struct submit_outcome {
 /* Submit one job: folder, script, record "submitting" with a tag (pre-sized), backend,
  * then the outcome: the job id printed at once, then recorded (atomically, or in place on
  * a full disk, or on stderr when even that fails). */
-static enum np_status submit_one(struct np_backend *be, struct np_launch_config *c, struct submit_outcome *o,
-                                 FILE *out)
+static enum np_status submit_one(struct np_backend *be, struct np_launch_config *c, int repeat, int repeats,
+                                 struct submit_outcome *o, FILE *out)
 {
     memset(o, 0, sizeof *o);
     o->outcome = NP_SUBMIT_REFUSED;
@@ -103,7 +103,8 @@ static enum np_status submit_one(struct np_backend *be, struct np_launch_config 
     }
     struct np_manifest m = {.config = c, .backend = be->name, .submit_time = time(NULL), .script = name,
                             .rest_url = np_slurm_rest_url(be), .api_version = np_slurm_rest_api(be),
-                            .state = NP_STATE_SUBMITTING, .tag = tag, .presize = 1};
+                            .state = NP_STATE_SUBMITTING, .tag = tag, .presize = 1, .repeat = repeat,
+                            .repeats = repeats};
     if ((st = np_manifest_write(&m, &err)) != NP_OK) {
         np_error_print(&err);
         np_errorf("%s: not submitted (no record could be written first): %s", c->job_name, c->experiment_dir);
@@ -275,9 +276,10 @@ static enum np_status submit_preflight(struct np_backend *be, const struct np_la
 }
 
 /* Refuse (or skip) the jobs of plan an earlier launch has queued or running, or whose
- * earlier record cannot be settled.  Sets skip[i]. */
+ * earlier record cannot be settled.  Sets skip[i]: how many of row i's `copies` identical jobs
+ * (REPEATS) an earlier launch has live, so --skip-existing submits only the rest. */
 static enum np_status submit_check_rerun(struct np_backend *be, const struct np_launch_plan *plan,
-                                         enum np_launch_rerun how, int *skip)
+                                         enum np_launch_rerun how, long copies, int *skip)
 {
     if (how == NP_LAUNCH_RERUN_RESUBMIT)
         return NP_OK;
@@ -304,8 +306,8 @@ static enum np_status submit_check_rerun(struct np_backend *be, const struct np_
                           x->state ? x->state : "?", x->dir, x->message ? x->message : "");
         }
         if (nex) {
-            skip[i] = how == NP_LAUNCH_RERUN_SKIP;
-            nskip += skip[i] != 0;
+            skip[i] = how == NP_LAUNCH_RERUN_SKIP ? (int)((long)nex < copies ? (long)nex : copies) : 0;
+            nskip += (size_t)skip[i];
             refuse |= how == NP_LAUNCH_RERUN_REFUSE;
         }
         for (size_t k = 0; k < nex; k++)
@@ -353,9 +355,10 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
     int timeout = np_launch_sbatch_timeout();
     if (timeout < 0)
         return NP_E_INVALID;
-    /* NEMOPERF_BENCH_COPIES (undocumented, bench/submit.sh only): submit every job
-     * N times, each copy in its own folder, to time N submissions of one launch */
-    long copies = 1;
+    /* REPEATS=N (config.c): N identical jobs of every row, each its own folder and record, one
+     * configuration.  NEMOPERF_BENCH_COPIES (undocumented, bench/submit.sh only): the same, to time
+     * N submissions of one launch, without the check for earlier jobs */
+    long copies = plan->repeats > 1 ? plan->repeats : 1;
     const char *cv = getenv("NEMOPERF_BENCH_COPIES");
     if (cv && *cv) {
         char *end;
@@ -419,7 +422,7 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
         }
     }
     if (rst == NP_OK)
-        rst = submit_check_rerun(be, plan, rerun, skip);
+        rst = submit_check_rerun(be, plan, rerun, copies, skip);
     if (rst != NP_OK) {
         submit_unlock(locks, plan->n);
         free(skip);
@@ -453,11 +456,11 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
     submit_defer_signals(oldsa);
     for (size_t i = 0; i < plan->n && !submit_signal; i++) {
         struct np_launch_config *c = &plan->jobs[i];
-        for (long k = 0; k < copies && !skip[i] && !submit_signal; k++) {
+        for (long k = skip[i]; k < copies && !submit_signal; k++) {
             struct submit_outcome so;
-            enum np_status st = submit_one(be, c, &so, o->out);
+            enum np_status st = submit_one(be, c, (int)k + 1, plan->repeats, &so, o->out);
             ntried++;
-            tried[i] = 1;
+            tried[i]++;
             if (st != NP_OK && (so.outcome != NP_SUBMIT_UNKNOWN || !wait))
                 failed = 1; /* past validation every failure is a runtime one; --wait settles unknowns first */
             if (so.outcome == NP_SUBMIT_REFUSED)
@@ -488,7 +491,11 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
         struct np_buf left;
         np_buf_init(&left);
         for (size_t i = 0; i < plan->n; i++) {
-            if (!tried[i] && !skip[i])
+            long rest = copies - skip[i] - tried[i];
+            if (rest > 0 && copies > 1)
+                np_buf_appendf(&left, "%s%s (%ld of REPEATS=%ld)", left.len ? ", " : "", plan->jobs[i].job_name,
+                               rest, copies);
+            else if (rest > 0)
                 np_buf_appendf(&left, "%s%s", left.len ? ", " : "", plan->jobs[i].job_name);
         }
         char *l = np_buf_steal(&left);

@@ -52,7 +52,9 @@ struct np_launch_plan {
     struct np_launch_config *jobs; /* one per JOB_TOTAL_GPUS entry, in the order given */
     size_t n;
     struct np_mbperf_set *mb;      /* Megatron-Bridge rows the jobs point into (owned), or NULL */
+    int repeats;                   /* REPEATS: identical jobs of each, each its own folder (1..NP_LAUNCH_MAX_REPEATS) */
 };
+#define NP_LAUNCH_MAX_REPEATS 100
 
 /* Validate the environment against the recipe set and fill *out (caller frees
  * with np_launch_plan_free, also after a failure).  NP_E_INVALID with err

@@ -51,6 +51,7 @@ struct np_manifest {
     const char *script;       /* file name of the batch script inside the folder */
     const char *rest_url;     /* rest: SLURMRESTD_URL without credentials, else NULL */
     const char *api_version;  /* rest: "v0.0.38" once discovered, else NULL */
+    int repeat, repeats;      /* REPEATS=N: this is job repeat (1..N) of N identical ones ("repeat"), N > 1 */
     np_env_fn env;            /* the launcher's environment ("env_user"), NULL: getenv */
     void *env_ctx;
 };
