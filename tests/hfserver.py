@@ -42,6 +42,9 @@ Fault injection, by option or at run time through control requests:
                     GET /_ctl/html?n=K     the next K file requests answer 200 with an HTML login page
                     GET /_ctl/short?bytes=B&n=K   the next K file bodies come without Content-Length and
                                             stop after B bytes (the client cannot tell they are cut)
+                    GET /_ctl/stall?n=K[&files=1]   the next K requests (API or file; files=1: file
+                                            downloads only) get no answer at all: the connection stays
+                                            open and silent for an hour (a stalled Hub)
                     GET /_ctl/reset        clear faults and the request log
                     GET /_ctl/log          the request log, one JSON object a line
 Each request is also appended to --log FILE as a JSON line: method, path, status, auth
@@ -53,6 +56,7 @@ import json
 import re
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -149,6 +153,8 @@ class State:
         self.html_n = 0
         self.short_bytes = 0
         self.short_n = 0
+        self.stall_n = 0
+        self.stall_files = False
         self.log = []
         self.log_path = log_path
 
@@ -201,6 +207,15 @@ class Handler(BaseHTTPRequestHandler):
         log = {"method": self.command, "path": path, "auth": auth, "range": self.headers.get("Range")}
         if path.startswith("/_ctl/"):
             return self._control(path[6:], parse_qs(url.query))
+        with st.lock:
+            stalling = st.stall_n > 0 and (not st.stall_files or "/resolve/" in path)
+            if stalling:
+                st.stall_n -= 1
+        if stalling:  # a Hub that takes the request and never answers
+            log["status"] = "stalled"
+            st.record(log)
+            time.sleep(3600)
+            return
         with st.lock:
             failing = st.fail > 0
             if failing:
@@ -372,8 +387,13 @@ class Handler(BaseHTTPRequestHandler):
             with st.lock:
                 st.short_bytes = int(q.get("bytes", ["1000"])[0])
                 st.short_n = n
+        elif what == "stall":
+            with st.lock:
+                st.stall_n = n
+                st.stall_files = q.get("files", ["0"])[0] == "1"
         elif what == "reset":
             with st.lock:
+                st.stall_n = 0
                 st.fail = 0
                 st.cut_n = 0
                 st.html_n = 0

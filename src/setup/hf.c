@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,7 @@ struct np_hf_client {
     struct np_hf_opts o;
     char *endpoint; /* without trailing '/' */
     char errbuf[CURL_ERROR_SIZE];
+    long left_ms;   /* what is left of the request's deadline: no transfer outlives it (CURLOPT_TIMEOUT_MS) */
 };
 
 /* One request's state, shared by libcurl's callbacks. */
@@ -146,6 +148,10 @@ enum np_status np_hf_client_new(const struct np_hf_opts *opts, struct np_hf_clie
         c->o.connect_timeout_s = 20;
     if (c->o.stall_timeout_s <= 0)
         c->o.stall_timeout_s = 60;
+    if (c->o.deadline_s <= 0)
+        c->o.deadline_s = NP_HF_DEADLINE_DEFAULT;
+    if (c->o.check_deadline_s <= 0)
+        c->o.check_deadline_s = NP_HF_CHECK_DEADLINE_DEFAULT;
     *out = c;
     return NP_OK;
 }
@@ -319,6 +325,8 @@ static CURLcode hf_perform(struct np_hf_client *c, const char *url, struct hf_xf
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, c->o.connect_timeout_s);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->o.stall_timeout_s);
+    if (c->left_ms > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->left_ms);
     if (c->o.token && *c->o.token) {
         curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
         curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, c->o.token);
@@ -400,6 +408,14 @@ static enum np_status hf_access_error(struct np_hf_client *c, const char *kind, 
                         noun, c->endpoint, kind, repo);
 }
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static long hf_elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)(t.tv_sec - t0->tv_sec) * 1000L + (t.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
 /* Run the request at url with retries.  For downloads (x->part set) the
  * .part file is resumed on each attempt.  Returns NP_OK when a final answer
  * (any status not retried) arrived: *code holds it, x->mem its body for non
@@ -408,7 +424,16 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
                                   struct hf_xfer *x, long *code, struct np_error *err)
 {
     char reason[CURL_ERROR_SIZE + 64] = "";
+    /* an overall deadline: a stalled Hub costs at most this, whatever the attempts and their stall timeouts */
+    long limit_s = x->part ? c->o.deadline_s : c->o.check_deadline_s;
+    const char *limit_var = x->part ? "NEMOPERF_HF_DEADLINE" : "NEMOPERF_HF_CHECK_DEADLINE";
+    const char *limit_what = x->part ? "a file's download" : "an access check";
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int attempt = 1;; attempt++) {
+        c->left_ms = limit_s * 1000 - hf_elapsed_ms(&t0);
+        if (c->left_ms <= 0)
+            c->left_ms = 1;
         x->offset = 0;
         x->written = 0;
         x->started = 0;
@@ -461,6 +486,11 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
         }
         if (!retry)
             return NP_OK;
+        if (hf_elapsed_ms(&t0) >= limit_s * 1000)
+            return np_error_set(err, *code >= 400 && cc == CURLE_OK ? NP_E_HTTP : NP_E_IO, what, 0, 0,
+                                "%s (gave up after %d attempt%s in %ld s: the deadline of %s is %ld s, %s)", reason,
+                                attempt, attempt == 1 ? "" : "s", hf_elapsed_ms(&t0) / 1000, limit_what, limit_s,
+                                limit_var);
         if (attempt >= c->o.max_attempts)
             return np_error_set(err, *code >= 400 && cc == CURLE_OK ? NP_E_HTTP : NP_E_IO, what, 0, 0,
                                 "%s (gave up after %d attempt%s)", reason, attempt, attempt == 1 ? "" : "s");
@@ -471,12 +501,16 @@ static enum np_status hf_transfer(struct np_hf_client *c, const char *url, const
             delay = x->retry_after * 1000 > delay ? x->retry_after * 1000 : delay;
         if (delay > c->o.backoff_max_ms)
             delay = c->o.backoff_max_ms;
+        if (delay > limit_s * 1000 - hf_elapsed_ms(&t0))
+            delay = limit_s * 1000 - hf_elapsed_ms(&t0) > 0 ? limit_s * 1000 - hf_elapsed_ms(&t0) : 0;
         char when[32];
         if (delay < 1000)
             snprintf(when, sizeof when, "%ld ms", delay);
         else
             snprintf(when, sizeof when, "%.1f s", delay / 1000.0);
-        np_warnf("%s: %s; retrying in %s (attempt %d of %d)", what, reason, when, attempt + 1, c->o.max_attempts);
+        np_warnf("%s: %s; retrying in %s (attempt %d of %d; %ld s left of the %ld s deadline of %s, %s)", what,
+                 reason, when, attempt + 1, c->o.max_attempts, (limit_s * 1000 - hf_elapsed_ms(&t0)) / 1000, limit_s,
+                 limit_what, limit_var);
         if (hf_sleep(c, delay) < 0)
             return np_error_set(err, NP_E_IO, what, 0, 0, "interrupted");
     }

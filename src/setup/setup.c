@@ -507,6 +507,25 @@ static long long setup_now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The seconds of a deadline variable (NEMOPERF_HF_DEADLINE ...) into *out: 0 when unset or empty (the default),
+ * else 1 to 86400; -1 (said) when it is anything else. */
+static int setup_seconds(const char *name, long *out)
+{
+    const char *v = getenv(name);
+    *out = 0;
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < 1 || n > 86400) {
+        np_errorf("%s=%s: not a number of seconds; allowed: 1 to 86400", name, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
 static void setup_progress_cb(void *ctx, const char *file, long long have, long long total, int done)
 {
     struct setup_progress *sp = ctx;
@@ -1013,6 +1032,9 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
 
     struct setup_progress prog = {0, 0};
     struct np_hf_opts ho = {.endpoint = endpoint, .token = token, .cancel = &setup_signal};
+    if (setup_seconds("NEMOPERF_HF_DEADLINE", &ho.deadline_s) || setup_seconds("NEMOPERF_HF_CHECK_DEADLINE",
+                                                                                 &ho.check_deadline_s))
+        rc = 2;
     if (!quiet && isatty(STDERR_FILENO)) {
         ho.progress = setup_progress_cb;
         ho.progress_ctx = &prog;

@@ -35,7 +35,7 @@
     /* launch and setup of Megatron-Bridge's performance rows (launch/mbridge_config.c) */                        \
     "CONTAINER", "CONFIG_VARIANT", "GBS", "MBS", "SEQ_LEN",                                                        \
     /* setup */                                                                                                    \
-    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT",                                                                    \
+    "HF_ENDPOINT", "NEMOPERF_ARCHIVE_ENDPOINT", "NEMOPERF_HF_DEADLINE", "NEMOPERF_HF_CHECK_DEADLINE",              \
     /* every tool */                                                                                               \
     "NEMOPERF_DATADIR",                                                                                            \
     /* parse */                                                                                                    \

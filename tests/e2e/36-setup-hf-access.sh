@@ -2,7 +2,8 @@
 # 36-setup-hf-access.sh - ./setup checks Hugging Face access to every Hub repo it will fetch from BEFORE the
 # container import and before anything is created: a gated repo answering 401 (wrong token) or 403 (no access),
 # a Megatron-Bridge row whose Hub repo is gated while HF_TOKEN is unset (also one whose description the Hub shows
-# without a token, as the real Hub does), a Diffusers pipeline (not gated) that is not on the Hub (404), and a Hub that does not answer (not reported as a denial).  Each refusal: the exit code, the
+# without a token, as the real Hub does), a Diffusers pipeline (not gated) that is not on the Hub (404), and a Hub that does not answer (not reported as a denial); a Hub that stalls: the access check and a download give up at
+# their deadline (NEMOPERF_HF_CHECK_DEADLINE, NEMOPERF_HF_DEADLINE), which the message names.  Each refusal: the exit code, the
 # message naming the repo and what to do, the stub enroot never called, STAGE_PATH left empty, no file or
 # archive request.  The check is one request per repo, the Hub's auth-check (GET /api/models/<repo>/auth-check).
 # The normal path still stages image, checkout and Hub files in one run, with one check per repo (the NeMo
@@ -105,6 +106,30 @@ EP=$EP0
     ! grep -q 'access denied' "$tmp/down.err" &&
     ok "Hub unreachable: exit 1 before the import, the network failure said, no 'access denied'" ||
     fail "unreachable Hub (rc $rc): $(cat "$tmp/down.err")"
+
+# ---- a stalled Hub: the access check and a download give up at their deadline, which they name ------------------
+# (before: 5 attempts x 60 s of stall timeout per request, ~5 min per file, 307 s for an access check)
+ctl "stall?n=100"
+t0=$(date +%s)
+run stallcheck HF_TOKEN="$TOKEN" MODEL_SIZE=8b NEMOPERF_HF_CHECK_DEADLINE=3
+t=$(($(date +%s) - t0))
+[ "$rc" -eq 1 ] && [ "$t" -le 10 ] && [ ! -s "$NP_STUB_LOG" ] &&
+    grep -q 'meta-llama/Meta-Llama-3-8B: cannot check Hugging Face access: .*the deadline of an access check is 3 s, NEMOPERF_HF_CHECK_DEADLINE' "$tmp/stallcheck.err" &&
+    ok "stalled Hub, NEMOPERF_HF_CHECK_DEADLINE=3: the access check gave up in ${t} s (exit 1), the deadline and its variable named" ||
+    fail "stalled access check (rc $rc, ${t} s): $(cat "$tmp/stallcheck.err")"
+ctl reset
+ctl "stall?n=100&files=1"
+t0=$(date +%s)
+run stallfile HF_TOKEN="$TOKEN" MODEL_SIZE=8b NEMOPERF_HF_DEADLINE=3
+t=$(($(date +%s) - t0))
+nf=$(grep -c "in [0-9]* s: the deadline of a file's download is 3 s, NEMOPERF_HF_DEADLINE)" "$tmp/stallfile.err")
+[ "$rc" -eq 1 ] && [ "$nf" -ge 1 ] && [ "$t" -le $((3 * nf + 6)) ] &&
+    ok "stalled downloads, NEMOPERF_HF_DEADLINE=3: $nf files gave up at their deadline, ${t} s in all (exit 1), the deadline and its variable named" ||
+    fail "stalled download (rc $rc, ${t} s): $(tail -5 "$tmp/stallfile.err")"
+ctl reset
+run baddeadline HF_TOKEN="$TOKEN" MODEL_SIZE=8b NEMOPERF_HF_DEADLINE=soon
+refused baddeadline 2 && grep -q 'NEMOPERF_HF_DEADLINE=soon: not a number of seconds; allowed: 1 to 86400' "$tmp/baddeadline.err" &&
+    ok "NEMOPERF_HF_DEADLINE=soon: exit 2 before anything, named" || fail "bad deadline (rc $rc): $(cat "$tmp/baddeadline.err")"
 
 # ---- the normal path: one run stages everything, each repo's access asked once ------------------------------------
 run full HF_TOKEN="$TOKEN" RECIPE=llama3_70b TASK=sft

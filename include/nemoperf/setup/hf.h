@@ -16,6 +16,8 @@
 #include "nemoperf/util/error.h"
 
 #define NP_HF_DEFAULT_ENDPOINT "https://huggingface.co"
+#define NP_HF_DEADLINE_DEFAULT 1800L      /* s: one file's download, retries included */
+#define NP_HF_CHECK_DEADLINE_DEFAULT 120L /* s: one access check (or listing), retries included */
 #define NP_HF_DEFAULT_REVISION "main"
 
 /* The files nemoperf-setup fetches for a model; `required` ones must exist. */
@@ -38,6 +40,9 @@ struct np_hf_opts {
     long backoff_max_ms;        /* cap of the delay (also of Retry-After); 0: 8000 */
     long connect_timeout_s;     /* 0: 20 */
     long stall_timeout_s;       /* abort a transfer below 1 byte/s for this long; 0: 60 */
+    long deadline_s;            /* a download's whole time, its retries included (NEMOPERF_HF_DEADLINE); 0: 1800 */
+    long check_deadline_s;      /* an API request's (the access check, a listing), retries included
+                                 * (NEMOPERF_HF_CHECK_DEADLINE); 0: 120 */
     np_hf_progress_fn progress; /* NULL: none */
     void *progress_ctx;
     volatile sig_atomic_t *cancel; /* non-zero: abort the transfer (NP_E_IO); may be NULL */
