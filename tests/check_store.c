@@ -234,6 +234,64 @@ START_TEST(test_autocorrelated_one_vs_one)
 END_TEST
 
 /* INCONCLUSIVE says how many more runs; running them mostly decides */
+/* --compare's INCONCLUSIVE names the launch that adds runs: REPEATS=N and the row's variables for a NeMo
+ * benchmark row, a placeholder for a family whose rows take other variables (docs/launch.md "Repeats") */
+static void cmp_rec(struct np_store_rec *r, const char *family, double tput)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->config, sizeof r->config, "%s", "llama3.1 8b pretrain bf16 h100x8 seq8192 gbs128 synthetic");
+    snprintf(r->family, sizeof r->family, "%s", family);
+    snprintf(r->kind, sizeof r->kind, "benchmark");
+    snprintf(r->recipe, sizeof r->recipe, "llama3.1");
+    snprintf(r->size, sizeof r->size, "8b");
+    snprintf(r->dtype, sizeof r->dtype, "bf16");
+    snprintf(r->gpu, sizeof r->gpu, "h100");
+    snprintf(r->task, sizeof r->task, "pretrain");
+    snprintf(r->workload, sizeof r->workload, "synthetic");
+    snprintf(r->status, sizeof r->status, "synthetic");
+    r->gpus = 8;
+    r->step_time_s = NAN;
+    r->tokens_per_s_per_gpu = tput;
+}
+
+START_TEST(test_inconclusive_names_launch)
+{
+    static const double base[] = {1000, 1030, 970}, cand[] = {990, 1020, 960};
+    for (int mb = 0; mb < 2; mb++) {
+        struct np_compare_set *set = np_compare_set_new();
+        ck_assert_ptr_nonnull(set);
+        struct np_store_rec r;
+        for (int i = 0; i < 3; i++) {
+            cmp_rec(&r, mb ? "mbridge" : "nemo", base[i]);
+            ck_assert_int_eq(np_compare_set_add(set, NP_CMP_BASE, &r), 1);
+            cmp_rec(&r, mb ? "mbridge" : "nemo", cand[i]);
+            ck_assert_int_eq(np_compare_set_add(set, NP_CMP_CAND, &r), 1);
+        }
+        char *buf = NULL;
+        size_t len = 0, nslower, ncmp;
+        FILE *m = open_memstream(&buf, &len);
+        ck_assert_int_eq(np_compare_write(set, NP_FMT_JSON, 2.0, m, &nslower, &ncmp), NP_OK);
+        fclose(m);
+        json_t *root = json_loads(buf, 0, NULL);
+        ck_assert_ptr_nonnull(root);
+        json_t *c0 = json_array_get(json_object_get(root, "configurations"), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(c0, "verdict")), "INCONCLUSIVE");
+        json_int_t more = json_integer_value(json_object_get(c0, "more_runs"));
+        ck_assert(more > 0 && more <= 1000);
+        char want[512];
+        snprintf(want, sizeof want, "about %lld more run%s a side would likely decide it; on each side: REPEATS=%lld %s",
+                 (long long)more, more == 1 ? "" : "s", (long long)(more < 100 ? more : 100),
+                 mb ? "<the row's variables> ./launch"
+                    : "RECIPE=llama3.1 MODEL_SIZE=8b DTYPE=bf16 GPU_TYPE=h100 WORKLOAD=synthetic JOB_TOTAL_GPUS=8 "
+                      "./launch");
+        ck_assert_str_eq(json_string_value(json_object_get(c0, "note")), want);
+        json_decref(root);
+        free(buf);
+        np_compare_set_free(set);
+    }
+}
+END_TEST
+
 START_TEST(test_more_runs)
 {
     rng_state = 77;
@@ -800,6 +858,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_redact_malformed);
     tcase_add_test(tc, test_t_distribution);
+    tcase_add_test(tc, test_inconclusive_names_launch);
     tcase_add_test(tc, test_slowdown_steps_noise);
     tcase_add_test(tc, test_slowdown_run_noise);
     tcase_add_test(tc, test_small_change_noisy);

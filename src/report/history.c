@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "nemoperf/report/plot.h"
+#include "nemoperf/util/shell.h"
 #include "nemoperf/util/text.h"
 #include "nemoperf/report/history.h"
 #include "nemoperf/report/cairo_dyn.h"
@@ -36,6 +37,7 @@ struct history_side {
 
 struct history_cfg {
     char *name;
+    char *launch;          /* compare: the variables that launch more of its runs (REPEATS=N ...), or NULL */
     struct history_side s[2];
 };
 
@@ -90,6 +92,7 @@ void np_compare_set_free(struct np_compare_set *set)
         return;
     for (size_t i = 0; i < set->n; i++) {
         free(set->c[i].name);
+        free(set->c[i].launch);
         history_side_free(&set->c[i].s[0]);
         history_side_free(&set->c[i].s[1]);
     }
@@ -175,6 +178,31 @@ static int history_counts(const struct np_store_rec *rec)
            isfinite(np_store_rec_tput(rec));
 }
 
+/* The ./launch variables of a NeMo benchmark run's row (docs/launch.md "Repeats"), NULL for another kind or
+ * family (their rows take other variables) or when out of memory. */
+static char *history_launch_vars(const struct np_store_rec *rec)
+{
+    if (strcmp(rec->family, "nemo") != 0 || strcmp(rec->kind, "benchmark") != 0 || rec->variant[0] ||
+        !rec->recipe[0] || !rec->size[0] || !rec->dtype[0] || !rec->gpu[0] || rec->gpus <= 0)
+        return NULL;
+    const char *name[] = {"RECIPE", "MODEL_SIZE", "DTYPE", "GPU_TYPE", "TASK", "WORKLOAD"};
+    const char *val[] = {rec->recipe, rec->size, rec->dtype, rec->gpu,
+                         strcmp(rec->task, "pretrain") != 0 ? rec->task : "", rec->workload};
+    struct np_buf b;
+    np_buf_init(&b);
+    for (size_t i = 0; i < sizeof name / sizeof name[0]; i++)
+        if (*val[i]) {
+            np_buf_appendf(&b, "%s=", name[i]);
+            if (strspn(val[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-+") == strlen(val[i]))
+                np_buf_append(&b, val[i]);
+            else /* what the store holds goes to a shell as one word */
+                np_buf_append_shq(&b, val[i]);
+            np_buf_append(&b, " ");
+        }
+    np_buf_appendf(&b, "JOB_TOTAL_GPUS=%d", rec->gpus);
+    return np_buf_steal(&b);
+}
+
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec)
 {
     if (!history_counts(rec))
@@ -182,6 +210,8 @@ int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, co
     struct history_cfg *c = history_cfg(set, rec->config);
     if (!c)
         return -1;
+    if (!c->launch && c->s[0].n + c->s[1].n == 0)
+        c->launch = history_launch_vars(rec);
     struct history_side *s = &c->s[side];
     set->kinds[side] |= history_kind_bit(rec->kind);
     double x = np_store_rec_tput(rec);
@@ -268,7 +298,7 @@ static void history_num(char *buf, size_t size, double v, int prec)
         snprintf(buf, size, "n/a");
 }
 
-static void history_more(const struct np_cmp_result *r, char *buf, size_t size)
+static void history_more(const struct np_cmp_result *r, const char *launch, char *buf, size_t size)
 {
     buf[0] = '\0';
     if (r->verdict != NP_CMP_INCONCLUSIVE)
@@ -278,8 +308,9 @@ static void history_more(const struct np_cmp_result *r, char *buf, size_t size)
     else if (r->more_runs > NP_CMP_MORE_MAX)
         snprintf(buf, size, "the change is at the margin: more than %d more runs a side", NP_CMP_MORE_MAX);
     else if (r->more_runs > 0)
-        snprintf(buf, size, "about %ld more run%s a side would likely decide it", r->more_runs,
-                 r->more_runs == 1 ? "" : "s");
+        snprintf(buf, size, "about %ld more run%s a side would likely decide it; on each side: REPEATS=%ld %s "
+                 "./launch", r->more_runs, r->more_runs == 1 ? "" : "s", r->more_runs < 100 ? r->more_runs : 100,
+                 launch ? launch : "<the row's variables>");
 }
 
 static json_t *history_json_side(const struct np_cmp_side *s)
@@ -339,8 +370,8 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
         (*ncompared)++;
         if (r.verdict == NP_CMP_SLOWER)
             (*nslower)++;
-        char more[160], bm[32], bl[32], bh[32], cm[32], cl[32], ch[32], d[32], dl[32], dh[32];
-        history_more(&r, more, sizeof more);
+        char more[640], bm[32], bl[32], bh[32], cm[32], cl[32], ch[32], d[32], dl[32], dh[32];
+        history_more(&r, c->launch, more, sizeof more);
         history_num(bm, sizeof bm, r.base.mean, 2);
         history_num(bl, sizeof bl, r.base.lo, 2);
         history_num(bh, sizeof bh, r.base.hi, 2);
