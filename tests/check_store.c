@@ -851,6 +851,193 @@ START_TEST(test_pg_password_not_printed)
 }
 END_TEST
 
+/* ---- an independent computation of the comparison (written here, not calling compare.c's helpers): the
+ * t quantile by Simpson's rule on the t density and bisection, Welch's t on the logs, the batch means of
+ * the latest 4 x floor(n/4) steps and the AR(1) floor over those same steps; np_compare_* must agree. */
+static double ref_t_pdf(double x, double df)
+{
+    return exp(lgamma((df + 1) / 2) - lgamma(df / 2) - 0.5 * log(df * M_PI) - (df + 1) / 2 * log1p(x * x / df));
+}
+
+static double ref_t_cdf_pos(double t, double df) /* P(T <= t), t >= 0 */
+{
+    int n = 20000;
+    double h = t / n, s = ref_t_pdf(0, df) + ref_t_pdf(t, df);
+    for (int i = 1; i < n; i++)
+        s += (i % 2 ? 4 : 2) * ref_t_pdf(i * h, df);
+    return 0.5 + s * h / 3;
+}
+
+static double ref_t_q975(double df)
+{
+    double lo = 0, hi = 200;
+    for (int i = 0; i < 80; i++) {
+        double mid = (lo + hi) / 2;
+        if (ref_t_cdf_pos(mid, df) < 0.975)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+struct ref_cmp {
+    double diff, lo, hi, df;
+};
+
+/* Welch on samples y (already logs of throughput), one-sample sides given the other's variance */
+static void ref_welch(const double *yb, size_t nb, const double *yc, size_t nc, double vb_floor, double vc_floor,
+                      struct ref_cmp *r)
+{
+    double mb = 0, mc = 0, vb = 0, vc = 0;
+    for (size_t i = 0; i < nb; i++)
+        mb += yb[i] / (double)nb;
+    for (size_t i = 0; i < nc; i++)
+        mc += yc[i] / (double)nc;
+    for (size_t i = 0; i < nb; i++)
+        vb += (yb[i] - mb) * (yb[i] - mb) / (double)(nb > 1 ? nb - 1 : 1);
+    for (size_t i = 0; i < nc; i++)
+        vc += (yc[i] - mc) * (yc[i] - mc) / (double)(nc > 1 ? nc - 1 : 1);
+    if (nb == 1)
+        vb = vc;
+    if (nc == 1)
+        vc = vb;
+    vb = vb > vb_floor ? vb : vb_floor;
+    vc = vc > vc_floor ? vc : vc_floor;
+    double qb = vb / (double)nb, qc = vc / (double)nc;
+    double den = (nb > 1 ? qb * qb / (double)(nb - 1) : 0) + (nc > 1 ? qc * qc / (double)(nc - 1) : 0);
+    r->df = (qb + qc) * (qb + qc) / den;
+    double t = ref_t_q975(r->df), se = sqrt(qb + qc);
+    r->diff = (exp(mc - mb) - 1) * 100;
+    r->lo = (exp(mc - mb - t * se) - 1) * 100;
+    r->hi = (exp(mc - mb + t * se) - 1) * 100;
+}
+
+/* the AR(1) variance of the batch-mean process (times the number of batches): over steps x[0..n) */
+static double ref_ar1_batch_var(const double *x, size_t n, size_t batches)
+{
+    double m = 0, c0 = 0, c1 = 0;
+    for (size_t i = 0; i < n; i++)
+        m += -log(x[i]) / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        c0 += (-log(x[i]) - m) * (-log(x[i]) - m);
+        if (i > 0)
+            c1 += (-log(x[i]) - m) * (-log(x[i - 1]) - m);
+    }
+    double r = c1 / c0 + (1 + 4 * c1 / c0) / (double)n;
+    r = r < 0 ? 0 : r > 0.95 ? 0.95 : r;
+    return c0 / (double)(n - 1) / (double)n * (1 + r) / (1 - r) * (double)batches;
+}
+
+static void ref_steps(const double *b, size_t nb, const double *c, size_t nc, struct ref_cmp *r)
+{
+    double yb[4], yc[4];
+    size_t lb = nb / 4, lc = nc / 4, sb = nb - 4 * lb, sc = nc - 4 * lc;
+    for (int k = 0; k < 4; k++) {
+        yb[k] = yc[k] = 0;
+        for (size_t i = 0; i < lb; i++)
+            yb[k] -= log(b[sb + k * lb + i]) / (double)lb;
+        for (size_t i = 0; i < lc; i++)
+            yc[k] -= log(c[sc + k * lc + i]) / (double)lc;
+    }
+    ref_welch(yb, 4, yc, 4, ref_ar1_batch_var(b + sb, nb - sb, 4), ref_ar1_batch_var(c + sc, nc - sc, 4), r);
+}
+
+#define CK_NEAR(a, b) ck_assert_msg(fabs((a) - (b)) <= 1e-6 * (1 + fabs(b)), "%s = %.9g, want %.9g", #a, (a), (b))
+
+START_TEST(test_reference_computation)
+{
+    struct np_cmp_result r;
+    struct ref_cmp w;
+    /* unequal run counts, throughputs: 3 against 5 */
+    double b3[3] = {100.0, 103.0, 98.5}, c5[5] = {106.0, 104.2, 108.9, 105.5, 107.1};
+    double lb3[3], lc5[5];
+    for (int i = 0; i < 3; i++)
+        lb3[i] = log(b3[i]);
+    for (int i = 0; i < 5; i++)
+        lc5[i] = log(c5[i]);
+    np_compare_runs(b3, 3, c5, 5, 2.0, &r);
+    ref_welch(lb3, 3, lc5, 5, 0, 0, &w);
+    CK_NEAR(r.diff_pct, w.diff);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    CK_NEAR(r.df, w.df);
+    ck_assert_int_eq(r.base.n, 3);
+    ck_assert_int_eq(r.cand.n, 5);
+    /* a side's own interval: exp(mean +- t(n-1) s/sqrt(n)) */
+    double m = (lc5[0] + lc5[1] + lc5[2] + lc5[3] + lc5[4]) / 5, v = 0;
+    for (int i = 0; i < 5; i++)
+        v += (lc5[i] - m) * (lc5[i] - m) / 4;
+    CK_NEAR(r.cand.lo, exp(m - ref_t_q975(4) * sqrt(v / 5)));
+    CK_NEAR(r.cand.hi, exp(m + ref_t_q975(4) * sqrt(v / 5)));
+    CK_NEAR(r.cand.mean, exp(m));
+    ck_assert_int_eq(r.verdict, w.lo > 2.0 ? NP_CMP_FASTER : NP_CMP_INCONCLUSIVE);
+    /* one run against three: the single run is given the three's spread */
+    double one[1] = {110.0}, three[3] = {100.0, 100.4, 99.7}, l1[1] = {log(110.0)}, l3[3];
+    for (int i = 0; i < 3; i++)
+        l3[i] = log(three[i]);
+    np_compare_runs(three, 3, one, 1, 2.0, &r);
+    ref_welch(l3, 3, l1, 1, 0, 0, &w);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    ck_assert_int_eq(r.verdict, NP_CMP_FASTER);
+    /* steps, unequal lengths (34 and 41: 2 and 1 earliest steps left out), a slow first step and drift */
+    double sa[34], sc41[41];
+    rng_state = 99;
+    gen_ar1(sa, 34, 1.0, 0.01, 0.6);
+    gen_ar1(sc41, 41, 0.97, 0.01, 0.6);
+    sa[0] = 3.0;
+    sc41[0] = 2.5;
+    np_compare_steps(sa, 34, sc41, 41, 2.0, &r);
+    ref_steps(sa, 34, sc41, 41, &w);
+    CK_NEAR(r.diff_pct, w.diff);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    CK_NEAR(r.df, w.df);
+}
+END_TEST
+
+/* one slow first step that the batch means leave out does not widen the interval (the AR(1) floor is
+ * computed over the steps the batch means use): 34 steps, identical windows but for step 0 */
+START_TEST(test_slow_first_step)
+{
+    double a[34], b[34];
+    rng_state = 7;
+    gen_ar1(a, 34, 1.0, 0.003, 0.3);
+    memcpy(b, a, sizeof a);
+    struct np_cmp_result clean, slow;
+    np_compare_steps(a, 34, b, 34, 2.0, &clean);
+    b[0] = 4.0; /* a 4x first step, outside the 4 batches of 8 */
+    np_compare_steps(a, 34, b, 34, 2.0, &slow);
+    CK_NEAR(slow.diff_lo, clean.diff_lo);
+    CK_NEAR(slow.diff_hi, clean.diff_hi);
+    ck_assert_int_eq(slow.verdict, NP_CMP_SAME);
+}
+END_TEST
+
+/* the verdict's boundaries: an interval ending exactly at +-min-effect is SAME, not FASTER/SLOWER;
+ * identical runs with --min-effect 0 are SAME */
+START_TEST(test_boundaries)
+{
+    struct np_cmp_result r;
+    double b[3] = {100, 100, 100}, up[3] = {102.5, 102.5, 102.5}, down[3] = {97.5, 97.5, 97.5};
+    np_compare_runs(b, 3, b, 3, 0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SAME);
+    np_compare_runs(b, 3, up, 3, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_FASTER);
+    double edge = r.diff_lo; /* zero spread: diff_lo == diff_hi == diff_pct */
+    np_compare_runs(b, 3, up, 3, edge, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SAME);
+    np_compare_runs(b, 3, down, 3, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SLOWER);
+    edge = -r.diff_hi;
+    np_compare_runs(b, 3, down, 3, edge, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SAME);
+    np_compare_runs(b, 3, down, 3, edge * 0.999, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SLOWER);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -865,6 +1052,9 @@ int main(void)
     tcase_add_test(tc, test_identical_error_rate);
     tcase_add_test(tc, test_autocorrelated_one_vs_one);
     tcase_add_test(tc, test_more_runs);
+    tcase_add_test(tc, test_reference_computation);
+    tcase_add_test(tc, test_slow_first_step);
+    tcase_add_test(tc, test_boundaries);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("sqlite");
     tcase_set_timeout(ts, 120);

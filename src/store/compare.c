@@ -333,8 +333,11 @@ void np_compare_steps(const double *base, size_t nb, const double *cand, size_t 
     compare_moments_of(bb, kb, &mb);
     compare_moments_of(bc, kc, &mc);
     /* a short window's few batches are still correlated: the variance of the mean is at least what an
-     * AR(1) process with the steps' lag-1 autocorrelation gives (bias-corrected, Marriott-Pope) */
-    double ab = compare_ar1_var(base, nb), ac = compare_ar1_var(cand, nc);
+     * AR(1) process with the steps' lag-1 autocorrelation gives (bias-corrected, Marriott-Pope), over the
+     * steps the batch means use (the earliest n % NP_CMP_BATCHES left out: one slow first step would
+     * otherwise widen the interval of a window whose means never see it) */
+    size_t sb = nb % NP_CMP_BATCHES, sc = nc % NP_CMP_BATCHES;
+    double ab = compare_ar1_var(base + sb, nb - sb), ac = compare_ar1_var(cand + sc, nc - sc);
     if (ab * (double)kb > mb.var)
         mb.var = ab * (double)kb;
     if (ac * (double)kc > mc.var)
