@@ -268,7 +268,7 @@ END_TEST
 /* 26.06.01 launches on v0.5.0's launcher from r0.5.0 cba825f (the commit that publishes it; its perf_plugins.py,
  * utils/executors.py and setup_experiment.py differ from v0.5.0's only for vr200, B300 and retries): run_script.py
  * of that checkout, PerfEnvPlugin's environment and manual GC, its profile, its Hugging Face files; a container
- * nemoperf does not launch (26.02.01) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
+ * nemoperf does not launch (26.02) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
  * row. */
 START_TEST(test_v5_26_06_01)
 {
@@ -298,11 +298,11 @@ START_TEST(test_v5_26_06_01)
     ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
     np_launch_plan_free(&plan);
-    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02.01", NULL};
+    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02", NULL};
     ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "CONTAINER=26.02.01: no launchable Megatron-Bridge rows") &&
-                  strstr(e, "Megatron-Bridge publishes 36 rows of 26.02.01, none launched by nemoperf") &&
-                  strstr(e, "r0.3.0-1f0cfc3's (scripts/performance/perf_plugins.py"), "%s", e);
+    ck_assert_msg(strstr(e, "CONTAINER=26.02: no launchable Megatron-Bridge rows") &&
+                  strstr(e, "Megatron-Bridge publishes 33 rows of 26.02, none launched by nemoperf") &&
+                  strstr(e, "v0.3.0's (scripts/performance/perf_plugins.py"), "%s", e);
 }
 END_TEST
 
@@ -347,6 +347,24 @@ START_TEST(test_v4_26_04_01)
     ck_assert_msg(resolve(d1, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_ptr_null(np_mbridge_perf_cpus(&plan.jobs[0])); /* v0.4.2 setup_experiment.py:288-301 */
     np_launch_plan_free(&plan);
+    /* 26.02.01 (r0.3.0 1f0cfc3): srun without --container-writable (utils/executors.py:86-89), no --offline (the
+     * release's HF_HUB_OFFLINE=0 over TRANSFORMERS_OFFLINE=1), -C on B300; its Qwen3 rows are refused with why
+     * (the release requires an HF token for them: setup_experiment.py:247) but shown by --print-config */
+    const char *g[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb200", "CONTAINER=26.02.01", NULL};
+    ck_assert_msg(resolve(g, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->release, "r0.3.0-1f0cfc3");
+    ck_assert_str_eq(var(&plan.jobs[0], "HF_HUB_OFFLINE"), "0");
+    ck_assert_str_eq(var(&plan.jobs[0], "TRANSFORMERS_OFFLINE"), "1");
+    ck_assert_int_eq(np_mbridge_perf_writable(&plan.jobs[0]), 0);
+    char *sc = NULL;
+    struct np_error err;
+    ck_assert(np_script_render(&plan.jobs[0], &sc, &err) == NP_OK);
+    ck_assert_msg(strstr(sc, "--mpi=pmix --no-container-mount-home") && !strstr(sc, "--container-writable"), "%s", sc);
+    free(sc);
+    np_launch_plan_free(&plan);
+    const char *q[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02.01", NULL};
+    ck_assert(resolve(q, &plan, e, sizeof e) != NP_OK);
+    ck_assert_msg(strstr(e, "not launched by nemoperf") && strstr(e, "requires an HF token for Qwen3"), "%s", e);
 }
 END_TEST
 

@@ -230,8 +230,9 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     np_buf_append(b, "\"${SLURM_RESTART_COUNT:-0}\"'.out'");
     if (nemo) {
         /* torchrun starts its own workers: no PMI for them */
-        np_buf_append(b, torchrun ? " \\\n    --no-container-mount-home --container-writable"
-                                  : " \\\n    --mpi=pmix --no-container-mount-home --container-writable");
+        np_buf_append(b, torchrun ? " \\\n    --no-container-mount-home" : " \\\n    --mpi=pmix --no-container-mount-home");
+        if (!c->mb || np_mbridge_perf_writable(c)) /* Megatron-Bridge before v0.4 ran without it */
+            np_buf_append(b, " --container-writable");
         np_buf_append(b, " \\\n    --container-image ");
         np_buf_append_shq(b, c->image);
         np_buf_append(b, " \\\n    --container-mounts ");

@@ -39,6 +39,8 @@ static const struct np_mbperf_profile mbperf_profiles[] = {
                                     "(no --nsys_trace: NeMo-Run's nvtx,cuda)"},
     {"v0.4.0", 10, 11, "cuda-sw,nvtx", "MB v0.4.0 scripts/performance/argument_parser.py:624-635; "
                                        "setup_experiment.py:416-420"},
+    {"r0.3.0-1f0cfc3", 10, 11, "nvtx,cuda", "MB 1f0cfc3 scripts/performance/argument_parser.py:546-559; perf_plugins.py:120-122 "
+                                            "(no --nsys_trace given: NeMo-Run's nvtx,cuda)"},
     {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d (r0.4.0) scripts/performance/argument_parser.py:634-645; "
                                                "setup_experiment.py:418-422"},
     {"v0.4.1", 10, 11, "cuda-sw,nvtx", "MB v0.4.1 scripts/performance/argument_parser.py:624-635; "
@@ -47,12 +49,16 @@ static const struct np_mbperf_profile mbperf_profiles[] = {
                                        "setup_experiment.py:434-438"},
     {"v0.5.0", 10, 11, "cuda-sw,nvtx", "MB v0.5.0 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:672-677"},
+    {"r0.3.0-1f0cfc3", 10, 11, "nvtx,cuda", "MB 1f0cfc3 scripts/performance/argument_parser.py:546-559; perf_plugins.py:120-122 "
+                                            "(no --nsys_trace given: NeMo-Run's nvtx,cuda)"},
     {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d scripts/performance/argument_parser.py:633-647; "
                                                "setup_experiment.py:417-422"},
     {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f (r0.5.0) scripts/performance/argument_parser.py:728-739; "
                                                "setup_experiment.py:674-679"},
     {"v0.5.1", 10, 11, "cuda-sw,nvtx", "MB v0.5.1 scripts/performance/argument_parser.py:728-739; "
                                        "setup_experiment.py:674-679"},
+    {"r0.3.0-1f0cfc3", 10, 11, "nvtx,cuda", "MB 1f0cfc3 scripts/performance/argument_parser.py:546-559; perf_plugins.py:120-122 "
+                                            "(no --nsys_trace given: NeMo-Run's nvtx,cuda)"},
     {"r0.4.0-f171d7d", 10, 11, "cuda-sw,nvtx", "MB f171d7d scripts/performance/argument_parser.py:633-647; "
                                                "setup_experiment.py:417-422"},
     {"r0.5.0-cba825f", 10, 11, "cuda-sw,nvtx", "MB cba825f scripts/performance/argument_parser.py:728-739; "
@@ -78,6 +84,18 @@ const char *np_mbridge_perf_pre_cmd(const struct np_launch_config *c)
         if (strcmp(c->mb->release, mbperf_print_sha[i]) == 0)
             return "bash /opt/Megatron-Bridge/docker/common/print_sha.sh repo_status.json; ";
     return NULL;
+}
+
+/* The releases whose slurm_executor() gives srun no --container-writable (r0.3.0 1f0cfc3
+ * utils/executors.py:86-89; added by v0.4). */
+static const char *const mbperf_not_writable[] = {"r0.3.0-1f0cfc3"};
+
+int np_mbridge_perf_writable(const struct np_launch_config *c)
+{
+    for (size_t i = 0; c->mb && i < sizeof mbperf_not_writable / sizeof mbperf_not_writable[0]; i++)
+        if (strcmp(c->mb->release, mbperf_not_writable[i]) == 0)
+            return 0;
+    return 1;
 }
 
 const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c)
@@ -188,7 +206,8 @@ static json_t *mbridge_perf_data_json(const struct np_launch_config *c)
 }
 
 /* A release nemoperf has no rendering of its own for, launched with the environment and task overrides its own
- * launcher code gives the row (v0.4.2 for 26.04.01, r0.4.0 f171d7d for 26.04: rows-<container>.json "launcher",
+ * launcher code gives the row (v0.4.2 for 26.04.01, r0.4.0 f171d7d for 26.04, r0.3.0 1f0cfc3 for 26.02.01:
+ * rows-<container>.json "launcher",
  * extract-recipes.py EVALUATED); its executor is v0.5.0's (numactl, --segment, srun flags: slurm_executor() the
  * same but for PERF_ENV_VARS, print_sha.sh from v0.4.2 on, and f171d7d's unconditional B300 -C), its rank command
  * run_script.py with setup_experiment.py's argv (v0.4.2 setup_experiment.py:471-476, f171d7d 455-460). */
@@ -474,9 +493,12 @@ const char *np_mbridge_perf_cpus(const struct np_launch_config *c)
      * (v0.4.2 setup_experiment.py:288-301) */
     if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c) || mbridge_perf_evaluated(c)))
         return NULL;
-    /* r0.4.0 f171d7d (26.04): no enable_pct_binding yet, -C on every B300 job (utils/executors.py:135-138) */
-    if (strcmp(r->release, "r0.4.0-f171d7d") == 0)
-        return " -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))";
+    /* no enable_pct_binding yet: -C on every B300 job (r0.4.0 f171d7d utils/executors.py:135-138, r0.3.0 1f0cfc3
+     * 128-129) */
+    static const char *const always[] = {"r0.4.0-f171d7d", "r0.3.0-1f0cfc3"};
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+        if (strcmp(r->release, always[i]) == 0)
+            return " -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))";
     /* enable_pct_binding (default True, argument_parser.py) turned off for these rows: v0.5.0
      * setup_experiment.py:483-499, v0.6.0 564-581 (which adds Kimi) */
     const char *dt = np_mb_dtype_name(r->dtype);

@@ -1204,6 +1204,13 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     }
     if (st == NP_OK && mbwant) { /* a Megatron-Bridge row (launch/mbridge_config.c) */
         st = np_mb_config_pick(c->mbset, x.env, x.env_ctx, c->task, &c->mb, x.err);
+        for (size_t i = 0; st == NP_OK && !opts->config_only && i < c->mb.n; i++)
+            if (!c->mb.rows[i]->launchable) /* a row of a launched container nemoperf cannot run as NVIDIA did */
+                st = np_error_set(x.err, NP_E_INVALID, "", 0, 0, "%s %s on %s x%d in CONTAINER=%s: not launched by "
+                                  "nemoperf: %s (--print-config shows the row)", c->mb.rows[i]->recipe,
+                                  np_mb_dtype_name(c->mb.rows[i]->dtype), c->mb.rows[i]->gpu_type,
+                                  c->mb.rows[i]->gpus, c->mb.rows[i]->container,
+                                  c->mb.rows[i]->why_not ? c->mb.rows[i]->why_not : "-");
         if (st == NP_OK) {
             const struct np_mbperf_row *r0 = c->mb.rows[0];
             c->recipe = &r0->as_recipe;

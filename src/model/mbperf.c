@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04"};
+const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01"};
 const size_t np_mbperf_ncontainers = sizeof np_mbperf_containers / sizeof np_mbperf_containers[0];
 const char *const np_mbperf_published[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
                                            "26.02.01", "26.02", "25.11", "25.09"};
@@ -299,13 +299,6 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
             bad = 1;
         else if (t) {
             free(r->why_not);
-    free(r->launcher_source);
-    for (char **e = r->launcher_env; e && *e; e++)
-        free(*e);
-    free(r->launcher_env);
-    for (char **a = r->launcher_args; a && *a; a++)
-        free(*a);
-    free(r->launcher_args);
             r->why_not = t;
         }
     }

@@ -28,6 +28,9 @@ const struct np_mbperf_profile *np_mbridge_perf_profile(const char *release);
 /* nsys -t for c's row: its release's, else NeMo-Run's "nvtx,cuda".  Borrowed static text. */
 const char *np_mbridge_perf_nsys_trace(const struct np_launch_config *c);
 
+/* 0 when the row's release gives srun no --container-writable (r0.3.0 1f0cfc3), else 1. */
+int np_mbridge_perf_writable(const struct np_launch_config *c);
+
 /* What a LoRA row reads besides the checkout, as NVIDIA's reproduction runs it (exemplar-performance e249aa3
  * llama3/finetune/launch.sh:188-200: --pretrained_checkpoint, --data squad_packed, --dataset_root): the i-th
  * (0: the converted checkpoint <stage>/mbridge/checkpoints/<recipe>, 1: the SQuAD cache

@@ -79,7 +79,7 @@ LAUNCHERS = {
 # utils/executors.py slurm_executor() and perf_plugins.py PerfEnvPlugin.setup() on a stand-in NeMo-Run), written
 # as the row's "launcher": job/mbridge_perf.c exports it for the releases it has no rendering of its own for
 # (v0.4.2), and checks its v0.5.0 rendering against it (tests/mbridge/test_contract.py).
-EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2", "r0.4.0-f171d7d"}
+EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2", "r0.4.0-f171d7d", "r0.3.0-1f0cfc3"}
 LAUNCHERS["v0.4.2"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the row's "
                        "\"launcher\"); v0.4.2's slurm_executor() is v0.5.0's but for its PERF_ENV_VARS (no "
                        "PYTORCH_CUDA_ALLOC_CONF/NCCL_GRAPH_REGISTER there: perf_plugins.py sets them per model), "
@@ -88,6 +88,21 @@ LAUNCHERS["r0.4.0-f171d7d"] = ("the release's own executor and PerfEnvPlugin env
                                "row's \"launcher\"); its slurm_executor() is v0.4.2's without print_sha.sh and "
                                "with -C on every B300 job (utils/executors.py:135-138), run_script.py gets "
                                "setup_experiment.py's whole argv (setup_experiment.py:455-460)")
+
+LAUNCHERS["r0.3.0-1f0cfc3"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the "
+                               "row's \"launcher\"); its slurm_executor() has no --container-writable, no "
+                               "print_sha.sh, -C on every B300 job (utils/executors.py:86-89,128-129) and no "
+                               "--offline; run_script.py gets setup_experiment.py's whole argv")
+# Rows of a launched release that nemoperf still cannot launch as NVIDIA did: (release, recipe prefix) -> why.
+ROW_NOT_YET = {
+    ("r0.3.0-1f0cfc3", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
+                                  "(setup_experiment.py:247), which the job then carries (HF_TOKEN, "
+                                  "TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); nemoperf writes no token into "
+                                  "a job",
+    ("r0.3.0-1f0cfc3", "kimi_k2"): "its recipe reads nothing from the Hugging Face Hub (KimiK2Provider, "
+                                   "NullTokenizer: src/megatron/bridge/recipes/kimi/kimi_k2.py:63-64,89-90), which "
+                                   "hf-files.tsv cannot say yet (a row without lines counts as not staged)",
+}
 
 # Releases whose launcher is one nemoperf renders but whose rows are not launched yet, and why.
 NOT_YET = {}
@@ -527,6 +542,9 @@ def main():
         env = PLUGIN_ENV.get((a.container, r["gpu_type"]), [])
         if env:
             row["plugin_env"] = [{"name": n, "value": v, "source": s} for n, v, s in env]
+        for (rel, prefix), why_row in ROW_NOT_YET.items():
+            if rel == tag and r["recipe"].startswith(prefix):
+                cant.append("nemoperf does not launch this row yet: %s" % why_row)
         if tag in NOT_YET:
             cant.append("nemoperf does not launch %s rows yet: %s" % (tag, NOT_YET[tag]))
         elif tag not in LAUNCHERS:
