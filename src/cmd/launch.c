@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nemoperf/job/kind.h"
 #include "nemoperf/launch/config.h"
+#include "nemoperf/launch/manifest.h"
 #include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/model/mbdtype.h"
 #include "nemoperf/util/diag.h"
@@ -56,7 +58,8 @@ static const struct launch_option launch_options[] = {
     {"dtype", LAUNCH_OPT_DTYPE, "D", "with --list: only dtype D (bf16, fp8; Megatron-Bridge fp8_cs, MXFP8, ...)"},
     {"task", LAUNCH_OPT_TASK, "T", "with --list: only task T (pretrain, sft, lora)"},
     {"container", LAUNCH_OPT_CONTAINER, "C", "with --list: only Megatron-Bridge rows of container C (26.04.01)"},
-    {"format", LAUNCH_OPT_FORMAT, "F", "with --list: table (default) or json"},
+    {"format", LAUNCH_OPT_FORMAT, "F",
+     "with --list or a submission: table (default) or json (what was queued, one document; messages on stderr)"},
     {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
     {"store", LAUNCH_OPT_STORE, NULL, "with --wait: record the runs waited for in the results store (NEMOPERF_DB)"},
     {"reconcile", 'r', NULL, "FOLDER...: settle submitting/unknown records by asking Slurm for the tagged job"},
@@ -247,9 +250,9 @@ static int launch_env_typos(void)
 
 /* --wait: follow the submitted jobs to their end, then print the parse table of their folders.
  * Returns the exit code: 0 only if every job COMPLETED and every run is ok. */
-static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set, int store)
+static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_set *set, int store, FILE *out)
 {
-    enum np_status st = np_launch_follow(sub, stdout);
+    enum np_status st = np_launch_follow(sub, out);
     if (st == NP_E_INVALID || st == NP_E_NOMEM)
         return np_exit_code(st);
     int rc = st != NP_OK;
@@ -270,8 +273,8 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     for (size_t i = 0; i < res.nruns; i++)
         if (!np_run_status_good(res.runs[i].status)) /* ok, or a complete synthetic run */
             rc = 1;
-    putchar('\n');
-    if (np_report_write(stdout, NP_FMT_TABLE, &res, &po) != NP_OK)
+    fputc('\n', out);
+    if (np_report_write(out, NP_FMT_TABLE, &res, &po) != NP_OK)
         rc = 1;
     if (store) { /* --store: what was waited for goes into the results store (NEMOPERF_DB, docs/history.md) */
         struct np_error err;
@@ -293,13 +296,64 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
     return rc;
 }
 
-/* Submit the plan (src/launch/submit.c), with --wait follow it.  Returns the exit code. */
+/* --format json: what the submission put on record, one object per job (an array unless one job was asked
+ * for), as share/nemoperf/schema/launch.schema.json says.  NULL when out of memory. */
+static json_t *launch_queued_json(const struct np_launch_plan *plan, const struct np_launch_submitted *sub)
+{
+    json_t *arr = json_array();
+    static const char *const row[] = {"recipe", "model_size", "dtype", "gpu_type", "gpus", "task"};
+    int bad = !arr;
+    for (size_t i = 0; !bad && i < sub->ntried; i++) {
+        const struct np_launch_attempt *a = &sub->tried[i];
+        const struct np_launch_config *c = &plan->jobs[a->job];
+        json_t *cfg = np_launch_config_json(c), *o = json_object();
+        const char *id = a->sub >= 0 ? sub->ids[a->sub] : NULL;
+        const char *end = a->sub >= 0 && sub->end_states ? sub->end_states[a->sub] : NULL;
+        const char *image = c->image ? c->image : c->recipe && c->recipe->image ? c->recipe->image : NULL;
+        bad = !cfg || !o || !a->dir;
+        bad = bad || json_object_set_new(o, "job_id", id ? json_string(id) : json_null());
+        bad = bad || json_object_set_new(o, "state", json_string(a->state));
+        bad = bad || json_object_set_new(o, "slurm_state", end ? json_string(end) : json_null());
+        bad = bad || json_object_set_new(o, "folder", json_string(a->dir));
+        bad = bad || json_object_set_new(o, "job_name", json_string(c->job_name));
+        bad = bad || json_object_set_new(o, "kind", json_string(np_job_kind_of(c)->name));
+        bad = bad || json_object_set_new(o, "workload", json_string(np_workload_name(c->workload)));
+        for (size_t k = 0; !bad && k < sizeof row / sizeof row[0]; k++) {
+            json_t *v = json_object_get(cfg, row[k]);
+            bad = json_object_set(o, row[k], v ? v : json_null());
+        }
+        bad = bad || json_object_set_new(o, "container", image ? json_string(image) : json_null());
+        bad = bad || json_object_set_new(o, "backend", json_string(sub->have_be ? sub->be.name : "cli"));
+        bad = bad || json_object_set_new(o, "repeat", plan->repeats > 1 ? json_pack("{s:i,s:i}", "index", a->repeat,
+                                                                                     "of", plan->repeats)
+                                                                        : json_null());
+        json_decref(cfg);
+        if (bad || json_array_append_new(arr, o) != 0) {
+            json_decref(o);
+            bad = 1;
+        }
+    }
+    if (!bad && json_array_size(arr) == 1 && plan->n == 1 && plan->repeats <= 1) { /* one job asked for */
+        json_t *one = json_incref(json_array_get(arr, 0));
+        json_decref(arr);
+        return one;
+    }
+    if (bad) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* Submit the plan (src/launch/submit.c), with --wait follow it; json: the "job ID: folder" lines, the
+ * follow lines and the table go to stderr, stdout gets one JSON document.  Returns the exit code. */
 static int launch_submit(struct np_launch_plan *plan, int wait, int store, enum np_launch_rerun rerun,
-                         const struct np_recipe_set *set)
+                         const struct np_recipe_set *set, int json)
 {
     char *self = launch_tool_hint("nemoperf-launch", "launch"), *parser = launch_tool_hint("nemoperf-parse", NULL);
+    FILE *out = json ? stderr : stdout;
     struct np_launch_submit_opts so = {.rerun = rerun, .wait = wait, .launch_cmd = self, .parse_cmd = parser,
-                                       .out = stdout};
+                                       .out = out};
     struct np_launch_submitted sub;
     enum np_status st = np_launch_submit(plan, &so, &sub);
     free(self);
@@ -310,8 +364,20 @@ static int launch_submit(struct np_launch_plan *plan, int wait, int store, enum 
     if (wait && !sub.signal && sub.n > 0) {
         if (failed)
             np_warnf("some submissions failed; waiting for the %zu submitted job%s", sub.n, sub.n == 1 ? "" : "s");
-        int rc = launch_wait(&sub, set, store);
+        int rc = launch_wait(&sub, set, store, out);
         failed = rc > failed ? rc : failed;
+    }
+    if (json) { /* what was queued, even when some submission failed or a signal stopped the rest */
+        json_t *doc = launch_queued_json(plan, &sub);
+        char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(doc);
+        if (text)
+            printf("%s\n", text);
+        else {
+            np_errorf("out of memory");
+            failed = 1;
+        }
+        free(text);
     }
     if (np_stdout_check())
         failed = 1;
@@ -473,10 +539,14 @@ int main(int argc, char **argv)
         np_errorf("--store goes with --wait (it stores the runs waited for)");
         return 2;
     }
-    if ((list_recipe || list_gpu || list_format || list_dtype || list_task || list_container) && mode != LAUNCH_LIST &&
+    if ((list_recipe || list_gpu || list_dtype || list_task || list_container) && mode != LAUNCH_LIST &&
         mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
-        np_errorf("--recipe, --gpu, --dtype, --task, --container and --format go with --list (a launch reads RECIPE, "
+        np_errorf("--recipe, --gpu, --dtype, --task and --container go with --list (a launch reads RECIPE, "
                   "GPU_TYPE, DTYPE, TASK and CONTAINER from the environment)");
+        return 2;
+    }
+    if (list_format && mode != LAUNCH_LIST && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
+        np_errorf("--format goes with --list or a submission, not with --dry-run, --print-config or --reconcile");
         return 2;
     }
     if (list_dtype && np_dtype_parse(list_dtype) == NP_DTYPE_NONE && np_mb_dtype_parse(list_dtype) == NP_MB_DTYPE_NONE) {
@@ -543,7 +613,7 @@ int main(int argc, char **argv)
             np_launch_preview_check(&plan, NULL);
     }
     else
-        rc = launch_submit(&plan, wait, store, rerun, &set);
+        rc = launch_submit(&plan, wait, store, rerun, &set, list_format && strcmp(list_format, "json") == 0);
     np_launch_plan_free(&plan);
     np_recipe_set_free(&set);
     free(synth);

@@ -96,8 +96,12 @@ enum np_status np_launch_follow(struct np_launch_submitted *s, FILE *out)
         rc = 1;
     }
     double now = follow_now();
+    if (!s->end_states)
+        s->end_states = calloc(n ? n : 1, sizeof *s->end_states);
     for (size_t i = 0; i < w.n; i++) {
         const struct np_wait_job *j = &w.jobs[i];
+        if (s->end_states && i < n && !s->end_states[i])
+            s->end_states[i] = strdup(np_job_state_name(j->state));
         char el[32];
         np_wait_format_elapsed(now - w.start, el, sizeof el);
         fprintf(out, "job %s %s%s%s%s: %s\n", j->job_id, np_job_state_name(j->state),

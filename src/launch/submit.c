@@ -340,6 +340,13 @@ void np_launch_submitted_free(struct np_launch_submitted *s)
     np_strv_free(s->dirs);
     np_strv_free(s->labels);
     free(s->limits);
+    if (s->end_states)
+        for (size_t i = 0; i < s->n; i++)
+            free(s->end_states[i]);
+    free(s->end_states);
+    for (size_t i = 0; s->tried && i < s->ntried; i++)
+        free(s->tried[i].dir);
+    free(s->tried);
     if (s->have_be)
         np_backend_free(&s->be);
     memset(s, 0, sizeof *s);
@@ -434,11 +441,12 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
     char **ids = calloc(cap + 1, sizeof *ids), **dirs = calloc(cap + 1, sizeof *dirs);
     char **labels = calloc(cap + 1, sizeof *labels), **unk = calloc(cap + 1, sizeof *unk);
     double *limits = calloc(cap + 1, sizeof *limits);
+    out->tried = calloc(cap + 1, sizeof *out->tried);
     out->ids = ids;
     out->dirs = dirs;
     out->labels = labels;
     out->limits = limits;
-    if (!ids || !dirs || !labels || !unk || !limits) {
+    if (!ids || !dirs || !labels || !unk || !limits || !out->tried) {
         free(unk);
         free(skip);
         np_launch_submitted_free(out);
@@ -463,6 +471,19 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
             tried[i]++;
             if (st != NP_OK && (so.outcome != NP_SUBMIT_UNKNOWN || !wait))
                 failed = 1; /* past validation every failure is a runtime one; --wait settles unknowns first */
+            struct np_launch_attempt *at = so.started ? &out->tried[out->ntried] : NULL;
+            if (at) { /* what --format json lists: every submission on record */
+                *at = (struct np_launch_attempt){.job = i, .repeat = (int)k + 1, .dir = strdup(c->experiment_dir),
+                                                 .sub = -1,
+                                                 .state = so.outcome == NP_SUBMIT_ACCEPTED  ? NP_STATE_SUBMITTED
+                                                          : so.outcome == NP_SUBMIT_UNKNOWN ? NP_STATE_UNKNOWN
+                                                                                            : NP_STATE_NOT_SUBMITTED};
+                out->ntried++;
+                if (!at->dir)
+                    failed = 1;
+                if (so.outcome == NP_SUBMIT_ACCEPTED && so.job_id)
+                    at->sub = (long)nsub;
+            }
             if (so.outcome == NP_SUBMIT_REFUSED)
                 continue;
             np_buf_append(&parse, " ");
@@ -534,6 +555,11 @@ enum np_status np_launch_submit(struct np_launch_plan *plan, const struct np_lau
         if (r.outcome == NP_RECONCILE_FOUND && r.job_id) {
             np_notef("%s: %s", r.dir, r.message);
             fprintf(o->out, "job %s: %s\n", r.job_id, r.dir);
+            for (size_t t = 0; t < out->ntried; t++) /* settled: queued after all */
+                if (out->tried[t].dir && strcmp(out->tried[t].dir, unk[u]) == 0) {
+                    out->tried[t].state = NP_STATE_SUBMITTED;
+                    out->tried[t].sub = (long)nsub;
+                }
             ids[nsub] = r.job_id;
             r.job_id = NULL;
             dirs[nsub] = strdup(r.dir);

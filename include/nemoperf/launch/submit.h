@@ -27,13 +27,25 @@ struct np_launch_submit_opts {
     FILE *out;              /* "job ID: folder" lines and the parse hint */
 };
 
+/* One submission that got a folder and a record (whatever became of it), in the order made. */
+struct np_launch_attempt {
+    size_t job;        /* index into the plan's jobs */
+    int repeat;        /* 1..REPEATS */
+    char *dir;         /* its folder (owned) */
+    const char *state; /* NP_STATE_SUBMITTED, NP_STATE_NOT_SUBMITTED or NP_STATE_UNKNOWN (manifest.h) */
+    long sub;          /* its index in ids/dirs below once queued, else -1 */
+};
+
 /* The jobs a submission queued, to follow with np_launch_follow.  Arrays of n, owned. */
 struct np_launch_submitted {
     struct np_backend be; /* open while the struct lives */
     int have_be;
     char **ids, **dirs, **labels;
     double *limits; /* each job's time limit in seconds (0: none known) */
+    char **end_states; /* after np_launch_follow: each job's end state ("COMPLETED"), else NULL */
     size_t n;
+    struct np_launch_attempt *tried; /* every submission with a record (--format json), ntried of them */
+    size_t ntried;
     int failed; /* some submission failed (said on stderr) */
     int signal; /* stopped by this signal after recording the current submission, else 0 */
 };
