@@ -1,5 +1,5 @@
 # nemoperf - benchmark NeMo LLM pre-training on Slurm: launch, parse, compare.
-# Targets: all check lint demo bench fuzz sanitize install uninstall clean deps
+# Targets: all check lint demo bench fuzz sanitize mutate install uninstall clean deps
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/nemoperf
@@ -51,7 +51,7 @@ LIB      := $(B)/libnemoperf.a
 TOOLS    := $(CMD_SRC:src/cmd/%.c=$(BIN)/nemoperf-%)
 TESTS    := $(TEST_SRC:tests/check_%.c=$(B)/tests/check_%)
 
-.PHONY: all check lint unit integration demo bench fuzz sanitize install uninstall clean deps tests
+.PHONY: all check lint unit integration demo bench fuzz sanitize mutate install uninstall clean deps tests
 .DELETE_ON_ERROR:
 
 all: $(TOOLS)
@@ -124,6 +124,12 @@ bench: deps
 	@sh bench/run.sh
 	@sh bench/submit.sh
 	@sh bench/store.sh
+
+# The verdict paths' mutation score (build-aux/mutate.py, tests/mutants/*.tsv; docs/testing.md): each mutant
+# built in a copy of the tree under $TMPDIR and run against the fast tests that cover it. Not part of `make check`
+# (which only checks the mutants still match the code). MUTATE_SAMPLE=N, MUTATE_MODULES=a,b for a subset.
+mutate: deps
+	@python3 build-aux/mutate.py
 
 fuzz:
 	@sh build-aux/deps.sh fuzz
