@@ -37,6 +37,7 @@ mkdir -p "$T/mixed/pretrain_llama3.1_8b_bf16_8"
 for i in range(50): print('Training epoch 0, iteration %d/49 | global_batch_size: 128 | global_step: %d | reduced_train_loss: 11.9 | train_step_timing in s: 12.3 | consumed_samples: %d' % (i, i, (i + 1) * 128))"
 } > "$T/mixed/pretrain_llama3.1_8b_bf16_8/log-x_1_0.out"
 cp tests/data/scan/nemo2.log "$T/mixed/unidentified.out" 2>/dev/null || true
+python3 tests/dfm/make-logs.py "$T/mixed/dfm" >/dev/null || bad "tests/dfm/make-logs.py"   # NeMo DFM's Wan 2.1 rows
 
 n=0
 for f in tests/data/parse/*/expected.out; do
@@ -66,11 +67,26 @@ for f in sorted(glob.glob(os.path.join(sys.argv[2], "*.json"))):
     bad += bool(errs)
     fams |= {r["family"] for r in d["runs"]}
 assert not bad, bad
-assert {"nemo", "mbridge", None} <= fams, fams
+assert {"nemo", "mbridge", "dfm", None} <= fams, fams
 # the check can fail: a key the schema does not know is refused
 d = json.load(open(os.path.join(sys.argv[2], "out-0.json")))
 d["runs"][0]["megatron_bridge"] = []
 assert list(v.iter_errors(d)), "an unknown key passed"
+PY
+# the same tree as markdown: one document, each publication's layout (NeMo's, DFM's, the 26.08 container's), the
+# runs in no table listed once below them; as CSV: one header, every record of its width
+"$P" --no-progress --format markdown "$T/mixed" > "$T/md" 2>/dev/null
+# (the 26.08 section twice: the real run's, then the synthetic run's under its own label)
+[ "$(grep -c '^## 26.08 NeMo Container' "$T/md")" -eq 2 ] && grep -q '^Synthetic CPU workload' "$T/md" &&
+    grep -q '^Llama' "$T/md" && grep -q 'Wan' "$T/md" &&
+    [ "$(grep -c '^Runs not in the tables or not ok:' "$T/md")" -eq 1 ] \
+    && ok "markdown of the mixed tree: one document, the NeMo, DFM and Megatron-Bridge layouts, one list" || bad "markdown: $(head -40 "$T/md")"
+"$P" --no-progress --format csv "$T/mixed" > "$T/csv" 2>/dev/null
+python3 - "$T/csv" <<'PY' && ok "CSV of the mixed tree: one header, every record of its width" || bad "CSV: $(head -3 "$T/csv")"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0][0] == "path" and sum(r[:1] == ["path"] for r in rows) == 1 and all(len(r) == len(rows[0]) for r in rows)
+assert {"nemo", "mbridge", "dfm"} <= {dict(zip(rows[0], r))["family"] for r in rows[1:]}
 PY
 [ $fail -eq 0 ] && echo "26-report-schema: all checks passed"
 [ $fail -eq 0 ]
