@@ -433,10 +433,9 @@ struct np_nccl *np_nccl_new(void)
     struct np_nccl *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
-    n->gens = calloc(2 * NCCL_GEN_CAP, sizeof(struct nccl_key));
-    n->gen[0].slot = n->gens;
-    n->gen[1].slot = n->gens ? n->gens + NCCL_GEN_CAP : NULL;
-    if (!n->gens || nccl_local_init(&n->loc) != NP_OK) {
+    /* the generations (4 MiB) on the first collective line (nccl_add): a reader of init lines only (the report's
+     * network notes, parse/run.c) never zeroes them */
+    if (nccl_local_init(&n->loc) != NP_OK) {
         np_nccl_free(n);
         return NULL;
     }
@@ -588,6 +587,12 @@ static struct nccl_key *nccl_lookup(struct nccl_gen *g, const struct nccl_key *k
 /* lines more lines of the collective k. */
 static enum np_status nccl_add(struct np_nccl *n, const struct nccl_key *k, uint64_t lines)
 {
+    if (!n->gens) {
+        if (!(n->gens = calloc(2 * NCCL_GEN_CAP, sizeof(struct nccl_key))))
+            return NP_E_NOMEM;
+        n->gen[0].slot = n->gens;
+        n->gen[1].slot = n->gens + NCCL_GEN_CAP;
+    }
     if (n->last && nccl_key_eq(n->last, k)) {
         n->last->lines += lines;
         return NP_OK;

@@ -1403,14 +1403,27 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
 
 /* Scan one log into a new run of the slot when it has steps (or always, with force). */
 /* NCCL's network fallbacks in every report, not only --nccl's: the init lines of the log's first RUN_NET_HEAD bytes
- * (NCCL prints them at its first communicator, each rank) read by the NCCL reader, its warnings (a multi-node run on
- * sockets, GPU Direct RDMA off, a net plugin that failed to load) into the run's notes and run->net_warnings.  Off
- * with --nccl (opts->net_head 0), which reads the whole log and says the same. */
-#define RUN_NET_HEAD ((size_t)256 << 10)
+ * (NCCL prints them at its first communicator, each rank) that say the network (RUN_NET_KEYS) read by the NCCL
+ * reader, its warnings (a multi-node run on sockets, GPU Direct RDMA off, a net plugin that failed to load) into
+ * the run's notes and run->net_warnings.  Every one is about traffic between nodes: a run on one node (GPUs at most
+ * its row's GPUs per node, else 8) is not read.  Off with --nccl (opts->net_head 0), which reads the whole log. */
+#define RUN_NET_HEAD ((size_t)64 << 10)
+
+/* A line (after "NCCL INFO ") that says the network: what nccl.c's init-line reader takes for the warnings,
+ * found by its start, not searched for. */
+static int run_net_line(const char *l, size_t n)
+{
+#define RUN_STARTS(lit) (n >= sizeof lit - 1 && memcmp(l, lit, sizeof lit - 1) == 0)
+    if (RUN_STARTS("Using network ") || RUN_STARTS("NET/") || RUN_STARTS("comm ") || RUN_STARTS("ncclCommInitRank"))
+        return 1;
+    return (RUN_STARTS("Channel ") || RUN_STARTS("Ring ")) && memmem(l, n, "via NET/Socket", 14);
+#undef RUN_STARTS
+}
 
 static void run_net_head(struct np_run *run, int dfd, const char *name, const struct np_parse_opts *o)
 {
-    if (!o->net_head)
+    int per_node = run->row && run->row->gpus_per_node > 0 ? run->row->gpus_per_node : 8;
+    if (!o->net_head || (run->id.gpus > 0 && run->id.gpus <= per_node))
         return;
     int fd = -1;
     struct np_error err;
@@ -1419,14 +1432,25 @@ static void run_net_head(struct np_run *run, int dfd, const char *name, const st
             close(fd);
         return;
     }
-    char *buf = malloc(RUN_NET_HEAD);
-    size_t n = 0;
-    ssize_t k;
-    while (buf && n < RUN_NET_HEAD && (k = read(fd, buf + n, RUN_NET_HEAD - n)) > 0)
-        n += (size_t)k;
+    char *buf = malloc(2 * RUN_NET_HEAD);
+    ssize_t k = buf ? pread(fd, buf, RUN_NET_HEAD, 0) : -1;
     close(fd);
-    struct np_nccl *nc = buf && memmem(buf, n, "NCCL INFO", 9) ? np_nccl_new() : NULL;
-    if (nc && np_nccl_feed(nc, buf, n) == NP_OK && np_nccl_finish(nc) == NP_OK) {
+    size_t n = k > 0 ? (size_t)k : 0, m = 0;
+    char *net = buf ? buf + RUN_NET_HEAD : NULL; /* the network's lines, whole */
+    for (const char *p = buf, *end = buf + n, *hit; p && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
+        const char *ls = hit, *le = memchr(hit, '\n', (size_t)(end - hit));
+        while (ls > p && ls[-1] != '\n')
+            ls--;
+        if (!le)
+            break; /* a line cut by the head's end */
+        if (run_net_line(hit + 10, (size_t)(le - hit - 10))) {
+            memcpy(net + m, ls, (size_t)(le - ls) + 1);
+            m += (size_t)(le - ls) + 1;
+        }
+        p = le + 1;
+    }
+    struct np_nccl *nc = m ? np_nccl_new() : NULL;
+    if (nc && np_nccl_feed(nc, net, m) == NP_OK && np_nccl_finish(nc) == NP_OK) {
         char w[1024];
         size_t count = np_nccl_warnings(nc, w, sizeof w);
         if (count) {
