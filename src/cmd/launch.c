@@ -18,6 +18,7 @@
 #include "nemoperf/job/kind.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/manifest.h"
+#include "nemoperf/launch/runs.h"
 #include "nemoperf/launch/mbridge_list.h"
 #include "nemoperf/model/mbdtype.h"
 #include "nemoperf/util/diag.h"
@@ -34,7 +35,7 @@
 #include "nemoperf/store/store.h"
 
 enum launch_mode { LAUNCH_SUBMIT = 0, LAUNCH_DRY_RUN, LAUNCH_PRINT_CONFIG, LAUNCH_LIST, LAUNCH_RECONCILE,
-                   LAUNCH_HELP, LAUNCH_VERSION };
+                   LAUNCH_RUNS, LAUNCH_HELP, LAUNCH_VERSION };
 
 extern char **environ;
 
@@ -46,7 +47,7 @@ struct launch_option {
 };
 
 enum { LAUNCH_OPT_RECIPE = 256, LAUNCH_OPT_GPU, LAUNCH_OPT_FORMAT, LAUNCH_OPT_STORE, LAUNCH_OPT_CONTAINER, LAUNCH_OPT_DTYPE,
-       LAUNCH_OPT_TASK };
+       LAUNCH_OPT_TASK, LAUNCH_OPT_RUNS };
 
 static const struct launch_option launch_options[] = {
     {"dry-run", 'n', NULL, "print the batch script(s); write nothing, submit nothing (works before ./setup)"},
@@ -59,10 +60,13 @@ static const struct launch_option launch_options[] = {
     {"task", LAUNCH_OPT_TASK, "T", "with --list: only task T (pretrain, sft, lora)"},
     {"container", LAUNCH_OPT_CONTAINER, "C", "with --list: only Megatron-Bridge rows of container C (26.04.01)"},
     {"format", LAUNCH_OPT_FORMAT, "F",
-     "with --list or a submission: table (default) or json (what was queued, one document; messages on stderr)"},
+     "with --list, --runs or a submission: table (default) or json (a submission: what was queued, one document; "
+     "messages on stderr)"},
     {"wait", 'w', NULL, "after submitting, follow the jobs to their end and print the parse table"},
     {"store", LAUNCH_OPT_STORE, NULL, "with --wait: record the runs waited for in the results store (NEMOPERF_DB)"},
     {"reconcile", 'r', NULL, "FOLDER...: settle submitting/unknown records by asking Slurm for the tagged job"},
+    {"runs", LAUNCH_OPT_RUNS, NULL,
+     "[FOLDER...]: list the runs launched under STAGE_PATH (or the folders) with their Slurm state"},
     {"resubmit", 'R', NULL, "submit even the jobs an earlier launch has queued or running"},
     {"skip-existing", 'S', NULL, "submit only the jobs an earlier launch has not queued or running"},
     {"help", 'h', NULL, "show this help and exit"},
@@ -74,6 +78,7 @@ static void launch_usage(FILE *f)
 {
     fprintf(f, "Usage: nemoperf-launch [OPTION]...\n"
                "       nemoperf-launch --reconcile FOLDER...\n"
+               "       nemoperf-launch --runs [--format json] [FOLDER...]\n"
                "Submit NeMo pre-training benchmark jobs to Slurm, configured by the environment:\n"
                "  STAGE_PATH=/shared/stage MODEL_SIZE=70b DTYPE=fp8 JOB_TOTAL_GPUS=64 nemoperf-launch\n\n"
                "Options:\n");
@@ -395,6 +400,55 @@ static int launch_reconcile(char *const *paths, size_t n)
     return np_exit_code(st);
 }
 
+/* --runs [FOLDER...]: the runs launched under the folders, or under $STAGE_PATH/experiments, with the
+ * scheduler's state of each job (src/launch/runs.c).  Returns the exit code. */
+static int launch_runs(char *const *paths, size_t n, int json)
+{
+    char *top = NULL;
+    char *one[1];
+    if (n == 0) {
+        const char *stage = getenv("STAGE_PATH");
+        if (!stage || !*stage) {
+            np_errorf("--runs needs STAGE_PATH (the staged folder the runs were launched under) or folders");
+            return 2;
+        }
+        struct np_buf b;
+        np_buf_init(&b);
+        np_buf_appendf(&b, "%s/experiments", stage);
+        if (!(top = np_buf_steal(&b))) {
+            np_errorf("out of memory");
+            return 1;
+        }
+        if (access(stage, F_OK) != 0) {
+            np_errorf("STAGE_PATH=%s: %s", stage, strerror(errno));
+            free(top);
+            return 2;
+        }
+        if (access(top, F_OK) != 0) { /* nothing launched there yet: an empty list */
+            np_notef("no run has been launched under STAGE_PATH=%s (no experiments folder)", stage);
+            fputs(json ? "[]\n" : "0 runs\n", stdout);
+            free(top);
+            return np_stdout_check();
+        }
+        one[0] = top;
+        paths = one;
+        n = 1;
+    }
+    int timeout = np_launch_sbatch_timeout();
+    struct np_backend be;
+    int have_be = timeout >= 0 && np_launch_backend_open(&be, timeout) == NP_OK;
+    if (!have_be)
+        np_errorf("listing the runs without their Slurm state");
+    enum np_status st = np_launch_runs(paths, n, have_be ? &be : NULL, json, stdout);
+    if (have_be)
+        np_backend_free(&be);
+    free(top);
+    int rc = st == NP_OK ? (have_be ? 0 : 1) : st == NP_E_NOTFOUND ? 2 : 1;
+    if (np_stdout_check())
+        rc = rc ? rc : 1;
+    return rc;
+}
+
 static int launch_list_has_container(json_t *mb, const char *container)
 {
     size_t i;
@@ -488,6 +542,7 @@ int main(int argc, char **argv)
         case 'l': mode = LAUNCH_LIST; nmodes++; break;
         case 'w': wait = 1; break;
         case 'r': mode = LAUNCH_RECONCILE; nmodes++; break;
+        case LAUNCH_OPT_RUNS: mode = LAUNCH_RUNS; nmodes++; break;
         case 'R': rerun = NP_LAUNCH_RERUN_RESUBMIT; nrerun++; break;
         case 'S': rerun = NP_LAUNCH_RERUN_SKIP; nrerun++; break;
         case 'h': mode = LAUNCH_HELP; nmodes++; break;
@@ -514,6 +569,18 @@ int main(int argc, char **argv)
         }
         return launch_reconcile(argv + optind, (size_t)(argc - optind));
     }
+    if (mode == LAUNCH_RUNS && nmodes == 1 && !wait && !nrerun && !store && !list_recipe && !list_gpu && !list_dtype &&
+        !list_task && !list_container) {
+        if (list_format && strcmp(list_format, "table") != 0 && strcmp(list_format, "json") != 0) {
+            np_errorf("--format: '%s' is not one of table, json", list_format);
+            return 2;
+        }
+        return launch_runs(argv + optind, (size_t)(argc - optind), list_format && strcmp(list_format, "json") == 0);
+    }
+    if (mode == LAUNCH_RUNS && nmodes == 1) {
+        np_errorf("--runs takes only --format and folders");
+        return 2;
+    }
     if (nrerun > 1) {
         np_errorf("--resubmit and --skip-existing exclude each other");
         return 2;
@@ -528,7 +595,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (nmodes > 1 && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
-        np_errorf("--dry-run, --print-config, --list and --reconcile exclude each other");
+        np_errorf("--dry-run, --print-config, --list, --reconcile and --runs exclude each other");
         return 2;
     }
     if (wait && mode != LAUNCH_SUBMIT && mode != LAUNCH_HELP && mode != LAUNCH_VERSION) {
