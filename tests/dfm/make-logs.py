@@ -19,6 +19,8 @@ CAL = 1.65907e11
 TOKENS = 37440
 here = os.path.dirname(os.path.abspath(__file__))
 ref = os.path.join(here, "..", "..", "share", "nemoperf", "reference", "dfm.tsv")
+if len(sys.argv) < 2 or sys.argv[1].startswith("-"):  # "--help" is no folder to write runs into
+    sys.exit(__doc__)
 out = sys.argv[1]
 want_old = "--superseded" in sys.argv[2:]
 rows = [r for r in csv.DictReader((l for l in open(ref) if not l.startswith("#")), delimiter="\t")]
