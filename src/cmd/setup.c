@@ -63,6 +63,8 @@ static void setup_usage(FILE *out)
             "  HF_ENDPOINT       default %s\n"
             "  NEMOPERF_ARCHIVE_ENDPOINT  where the pinned checkouts (wan2.1, Megatron-Bridge) come from\n"
             "                    (<endpoint>/<owner>/<name>/tar.gz/<commit>; default " NP_ARCHIVE_DEFAULT_ENDPOINT ")\n"
+            "  NEMOPERF_HF_DEADLINE        seconds one Hub file's download may take, retries included (1800)\n"
+            "  NEMOPERF_HF_CHECK_DEADLINE  seconds one Hub access check may take, retries included (120)\n"
             "  SBATCH_ACCOUNT, SBATCH_PARTITION   for --sbatch\n"
             "  SBATCH_*          any other: reaches the jobs' sbatch as with launch (setup's options win;\n"
             "                    SBATCH_QOS, SBATCH_RESERVATION, SBATCH_CONSTRAINT, SBATCH_WCKEY, SBATCH_JOB_NAME\n"
