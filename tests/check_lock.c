@@ -183,6 +183,24 @@ START_TEST(test_cannot_make)
 }
 END_TEST
 
+/* a lock that cannot be opened (a symbolic link at its name: the lock is never followed) is never taken over:
+ * refused at once naming why, not retried as if it had been released */
+START_TEST(test_unopenable)
+{
+    char d[600];
+    snprintf(d, sizeof d, "%s/experiments", root);
+    mkdir(d, 0755);
+    ck_assert_int_eq(symlink("/nonexistent-target", lockfile("row")), 0);
+    char why[800] = "";
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 1);
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    ck_assert_int_eq(np_launch_lock_take(root, "row", &l, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "cannot be opened") != NULL, "%s", err.text);
+    ck_assert(exists(lockfile("row")));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lock");
@@ -193,6 +211,7 @@ int main(void)
     tcase_add_test(tc, test_stale);
     tcase_add_test(tc, test_other_host);
     tcase_add_test(tc, test_cannot_make);
+    tcase_add_test(tc, test_unopenable);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

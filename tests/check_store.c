@@ -882,7 +882,7 @@ static double ref_t_q975(double df)
 }
 
 struct ref_cmp {
-    double diff, lo, hi, df;
+    double diff, lo, hi, df, d, se;
 };
 
 /* Welch on samples y (already logs of throughput), one-sample sides given the other's variance */
@@ -908,6 +908,8 @@ static void ref_welch(const double *yb, size_t nb, const double *yc, size_t nc, 
     double den = (nb > 1 ? qb * qb / (double)(nb - 1) : 0) + (nc > 1 ? qc * qc / (double)(nc - 1) : 0);
     r->df = (qb + qc) * (qb + qc) / den;
     double t = ref_t_q975(r->df), se = sqrt(qb + qc);
+    r->d = mc - mb;
+    r->se = se;
     r->diff = (exp(mc - mb) - 1) * 100;
     r->lo = (exp(mc - mb - t * se) - 1) * 100;
     r->hi = (exp(mc - mb + t * se) - 1) * 100;
@@ -972,6 +974,35 @@ START_TEST(test_reference_computation)
     CK_NEAR(r.cand.hi, exp(m + ref_t_q975(4) * sqrt(v / 5)));
     CK_NEAR(r.cand.mean, exp(m));
     ck_assert_int_eq(r.verdict, w.lo > 2.0 ? NP_CMP_FASTER : NP_CMP_INCONCLUSIVE);
+    /* the t cdf on both of its branches (x = df/(df+t^2) either side of (a+1)/(a+b+2)) */
+    double ts[] = {0.05, 0.3, 1.0, 2.0, 4.5}, dfs[] = {1, 2.5, 4, 11, 60, 400};
+    for (size_t i = 0; i < sizeof ts / sizeof *ts; i++)
+        for (size_t j = 0; j < sizeof dfs / sizeof *dfs; j++) {
+            double want = ref_t_cdf_pos(ts[i], dfs[j]);
+            ck_assert_msg(fabs(np_t_cdf(ts[i], dfs[j]) - want) < 1e-7, "t cdf(%g, %g)", ts[i], dfs[j]);
+            ck_assert_msg(fabs(np_t_cdf(-ts[i], dfs[j]) - (1 - want)) < 1e-7, "t cdf(-%g, %g)", ts[i], dfs[j]);
+        }
+    /* about N more runs, from the estimate, its standard error and the nearer margin (3 against 5 runs:
+     * counted from the smaller side) */
+    double b3n[3] = {100.0, 104.0, 97.0}, c5n[5] = {106.0, 103.0, 108.5, 104.0, 107.5}, l3n[3], l5n[5];
+    for (int i = 0; i < 3; i++)
+        l3n[i] = log(b3n[i]);
+    for (int i = 0; i < 5; i++)
+        l5n[i] = log(c5n[i]);
+    np_compare_runs(b3n, 3, c5n, 5, 2.0, &r);
+    ref_welch(l3n, 3, l5n, 5, 0, 0, &w);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    double need = fabs(fabs(w.d) - log1p(0.02)), z = ref_t_q975(w.df + 2 * 3);
+    long more = (long)ceil(3 * (z * w.se / need) * (z * w.se / need) - 3);
+    ck_assert_int_eq(r.more_runs, more < 1 ? 1 : more);
+    ck_assert_int_lt(r.more_runs, NP_CMP_MORE_MAX);
+    ck_assert_int_gt(r.more_runs, 1);
+    /* a run without a throughput (0) is not a run */
+    double bz[4] = {100.0, 0, 103.0, 98.5};
+    np_compare_runs(bz, 4, c5, 5, 2.0, &r);
+    ck_assert_int_eq(r.base.n, 3);
+    ref_welch(lb3, 3, lc5, 5, 0, 0, &w);
+    CK_NEAR(r.diff_lo, w.lo);
     /* one run against three: the single run is given the three's spread */
     double one[1] = {110.0}, three[3] = {100.0, 100.4, 99.7}, l1[1] = {log(110.0)}, l3[3];
     for (int i = 0; i < 3; i++)
@@ -981,6 +1012,12 @@ START_TEST(test_reference_computation)
     CK_NEAR(r.diff_lo, w.lo);
     CK_NEAR(r.diff_hi, w.hi);
     ck_assert_int_eq(r.verdict, NP_CMP_FASTER);
+    np_compare_runs(one, 1, three, 3, 2.0, &r); /* and the single run as the baseline */
+    ref_welch(l1, 1, l3, 3, 0, 0, &w);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    CK_NEAR(r.df, w.df);
+    ck_assert_int_eq(r.verdict, NP_CMP_SLOWER);
     /* steps, unequal lengths (34 and 41: 2 and 1 earliest steps left out), a slow first step and drift */
     double sa[34], sc41[41];
     rng_state = 99;
