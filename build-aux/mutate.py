@@ -102,7 +102,17 @@ def sync(src, dst):
         return 1
     for n in names:
         a, b = os.path.join(src, n), os.path.join(dst, n)
-        if not n or not os.path.isfile(a) or os.path.islink(a):
+        if not n:
+            continue
+        if os.path.islink(a):  # a link stays a link (the parse cases walk link loops)
+            t = os.readlink(a)
+            if not os.path.islink(b) or os.readlink(b) != t:
+                os.makedirs(os.path.dirname(b), exist_ok=True)
+                if os.path.lexists(b):
+                    os.remove(b)
+                os.symlink(t, b)
+            continue
+        if not os.path.isfile(a):
             continue
         sa = os.stat(a)
         try:
