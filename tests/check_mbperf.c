@@ -268,7 +268,7 @@ END_TEST
 /* 26.06.01 launches on v0.5.0's launcher from r0.5.0 cba825f (the commit that publishes it; its perf_plugins.py,
  * utils/executors.py and setup_experiment.py differ from v0.5.0's only for vr200, B300 and retries): run_script.py
  * of that checkout, PerfEnvPlugin's environment and manual GC, its profile, its Hugging Face files; a container
- * nemoperf does not launch (26.02) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
+ * nemoperf does not launch (25.11) is refused naming why, and CONTAINER unset takes 26.06.01 where it has the
  * row. */
 START_TEST(test_v5_26_06_01)
 {
@@ -298,11 +298,11 @@ START_TEST(test_v5_26_06_01)
     ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
     np_launch_plan_free(&plan);
-    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02", NULL};
+    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=25.11", NULL};
     ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "CONTAINER=26.02: no launchable Megatron-Bridge rows") &&
-                  strstr(e, "Megatron-Bridge publishes 33 rows of 26.02, none launched by nemoperf") &&
-                  strstr(e, "v0.3.0's (scripts/performance/perf_plugins.py"), "%s", e);
+    ck_assert_msg(strstr(e, "CONTAINER=25.11: no launchable Megatron-Bridge rows") &&
+                  strstr(e, "Megatron-Bridge publishes 32 rows of 25.11, none launched by nemoperf") &&
+                  strstr(e, "r0.2.0-44dae92's (scripts/performance/perf_plugins.py"), "%s", e);
 }
 END_TEST
 
@@ -365,6 +365,13 @@ START_TEST(test_v4_26_04_01)
     const char *q[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02.01", NULL};
     ck_assert(resolve(q, &plan, e, sizeof e) != NP_OK);
     ck_assert_msg(strstr(e, "not launched by nemoperf") && strstr(e, "requires an HF token for Qwen3"), "%s", e);
+    /* 26.02 (v0.3.0): its slurm_executor() is 1f0cfc3's line for line */
+    const char *l[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=gb200", "CONTAINER=26.02", NULL};
+    ck_assert_msg(resolve(l, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_str_eq(plan.jobs[0].mb->release, "v0.3.0");
+    ck_assert_int_eq(np_mbridge_perf_writable(&plan.jobs[0]), 0);
+    ck_assert_str_eq(var(&plan.jobs[0], "NCCL_NET_GDR_LEVEL"), "PHB");
+    np_launch_plan_free(&plan);
 }
 END_TEST
 

@@ -86,9 +86,9 @@ const char *np_mbridge_perf_pre_cmd(const struct np_launch_config *c)
     return NULL;
 }
 
-/* The releases whose slurm_executor() gives srun no --container-writable (r0.3.0 1f0cfc3
+/* The releases whose slurm_executor() gives srun no --container-writable (v0.3.0 and r0.3.0 1f0cfc3
  * utils/executors.py:86-89; added by v0.4). */
-static const char *const mbperf_not_writable[] = {"r0.3.0-1f0cfc3"};
+static const char *const mbperf_not_writable[] = {"v0.3.0", "r0.3.0-1f0cfc3"};
 
 int np_mbridge_perf_writable(const struct np_launch_config *c)
 {
@@ -493,9 +493,9 @@ const char *np_mbridge_perf_cpus(const struct np_launch_config *c)
      * (v0.4.2 setup_experiment.py:288-301) */
     if (!r || strcmp(c->gpu_type, "b300") != 0 || !(mbridge_perf_v5(c) || mbridge_perf_v6(c) || mbridge_perf_evaluated(c)))
         return NULL;
-    /* no enable_pct_binding yet: -C on every B300 job (r0.4.0 f171d7d utils/executors.py:135-138, r0.3.0 1f0cfc3
-     * 128-129) */
-    static const char *const always[] = {"r0.4.0-f171d7d", "r0.3.0-1f0cfc3"};
+    /* no enable_pct_binding yet: -C on every B300 job (r0.4.0 f171d7d utils/executors.py:135-138, v0.3.0 and
+     * r0.3.0 1f0cfc3 128-129) */
+    static const char *const always[] = {"r0.4.0-f171d7d", "r0.3.0-1f0cfc3", "v0.3.0"};
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
         if (strcmp(r->release, always[i]) == 0)
             return " -C $((SLURM_LOCALID * 16)),$((SLURM_LOCALID * 16 + 1))";

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01"};
+const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01", "26.02"};
 const size_t np_mbperf_ncontainers = sizeof np_mbperf_containers / sizeof np_mbperf_containers[0];
 const char *const np_mbperf_published[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
                                            "26.02.01", "26.02", "25.11", "25.09"};

@@ -186,18 +186,18 @@ out=$("$P" --container 26.08 "$T/plain.out" 2>"$T/err"); rc=$?
     && ok "unidentified -> exit 1, says why" || bad "unidentified: exit $rc: $out $(cat "$T/err")"
 
 # nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
-# whether it launches (190: 26.08 to 26.04, 26.02.01 but its Qwen3 and Kimi K2 rows), the others with the reason numbered under the table
+# whether it launches (213: 26.08 to 26.02 but 26.02's and 26.02.01's Qwen3 and Kimi K2 rows), the others with the reason numbered under the table
 L=${NP_BIN:-bin}/nemoperf-launch
 "$L" --list > "$T/list" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '^Megatron-Bridge performance rows' "$T/list" &&
     grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +yes +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
     grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +yes +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
     grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +no \([0-9]+\) +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
-    grep -q '^293 Megatron-Bridge rows, 190 launchable' "$T/list" &&
-    grep -Eq "^\([0-9]+\) nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.4.2, v0.5.0, v0.6.0 only; v0.3.0's" "$T/list" &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 190 ] &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 103 ] &&
-    ok "--list: 293 Megatron-Bridge rows of 9 containers, 190 launchable (26.08 to 26.04, most of 26.02.01), 103 with the reason" ||
+    grep -q '^293 Megatron-Bridge rows, 213 launchable' "$T/list" &&
+    grep -Eq "^\([0-9]+\) .*nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.3.0, v0.4.2, v0.5.0, v0.6.0 only; r0.2.0-44dae92's" "$T/list" &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 213 ] &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 80 ] &&
+    ok "--list: 293 Megatron-Bridge rows of 9 containers, 213 launchable (26.08 to 26.02 but Qwen3/Kimi K2 of 26.02.x), 80 with the reason" ||
     bad "--list: exit $rc: $(grep -Ec '^2[56]\.' "$T/list") rows $(cat "$T/err")"
 "$L" --list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json > "$T/lj" 2>"$T/err"; rc=$?
 python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json: its 2 rows, launchable" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
@@ -224,7 +224,7 @@ import json, sys
 rows = json.load(open(sys.argv[1]))
 assert rows and all(r["dtype"] == "fp8_mx" and r["gpu"] == "b300" and r["task"] == "pretrain" for r in rows), rows
 assert {r["container"] for r in rows} == {"26.06", "26.04.01", "26.04", "26.02.01", "26.02"}, rows
-assert {r["container"] for r in rows if r["launchable"]} == {"26.06", "26.04.01", "26.04", "26.02.01"}, rows
+assert {r["container"] for r in rows if r["launchable"]} == {"26.06", "26.04.01", "26.04", "26.02.01", "26.02"}, rows
 PY
     ok "--list --dtype MXFP8 --gpu b300 --task pretrain: fp8_mx B300 pre-training rows only (NeMo's FP8 rows have no B300)" ||
     bad "--list --dtype: $(cat "$T/err") $(head -c 300 "$T/lb")"
@@ -240,8 +240,8 @@ done
 import json, sys
 r = json.load(open(sys.argv[1]))
 mb = [x for x in r if "container" in x]
-assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 190' "$T/all.json" &&
-    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 190 launchable" || bad "--list json: $(cat "$T/err")"
+assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 213' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 213 launchable" || bad "--list json: $(cat "$T/err")"
 # a container that is published but not launched: --print-config shows the row as its release resolves it and
 # says why it is not launched; --dry-run refuses with that reason
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pc" 2>"$T/err"; rc=$?
@@ -262,7 +262,7 @@ PY
     bad "CONTAINER=25.09 --print-config: exit $rc: $(cat "$T/err") $(head -c 400 "$T/pc")"
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: " "$T/err" &&
-    grep -q "nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.4.2, v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
+    grep -q "nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.3.0, v0.4.2, v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
     ok "CONTAINER=25.09 --dry-run: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09 --dry-run: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"

@@ -79,7 +79,7 @@ LAUNCHERS = {
 # utils/executors.py slurm_executor() and perf_plugins.py PerfEnvPlugin.setup() on a stand-in NeMo-Run), written
 # as the row's "launcher": job/mbridge_perf.c exports it for the releases it has no rendering of its own for
 # (v0.4.2), and checks its v0.5.0 rendering against it (tests/mbridge/test_contract.py).
-EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2", "r0.4.0-f171d7d", "r0.3.0-1f0cfc3"}
+EVALUATED = {"v0.5.0", "r0.5.0-cba825f", "v0.4.2", "r0.4.0-f171d7d", "r0.3.0-1f0cfc3", "v0.3.0"}
 LAUNCHERS["v0.4.2"] = ("the release's own executor and PerfEnvPlugin environment (launcher-env.py, the row's "
                        "\"launcher\"); v0.4.2's slurm_executor() is v0.5.0's but for its PERF_ENV_VARS (no "
                        "PYTORCH_CUDA_ALLOC_CONF/NCCL_GRAPH_REGISTER there: perf_plugins.py sets them per model), "
@@ -93,12 +93,16 @@ LAUNCHERS["r0.3.0-1f0cfc3"] = ("the release's own executor and PerfEnvPlugin env
                                "row's \"launcher\"); its slurm_executor() has no --container-writable, no "
                                "print_sha.sh, -C on every B300 job (utils/executors.py:86-89,128-129) and no "
                                "--offline; run_script.py gets setup_experiment.py's whole argv")
+LAUNCHERS["v0.3.0"] = LAUNCHERS["r0.3.0-1f0cfc3"]  # slurm_executor() the same, line for line
 # Rows of a launched release that nemoperf still cannot launch as NVIDIA did: (release, recipe prefix) -> why.
 ROW_NOT_YET = {
     ("r0.3.0-1f0cfc3", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
                                   "(setup_experiment.py:247), which the job then carries (HF_TOKEN, "
                                   "TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); nemoperf writes no token into "
                                   "a job",
+    ("v0.3.0", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 (setup_experiment.py:238), "
+                          "which the job then carries (HF_TOKEN, TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); "
+                          "nemoperf writes no token into a job",
     ("r0.3.0-1f0cfc3", "kimi_k2"): "its recipe reads nothing from the Hugging Face Hub (KimiK2Provider, "
                                    "NullTokenizer: src/megatron/bridge/recipes/kimi/kimi_k2.py:63-64,89-90), which "
                                    "hf-files.tsv cannot say yet (a row without lines counts as not staged)",
