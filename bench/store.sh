@@ -6,7 +6,10 @@
 #   parse alone | parse --store into an empty store | the same tree stored again (nothing changes),
 # then grows the store to 1,000,000 runs by copying those 20,000 rows 50 times inside SQLite (python3's sqlite3:
 # new keys, times a day apart, two clusters) and times --history (every run, CSV; and one configuration, with
-# change points) and --compare (two clusters; two date ranges).  Prints median/min seconds and peak memory.
+# change points) and --compare (two clusters; two date ranges).  Prints median/min seconds, peak memory and the
+# median CPU seconds; each --history/--compare is followed by one SQL aggregation pass over the same selection
+# (the sqlite3 CLI's GROUP BY of the configurations, averaging tokens/s/GPU) and the ratio of the two, by CPU time
+# (the machine may be shared: wall time then measures the neighbours) and by wall time.
 # Knobs: BENCH_DIR (bench/scratch)  BENCH_REPS (3)  BENCH_STORE_RUNS (20000)  BENCH_STORE_COPIES (50)
 #        NP_PARSE (bin/nemoperf-parse)  CC (cc)
 set -eu
@@ -39,6 +42,7 @@ LOG=$BENCH_DIR/store-last-run.txt
 timed() {
     label=$1; shift
     ts=""
+    cs=""
     rss=0
     i=0
     while [ $i -lt "$REPS" ]; do
@@ -47,6 +51,7 @@ timed() {
         s=${r%% *}
         st=$(echo "$r" | cut -d' ' -f2)
         m=$(echo "$r" | cut -d' ' -f5)
+        cs="$cs $(echo "$r" | cut -d' ' -f6)"
         [ "$m" -gt "$rss" ] && rss=$m
         case $st in 0 | 1) ;; *) echo "bench/store: $label: exit $st" >&2 ;; esac
         ts="$ts $s"
@@ -54,10 +59,18 @@ timed() {
     done
     med=$(printf '%s\n' $ts | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
     min=$(printf '%s\n' $ts | sort -n | head -1)
-    printf '%-64s %9.3f %9.3f %8d MB\n' "$label" "$med" "$min" $((rss / 1024)) | tee -a "$LOG"
+    cpu=$(printf '%s\n' $cs | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+    printf '%-64s %9.3f %9.3f %8d MB %9.3f\n' "$label" "$med" "$min" $((rss / 1024)) "$cpu" | tee -a "$LOG"
 }
 
-printf '%-64s %9s %9s %11s\n' "bench/store ($REPS reps, $(nproc) cores)" "median s" "min s" "peak RSS" | tee -a "$LOG"
+# against SQL: `timed` of nemoperf, then vs SQL: the sqlite3 CLI's one aggregation pass over the same selection
+vs_sql() {
+    our_med=$med our_cpu=$cpu
+    timed "  SQL: $1" sqlite3 "$db" "$2"
+    awk -v a="$our_cpu" -v b="$cpu" -v c="$our_med" -v d="$med" 'BEGIN { printf "  %-62s %8.2fx CPU %6.2fx wall\n", "ratio to SQL (goal: within 1.5x)", a / b, c / d }' | tee -a "$LOG"
+}
+
+printf '%-64s %9s %9s %11s %9s\n' "bench/store ($REPS reps, $(nproc) cores)" "median s" "min s" "peak RSS" "CPU s" | tee -a "$LOG"
 timed "parse $RUNS runs, CSV (no store)" "$NP_PARSE" --format csv "$corpus"
 timed "fresh: parse --store $RUNS runs into an empty store" "$NP_PARSE" --format csv --store --db "$db" "$corpus"
 timed "parse --store the same $RUNS runs again (unchanged)" "$NP_PARSE" --format csv --store --db "$db" "$corpus"
@@ -87,8 +100,16 @@ cfg=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute
 d0=$(python3 -c 'import sqlite3,sys,time; t=sqlite3.connect(sys.argv[1]).execute("SELECT min(t), max(t) FROM runs").fetchone(); print(time.strftime("%Y-%m-%d", time.gmtime(t[0])), time.strftime("%Y-%m-%d", time.gmtime((t[0]+t[1])//2)), time.strftime("%Y-%m-%d", time.gmtime(t[1])))' "$db")
 total=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$db")
 set -- $d0
+t1=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(sys.argv[1], "%Y-%m-%d")))' "$1")
+t2=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(sys.argv[1], "%Y-%m-%d")))' "$2")
+t3=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(sys.argv[1], "%Y-%m-%d")) + 86400)' "$3")
+q="'$(printf '%s' "$cfg" | sed "s/'/''/g")'"
 timed "--history, all $total runs, CSV (change points)" "$NP_PARSE" --history --db "$db" --format csv
+vs_sql "GROUP BY config, all runs" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs GROUP BY config"
 timed "--history config='$cfg'" "$NP_PARSE" --history --db "$db" --format csv "config=$cfg"
+vs_sql "GROUP BY config WHERE config = that" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE config = $q GROUP BY config"
 timed "--compare db:cluster=c0 db:cluster=c1 ($((total / 2)) a side)" "$NP_PARSE" --compare --db "$db" db:cluster=c0 db:cluster=c1
+vs_sql "GROUP BY config, cluster WHERE cluster IN (c0, c1)" "SELECT config, cluster, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE cluster IN ('c0', 'c1') GROUP BY config, cluster"
 timed "--compare db:since=$1,until=$2 db:since=$2,until=$3" "$NP_PARSE" --compare --db "$db" "db:since=$1,until=$2" "db:since=$2,until=$3"
+vs_sql "GROUP BY config, t >= $2 WHERE $1 <= t < $3" "SELECT config, t >= $t2, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE t >= $t1 AND t < $t3 GROUP BY 1, 2"
 echo "bench/store: figures in $LOG; the store is $(du -h "$db" | cut -f1)" >&2

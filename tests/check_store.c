@@ -607,6 +607,37 @@ static int select_count(struct np_store *s, const char *sel)
     return n;
 }
 
+/* np_store_select_sides: each run once, with the sides it is on; the same runs as two np_store_select calls */
+struct sides_count {
+    int n[4];
+    int samples;
+};
+
+static enum np_status sides_row(void *ctx, const struct np_store_rec *r, unsigned sides)
+{
+    struct sides_count *c = ctx;
+    ck_assert_uint_lt(sides, 4);
+    c->n[sides]++;
+    c->samples += r->nsamples == 34 && r->config[0] && r->status[0] && isfinite(r->tokens_per_s_per_gpu);
+    return NP_OK;
+}
+
+static void sides_check(struct np_store *s, const char *a, const char *b, int only_a, int only_b, int both)
+{
+    char ba[512], bb[512];
+    struct np_store_filter fa, fb;
+    struct np_error err;
+    ck_assert(np_store_filter_parse(a, ba, sizeof ba, &fa, &err) == NP_OK);
+    ck_assert(np_store_filter_parse(b, bb, sizeof bb, &fb, &err) == NP_OK);
+    struct sides_count c = {{0, 0, 0, 0}, 0};
+    ck_assert_msg(np_store_select_sides(s, &fa, &fb, sides_row, &c, &err) == NP_OK, "%s", err.text);
+    ck_assert_msg(c.n[1] == only_a && c.n[2] == only_b && c.n[3] == both && c.n[0] == 0,
+                  "%s | %s: %d only a, %d only b, %d both", a, b, c.n[1], c.n[2], c.n[3]);
+    ck_assert_int_eq(c.samples, only_a + only_b + both);
+    ck_assert_int_eq(select_count(s, a), only_a + both);
+    ck_assert_int_eq(select_count(s, b), only_b + both);
+}
+
 static void store_series(struct np_store *s)
 {
     struct np_error err;
@@ -637,6 +668,11 @@ static void run_selectors_history(int pg)
     ck_assert_int_eq(select_count(s, "db:job=1002,1005,1011"), 3);
     ck_assert_int_eq(select_count(s, "recipe=llama3.1,size=8b,gpus=8,dtype=bf16"), 12);
     ck_assert_int_eq(select_count(s, "gpus=16"), 0);
+    sides_check(s, "db:container=25.04", "db:container=26.06", 6, 6, 0);
+    sides_check(s, "db:cluster=test", "db:since=2026-11-03,until=2026-11-04", 10, 0, 2);
+    sides_check(s, "db:job=1002,1005,1011", "db:container=nvcr.io/nvidia/nemo:26.06,gpus=8", 2, 5, 1);
+    sides_check(s, "db:recipe=llama3.1,size=8b,dtype=bf16,gpu=h100,kind=nemo,status=ok,config=cfg a", "db:gpus=16", 12, 0,
+                0);
     /* --history: the change point is the 7th run, with the container that changed */
     FILE *f = tmpfile();
     long long n = 0;

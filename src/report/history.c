@@ -242,7 +242,7 @@ enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp
                                          const struct np_store_filter *f, struct np_error *err)
 {
     struct history_add a = {set, side};
-    return np_store_select(s, f, 1, 0, history_add_row, &a, err);
+    return np_store_select(s, f, 1, NP_STORE_STATS, history_add_row, &a, err);
 }
 
 int np_compare_set_kinds_apart(const struct np_compare_set *set, char *buf, size_t size)
@@ -874,7 +874,7 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
         np_compare_set_free(p.set);
         return np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
     }
-    enum np_status st = np_store_select(s, f, 1, 1, history_pass1_row, &p, err);
+    enum np_status st = np_store_select(s, f, 1, NP_STORE_STATS, history_pass1_row, &p, err);
     if (st == NP_OK) {
         history_flush(&p);
         if (p.nomem)

@@ -483,7 +483,7 @@ static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename
         if (rc)
             return rc;
         struct session_side sd = {set, side, 0};
-        if (np_store_select(*s, &f, 1, 0, session_side_row, &sd, &err) != NP_OK) {
+        if (np_store_select(*s, &f, 1, NP_STORE_STATS, session_side_row, &sd, &err) != NP_OK) {
             np_error_print(&err);
             return 1;
         }
@@ -519,6 +519,49 @@ static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename
     return rc;
 }
 
+/* Both sides from the store: one pass over it (np_store_select_sides), each run added to the sides it is on. */
+struct session_both {
+    struct np_compare_set *set;
+    long long n[2];
+    int nomem;
+};
+
+static enum np_status session_both_row(void *ctx, const struct np_store_rec *rec, unsigned sides)
+{
+    struct session_both *b = ctx;
+    for (int k = 0; k < 2; k++)
+        if (sides & (1u << k)) {
+            b->n[k]++;
+            if (np_compare_set_add(b->set, k ? NP_CMP_CAND : NP_CMP_BASE, rec) < 0)
+                return NP_E_NOMEM;
+        }
+    return NP_OK;
+}
+
+static int session_compare_store(struct np_compare_set *set, char *const *sides, const char *db, struct np_store **s)
+{
+    char buf[2][2048];
+    struct np_store_filter f[2];
+    struct np_error err;
+    for (int k = 0; k < 2; k++)
+        if (np_store_filter_parse(sides[k], buf[k], sizeof buf[k], &f[k], &err) != NP_OK) {
+            np_error_print(&err);
+            return 2;
+        }
+    int rc = session_open_store(db, s);
+    if (rc)
+        return rc;
+    struct session_both b = {set, {0, 0}, 0};
+    if (np_store_select_sides(*s, &f[0], &f[1], session_both_row, &b, &err) != NP_OK) {
+        np_error_print(&err);
+        return 1;
+    }
+    for (int k = 0; k < 2; k++)
+        if (b.n[k] == 0) /* said; the comparison then says that no configuration is on both sides (exit 1) */
+            session_none_matched("--compare", *s, &f[k], sides[k] + 3);
+    return 0;
+}
+
 static int session_compare(char *const *sides, const struct np_parse_opts *o, const struct np_recipe_set *recipes,
                          const struct np_ref_table *ref, const char *db, enum np_format fmt, double min_effect,
                          int quiet)
@@ -529,8 +572,10 @@ static int session_compare(char *const *sides, const struct np_parse_opts *o, co
         np_errorf("%s", np_strerror(NP_E_NOMEM));
         return 1;
     }
-    int rc = session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
-    if (!rc)
+    int both = strncmp(sides[0], "db:", 3) == 0 && strncmp(sides[1], "db:", 3) == 0; /* one pass over the store */
+    int rc = both ? session_compare_store(set, sides, db, &s)
+                  : session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
+    if (!rc && !both)
         rc = session_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet);
     char kinds[200];
     if (!rc && np_compare_set_kinds_apart(set, kinds, sizeof kinds)) {

@@ -34,7 +34,8 @@ struct np_store {
     void *h;
     int in_tx;
     char where[512];   /* redacted location, for messages */
-    char *sql_insert, *sql_select_full, *sql_select_light;
+    char *sql_insert, *sql_select_full, *sql_select_light, *sql_select_stats;
+    size_t stat_col[16], nstat; /* the store_cols NP_STORE_STATS selects, in order */
 };
 
 /* ---- the columns: one table for DDL, insert, update, select and the record ---- */
@@ -142,7 +143,9 @@ static uint64_t store_fnv(uint64_t h, const void *p, size_t n)
 
 static void store_copy(char *dst, size_t size, const char *src)
 {
-    snprintf(dst, size, "%s", src ? src : "");
+    size_t n = src ? strnlen(src, size - 1) : 0; /* a million rows a --compare: no snprintf per field */
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
 }
 
 static void store_iso(long long t, char *buf, size_t size)
@@ -320,7 +323,9 @@ static void store_param(const struct np_store_rec *r, size_t i, struct np_sval *
     }
 }
 
-static void store_from_col(struct np_store_rec *r, size_t i, const struct np_sval *v)
+/* One column into r.  A blob's doubles go into *buf (grown as needed, the caller's: one array for a whole
+ * selection, r->samples borrowed from it) when buf is given, else into a new array r owns. */
+static void store_from_col(struct np_store_rec *r, size_t i, const struct np_sval *v, double **buf, size_t *cap)
 {
     const struct store_col *c = &store_cols[i];
     char *base = (char *)r + c->off;
@@ -340,9 +345,17 @@ static void store_from_col(struct np_store_rec *r, size_t i, const struct np_sva
         r->samples = NULL;
         r->nsamples = 0;
         if (v->type == NP_SV_BLOB && v->len >= sizeof(double)) {
-            /* borrowed bytes, possibly unaligned: copied into the record's own array */
+            /* borrowed bytes, possibly unaligned: copied into an array of doubles */
             size_t n = v->len / sizeof(double);
-            if ((r->samples = malloc(n * sizeof(double)))) {
+            if (buf && n > *cap) {
+                double *nb = realloc(*buf, n * sizeof(double));
+                if (nb) {
+                    *buf = nb;
+                    *cap = n;
+                }
+            }
+            double *dst = buf ? (n <= *cap ? *buf : NULL) : malloc(n * sizeof(double));
+            if ((r->samples = dst)) {
                 memcpy(r->samples, v->s, n * sizeof(double));
                 r->nsamples = n;
             }
@@ -613,7 +626,12 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
 
 static enum np_status store_build_sql(struct np_store *s)
 {
-    struct store_buf ins = {0}, full = {0}, light = {0};
+    struct store_buf ins = {0}, full = {0}, light = {0}, stats = {0};
+    /* NP_STORE_STATS: what --compare and the change points read, the rest NULL (a million rows: each column
+     * read costs) */
+    static const char *const stat_cols[] = {"config", "kind",          "status",      "t",
+                                            "container", "container_tag", "step_time_s", "tokens_per_s_per_gpu",
+                                            "samples"};
     store_cat(&ins, "INSERT INTO runs (");
     for (size_t i = 0; i < STORE_NCOLS; i++)
         store_cat(&ins, "%s, ", store_cols[i].name);
@@ -625,17 +643,26 @@ static enum np_status store_build_sql(struct np_store *s)
     store_cat(&ins, "fingerprint = excluded.fingerprint WHERE runs.fingerprint <> excluded.fingerprint");
     store_cat(&full, "SELECT ");
     store_cat(&light, "SELECT ");
+    store_cat(&stats, "SELECT ");
     for (size_t i = 0; i < STORE_NCOLS; i++) {
-        int heavy = store_cols[i].type == NP_SV_BLOB || strcmp(store_cols[i].name, "path") == 0;
+        int heavy = store_cols[i].type == NP_SV_BLOB || strcmp(store_cols[i].name, "path") == 0, stat = 0;
+        for (size_t k = 0; k < sizeof stat_cols / sizeof stat_cols[0]; k++)
+            stat |= strcmp(stat_cols[k], store_cols[i].name) == 0;
         store_cat(&full, "%s, ", store_cols[i].name);
         store_cat(&light, "%s, ", heavy ? "NULL" : store_cols[i].name);
+        if (stat && s->nstat < sizeof s->stat_col / sizeof s->stat_col[0]) {
+            store_cat(&stats, "%s, ", store_cols[i].name);
+            s->stat_col[s->nstat++] = i;
+        }
     }
     store_cat(&full, "id FROM runs");
     store_cat(&light, "id FROM runs");
+    store_cat(&stats, "id FROM runs");
     s->sql_insert = store_done(&ins);
     s->sql_select_full = store_done(&full);
     s->sql_select_light = store_done(&light);
-    return s->sql_insert && s->sql_select_full && s->sql_select_light ? NP_OK : NP_E_NOMEM;
+    s->sql_select_stats = store_done(&stats);
+    return s->sql_insert && s->sql_select_full && s->sql_select_light && s->sql_select_stats ? NP_OK : NP_E_NOMEM;
 }
 
 enum np_status np_store_open(const char *loc, struct np_store **out, struct np_error *err)
@@ -683,6 +710,7 @@ void np_store_close(struct np_store *s)
     free(s->sql_insert);
     free(s->sql_select_full);
     free(s->sql_select_light);
+    free(s->sql_select_stats);
     free(s);
 }
 
@@ -778,17 +806,22 @@ struct store_sel {
     void *ctx;
     enum np_status st;
     struct np_store_rec rec;
+    double *samples;   /* every row's samples, in turn (rec.samples borrows it) */
+    size_t cap;
+    const size_t *col; /* the store_cols of the selected columns, in order; the id after them */
+    size_t ncol;
 };
 
 static int store_sel_row(void *ctx, const struct np_sval *cols, size_t ncol)
 {
     struct store_sel *sel = ctx;
     struct np_store_rec *r = &sel->rec;
-    for (size_t i = 0; i < STORE_NCOLS && i < ncol; i++)
-        store_from_col(r, i, &cols[i]);
-    r->id = ncol > STORE_NCOLS && cols[STORE_NCOLS].type == NP_SV_INT ? cols[STORE_NCOLS].i : 0;
+    for (size_t i = 0; i < sel->ncol && i < ncol; i++)
+        store_from_col(r, sel->col[i], &cols[i], &sel->samples, &sel->cap);
+    r->id = ncol > sel->ncol && cols[sel->ncol].type == NP_SV_INT ? cols[sel->ncol].i : 0;
     sel->st = sel->fn(sel->ctx, r);
-    np_store_rec_clear(r);
+    r->samples = NULL; /* sel->samples' */
+    r->nsamples = 0;
     return sel->st != NP_OK;
 }
 
@@ -884,60 +917,97 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
     return NP_OK;
 }
 
-enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
-                               np_store_row_fn fn, void *ctx, struct np_error *err)
+/* f's conditions (" AND ..."), their values into p from *np on (at most 13 + NP_STORE_FILTER_MAX). */
+static void store_where(struct store_buf *q, const struct np_store_filter *f, struct np_sval *p, size_t *npp)
 {
-    struct store_buf q = {0};
-    struct np_sval p[32];
-    size_t np = 0;
-    store_cat(&q, "%s WHERE 1 = 1", light ? s->sql_select_light : s->sql_select_full);
+    size_t np = *npp;
     static const char *const tcol[] = {"recipe", "size",   "dtype",  "gpu",   "cluster",
                                        "kind",   "family", "config", "status"};
     const char *tval[] = {f->recipe, f->size, f->dtype, f->gpu, f->cluster, f->kind, f->family, f->config, f->status};
     for (size_t i = 0; i < sizeof tcol / sizeof tcol[0]; i++)
         if (tval[i]) {
             p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, tval[i], 0};
-            store_cat(&q, " AND %s = $%zu", tcol[i], ++np);
+            store_cat(q, " AND %s = $%zu", tcol[i], ++np);
         }
     if (f->container) {
         p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, f->container, 0};
-        store_cat(&q, " AND (container_tag = $%zu OR container = $%zu)", np + 1, np + 1);
+        store_cat(q, " AND (container_tag = $%zu OR container = $%zu)", np + 1, np + 1);
         np++;
     }
     if (f->gpus) {
         p[np] = (struct np_sval){NP_SV_INT, f->gpus, 0, NULL, 0};
-        store_cat(&q, " AND gpus = $%zu", ++np);
+        store_cat(q, " AND gpus = $%zu", ++np);
     }
     if (f->since) {
         p[np] = (struct np_sval){NP_SV_INT, f->since, 0, NULL, 0};
-        store_cat(&q, " AND t >= $%zu", ++np);
+        store_cat(q, " AND t >= $%zu", ++np);
     }
     if (f->until) {
         p[np] = (struct np_sval){NP_SV_INT, f->until, 0, NULL, 0};
-        store_cat(&q, " AND t < $%zu", ++np);
+        store_cat(q, " AND t < $%zu", ++np);
     }
     if (f->njobs) {
-        store_cat(&q, " AND job_id IN (");
+        store_cat(q, " AND job_id IN (");
         for (size_t i = 0; i < f->njobs; i++) {
             p[np] = (struct np_sval){NP_SV_TEXT, 0, 0, f->jobs[i], 0};
-            store_cat(&q, "%s$%zu", i ? ", " : "", ++np);
+            store_cat(q, "%s$%zu", i ? ", " : "", ++np);
         }
-        store_cat(&q, ")");
+        store_cat(q, ")");
     }
+    *npp = np;
+}
+
+/* 1 when rec (with the columns the filters read) matches f: store_where's conditions, in C. */
+static int store_match(const struct np_store_filter *f, const struct np_store_rec *r)
+{
+    const char *tval[] = {f->recipe, f->size, f->dtype, f->gpu, f->cluster, f->kind, f->family, f->config, f->status};
+    const char *rval[] = {r->recipe, r->size, r->dtype, r->gpu, r->cluster, r->kind, r->family, r->config, r->status};
+    for (size_t i = 0; i < sizeof tval / sizeof tval[0]; i++)
+        if (tval[i] && strcmp(tval[i], rval[i]) != 0)
+            return 0;
+    if (f->container && strcmp(f->container, r->container_tag) != 0 && strcmp(f->container, r->container) != 0)
+        return 0;
+    if ((f->gpus && r->gpus != f->gpus) || (f->since && r->t < f->since) || (f->until && r->t >= f->until))
+        return 0;
+    int job = !f->njobs;
+    for (size_t i = 0; !job && i < f->njobs; i++)
+        job = strcmp(f->jobs[i], r->job_id) == 0;
+    return job;
+}
+
+enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
+                               np_store_row_fn fn, void *ctx, struct np_error *err)
+{
+    struct store_buf q = {0};
+    struct np_sval p[32];
+    size_t np = 0;
+    store_cat(&q, "%s WHERE 1 = 1",
+              light == NP_STORE_STATS ? s->sql_select_stats : light ? s->sql_select_light : s->sql_select_full);
+    store_where(&q, f, p, &np);
     store_cat(&q, by_config ? " ORDER BY config, t, id" : " ORDER BY t, id");
     char *sql = store_done(&q);
     if (!sql)
         return np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
-    enum np_sval_type types[STORE_NCOLS + 1];
+    static size_t all[STORE_NCOLS];
     for (size_t i = 0; i < STORE_NCOLS; i++)
-        types[i] = store_cols[i].type;
-    types[STORE_NCOLS] = NP_SV_INT;
+        all[i] = i;
     struct store_sel sel;
     memset(&sel, 0, sizeof sel);
     sel.fn = fn;
     sel.ctx = ctx;
-    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, STORE_NCOLS + 1, store_sel_row, &sel, NULL, err);
+    sel.col = light == NP_STORE_STATS ? s->stat_col : all;
+    sel.ncol = light == NP_STORE_STATS ? s->nstat : STORE_NCOLS;
+    enum np_sval_type types[STORE_NCOLS + 1];
+    for (size_t i = 0; i < sel.ncol; i++)
+        types[i] = store_cols[sel.col[i]].type;
+    types[sel.ncol] = NP_SV_INT;
+    struct np_sval none;
+    memset(&none, 0, sizeof none); /* NP_SV_NULL: the columns not selected read as unknown */
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        store_from_col(&sel.rec, i, &none, NULL, NULL);
+    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, sel.ncol + 1, store_sel_row, &sel, NULL, err);
     free(sql);
+    free(sel.samples);
     return st != NP_OK ? st : sel.st;
 }
 
@@ -1009,6 +1079,80 @@ enum np_status np_store_nearest(struct np_store *s, const struct np_store_filter
 int np_store_identified(const struct np_run *run)
 {
     return run->status != NP_RUN_UNIDENTIFIED && run->id.recipe[0];
+}
+
+struct store_sides {
+    const struct np_store_filter *f[2];
+    np_store_side_fn fn;
+    void *ctx;
+};
+
+static enum np_status store_sides_row(void *ctx, const struct np_store_rec *rec)
+{
+    struct store_sides *sd = ctx;
+    unsigned m = (unsigned)store_match(sd->f[0], rec) | (unsigned)store_match(sd->f[1], rec) << 1;
+    return m ? sd->fn(sd->ctx, rec, m) : NP_OK;
+}
+
+enum np_status np_store_select_sides(struct np_store *s, const struct np_store_filter *a,
+                                     const struct np_store_filter *b, np_store_side_fn fn, void *ctx,
+                                     struct np_error *err)
+{
+    /* what --compare reads and the columns the filters test (each column read costs, a million times) */
+    const struct np_store_filter *ab[2] = {a, b};
+    int use[STORE_NCOLS] = {0};
+    static const char *const base[] = {"config", "kind", "status", "step_time_s", "tokens_per_s_per_gpu", "samples"};
+    for (size_t i = 0; i < STORE_NCOLS; i++) {
+        const char *n = store_cols[i].name;
+        for (size_t k = 0; k < sizeof base / sizeof base[0]; k++)
+            use[i] |= strcmp(base[k], n) == 0;
+        for (int k = 0; k < 2; k++) {
+            const struct np_store_filter *f = ab[k];
+            use[i] |= (f->recipe && strcmp(n, "recipe") == 0) || (f->size && strcmp(n, "size") == 0) ||
+                      (f->dtype && strcmp(n, "dtype") == 0) || (f->gpu && strcmp(n, "gpu") == 0) ||
+                      (f->cluster && strcmp(n, "cluster") == 0) || (f->family && strcmp(n, "family") == 0) ||
+                      (f->gpus && strcmp(n, "gpus") == 0) || (f->njobs && strcmp(n, "job_id") == 0) ||
+                      ((f->since || f->until) && strcmp(n, "t") == 0) ||
+                      (f->container && (strcmp(n, "container") == 0 || strcmp(n, "container_tag") == 0));
+        }
+    }
+    size_t col[STORE_NCOLS], ncol = 0;
+    struct store_buf q = {0};
+    store_cat(&q, "SELECT ");
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        if (use[i]) {
+            store_cat(&q, "%s, ", store_cols[i].name);
+            col[ncol++] = i;
+        }
+    struct np_sval p[2 * (13 + NP_STORE_FILTER_MAX)];
+    size_t np = 0;
+    store_cat(&q, "id FROM runs WHERE (1 = 1");
+    store_where(&q, a, p, &np);
+    store_cat(&q, ") OR (1 = 1");
+    store_where(&q, b, p, &np);
+    store_cat(&q, ")"); /* no order: one pass over the table, each row once */
+    char *sql = store_done(&q);
+    if (!sql)
+        return np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
+    struct store_sides sd = {{a, b}, fn, ctx};
+    struct store_sel sel;
+    memset(&sel, 0, sizeof sel);
+    sel.fn = store_sides_row;
+    sel.ctx = &sd;
+    sel.col = col;
+    sel.ncol = ncol;
+    enum np_sval_type types[STORE_NCOLS + 1];
+    for (size_t i = 0; i < ncol; i++)
+        types[i] = store_cols[col[i]].type;
+    types[ncol] = NP_SV_INT;
+    struct np_sval none;
+    memset(&none, 0, sizeof none);
+    for (size_t i = 0; i < STORE_NCOLS; i++)
+        store_from_col(&sel.rec, i, &none, NULL, NULL);
+    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, ncol + 1, store_sel_row, &sel, NULL, err);
+    free(sql);
+    free(sel.samples);
+    return st != NP_OK ? st : sel.st;
 }
 
 enum np_status np_store_runs(const char *loc, const struct np_run *runs, size_t n, const struct np_store_ctx *ctx,

@@ -106,12 +106,23 @@ struct np_store_filter {
 enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, struct np_store_filter *f,
                                      struct np_error *err);
 
-/* Each matching run, in (config, t) order when by_config, else t order; rec borrowed for the call.
- * A non-OK return of fn stops and is returned.  light: samples and path are left out (faster). */
+/* Each matching run, in (config, t) order when by_config, else t order; rec borrowed for the call (its samples
+ * too).  A non-OK return of fn stops and is returned.  light: 0 every column; 1 samples and path left out
+ * (faster); NP_STORE_STATS only what the statistics read (config, kind, status, t, container and its tag, step
+ * time, tokens/s/GPU, samples, id), the rest empty: --compare and the change points over a million runs. */
+#define NP_STORE_STATS 2
 typedef enum np_status (*np_store_row_fn)(void *ctx, const struct np_store_rec *rec);
 enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
                                np_store_row_fn fn, void *ctx, struct np_error *err);
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
+
+/* Both sides of a --compare in one pass over the store: each run a or b selects, once, with the sides it is on
+ * (bit 0 a, bit 1 b), in no particular order; rec (borrowed for the call) holds NP_STORE_STATS' columns and those
+ * the filters read.  A non-OK return of fn stops and is returned. */
+typedef enum np_status (*np_store_side_fn)(void *ctx, const struct np_store_rec *rec, unsigned sides);
+enum np_status np_store_select_sides(struct np_store *s, const struct np_store_filter *a,
+                                     const struct np_store_filter *b, np_store_side_fn fn, void *ctx,
+                                     struct np_error *err);
 
 /* A selector that matched nothing: the first of its values (recipe size dtype gpu container cluster kind family
  * config status, in that order) that no stored run has, with the stored value nearest to it (edit distance) as
