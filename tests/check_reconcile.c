@@ -266,6 +266,124 @@ START_TEST(test_collect)
 }
 END_TEST
 
+/* A backend whose query() answers "id:STATE" pairs from query_answer, or fails ("!": unreachable). */
+static const char *query_answer;
+static int query_calls;
+
+static enum np_status fake_query(struct np_backend *b, char *const *ids, size_t n, struct np_job_list *out,
+                                 struct np_error *err)
+{
+    (void)b;
+    (void)ids;
+    (void)n;
+    query_calls++;
+    memset(out, 0, sizeof *out);
+    if (query_answer[0] == '!')
+        return np_error_set(err, NP_E_SLURM, "squeue", 0, 0, "Unable to contact slurm controller");
+    char id[16], st[32];
+    for (const char *p = query_answer; sscanf(p, "%15[^:]:%31s", id, st) == 2;) {
+        np_job_list_add(out, id, st, NULL);
+        p = strchr(p, ' ');
+        if (!p)
+            break;
+        p++;
+    }
+    return NP_OK;
+}
+
+static int kept_has(struct np_reconcile *r, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (r[i].job_id && strcmp(r[i].job_id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* --skip-existing and a second launch: which recorded jobs of a row still count. A job the scheduler says
+ * runs, or that it cannot be asked about (unreachable), is kept (a rerun must not queue it again); a finished,
+ * a vanished and a never-submitted one are not. */
+START_TEST(test_existing)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find, .query = fake_query};
+    mkdir(path("s"), 0755);
+    mkdir(path("s/experiments"), 0755);
+    mkdir(path("s/experiments/e"), 0755);
+    const char *runs[] = {"e_1", "e_2", "e_3", "e_4", "e_5"};
+    for (int i = 0; i < 5; i++) {
+        char d[64];
+        snprintf(d, sizeof d, "s/experiments/e/%s", runs[i]);
+        mkdir(path(d), 0755);
+    }
+    write_record(path("s/experiments/e/e_1/pretrain_x_8"), NP_STATE_SUBMITTED, "t1", "11");
+    write_record(path("s/experiments/e/e_2/pretrain_x_8"), NP_STATE_SUBMITTED, "t2", "12");
+    write_record(path("s/experiments/e/e_3/pretrain_x_8"), NP_STATE_SUBMITTED, "t3", "13");
+    write_record(path("s/experiments/e/e_4/pretrain_x_8"), NP_STATE_NOT_SUBMITTED, "t4", NULL);
+    write_record(path("s/experiments/e/e_5/pretrain_x_8"), NP_STATE_SUBMITTED, "t5", "15");
+    struct np_reconcile *r = NULL;
+    size_t n = 9;
+    struct np_error err;
+    find_answer = "";
+    query_answer = "11:RUNNING 12:COMPLETED 15:PENDING";
+    query_calls = 0;
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq(query_calls, 1);
+    ck_assert_int_eq((int)n, 2);
+    ck_assert(kept_has(r, n, "11") && kept_has(r, n, "15"));
+    for (size_t i = 0; i < n; i++)
+        np_reconcile_free(&r[i]);
+    free(r);
+    /* the scheduler unreachable: every submitted job counts, saying why */
+    query_answer = "!";
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 4);
+    ck_assert(kept_has(r, n, "11") && kept_has(r, n, "12") && kept_has(r, n, "13") && kept_has(r, n, "15"));
+    ck_assert_msg(strstr(r[0].message, "cannot ask the scheduler whether it still runs: Unable to contact"),
+                  "%s", r[0].message);
+    for (size_t i = 0; i < n; i++)
+        np_reconcile_free(&r[i]);
+    free(r);
+    /* an unknown record whose tag cannot be looked up counts too (the job may exist) */
+    write_record(path("s/experiments/e/e_4/pretrain_x_8"), NP_STATE_UNKNOWN, "t4", NULL);
+    find_answer = "!";
+    query_answer = "11:RUNNING";
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 2);
+    ck_assert(kept_has(r, n, "11"));
+    int unreachable = 0;
+    for (size_t i = 0; i < n; i++) {
+        unreachable += r[i].outcome == NP_RECONCILE_UNREACHABLE;
+        np_reconcile_free(&r[i]);
+    }
+    free(r);
+    ck_assert_int_eq(unreachable, 1);
+    /* nothing recorded under another row */
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "other", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 0);
+    ck_assert_ptr_null(r);
+}
+END_TEST
+
+/* the walk below a folder: job folders at any of the levels allowed, sorted, none below a job folder */
+START_TEST(test_collect_depth)
+{
+    mkdir(path("w"), 0755);
+    mkdir(path("w/a"), 0755);
+    mkdir(path("w/a/b"), 0755);
+    write_record(path("w/a/b/j"), NP_STATE_SUBMITTED, "t", "3");
+    write_record(path("w/a/b/j/inner"), NP_STATE_SUBMITTED, "t", "4");
+    write_record(path("w/z"), NP_STATE_SUBMITTED, "t", "5");
+    char **v = NULL;
+    struct np_error err;
+    char *args[] = {path("w"), path("w/z")};
+    ck_assert_int_eq(np_reconcile_collect(args, 2, &v, &err), NP_OK);
+    ck_assert_ptr_nonnull(strstr(v[0], "/w/a/b/j"));
+    ck_assert_ptr_nonnull(strstr(v[1], "/w/z"));
+    ck_assert_ptr_nonnull(strstr(v[2], "/w/z"));
+    ck_assert_ptr_null(v[3]);
+    np_strv_free(v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reconcile");
@@ -275,6 +393,8 @@ int main(void)
     tcase_add_test(t, test_load_errors);
     tcase_add_test(t, test_reconcile_dir);
     tcase_add_test(t, test_collect);
+    tcase_add_test(t, test_existing);
+    tcase_add_test(t, test_collect_depth);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
