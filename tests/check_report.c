@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/model/model_flops.h"
 
@@ -718,12 +719,65 @@ START_TEST(test_json_direct_is_the_tree)
 }
 END_TEST
 
+/* Scaling efficiency of a sweep: each run's steady tokens/s/GPU over the mean of the smallest scale's runs of the
+ * same configuration, whatever order the runs were walked in; other configurations, runs without steps and a
+ * configuration of one scale get none. Expected figures computed here by hand. */
+static void scaling_run(struct np_run *r, const char *gpu, int gpus, double tpg, enum np_run_status st)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->id.recipe, sizeof r->id.recipe, "llama3");
+    snprintf(r->id.model_size, sizeof r->id.model_size, "8b");
+    snprintf(r->id.gpu_type, sizeof r->id.gpu_type, "%s", gpu);
+    snprintf(r->id.family, sizeof r->id.family, "nemo");
+    r->id.gpus = gpus;
+    r->id.seq_len = 8192;
+    r->status = st;
+    r->window.mean_s = 1.0;
+    r->steady.tokens_per_s_per_gpu = tpg;
+    r->m.tokens_per_s_per_gpu = NAN;
+}
+
+START_TEST(test_scaling_walk_order)
+{
+    struct np_run sw[8];
+    /* h100: 32, 16, 8, 8 GPUs (largest first); b200: 16 only; h100 at 4 GPUs without steps */
+    scaling_run(&sw[0], "h100", 32, 900, NP_RUN_OK);
+    scaling_run(&sw[1], "h100", 16, 990, NP_RUN_OK);
+    scaling_run(&sw[2], "h100", 8, 1000, NP_RUN_OK);
+    scaling_run(&sw[3], "b200", 16, 2000, NP_RUN_OK);
+    scaling_run(&sw[4], "h100", 8, 1100, NP_RUN_OK);
+    scaling_run(&sw[5], "h100", 4, 5000, NP_RUN_NO_STEPS);
+    scaling_run(&sw[6], "h100", 16, NAN, NP_RUN_OK); /* no steady figure: the last steps' */
+    sw[6].m.tokens_per_s_per_gpu = 945;
+    scaling_run(&sw[7], "H100", 32, 840, NP_RUN_OK); /* the GPU name in another case: the same GPU */
+    double want[8] = {900 / 1050.0, 990 / 1050.0, 1000 / 1050.0, NAN, 1100 / 1050.0, NAN, 945 / 1050.0, 840 / 1050.0};
+    for (int order = 0; order < 2; order++) {
+        struct np_run walk[8];
+        for (int i = 0; i < 8; i++)
+            walk[i] = sw[order ? 7 - i : i];
+        struct np_parse_result pr;
+        memset(&pr, 0, sizeof pr);
+        pr.runs = walk;
+        pr.nruns = 8;
+        np_runs_scaling_efficiency(&pr);
+        for (int i = 0; i < 8; i++) {
+            double w = want[order ? 7 - i : i], got = walk[i].scaling_eff;
+            if (isnan(w))
+                ck_assert_msg(isnan(got), "order %d run %d: %g, want none", order, i, got);
+            else
+                ck_assert_msg(fabs(got - w) < 1e-12, "order %d run %d: %g, want %g", order, i, got, w);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("report");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_trim2);
+    tcase_add_test(tc, test_scaling_walk_order);
     tcase_add_test(tc, test_markdown_proxy_is_na);
     tcase_add_test(tc, test_csv_quoting_and_blanks);
     tcase_add_test(tc, test_json_numbers_and_nulls);
