@@ -292,6 +292,32 @@ START_TEST(test_inconclusive_names_launch)
 }
 END_TEST
 
+/* np_compare_runs_change is np_compare_runs' diff_pct to the last bit (--history skips the interval where it is
+ * within the margin: that must never hide a FASTER or SLOWER) */
+START_TEST(test_change_prefilter)
+{
+    unsigned seed = 7;
+    for (int trial = 0; trial < 2000; trial++) {
+        double a[24], b[24];
+        size_t na = 1 + (size_t)(rand_r(&seed) % 20), nb = 1 + (size_t)(rand_r(&seed) % 4);
+        double shift = 1 + ((rand_r(&seed) % 200) - 100) / 1000.0;
+        for (size_t i = 0; i < na; i++)
+            a[i] = 1000 * (1 + 0.01 * ((rand_r(&seed) % 200) - 100) / 100.0);
+        for (size_t i = 0; i < nb; i++)
+            b[i] = 1000 * shift * (1 + 0.01 * ((rand_r(&seed) % 200) - 100) / 100.0);
+        struct np_cmp_result r;
+        np_compare_runs(a, na, b, nb, 2.0, &r);
+        double c = np_compare_runs_change(a, na, b, nb);
+        if (isfinite(r.diff_pct))
+            ck_assert_msg(c == r.diff_pct, "trial %d: %.17g != %.17g", trial, c, r.diff_pct);
+        if (!(fabs(c) > 2.0))
+            ck_assert(r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SLOWER);
+    }
+    double none[] = {-1, NAN};
+    ck_assert(isnan(np_compare_runs_change(none, 2, none, 2)));
+}
+END_TEST
+
 START_TEST(test_more_runs)
 {
     rng_state = 77;
@@ -1125,6 +1151,7 @@ int main(void)
     tcase_add_test(tc, test_identical_error_rate);
     tcase_add_test(tc, test_autocorrelated_one_vs_one);
     tcase_add_test(tc, test_more_runs);
+    tcase_add_test(tc, test_change_prefilter);
     tcase_add_test(tc, test_reference_computation);
     tcase_add_test(tc, test_slow_first_step);
     tcase_add_test(tc, test_boundaries);

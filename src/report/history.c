@@ -502,6 +502,11 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
         size_t from = i - seg > HISTORY_BEFORE ? i - HISTORY_BEFORE : seg;
         size_t to = i + HISTORY_AFTER < s->n ? i + HISTORY_AFTER : s->n;
         struct np_cmp_result r;
+        /* a change within the margin is never FASTER or SLOWER: no interval (no t quantile) needed */
+        if (!(fabs(np_compare_runs_change(s->x + from, i - from, s->x + i, to - i)) > p->min_effect)) {
+            i++;
+            continue;
+        }
         np_compare_runs(s->x + from, i - from, s->x + i, to - i, p->min_effect, &r);
         if (r.verdict != NP_CMP_FASTER && r.verdict != NP_CMP_SLOWER) {
             i++;
@@ -514,6 +519,8 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
             size_t f = j - seg > HISTORY_BEFORE ? j - HISTORY_BEFORE : seg;
             size_t e = j + HISTORY_AFTER < s->n ? j + HISTORY_AFTER : s->n;
             struct np_cmp_result q;
+            if (!(fabs(np_compare_runs_change(s->x + f, j - f, s->x + j, e - j)) > p->min_effect))
+                continue; /* never FASTER or SLOWER */
             np_compare_runs(s->x + f, j - f, s->x + j, e - j, p->min_effect, &q);
             double hw = (q.diff_hi - q.diff_lo) / 2, tt = hw > 0 ? fabs(q.diff_pct) / hw : fabs(q.diff_pct) * 1e9;
             if (isfinite(tt) && tt > best_t && (q.verdict == NP_CMP_FASTER || q.verdict == NP_CMP_SLOWER)) {

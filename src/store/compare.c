@@ -273,6 +273,25 @@ void np_compare_runs(const double *base, size_t nb, const double *cand, size_t n
         out->why = "one run a side: compare their step times instead";
 }
 
+double np_compare_runs_change(const double *base, size_t nb, const double *cand, size_t nc)
+{
+    double sb = 0, sc = 0; /* as np_compare_runs sums them: the same mean to the last bit */
+    size_t n_b = 0, n_c = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (base[i] > 0 && isfinite(base[i])) {
+            n_b++;
+            sb += log(base[i]);
+        }
+    for (size_t i = 0; i < nc; i++)
+        if (cand[i] > 0 && isfinite(cand[i])) {
+            n_c++;
+            sc += log(cand[i]);
+        }
+    if (!n_b || !n_c)
+        return NAN;
+    return expm1(sc / (double)n_c - sb / (double)n_b) * 100;
+}
+
 /* The batch means of -log(step time) (throughput's log): NP_CMP_BATCHES batches of n / NP_CMP_BATCHES
  * consecutive steps, the first n % NP_CMP_BATCHES steps (the earliest, nearest the warm-up) left out. */
 static size_t compare_batches(const double *x, size_t n, double *bm)

@@ -48,6 +48,10 @@ struct np_cmp_result {
 /* Several runs a side: tput are the runs' throughputs (any unit, > 0; others are skipped). */
 void np_compare_runs(const double *base, size_t nb, const double *cand, size_t nc, double min_effect_pct,
                      struct np_cmp_result *out);
+/* The change in percent np_compare_runs would state (out->diff_pct, computed the same way), NAN when a side has
+ * no throughput: a change within +-min_effect can never be FASTER or SLOWER, whatever its interval, so a caller
+ * testing many splits (--history's change points) skips the t quantile there. */
+double np_compare_runs_change(const double *base, size_t nb, const double *cand, size_t nc);
 
 /* One run a side: the steady window's step times (seconds, > 0, in log order). */
 void np_compare_steps(const double *base, size_t nb, const double *cand, size_t nc, double min_effect_pct,
