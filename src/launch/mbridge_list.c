@@ -13,41 +13,8 @@
 #include <strings.h>
 
 #include "nemoperf/model/mbdtype.h"
+#include "nemoperf/model/mbrows.h"
 #include "nemoperf/model/recipe.h"
-
-/* Every container version Megatron-Bridge publishes rows of, newest first (a rows file each). */
-static const char *const mbridge_list_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
-                                                      "26.02.01", "26.02", "25.11", "25.09"};
-
-json_t *np_mb_launch_rows(struct np_error *err)
-{
-    char *dir = np_data_path("megatron-bridge");
-    if (!dir) {
-        np_error_set(err, NP_E_NOTFOUND, "megatron-bridge", 0, 0,
-                     "Megatron-Bridge data not found (set NEMOPERF_DATADIR to the folder holding megatron-bridge/)");
-        return NULL;
-    }
-    json_t *all = json_array();
-    for (size_t i = 0; all && i < sizeof mbridge_list_containers / sizeof mbridge_list_containers[0]; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/rows-%s.json", dir, mbridge_list_containers[i]);
-        json_error_t je;
-        json_t *doc = json_load_file(path, 0, &je);
-        json_t *rows = json_object_get(doc, "rows");
-        if (!json_is_array(rows)) {
-            np_error_set(err, NP_E_PARSE, path, doc ? 0 : je.line, doc ? 0 : je.column, "%s",
-                         doc ? "no \"rows\" array" : je.text);
-            json_decref(doc);
-            json_decref(all);
-            all = NULL;
-            break;
-        }
-        json_array_extend(all, rows);
-        json_decref(doc);
-    }
-    free(dir);
-    return all;
-}
 
 static const char *mbridge_list_str(json_t *o, const char *k)
 {
@@ -81,48 +48,6 @@ static int mbridge_list_match(json_t *row, const struct np_list_filter *f)
     return 1;
 }
 
-int np_mb_launch_row_launchable(json_t *row)
-{
-    return json_is_true(json_object_get(json_object_get(row, "launch"), "launchable"));
-}
-
-/* The reasons a row is not launched, "; "-joined into buf ("" when it is). */
-static void mbridge_list_why(json_t *row, char *buf, size_t cap)
-{
-    size_t i;
-    json_t *w;
-    buf[0] = '\0';
-    json_array_foreach(json_object_get(json_object_get(row, "launch"), "why_not"), i, w)
-    {
-        const char *t = json_string_value(w);
-        if (t)
-            snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", *buf ? "; " : "", t);
-    }
-}
-
-char *np_mb_container_why_not(json_t *rows, const char *container)
-{
-    size_t i, n = 0, launch = 0;
-    json_t *row;
-    char why[1024] = "";
-    json_array_foreach(rows, i, row)
-    {
-        if (strcmp(mbridge_list_str(row, "container"), container ? container : "") != 0)
-            continue;
-        n++;
-        if (np_mb_launch_row_launchable(row))
-            launch++;
-        else if (!*why)
-            mbridge_list_why(row, why, sizeof why);
-    }
-    char *out = NULL;
-    if (n && !launch && asprintf(&out, "Megatron-Bridge publishes %zu rows of %s, none launched by nemoperf: %s "
-                                       "(--list --container %s shows each row and why)",
-                                 n, container, *why ? why : "-", container) < 0)
-        out = NULL;
-    return out;
-}
-
 /* The published value of key, "-" when none (n/a). */
 static void mbridge_list_pub(json_t *row, const char *key, char *buf, size_t cap)
 {
@@ -133,14 +58,6 @@ static void mbridge_list_pub(json_t *row, const char *key, char *buf, size_t cap
         snprintf(buf, cap, "%.0f", json_real_value(v));
     else
         snprintf(buf, cap, "-");
-}
-
-int np_mb_launch_has_recipe(json_t *rows, const char *recipe)
-{
-    for (size_t i = 0; recipe && i < json_array_size(rows); i++)
-        if (strcasecmp(recipe, mbridge_list_str(json_array_get(rows, i), "recipe")) == 0)
-            return 1;
-    return 0;
 }
 
 char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
@@ -178,7 +95,7 @@ char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
         if (np_mb_launch_row_launchable(row)) {
             launchable++;
         } else {
-            mbridge_list_why(row, w, sizeof w);
+            np_mb_row_why_not(row, w, sizeof w);
             size_t k = 0;
             while (k < nwhy && strcmp(why[k], w) != 0)
                 k++;

@@ -1406,8 +1406,11 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
  * (NCCL prints them at its first communicator, each rank) that say the network (RUN_NET_KEYS) read by the NCCL
  * reader, its warnings (a multi-node run on sockets, GPU Direct RDMA off, a net plugin that failed to load) into
  * the run's notes and run->net_warnings.  Every one is about traffic between nodes: a run on one node (GPUs at most
- * its row's GPUs per node, else 8) is not read.  Off with --nccl (opts->net_head 0), which reads the whole log. */
+ * its row's GPUs per node, else 8) is not read; nor more than the first RUN_NET_LINES of NCCL's lines (each rank says
+ * its network at its init; a node count older NCCLs give only by their hosts may be missed: --nccl reads it all).
+ * Off with --nccl (opts->net_head 0), which reads the whole log. */
 #define RUN_NET_HEAD ((size_t)64 << 10)
+#define RUN_NET_LINES 256
 
 /* A line (after "NCCL INFO ") that says the network: what nccl.c's init-line reader takes for the warnings,
  * found by its start, not searched for. */
@@ -1437,7 +1440,9 @@ static void run_net_head(struct np_run *run, int dfd, const char *name, const st
     close(fd);
     size_t n = k > 0 ? (size_t)k : 0, m = 0;
     char *net = buf ? buf + RUN_NET_HEAD : NULL; /* the network's lines, whole */
-    for (const char *p = buf, *end = buf + n, *hit; p && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
+    size_t lines = 0; /* the first RUN_NET_LINES of NCCL's lines: each rank prints its network at its init */
+    for (const char *p = buf, *end = buf + n, *hit;
+         p && lines++ < RUN_NET_LINES && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
         const char *ls = hit, *le = memchr(hit, '\n', (size_t)(end - hit));
         while (ls > p && ls[-1] != '\n')
             ls--;
@@ -1449,7 +1454,11 @@ static void run_net_head(struct np_run *run, int dfd, const char *name, const st
         }
         p = le + 1;
     }
-    struct np_nccl *nc = m ? np_nccl_new() : NULL;
+    /* every warning needs one of these in the network's lines (a socket network or channel, GDR disabled, a plugin's
+     * line): without them the reader (200 KiB to set up) is not asked */
+    int suspect = m && (memmem(net, m, "Socket", 6) || memmem(net, m, "RDMA Disabled", 13) ||
+                        memmem(net, m, "NET/Plugin", 10));
+    struct np_nccl *nc = suspect ? np_nccl_new() : NULL;
     if (nc && np_nccl_feed(nc, net, m) == NP_OK && np_nccl_finish(nc) == NP_OK) {
         char w[1024];
         size_t count = np_nccl_warnings(nc, w, sizeof w);

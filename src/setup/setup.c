@@ -25,7 +25,7 @@
 #include "nemoperf/setup/finetune_prep.h"
 #include "nemoperf/setup/archive.h"
 #include "nemoperf/setup/diffusers.h"
-#include "nemoperf/launch/mbridge_list.h"
+#include "nemoperf/model/mbrows.h"
 #include "nemoperf/model/mbperf.h"
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/hf.h"

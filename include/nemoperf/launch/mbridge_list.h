@@ -9,21 +9,9 @@
 
 #include <jansson.h>
 
-#include "nemoperf/launch/config.h"
+#include "nemoperf/model/mbrows.h"
+#include "nemoperf/model/recipe.h" /* struct np_list_filter */
 #include "nemoperf/util/error.h"
-
-/* Every row of every published container: a new array (caller json_decref), or NULL with err set. */
-json_t *np_mb_launch_rows(struct np_error *err);
-
-/* 1 when recipe (any case) is one of the rows' -mr names. */
-int np_mb_launch_has_recipe(json_t *rows, const char *recipe);
-
-/* 1 when nemoperf launches the row (its "launch".launchable). */
-int np_mb_launch_row_launchable(json_t *row);
-
-/* When container has published rows and none is launched: a new sentence saying so and the first row's reason
- * (caller frees); else NULL. */
-char *np_mb_container_why_not(json_t *rows, const char *container);
 
 /* The rows matching f (NULL: all) as a text table under a heading line, LAUNCH yes or "no (n)" with the
  * numbered reasons under it: new string, caller frees; NULL on out of memory. */
