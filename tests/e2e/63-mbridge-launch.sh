@@ -214,7 +214,8 @@ for r in runs:
     # are: on a loaded machine rank 0's own step times differ from the last rank's by a few %, which the note says.
     import os, re
     x = None
-    for d in (r["path"], os.path.dirname(r["path"]), os.path.dirname(os.path.dirname(r["path"]))):
+    run = os.path.dirname(r["path"])  # the log read; its folder holds the job script
+    for d in (run, os.path.dirname(run), os.path.dirname(os.path.dirname(run))):
         for f in sorted(os.listdir(d)):
             if x is None and os.path.isfile(os.path.join(d, f)):
                 m = re.search(r"'--step-tflops' '([0-9.]+)'", open(os.path.join(d, f), errors="replace").read())
@@ -226,7 +227,7 @@ for r in runs:
     d = [100 * (r["logged_tflops_per_gpu"] / at_step - 1)] if r["logged_tflops_per_gpu"] else [None]
     assert d[0] is not None and abs(d[0]) < 25, ("rank-0 cross-check", r)
     print("%s %s %s x%d: --step-tflops %.1f, formula %.1f; rank 0 logs %+.2f %% of the formula's TFLOP/s/GPU"
-          % (r["container"], r["recipe"], r["gpu"], r["gpus"], x, formula, d[0]))
+          % (r["container"], r["recipe"], r["gpu_type"], r["gpus"], x, formula, d[0]))
 PY
 
 # ---- 3. launch validation against the cluster, as for NeMo rows: a dry run warns where the real launch refuses
