@@ -289,8 +289,12 @@ static int launch_wait(struct np_launch_submitted *sub, const struct np_recipe_s
             np_errorf("--store: nothing stored (the store is as it was before)");
             rc = 1;
         } else {
-            np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", res.nruns, res.nruns == 1 ? "" : "s",
+            size_t n = counts[NP_STORE_ADDED] + counts[NP_STORE_UPDATED] + counts[NP_STORE_SAME];
+            np_notef("stored %zu run%s (%zu added, %zu updated, %zu unchanged)", n, n == 1 ? "" : "s",
                      counts[NP_STORE_ADDED], counts[NP_STORE_UPDATED], counts[NP_STORE_SAME]);
+            if (n < res.nruns) /* np_store_runs leaves out what it cannot key (np_store_identified) */
+                np_notef("--store: %zu unidentified run%s not stored (no recipe to key %s on)", res.nruns - n,
+                         res.nruns - n == 1 ? "" : "s", res.nruns - n == 1 ? "it" : "them");
         }
     }
     np_parse_result_free(&res);
