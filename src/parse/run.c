@@ -1411,6 +1411,7 @@ static int run_scan_automodel(struct run_job *j, struct run_slot *slot, const ch
  * Off with --nccl (opts->net_head 0), which reads the whole log. */
 #define RUN_NET_HEAD ((size_t)64 << 10)
 #define RUN_NET_LINES 256
+#define RUN_NET_AFTER 32
 
 /* A line (after "NCCL INFO ") that says the network: what nccl.c's init-line reader takes for the warnings,
  * found by its start, not searched for. */
@@ -1440,14 +1441,19 @@ static void run_net_head(struct np_run *run, int dfd, const char *name, const st
     close(fd);
     size_t n = k > 0 ? (size_t)k : 0, m = 0;
     char *net = buf ? buf + RUN_NET_HEAD : NULL; /* the network's lines, whole */
-    size_t lines = 0; /* the first RUN_NET_LINES of NCCL's lines: each rank prints its network at its init */
+    /* the first RUN_NET_LINES of NCCL's lines (each rank prints its network at its init); a network other than
+     * sockets: RUN_NET_AFTER more (its GDR and plugin lines come with it), no node count needed */
+    size_t lines = 0, stop = RUN_NET_LINES;
     for (const char *p = buf, *end = buf + n, *hit;
-         p && lines++ < RUN_NET_LINES && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
+         p && lines++ < stop && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
         const char *ls = hit, *le = memchr(hit, '\n', (size_t)(end - hit));
         while (ls > p && ls[-1] != '\n')
             ls--;
         if (!le)
             break; /* a line cut by the head's end */
+        if (stop == RUN_NET_LINES && le - hit > 24 && memcmp(hit + 10, "Using network ", 14) == 0 &&
+            memcmp(hit + 24, "Socket", le - hit - 24 < 6 ? (size_t)(le - hit - 24) : 6) != 0)
+            stop = lines + RUN_NET_AFTER;
         if (run_net_line(hit + 10, (size_t)(le - hit - 10))) {
             memcpy(net + m, ls, (size_t)(le - ls) + 1);
             m += (size_t)(le - ls) + 1;
