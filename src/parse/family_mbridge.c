@@ -92,8 +92,34 @@ static void mbridge_analyse(struct np_run *run, const struct np_scan_result *sca
             np_run_verdict(run, o, "run is unidentified: not compared");
         return;
     }
+    /* the whole log: the window's iteration lines and rank 0's figures paired with them (llmb's reading) */
+    struct np_mb_log log;
+    memset(&log, 0, sizeof log);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    int fd = -1;
+    FILE *f = np_file_open_regular(AT_FDCWD, run->path, &fd, &err) == NP_OK ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0) { /* a FIFO put there after the listing is refused by the open, never waited on */
+        snprintf(err.text, sizeof err.text, "%s", strerror(errno));
+        close(fd);
+    }
+    enum np_status st = f ? np_mb_log_read(f, run->path, &log, &err) : NP_E_IO;
+    if (f)
+        fclose(f);
+    if (st != NP_OK) {
+        snprintf(why, sizeof why, "cannot read the log: %.200s", err.text);
+        mbridge_status(run, NP_RUN_INVALID, why);
+        np_mb_log_free(&log);
+        return;
+    }
+    /* a run identified without its GBS (options, a manifest without it) is the row of the GBS its log prints: a
+     * container may publish one model at two GBS (26.06 DeepSeek V3 GB300: v1 15360, v2 4096) */
+    int find_gbs = id->gbs > 0 ? id->gbs : log.n && log.gbs[log.n - 1] > 0 ? log.gbs[log.n - 1] : 0;
     const struct np_mb_row *row = np_mb_ref_find(ref, id->container, id->task, id->recipe, dt, id->gpu_type,
-                                                 id->gpus, id->gbs, id->seq_len);
+                                                 id->gpus, find_gbs, id->seq_len);
+    if (!row && find_gbs != id->gbs) /* no row at the log's GBS: the row of the identity (the GBS said below) */
+        row = np_mb_ref_find(ref, id->container, id->task, id->recipe, dt, id->gpu_type, id->gpus, id->gbs,
+                             id->seq_len);
     const char *variant = "-", *release = "";
     int tp = 1;
     if (row) {
@@ -114,26 +140,6 @@ static void mbridge_analyse(struct np_run *run, const struct np_scan_result *sca
         for (size_t i = 0; i < ref->n; i++) /* the release of the named container */
             if (strcmp(ref->rows[i].container, id->container) == 0)
                 release = ref->rows[i].mb_release;
-    }
-    /* the whole log: the window's iteration lines and rank 0's figures paired with them (llmb's reading) */
-    struct np_mb_log log;
-    memset(&log, 0, sizeof log);
-    struct np_error err;
-    memset(&err, 0, sizeof err);
-    int fd = -1;
-    FILE *f = np_file_open_regular(AT_FDCWD, run->path, &fd, &err) == NP_OK ? fdopen(fd, "r") : NULL;
-    if (!f && fd >= 0) { /* a FIFO put there after the listing is refused by the open, never waited on */
-        snprintf(err.text, sizeof err.text, "%s", strerror(errno));
-        close(fd);
-    }
-    enum np_status st = f ? np_mb_log_read(f, run->path, &log, &err) : NP_E_IO;
-    if (f)
-        fclose(f);
-    if (st != NP_OK) {
-        snprintf(why, sizeof why, "cannot read the log: %.200s", err.text);
-        mbridge_status(run, NP_RUN_INVALID, why);
-        np_mb_log_free(&log);
-        return;
     }
     long first = -1, last = -1;
     const char *rule = "iterations 35-44 of 50 (NVIDIA's llmb parser)";

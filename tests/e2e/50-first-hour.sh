@@ -191,7 +191,8 @@ $line"
         want=$(printf '%s\n' "$ex" | sed -n 's/.*--recipe \([^ ]*\).*/\1/p')
         python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(x["recipe"]==sys.argv[2] and x["gpu"]=="h100" and x["system"] != "-" for x in r)' \
             "$W/$name.out" "$want" && ok "$name: JSON rows all $want on h100" || fail "$name: JSON filter" ;;
-    *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE" ;;
+    # NeMo's table heads RECIPE, Megatron-Bridge's (--container, its dtypes) CONTAINER
+    *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE\|^CONTAINER  *TASK  *RECIPE" ;;
     *mkdir*) run_ex $name "$W/cwd" "$line"; expect $name 0 "" ;;
     *"./launch --reconcile"*)   # the records of the launches above are settled already
         run_ex $name "$W/cwd" "$line"; expect $name 0 ": recorded already: submitted, job [0-9]" ;;

@@ -155,6 +155,25 @@ out=$("$P" --nccl "$T/trace" 2>"$T/err"); rc=$?
 echo "$out" | grep -q "^NCCL: .*log-mb_42_0.out" && echo "$out" | grep -Eq '^ +2 +AllGather +2 ' && echo "$out" | grep -q "nccl-trace" \
     && ok "--nccl on a Megatron-Bridge trace run: its breakdown (AllGather 2 calls), kind nccl-trace" || bad "--nccl: exit $rc: $out $(cat "$T/err")"
 
+# a container publishing one model at two GBS (26.06 DeepSeek V3 GB300: -cv v1 15360, v2 4096): a manifest without
+# its GBS is the row of the GBS its log prints, not the first row (then "invalid: the log prints 15360")
+mkdir -p "$T/v1/r"
+python3 - "$T/v1/r" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+json.dump({"mbridge": {"recipe": "deepseek_v3", "dtype": "fp8_mx", "gpu_type": "gb300", "gpus": 256, "container": "26.06",
+           "variant": "v1"}}, open(os.path.join(d, "nemoperf.json"), "w"))
+with open(os.path.join(d, "log-mb_1_0.out"), "w") as f:
+    for i in range(1, 51):
+        f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 39000.0 | global batch size: 15360 |\n" % (i, 50))
+PY
+"$P" --format csv "$T/v1" > "$T/v1.csv" 2>/dev/null
+python3 - "$T/v1.csv" <<'PY' && ok "26.06 DeepSeek V3 GB300 -cv v1 without GBS in the manifest: the GBS 15360 row, ok" || bad "v1 row: $(cat "$T/v1.csv")"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))[0]
+assert (r["status"], r["global_batch_size"], r["config_variant"], r["container"]) == ("ok", "15360", "v1", "26.06"), r
+PY
+
 # options instead of a manifest, the published label as dtype; the newest container by default
 run=$(ls -d "$T/runs"/00_*)
 cp "$run/log-mb_42_0.out" "$T/plain.out"
