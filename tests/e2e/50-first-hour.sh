@@ -95,7 +95,8 @@ site() { # the site's paths -> this machine's
 run_ex() {
     (cd "$2" && sh -c "$3") >"$W/$1.out" 2>"$W/$1.err"
     echo $? >"$W/$1.rc"
-    sed -n 's/^job \([0-9][0-9]*\): .*/\1/p' "$W/$1.out" >>"$W/jobs"
+    # "job N: folder" on stdout, or on stderr with --format json (stdout is its JSON document then)
+    cat "$W/$1.out" "$W/$1.err" | sed -n 's/^job \([0-9][0-9]*\): .*/\1/p' >>"$W/jobs"
 }
 wait_jobs() {
     ids=$(tr '\n' ',' <"$W/jobs" | sed 's/,$//')
@@ -194,8 +195,16 @@ $line"
     # NeMo's table heads RECIPE, Megatron-Bridge's (--container, its dtypes) CONTAINER
     *--list*) run_ex $name "$W/cwd" "$line"; expect $name 0 "^RECIPE\|^CONTAINER  *TASK  *RECIPE" ;;
     *mkdir*) run_ex $name "$W/cwd" "$line"; expect $name 0 "" ;;
+    *"./launch --runs"*--format\ json*)   # the runs launched so far, as JSON, with the scheduler's states
+        run_ex $name "$W/cwd" "$line"; expect $name 0 '"job_id"' ;;
+    *"./launch --runs"*)
+        run_ex $name "$W/cwd" "$line"; expect $name 0 "JOB_ID  *SLURM_STATE" ;;
     *"./launch --reconcile"*)   # the records of the launches above are settled already
         run_ex $name "$W/cwd" "$line"; expect $name 0 ": recorded already: submitted, job [0-9]" ;;
+    *./launch*--wait*)   # the launch waits for its jobs (REPEATS, --format json): their ends are what it says
+        wait_jobs
+        run_ex $name "$W/cwd" "$line"
+        expect $name 0 "job [0-9][0-9]* .*COMPLETED" ;;
     *./launch*)
         # an earlier example's job of the same configuration still queued or running would be refused, as it
         # should ("not submitting a job twice"): a reader runs the examples one after the other, so does this test
