@@ -739,7 +739,7 @@ static void scaling_run(struct np_run *r, const char *gpu, int gpus, double tpg,
 
 START_TEST(test_scaling_walk_order)
 {
-    struct np_run sw[8];
+    struct np_run sw[9];
     /* h100: 32, 16, 8, 8 GPUs (largest first); b200: 16 only; h100 at 4 GPUs without steps */
     scaling_run(&sw[0], "h100", 32, 900, NP_RUN_OK);
     scaling_run(&sw[1], "h100", 16, 990, NP_RUN_OK);
@@ -750,18 +750,20 @@ START_TEST(test_scaling_walk_order)
     scaling_run(&sw[6], "h100", 16, NAN, NP_RUN_OK); /* no steady figure: the last steps' */
     sw[6].m.tokens_per_s_per_gpu = 945;
     scaling_run(&sw[7], "H100", 32, 840, NP_RUN_OK); /* the GPU name in another case: the same GPU */
-    double want[8] = {900 / 1050.0, 990 / 1050.0, 1000 / 1050.0, NAN, 1100 / 1050.0, NAN, 945 / 1050.0, 840 / 1050.0};
+    scaling_run(&sw[8], "h100", 0, 3000, NP_RUN_OK); /* no GPU count: not a scale of the sweep */
+    double want[9] = {900 / 1050.0, 990 / 1050.0, 1000 / 1050.0, NAN, 1100 / 1050.0, NAN, 945 / 1050.0, 840 / 1050.0,
+                      NAN};
     for (int order = 0; order < 2; order++) {
-        struct np_run walk[8];
-        for (int i = 0; i < 8; i++)
-            walk[i] = sw[order ? 7 - i : i];
+        struct np_run walk[9];
+        for (int i = 0; i < 9; i++)
+            walk[i] = sw[order ? 8 - i : i];
         struct np_parse_result pr;
         memset(&pr, 0, sizeof pr);
         pr.runs = walk;
-        pr.nruns = 8;
+        pr.nruns = 9;
         np_runs_scaling_efficiency(&pr);
-        for (int i = 0; i < 8; i++) {
-            double w = want[order ? 7 - i : i], got = walk[i].scaling_eff;
+        for (int i = 0; i < 9; i++) {
+            double w = want[order ? 8 - i : i], got = walk[i].scaling_eff;
             if (isnan(w))
                 ck_assert_msg(isnan(got), "order %d run %d: %g, want none", order, i, got);
             else
