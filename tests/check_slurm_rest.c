@@ -1064,6 +1064,8 @@ START_TEST(test_server_error_unknown)
                           codes[i], tok, (int)res.outcome);
             ck_assert_msg(refused || strstr(err.text, "may or may not have been submitted"), "HTTP %d: %s", codes[i],
                           err.text);
+            ck_assert_msg(!refused || strstr(err.text, codes[i] == 401 ? "Unauthorized" : "Forbidden"), "HTTP %d: %s",
+                          codes[i], err.text); /* said as the authentication refusal it is */
             np_submit_result_free(&res);
             free(log);
         }
