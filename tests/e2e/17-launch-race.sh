@@ -29,6 +29,11 @@ trap 'exit 130' INT TERM
 export WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 JOB_TOTAL_GPUS=8
 slow_sbatch
 cc -shared -fPIC -O2 -o "$W/slowflock.so" "$root/tests/stubs/slow-flock/slowflock.c" -ldl || die "cannot build the flock shim"
+# an AddressSanitizer build (make sanitize) wants its runtime first in the preload list
+asan=$(ldd "$launch" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*libasan[^ ]*\) .*/\1/p' | head -1)
+PRELOAD="${asan:+$asan }$W/slowflock.so"
+# ... and the preload reaches sbatch and the shells under the launch, uninstrumented: no leak report of theirs
+[ -n "$asan" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 chmod 0755 "$W/slowflock.so"
 export NP_SLOW_FLOCK_MS=${NP_SLOW_FLOCK_MS:-100} NP_SLOW_MKDIR_MS=${NP_SLOW_MKDIR_MS:-50}
 TRIALS=${NP_RACE_TRIALS:-90}
@@ -45,11 +50,11 @@ one_trial() {
     i=0 pids=
     while [ "$i" -lt "$2" ]; do
         if [ "$1" = cli ]; then
-            LD_PRELOAD=$W/slowflock.so PATH=$SPATH STAGE_PATH=$3 NP_STUB_PRE=0.15 "$launch" >"$3/.out$i" 2>&1 &
+            LD_PRELOAD="$PRELOAD" PATH=$SPATH STAGE_PATH=$3 NP_STUB_PRE=0.15 "$launch" >"$3/.out$i" 2>&1 &
         else
             runuser -u "$TUSER" -- env -i PATH="$PATH" SLURM_CONF="$SLURM_CONF" HOME=/tmp STAGE_PATH="$3" \
                 WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 MAX_STEPS=3 JOB_TOTAL_GPUS=8 SLURM_SUBMIT=rest \
-                SLURMRESTD_URL="$UNIX_URL" SBATCH_RESERVATION="$RESV" LD_PRELOAD="$W/slowflock.so" NP_SLOW_FLOCK_MS=$NP_SLOW_FLOCK_MS NP_SLOW_MKDIR_MS=$NP_SLOW_MKDIR_MS \
+                SLURMRESTD_URL="$UNIX_URL" SBATCH_RESERVATION="$RESV" LD_PRELOAD="$PRELOAD" NP_SLOW_FLOCK_MS=$NP_SLOW_FLOCK_MS NP_SLOW_MKDIR_MS=$NP_SLOW_MKDIR_MS \
                 "$launch" >"$3/.out$i" 2>&1 &
         fi
         pids="$pids $!"
