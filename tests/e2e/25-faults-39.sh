@@ -60,7 +60,7 @@ for kind in nemo automodel mbridge; do
         set -- $(kind_dir "$kind" "$top") || die "$kind: cannot make the run"
         d=$1 stem=$2
         n=$(printf '%s' "$name" | sed "s/\*/$stem/")
-        rm -f "$d/$n" && mkfifo "$d/$n" || die "mkfifo $d/$n"
+        mkdir -p "$(dirname "$d/$n")" && rm -f "$d/$n" && mkfifo "$d/$n" || die "mkfifo $d/$n"
         for mode in "" --nccl --strict --store "--format json"; do
             extra=
             [ "$mode" = --store ] && extra="--db $W/store-$kind.db"

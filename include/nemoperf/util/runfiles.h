@@ -14,5 +14,10 @@
 #define NP_RUNFILE_LOG_COMPANION "*.err"         /* an AutoModel log's stderr beside its .out */
 #define NP_RUNFILE_MBRIDGE_LOG "*.log"           /* a Megatron-Bridge run's log (besides *.out) */
 #define NP_RUNFILE_NSYS "*.nsys-rep"             /* listed by --nccl, never opened: regular files only */
+#define NP_RUNFILE_SYS_XML "system/*/nvidia-smi-q.xml" /* the job's snapshot, a folder per node (parse/system.h):
+                                                    nvidia-smi -q -x */
+#define NP_RUNFILE_SYS_HOST "system/*/host.txt"     /* "### <command>" sections */
+#define NP_RUNFILE_SYS_STATUS "system/*/status"     /* "ok <seconds>", "missing nvidia-smi" */
+#define NP_RUNFILE_TELEMETRY "telemetry/*.csv"      /* the job's GPU telemetry (nvidia-smi --query-gpu), a file per node */
 
 #endif
