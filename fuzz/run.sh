@@ -2,7 +2,7 @@
 # run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader, a whole run folder, the readers of
 # other programs' output) with clang and fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
-# FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS and FUZZ_INPUT_SECONDS (each FUZZ_SECONDS / 5 by default) time the others.
+# FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS, FUZZ_NCCLT_SECONDS and FUZZ_INPUT_SECONDS (each FUZZ_SECONDS / 5 by default) time the others.
 # Seeds come from the test data (each target says which).  Exits non-zero when a fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
@@ -194,6 +194,35 @@ EOF3
 # shellcheck disable=SC2046,SC2086
 build run_fuzz fuzz/run_fuzz.c src/[!c]*/*.c $(pkg-config --cflags --libs $ALL_PKGS)
 fuzz run_fuzz "whole run folders" "$FUZZ_RUN_SECONDS" 65536 -dict="$run/run.dict" "$run/run-corpus"
+
+# The nccl-tests result reader (fuzz/nccltests_fuzz.c), seeded with the real outputs of tests/data/nccl-tests/.
+FUZZ_NCCLT_SECONDS=${FUZZ_NCCLT_SECONDS:-$((FUZZ_SECONDS / 5))}
+mkdir -p "$run/nccltests-corpus"
+cp tests/data/nccl-tests/*.out "$run/nccltests-corpus/"
+cat >"$run/nccltests.dict" <<'EOF5'
+"#  out-of-place  in-place"
+"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+"# size count type time algbw busbw error time algbw busbw error"
+"# bytes N type op time algbw busbw res time algbw busbw res"
+"# size count type redop root time algbw busbw #wrong i_min i_max i_p99 i_cv% time algbw busbw #wrong i_min i_max i_p99 i_cv% timestamp"
+"  1073741824     268435456     float     sum      -1   4550.2  235.98  441.59      0   4547.3  236.13  441.86      0"
+"N/A"
+"1e+06"
+"# Out of bounds values : 0 OK"
+"# Avg bus bandwidth    : 12.3"
+"#  Rank  0 Group  0 Pid  12345 on       node1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3"
+"# nccl-tests version 2.17.1 nccl-headers=22602 nccl-library=22602"
+"# Collective test starting: all_reduce_perf"
+"[1,0]<stdout>:"
+"[0]"
+"  0: "
+"node01: "
+"Test NCCL failure common.cu:1005 'unhandled system error'"
+"2025-01-01 12:00:00"
+"\x0d"
+EOF5
+build nccltests_fuzz fuzz/nccltests_fuzz.c src/parse/nccltests.c src/util/error.c src/util/diag.c src/util/text.c src/util/fileio.c $(pkg-config --cflags --libs jansson)
+fuzz nccltests_fuzz "the nccl-tests reader" "$FUZZ_NCCLT_SECONDS" 65536 -dict="$run/nccltests.dict" "$run/nccltests-corpus"
 
 # The readers of other programs' output (fuzz/input_fuzz.c): packed .npy files, sbatch/squeue output, slurmrestd
 # replies for every API version, SLURMRESTD_URL, time limits.  Seeded from tests/data/npy and tests/data/rest.
