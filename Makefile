@@ -149,6 +149,8 @@ install: all
 	install -m 644 share/nemoperf/driver/*.py $(DESTDIR)$(DATADIR)/driver/
 	install -d $(DESTDIR)$(DATADIR)/schema
 	install -m 644 share/nemoperf/schema/*.json $(DESTDIR)$(DATADIR)/schema/
+	install -d $(DESTDIR)$(DATADIR)/fabric
+	install -m 644 share/nemoperf/fabric/fabric.tsv $(DESTDIR)$(DATADIR)/fabric/
 	install -d $(DESTDIR)$(DATADIR)/packs
 	install -m 644 share/nemoperf/packs/*.tsv $(DESTDIR)$(DATADIR)/packs/
 	install -d $(DESTDIR)$(DATADIR)/dfm/conf

@@ -608,12 +608,15 @@ enum np_nccl_verdict np_nccl_verdict(const struct np_nccl_result *r, double expe
         snprintf(why, whysz, "no busbw at the largest sizes");
         return NP_NCCL_NONE;
     }
-    if (r->peak_busbw < expected_gbs) {
-        snprintf(why, whysz, "busbw %.2f GB/s at %lld B, below the %.2f GB/s expected (%.0f%%)", r->peak_busbw,
-                 p->size, expected_gbs, 100.0 * r->peak_busbw / expected_gbs);
+    /* nccl-tests' own check of -G: FAILED below 0.9 x the given bandwidth (src/util.cu:778 @v2.19.6) */
+    double floor = NP_NCCL_PASS_SHARE * expected_gbs;
+    if (r->peak_busbw < floor) {
+        snprintf(why, whysz, "busbw %.2f GB/s at %lld B is %.0f%% of the %.2f GB/s expected (below %.0f%%)",
+                 r->peak_busbw, p->size, 100.0 * r->peak_busbw / expected_gbs, expected_gbs,
+                 100.0 * NP_NCCL_PASS_SHARE);
         return NP_NCCL_FAIL;
     }
-    snprintf(why, whysz, "busbw %.2f GB/s at %lld B, at least the %.2f GB/s expected", r->peak_busbw, p->size,
-             expected_gbs);
+    snprintf(why, whysz, "busbw %.2f GB/s at %lld B is %.0f%% of the %.2f GB/s expected", r->peak_busbw, p->size,
+             100.0 * r->peak_busbw / expected_gbs, expected_gbs);
     return NP_NCCL_PASS;
 }

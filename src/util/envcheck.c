@@ -39,7 +39,7 @@
     /* every tool */                                                                                               \
     "NEMOPERF_DATADIR",                                                                                            \
     /* parse */                                                                                                    \
-    "NEMOPERF_PROGRESS_AFTER",                                                                                     \
+    "NEMOPERF_PROGRESS_AFTER", "NEMOPERF_FABRIC_TABLE",                                                             \
     /* the results store (parse --store/--history/--compare, launch --wait --store); the test hook of its          \
      * network file system check */                                                                               \
     "NEMOPERF_DB", "NEMOPERF_DB_TIMEOUT", "NEMOPERF_CLUSTER", "NEMOPERF_TEST_FS_MAGIC",                            \
@@ -53,7 +53,7 @@
     "NP_BIN", "NP_CLUSTER_SLURM", "NP_CLUSTER_CHROOT_CACHE", "NP_CLUSTER_MIRROR", "NP_CLUSTER_SHARE",             \
     "NP_CLUSTER_REST_PLUGINS", "NP_CLUSTER_VERSIONS_PORT", "SLURM_CONF", "BENCH_DIR", "BENCH_JOBS", "BENCH_REPS",  \
     "BENCH_SCALE", "BENCH_SEED", "BENCH_SHAPES", "BENCH_STORE_RUNS", "BENCH_STORE_COPIES", "FUZZ_SECONDS",         \
-    "FUZZ_AMLOG_SECONDS"
+    "FUZZ_AMLOG_SECONDS", "FUZZ_NCCLT_SECONDS"
 
 /* What the tools read but a user does not set for nemoperf: the system's, and Slurm's inside a job
  * (nemoperf-synth).  Never suspect, never suggested. */
