@@ -110,6 +110,8 @@ static void parse_usage(FILE *out)
             "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after NEMOPERF_PROGRESS_AFTER s, 1)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
+            "nccl-tests runs are judged against the expected bus bandwidth of their GPU type (NEMOPERF_FABRIC_TABLE:\n"
+            "your own table instead of the shipped one; see docs/fabric.md)\n"
             "  -h, --help           this help;  -V, --version  the version\n"
             "Identity when a run has no nemoperf.json manifest and no pretrain_<recipe>_<size>_<dtype>_<gpus>\n"
             "folder:\n"
