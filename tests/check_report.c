@@ -147,11 +147,11 @@ START_TEST(test_json_numbers_and_nulls)
     json_t *r0 = json_array_get(json_object_get(root, "runs"), 0);
     json_t *r1 = json_array_get(json_object_get(root, "runs"), 1);
     ck_assert(json_is_integer(json_object_get(r0, "gpus")));
-    ck_assert(json_is_real(json_object_get(r0, "tokens_per_s")));
-    ck_assert_double_eq_tol(json_real_value(json_object_get(r0, "tokens_per_s")), 97090.37, 0.01);
+    ck_assert(json_is_real(json_object_get(r0, "last_tokens_per_s")));
+    ck_assert_double_eq_tol(json_real_value(json_object_get(r0, "last_tokens_per_s")), 97090.37, 0.01);
     ck_assert(json_is_true(json_object_get(r0, "complete")));
     ck_assert(json_is_null(json_object_get(r1, "gpus")));
-    ck_assert(json_is_null(json_object_get(r1, "tokens_per_s")));
+    ck_assert(json_is_null(json_object_get(r1, "last_tokens_per_s")));
     ck_assert(json_is_null(json_object_get(r1, "complete")));
     ck_assert_str_eq(json_string_value(json_object_get(r1, "status")), "unidentified");
     ck_assert_str_eq(json_string_value(json_object_get(r1, "reason")), "no manifest");
@@ -159,6 +159,50 @@ START_TEST(test_json_numbers_and_nulls)
     ck_assert_ptr_null(json_object_get(r0, "reference")); /* only with --reference */
     json_decref(root);
     free(js);
+}
+END_TEST
+
+/* Every figure names its basis (the last step, the recipe READMEs' rule; the steady window, NVIDIA's parsers'):
+ * no JSON key or CSV column of a throughput, time, MFU or days figure without last_/steady_/window_/reference_
+ * (or inside the steady/window/reference objects), and the log's own TFLOP/s says its basis beside it. */
+static int basis_named(const char *k)
+{
+    static const char *const figure[] = {"tokens_per_s", "step_time", "mfu", "tflops_per_gpu", "days_to_train", "_s"};
+    static const char *const basis[] = {"last_", "steady_", "window_", "reference_", "energy_"};
+    int is_figure = 0;
+    for (size_t i = 0; i < sizeof figure / sizeof *figure; i++)
+        if (strstr(k, figure[i]) && (i < 5 || (strlen(k) > 2 && strcmp(k + strlen(k) - 2, "_s") == 0)))
+            is_figure = 1;
+    if (!is_figure || strcmp(k, "logged_tflops_per_gpu") == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof basis / sizeof *basis; i++)
+        if (strncmp(k, basis[i], strlen(basis[i])) == 0)
+            return 1;
+    return 0;
+}
+
+START_TEST(test_keys_say_basis)
+{
+    char *js = render(NP_FMT_JSON);
+    json_error_t e;
+    json_t *root = json_loads(js, 0, &e);
+    ck_assert_msg(root != NULL, "%s", e.text);
+    json_t *r0 = json_array_get(json_object_get(root, "runs"), 0);
+    const char *k;
+    json_t *v;
+    json_object_foreach(r0, k, v) ck_assert_msg(basis_named(k), "JSON key %s does not say its basis", k);
+    ck_assert(json_is_string(json_object_get(r0, "logged_tflops_basis")) ||
+              json_is_null(json_object_get(r0, "logged_tflops_basis")));
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "schema_version")), NP_REPORT_SCHEMA);
+    json_decref(root);
+    free(js);
+    char *csv = render(NP_FMT_CSV);
+    char *nl = strchr(csv, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = '\0';
+    for (char *save = NULL, *col = strtok_r(csv, ",", &save); col; col = strtok_r(NULL, ",", &save))
+        ck_assert_msg(basis_named(col), "CSV column %s does not say its basis", col);
+    free(csv);
 }
 END_TEST
 
@@ -783,6 +827,7 @@ int main(void)
     tcase_add_test(tc, test_markdown_proxy_is_na);
     tcase_add_test(tc, test_csv_quoting_and_blanks);
     tcase_add_test(tc, test_json_numbers_and_nulls);
+    tcase_add_test(tc, test_keys_say_basis);
     tcase_add_test(tc, test_table_and_formats);
     tcase_add_test(tc, test_json_non_utf8_path);
     tcase_add_test(tc, test_stream_table_widths);

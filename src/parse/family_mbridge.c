@@ -166,6 +166,7 @@ static void mbridge_analyse(struct np_run *run, const struct np_scan_result *sca
     run->flops_per_sample = isnan(res.flops_per_token) ? NAN : res.flops_per_token * id->seq_len;
     run->peak_tflops = np_mb_peak(ref, id->gpu_type, dt);
     run->logged_tflops_per_gpu = res.logged_tflops_per_gpu;
+    run->logged_steady = 1;
     double flops = id->synthetic ? NAN : run->flops_per_sample, peak = id->synthetic ? 0 : run->peak_tflops;
     double tokens = id->synthetic ? 0 : o->train_tokens;
     np_metrics_from_step(last_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->m);

@@ -1347,8 +1347,12 @@ static void run_apply_amlog(struct np_run *run, const struct np_amlog_summary *s
     run->step_time_s = s->avg_step_time_s;
     np_metrics_from_step(run->step_time_s, id->seq_len, id->gbs, id->gpus, flops, peak, tokens, &run->m);
     run->steady = run->m;
-    if (s->step_tflops > 0 && id->gpus > 0 && !id->synthetic)
+    np_run_add_note(run, "this AutoModel log prints only its summary: the LAST_ figures are its average over the "
+                         "window (the 'Time per Global Step' of NVIDIA's AutoModel table), not one step");
+    if (s->step_tflops > 0 && id->gpus > 0 && !id->synthetic) {
         run->logged_tflops_per_gpu = s->step_tflops / id->gpus / s->avg_step_time_s;
+        run->logged_steady = 1;
+    }
     if (o->reference)
         run_reference(run, o, ref);
 }

@@ -613,7 +613,7 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
     l->n++;
     switch (l->fmt) {
     case NP_FMT_TABLE:
-        fprintf(l->out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n",
+        fprintf(l->out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %s\n",
                 r->ended[0] ? r->ended : "-", r->family[0] ? r->family : "-", r->kind[0] ? r->kind : "-", r->config,
                 r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, change);
         break;
@@ -637,9 +637,9 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
                               (json_int_t)r->id, "ended", r->ended, "config", r->config, "config_hash",
                               r->config_hash, "family", r->family, "kind", r->kind, "cluster", r->cluster, "job_id", r->job_id,
                               "container", r->container, "container_tag", r->container_tag, "gpus", r->gpus, "status",
-                              r->status, "nemoperf_version", r->nemoperf_version, "step_time_s",
-                              history_json_num(r->step_time_s), "tokens_per_s_per_gpu",
-                              history_json_num(r->tokens_per_s_per_gpu), "mfu_percent",
+                              r->status, "nemoperf_version", r->nemoperf_version, "steady_step_time_s",
+                              history_json_num(r->step_time_s), "steady_tokens_per_s_per_gpu",
+                              history_json_num(r->tokens_per_s_per_gpu), "steady_mfu_percent",
                               history_json_num(r->mfu_percent), "verdict",
                               r->verdict[0] ? json_string(r->verdict) : json_null(), "steps", (json_int_t)r->steps,
                               "change", hc ? json_string(change) : json_null());
@@ -892,15 +892,15 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
     struct history_list l = {out, fmt, &p, 0, NULL, 0};
     if (st == NP_OK) {
         if (fmt == NP_FMT_TABLE)
-            fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %10s  %6s  %s\n", "ENDED", "FAMILY",
-                    "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEP_S", "TOK/S/GPU", "MFU%",
+            fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %s\n", "ENDED", "FAMILY",
+                    "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEADY_S", "STEADY_TOK/S/GPU", "STEADY_MFU%",
                     "CHANGE");
         else if (fmt == NP_FMT_MARKDOWN)
-            fprintf(out, "| Ended | Family | Kind | Configuration | Cluster | Job | Container | Status | Step s | "
-                         "Tokens/s/GPU | MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            fprintf(out, "| Ended | Family | Kind | Configuration | Cluster | Job | Container | Status | Steady step s | "
+                         "Steady tokens/s/GPU | Steady MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         else if (fmt == NP_FMT_CSV)
-            fprintf(out, "ended,family,kind,config,cluster,job_id,container,container_tag,status,step_time_s,"
-                         "tokens_per_s_per_gpu,mfu_percent,change\n");
+            fprintf(out, "ended,family,kind,config,cluster,job_id,container,container_tag,status,steady_step_time_s,"
+                         "steady_tokens_per_s_per_gpu,steady_mfu_percent,change\n");
         else
             fprintf(out, "{\n  \"runs\": [");
         st = np_store_select(s, f, 0, 1, history_list_row, &l, err);

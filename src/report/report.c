@@ -663,15 +663,15 @@ static void report_table_footer(FILE *out, const struct np_parse_result *res, co
 
 static void report_table_groups(FILE *out, const struct np_groups *gs)
 {
-    fprintf(out, "\n%-10s %-6s %-5s %-6s %-15s %5s %4s %10s %9s %10s %10s %12s %11s %12s %12s %7s\n", "RECIPE",
-            "SIZE", "DTYPE", "GPU", "KIND", "GPUS", "N", "STEP_MEAN", "STEP_SD", "STEP_MIN", "STEP_MAX", "TOK/S_MEAN", "TOK/S_SD",
-            "TOK/S_MIN", "TOK/S_MAX", "EFF%");
+    fprintf(out, "\n%-10s %-6s %-5s %-6s %-15s %5s %4s %13s %11s %12s %12s %17s %15s %16s %16s %11s\n", "RECIPE",
+            "SIZE", "DTYPE", "GPU", "KIND", "GPUS", "N", "STEADY_S_MEAN", "STEADY_S_SD", "STEADY_S_MIN", "STEADY_S_MAX", "STEADY_TOK/S_MEAN",
+            "STEADY_TOK/S_SD", "STEADY_TOK/S_MIN", "STEADY_TOK/S_MAX", "STEADY_EFF%");
     for (size_t k = 0; k < gs->n; k++) {
         const struct np_group *g = &gs->g[k];
         const struct np_identity *id = &g->first->id;
         char eff[32];
         report_num(eff, sizeof eff, 1, g->scaling_eff * 100.0);
-        fprintf(out, "%-10s %-6s %-5s %-6s %-15s %5d %4zu %10.4g %9.2g %10.4g %10.4g %12.0f %11.0f %12.0f %12.0f %7s\n",
+        fprintf(out, "%-10s %-6s %-5s %-6s %-15s %5d %4zu %13.4g %11.2g %12.4g %12.4g %17.0f %15.0f %16.0f %16.0f %11s\n",
                 id->recipe, id->model_size, np_identity_precision(id), id->gpu_type[0] ? id->gpu_type : "?",
                 np_run_kind_name(id->kind), id->gpus, g->n, g->step_mean_s, g->step_stdev_s, g->step_min_s, g->step_max_s, g->tps_mean,
                 g->tps_stdev, g->tps_min, g->tps_max, eff);
@@ -820,13 +820,13 @@ static void report_csv_num(FILE *out, double v, int integer)
 static void report_csv_head(FILE *out, const struct np_parse_opts *o)
 {
     fputs("path,experiment,recipe,model_size,dtype,gpus,gpu_type,seq_len,global_batch_size,step,steps_seen,"
-          "complete,step_time_s,window_first,window_last,window_count,window_mean_s,window_median_s,"
-          "window_stdev_s,window_min_s,window_max_s,tokens_per_s,tokens_per_s_per_gpu,model_flops_per_sample,"
-          "model_tflops_per_gpu,mfu_percent,train_tokens,days_to_train,peak_memory_bytes,loss,status",
+          "complete,last_step_time_s,window_first,window_last,window_count,window_mean_s,window_median_s,"
+          "window_stdev_s,window_min_s,window_max_s,last_tokens_per_s,last_tokens_per_s_per_gpu,model_flops_per_sample,"
+          "last_model_tflops_per_gpu,last_mfu_percent,train_tokens,last_days_to_train,peak_memory_bytes,loss,status",
           out);
     fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,family,container,config_variant,"
           "window_rule,steady_tokens_per_s,"
-          "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,scaling_efficiency,"
+          "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,steady_days_to_train,scaling_efficiency,"
           "energy_w_per_gpu,energy_j_per_gpu_iter,energy_j_per_token,energy_tokens_per_kwh,energy_mwh_to_train",
           out);
     if (o->reference)
@@ -899,6 +899,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_num(out, r->steady.tokens_per_s_per_gpu, 0);
     report_csv_num(out, r->steady.model_tflops_per_gpu, 0);
     report_csv_num(out, r->steady.mfu_percent, 0);
+    report_csv_num(out, r->steady.days_to_train, 0);
     if (eff_at)
         *eff_at = ftello(out);
     report_csv_num(out, r->scaling_eff, 0);
@@ -1095,16 +1096,18 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "final_step", report_jint(r->total, r->total >= 0));
     json_object_set_new(j, "steps_seen", json_integer((json_int_t)r->steps_seen));
     json_object_set_new(j, "complete", r->complete < 0 ? json_null() : json_boolean(r->complete));
-    json_object_set_new(j, "step_time_s", report_jnum(r->step_time_s));
+    json_object_set_new(j, "last_step_time_s", report_jnum(r->step_time_s));
     json_object_set_new(j, "window", w);
-    json_object_set_new(j, "tokens_per_s", report_jnum(r->m.tokens_per_s));
-    json_object_set_new(j, "tokens_per_s_per_gpu", report_jnum(r->m.tokens_per_s_per_gpu));
+    json_object_set_new(j, "last_tokens_per_s", report_jnum(r->m.tokens_per_s));
+    json_object_set_new(j, "last_tokens_per_s_per_gpu", report_jnum(r->m.tokens_per_s_per_gpu));
     json_object_set_new(j, "model_flops_per_sample", report_jnum(r->flops_per_sample));
-    json_object_set_new(j, "model_tflops_per_gpu", report_jnum(r->m.model_tflops_per_gpu));
+    json_object_set_new(j, "last_model_tflops_per_gpu", report_jnum(r->m.model_tflops_per_gpu));
     json_object_set_new(j, "logged_tflops_per_gpu", report_jnum(r->logged_tflops_per_gpu));
-    json_object_set_new(j, "mfu_percent", report_jnum(r->m.mfu_percent));
+    json_object_set_new(j, "logged_tflops_basis", isnan(r->logged_tflops_per_gpu) ? json_null()
+                                                  : json_string(r->logged_steady ? "steady" : "last"));
+    json_object_set_new(j, "last_mfu_percent", report_jnum(r->m.mfu_percent));
     json_object_set_new(j, "train_tokens", report_jnum(r->train_tokens));
-    json_object_set_new(j, "days_to_train", report_jnum(r->m.days_to_train));
+    json_object_set_new(j, "last_days_to_train", report_jnum(r->m.days_to_train));
     json_object_set_new(j, "steady", steady);
     json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
     json_object_set_new(j, "energy", !r->energy.steps ? json_null()
@@ -1166,10 +1169,10 @@ static json_t *report_json_groups(const struct np_groups *gs)
         json_object_set_new(o, "gpus", json_integer(id->gpus));
         json_object_set_new(o, "global_batch_size", report_jint(id->gbs, id->gbs > 0));
         json_object_set_new(o, "n", json_integer((json_int_t)g->n));
-        json_object_set_new(o, "step_time_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->step_mean_s),
+        json_object_set_new(o, "steady_step_time_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->step_mean_s),
                                                          "stdev", report_jnum(g->step_stdev_s), "min",
                                                          report_jnum(g->step_min_s), "max", report_jnum(g->step_max_s)));
-        json_object_set_new(o, "tokens_per_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->tps_mean),
+        json_object_set_new(o, "steady_tokens_per_s", json_pack("{s:o,s:o,s:o,s:o}", "mean", report_jnum(g->tps_mean),
                                                           "stdev", report_jnum(g->tps_stdev), "min",
                                                           report_jnum(g->tps_min), "max", report_jnum(g->tps_max)));
         json_object_set_new(o, "scaling_efficiency", report_jnum(g->scaling_eff));
@@ -2152,7 +2155,7 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         report_jw_put(w, "null", 4);
     else
         report_jd_bool(w, r->complete);
-    REPORT_JD_NUM(w, depth, &n, "step_time_s", r->step_time_s);
+    REPORT_JD_NUM(w, depth, &n, "last_step_time_s", r->step_time_s);
     REPORT_JD_KEY(w, depth, &n, "window");
     {
         int m = 0;
@@ -2169,14 +2172,16 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         REPORT_JD_NUM(w, d, &m, "max_s", r->window.max_s);
         report_jd_close(w, d, m);
     }
-    REPORT_JD_NUM(w, depth, &n, "tokens_per_s", r->m.tokens_per_s);
-    REPORT_JD_NUM(w, depth, &n, "tokens_per_s_per_gpu", r->m.tokens_per_s_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "last_tokens_per_s", r->m.tokens_per_s);
+    REPORT_JD_NUM(w, depth, &n, "last_tokens_per_s_per_gpu", r->m.tokens_per_s_per_gpu);
     REPORT_JD_NUM(w, depth, &n, "model_flops_per_sample", r->flops_per_sample);
-    REPORT_JD_NUM(w, depth, &n, "model_tflops_per_gpu", r->m.model_tflops_per_gpu);
+    REPORT_JD_NUM(w, depth, &n, "last_model_tflops_per_gpu", r->m.model_tflops_per_gpu);
     REPORT_JD_NUM(w, depth, &n, "logged_tflops_per_gpu", r->logged_tflops_per_gpu);
-    REPORT_JD_NUM(w, depth, &n, "mfu_percent", r->m.mfu_percent);
+    REPORT_JD_STR(w, depth, &n, "logged_tflops_basis",
+                  isnan(r->logged_tflops_per_gpu) ? NULL : r->logged_steady ? "steady" : "last");
+    REPORT_JD_NUM(w, depth, &n, "last_mfu_percent", r->m.mfu_percent);
     REPORT_JD_NUM(w, depth, &n, "train_tokens", r->train_tokens);
-    REPORT_JD_NUM(w, depth, &n, "days_to_train", r->m.days_to_train);
+    REPORT_JD_NUM(w, depth, &n, "last_days_to_train", r->m.days_to_train);
     REPORT_JD_KEY(w, depth, &n, "steady");
     report_jd_metrics(w, d, &r->steady);
     REPORT_JD_NUM(w, depth, &n, "scaling_efficiency", r->scaling_eff);

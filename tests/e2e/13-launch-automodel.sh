@@ -113,7 +113,7 @@ while IFS="$(printf '\t')" read -r name id dir gpus; do
     0:*'"status": "synthetic"'*) ok "$name: parsed, status synthetic (exit 0)" ;;
     *) fail "$name: parse status not synthetic: $json $(cat "$W/parse.err")" ;;
     esac
-    step=$(printf '%s\n' "$json" | sed -n 's/^ *"step_time_s": \([0-9.e+-]*\),*$/\1/p' | head -1)
+    step=$(printf '%s\n' "$json" | sed -n 's/^ *"last_step_time_s": \([0-9.e+-]*\),*$/\1/p' | head -1)
     awk -v a="$avg" -v b="$step" 'BEGIN { exit !(a > 0 && b == a) }' &&
         ok "$name: step time $step s = the summary's average" || fail "$name: step time '$step' vs summary '$avg'"
     printf '%s\n' "$json" | grep -q '"model_size": "'"$(sed -n 's/^ *"model_size": "\(.*\)",*$/\1/p' "$dir/nemoperf.json" | head -1)"'"' &&

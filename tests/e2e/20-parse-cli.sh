@@ -41,13 +41,14 @@ head -4 "$T/md" | cmp -s - "$T/want" && ok "markdown header and rows as the seed
 python3 - "$T/json" <<'PY' && ok "json shape" || bad "json shape"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"runs", "errors", "schema_version"} and d["schema_version"] == 2
+assert set(d) == {"runs", "errors", "schema_version"} and d["schema_version"] == 3
 r = d["runs"][0]
 for k in ["path","experiment","recipe","model_size","dtype","gpus","gpu_type","seq_len","global_batch_size","step",
-          "steps_seen","complete","step_time_s","window","tokens_per_s","tokens_per_s_per_gpu","model_flops_per_sample",
-          "model_tflops_per_gpu","mfu_percent","train_tokens","days_to_train","peak_memory_bytes","loss","status"]:
+          "steps_seen","complete","last_step_time_s","window","last_tokens_per_s","last_tokens_per_s_per_gpu",
+          "model_flops_per_sample","last_model_tflops_per_gpu","last_mfu_percent","train_tokens","last_days_to_train",
+          "steady","peak_memory_bytes","loss","status"]:
     assert k in r, k
-assert isinstance(r["gpus"], int) and isinstance(r["tokens_per_s"], float) and r["status"] == "ok"
+assert isinstance(r["gpus"], int) and isinstance(r["last_tokens_per_s"], float) and r["status"] == "ok"
 assert {"first","last","count","mean_s","median_s","stdev_s","min_s","max_s"} <= set(r["window"])
 PY
 

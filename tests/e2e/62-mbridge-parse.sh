@@ -85,10 +85,10 @@ PY
 for mode in "" "--group"; do
     # shellcheck disable=SC2086
     "$P" $mode --format json "$T/mixed" > "$T/mj" 2>"$T/err"; rc=$?
-    python3 - "$T/mj" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, JSON${mode:+ $mode}: one envelope, runs[3] with one key set, schema_version 2" || bad "mixed JSON $mode: exit $rc: $(head -c 300 "$T/mj") $(cat "$T/err")"
+    python3 - "$T/mj" <<'PY' && [ $rc -eq 0 ] && ok "mixed tree, JSON${mode:+ $mode}: one envelope, runs[3] with one key set, schema_version 3" || bad "mixed JSON $mode: exit $rc: $(head -c 300 "$T/mj") $(cat "$T/err")"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 2 and "megatron_bridge" not in d, list(d)
+assert d["schema_version"] == 3 and "megatron_bridge" not in d, list(d)
 runs = d["runs"]
 assert sorted(r["experiment"] for r in runs) == ["00_deepseek_v3_fp8_mx_gb300_256", "05_gpt_oss_120b_fp8_mx_gb200_64",
                                                  "pretrain_llama3_8b_fp8_8"], runs
@@ -124,14 +124,14 @@ python3 - "$T/syn.json" <<'PY' && ok "synthetic: JSON status synthetic, mfu null
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
 assert r["status"] == "synthetic" and r["workload"] == "synthetic" and r["family"] == "mbridge", r
-assert r["mfu_percent"] is None and r["steady"]["mfu_percent"] is None and r["steady"]["model_tflops_per_gpu"] is None
+assert r["last_mfu_percent"] is None and r["steady"]["mfu_percent"] is None and r["steady"]["model_tflops_per_gpu"] is None
 assert r["reference"]["result"] is None and "synthetic" in r["reference"]["reason"] and "source" not in r["reference"]
 PY
 "$P" --reference --format csv "$T/syn" > "$T/syn.csv" 2>"$T/err"
 python3 - "$T/syn.csv" <<'PY' && ok "synthetic: CSV status synthetic, mfu empty, reference empty" || bad "synthetic CSV: $(cat "$T/syn.csv")"
 import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))[0]
-assert (r["status"], r["workload"], r["mfu_percent"], r["steady_mfu_percent"], r["reference_result"],
+assert (r["status"], r["workload"], r["last_mfu_percent"], r["steady_mfu_percent"], r["reference_result"],
         r["reference_tokens_per_s_per_gpu"]) == ("synthetic", "synthetic", "", "", "", ""), r
 PY
 "$P" --format markdown "$T/syn" > "$T/syn.md" 2>"$T/err"

@@ -164,6 +164,9 @@ struct np_run {
     struct np_metrics m;
     double peak_memory_bytes, loss, logged_tflops_per_gpu;
     double logged_mfu_percent; /* AutoModel's "Average MFU", NAN otherwise */
+    /* 1 when logged_tflops_per_gpu is a mean over the steady window (Megatron-Bridge's llmb window, an
+     * AutoModel summary), 0 when it is the last step's logged figure */
+    unsigned char logged_steady;
     int bench_summary;       /* AutoModel benchmark log with its summary: the window is the iterations ... */
     long bench_warmup;       /* ... from this one on (after the warm-up), as the summary's average */
     int checkpoint_saved, checkpoint_loaded;

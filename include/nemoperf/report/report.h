@@ -15,7 +15,7 @@ enum np_format { NP_FMT_TABLE = 0, NP_FMT_MARKDOWN, NP_FMT_CSV, NP_FMT_JSON };
 
 /* The JSON report's "schema_version" (share/nemoperf/schema/report.schema.json): 2 is one envelope ("runs",
  * "errors", "groups", "nccl") and one key set for every family. */
-#define NP_REPORT_SCHEMA 2
+#define NP_REPORT_SCHEMA 3
 
 /* "table", "markdown" (or "md"), "csv", "json"; -1 when unknown. */
 int np_format_parse(const char *s);
