@@ -441,6 +441,94 @@ START_TEST(test_fabric)
 }
 END_TEST
 
+/* The real outputs of tests/data/nccl-tests/ against their hand-read values (expected.tsv; README.md cites each). */
+static void corpus_num(const char *file, const char *field, const char *want, double got)
+{
+    if (strcmp(want, "-") == 0) {
+        ck_assert_msg(isnan(got), "%s: %s = %g, want none", file, field, got);
+        return;
+    }
+    double w = strtod(want, NULL);
+    ck_assert_msg(fabs(got - w) <= 1e-9 * fabs(w) + 1e-12, "%s: %s = %.17g, want %s", file, field, got, want);
+}
+
+static void corpus_str(const char *file, const char *field, const char *want, const char *got)
+{
+    ck_assert_msg(strcmp(want, "-") == 0 ? got[0] == '\0' : strcmp(want, got) == 0, "%s: %s = \"%s\", want %s", file,
+                  field, got, want);
+}
+
+START_TEST(test_corpus)
+{
+    size_t len;
+    char *tsv = np_test_read_all("tests/data/nccl-tests/expected.tsv", &len);
+    int rows = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(line, "file\t", 5) == 0)
+            continue;
+        char *c[13];
+        int n = 0;
+        for (char *p = line; n < 13; n++) {
+            c[n] = p;
+            char *tab = strchr(p, '\t');
+            if (!tab) {
+                n++;
+                break;
+            }
+            *tab = '\0';
+            p = tab + 1;
+        }
+        ck_assert_msg(n == 13, "expected.tsv: %s has %d cells", c[0], n);
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/nccl-tests/%s", c[0]);
+        size_t flen;
+        char *text = np_test_read_all(path, &flen);
+        struct np_nccl_result r;
+        ck_assert_int_eq(np_nccltests_parse(text, flen, &r), NP_OK);
+        const char *f = c[0];
+        ck_assert_msg(r.nrows == (size_t)atoi(c[1]), "%s: %zu rows, want %s", f, r.nrows, c[1]);
+        long long max = -1;
+        const struct np_nccl_row *at = NULL;
+        for (size_t i = 0; i < r.nrows; i++)
+            if (r.rows[i].size > max) {
+                max = r.rows[i].size;
+                at = &r.rows[i];
+            }
+        corpus_num(f, "max_size", c[2], at ? (double)max : NAN);
+        corpus_num(f, "oop_busbw_at_max", c[3], at ? at->oop_busbw : NAN);
+        corpus_num(f, "peak_busbw", c[4], r.peak_busbw);
+        corpus_num(f, "avg_busbw", c[5], r.avg_busbw);
+        corpus_num(f, "wrong", c[6], (double)r.wrong_total);
+        corpus_num(f, "out_of_bounds", c[7], r.out_of_bounds < 0 ? NAN : r.out_of_bounds);
+        corpus_str(f, "version", c[8], r.version);
+        corpus_str(f, "nccl_version", c[9], r.nccl_version);
+        ck_assert_msg(r.nranks == atoi(c[10]), "%s: %d ranks, want %s", f, r.nranks, c[10]);
+        corpus_str(f, "gpu", c[11], r.gpu);
+        corpus_str(f, "collective", c[12], r.collective);
+        /* the verdict: a data error always FAILs; otherwise against what the reader found itself */
+        char why[160];
+        enum np_nccl_verdict v = np_nccl_verdict(&r, 1.0, why, sizeof why);
+        if (r.out_of_bounds > 0 || r.wrong_total > 0)
+            ck_assert_msg(v == NP_NCCL_FAIL, "%s: %s", f, why);
+        else if (r.nrows && r.peak_busbw >= 0.9)
+            ck_assert_msg(v == NP_NCCL_PASS, "%s: %s", f, why);
+        /* read again through a file, and cut at every 97th byte: never more rows than whole */
+        for (size_t cut = 0; cut < flen; cut += 97) {
+            struct np_nccl_result part;
+            ck_assert_int_eq(np_nccltests_parse(text, cut, &part), NP_OK);
+            ck_assert_msg(part.nrows <= r.nrows, "%s: cut at %zu gives %zu rows", f, cut, part.nrows);
+            np_nccl_result_free(&part);
+        }
+        np_nccl_result_free(&r);
+        free(text);
+        rows++;
+    }
+    free(tsv);
+    ck_assert_msg(rows >= 15, "the corpus has %d outputs, want 15 or more", rows);
+}
+END_TEST
+
 static Suite *nccltests_suite(void)
 {
     Suite *s = suite_create("nccltests");
@@ -454,6 +542,7 @@ static Suite *nccltests_suite(void)
     tcase_add_test(tc, test_cut_and_failures);
     tcase_add_test(tc, test_hostile);
     tcase_add_test(tc, test_fabric);
+    tcase_add_test(tc, test_corpus);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -50,7 +50,7 @@ struct nt_state {
     struct np_nccl_result *r;
     size_t cap;
     struct nt_layout lay;
-    int have_layout, tables, bad_rows, errors_seen;
+    int have_layout, tables, bad_rows, errors_seen, guessed;
     char (*hosts)[64];
     int nhosts;
     char first_bad[120];
@@ -175,6 +175,39 @@ static int nt_header(char **tok, size_t n, struct nt_layout *lay)
         return 0;
     *lay = l;
     return 1;
+}
+
+/* A row without a header: 13 fields are v2.13's "size count type redop root" and two halves of "time algbw
+ * busbw #wrong"; 12 v2.0-v2.12's with a redop (or a root, numeric) and the "error" column; 11 the same with
+ * neither (all_gather).  Anything else is not guessed. */
+static int nt_guess(char **tok, size_t n, struct nt_layout *lay)
+{
+    static const char *const v213[] = {"size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                                       "#wrong", "time", "algbw", "busbw", "#wrong"};
+    const char *names[13];
+    size_t k = 0;
+    if (n == 13) {
+        for (; k < 13; k++)
+            names[k] = v213[k];
+    } else if (n == 12 || n == 11) {
+        names[k++] = "size";
+        names[k++] = "count";
+        names[k++] = "type";
+        if (n == 12)
+            names[k++] = isdigit((unsigned char)tok[3][0]) || tok[3][0] == '-' ? "root" : "redop";
+        for (int h = 0; h < 2; h++) {
+            names[k++] = "time";
+            names[k++] = "algbw";
+            names[k++] = "busbw";
+            names[k++] = "error";
+        }
+    } else {
+        return 0;
+    }
+    char *copy[13];
+    for (size_t i = 0; i < k; i++)
+        copy[i] = (char *)names[i];
+    return nt_header(copy, k, lay);
 }
 
 static int nt_row_push(struct nt_state *st, const struct np_nccl_row *row)
@@ -399,6 +432,8 @@ static void nt_untag(char *s)
 static int nt_line(struct nt_state *st, char *line)
 {
     struct np_nccl_result *r = st->r;
+    char said[160]; /* the line as written, for a note */
+    nt_copy(said, sizeof said, line);
     nt_untag(line);
     char *s = nt_unprefix(line);
     const char *nv = strstr(s, "NCCL version ");
@@ -430,12 +465,23 @@ static int nt_line(struct nt_state *st, char *line)
             return 1;
         }
     }
-    if (isdigit((unsigned char)*s) && st->have_layout) {
+    if (isdigit((unsigned char)*s)) {
         char copy[NT_MAXLINE];
         char *tok[NT_MAXTOK + 1];
         nt_copy(copy, sizeof copy, s);
         size_t n = nt_split(copy, tok, NT_MAXTOK);
         struct np_nccl_row row;
+        if (!st->have_layout) {
+            /* rows pasted without their header: the layout from the field count, when it names one */
+            struct nt_layout saved = st->lay;
+            if (n <= NT_MAXTOK && nt_guess(tok, n, &st->lay) && nt_row(st, tok, n, &row)) {
+                st->guessed++;
+                st->lay = saved;
+                return nt_row_push(st, &row) ? 1 : -1;
+            }
+            st->lay = saved;
+            return 1;
+        }
         if (n <= NT_MAXTOK && nt_row(st, tok, n, &row))
             return nt_row_push(st, &row) ? 1 : -1;
         if (st->bad_rows++ == 0)
@@ -447,10 +493,10 @@ static int nt_line(struct nt_state *st, char *line)
     if (strstr(s, "Test NCCL failure") || strstr(s, "Test CUDA failure") || strstr(s, "NCCL WARN") ||
         strstr(s, "Test failure")) {
         if (st->errors_seen++ < 3) {
-            size_t k = strlen(s);
-            while (k && (s[k - 1] == ' ' || s[k - 1] == '\r'))
-                s[--k] = '\0';
-            nt_note(r, "the tool said: %.130s", s);
+            const char *t = said;
+            while (*t == ' ')
+                t++;
+            nt_note(r, "the output said: %.130s", t);
         }
     }
     return 1;
@@ -540,12 +586,15 @@ enum np_status np_nccltests_parse(const char *text, size_t len, struct np_nccl_r
     nt_peak(out);
     if (st.tables)
         nt_note(out, "%d tables printed (a header again after rows): the rows of all are kept", st.tables + 1);
+    if (st.guessed)
+        nt_note(out, "%d row%s without a column header: columns taken from the field count", st.guessed,
+                st.guessed == 1 ? "" : "s");
     if (st.bad_rows)
         nt_note(out, "%d line%s under the header did not fit its columns, the first: %.60s", st.bad_rows,
                 st.bad_rows == 1 ? "" : "s", st.first_bad);
     if (long_lines)
         nt_note(out, "%d line%s longer than %d bytes skipped", long_lines, long_lines == 1 ? "" : "s", NT_MAXLINE - 1);
-    if (!st.have_layout)
+    if (!st.have_layout && !st.guessed)
         nt_note(out, "no result table header (\"# size count type ...\") found");
     else if (out->nrows == 0)
         nt_note(out, "a result table header but no row under it (the run stopped before its first size)");
@@ -554,7 +603,7 @@ enum np_status np_nccltests_parse(const char *text, size_t len, struct np_nccl_r
     if (out->check_off)
         nt_note(out, "#wrong N/A on every row: data not checked (-c 0)");
     if (st.errors_seen > 3)
-        nt_note(out, "%d more failure lines of the tool", st.errors_seen - 3);
+        nt_note(out, "%d more failure or warning lines", st.errors_seen - 3);
     return NP_OK;
 }
 
