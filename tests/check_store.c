@@ -1,7 +1,8 @@
 /* check_store.c - the results store and its statistics: verdicts on generated runs of known distributions
  * (seeded), a simulation of autocorrelated steps, and the store itself (idempotence, a killed store,
  * concurrent stores, corrupt file, newer schema, network file system refusal, redaction, selectors,
- * change points).  The store suite runs on a SQLite file here and, when NP_TEST_PG_URI names a server
+ * change points; parsed runs keyed by cluster and folder and stored again a second later, the schema 1
+ * migration, a store opened while another writes, the default location).  The store suite runs on a SQLite file here and, when NP_TEST_PG_URI names a server
  * (tests/e2e/60-store.sh starts a real one), on PostgreSQL too.  Stand-in: the NFS/Lustre refusal is
  * driven by NEMOPERF_TEST_FS_MAGIC (no network file system exists on this machine).
  */
@@ -18,6 +19,7 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
+#include "nemoperf/model/recipe.h"
 #include "nemoperf/store/compare.h"
 #include "nemoperf/report/history.h"
 #include "nemoperf/store/store.h"
@@ -897,6 +899,315 @@ START_TEST(test_redact_and_selectors)
 }
 END_TEST
 
+/* ---- runs as nemoperf-parse --store records them (np_store_rec_from_run), and the store's edges ---- */
+
+static struct np_recipe_set kinds_recipes;
+
+/* tests/data/parse/kinds: NeMo 2.0 runs of every kind (benchmark, profile, NCCL trace, checkpoint save and
+ * load, each with its manifest) and a profile named by its folder only (no manifest) */
+static void parse_kinds(int keep_samples, struct np_parse_result *res)
+{
+    struct np_error err;
+    ck_assert_msg(np_recipe_set_load_dir("recipes", &kinds_recipes, &err) == NP_OK, "%s", err.text);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.keep_samples = keep_samples;
+    o.jobs = 1;
+    char *paths[] = {(char *)"tests/data/parse/kinds/in"};
+    memset(res, 0, sizeof *res);
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, &kinds_recipes, NULL, res), NP_OK);
+    ck_assert_uint_eq(res->nruns, 6);
+}
+
+static void parse_kinds_free(struct np_parse_result *res)
+{
+    np_parse_result_free(res);
+    np_recipe_set_free(&kinds_recipes);
+}
+
+/* The key is the cluster and the folder (the log too when no manifest says the folder is one run): one folder
+ * stored under two clusters is two runs (a key without the cluster overwrote the first with the second); the
+ * record says the run's kind, family and workload; the window's step times are copied.  The same runs stored
+ * again a second later are the same runs (the time they were stored is not part of what changed: the mutation
+ * test saw every re-store a second apart become "updated"). */
+START_TEST(test_sqlite_keys_kinds_restore)
+{
+    struct np_parse_result res;
+    parse_kinds(1, &res);
+    store_loc(0);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    static const char *const clusters[] = {"alpha", "beta"};
+    int kinds[8] = {0}, nomanifest = 0;
+    for (size_t i = 0; i < res.nruns; i++) {
+        const struct np_run *run = &res.runs[i];
+        ck_assert(np_store_identified(run));
+        ck_assert_uint_gt(run->window.count, 0);
+        struct np_store_rec rec[2];
+        for (int c = 0; c < 2; c++) {
+            struct np_store_ctx ctx = {clusters[c]};
+            ck_assert_int_eq(np_store_rec_from_run(run, &ctx, &rec[c]), NP_OK);
+            ck_assert_str_eq(rec[c].cluster, clusters[c]);
+            size_t n = strlen(clusters[c]);
+            ck_assert_msg(strncmp(rec[c].run_key, clusters[c], n) == 0 && rec[c].run_key[n] == ':', "key %s",
+                          rec[c].run_key);
+            ck_assert_str_eq(rec[c].kind, np_run_kind_name(run->id.kind));
+            ck_assert_str_eq(rec[c].family, "nemo");
+            ck_assert_str_eq(rec[c].workload, "");
+            ck_assert_uint_eq(rec[c].nsamples, run->window.count);
+            ck_assert_int_eq(memcmp(rec[c].samples, run->samples, run->window.count * sizeof(double)), 0);
+            enum np_store_outcome oc = NP_STORE_SAME;
+            ck_assert_msg(np_store_put(s, &rec[c], &oc, &err) == NP_OK, "%s", err.text);
+            ck_assert_int_eq(oc, NP_STORE_ADDED);
+        }
+        /* the same folder under both clusters: the keys differ only by the cluster */
+        ck_assert_str_eq(rec[0].run_key + strlen("alpha"), rec[1].run_key + strlen("beta"));
+        ck_assert_str_eq(rec[0].config, rec[1].config);
+        const char *bar = strchr(rec[0].run_key, '|');
+        if (!run->launch.present) { /* no manifest: the log names the run */
+            nomanifest++;
+            ck_assert_ptr_nonnull(bar);
+            ck_assert_str_eq(bar + 1, strrchr(run->path, '/') + 1);
+        } else {
+            ck_assert_ptr_null(bar);
+        }
+        kinds[run->id.kind]++;
+        np_store_rec_clear(&rec[0]);
+        np_store_rec_clear(&rec[1]);
+    }
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    ck_assert_int_eq(nomanifest, 1);
+    ck_assert_int_eq(kinds[NP_KIND_BENCHMARK], 1);
+    ck_assert_int_eq(kinds[NP_KIND_PROFILE], 2);
+    ck_assert_int_eq(select_count(s, "kind=profile"), 4);
+    ck_assert_int_eq(select_count(s, "kind=benchmark,cluster=beta"), 1);
+    ck_assert_int_eq(select_count(s, "family=nemo"), 12);
+    long long n = 0;
+    ck_assert_int_eq(np_store_count(s, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 12);
+    /* a second later, stored again: nothing added, nothing updated */
+    sleep(1);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    for (size_t i = 0; i < res.nruns; i++) {
+        struct np_store_ctx ctx = {"alpha"};
+        struct np_store_rec rec;
+        ck_assert_int_eq(np_store_rec_from_run(&res.runs[i], &ctx, &rec), NP_OK);
+        enum np_store_outcome oc = NP_STORE_ADDED;
+        ck_assert_msg(np_store_put(s, &rec, &oc, &err) == NP_OK, "%s", err.text);
+        ck_assert_msg(oc == NP_STORE_SAME, "%s stored again a second later: outcome %d", rec.run_key, (int)oc);
+        np_store_rec_clear(&rec);
+    }
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    ck_assert_int_eq(np_store_count(s, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 12);
+    np_store_close(s);
+    /* the family and the synthetic workload the run's identity says (the parse names them; set here on a parsed
+     * run: these logs are NeMo's), and no samples when the parse kept none */
+    struct np_run r = res.runs[0];
+    struct np_store_rec rec;
+    snprintf(r.id.family, sizeof r.id.family, "automodel");
+    r.id.synthetic = 1;
+    ck_assert_int_eq(np_store_rec_from_run(&r, NULL, &rec), NP_OK);
+    ck_assert_str_eq(rec.family, "automodel");
+    ck_assert_str_eq(rec.workload, "synthetic");
+    ck_assert_ptr_nonnull(strstr(rec.config, " synthetic"));
+    np_store_rec_clear(&rec);
+    r.samples = NULL; /* window.count steps, none kept (the parse's keep_samples 0) */
+    ck_assert_int_eq(np_store_rec_from_run(&r, NULL, &rec), NP_OK);
+    ck_assert_ptr_null(rec.samples);
+    ck_assert_uint_eq(rec.nsamples, 0);
+    np_store_rec_clear(&rec);
+    parse_kinds_free(&res);
+    store_cleanup(0);
+}
+END_TEST
+
+/* A store of schema version 1 (as nemoperf wrote it before the family and workload columns: the family in "kind",
+ * the kind of a profile or trace run only in its variant) is migrated on open: family, workload and kind each
+ * say what version 1 meant, the rows and their keys kept, the version now 2. */
+START_TEST(test_sqlite_migrate_v1)
+{
+    store_loc(0);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    static const char v1[] =
+        "CREATE TABLE nemoperf_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO nemoperf_meta VALUES ('schema_version', '1');"
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY, run_key TEXT NOT NULL, config TEXT, config_hash TEXT, kind TEXT, "
+        "recipe TEXT, size TEXT, dtype TEXT, gpu TEXT, task TEXT, variant TEXT, system TEXT, gpus BIGINT, "
+        "seq_len BIGINT, gbs BIGINT, nodes BIGINT, attempt BIGINT, cluster TEXT, job_id TEXT, started TEXT, "
+        "ended TEXT, t BIGINT, container TEXT, container_tag TEXT, versions TEXT, status TEXT, verdict TEXT, "
+        "steps BIGINT, window_first BIGINT, window_last BIGINT, step_time_s DOUBLE PRECISION, "
+        "step_stdev_s DOUBLE PRECISION, tokens_per_s DOUBLE PRECISION, tokens_per_s_per_gpu DOUBLE PRECISION, "
+        "tflops_per_gpu DOUBLE PRECISION, mfu_percent DOUBLE PRECISION, samples BYTEA, nemoperf_version TEXT, "
+        "path TEXT, stored_at BIGINT, fingerprint TEXT NOT NULL);"
+        "CREATE UNIQUE INDEX runs_key ON runs (run_key);"
+        "INSERT INTO runs (run_key, config, kind, variant, recipe, status, t, tokens_per_s_per_gpu, fingerprint) VALUES "
+        "('c:/a', 'llama3.1 8b', 'nemo', '', 'llama3.1', 'ok', 1, 1000, 'f1'),"
+        "('c:/b', 'llama3.1 8b nsys', 'nemo', 'nsys', 'llama3.1', 'ok', 2, 1000, 'f2'),"
+        "('c:/c', 'llama3.1 8b nccltrace', 'nemo', 'nccltrace', 'llama3.1', 'ok', 3, 1000, 'f3'),"
+        "('c:/d', 'llama3.1 8b', 'automodel', '', 'llama3.1', 'ok', 4, 1000, 'f4'),"
+        "('c:/e', 'llama3.1 8b synthetic', 'synthetic', '', 'llama3.1', 'synthetic', 5, 1000, 'f5');";
+    ck_assert_int_eq(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    np_store_close(s);
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT run_key, kind, family, workload FROM runs ORDER BY run_key", -1,
+                                        &q, NULL), SQLITE_OK);
+    static const char *const want[][4] = {{"c:/a", "benchmark", "nemo", ""},
+                                          {"c:/b", "profile", "nemo", ""},
+                                          {"c:/c", "nccl-trace", "nemo", ""},
+                                          {"c:/d", "benchmark", "automodel", ""},
+                                          {"c:/e", "benchmark", "nemo", "synthetic"}};
+    size_t k = 0;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        ck_assert_uint_lt(k, 5);
+        for (int c = 0; c < 4; c++) {
+            const char *v = (const char *)sqlite3_column_text(q, c);
+            ck_assert_msg(v && strcmp(v, want[k][c]) == 0, "%s column %d: '%s', want '%s'", want[k][0], c,
+                          v ? v : "(null)", want[k][c]);
+        }
+        k++;
+    }
+    ck_assert_uint_eq(k, 5);
+    sqlite3_finalize(q);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'", -1, &q,
+                                        NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "2");
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    store_cleanup(0);
+}
+END_TEST
+
+/* A store at the current version is opened without taking its write lock: --history and --compare read while a
+ * long --store holds it (SQLite's WAL lets them), and are not held up or refused (NEMOPERF_DB_TIMEOUT 1 s here). */
+START_TEST(test_sqlite_open_while_written)
+{
+    store_loc(0);
+    put_runs(0, 3, NULL, NULL, NULL);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET steps = 51", NULL, NULL, NULL), SQLITE_OK);
+    setenv("NEMOPERF_DB_TIMEOUT", "1", 1);
+    struct np_store *s = NULL;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "opened while another store writes: %s", err.text);
+    ck_assert_int_eq(select_count(s, ""), 3);
+    np_store_close(s);
+    unsetenv("NEMOPERF_DB_TIMEOUT");
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    store_cleanup(0);
+}
+END_TEST
+
+/* What each selection reads: the light one (--history's table) leaves out the samples and the path and keeps
+ * the rest; the full one has them, as stored */
+static enum np_status light_row(void *ctx, const struct np_store_rec *r)
+{
+    int *n = ctx;
+    ck_assert_str_eq(r->config, "cfg a");
+    ck_assert_int_eq(r->gpus, 8);
+    ck_assert_int_eq(r->nodes, 1);
+    ck_assert_int_eq(r->window_last, 44);
+    ck_assert(fabs(r->tokens_per_s_per_gpu - 1000 - n[1] % 7) < 1e-9);
+    if (n[2]) { /* full */
+        ck_assert_uint_eq(r->nsamples, 34);
+        ck_assert(r->samples[4] == r->step_time_s * 1.004);
+        ck_assert_str_eq(strrchr(r->path, '/'), "/log.out");
+    } else {
+        ck_assert_uint_eq(r->nsamples, 0);
+        ck_assert_str_eq(r->path, "");
+    }
+    n[0]++;
+    n[1]++;
+    return NP_OK;
+}
+
+START_TEST(test_sqlite_columns_read_back)
+{
+    store_loc(0);
+    put_runs(0, 5, NULL, NULL, NULL);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    struct np_store_filter f;
+    memset(&f, 0, sizeof f);
+    for (int full = 0; full < 2; full++) {
+        int n[3] = {0, 0, full};
+        ck_assert_int_eq(np_store_select(s, &f, 0, !full, light_row, n, &err), NP_OK);
+        ck_assert_int_eq(n[0], 5);
+    }
+    /* every job id a selector may hold (16), and one more refused */
+    char sel[256] = "job=", buf[512];
+    for (int i = 0; i < NP_STORE_FILTER_MAX; i++)
+        snprintf(sel + strlen(sel), sizeof sel - strlen(sel), "%s%d", i ? "," : "", 1000 + i);
+    ck_assert_int_eq(np_store_filter_parse(sel, buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_uint_eq(f.njobs, NP_STORE_FILTER_MAX);
+    ck_assert_int_eq(select_count(s, sel), 5);
+    strcat(sel, ",1999");
+    ck_assert_int_eq(np_store_filter_parse(sel, buf, sizeof buf, &f, &err), NP_E_USAGE);
+    ck_assert_ptr_nonnull(strstr(err.text, "at most 16 job ids"));
+    /* gpus=1 is a GPU count, gpus=0 is not */
+    ck_assert_int_eq(np_store_filter_parse("gpus=1", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(f.gpus, 1);
+    ck_assert_int_eq(np_store_filter_parse("gpus=0", buf, sizeof buf, &f, &err), NP_E_USAGE);
+    /* a value that matches nothing: the nearest stored one is said, an exact one says nothing */
+    char hint[200];
+    ck_assert_int_eq(np_store_filter_parse("recipe=llama3.2", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(np_store_nearest(s, &f, hint, sizeof hint, &err), NP_OK);
+    ck_assert_str_eq(hint, "recipe=llama3.1");
+    ck_assert_int_eq(np_store_filter_parse("recipe=llama3.1,container=25.4", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(np_store_nearest(s, &f, hint, sizeof hint, &err), NP_OK);
+    ck_assert_str_eq(hint, "container=25.04");
+    ck_assert_int_eq(np_store_filter_parse("recipe=llama3.1,container=25.04", buf, sizeof buf, &f, &err), NP_OK);
+    ck_assert_int_eq(np_store_nearest(s, &f, hint, sizeof hint, &err), NP_OK);
+    ck_assert_str_eq(hint, "");
+    np_store_close(s);
+    store_cleanup(0);
+}
+END_TEST
+
+/* Where the store goes by default: $XDG_DATA_HOME/nemoperf/results.db, its folders made; a folder that cannot be
+ * made (a file in the way) is an error naming it; a store in a folder that does not exist cannot have its file
+ * system read (not the root's taken instead) */
+START_TEST(test_sqlite_default_location)
+{
+    store_loc(0);
+    char xdg[600], buf[1024], want[1100];
+    struct np_error err;
+    unsetenv("NEMOPERF_DB");
+    snprintf(xdg, sizeof xdg, "%s/data/home//", tmpdir);
+    setenv("XDG_DATA_HOME", xdg, 1);
+    ck_assert_msg(np_store_default_location(buf, sizeof buf, &err) == NP_OK, "%s", err.text);
+    snprintf(want, sizeof want, "%s/data/home/nemoperf/results.db", tmpdir);
+    ck_assert_str_eq(buf, want);
+    snprintf(want, sizeof want, "%s/data/home/nemoperf", tmpdir);
+    ck_assert_int_eq(access(want, F_OK), 0);
+    snprintf(xdg, sizeof xdg, "%s/file", tmpdir);
+    FILE *f = fopen(xdg, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    snprintf(xdg, sizeof xdg, "%s/file/sub", tmpdir);
+    setenv("XDG_DATA_HOME", xdg, 1);
+    ck_assert_int_eq(np_store_default_location(buf, sizeof buf, &err), NP_E_IO);
+    ck_assert_ptr_nonnull(strstr(err.text, "cannot create the folder of the results store"));
+    unsetenv("XDG_DATA_HOME");
+    snprintf(buf, sizeof buf, "%s/no-such-folder/results.db", tmpdir);
+    ck_assert_int_eq(np_store_check_fs(buf, &err), NP_E_IO);
+    ck_assert_ptr_nonnull(strstr(err.text, "cannot read the folder of the results store"));
+    store_cleanup(0);
+}
+END_TEST
+
 /* a wrong password: the message names the failure, never the password */
 START_TEST(test_pg_password_not_printed)
 {
@@ -1167,6 +1478,11 @@ int main(void)
     tcase_add_test(ts, test_sqlite_corrupt);
     tcase_add_test(ts, test_sqlite_network_fs_refused);
     tcase_add_test(ts, test_redact_and_selectors);
+    tcase_add_test(ts, test_sqlite_keys_kinds_restore);
+    tcase_add_test(ts, test_sqlite_migrate_v1);
+    tcase_add_test(ts, test_sqlite_open_while_written);
+    tcase_add_test(ts, test_sqlite_columns_read_back);
+    tcase_add_test(ts, test_sqlite_default_location);
     suite_add_tcase(s, ts);
     const char *pg = getenv("NP_TEST_PG_URI");
     if (pg && *pg) {
