@@ -242,6 +242,7 @@ START_TEST(test_cli_submit_ok)
     ck_assert_str_eq(res.job_id, "4242");
     ck_assert_str_eq(res.cluster, "local");
     ck_assert_ptr_null(res.message);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
     np_submit_result_free(&res);
     ck_assert_str_eq(slurp("args"), "<--parsable>\n</x/script with space.sh>\n");
     char want[700];
@@ -263,6 +264,7 @@ START_TEST(test_cli_submit_refused)
     ck_assert_int_eq(submit_with("sbatch-fail", 10, &res, &err), NP_E_SLURM);
     ck_assert_ptr_null(res.job_id);
     ck_assert_str_eq(res.message, "sbatch: error: Batch job submission failed: Invalid account");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED); /* Slurm said no: no job, a rerun may submit */
     ck_assert_msg(strstr(err.text, "failed (exit 1): sbatch: error: Batch job submission failed: Invalid account"), "%s",
                   err.text);
     np_submit_result_free(&res);
@@ -271,11 +273,26 @@ START_TEST(test_cli_submit_refused)
     ck_assert_int_eq(submit_with("sbatch-garbage", 10, &res, &err), NP_E_SLURM);
     ck_assert_msg(strstr(err.text, "printed no job id") && strstr(err.text, "Submitted batch job 5"), "%s", err.text);
     ck_assert_ptr_nonnull(res.message);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN); /* it exited 0: the job may well exist */
     np_submit_result_free(&res);
 
     stub("sbatch-silent", "exit 3");
     ck_assert_int_eq(submit_with("sbatch-silent", 10, &res, &err), NP_E_SLURM);
     ck_assert_str_eq(res.message, "sbatch exited with status 3");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED);
+    np_submit_result_free(&res);
+
+    /* sent without an answer seen: the job may exist (reconcile asks the scheduler, a rerun does not queue it
+     * again); so when sbatch was killed */
+    stub("sbatch-timedout", "echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv "
+                            "operation' >&2; exit 1");
+    ck_assert_int_eq(submit_with("sbatch-timedout", 10, &res, &err), NP_E_SLURM);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+    stub("sbatch-killed", "echo 'sbatch: Pending job allocation' >&2; kill -KILL $$");
+    ck_assert_int_eq(submit_with("sbatch-killed", 10, &res, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "killed by signal 9: sbatch: Pending job allocation"), "%s", err.text);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
     np_submit_result_free(&res);
 }
 END_TEST
@@ -292,6 +309,7 @@ START_TEST(test_cli_submit_hang)
     ck_assert_msg(b.tv_sec - a.tv_sec < 5, "timeout took %ld s", (long)(b.tv_sec - a.tv_sec));
     ck_assert_msg(strstr(err.text, "no answer within 1 s; killed it"), "%s", err.text);
     ck_assert_ptr_nonnull(res.message);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
     np_submit_result_free(&res);
     /* the stub's own child was killed with it */
     const char *c = slurp("child");
@@ -317,6 +335,47 @@ START_TEST(test_cli_submit_hang)
             usleep(100000);
     }
     ck_assert_msg(gone, "sleep %ld survived the timeout", (long)child);
+}
+END_TEST
+
+/* sbatch --test-only, as launch's preflight and setup ask it (stubs: the answers Slurm gives): an estimate (exit 0)
+ * can be scheduled; a request Slurm can never satisfy is NP_E_INVALID naming why; any other failure (the controller
+ * unreachable) cannot tell, NP_E_SLURM. */
+static enum np_status test_only_with(const char *prog, char **msg, struct np_error *err)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", tmp, prog);
+    char *envp[] = {(char *)"PATH=/usr/bin:/bin", NULL};
+    struct np_slurm_cli_opts o = {.sbatch = path, .timeout_s = 10, .envp = envp};
+    struct np_backend be;
+    ck_assert_int_eq(np_slurm_cli_backend(&be, &o, err), NP_OK);
+    enum np_status st = np_slurm_cli_test_only_text(&be, "#!/bin/bash\n#SBATCH -N 1\n", msg, err);
+    np_backend_free(&be);
+    return st;
+}
+
+START_TEST(test_cli_test_only)
+{
+    char *msg = NULL;
+    struct np_error err;
+    stub("sbatch-est", "[ \"$1\" = --test-only ] && [ -f \"$2\" ] || exit 9\n"
+                       "echo 'sbatch: Job 77 to start at 2026-11-29T06:00:00 using 8 processors on nodes n1 in "
+                       "partition p' >&2");
+    ck_assert_msg(test_only_with("sbatch-est", &msg, &err) == NP_OK, "%s", err.text);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_ptr_nonnull(strstr(msg, "to start at"));
+    free(msg);
+    stub("sbatch-never", "echo 'sbatch: error: Batch job submission failed: Requested node configuration is not "
+                         "available' >&2; exit 1");
+    ck_assert_int_eq(test_only_with("sbatch-never", &msg, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "--test-only: Requested node configuration is not available"), "%s", err.text);
+    free(msg);
+    stub("sbatch-down", "echo 'sbatch: error: Batch job submission failed: Unable to contact slurm controller "
+                        "(connect failure)' >&2; exit 1");
+    ck_assert_int_eq(test_only_with("sbatch-down", &msg, &err), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "--test-only failed: sbatch: error: Batch job submission failed: Unable to contact"),
+                  "%s", err.text);
+    free(msg);
 }
 END_TEST
 
@@ -420,6 +479,7 @@ int main(void)
     tcase_add_test(tb, test_cli_submit_refused);
     tcase_add_test(tb, test_cli_submit_hang);
     tcase_add_test(tb, test_cli_not_found);
+    tcase_add_test(tb, test_cli_test_only);
     tcase_add_test(tb, test_text_clean_and_shorten);
     suite_add_tcase(s, tb);
     SRunner *sr = srunner_create(s);

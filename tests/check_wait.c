@@ -435,6 +435,56 @@ START_TEST(test_find_long_answer)
 }
 END_TEST
 
+/* squeue by ids: a job the controller no longer knows ("Invalid job id specified", exit 1: every id of the list
+ * purged) is absent, not a failed query (the wait loop counts it vanished); any other failure is one, and so is
+ * that answer to a search by tag (no ids asked). Stand-in: a squeue script printing Slurm's words. */
+START_TEST(test_query_invalid_id)
+{
+    char dir[256], p[300];
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/check_wait_q%d", t && *t ? t : "/tmp", (int)getpid());
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(p, sizeof p, "%s/sbatch", dir);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#!/bin/sh\nexit 1\n", f);
+    fclose(f);
+    chmod(p, 0755);
+    static const char *const answers[] = {"echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1",
+                                          "echo 'slurm_load_jobs error: Unable to contact slurm controller' >&2; exit 1"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/squeue", dir);
+        f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "#!/bin/sh\n%s\n", answers[k]);
+        fclose(f);
+        chmod(p, 0755);
+        struct np_backend b;
+        struct np_error err;
+        struct np_slurm_cli_opts o = {.path = dir, .timeout_s = 10};
+        ck_assert_int_eq(np_slurm_cli_backend(&b, &o, &err), NP_OK);
+        char *ids[] = {(char *)"41", (char *)"42"};
+        struct np_job_list l = {0};
+        enum np_status st = b.query(&b, ids, 2, &l, &err);
+        if (k == 0) {
+            ck_assert_msg(st == NP_OK, "%s", err.text);
+            ck_assert_uint_eq(l.n, 0);
+        } else {
+            ck_assert_int_eq(st, NP_E_SLURM);
+            ck_assert_msg(strstr(err.text, "failed (exit 1): slurm_load_jobs error: Unable to contact"), "%s", err.text);
+        }
+        np_job_list_free(&l);
+        ck_assert_int_eq(b.find(&b, "nemoperf-thetag", NULL, &l, &err), NP_E_SLURM);
+        np_job_list_free(&l);
+        np_backend_free(&b);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/sbatch", dir);
+    unlink(p);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_squeue_lines)
 {
     struct np_job_list l = {0};
@@ -474,6 +524,7 @@ int main(void)
     tcase_add_test(t, test_update_held_reason);
     tcase_add_test(t, test_squeue_tagged);
     tcase_add_test(t, test_find_long_answer);
+    tcase_add_test(t, test_query_invalid_id);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
