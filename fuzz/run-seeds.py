@@ -6,7 +6,8 @@ nemoperf.json becomes one input: an options byte, then the folder name, the mani
 output, separated by "\\n@@\\n" (the layout run_fuzz.c reads).
 input: fuzz/input_fuzz.c, a selector byte and the input: tests/data/npy, the slurmrestd replies of
 tests/data/rest for each parser and API version, sbatch/squeue output, URLs and time limits.
-Usage: python3 fuzz/run-seeds.py run|input OUTDIR
+system: fuzz/system_fuzz.c, a selector byte (0 XML, 1 host.txt, 2 CSV, 3 all) and each file of tests/data/system.
+Usage: python3 fuzz/run-seeds.py run|input|system OUTDIR
 """
 import os
 import sys
@@ -23,6 +24,19 @@ def put(data):
     n += 1
 
 
+if kind == "system":
+    for top, dirs, files in sorted(os.walk("tests/data/system")):
+        dirs.sort()
+        for name in sorted(files):
+            sel = {".xml": 0, ".txt": 1, ".csv": 2}.get(os.path.splitext(name)[1])
+            if sel is None:
+                continue
+            with open(os.path.join(top, name), "rb") as f:
+                data = f.read(262143)
+            put(bytes([sel]) + data)
+            put(bytes([3]) + data)
+    print("run-seeds.py: %d seeds in %s" % (n, out), file=sys.stderr)
+    sys.exit(0)
 if kind == "input":
     for name in sorted(os.listdir("tests/data/npy")):
         with open(os.path.join("tests/data/npy", name), "rb") as f:

@@ -2,7 +2,8 @@
 # run.sh - build the libFuzzer targets (the scanner, the AutoModel log reader, a whole run folder, the readers of
 # other programs' output) with clang and fuzz them a while.
 # Usage: FUZZ_SECONDS=600 sh fuzz/run.sh   (from anywhere; works in fuzz/corpus-run/, which git ignores)
-# FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS, FUZZ_NCCLT_SECONDS and FUZZ_INPUT_SECONDS (each FUZZ_SECONDS / 5 by default) time the others.
+# FUZZ_AMLOG_SECONDS, FUZZ_RUN_SECONDS, FUZZ_NCCLT_SECONDS, FUZZ_INPUT_SECONDS and FUZZ_SYSTEM_SECONDS (each
+# FUZZ_SECONDS / 5 by default) time the others.
 # Seeds come from the test data (each target says which).  Exits non-zero when a fuzzer finds a crash, a leak,
 # a sanitizer report or a hang; the reproducer is left in fuzz/corpus-run/artifacts/.
 set -eu
@@ -232,3 +233,12 @@ python3 fuzz/run-seeds.py input "$run/input-corpus"
 build input_fuzz fuzz/input_fuzz.c src/[!c]*/*.c $(pkg-config --cflags --libs $ALL_PKGS)
 fuzz input_fuzz "the readers of .npy files, sbatch/squeue output and slurmrestd replies" "$FUZZ_INPUT_SECONDS" 65536 \
     "$run/input-corpus"
+
+# The readers of a job's system snapshot and telemetry (fuzz/system_fuzz.c): nvidia-smi -q -x, host.txt,
+# nvidia-smi --query-gpu CSV.  Seeded from tests/data/system.
+FUZZ_SYSTEM_SECONDS=${FUZZ_SYSTEM_SECONDS:-$((FUZZ_SECONDS / 5))}
+python3 fuzz/run-seeds.py system "$run/system-corpus"
+# shellcheck disable=SC2046,SC2086
+build system_fuzz fuzz/system_fuzz.c src/[!c]*/*.c $(pkg-config --cflags --libs $ALL_PKGS)
+fuzz system_fuzz "the readers of nvidia-smi's XML and CSV and host.txt" "$FUZZ_SYSTEM_SECONDS" 262144 \
+    "$run/system-corpus"

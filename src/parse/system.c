@@ -647,7 +647,26 @@ enum np_status np_system_read_window(const char *run_dir, double t0, double t1, 
     }
     if (!s)
         s = np_telemetry_read_dir(run_dir, t0, t1, sys);
-    if (!s && !sys->nnodes)
+    /* what the telemetry file does not say, its snapshot does: the GPU's maximum SM clock, its power limit */
+    for (size_t i = 0; !s && i < sys->ntele; i++) {
+        struct np_gpu_telemetry *t = &sys->tele[i];
+        for (size_t j = 0; j < sys->nnodes; j++) {
+            const struct np_sys_node *n = &sys->nodes[j];
+            if (strcmp(n->name, t->node))
+                continue;
+            for (size_t k = 0; k < n->ngpus; k++)
+                if (n->gpus[k].index == t->index) {
+                    if (isnan(t->max_sm_mhz))
+                        t->max_sm_mhz = n->gpus[k].max_sm_mhz;
+                    if (isnan(t->power_limit_w))
+                        t->power_limit_w = n->gpus[k].power_limit_w;
+                }
+        }
+    }
+    size_t gpus = 0;
+    for (size_t i = 0; i < sys->nnodes; i++)
+        gpus += sys->nodes[i].ngpus;
+    if (!s && !gpus) /* no folder, or the job found no nvidia-smi on any node: its notes say which */
         s = sys_note(&sys->notes, "no system snapshot") ? NP_E_NOMEM : NP_OK;
     if (s) {
         np_system_free(sys);
@@ -846,9 +865,47 @@ static double sys_median(double *v, size_t n)
     return !n ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The GPUs whose telemetry stands out: SM clock below 90 % of the median GPU's, or any share of HW slowdown,
- * thermal or power-brake slowdown of at least 5 % (never normal under load), or a power cap share 25 points
- * above the median's with a slower clock. */
+/* Whether telemetry t stands out against the median GPU's SM clock med and power-cap share medcap: its SM clock
+ * below 90 % of med, or a share of HW slowdown, thermal or power-brake slowdown of at least 5 % (never normal under
+ * load), or a power-cap share 25 points above the median's (or any with a slow clock).  Fills desc with
+ * "SM clock 1410 of 1980 MHz (median GPU 1980 MHz), HW slowdown 38 % of the window"; 0 when it does not. */
+static int sys_tele_stands_out(const struct np_gpu_telemetry *t, double med, double medcap, int many, char *desc,
+                               size_t size)
+{
+    static const struct { size_t off; const char *name; } reasons[] = {
+        {offsetof(struct np_gpu_telemetry, hw_slowdown), "HW slowdown"},
+        {offsetof(struct np_gpu_telemetry, thermal), "thermal slowdown"},
+        {offsetof(struct np_gpu_telemetry, power_brake), "HW power brake"},
+        {offsetof(struct np_gpu_telemetry, sw_power_cap), "SW power cap"},
+    };
+    int slow = many && !isnan(med) && !isnan(t->mean_sm_mhz) && t->mean_sm_mhz < 0.9 * med;
+    char why[320] = "";
+    size_t o = 0;
+    for (size_t r = 0; r < sizeof reasons / sizeof *reasons; r++) {
+        double sh = *(const double *)((const char *)t + reasons[r].off);
+        if (isnan(sh) || sh < 0.05)
+            continue;
+        if (reasons[r].off == offsetof(struct np_gpu_telemetry, sw_power_cap) &&
+            !(slow || (!isnan(medcap) && sh >= medcap + 0.25)))
+            continue;
+        o += (size_t)snprintf(why + o, sizeof why - o, ", %s %.0f %% of the window", reasons[r].name, sh * 100);
+        if (o >= sizeof why)
+            o = sizeof why - 1;
+    }
+    if (!slow && !why[0])
+        return 0;
+    char clock[160] = "";
+    if (!isnan(t->mean_sm_mhz) && !isnan(t->max_sm_mhz))
+        snprintf(clock, sizeof clock, "SM clock %.0f of %.0f MHz", t->mean_sm_mhz, t->max_sm_mhz);
+    else if (!isnan(t->mean_sm_mhz))
+        snprintf(clock, sizeof clock, "SM clock %.0f MHz", t->mean_sm_mhz);
+    if (slow)
+        snprintf(clock + strlen(clock), sizeof clock - strlen(clock), " (median GPU %.0f MHz)", med);
+    snprintf(desc, size, "%s%s", clock, clock[0] ? why : why + (why[0] ? 2 : 0));
+    return 1;
+}
+
+/* The GPUs whose telemetry stands out (sys_tele_stands_out), a node once when all its GPUs do. */
 static size_t sys_tele_outliers(const struct np_system *s, np_system_diff_fn fn, void *ctx)
 {
     if (!s->ntele)
@@ -869,43 +926,44 @@ static size_t sys_tele_outliers(const struct np_system *s, np_system_diff_fn fn,
     double med = sys_median(v, n), medcap = sys_median(w, m);
     free(v);
     free(w);
-    for (size_t i = 0; i < s->ntele; i++) {
-        const struct np_gpu_telemetry *t = &s->tele[i];
-        int slow = !isnan(med) && !isnan(t->mean_sm_mhz) && s->ntele > 1 && t->mean_sm_mhz < 0.9 * med;
-        static const struct { size_t off; const char *name; } reasons[] = {
-            {offsetof(struct np_gpu_telemetry, hw_slowdown), "HW slowdown"},
-            {offsetof(struct np_gpu_telemetry, thermal), "thermal slowdown"},
-            {offsetof(struct np_gpu_telemetry, power_brake), "HW power brake"},
-            {offsetof(struct np_gpu_telemetry, sw_power_cap), "SW power cap"},
-        };
-        char why[320] = "";
-        size_t o = 0;
-        for (size_t r = 0; r < sizeof reasons / sizeof *reasons; r++) {
-            double sh = *(const double *)((const char *)t + reasons[r].off);
-            if (isnan(sh) || sh < 0.05)
-                continue;
-            if (reasons[r].off == offsetof(struct np_gpu_telemetry, sw_power_cap) &&
-                !(slow || (!isnan(medcap) && sh >= medcap + 0.25)))
-                continue;
-            o += (size_t)snprintf(why + o, sizeof why - o, ", %s %.0f %% of the window", reasons[r].name,
-                                  sh * 100);
-            if (o >= sizeof why)
-                o = sizeof why - 1;
-        }
-        if (!slow && !why[0])
+    int many = s->ntele > 1;
+    char desc[512], what[700];
+    for (size_t a = 0, b; a < s->ntele; a = b) { /* tele is sorted by node: [a, b) is one node's */
+        size_t out = 0;
+        for (b = a; b < s->ntele && !strcmp(s->tele[b].node, s->tele[a].node); b++)
+            out += (size_t)sys_tele_stands_out(&s->tele[b], med, medcap, many, desc, sizeof desc);
+        if (out == b - a && out > 1 && b - a < s->ntele) { /* the whole node (not the whole run) */
+            struct np_gpu_telemetry agg = s->tele[a];
+            double *fields[] = {&agg.mean_sm_mhz, &agg.max_sm_mhz, &agg.mean_power_w, &agg.hw_slowdown,
+                                &agg.sw_power_cap, &agg.thermal, &agg.power_brake};
+            for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
+                size_t off = (size_t)((char *)fields[f] - (char *)&agg);
+                double sum = 0;
+                size_t k = 0;
+                for (size_t i = a; i < b; i++) {
+                    double x = *(const double *)((const char *)&s->tele[i] + off);
+                    if (!isnan(x))
+                        sum += x, k++;
+                }
+                *fields[f] = k ? sum / (double)k : NAN;
+            }
+            sys_tele_stands_out(&agg, med, medcap, many, desc, sizeof desc);
+            snprintf(what, sizeof what, "%s: %s on its %zu GPUs, %.0f W/GPU — likely straggler", agg.node, desc,
+                     b - a, agg.mean_power_w);
+            if (isnan(agg.mean_power_w))
+                snprintf(what, sizeof what, "%s: %s on its %zu GPUs — likely straggler", agg.node, desc, b - a);
+            fn(ctx, agg.node, what);
+            count++;
             continue;
-        char clock[96] = "";
-        if (!isnan(t->mean_sm_mhz) && !isnan(t->max_sm_mhz))
-            snprintf(clock, sizeof clock, "SM clock %.0f of %.0f MHz", t->mean_sm_mhz, t->max_sm_mhz);
-        else if (!isnan(t->mean_sm_mhz))
-            snprintf(clock, sizeof clock, "SM clock %.0f MHz", t->mean_sm_mhz);
-        char what[640], med_s[48] = "";
-        if (slow)
-            snprintf(med_s, sizeof med_s, " (median GPU %.0f MHz)", med);
-        snprintf(what, sizeof what, "%s GPU %d: %s%s%s — likely straggler", t->node, t->index, clock, med_s,
-                 clock[0] ? why : why + 2);
-        fn(ctx, t->node, what);
-        count++;
+        }
+        for (size_t i = a; i < b; i++) {
+            const struct np_gpu_telemetry *t = &s->tele[i];
+            if (!sys_tele_stands_out(t, med, medcap, many, desc, sizeof desc))
+                continue;
+            snprintf(what, sizeof what, "%s GPU %d: %s — likely straggler", t->node, t->index, desc);
+            fn(ctx, t->node, what);
+            count++;
+        }
     }
     return count;
 }
