@@ -119,6 +119,17 @@ static void syntax_ok(const char *script)
     ck_assert_msg(system(cmd) == 0, "syntax check failed for:\n%s", script);
 }
 
+/* bash -n accepts it (the nccl-tests script is bash: arrays, mapfile; sbatch runs its #!/bin/bash) */
+static void bash_ok(const char *script)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/syntax.sh", tmp);
+    write_file(path, script, 0644);
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "bash -n '%s'", path);
+    ck_assert_msg(system(cmd) == 0, "bash -n failed for:\n%.3000s", script);
+}
+
 #define HAS(s, x) ck_assert_msg(strstr((s), (x)) != NULL, "missing [%s] in:\n%s", (x), (s))
 #define HASNT(s, x) ck_assert_msg(strstr((s), (x)) == NULL, "unexpected [%s] in:\n%s", (x), (s))
 
@@ -504,6 +515,129 @@ START_TEST(test_manifest_env_user)
 }
 END_TEST
 
+/* RECIPE=nccl-tests: the plan of a check.  Every round's steps use disjoint nodes; bisect tests every node alone
+ * and, ring, each node in two pairs (the last with the first) in at most 3 rounds, or, all, every pair once in
+ * n-1 rounds (n even) or n (odd); full runs each chosen collective over all nodes, one round each. */
+START_TEST(test_ncclt_plan)
+{
+    for (int mode = 0; mode < 2; mode++)
+        for (int n = 1; n <= 13; n++) {
+            struct np_ncclt_choice ch = {NP_NCCLT_BISECT, (enum np_ncclt_pairs)mode, 1u | 8u, "/usr/local/bin"};
+            struct np_ncclt_plan p;
+            ck_assert_int_eq(np_ncclt_plan(&ch, n, &p), NP_OK);
+            int intra = 0, pairs = 0, seen[13][13] = {{0}}, per[13] = {0};
+            for (int r = 0; r < p.rounds; r++) {
+                int busy[13] = {0};
+                for (size_t i = 0; i < p.n; i++) {
+                    const struct np_ncclt_step *s = &p.steps[i];
+                    if (s->round != r)
+                        continue;
+                    ck_assert_msg(!busy[s->node[0]], "n=%d round %d: node %d twice", n, r, s->node[0]);
+                    busy[s->node[0]] = 1;
+                    if (s->scope == NP_NCCLT_INTER) {
+                        ck_assert_msg(!busy[s->node[1]], "n=%d round %d: node %d twice", n, r, s->node[1]);
+                        busy[s->node[1]] = 1;
+                        ck_assert_int_lt(s->node[0], s->node[1]);
+                        if (s->binary == 0) {
+                            ck_assert_msg(!seen[s->node[0]][s->node[1]]++, "n=%d: pair tested twice", n);
+                            per[s->node[0]]++;
+                            per[s->node[1]]++;
+                            pairs++;
+                        }
+                    } else {
+                        ck_assert_int_eq(s->scope, NP_NCCLT_INTRA);
+                        intra += s->binary == 0;
+                    }
+                }
+            }
+            ck_assert_int_eq(intra, n);
+            if (mode == NP_NCCLT_PAIRS_ALL) {
+                ck_assert_int_eq(pairs, n * (n - 1) / 2);
+                ck_assert_int_eq(p.rounds, 2 + 2 * (n < 2 ? 0 : n % 2 ? n : n - 1)); /* 2 collectives */
+            } else {
+                ck_assert_int_eq(pairs, n < 2 ? 0 : n == 2 ? 1 : n);
+                for (int i = 0; n > 2 && i < n; i++)
+                    ck_assert_int_eq(per[i], 2);
+                ck_assert_int_le(p.rounds, 2 + 2 * 3);
+            }
+            np_ncclt_plan_free(&p);
+        }
+    struct np_ncclt_choice full = {NP_NCCLT_FULL, NP_NCCLT_PAIRS_RING, 31u, "/usr/local/bin"};
+    struct np_ncclt_plan p;
+    ck_assert_int_eq(np_ncclt_plan(&full, 4, &p), NP_OK);
+    ck_assert_int_eq(p.n, 5);
+    ck_assert_int_eq(p.rounds, 5);
+    for (size_t i = 0; i < p.n; i++)
+        ck_assert_int_eq(p.steps[i].scope, NP_NCCLT_ALL);
+    np_ncclt_plan_free(&p);
+    ck_assert_int_eq(np_ncclt_plan(&full, 0, &p), NP_E_INVALID);
+}
+END_TEST
+
+/* RECIPE=nccl-tests FABRIC_CHECK=bisect: one job over the nodes, each step NVIDIA's binary with NVIDIA's flags
+ * (dgxc-benchmarking nccl/config/testset.toml), one task per GPU, the pyxis image, the rounds run at once; the
+ * manifest says kind nccl-tests and its plan; bash reads the script. */
+START_TEST(test_ncclt_script)
+{
+    char p[1200], spv[1100];
+    snprintf(p, sizeof p, "%s/nvidia+nemo+26.04.01.sqsh", stage);
+    write_file(p, "sqsh", 0644);
+    snprintf(spv, sizeof spv, "STAGE_PATH=%s", stage);
+    const char *env[] = {spv, "RECIPE=nccl-tests", "FABRIC_CHECK=bisect", "JOB_TOTAL_GPUS=32", NULL};
+    struct np_launch_opts o = {.now = 1700000000};
+    struct np_launch_plan plan;
+    struct np_error err;
+    ck_assert_msg(np_launch_resolve(&set, np_env_list, (void *)env, &o, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.n, 1);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->experiment, "nccl-tests_bisect_h100_32");
+    ck_assert_int_eq(c->nodes, 4);
+    char *s = render(c);
+    bash_ok(s);
+    HAS(s, "#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=8\n#SBATCH --exclusive\n#SBATCH --mem=0\n");
+    HAS(s, "export NCCL_DEBUG='WARN'\nexport NCCL_NET='IB'\n");
+    HAS(s, "NCCL_NVLS_ENABLE=0 srun --nodes=\"$2\" --ntasks=$(($2 * 8)) --ntasks-per-node=8 --nodelist=\"$3\" "
+           "--mpi=pmix --cpu-bind=none");
+    HAS(s, "--no-container-mount-home");
+    HAS(s, "'/usr/local/bin/all_reduce_perf_mpi' '-t' '1' '-g' '1' '-f' '2' '-n' '20' '-w' '5' '-b' '8' '-e' '16G' "
+           "'-R' '0' '-c' '1' '-d' 'float'");
+    HAS(s, "ncclt_all_reduce_perf all_reduce_perf-\"${nodes[3]}\" 1 \"${nodes[3]}\" &\n");
+    HAS(s, "ncclt_all_reduce_perf all_reduce_perf-\"${nodes[0]}-${nodes[3]}\" 2 \"${nodes[0]},${nodes[3]}\" &\n");
+    HAS(s, "# round 3 of 3\n");
+    HASNT(s, "# round 4");
+    HASNT(s, "all_gather_perf"); /* bisect: all_reduce unless NCCL_TESTS says more */
+    free(s);
+    struct np_manifest m = {.config = c, .backend = "cli", .submitted = 1, .job_id = "7"};
+    json_t *j = np_manifest_json(&m);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "kind")), "nccl-tests");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "workload")), "nccl-tests");
+    json_t *nt = json_object_get(j, "nccl_tests");
+    ck_assert_str_eq(json_string_value(json_object_get(nt, "check")), "bisect");
+    ck_assert_int_eq(json_integer_value(json_object_get(nt, "rounds")), 3);
+    ck_assert_int_eq(json_array_size(json_object_get(nt, "plan")), 8);
+    json_decref(j);
+    np_launch_plan_free(&plan);
+
+    /* full (the default) over one node: the five binaries one after the other, alltoall and sendrecv in uint8 with
+     * their env1 */
+    const char *env1[] = {spv, "RECIPE=nccl-tests", "GPU_TYPE=gb200", NULL};
+    ck_assert_msg(np_launch_resolve(&set, np_env_list, (void *)env1, &o, &plan, &err) == NP_OK, "%s", err.text);
+    c = &plan.jobs[0];
+    ck_assert_int_eq(c->gpus_per_node, 4);
+    s = render(c);
+    bash_ok(s);
+    HAS(s, "export NCCL_IB_SL='1'\n");
+    HAS(s, "NCCL_NCHANNELS_PER_NET_PEER=1 srun");
+    HAS(s, "NCCL_NCHANNELS_PER_NET_PEER=2 srun");
+    HAS(s, "'/usr/local/bin/sendrecv_perf_mpi' '-t' '1' '-g' '1' '-f' '2' '-n' '20' '-w' '5' '-b' '8' '-e' '16G' "
+           "'-R' '0' '-c' '1' '-d' 'uint8'");
+    HAS(s, "ncclt_sendrecv_perf sendrecv_perf-\"${nodes[0]}\" 1 \"${nodes[0]}\" &\n");
+    HAS(s, "# round 5 of 5\n");
+    free(s);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("script");
@@ -517,6 +651,8 @@ int main(void)
     tcase_add_test(tc, test_file_name_and_vars);
     tcase_add_test(tc, test_same_second_folders);
     tcase_add_test(tc, test_manifest_env_user);
+    tcase_add_test(tc, test_ncclt_plan);
+    tcase_add_test(tc, test_ncclt_script);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

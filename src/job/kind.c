@@ -1,8 +1,9 @@
 /* kind.c - the table of workload kinds (job/kind.h): which module builds the rank command, the srun
  * step, the environment and the staged files of a job.
  *
- * Rows are tried in order: Megatron-Bridge (job/mbridge.c, its own table of builders: DFM, ...), NeMo
- * AutoModel (job/automodel.c), then NeMo with the recipe's command template (job/nemo.c).
+ * Rows are tried in order: nccl-tests (job/nccltests.c), Megatron-Bridge (job/mbridge.c, its own table of
+ * builders: DFM, ...), NeMo AutoModel (job/automodel.c), then NeMo with the recipe's command template
+ * (job/nemo.c).
  */
 #include "nemoperf/job/kind.h"
 
@@ -10,6 +11,7 @@
 
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
+#include "nemoperf/job/nccltests.h"
 #include "nemoperf/job/nemo.h"
 #include "nemoperf/model/model_flops.h"
 
@@ -78,6 +80,8 @@ static enum np_status kind_stage_nemo(const struct np_launch_config *c, struct n
 }
 
 static const struct np_job_kind kind_table[] = {
+    {"nccl-tests", np_ncclt_matches, np_ncclt_command, np_ncclt_tasks_per_node, np_ncclt_segment,
+     np_ncclt_render_step, NULL, NULL, np_ncclt_vars, NULL},
     {"mbridge", kind_is_mbridge, np_mbridge_command, np_mbridge_tasks_per_node, np_mbridge_segment,
      np_mbridge_render_step, NULL, kind_synth_mbridge, np_env_mbridge_vars, np_mbridge_stage},
     {"automodel", kind_is_automodel, np_automodel_command, kind_per_node, np_nemo_segment,

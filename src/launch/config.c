@@ -10,6 +10,7 @@
 #include "nemoperf/job/automodel.h"
 #include "nemoperf/job/mbridge.h"
 #include "nemoperf/job/mbridge_perf.h"
+#include "nemoperf/job/nccltests.h"
 #include "nemoperf/launch/mbridge_config.h"
 #include "nemoperf/model/layout.h"
 #include "nemoperf/model/mbhf.h"
@@ -280,6 +281,7 @@ struct config_common {
     char tokenizer_dir[PATH_MAX + 256];
     struct np_mbperf_set *mbset;  /* Megatron-Bridge rows (owned until the plan takes them), or NULL */
     struct np_mb_choice mb;       /* the row of each scale */
+    struct np_ncclt_choice ncclt; /* RECIPE=nccl-tests: the check */
 };
 
 /* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
@@ -1011,6 +1013,161 @@ static char *config_strdup0(const char *s, int *oom)
     return d;
 }
 
+/* ---- RECIPE=nccl-tests (model/nccltests.h) ---- */
+
+static int config_is_ncclt(struct config_ctx *x)
+{
+    const char *r = config_get(x, "RECIPE");
+    return r && strcasecmp(r, NP_NCCLT_RECIPE) == 0;
+}
+
+/* The fabric check's own variables given to another recipe: refused, named. */
+static enum np_status config_ncclt_only(struct config_ctx *x)
+{
+    static const char *const own[] = {"FABRIC_CHECK", "FABRIC_PAIRS", "NCCL_TESTS", "NCCL_TESTS_PATH", NULL};
+    for (size_t i = 0; own[i]; i++)
+        if (config_get(x, own[i]))
+            return config_bad(x, "%s=%s: only RECIPE=%s reads it; allowed: unset, or RECIPE=%s", own[i],
+                              config_get(x, own[i]), NP_NCCLT_RECIPE, NP_NCCLT_RECIPE);
+    return NP_OK;
+}
+
+struct config_ncclt_word {
+    const char *name;
+    int value;
+};
+
+/* A word of a small table (any case), its value in *out; refused naming every allowed word. */
+static enum np_status config_ncclt_pick(struct config_ctx *x, const char *var, const struct config_ncclt_word *w,
+                                        size_t n, int *out)
+{
+    const char *v = config_get(x, var);
+    if (!v)
+        return NP_OK;
+    char allowed[200] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(v, w[i].name) == 0) {
+            *out = w[i].value;
+            return NP_OK;
+        }
+        config_join(allowed, sizeof allowed, w[i].name);
+    }
+    return config_bad(x, "%s=%s: unknown; allowed: %s", var, v, allowed);
+}
+
+/* RECIPE=nccl-tests: the system, the scale, the check and its collectives; the recipe data of
+ * model/nccltests.c stands in for a recipe file (one model, no parallel layout). */
+static enum np_status config_ncclt(struct config_ctx *x, struct config_common *c, int *gpus, size_t *ngpus,
+                                   struct np_ncclt_choice *ch)
+{
+    static const char *const unused[] = {"MODEL_SIZE", "MODEL", "DTYPE", "CONTAINER", "CONFIG_VARIANT",
+                                         "ENABLE_PROFILE", "ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT",
+                                         "LOAD_CHECKPOINT_PATH", "GBS", "MBS", "SEQ_LEN", NULL};
+    for (size_t i = 0; unused[i]; i++)
+        if (config_get(x, unused[i]))
+            return config_bad(x, "%s=%s: RECIPE=%s runs NVIDIA's nccl-tests binaries, no model; allowed: unset",
+                              unused[i], config_get(x, unused[i]), NP_NCCLT_RECIPE);
+    if (c->workload != NP_WORKLOAD_NEMO)
+        return config_bad(x, "WORKLOAD=%s with RECIPE=%s: the fabric check runs the container's nccl-tests "
+                             "binaries, which have no synthetic stand-in; allowed: WORKLOAD=nemo (or unset)",
+                          config_get(x, "WORKLOAD"), NP_NCCLT_RECIPE);
+    if (c->task != NP_TASK_PRETRAIN)
+        return config_bad(x, "TASK=%s with RECIPE=%s: allowed: unset", config_get(x, "TASK"), NP_NCCLT_RECIPE);
+    c->recipe = np_ncclt_recipe();
+    c->model = &c->recipe->models[0];
+    c->dtype = c->recipe->default_dtype;
+    size_t nsys;
+    const struct np_ncclt_system *sys = np_ncclt_systems(&nsys);
+    const char *gt = config_get(x, "GPU_TYPE");
+    if (!gt)
+        gt = NP_LAUNCH_DEFAULT_GPU_TYPE;
+    const struct np_ncclt_system *s = np_ncclt_system_find(gt);
+    if (!s) {
+        char all[200] = "";
+        for (size_t i = 0; i < nsys; i++)
+            config_join(all, sizeof all, sys[i].gpu_type);
+        return config_bad(x, "GPU_TYPE=%s: NVIDIA's nccl-tests recipe has no such system; allowed: %s", gt, all);
+    }
+    snprintf(c->gpu_type, sizeof c->gpu_type, "%s", s->gpu_type);
+    enum np_status st = config_intvar(x, "GPUS_PER_NODE", 1, 1024, s->gpus_per_node, &c->gpus_per_node, NULL);
+    if (st != NP_OK)
+        return st;
+    c->gpn_explicit = 1; /* no published rows: GPUS_PER_NODE, else the system's (NVIDIA's --ntasks-per-node) */
+
+    static const struct config_ncclt_word checks[] = {{"full", NP_NCCLT_FULL}, {"bisect", NP_NCCLT_BISECT}};
+    static const struct config_ncclt_word pairs[] = {{"ring", NP_NCCLT_PAIRS_RING}, {"all", NP_NCCLT_PAIRS_ALL}};
+    int check = NP_NCCLT_FULL, pr = NP_NCCLT_PAIRS_RING;
+    if ((st = config_ncclt_pick(x, "FABRIC_CHECK", checks, 2, &check)) != NP_OK ||
+        (st = config_ncclt_pick(x, "FABRIC_PAIRS", pairs, 2, &pr)) != NP_OK)
+        return st;
+    ch->check = (enum np_ncclt_check)check;
+    ch->pairs = (enum np_ncclt_pairs)pr;
+    if (ch->check != NP_NCCLT_BISECT && config_get(x, "FABRIC_PAIRS"))
+        return config_bad(x, "FABRIC_PAIRS=%s: only FABRIC_CHECK=bisect tests node pairs; allowed: unset, or "
+                             "FABRIC_CHECK=bisect",
+                          config_get(x, "FABRIC_PAIRS"));
+
+    /* NCCL_TESTS: the collectives (bisect: all_reduce by default, full: all five) */
+    size_t nb;
+    const struct np_ncclt_binary *bin = np_ncclt_binaries(&nb);
+    const char *list = config_get(x, "NCCL_TESTS");
+    ch->collectives = ch->check == NP_NCCLT_BISECT ? 1u : (1u << nb) - 1u;
+    if (list) {
+        char names[200] = "", word[64];
+        for (size_t i = 0; i < nb; i++)
+            config_join(names, sizeof names, bin[i].collective);
+        ch->collectives = 0;
+        for (const char *p = list; *p;) {
+            size_t n = strcspn(p, ",");
+            snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word - 1 ? n : sizeof word - 1), p);
+            int bi = np_ncclt_binary_find(word);
+            if (bi < 0 || n >= sizeof word)
+                return config_bad(x, "NCCL_TESTS=%s: '%s' is not a collective of NVIDIA's recipe; allowed: a comma "
+                                     "list of %s",
+                                  list, word, names);
+            if ((ch->collectives >> bi) & 1u)
+                return config_bad(x, "NCCL_TESTS=%s: %s is listed twice; allowed: each once", list, word);
+            ch->collectives |= 1u << bi;
+            p += n;
+            if (*p == ',' && !*++p)
+                return config_bad(x, "NCCL_TESTS=%s: trailing comma; allowed: a comma list of %s", list, names);
+        }
+    }
+    const char *path = config_get(x, "NCCL_TESTS_PATH");
+    if (!path)
+        path = NP_NCCLT_DEFAULT_PATH;
+    size_t pl = strlen(path);
+    while (pl > 1 && path[pl - 1] == '/')
+        pl--;
+    if (path[0] != '/' || pl >= sizeof ch->path || strpbrk(path, "\n\r"))
+        return config_bad(x, "NCCL_TESTS_PATH=%s: not an absolute folder path; allowed: the folder of the "
+                             "nccl-tests binaries inside the container (%s, NVIDIA's)",
+                          path, NP_NCCLT_DEFAULT_PATH);
+    snprintf(ch->path, sizeof ch->path, "%.*s", (int)pl, path);
+
+    /* JOB_TOTAL_GPUS: whole nodes, one task per GPU */
+    const char *v = config_get(x, "JOB_TOTAL_GPUS");
+    if (!v && ch->check == NP_NCCLT_BISECT)
+        return config_bad(x, "JOB_TOTAL_GPUS is not set: FABRIC_CHECK=bisect checks the nodes of one job; allowed: "
+                             "a multiple of GPUS_PER_NODE=%d over at least 2 nodes (e.g. %d for 4 nodes)",
+                          c->gpus_per_node, 4 * c->gpus_per_node);
+    int n = c->gpus_per_node;
+    if (v && (config_int(v, 1, 1000000, &n) != 0 || n % c->gpus_per_node != 0))
+        return config_bad(x, "JOB_TOTAL_GPUS=%s: RECIPE=%s runs one task per GPU on whole nodes; allowed: one "
+                             "multiple of GPUS_PER_NODE=%d (%d, %d, ...)",
+                          v, NP_NCCLT_RECIPE, c->gpus_per_node, c->gpus_per_node, 2 * c->gpus_per_node);
+    if (n / c->gpus_per_node > NP_NCCLT_MAX_NODES)
+        return config_bad(x, "JOB_TOTAL_GPUS=%s: %d nodes; allowed: at most %d nodes", v, n / c->gpus_per_node,
+                          NP_NCCLT_MAX_NODES);
+    if (ch->check == NP_NCCLT_BISECT && n / c->gpus_per_node < 2)
+        return config_bad(x, "JOB_TOTAL_GPUS=%s: FABRIC_CHECK=bisect tests node pairs; allowed: at least 2 nodes "
+                             "(%d GPUs with GPUS_PER_NODE=%d)",
+                          v, 2 * c->gpus_per_node, c->gpus_per_node);
+    gpus[0] = n;
+    *ngpus = 1;
+    return NP_OK;
+}
+
 enum np_status np_launch_config_set_timestamp(struct np_launch_config *c, long long ts)
 {
     struct np_buf b;
@@ -1049,7 +1206,11 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
             j->model = &j->mb->model;
             row = &j->mb->cfg;
         }
+    static const struct np_config_row no_row; /* nccl-tests: no published row, no parallel layout */
+    if (!row && np_ncclt_is(cm->model))
+        row = &no_row;
     j->row = row;
+    j->ncclt = cm->ncclt;
     j->dtype = cm->dtype;
     j->workload = cm->workload;
     snprintf(j->gpu_type, sizeof j->gpu_type, "%s", cm->gpu_type);
@@ -1113,7 +1274,10 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->gres_gpus = config_strdup0(cm->gres, &oom);
     if (oom)
         return NP_E_NOMEM;
-    if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
+    if (np_ncclt_is(cm->model)) /* nccl-tests_<check>_<gpu type>_<gpus> */
+        snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", NP_NCCLT_RECIPE,
+                 np_ncclt_check_name(cm->ncclt.check), cm->gpu_type, gpus);
+    else if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
         snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", j->mb->task, j->mb->recipe,
                  np_mb_dtype_name(j->mb->dtype), gpus);
     else if (cm->task == NP_TASK_PRETRAIN)
@@ -1158,7 +1322,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         "TIME_LIMIT", "MAX_STEPS", "ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE",
         "ENABLE_CHECKPOINT", "NEMOPERF_FORCE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "RUN_CONF_IMAGE", "SBATCH_ACCOUNT",
         "SBATCH_PARTITION", "SBATCH_GPUS_PER_NODE", "HF_TOKEN", "NEMOPERF_NUMA_BIND", "CONTAINER", "CONFIG_VARIANT",
-        "GBS", "MBS", "SEQ_LEN", "REPEATS", NULL};
+        "GBS", "MBS", "SEQ_LEN", "REPEATS", "FABRIC_CHECK", "FABRIC_PAIRS", "NCCL_TESTS", "NCCL_TESTS_PATH", NULL};
     for (size_t i = 0; names[i] && st == NP_OK; i++) {
         const char *v = config_get(&x, names[i]);
         long at = v ? config_utf8_bad(v) : -1;
@@ -1187,8 +1351,12 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
         st = config_task(&x, c);
     if (st == NP_OK)
         st = config_stage_path(&x, c);
-    int mbwant = 0;
-    if (st == NP_OK) {
+    int mbwant = 0, ncclt = st == NP_OK && config_is_ncclt(&x);
+    if (ncclt) /* NVIDIA's nccl-tests binaries: no recipe file, no model (model/nccltests.c) */
+        st = config_ncclt(&x, c, gpus, &ngpus, &c->ncclt);
+    else if (st == NP_OK)
+        st = config_ncclt_only(&x);
+    if (st == NP_OK && !ncclt) {
         struct np_mbperf_set mbs;
         mbwant = np_mb_config_wanted(set, x.env, x.env_ctx, &mbs, x.err);
         if (mbwant > 0 && opts->config_only && np_mb_config_unlaunched(&mbs, x.env, x.env_ctx, x.err) != NP_OK)
@@ -1222,7 +1390,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
             ngpus = c->mb.n;
             memcpy(gpus, c->mb.gpus, ngpus * sizeof gpus[0]);
         }
-    } else if (st == NP_OK) {
+    } else if (st == NP_OK && !ncclt) {
         st = config_model(&x, set, c);
         if (st == NP_OK)
             st = np_mb_config_not_mb(x.env, x.env_ctx, x.err);
@@ -1252,7 +1420,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     if (st == NP_OK)
         st = config_mbridge(&x, c, gpus, ngpus);
     if (st == NP_OK && c->workload == NP_WORKLOAD_NEMO && !c->recipe->command && !c->model->automodel &&
-        !c->model->mbridge)
+        !c->model->mbridge && !ncclt)
         st = np_error_set(x.err, NP_E_INVALID, c->recipe->path, 0, 0,
                           "command: recipe %s has no command template, so WORKLOAD=nemo cannot run it; allowed: "
                           "WORKLOAD=synthetic",
@@ -1398,6 +1566,8 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
         CONFIG_SET("automodel", np_automodel_json(c));
     else if (c->model->mbridge)
         CONFIG_SET("mbridge", np_mbridge_json(c));
+    else if (np_ncclt_is(c->model))
+        CONFIG_SET("nccl_tests", np_ncclt_json(c));
     else
         CONFIG_SET("nemo", np_nemo_json(c));
     CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));

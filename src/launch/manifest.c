@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nemoperf/job/kind.h"
+#include "nemoperf/job/nccltests.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/shell.h"
@@ -354,7 +355,15 @@ json_t *np_manifest_json(const struct np_manifest *m)
                                                  "dtype", np_mb_dtype_name(mb->dtype), "gpu_type", mb->gpu_type,
                                                  "gpus", m->config->gpus, "container", mb->container, "gbs",
                                                  m->config->gbs, "seq_len", mb->seq_len, "task", mb->task));
-        bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
+        if (np_ncclt_is(m->config->model)) { /* nccl-tests runs (job/nccltests.h): the check, its plan, where the
+                                               * job lists the steps it ran on which hosts */
+            bad |= json_object_set_new(o, "workload", json_string(NP_NCCLT_RECIPE));
+            bad |= json_object_set_new(o, "kind", json_string(NP_NCCLT_RECIPE));
+            json_t *nt = np_ncclt_json(m->config);
+            bad |= !nt || json_object_set_new(o, "nccl_tests", nt);
+        } else {
+            bad |= json_object_set_new(o, "workload", json_string(np_workload_name(m->config->workload)));
+        }
         bad |= json_object_set_new(o, "backend", json_string(m->backend ? m->backend : "cli"));
         if (m->repeats > 1) /* REPEATS=N: which of the N identical jobs (the config is the same for all) */
             bad |= json_object_set_new(o, "repeat", json_pack("{s:i,s:i}", "index", m->repeat, "of", m->repeats));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "nemoperf/setup/diffusers.h"
 #include "nemoperf/model/mbrows.h"
 #include "nemoperf/model/mbperf.h"
+#include "nemoperf/model/nccltests.h"
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/mbridge_hf.h"
@@ -358,6 +360,15 @@ static int setup_resolve(const struct np_recipe_set *set, const char *stage, int
     char known[512] = "";
     for (size_t i = 0; i < set->n; i++)
         setup_append_name(known, sizeof known, set->recipes[i].name);
+    if (recipe && strcasecmp(recipe, NP_NCCLT_RECIPE) == 0) { /* the fabric check: the image is all it reads */
+        if (sizes || setup_env("CONTAINER")) {
+            np_errorf("%s=%s: RECIPE=%s runs NVIDIA's nccl-tests binaries from its container image, no model; "
+                      "allowed: unset", sizes ? "MODEL_SIZE" : "CONTAINER", sizes ? sizes : setup_env("CONTAINER"),
+                      NP_NCCLT_RECIPE);
+            return 2;
+        }
+        return skip_image ? 0 : setup_add_image(p, stage, run_image, np_ncclt_recipe()) > 0 ? 1 : 0;
+    }
     if (setup_env("CONTAINER") || (recipe && !np_recipe_find(set, recipe))) { /* Megatron-Bridge's rows */
         int mrc = setup_resolve_mb(stage, skip_image, skip_hf, p);
         if (mrc >= 0)

@@ -26,8 +26,10 @@
     "PROFILE_STOP_STEP", "ENABLE_NCCLTRACE", "DISABLE_PERFRUN", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH",       \
     "RUN_CONF_IMAGE", "RECIPE", "GPU_TYPE", "WORKLOAD", "TASK", "NEMOPERF_FORCE_CHECKPOINT",                       \
     "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY", "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES",       \
-    "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "REPEATS", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT", "SLURMRESTD_URL",           \
+    "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "REPEATS", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT", "SLURMRESTD_URL", \
     "SLURM_JWT", "SLURM_USER",                                                                                     \
+    /* launch with RECIPE=nccl-tests (launch/config.c, model/nccltests.h) */                                      \
+    "FABRIC_CHECK", "FABRIC_PAIRS", "NCCL_TESTS", "NCCL_TESTS_PATH",                                              \
     /* the SBATCH_* launch and setup check or name (slurm/sbatch_env.c, launch/preflight.c) */                    \
     "SBATCH_QOS", "SBATCH_RESERVATION", "SBATCH_CONSTRAINT", "SBATCH_WCKEY", "SBATCH_JOB_NAME",                   \
     /* launch and setup with RECIPE=automodel */                                                                   \

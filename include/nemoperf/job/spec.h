@@ -9,6 +9,7 @@
 #define NEMOPERF_JOB_SPEC_H
 
 #include "nemoperf/model/mbperf.h"
+#include "nemoperf/model/nccltests.h"
 #include "nemoperf/model/recipe.h"
 
 /* Size the synthetic workload's checkpoint is budgeted at: 1 MiB + 64 KiB per GPU
@@ -76,6 +77,9 @@ struct np_launch_config {
     /* a Megatron-Bridge performance row (RECIPE=deepseek_v3 ...): recipe/model/row above are its shape
      * (model/mbperf.h), borrowed from the plan; NULL for every other job */
     const struct np_mbperf_row *mb;
+    /* RECIPE=nccl-tests (model/nccltests.h): the check, its pairs, collectives and the binaries' folder; zero for
+     * every other job */
+    struct np_ncclt_choice ncclt;
 };
 
 #endif

@@ -1,0 +1,174 @@
+#!/bin/sh
+# 65-nccl-tests.sh - RECIPE=nccl-tests ./launch on the real local cluster (4 nodes, 8 GPUs each in gres), end to
+# end: a FABRIC_CHECK=bisect job over the 4 nodes runs the intra-node test on every node alone (one round, 4
+# steps at once) and the inter-node test on node pairs in rounds of disjoint pairs, writes nccl-tests/steps.json
+# and one unmodified output file per step, and nemoperf-parse names the slow node, the slow link, the #wrong
+# failure; a full check of 4 healthy nodes passes.  Bad values are refused naming the variable, nothing written.
+# Stand-ins, because no GPU, NeMo container or pyxis can exist here: a stub `srun` on the job's PATH plays pyxis
+# (records the image and drops the container flags, then runs the real srun: the steps are real Slurm steps on
+# the nodes asked for; NEMOPERF_SRUN_MPI=none: the host's Slurm cannot load a PMIx library, and the stand-in
+# binaries need none), and tests/stubs/nccl-tests/ plays NVIDIA's binaries (the real output format; bandwidths
+# from the file NP_NCCL_STUB_BW, keyed by host or host pair, so one node or link can be made slow).
+. "$(dirname "$0")/40-rest-lib.inc"
+parse=$bindir/nemoperf-parse
+real_srun=$(command -v srun) || die "srun not found"
+stubs=$root/tests/stubs/nccl-tests
+[ -x "$stubs/all_reduce_perf_mpi" ] || die "$stubs/all_reduce_perf_mpi missing"
+
+# the pyxis stand-in, on the PATH the job inherits (sbatch --export=ALL)
+mkdir -p "$W/pyxis" || die mkdir
+{
+    echo '#!/bin/sh'
+    echo '# stand-in for pyxis, tests only: no container runtime here.  Records the image, checks it is there,'
+    echo '# drops the container flags and runs the step with the real srun.'
+    echo 'img= skip='
+    echo 'for a do'
+    echo '    shift'
+    echo '    if [ -n "$skip" ]; then [ "$skip" = image ] && img=$a; skip=; continue; fi'
+    echo '    case $a in'
+    echo '    --container-image) skip=image ;;'
+    echo '    --container-mounts|--container-workdir) skip=1 ;;'
+    echo '    --container-image=*) img=${a#*=} ;;'
+    echo '    --container-*|--no-container-mount-home) ;;'
+    echo '    *) set -- "$@" "$a" ;;'
+    echo '    esac'
+    echo 'done'
+    echo '[ -z "$img" ] || [ -s "$img" ] || { echo "stub pyxis: no image $img" >&2; exit 1; }'
+    echo '[ -z "$img" ] || echo "pyxis image=$img nvls=${NCCL_NVLS_ENABLE:-} debug=${NCCL_DEBUG:-} net=${NCCL_NET:-}" >>"$NP_STANDIN_LOG"'
+    echo "exec '$real_srun' \"\$@\""
+} >"$W/pyxis/srun"
+chmod 755 "$W/pyxis/srun"
+LOG=$W/standin.log
+: >"$LOG" && chmod 666 "$LOG"
+echo 'hsqs stand-in' >"$S/nvidia+nemo+26.04.01.sqsh"
+chown "$TUSER" "$S/nvidia+nemo+26.04.01.sqsh"
+
+# nccl NAME [OPTION...] -- [VAR=VALUE...]: nemoperf-launch RECIPE=nccl-tests as the test user
+nccl() {
+    name=$1
+    shift
+    opts=
+    while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+    shift
+    runuser -u "$TUSER" -- env -i PATH="$W/pyxis:$CPATH" SLURM_CONF="$SLURM_CONF" HOME=/tmp \
+        NP_STANDIN_LOG="$LOG" RECIPE=nccl-tests STAGE_PATH="$S" NCCL_TESTS_PATH="$stubs" TIME_LIMIT=00:05:00 \
+        NEMOPERF_SRUN_MPI=none \
+        NEMOPERF_WAIT_MAX_DELAY=2 "$@" "$launch" $opts >"$W/$name.out" 2>"$W/$name.err"
+    rc=$?
+    grep '^job [0-9][0-9]*: ' "$W/$name.out" >>"$JOBS"
+}
+
+# ended ID: wait (at most 120 s) until the job left the queue; its state in $state
+ended() {
+    i=0
+    while [ "$i" -lt 480 ]; do
+        state=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -1)
+        case $state in COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY) return 0 ;; esac
+        [ -z "$state" ] && state=$(job_field "$1" JobState) &&
+            case $state in COMPLETED|FAILED|CANCELLED|TIMEOUT) return 0 ;; esac
+        sleep 0.25
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# ---- bad values: exit 2 naming the variable, nothing written ----
+for bad in 'FABRIC_CHECK=bisekt|FABRIC_CHECK=bisekt: unknown; allowed: full, bisect' \
+    'FABRIC_CHECK=bisect|JOB_TOTAL_GPUS is not set: FABRIC_CHECK=bisect checks the nodes of one job' \
+    'FABRIC_CHECK=bisect JOB_TOTAL_GPUS=8|JOB_TOTAL_GPUS=8: FABRIC_CHECK=bisect tests node pairs' \
+    'JOB_TOTAL_GPUS=12|JOB_TOTAL_GPUS=12: RECIPE=nccl-tests runs one task per GPU on whole nodes' \
+    'NCCL_TESTS=all_reduce,broadcast|NCCL_TESTS=all_reduce,broadcast: '"'"'broadcast'"'"' is not a collective' \
+    'FABRIC_PAIRS=all|FABRIC_PAIRS=all: only FABRIC_CHECK=bisect tests node pairs' \
+    'GPU_TYPE=a100|GPU_TYPE=a100: NVIDIA'"'"'s nccl-tests recipe has no such system' \
+    'MODEL_SIZE=8b|MODEL_SIZE=8b: RECIPE=nccl-tests runs NVIDIA'"'"'s nccl-tests binaries, no model' \
+    'WORKLOAD=synthetic|WORKLOAD=synthetic with RECIPE=nccl-tests'; do
+    vars=${bad%%|*} want=${bad#*|}
+    # shellcheck disable=SC2086
+    nccl bad -- $vars
+    [ "$rc" -eq 2 ] && grep -qF "$want" "$W/bad.err" && [ ! -d "$S/experiments" ] &&
+        ok "$vars refused (exit 2) naming it, nothing written" || fail "$vars: exit $rc: $(cat "$W/bad.err")"
+done
+runuser -u "$TUSER" -- env -i PATH="$CPATH" HOME=/tmp STAGE_PATH="$S" WORKLOAD=synthetic MODEL_SIZE=8b DTYPE=bf16 \
+    FABRIC_CHECK=bisect "$launch" --dry-run >/dev/null 2>"$W/other.err"
+[ $? -eq 2 ] && grep -q 'FABRIC_CHECK=bisect: only RECIPE=nccl-tests reads it' "$W/other.err" &&
+    ok "FABRIC_CHECK with another recipe refused" || fail "FABRIC_CHECK with llama: $(cat "$W/other.err")"
+
+# ---- --dry-run says the plan ----
+nccl dry --dry-run -- FABRIC_CHECK=bisect JOB_TOTAL_GPUS=32
+[ "$rc" -eq 0 ] && grep -q '^# nccl-tests FABRIC_CHECK=bisect over 4 node(s) x 8 GPUs, one job, 8 steps in 3 round(s) (pairs: ring):' "$W/dry.out" &&
+    grep -q '^#   round 1: all_reduce_perf-node1 all_reduce_perf-node2 all_reduce_perf-node3 all_reduce_perf-node4 (each node alone)' "$W/dry.out" &&
+    grep -q '^#   round 2: all_reduce_perf-node1-node2 all_reduce_perf-node3-node4 (node pairs at once)' "$W/dry.out" &&
+    grep -q '^#   round 3: all_reduce_perf-node2-node3 all_reduce_perf-node1-node4 (node pairs at once)' "$W/dry.out" &&
+    grep -q "^        '$stubs/all_reduce_perf_mpi' '-t' '1' '-g' '1' '-f' '2' '-n' '20' '-w' '5' '-b' '8' '-e' '16G' '-R' '0' '-c' '1' '-d' 'float'" "$W/dry.out" &&
+    [ ! -d "$S/experiments" ] && ok "--dry-run shows the plan (4 nodes alone, then 2 rounds of disjoint pairs) and NVIDIA's flags" ||
+    fail "--dry-run: exit $rc: $(cat "$W/dry.out" "$W/dry.err" | head -60)"
+
+# ---- a 4-node bisect with n3 slow on its own and the n2-n4 link slow ----
+BW=$W/bw
+printf 'n1 470\nn2 470\nn3 212\nn4 470\nn2-n4 18\ndefault 46\n' >"$BW"
+chmod 644 "$BW"
+nccl bisect -- FABRIC_CHECK=bisect FABRIC_PAIRS=all JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$BW"
+id=$(ids_of bisect) d=$(dirs_of bisect)
+[ "$rc" -eq 0 ] && [ -n "$id" ] && ok "bisect: one job queued ($id)" || fail "bisect: exit $rc: $(cat "$W/bisect.out" "$W/bisect.err")"
+if [ -n "$id" ] && ended "$id"; then
+    [ "$state" = COMPLETED ] && ok "bisect job $id COMPLETED" || fail "bisect job $id ended $state: $(cat "$d"/sbatch_*.out)"
+    n=$(ls "$d/nccl-tests"/*.out 2>/dev/null | wc -l)
+    [ "$n" -eq 10 ] && ok "10 step outputs (4 nodes alone, 6 pairs)" || fail "$n step outputs: $(ls "$d/nccl-tests")"
+    for f in all_reduce_perf-n1 all_reduce_perf-n3 all_reduce_perf-n1-n2 all_reduce_perf-n2-n4 all_reduce_perf-n1-n4; do
+        grep -q '^# Avg bus bandwidth    : ' "$d/nccl-tests/$f.out" || fail "$f.out: no summary: $(head -5 "$d/nccl-tests/$f.out")"
+    done
+    grep -q '^#  Rank 15 Group  0 Pid .* on         n4 device  7 ' "$d/nccl-tests/all_reduce_perf-n2-n4.out" &&
+        ok "the pair step ran 16 ranks over n2 and n4" || fail "pair ranks: $(grep Rank "$d/nccl-tests/all_reduce_perf-n2-n4.out")"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["steps"]; assert d["check"]=="bisect" and len(s)==10, d; assert [x["nodes"] for x in s][:4]==[["n1"],["n2"],["n3"],["n4"]]; assert all(x["file"]=="nccl-tests/"+x["name"]+".out" for x in s); assert sorted(tuple(x["nodes"]) for x in s if x["scope"]=="inter")==[("n1","n2"),("n1","n3"),("n1","n4"),("n2","n3"),("n2","n4"),("n3","n4")]' "$d/nccl-tests/steps.json" &&
+        ok "nccl-tests/steps.json lists the 10 steps by host" || fail "steps.json: $(cat "$d/nccl-tests/steps.json")"
+    grep -q '"workload": "nccl-tests"' "$d/nemoperf.json" && grep -q '"kind": "nccl-tests"' "$d/nemoperf.json" &&
+        grep -q '"steps_file": "nccl-tests/steps.json"' "$d/nemoperf.json" && ok "the manifest says kind nccl-tests and its steps file" ||
+        fail "manifest: $(head -40 "$d/nemoperf.json")"
+    n=$(grep -c "^pyxis image=$S/nvidia+nemo+26.04.01.sqsh nvls=0 debug=WARN net=IB$" "$LOG")
+    [ "$n" -eq 10 ] && ok "every step asked pyxis for the staged nemo:26.04.01 image with NVIDIA's environment" ||
+        fail "pyxis log ($n lines): $(cat "$LOG")"
+    # the rounds: the 4 single-node steps ran at once
+    grep -q 'nemoperf: nccl-tests step all_reduce_perf-n4 exit 0' "$d"/sbatch_*.out ||
+        fail "no step exit lines: $(cat "$d"/sbatch_*.out)"
+else
+    fail "bisect job ${id:-?} did not end in 120 s"
+fi
+BISECT_DIR=$d
+
+# ---- a full check of the 4 nodes, all healthy: the five binaries over all 32 GPUs ----
+printf 'default 46\n' >"$W/bw-ok" && chmod 644 "$W/bw-ok"
+nccl full -- JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$W/bw-ok"
+id=$(ids_of full) d=$(dirs_of full)
+[ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = COMPLETED ] &&
+    [ "$(ls "$d/nccl-tests"/*-all.out 2>/dev/null | wc -l)" -eq 5 ] &&
+    grep -q '^#  Rank 31 Group  0 Pid .* on         n4 device  7 ' "$d/nccl-tests/alltoall_perf-all.out" &&
+    grep -q '^ 17179869184 .* uint8    none ' "$d/nccl-tests/sendrecv_perf-all.out" &&
+    ok "full check: one job, 5 collectives over the 4 nodes (32 ranks), COMPLETED" ||
+    fail "full: exit $rc, job ${id:-?} ${state:-?}: $(ls "$d/nccl-tests" 2>&1) $(cat "$W/full.err")"
+FULL_DIR=$d
+
+# ---- --format json: one document, valid against the shipped schema, kind nccl-tests ----
+nccl json --format json -- JOB_TOTAL_GPUS=8 NP_NCCL_STUB_BW="$W/bw-ok"
+grep '^job [0-9][0-9]*: ' "$W/json.err" >>"$JOBS"
+PY=python3
+$PY -c 'import jsonschema' 2>/dev/null || PY=/usr/bin/python3
+[ "$rc" -eq 0 ] && $PY -c 'import json, sys, jsonschema
+doc = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(doc)
+assert doc["kind"] == "nccl-tests" and doc["recipe"] == "nccl-tests" and doc["gpus"] == 8, doc
+assert doc["container"].endswith("nvidia+nemo+26.04.01.sqsh"), doc' "$root/share/nemoperf/schema/launch.schema.json" "$W/json.out" &&
+    ok "--format json: one document valid against launch.schema.json, kind nccl-tests" ||
+    fail "--format json: exit $rc: $(cat "$W/json.out" "$W/json.err")"
+
+# ---- data errors: #wrong in the rows, the binary exits 1, the job fails ----
+printf 'default 46 3\n' >"$W/bw-wrong" && chmod 644 "$W/bw-wrong"
+nccl wrong -- JOB_TOTAL_GPUS=16 NCCL_TESTS=all_reduce NP_NCCL_STUB_BW="$W/bw-wrong"
+id=$(ids_of wrong) d=$(dirs_of wrong)
+[ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = FAILED ] &&
+    grep -q '^# Out of bounds values : [1-9][0-9]* FAILED' "$d/nccl-tests/all_reduce_perf-all.out" &&
+    grep -q 'nemoperf: nccl-tests step all_reduce_perf-all exit 1' "$d"/sbatch_*.out &&
+    ok "#wrong: the step exits 1 and the job FAILED, the output kept" ||
+    fail "wrong: exit $rc, job ${id:-?} ${state:-?}: $(cat "$d"/sbatch_*.out 2>&1 | tail -5)"
+WRONG_DIR=$d
+
+finish
