@@ -118,6 +118,7 @@ struct session_out {
     FILE *spill;
     struct np_scaling eff;
     size_t nruns, nerrors;
+    size_t ncompared; /* --reference: runs with a verdict (not "not compared") */
     int bad; /* markdown: a run not ok, or FAIL/FAST */
 };
 
@@ -138,6 +139,7 @@ static enum np_status session_sink_run(void *ctx, const struct np_run *r)
 {
     struct session_out *po = ctx;
     po->nruns++;
+    po->ncompared += r->verdict == NP_VERDICT_PASS || r->verdict == NP_VERDICT_FAIL || r->verdict == NP_VERDICT_FAST;
     if (po->store) {
         enum np_status sst = session_store_run(po->store, r);
         if (sst != NP_OK)
@@ -239,12 +241,21 @@ static int session_close_out(FILE *out, int rc)
     return rc;
 }
 
+/* --reference compared none of n runs: said once, exit 2 (an option that applies to no run is a usage error, never
+ * a silent exit 0; each run's reason is in the report) */
+static int session_reference_none(size_t n)
+{
+    np_errorf("--reference: none of the %zu run%s could be compared with a published row (each run's reason is in the "
+              "report)", n, n == 1 ? "" : "s");
+    return 2;
+}
+
 static int session_stream(FILE *out, char *const *paths, size_t npaths, const struct np_parse_opts *o,
                         const struct np_recipe_set *recipes, const struct np_ref_table *ref, enum np_format fmt,
                         int quiet, struct session_store *ps)
 {
     int md = fmt == NP_FMT_MARKDOWN;
-    struct session_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0};
+    struct session_out po = {ps, NULL, quiet, NULL, {0}, 0, 0, 0, 0};
     int e = 0;
     if (!md && !(po.spill = np_report_tmpfile()))
         e = errno ? errno : EIO;
@@ -322,6 +333,9 @@ static int session_stream(FILE *out, char *const *paths, size_t npaths, const st
                 np_errorf("writing the report: %s", np_strerror(w));
             if (w != NP_OK)
                 rc = 1;
+        }
+        if (o->reference && po.nruns && !po.ncompared) { /* applies to none: never a silent exit 0 */
+            rc = session_reference_none(po.nruns);
         }
     }
     np_report_free(po.rep);
@@ -730,6 +744,25 @@ int np_session_given(struct np_session *s, const char *name, const char *arg)
 }
 
 /* Every pass after the options are checked and the Megatron-Bridge rows loaded: the exit status. */
+/* 1 when --reference compared none of res's runs (every verdict "not compared") */
+static int session_none_compared(const struct np_parse_result *res)
+{
+    for (size_t i = 0; i < res->nruns; i++)
+        if (res->runs[i].verdict == NP_VERDICT_PASS || res->runs[i].verdict == NP_VERDICT_FAIL ||
+            res->runs[i].verdict == NP_VERDICT_FAST)
+            return 0;
+    return 1;
+}
+
+/* 1 when --nccl found nothing to read in any run: no NCCL lines, no step lines */
+static int session_none_diagnosed(const struct np_diag *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (d[i].nccl || d[i].steps)
+            return 0;
+    return 1;
+}
+
 static int session_parse(struct np_session *s, char *const *paths, size_t npaths)
 {
     struct np_parse_opts *o = &s->opts;
@@ -856,6 +889,15 @@ static int session_parse(struct np_session *s, char *const *paths, size_t npaths
                 np_errorf("writing the report: %s", np_strerror(w));
             if (w != NP_OK)
                 rc = 1;
+        }
+        /* an option that applies to none of the runs is a usage error, never a silent exit 0: each run's reason
+         * is in the report above */
+        if (o->reference && res.nruns && session_none_compared(&res)) {
+            rc = session_reference_none(res.nruns);
+        }
+        if (diags && res.nruns && session_none_diagnosed(diags, res.nruns)) {
+            np_errorf("--nccl: no run has a log with training steps or NCCL lines to diagnose");
+            rc = 2;
         }
         if (plot && res.nruns) {
             struct np_error perr;
