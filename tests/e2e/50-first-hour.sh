@@ -237,7 +237,8 @@ for k in $parse_later; do
     *--compare*)   # every run here has the same container: nothing is on both sides, which is said (exit 1)
         expect ex$k "0 1" "^CONFIGURATION" ;;
     *--plot*)
-        expect ex$k "0 1" "EXPERIMENT\|Llama 3.1"
+        case $ex in *--reference*) want="2" ;; *) want="0 1" ;; esac # synthetic runs here: none compared (exit 2)
+        expect ex$k "$want" "EXPERIMENT\|Llama 3.1"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')
         [ -s "$S/$f" ] && ok "ex$k: $f drawn" || fail "ex$k: no $f" ;;
     *--format\ json*) expect ex$k 0 '"runs"' ;;

@@ -117,8 +117,9 @@ with open(os.path.join(d, "log-mb_7_0.out"), "w") as f:
         f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 800.0 | global batch size:  4096 |\n" % (i, 50))
 PY
 out=$("$P" --reference "$T/syn" 2>"$T/err"); rc=$?
-echo "$out" | grep -Eq '^s +benchmark .* fp8_mx .* +- +- +- +- +synthetic +- +- +n/a$' && [ $rc -eq 0 ] \
-    && ok "synthetic: table status synthetic, MFU/TFLOP/days and the comparison n/a, exit 0" || bad "synthetic table: rc $rc $out"
+echo "$out" | grep -Eq '^s +benchmark .* fp8_mx .* +- +- +- +- +synthetic +- +- +n/a$' && [ $rc -eq 2 ] &&
+    grep -q "^nemoperf-parse: --reference: none of the 1 run could be compared" "$T/err" \
+    && ok "synthetic: table status synthetic, MFU/TFLOP/days and the comparison n/a; --reference applied to none: exit 2" || bad "synthetic table: rc $rc $out $(cat "$T/err")"
 "$P" --reference --format json "$T/syn" > "$T/syn.json" 2>"$T/err"
 python3 - "$T/syn.json" <<'PY' && ok "synthetic: JSON status synthetic, mfu null, no published figure, reference n/a" || bad "synthetic JSON: $(head -c 600 "$T/syn.json")"
 import json, sys
