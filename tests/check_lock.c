@@ -1,10 +1,15 @@
 /* check_lock.c - the per-experiment launch lock (src/launch/lock.c) on a real file system: a free row is
  * locked and released (its folder removed only when the lock made it), a held lock refuses a second launch
  * and is reported busy, a stale lock (owner line of this host, flock free: a launch killed here) is taken over,
- * another host's lock is only named.  No stand-in: the locks are real files and real flock()s in a temporary
- * STAGE_PATH; a "held" lock is one this process holds through another open file description.
+ * another host's lock is only named.  The locks are real files and real flock()s in a temporary STAGE_PATH; a
+ * "held" lock is one this process holds through another open file description.  Two faults are injected (this
+ * test's own link() and realloc() stand in for libc's, each armed for one case and passing through otherwise):
+ * the lock released by its holder between a launch's link(2) finding it and the look at it (a race too narrow to hit
+ * on demand), and an allocation failure (no way to run out of memory on purpose here).
  */
 #include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,37 @@
 #include "nemoperf/launch/lock.h"
 
 static char root[] = "/tmp/np-check-lock.XXXXXX";
+
+/* The injected faults: link() releasing the lock it found (the holder unlinks it right after our link failed with
+ * EEXIST), realloc() failing its n-th call from when it is armed. */
+static int race_release; /* 1: the next link() that finds a lock removes it, as its holder releasing it */
+static int realloc_fail_at; /* 0: off; n: the n-th realloc() from now returns NULL (ENOMEM) */
+
+int link(const char *from, const char *to)
+{
+    static int (*real)(const char *, const char *);
+    if (!real)
+        real = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "link");
+    int r = real(from, to), e = errno;
+    if (r != 0 && e == EEXIST && race_release) {
+        race_release = 0;
+        unlink(to);
+    }
+    errno = e;
+    return r;
+}
+
+void *realloc(void *p, size_t n)
+{
+    static void *(*real)(void *, size_t);
+    if (!real)
+        real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    if (realloc_fail_at > 0 && --realloc_fail_at == 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real(p, n);
+}
 
 static void setup(void)
 {
@@ -201,6 +237,48 @@ START_TEST(test_unopenable)
 }
 END_TEST
 
+/* a stale-looking race: the lock a launch's link() ran into is released by its holder before the launch looks at
+ * it (open() finds nothing): the launch tries again and takes the lock, never refused as "cannot be opened" */
+START_TEST(test_released_meanwhile)
+{
+    struct np_launch_lock a, b;
+    struct np_error err = {0};
+    ck_assert_int_eq(np_launch_lock_take(root, "row", &a, &err), NP_OK);
+    race_release = 1;
+    ck_assert_msg(np_launch_lock_take(root, "row", &b, &err) == NP_OK, "refused: %s", err.text);
+    ck_assert_int_eq(race_release, 0); /* the race did happen */
+    ck_assert(exists(lockfile("row")));
+    np_launch_lock_release(&b);
+    free(a.path); /* not released: its file is gone (the race), its path now b's */
+    close(a.fd);
+}
+END_TEST
+
+/* out of memory while the lock's paths are made (the first or the second allocation): NP_E_NOMEM, nothing left
+ * behind (no lock, no temporary file, no folder), and the next take works */
+START_TEST(test_out_of_memory)
+{
+    for (int k = 1; k <= 2; k++) {
+        struct np_launch_lock l;
+        struct np_error err = {0};
+        realloc_fail_at = k;
+        enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+        realloc_fail_at = 0;
+        ck_assert_msg(st == NP_E_NOMEM, "allocation %d failing: status %d: %s", k, (int)st, err.text);
+        ck_assert_ptr_nonnull(strstr(err.text, "out of memory"));
+        ck_assert_ptr_null(l.path);
+        ck_assert_int_eq(l.fd, -1);
+        char d[600];
+        snprintf(d, sizeof d, "%s/experiments", root);
+        ck_assert(!exists(d));
+    }
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    ck_assert_int_eq(np_launch_lock_take(root, "row", &l, &err), NP_OK);
+    np_launch_lock_release(&l);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lock");
@@ -212,6 +290,8 @@ int main(void)
     tcase_add_test(tc, test_other_host);
     tcase_add_test(tc, test_cannot_make);
     tcase_add_test(tc, test_unopenable);
+    tcase_add_test(tc, test_released_meanwhile);
+    tcase_add_test(tc, test_out_of_memory);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
