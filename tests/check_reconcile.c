@@ -6,12 +6,16 @@
  * and reconcile against a scripted backend (find() answers from a table).
  */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "nemoperf/launch/lock.h"
 #include "nemoperf/launch/manifest.h"
 #include "nemoperf/launch/reconcile.h"
 #include "nemoperf/util/shell.h"
@@ -147,6 +151,7 @@ END_TEST
 /* A backend whose find() answers from fields below. */
 static const char *find_answer; /* "id:STATE" lines for the tag "nemoperf-found", or "!" to fail */
 static int find_calls;
+static const char *find_settles; /* a folder whose record the launch settles (submitted, job 99) while find() runs */
 
 static enum np_status fake_find(struct np_backend *b, const char *tag, const char *job_name, struct np_job_list *out,
                                 struct np_error *err)
@@ -154,6 +159,10 @@ static enum np_status fake_find(struct np_backend *b, const char *tag, const cha
     (void)b;
     find_calls++;
     memset(out, 0, sizeof *out);
+    if (find_settles) {
+        write_record(find_settles, NP_STATE_SUBMITTED, tag, "99");
+        find_settles = NULL;
+    }
     ck_assert_str_eq(job_name, "pretrain_x_8");
     if (find_answer[0] == '!')
         return np_error_set(err, NP_E_SLURM, "squeue", 0, 0, "Socket timed out on send/recv operation");
@@ -237,6 +246,89 @@ START_TEST(test_reconcile_dir)
     ck_assert_int_eq(np_reconcile_dir(&be, root, &r), NP_OK);
     ck_assert_int_eq(r.outcome, NP_RECONCILE_FAILED);
     np_reconcile_free(&r);
+}
+END_TEST
+
+/* A record is settled only when nothing of its launch can still submit it: its launch alive here (a process named
+ * nemoperf-launch: a forked child of this test renamed so, standing in for it), or gone while the sbatch it started
+ * still holds the experiment's lock; and a record its launch settles while reconcile asks the scheduler is left as
+ * the launch wrote it (the scripted find() writes it then). */
+START_TEST(test_still_submitting)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find};
+    struct np_reconcile r;
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    pid_t kid = fork();
+    ck_assert_int_ge(kid, 0);
+    if (kid == 0) {
+        prctl(PR_SET_NAME, "nemoperf-launch");
+        close(go[0]);
+        close(go[1]); /* renamed: the parent may look */
+        pause();
+        _exit(0);
+    }
+    close(go[1]);
+    char c;
+    ck_assert_int_eq(read(go[0], &c, 1), 0);
+    close(go[0]);
+    const char *d = path("live");
+    mkdir(d, 0755);
+    json_t *o = json_pack("{s:s,s:b,s:s,s:n,s:n,s:{s:s},s:{s:s,s:I}}", "state", NP_STATE_SUBMITTING, "submitted", 0,
+                          "tag", "nemoperf-found", "job_id", "error", "config", "job_name", "pretrain_x_8", "launcher",
+                          "host", me, "pid", (json_int_t)kid);
+    struct np_error err;
+    ck_assert_int_eq(np_manifest_store(d, o, 1, NULL, &err), NP_OK);
+    json_decref(o);
+    find_answer = "";
+    find_calls = 0;
+    ck_assert_int_eq(np_reconcile_dir(&be, d, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    ck_assert_msg(strstr(r.message, "still submitting: nemoperf-launch (pid"), "%s", r.message);
+    ck_assert_int_eq(find_calls, 0);
+    np_reconcile_free(&r);
+    kill(kid, SIGKILL);
+    ck_assert_int_eq(waitpid(kid, NULL, 0), kid);
+    o = load(d);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_SUBMITTING);
+    json_decref(o);
+
+    /* the launch gone, its sbatch still running: it holds the experiment's lock */
+    const char *stage = path("stage");
+    mkdir(stage, 0755);
+    const char *d2 = path("held");
+    mkdir(d2, 0755);
+    o = json_pack("{s:s,s:b,s:s,s:n,s:n,s:{s:s,s:s,s:s}}", "state", NP_STATE_SUBMITTING, "submitted", 0, "tag",
+                  "nemoperf-found", "job_id", "error", "config", "job_name", "pretrain_x_8", "stage_path", stage,
+                  "experiment", "pretrain_x_8");
+    ck_assert_int_eq(np_manifest_store(d2, o, 1, NULL, &err), NP_OK);
+    json_decref(o);
+    struct np_launch_lock l;
+    ck_assert_int_eq(np_launch_lock_take(stage, "pretrain_x_8", &l, &err), NP_OK);
+    ck_assert_int_eq(np_reconcile_dir(&be, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    ck_assert_msg(strstr(r.message, "still submitting: its launch is gone but") && strstr(r.message, "reconcile again"),
+                  "%s", r.message);
+    np_reconcile_free(&r);
+    np_launch_lock_release(&l); /* sbatch ended: now it is settled */
+    ck_assert_int_eq(np_reconcile_dir(&be, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_ABSENT);
+    np_reconcile_free(&r);
+
+    /* settled by its launch while the scheduler was asked: left as the launch wrote it */
+    const char *d3 = path("meanwhile");
+    write_record(d3, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_settles = d3;
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FAILED);
+    ck_assert_msg(strstr(r.message, "settled meanwhile by its launch"), "%s", r.message);
+    np_reconcile_free(&r);
+    o = load(d3);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_SUBMITTED);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "99");
+    json_decref(o);
 }
 END_TEST
 
@@ -381,6 +473,26 @@ START_TEST(test_collect_depth)
     ck_assert_ptr_nonnull(strstr(v[2], "/w/z"));
     ck_assert_ptr_null(v[3]);
     np_strv_free(v);
+    /* the walk goes 4 folder levels down, no further: a record at the 4th level is found, one at the 5th is not
+     * (a STAGE_PATH's experiments/<exp>/<exp>_<time>/<exp> is 3; an unbounded walk would read a whole disk) */
+    mkdir(path("d"), 0755);
+    mkdir(path("d/1"), 0755);
+    mkdir(path("d/1/2"), 0755);
+    mkdir(path("d/1/2/3"), 0755);
+    write_record(path("d/1/2/3/4"), NP_STATE_SUBMITTED, "t", "6");
+    char *deep[] = {path("d")};
+    ck_assert_int_eq(np_reconcile_collect(deep, 1, &v, &err), NP_OK);
+    ck_assert_ptr_nonnull(strstr(v[0], "/d/1/2/3/4"));
+    ck_assert_ptr_null(v[1]);
+    np_strv_free(v);
+    /* the same record one level further down */
+    ck_assert_int_eq(rename(path("d/1/2/3/4"), path("d/1/2/3/x")), 0);
+    ck_assert_int_eq(mkdir(path("d/1/2/3/4"), 0755), 0);
+    ck_assert_int_eq(rename(path("d/1/2/3/x"), path("d/1/2/3/4/5")), 0);
+    deep[0] = path("d");
+    ck_assert_int_eq(np_reconcile_collect(deep, 1, &v, &err), NP_E_NOTFOUND);
+    ck_assert_msg(strstr(err.text, "in the 4 folder levels below it"), "%s", err.text);
+    ck_assert_ptr_null(v);
 }
 END_TEST
 
@@ -395,6 +507,7 @@ int main(void)
     tcase_add_test(t, test_collect);
     tcase_add_test(t, test_existing);
     tcase_add_test(t, test_collect_depth);
+    tcase_add_test(t, test_still_submitting);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
