@@ -559,7 +559,8 @@ static void report_table_cells(const struct np_run *r, const struct np_parse_opt
         snprintf(row[REPORT_GPUS], REPORT_CELL, "%d", r->id.gpus);
     else
         strcpy(row[REPORT_GPUS], "-");
-    report_cell_copy(row[REPORT_DTYPE], *np_identity_precision(&r->id) ? np_identity_precision(&r->id) : "-");
+    const char *prec = np_identity_precision(&r->id);
+    report_cell_copy(row[REPORT_DTYPE], *prec ? prec : "-");
     if (r->step >= 0 && r->total >= 0)
         snprintf(row[REPORT_STEP], REPORT_CELL, "%ld/%ld", r->step, r->total);
     else if (r->step >= 0)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # 18-rest-5xx.sh - a 5xx after slurmrestd took the submission (issue 39 item 2), with a JWT, on the local cluster:
-# a relay in front of the real slurmrestd (tests/stubs/rest-5xx/proxy.py: it forwards every request and answers a
+# a relay in front of the real slurmrestd (tests/stubs/rest-relay/proxy.py with a CODE: it forwards every request and answers a
 # submission with 502, 503 or 504 instead of the real reply, once or on every POST) -- a gateway error after the
 # server acted cannot be produced on demand with the real daemon alone.  Launch must record those rows as an
 # unknown outcome (never "not submitted"), --reconcile must find each job by its tag, --skip-existing must submit
@@ -39,7 +39,7 @@ for code in 502 503 504; do
         S="$W/$code-$mode"
         mkdir -p "$S" && chown "$TUSER" "$S"
         rm -f "$W/relay.port" "$W/relay.log"
-        python3 "$root/tests/stubs/rest-5xx/proxy.py" "$upstream" "$W/relay.port" "$W/relay.log" "$code" "$mode" &
+        python3 "$root/tests/stubs/rest-relay/proxy.py" "$upstream" "$W/relay.port" "$W/relay.log" "$code" "$mode" &
         relay=$!
         wait_file "$W/relay.port" || fail "$code $mode: the relay did not start"
         port=$(cat "$W/relay.port" 2>/dev/null)

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Fault-injection stand-in for 15-launch-nothing-lost-23.sh (issue 23 item 1): a relay in front
-of the real slurmrestd (TCP) that loses one reply.
-
-Every request is relayed to the real slurmrestd and its answer relayed back, over keep-alive
-connections (HTTP/1.1), except the first POST .../job/submit: that one is relayed, the real
-slurmrestd answers (the job exists), and the relay then hangs up on the client without the
-answer: what a proxy or load balancer restarting at the wrong moment does.  A lost reply after the
-server acted cannot be produced on demand with the real daemon alone.
-Usage: proxy.py UPSTREAM_PORT PORTFILE LOGFILE  (it writes its port to PORTFILE; one line per
-request to LOGFILE: "relayed METHOD PATH" or "dropped-reply METHOD PATH <the reply's job id>").
+"""Fault-injection stand-in: a relay in front of the real slurmrestd (TCP) that relays every request and its
+answer (keep-alive connections, HTTP/1.1) except a submission the real slurmrestd took (POST .../job/submit: the
+job exists), whose answer it replaces with a fault: what a proxy or load balancer in front of slurmrestd does when
+it restarts or times out at the wrong moment.  A fault after the server acted cannot be produced on demand with
+the real daemon alone.
+Usage: proxy.py UPSTREAM_PORT PORTFILE LOGFILE [CODE MODE]
+  without CODE: the first submission's reply is lost (the relay hangs up without it; 15-launch-nothing-lost-23.sh);
+  CODE 502, 503 or 504, MODE once (the first submission) or all (every one): that gateway error is answered instead
+  of the reply (18-rest-5xx.sh).
+It writes its port to PORTFILE and one line per request to LOGFILE: "relayed METHOD PATH", "dropped-reply METHOD
+PATH <the reply's job id>" or "answered-CODE METHOD PATH <the reply's job id>".
 """
 import http.client
 import http.server
@@ -20,7 +21,9 @@ import threading
 
 UPSTREAM = int(sys.argv[1])
 LOCK = threading.Lock()
-STATE = {"dropped": False}
+CODE = int(sys.argv[4]) if len(sys.argv) > 5 else 0
+MODE = sys.argv[5] if len(sys.argv) > 5 else "once"
+STATE = {"faults": 0}
 
 
 def log(line):
@@ -43,18 +46,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
         r = up.getresponse()
         data = r.read()
         up.close()
-        drop = False
+        fault = False
         if method == "POST" and self.path.endswith("/job/submit"):
             with LOCK:
-                drop = not STATE["dropped"]
-                STATE["dropped"] = True
-        if drop:
+                fault = MODE == "all" or STATE["faults"] == 0
+                STATE["faults"] += fault
+        if fault:
             try:
                 jid = json.loads(data).get("job_id")
             except ValueError:
                 jid = None
-            log("dropped-reply %s %s %s" % (method, self.path, jid))
-            self.close_connection = True  # the server answered; the client hears nothing
+            if not CODE:
+                log("dropped-reply %s %s %s" % (method, self.path, jid))
+                self.close_connection = True  # the server answered; the client hears nothing
+                return
+            log("answered-%d %s %s %s" % (CODE, method, self.path, jid))
+            page = b"<html><body><h1>%d Bad Gateway</h1></body></html>" % CODE
+            self.send_response(CODE)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
             return
         log("relayed %s %s" % (method, self.path))
         self.send_response(r.status)
