@@ -7,6 +7,7 @@
  */
 #include "nemoperf/model/fabric.h"
 #include "nemoperf/parse/nccltests.h"
+#include "nemoperf/parse/run.h"
 
 #include <check.h>
 #include <math.h>
@@ -379,12 +380,12 @@ START_TEST(test_fabric)
     unsetenv("NEMOPERF_FABRIC_TABLE");
     ck_assert_msg(np_fabric_table_load(NULL, &t, &err) == NP_OK, "%s", err.text);
     struct np_fabric_expectation e;
-    /* H100 over NVLink: 450 GB/s one way x 0.82 (NCCL's 370 GB/s); all_reduce with NVLink SHARP x 1.06 */
+    /* H100 over NVLink: 450 GB/s one way x 0.82 (NCCL's 370 GB/s), all_reduce too (NVIDIA's recipe: no NVLS) */
     ck_assert_int_eq(np_fabric_expect(t, "NVIDIA H100 80GB HBM3", "intra", "all_gather_perf", 8, &e, &err), NP_OK);
     ck_assert_double_eq_tol(e.gbs, 369.0, 1e-9);
     ck_assert_str_eq(e.link, "nvlink");
     ck_assert_int_eq(np_fabric_expect(t, "h100", "intra", "all_reduce", 8, &e, &err), NP_OK);
-    ck_assert_double_eq_tol(e.gbs, 477.0, 1e-9);
+    ck_assert_double_eq_tol(e.gbs, 369.0, 1e-9);
     /* across nodes: ring collectives the node's 8 x 50 GB/s, alltoall a GPU's own NIC */
     ck_assert_int_eq(np_fabric_expect(t, "NVIDIA H100 80GB HBM3", "inter", "all_reduce_perf", 8, &e, &err), NP_OK);
     ck_assert_double_eq_tol(e.gbs, 368.0, 1e-9);
@@ -529,6 +530,68 @@ START_TEST(test_corpus)
 }
 END_TEST
 
+/* Run folders as RECIPE=nccl-tests jobs leave them (tests/data/nccl-tests-runs/, gen.py): one run per step of
+ * the steps file, the slow node, the slow link and the #wrong step FAIL, the step the job never ran has no log. */
+static const struct np_run *runs_find(const struct np_parse_result *res, const char *step)
+{
+    for (size_t i = 0; i < res->nruns; i++)
+        if (strcmp(res->runs[i].nccl.step, step) == 0)
+            return &res->runs[i];
+    ck_abort_msg("no run of step %s", step);
+    return NULL;
+}
+
+START_TEST(test_runs)
+{
+    unsetenv("NEMOPERF_FABRIC_TABLE");
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.jobs = 1;
+    char *paths[] = {(char *)"tests/data/nccl-tests-runs"};
+    struct np_parse_result res;
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, NULL, NULL, &res), NP_OK);
+    ck_assert_msg(res.nruns == 14, "%zu runs", res.nruns);
+    ck_assert_uint_eq(res.nerrors, 0);
+    static const struct {
+        const char *step;
+        enum np_verdict v;
+        int gpus;
+        const char *why;
+    } want[] = {
+        {"all_reduce_perf-n1", NP_VERDICT_PASS, 8, "of the 369.00 GB/s expected"},
+        {"all_reduce_perf-n3", NP_VERDICT_FAIL, 8, "below 90%"},
+        {"all_reduce_perf-n1-n2", NP_VERDICT_PASS, 16, "of the 368.00 GB/s expected"},
+        {"all_reduce_perf-n2-n4", NP_VERDICT_FAIL, 16, "below 90%"},
+        {"all_gather_perf-all", NP_VERDICT_FAIL, 16, "wrong values"},
+        {"alltoall_perf-all", NP_VERDICT_PASS, 16, "of the 46.00 GB/s expected"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct np_run *r = runs_find(&res, want[i].step);
+        ck_assert_int_eq(r->id.kind, NP_KIND_NCCLTESTS);
+        ck_assert_str_eq(r->id.family, "nccl-tests");
+        ck_assert_str_eq(r->id.gpu_type, "h100");
+        ck_assert_msg(r->verdict == want[i].v, "%s: %s, want %s (%s)", want[i].step, np_verdict_name(r->verdict),
+                      np_verdict_name(want[i].v), r->nccl.why);
+        ck_assert_msg(r->id.gpus == want[i].gpus, "%s: %d GPUs", want[i].step, r->id.gpus);
+        ck_assert_msg(strstr(r->nccl.why, want[i].why), "%s: %s", want[i].step, r->nccl.why);
+        ck_assert_int_eq(r->status, NP_RUN_OK);
+        ck_assert_str_eq(r->job_id, strstr(want[i].step, "-all") ? "4102" : "4101");
+    }
+    const struct np_run *slow = runs_find(&res, "all_reduce_perf-n3");
+    ck_assert_msg(slow->nccl.peak_busbw > 211 && slow->nccl.peak_busbw < 213, "%g", slow->nccl.peak_busbw);
+    ck_assert_str_eq(slow->nccl.hosts, "n3");
+    ck_assert_str_eq(runs_find(&res, "all_reduce_perf-n2-n4")->nccl.hosts, "n2,n4");
+    ck_assert_int_eq(runs_find(&res, "all_reduce_perf-n2-n4")->nccl.nranks, 16);
+    const struct np_run *wrong = runs_find(&res, "all_gather_perf-all");
+    ck_assert_int_eq(wrong->nccl.out_of_bounds, 30); /* 15 sizes from 1 MiB to 16 GiB, both halves */
+    ck_assert_int_eq(wrong->nccl.wrong, 90);
+    const struct np_run *none = runs_find(&res, "sendrecv_perf-all");
+    ck_assert_int_eq(none->status, NP_RUN_NO_LOG);
+    ck_assert_msg(strstr(none->why, "sendrecv_perf-all"), "%s", none->why);
+    np_parse_result_free(&res);
+}
+END_TEST
+
 static Suite *nccltests_suite(void)
 {
     Suite *s = suite_create("nccltests");
@@ -543,6 +606,7 @@ static Suite *nccltests_suite(void)
     tcase_add_test(tc, test_hostile);
     tcase_add_test(tc, test_fabric);
     tcase_add_test(tc, test_corpus);
+    tcase_add_test(tc, test_runs);
     suite_add_tcase(s, tc);
     return s;
 }

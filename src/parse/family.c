@@ -1,7 +1,8 @@
 /* family.c - the table of recipe families: which family a run is, by the identity its manifest or the
  * options gave it.  NeMo 1.0/2.0 (the dgxc-benchmarking recipes and the NeMo 25.04 tables), AutoModel and DFM are
  * read by parse/run.c's recipe-driven analysis (the recipes folder and the reference tables); Megatron-Bridge
- * by its own (family_mbridge.c).  NeMo's row is the last: it takes what no other claims.
+ * by its own (family_mbridge.c), nccl-tests' fabric checks by theirs (family_nccltests.c).  NeMo's row is the last:
+ * it takes what no other claims.
  */
 #include "nemoperf/parse/family.h"
 
@@ -31,8 +32,8 @@ static const struct np_run_family family_automodel = {"automodel", "NeMo AutoMod
 static const struct np_run_family family_dfm = {"dfm", "NeMo DFM", 5.0, family_dfm_claims, NULL};
 static const struct np_run_family family_nemo = {"nemo", "NeMo", 5.0, family_nemo_claims, NULL};
 
-static const struct np_run_family *const family_table[] = {&np_family_mbridge, &family_automodel, &family_dfm,
-                                                           &family_nemo};
+static const struct np_run_family *const family_table[] = {&np_family_mbridge, &np_family_nccltests,
+                                                           &family_automodel, &family_dfm, &family_nemo};
 #define FAMILY_N (sizeof family_table / sizeof family_table[0])
 
 const struct np_run_family *np_run_family_of(const struct np_identity *id, const struct np_parse_opts *o)

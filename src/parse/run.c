@@ -80,6 +80,7 @@ const char *np_run_kind_name(enum np_run_kind k)
     case NP_KIND_NCCLTRACE: return "nccl-trace";
     case NP_KIND_CKPT_LOAD: return "checkpoint-load";
     case NP_KIND_CKPT_SAVE: return "checkpoint-save";
+    case NP_KIND_NCCLTESTS: return "nccl-tests";
     }
     return "?";
 }
@@ -97,6 +98,8 @@ const char *np_run_kind_why(enum np_run_kind k)
         return "checkpoint-load run (restores a checkpoint, runs one step): never compared with a published number";
     case NP_KIND_CKPT_SAVE:
         return "checkpoint-save run (writes a checkpoint): never compared with a published number";
+    case NP_KIND_NCCLTESTS:
+        return "nccl-tests run (a fabric check): judged against the expected bus bandwidth, not a training row";
     }
     return "";
 }
@@ -343,6 +346,19 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
     if (!wl[0])
         run_json_str(c, "workload", wl, sizeof wl, cw, &k);
     t.synthetic = strcmp(wl, "synthetic") == 0;
+    /* an nccl-tests run (launch writes "workload": "nccl-tests" and an "nccl_tests" object): its steps are read
+     * from the job's steps file (parse/family_nccltests.c); no model, no data type */
+    json_t *nto = json_object_get(root, "nccl_tests");
+    if (nto && !json_is_object(nto) && !json_is_null(nto))
+        run_mbad(&k, "", "nccl_tests", run_json_kind(nto), "an object");
+    int ncclt = !foreign && (json_is_object(nto) || strcmp(wl, NP_NCCLT_FAMILY) == 0);
+    if (ncclt) {
+        snprintf(t.family, sizeof t.family, "%s", NP_NCCLT_FAMILY);
+        if (!t.recipe[0])
+            snprintf(t.recipe, sizeof t.recipe, "%s", NP_NCCLT_FAMILY);
+        t.kind = NP_KIND_NCCLTESTS;
+        t.synthetic = 0;
+    }
     if (foreign) {
         char prec[16] = "";
         struct np_identity m;
@@ -404,6 +420,10 @@ int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_
         if (foreign)
             strcpy(l->foreign, "mbridge");
         return 0;
+    }
+    if (ncclt && t.recipe[0]) { /* the steps name the rest */
+        *id = t;
+        return 1;
     }
     if (!t.recipe[0] || (!t.model_size[0] && !foreign) || t.dtype == NP_DTYPE_NONE || t.gpus <= 0)
         return 0;
@@ -1606,9 +1626,59 @@ static void run_no_steps(struct np_run *run, struct run_slot *slot)
     np_run_set_why(run, why);
 }
 
+/* An nccl-tests run (its manifest names the workload): one run per step of the job's steps file, made in the run
+ * folder (the manifest's own); the folders below it (nccl-tests/) hold the outputs those runs read and make none. */
+static void run_group_nccltests(struct run_job *j, struct run_slot *slot)
+{
+    const struct np_walk_group *g = slot->g;
+    size_t dl = strlen(g->manifest) - strlen(run_basename(g->manifest));
+    if (dl)
+        dl--; /* the manifest's folder, without its '/' */
+    if (strlen(g->dir) != dl || strncmp(g->dir, g->manifest, dl) != 0)
+        return;
+    struct np_ncclt_steps steps;
+    struct np_error err = {0};
+    enum np_status st = np_ncclt_steps_read(g->manifest, &steps, &err);
+    if (st != NP_OK || steps.n == 0) { /* no step yet: the run folder is one run, launch's record says why */
+        if (st != NP_OK && st != NP_E_NOTFOUND)
+            run_slot_error(slot, &err);
+        struct np_run *run = run_slot_new_run(j, slot, g->dir, 0, 0);
+        if (run) {
+            np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
+            run_no_steps(run, slot);
+            if (run->status == NP_RUN_NO_STEPS || (run->status == NP_RUN_NO_LOG && st == NP_E_NOTFOUND)) {
+                char why[600];
+                snprintf(why, sizeof why, "nccl-tests: %.500s", err.text[0] ? err.text : "no step listed");
+                np_run_set_why(run, why);
+            }
+        }
+        np_ncclt_steps_free(&steps);
+        return;
+    }
+    for (size_t i = 0; i < steps.n && !slot->nomem; i++) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", g->dir, steps.v[i].file) >= (int)sizeof path)
+            continue;
+        struct np_run *run = run_slot_new_run(j, slot, path, 0, 0);
+        if (!run)
+            break;
+        np_ncclt_run_step(run, &steps.v[i], steps.gpu_type);
+        np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
+        slot->files++;
+    }
+    np_ncclt_steps_free(&steps);
+}
+
 static void run_group(struct run_job *j, struct run_slot *slot)
 {
     const struct np_walk_group *g = slot->g;
+    if (g->manifest) {
+        run_slot_manifest(slot);
+        if (slot->mfrom && slot->mid.kind == NP_KIND_NCCLTESTS) {
+            run_group_nccltests(j, slot);
+            return;
+        }
+    }
     /* a run another reader owns (a Megatron-Bridge manifest): handed on unread, decided here in the one walk
      * (a walk of its own before every parse doubled the cost of a tree of small runs: issue 22's bench) */
     if (j->o->route_foreign && g->manifest) {

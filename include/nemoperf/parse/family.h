@@ -13,4 +13,9 @@
 /* Megatron-Bridge's row (family_mbridge.c). */
 extern const struct np_run_family np_family_mbridge;
 
+/* nccl-tests' row (family_nccltests.c): a run folder whose manifest says "workload": "nccl-tests" is one run
+ * per step of the job's steps file (parse/run.h: np_ncclt_steps_read), each judged against the expected bus
+ * bandwidth (model/fabric.h). */
+extern const struct np_run_family np_family_nccltests;
+
 #endif

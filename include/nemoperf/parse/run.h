@@ -59,10 +59,12 @@ enum np_run_kind {
     NP_KIND_PROFILE,     /* ENABLE_PROFILE (manifest "profile"), folder/job name ..._nsys */
     NP_KIND_NCCLTRACE,   /* ENABLE_NCCLTRACE (manifest "nccltrace"), ..._nccltrace */
     NP_KIND_CKPT_LOAD,   /* LOAD_CHECKPOINT_PATH (manifest "load_checkpoint") */
-    NP_KIND_CKPT_SAVE    /* ENABLE_CHECKPOINT (manifest "checkpoint"); not a log's save line: NeMo's own
+    NP_KIND_CKPT_SAVE,   /* ENABLE_CHECKPOINT (manifest "checkpoint"); not a log's save line: NeMo's own
                             benchmark logs save at the end (tests/data/scan/nemo2.log) */
+    NP_KIND_NCCLTESTS    /* RECIPE=nccl-tests (manifest "kind": "nccl-tests"): one step of a fabric check, judged
+                            against the expected bus bandwidth (model/fabric.h), never against a training row */
 };
-/* "benchmark", "profile", "nccl-trace", "checkpoint-load", "checkpoint-save" */
+/* "benchmark", "profile", "nccl-trace", "checkpoint-load", "checkpoint-save", "nccl-tests" */
 const char *np_run_kind_name(enum np_run_kind k);
 /* Why a run of kind k is never compared with a published number ("" for a benchmark). */
 const char *np_run_kind_why(enum np_run_kind k);
@@ -110,6 +112,20 @@ struct np_launch_info {
     char foreign[16];   /* "mbridge": the manifest names a run another reader owns (a top-level "mbridge"
                          * object with a "container": a Megatron-Bridge performance run); then only present
                          * is filled besides it */
+};
+
+/* One step of an nccl-tests run (family "nccl-tests", parse/family_nccltests.c): what it ran where, the peak bus
+ * bandwidth its output shows, the expected one and the verdict.  Empty (NAN figures) for every other run. */
+struct np_run_nccl {
+    char step[48];           /* "all_reduce_perf-n1-n2" (the job's steps file) */
+    char collective[24];     /* "all_reduce" */
+    char scope[8];           /* "intra", "inter", "all" */
+    char hosts[64];          /* "n1,n2" (cut at 63 bytes) */
+    int gpus_per_node, nranks, out_of_bounds; /* out_of_bounds -1: not printed */
+    int verdict;             /* enum np_nccl_verdict (parse/nccltests.h) */
+    long long peak_size, wrong; /* the message size of the peak, the #wrong total */
+    double peak_busbw, avg_busbw, expected_gbs; /* GB/s; NAN unknown */
+    char why[160];           /* the verdict's reason */
 };
 
 struct np_window_stats {
@@ -170,6 +186,7 @@ struct np_run {
     int bench_summary;       /* AutoModel benchmark log with its summary: the window is the iterations ... */
     long bench_warmup;       /* ... from this one on (after the warm-up), as the summary's average */
     int checkpoint_saved, checkpoint_loaded;
+    struct np_run_nccl nccl; /* an nccl-tests step (id.kind NP_KIND_NCCLTESTS), else empty */
     enum np_run_status status;
     char *why;               /* human reason for a non-ok status, or NULL */
     char *note;              /* what was not computed and why (e.g. GPU type unknown), or NULL */
@@ -320,5 +337,33 @@ int np_identity_from_manifest(const char *file, struct np_identity *id);
 int np_manifest_read(const char *file, struct np_identity *id, struct np_launch_info *li);
 
 void np_parse_result_free(struct np_parse_result *res);
+
+/* nccl-tests runs (parse/family_nccltests.c defines these): a run folder whose manifest says "workload":
+ * "nccl-tests" is one run per step of the job's steps file. */
+#define NP_NCCLT_FAMILY "nccl-tests"
+#define NP_NCCLT_STEPS_DEFAULT "nccl-tests/steps.json"
+
+/* One step the job ran: nccl-tests/steps.json's entry (the interface with the job side, job/nccltests.c). */
+struct np_ncclt_step_info {
+    char name[48], binary[32], collective[24], scope[8], hosts[64];
+    char file[256];            /* relative to the run folder, checked: no "..", not absolute */
+    int gpus_per_node, nnodes;
+};
+
+struct np_ncclt_steps {
+    char gpu_type[16];         /* the steps file's (else the manifest's config), lowercase; "" unknown */
+    struct np_ncclt_step_info *v;
+    size_t n;
+};
+
+/* The steps of the nccl-tests run whose manifest is `manifest` (its folder is the run folder): the manifest's
+ * nccl_tests.steps (inline), else the file its nccl_tests.steps_file names (default nccl-tests/steps.json).
+ * NP_E_NOTFOUND when there is no steps file yet (the job has not started its steps); NP_E_PARSE naming
+ * file:line:column and the field when it is not what the job writes.  Free with np_ncclt_steps_free. */
+enum np_status np_ncclt_steps_read(const char *manifest, struct np_ncclt_steps *out, struct np_error *err);
+void np_ncclt_steps_free(struct np_ncclt_steps *s);
+
+/* Before np_run_analyse of one step's run (path: the step's output): its identity and step fields. */
+void np_ncclt_run_step(struct np_run *run, const struct np_ncclt_step_info *s, const char *gpu_type);
 
 #endif
