@@ -174,7 +174,7 @@ int np_ncclt_render_step(const struct np_launch_config *c, const char *log_prefi
     for (size_t k = 0; k < nb; k++) {
         if (!((c->ncclt.collectives >> k) & 1u))
             continue;
-        np_buf_appendf(b, "ncclt_%s() { # NAME NODES HOSTLIST\n    ", bin[k].binary);
+        np_buf_appendf(b, "ncclt_%s() { # NAME NODES HOSTLIST\n    ncclt_t0=$(date +%%s)\n    ", bin[k].binary);
         if (bin[k].env_name)
             np_buf_appendf(b, "%s=%s ", bin[k].env_name, bin[k].env_value);
         /* --ntasks too: the job's SLURM_NTASKS (all nodes) would otherwise be the step's */
@@ -208,7 +208,8 @@ int np_ncclt_render_step(const struct np_launch_config *c, const char *log_prefi
             np_buf_append_shq(b, w[i]);
         }
         np_strv_free(w);
-        np_buf_append(b, "\n    ncclt_st=$?\n    echo \"nemoperf: nccl-tests step $1 exit $ncclt_st\"\n"
+        np_buf_append(b, "\n    ncclt_st=$?\n    echo \"nemoperf: nccl-tests step $1 exit $ncclt_st (started $ncclt_t0, "
+                         "$(($(date +%s) - ncclt_t0)) s)\"\n"
                          "    return \"$ncclt_st\"\n}\n");
     }
     /* the rounds: the steps of each at once (disjoint nodes), then wait for all of them */

@@ -58,10 +58,10 @@ nccl() {
     grep '^job [0-9][0-9]*: ' "$W/$name.out" >>"$JOBS"
 }
 
-# ended ID: wait (at most 120 s) until the job left the queue; its state in $state
+# ended ID: wait (at most 300 s: the machine is shared) until the job left the queue; its state in $state
 ended() {
     i=0
-    while [ "$i" -lt 480 ]; do
+    while [ "$i" -lt 1200 ]; do
         state=$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -1)
         case $state in COMPLETED|FAILED|CANCELLED*|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY) return 0 ;; esac
         [ -z "$state" ] && state=$(job_field "$1" JobState) &&
@@ -105,9 +105,9 @@ nccl dry --dry-run -- FABRIC_CHECK=bisect JOB_TOTAL_GPUS=32
 
 # ---- a 4-node bisect with n3 slow on its own and the n2-n4 link slow ----
 BW=$W/bw
-printf 'n1 470\nn2 470\nn3 212\nn4 470\nn2-n4 18\ndefault 46\n' >"$BW"
+printf 'n1 478\nn2 478\nn3 212\nn4 478\nn2-n4 18\ndefault 380\n' >"$BW"
 chmod 644 "$BW"
-nccl bisect -- FABRIC_CHECK=bisect FABRIC_PAIRS=all JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$BW"
+nccl bisect -- FABRIC_CHECK=bisect FABRIC_PAIRS=all JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$BW" NP_NCCL_STUB_SECONDS=3
 id=$(ids_of bisect) d=$(dirs_of bisect)
 [ "$rc" -eq 0 ] && [ -n "$id" ] && ok "bisect: one job queued ($id)" || fail "bisect: exit $rc: $(cat "$W/bisect.out" "$W/bisect.err")"
 if [ -n "$id" ] && ended "$id"; then
@@ -127,16 +127,27 @@ if [ -n "$id" ] && ended "$id"; then
     n=$(grep -c "^pyxis image=$S/nvidia+nemo+26.04.01.sqsh nvls=0 debug=WARN net=IB$" "$LOG")
     [ "$n" -eq 10 ] && ok "every step asked pyxis for the staged nemo:26.04.01 image with NVIDIA's environment" ||
         fail "pyxis log ($n lines): $(cat "$LOG")"
-    # the rounds: the 4 single-node steps ran at once
+    # the rounds: 4 rounds of steps at once (4 nodes alone, then 3 rounds of 2 disjoint pairs), 3 s a step: the
+    # steps of a round start together, the job takes under 3/4 of its steps' time (4 rounds, not 10 steps)
     grep -q 'nemoperf: nccl-tests step all_reduce_perf-n4 exit 0' "$d"/sbatch_*.out ||
         fail "no step exit lines: $(cat "$d"/sbatch_*.out)"
+    # each step's line: "nemoperf: nccl-tests step NAME exit RC (started EPOCH, N s)"
+    sed -n 's/^nemoperf: nccl-tests step \([^ ]*\) exit \([0-9]*\) (started \([0-9]*\), \([0-9]*\) s)$/\1 \2 \3 \4/p' \
+        "$d"/sbatch_*.out >"$W/steps"
+    nsteps=$(wc -l <"$W/steps")
+    alone=$(awk '$1 ~ /^all_reduce_perf-n[0-9]+$/ { print $3 }' "$W/steps" | sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print b - a }')
+    span=$(awk 'NR == 1 || $3 < a { a = $3 } $3 + $4 > b { b = $3 + $4 } END { print b - a }' "$W/steps")
+    sum=$(awk '{ s += $4 } END { print s + 0 }' "$W/steps") # one step at a time: span >= sum
+    [ "$nsteps" -eq 10 ] && [ "${alone:-9}" -le 1 ] && [ "$((4 * ${span:-99}))" -lt "$((3 * sum))" ] &&
+        ok "10 steps in rounds: the 4 nodes alone started within ${alone} s, the 10 steps ($sum s of steps) took ${span} s" ||
+        fail "rounds: $nsteps steps, alone within ${alone:-?} s, ${span:-?} s for $sum s of steps: $(cat "$W/steps")"
 else
-    fail "bisect job ${id:-?} did not end in 120 s"
+    fail "bisect job ${id:-?} did not end in 300 s"
 fi
 BISECT_DIR=$d
 
 # ---- a full check of the 4 nodes, all healthy: the five binaries over all 32 GPUs ----
-printf 'default 46\n' >"$W/bw-ok" && chmod 644 "$W/bw-ok"
+printf 'default 380\n' >"$W/bw-ok" && chmod 644 "$W/bw-ok"
 nccl full -- JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$W/bw-ok"
 id=$(ids_of full) d=$(dirs_of full)
 [ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = COMPLETED ] &&
