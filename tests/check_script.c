@@ -229,7 +229,7 @@ START_TEST(test_nemo_script)
     snprintf(want, sizeof want, "'--tokenizer-hf' '%s/hf/meta-llama/Meta-Llama-3-70B'", stage);
     HAS(s, want);
     HASNT(s, "--checkpoint-save");
-    HASNT(s, "numactl"); /* 25.02 did not bind */
+    HASNT(s, "numactl --cpunodebind"); /* 25.02 did not bind (the snapshot step runs numactl -H) */
     HASNT(s, "--segment");
     HASNT(s, "scontrol requeue");
     HAS(s, "#SBATCH --no-requeue\n");
@@ -638,6 +638,68 @@ START_TEST(test_ncclt_script)
 }
 END_TEST
 
+/* The system snapshot (default) and the GPU telemetry (ENABLE_GPU_METRICS) are steps of their own: the snapshot
+ * before the workload's step, the telemetry beside it (srun --overlap) and stopped once it has ended with its exit
+ * status kept; SNAPSHOT=false and metrics off leave neither in the script, and the workload's step is the same
+ * text in all three. */
+START_TEST(test_system_steps)
+{
+    struct np_launch_plan p0, p1, p2;
+    const char *e0[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=16", "MAX_STEPS=3", NULL};
+    const char *e1[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=16", "MAX_STEPS=3", "SNAPSHOT=false", NULL};
+    const char *e2[] = {"WORKLOAD=synthetic", "MODEL_SIZE=8b", "JOB_TOTAL_GPUS=16", "MAX_STEPS=3",
+                        "ENABLE_GPU_METRICS=yes", "NEMOPERF_GPU_METRICS_MS=250", NULL};
+    struct np_launch_config *c0 = resolve(NULL, e0, &p0), *c1 = resolve(NULL, e1, &p1), *c2 = resolve(NULL, e2, &p2);
+    ck_assert_int_eq(c0->snapshot, 1);
+    ck_assert_int_eq(c0->gpu_metrics, 0);
+    ck_assert_int_eq(c0->gpu_metrics_ms, 1000);
+    char *s0 = render(c0), *s1 = render(c1), *s2 = render(c2);
+    syntax_ok(s0);
+    syntax_ok(s2);
+    const char *snap = strstr(s0, "--job-name=nemoperf-snapshot"), *work = strstr(s0, "srun \\\n    --output ");
+    ck_assert_msg(snap && work && snap < work, "no snapshot step before the workload's:\n%s", s0);
+    HAS(s0, "timeout -k 5 60 srun --overlap --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks=\"$SLURM_JOB_NUM_NODES\" "
+            "--ntasks-per-node=1 --kill-on-bad-exit=0 --job-name=nemoperf-snapshot");
+    HAS(s0, "nvidia-smi -q -x >\"$d/nvidia-smi-q.xml\"");
+    HASNT(s0, "nemoperf-gpu-metrics");
+    HASNT(s1, "nemoperf-snapshot");
+    HASNT(s1, "/system");
+    HASNT(s1, "telemetry");
+    /* the workload's step and what follows it: the same bytes with and without the snapshot */
+    ck_assert_str_eq(strstr(s0, "srun \\\n    --output "), strstr(s1, "srun \\\n    --output "));
+    /* telemetry: overlapping, the fields in order, the interval; stopped after the step, $rc the step's */
+    HAS(s2, "srun --overlap --nodes=\"$SLURM_JOB_NUM_NODES\"");
+    HAS(s2, " 250 timestamp,index,uuid,pci.bus_id,power.draw,power.limit,clocks.sm,clocks.max.sm,clocks.mem,"
+            "temperature.gpu,utilization.gpu,clocks_event_reasons.active,clocks_event_reasons.hw_slowdown,"
+            "clocks_event_reasons.sw_power_cap,clocks_event_reasons.hw_thermal_slowdown,"
+            "clocks_event_reasons.sw_thermal_slowdown,clocks_event_reasons.hw_power_brake_slowdown >/dev/null");
+    const char *start = strstr(s2, "np_gpu_metrics=$!\n"), *w2 = strstr(s2, "srun \\\n    --output "),
+               *rc = strstr(s2, "\nrc=$?\n"), *stop = strstr(s2, "kill \"$np_gpu_metrics\""),
+               *ex = strstr(s2, "exit \"$rc\"\n");
+    ck_assert_msg(start && w2 && rc && stop && ex && start < w2 && w2 < rc && rc < stop && stop < ex,
+                  "telemetry not started before and stopped after the workload's step:\n%s", s2);
+    /* the environment the workload gets is the same in all three */
+    char *x0 = strstr(s0, "\nexport "), *x2 = strstr(s2, "\nexport ");
+    size_t n0 = (size_t)(strstr(x0, "\necho ") - x0), n2 = (size_t)(strstr(x2, "\necho ") - x2);
+    ck_assert_uint_eq(n0, n2);
+    ck_assert_int_eq(memcmp(x0, x2, n0), 0);
+    /* the manifest says what was asked */
+    struct np_manifest m = {.config = c2, .backend = "cli", .submit_time = 1700000000, .script = "x.sh"};
+    json_t *o = np_manifest_json(&m), *sys = json_object_get(o, "system");
+    ck_assert_ptr_nonnull(sys);
+    ck_assert(json_is_true(json_object_get(sys, "snapshot")));
+    ck_assert(json_is_true(json_object_get(sys, "gpu_metrics")));
+    ck_assert_int_eq(json_integer_value(json_object_get(sys, "interval_ms")), 250);
+    json_decref(o);
+    free(s0);
+    free(s1);
+    free(s2);
+    np_launch_plan_free(&p0);
+    np_launch_plan_free(&p1);
+    np_launch_plan_free(&p2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("script");
@@ -653,6 +715,7 @@ int main(void)
     tcase_add_test(tc, test_manifest_env_user);
     tcase_add_test(tc, test_ncclt_plan);
     tcase_add_test(tc, test_ncclt_script);
+    tcase_add_test(tc, test_system_steps);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -110,6 +110,8 @@ static void launch_usage(FILE *f)
             "  REPEATS 1..100: that many identical jobs of each row, each its own folder [1]\n"
             "  ENABLE_PROFILE, PROFILE_START_STEP/PROFILE_STOP_STEP [NVIDIA's: 20/25 (25.02), 5/6 (25.04)]\n"
             "  ENABLE_NCCLTRACE\n"
+            "  SNAPSHOT [true]: each node's system snapshot (nvidia-smi -q -x, host facts) before the workload\n"
+            "  ENABLE_GPU_METRICS [false], NEMOPERF_GPU_METRICS_MS [1000]: GPU telemetry while it runs\n"
             "  DISABLE_PERFRUN: a profile/trace request without the performance run beside it [false]\n"
             "  ENABLE_CHECKPOINT, NEMOPERF_FORCE_CHECKPOINT, LOAD_CHECKPOINT_PATH\n"
             "  HF_TOKEN (passed on; tokenizers come from ./setup)  RUN_CONF_IMAGE [$STAGE_PATH/nvidia+nemo+<ver>.sqsh]\n"

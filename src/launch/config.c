@@ -33,6 +33,7 @@
 #include "nemoperf/util/diag.h"
 #include "nemoperf/job/finetune.h"
 #include "nemoperf/job/nemo.h"
+#include "nemoperf/job/system.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/shell.h"
 
@@ -272,6 +273,7 @@ struct config_common {
     int preview, retries, gpn_explicit, profile_ranks;
     char srun_mpi[32];
     enum np_numa_bind numa_bind;
+    int snapshot, gpu_metrics, gpu_metrics_ms; /* SNAPSHOT, ENABLE_GPU_METRICS, NEMOPERF_GPU_METRICS_MS */
     char *missing[8];           /* preview: what ./setup has not staged (owned) */
     size_t nmissing;
     const char *stage_path_raw, *load_raw, *image_raw, *account, *partition, *gres;
@@ -981,6 +983,16 @@ static enum np_status config_job_policy(struct config_ctx *x, struct config_comm
                               bind);
         c->numa_bind = (enum np_numa_bind)i;
     }
+    /* what the job records about its nodes (job/system.h): the snapshot unless SNAPSHOT=false */
+    const char *snap = config_get(x, "SNAPSHOT");
+    if ((st = config_bool(x, "SNAPSHOT", &c->snapshot)) != NP_OK)
+        return st;
+    if (!snap)
+        c->snapshot = 1;
+    if ((st = config_bool(x, "ENABLE_GPU_METRICS", &c->gpu_metrics)) != NP_OK ||
+        (st = config_intvar(x, "NEMOPERF_GPU_METRICS_MS", NP_SYSTEM_METRICS_MS_MIN, NP_SYSTEM_METRICS_MS_MAX,
+                            NP_SYSTEM_METRICS_MS_DEFAULT, &c->gpu_metrics_ms, NULL)) != NP_OK)
+        return st;
     return NP_OK;
 }
 
@@ -1250,6 +1262,9 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     j->profile_stop = cm->profile_stop;
     j->profile_ranks = cm->profile_ranks;
     j->numa_bind = cm->numa_bind;
+    j->snapshot = cm->snapshot;
+    j->gpu_metrics = cm->gpu_metrics;
+    j->gpu_metrics_ms = cm->gpu_metrics_ms;
     j->nccltrace = cm->nccltrace;
     j->checkpoint = cm->checkpoint;
     j->force_checkpoint = cm->force_checkpoint;

@@ -23,6 +23,7 @@
 
 #include "nemoperf/job/kind.h"
 #include "nemoperf/job/nccltests.h"
+#include "nemoperf/job/system.h"
 #include "nemoperf/launch/script.h"
 #include "nemoperf/util/envcheck.h"
 #include "nemoperf/util/shell.h"
@@ -355,6 +356,8 @@ json_t *np_manifest_json(const struct np_manifest *m)
                                                  "dtype", np_mb_dtype_name(mb->dtype), "gpu_type", mb->gpu_type,
                                                  "gpus", m->config->gpus, "container", mb->container, "gbs",
                                                  m->config->gbs, "seq_len", mb->seq_len, "task", mb->task));
+        /* what the job records about its nodes (job/system.h; parse/system.h reads it) */
+        bad |= json_object_set_new(o, "system", np_system_json(m->config));
         if (np_ncclt_is(m->config->model)) { /* nccl-tests runs (job/nccltests.h): the check, its plan, where the
                                                * job lists the steps it ran on which hosts */
             bad |= json_object_set_new(o, "workload", json_string(NP_NCCLT_RECIPE));

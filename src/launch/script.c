@@ -1,8 +1,8 @@
 /* script.c - the sbatch batch script of one job, rendered from a launch config.
  *
  * Shape (NeMo-Run's SlurmExecutor, see facts/nemo-recipes.md): #SBATCH lines,
- * exported environment, NVIDIA's vboost step (NeMo), one srun step running the
- * workload (pyxis container + the recipe's command: the in-container driver with
+ * exported environment, NVIDIA's vboost step (NeMo), the system snapshot step and
+ * the GPU telemetry (job/system.c), one srun step running the workload (pyxis container + the recipe's command: the in-container driver with
  * its arguments from nemo.c; or nemoperf-synth), then a requeue on failure only
  * when NEMOPERF_MAX_RETRIES asks.  All
  * values are quoted: sh words with single quotes, #SBATCH arguments with sbatch's
@@ -18,6 +18,7 @@
 
 #include "nemoperf/job/kind.h"
 #include "nemoperf/job/nemo.h"
+#include "nemoperf/job/system.h"
 #include "nemoperf/model/flops.h"
 #include "nemoperf/util/shell.h"
 
@@ -392,6 +393,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
                    "fi\n",
                    c->retries, c->retries);
     if (k->render_step) { /* the kind's own step (AutoModel: torchrun per node; Megatron-Bridge: numactl per GPU) */
+        np_system_render_start(c, &b); /* the system snapshot and telemetry first (job/system.h) */
         char *prefix = NULL;
         if (!pat || asprintf(&prefix, "%s/log-%s_%%j_", pat, c->job_name) < 0 ||
             k->render_step(c, prefix, cmd, &b) != 0)
@@ -408,6 +410,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
         np_buf_append(&b, " bash -c 'sudo nvidia-smi boost-slider --vboost 1' ||\n"
                           "    echo \"nemoperf: vboost failed (ignored)\"\n");
     }
+    np_system_render_start(c, &b); /* after vboost: the clocks the workload runs with */
     np_buf_append(&b, "srun");
     /* the srun log: literal folder (pattern-escaped, quoted), srun's %j, and the
      * restart count expanded by the job's shell (the one unquoted expansion) */
@@ -457,6 +460,7 @@ enum np_status np_script_render(const struct np_launch_config *c, char **out, st
     }
 requeue:
     np_buf_append(&b, "\nrc=$?\n");
+    np_system_render_stop(c, &b);
     if (c->retries > 0)
         np_buf_appendf(&b,
                        "if [ \"$rc\" -ne 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]; then\n"

@@ -27,6 +27,7 @@
     "RUN_CONF_IMAGE", "RECIPE", "GPU_TYPE", "WORKLOAD", "TASK", "NEMOPERF_FORCE_CHECKPOINT",                       \
     "NEMOPERF_SBATCH_TIMEOUT", "NEMOPERF_WAIT_MAX_DELAY", "NEMOPERF_WAIT_TIMEOUT", "NEMOPERF_BENCH_COPIES",       \
     "NEMOPERF_MAX_RETRIES", "NEMOPERF_SRUN_MPI", "REPEATS", "NEMOPERF_NUMA_BIND", "SLURM_SUBMIT", "SLURMRESTD_URL", \
+    "SNAPSHOT", "ENABLE_GPU_METRICS", "NEMOPERF_GPU_METRICS_MS",                                                   \
     "SLURM_JWT", "SLURM_USER",                                                                                     \
     /* launch with RECIPE=nccl-tests (launch/config.c, model/nccltests.h) */                                      \
     "FABRIC_CHECK", "FABRIC_PAIRS", "NCCL_TESTS", "NCCL_TESTS_PATH",                                              \

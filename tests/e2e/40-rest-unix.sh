@@ -3,7 +3,8 @@
 # cluster's test user) on the real local cluster: one run with --wait (HF_TOKEN set, GPUs per
 # node, ending in the parse table), and the sweep 8,16,32 with --wait.  Checks the manifests
 # (backend, URL, API version), that the job description mirrors the sbatch script (nodes,
-# tasks, time limit, exclusive, no requeue by default, output path) and that HF_TOKEN's value is in no file.
+# tasks, time limit, exclusive, no requeue by default, output path), that HF_TOKEN's value is in no file and that
+# each node of each job left its system snapshot.
 . "$(dirname "$0")/40-rest-lib.inc"
 
 # both launches at once: each follows only its own jobs
@@ -68,5 +69,8 @@ for g in 8 16 32; do
     id=$(sed -n "s/^job \([0-9]*\): .*_$g\$/\1/p" "$W/sweep.out")
     [ "$(job_field "$id" NumNodes)" = $((g / 8)) ] && [ "$(job_field "$id" NumTasks)" = "$g" ] ||
         fail "sweep $g: NumNodes $(job_field "$id" NumNodes) NumTasks $(job_field "$id" NumTasks)"
+    # the system snapshot runs in a job sent through slurmrestd too: each node's status (no nvidia-smi here)
+    [ "$(cat "$d"/system/*/status 2>/dev/null | grep -c '^missing nvidia-smi$')" = $((g / 8)) ] ||
+        fail "sweep $g: system snapshot statuses: $(cat "$d"/system/*/status 2>/dev/null)"
 done
 finish

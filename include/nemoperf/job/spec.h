@@ -73,6 +73,9 @@ struct np_launch_config {
     int retries;                 /* NEMOPERF_MAX_RETRIES: requeues after a failed step (0: --no-requeue) */
     char srun_mpi[32];           /* NEMOPERF_SRUN_MPI: srun --mpi of the NeMo step ("" = none) */
     enum np_numa_bind numa_bind; /* NEMOPERF_NUMA_BIND, for recipes with numactl */
+    int snapshot;                /* SNAPSHOT (default on): each node's system snapshot before the workload (system.h) */
+    int gpu_metrics;             /* ENABLE_GPU_METRICS: GPU telemetry while the workload runs */
+    int gpu_metrics_ms;          /* NEMOPERF_GPU_METRICS_MS: its interval */
     char **missing;              /* preview only: what ./setup has not staged yet, NULL-terminated, or NULL */
     /* a Megatron-Bridge performance row (RECIPE=deepseek_v3 ...): recipe/model/row above are its shape
      * (model/mbperf.h), borrowed from the plan; NULL for every other job */
