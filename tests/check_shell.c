@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,84 @@ START_TEST(test_text_clean_and_shorten)
 }
 END_TEST
 
+/* np_text_fixed is printf's "%.*f" byte for byte (a million-row --history writes its numbers with it): ties
+ * (0.125 to 2 places), values an ulp either side of a half, negatives, -0, big values, NaN and inf, and a
+ * million values of the stored kinds; np_text_csv_field quotes, doubles quotes and writes controls as '?'. */
+START_TEST(test_text_fixed_and_csv)
+{
+    static const double edge[] = {0,      -0.0,   0.125,  0.375,   2.5,     -2.5,    1e-7,    -1e-7,   0.0005,
+                                  0.0015, 1.0005, 12.2745, 10678.45, 62.525, 9.995,  999.9995, 4e12,   3.9e12,
+                                  1e15,   -1e300, 1e300,  5e-324,  0.49999999999999994, 1.5,  1234567.8949999999};
+    char a[400], b[400];
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        for (int prec = 0; prec <= 7; prec++) {
+            snprintf(a, sizeof a, "%.*f", prec, edge[i]);
+            ck_assert_int_eq(np_text_fixed(b, sizeof b, edge[i], prec), (int)strlen(a));
+            ck_assert_msg(strcmp(a, b) == 0, "%.17g %d: %s != %s", edge[i], prec, b, a);
+            double up = nextafter(edge[i], INFINITY), dn = nextafter(edge[i], -INFINITY);
+            snprintf(a, sizeof a, "%.*f", prec, up);
+            np_text_fixed(b, sizeof b, up, prec);
+            ck_assert_str_eq(a, b);
+            snprintf(a, sizeof a, "%.*f", prec, dn);
+            np_text_fixed(b, sizeof b, dn, prec);
+            ck_assert_str_eq(a, b);
+        }
+    const double odd[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(a, sizeof a, "%.3f", odd[i]);
+        np_text_fixed(b, sizeof b, odd[i], 3);
+        ck_assert_str_eq(a, b);
+    }
+    unsigned long long x = 88172645463325252ULL;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v = (double)(x % 100000000000ULL) / (double)(1ULL << (x >> 58)) * ((x >> 40) & 1 ? -1 : 1);
+        int prec = (int)((x >> 20) % 4);
+        snprintf(a, sizeof a, "%.*f", prec, v);
+        np_text_fixed(b, sizeof b, v, prec);
+        ck_assert_msg(strcmp(a, b) == 0, "%.17g %d: %s != %s", v, prec, b, a);
+    }
+    /* np_text_clean's eight-byte skip: every byte value at every offset of a 40-byte text, against the rule */
+    for (int c = 0; c < 256; c++)
+        for (size_t at = 0; at < 40; at++) {
+            char t[41], want[41];
+            memset(t, 'x', 40);
+            t[40] = '\0';
+            t[at] = (char)c;
+            if (at + 1 < 40)
+                t[at + 1] = (char)0x85; /* after C2: a C1 control */
+            memcpy(want, t, 41);
+            size_t k = 0;
+            for (size_t i = 0; i < 40; i++) {
+                unsigned char u = (unsigned char)want[i];
+                if ((u < 0x20 && u != '\t' && u != '\n') || u == 0x7f)
+                    want[i] = '?', k++;
+                else if (u == 0xc2 && i + 1 < 40 && (unsigned char)want[i + 1] >= 0x80 &&
+                         (unsigned char)want[i + 1] <= 0x9f)
+                    want[i] = want[i + 1] = '?', i++, k += 2;
+            }
+            ck_assert_uint_eq(np_text_clean(t, 40), k);
+            ck_assert_msg(memcmp(t, want, 40) == 0, "byte %d at %zu", c, at);
+        }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    np_text_csv_field(f, "plain", 0);
+    putc('|', f);
+    np_text_csv_field(f, "a,\"b\"\033c\xc2\x9b", 0);
+    putc('|', f);
+    np_text_csv_field(f, "", 1);
+    putc('|', f);
+    np_text_csv_field(f, "x\x7fy", 0);
+    putc('|', f);
+    np_text_csv_field(f, NULL, 0);
+    fclose(f);
+    ck_assert_str_eq(buf, "plain|\"a,\"\"b\"\"?c??\"|\"\"|x?y|");
+    free(buf);
+}
+END_TEST
+
 /* np_file_copy_atomic: what a job reads from its folder (the NeMo driver, a DFM config) is copied whole,
  * only from a regular text file, into a folder it makes; a FIFO, a missing file, a NUL byte or a file over
  * the limit leave no target behind. */
@@ -481,6 +560,7 @@ int main(void)
     tcase_add_test(tb, test_cli_not_found);
     tcase_add_test(tb, test_cli_test_only);
     tcase_add_test(tb, test_text_clean_and_shorten);
+    tcase_add_test(tb, test_text_fixed_and_csv);
     suite_add_tcase(s, tb);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -631,7 +631,7 @@ static int select_count(struct np_store *s, const char *sel)
     struct np_error err;
     ck_assert_msg(np_store_filter_parse(sel, buf, sizeof buf, &f, &err) == NP_OK, "%s", err.text);
     int n = 0;
-    ck_assert_msg(np_store_select(s, &f, 0, 0, count_row, &n, &err) == NP_OK, "%s", err.text);
+    ck_assert_msg(np_store_select(s, &f, 0, NP_STORE_ALL, count_row, &n, &err) == NP_OK, "%s", err.text);
     return n;
 }
 

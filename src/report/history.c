@@ -293,7 +293,7 @@ static void history_judge(const struct history_cfg *c, double min_effect, struct
 static void history_num(char *buf, size_t size, double v, int prec)
 {
     if (isfinite(v))
-        snprintf(buf, size, "%.*f", prec, v);
+        np_text_fixed(buf, size, v, prec); /* "%.*f", a million rows a --history */
     else
         snprintf(buf, size, "n/a");
 }
@@ -468,6 +468,7 @@ struct history_pass {
     double min_effect;
     int keep;                     /* keep every configuration's series (for the plot) */
     char cur[320];
+    size_t curc;                  /* its index in set->c */
     int nomem;
 };
 
@@ -498,12 +499,19 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
 {
     struct history_side *s = &c->s[0];
     size_t seg = 0;
+    double *lg = s->n >= 4 ? malloc(s->n * sizeof *lg) : NULL; /* each run's log once, not once a split */
+    if (s->n >= 4 && !lg) {
+        p->nomem = 1;
+        return;
+    }
+    for (size_t i = 0; lg && i < s->n; i++)
+        lg[i] = s->x[i] > 0 && isfinite(s->x[i]) ? log(s->x[i]) : NAN;
     for (size_t i = 2; i + 2 <= s->n;) {
         size_t from = i - seg > HISTORY_BEFORE ? i - HISTORY_BEFORE : seg;
         size_t to = i + HISTORY_AFTER < s->n ? i + HISTORY_AFTER : s->n;
         struct np_cmp_result r;
         /* a change within the margin is never FASTER or SLOWER: no interval (no t quantile) needed */
-        if (!(fabs(np_compare_runs_change(s->x + from, i - from, s->x + i, to - i)) > p->min_effect)) {
+        if (!(fabs(np_compare_logs_change(lg + from, i - from, lg + i, to - i)) > p->min_effect)) {
             i++;
             continue;
         }
@@ -519,7 +527,7 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
             size_t f = j - seg > HISTORY_BEFORE ? j - HISTORY_BEFORE : seg;
             size_t e = j + HISTORY_AFTER < s->n ? j + HISTORY_AFTER : s->n;
             struct np_cmp_result q;
-            if (!(fabs(np_compare_runs_change(s->x + f, j - f, s->x + j, e - j)) > p->min_effect))
+            if (!(fabs(np_compare_logs_change(lg + f, j - f, lg + j, e - j)) > p->min_effect))
                 continue; /* never FASTER or SLOWER */
             np_compare_runs(s->x + f, j - f, s->x + j, e - j, p->min_effect, &q);
             double hw = (q.diff_hi - q.diff_lo) / 2, tt = hw > 0 ? fabs(q.diff_pct) / hw : fabs(q.diff_pct) * 1e9;
@@ -534,6 +542,7 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
             struct history_change *n = realloc(p->ch, nc * sizeof *n);
             if (!n) {
                 p->nomem = 1;
+                free(lg);
                 return;
             }
             p->ch = n;
@@ -549,6 +558,7 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
         seg = best;
         i = best + 2;
     }
+    free(lg);
 }
 
 static void history_flush(struct history_pass *p)
@@ -573,12 +583,16 @@ static enum np_status history_pass1_row(void *ctx, const struct np_store_rec *re
     if (strcmp(p->cur, rec->config) != 0) {
         history_flush(p);
         snprintf(p->cur, sizeof p->cur, "%s", rec->config);
+        struct history_cfg *nc = history_cfg(p->set, rec->config);
+        if (!nc)
+            return NP_E_NOMEM;
+        p->curc = (size_t)(nc - p->set->c); /* an index: the table moves as it grows */
     }
-    struct history_cfg *c = history_cfg(p->set, rec->config);
+    struct history_cfg *c = &p->set->c[p->curc];
     if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
         p->set->tokens = 1; /* the plot's unit */
     size_t k = history_intern(p, rec->container_tag[0] ? rec->container_tag : rec->container);
-    if (!c || p->nomem || history_push(&c->s[0], np_store_rec_tput(rec), rec->id, rec->t, k, 1) != 0)
+    if (p->nomem || history_push(&c->s[0], np_store_rec_tput(rec), rec->id, rec->t, k, 1) != 0)
         return NP_E_NOMEM;
     return NP_OK;
 }
@@ -621,17 +635,27 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
         fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->family, r->kind,
                 r->config, r->cluster, r->job_id, cont, r->status, st, tpg, mfu, change);
         break;
-    case NP_FMT_CSV:
-        fprintf(l->out, "%s,%s,%s,", r->ended, r->family, r->kind);
-        np_text_csv_field(l->out, r->config, 1);
-        putc(',', l->out);
-        np_text_csv_field(l->out, r->cluster, 1);
-        fprintf(l->out, ",%s,", r->job_id);
-        np_text_csv_field(l->out, r->container, 1);
-        fprintf(l->out, ",%s,%s,%s,%s,%s,", r->container_tag, r->status, st, tpg, mfu);
-        np_text_csv_field(l->out, change, 1);
-        putc('\n', l->out);
+    case NP_FMT_CSV: { /* one line, one write: a million rows */
+        const char *const cell[] = {r->ended, r->family, r->kind, r->config, r->cluster, r->job_id, r->container,
+                                    r->container_tag, r->status, st, tpg, mfu, change};
+        const unsigned quoted = 1u << 3 | 1u << 4 | 1u << 6 | 1u << 12; /* the rest as they are */
+        char line[4096]; /* a record's fixed-size fields, the quoted ones doubled at most */
+        size_t n = 0;
+        for (size_t i = 0; i < sizeof cell / sizeof cell[0]; i++) {
+            if (i)
+                line[n++] = ',';
+            if (quoted >> i & 1)
+                n += np_text_csv_cell(line + n, sizeof line - 1 - n, cell[i], 1);
+            else {
+                size_t k = strnlen(cell[i], sizeof line - 2 - n);
+                memcpy(line + n, cell[i], k);
+                n += k;
+            }
+        }
+        line[n++] = '\n';
+        fwrite(line, 1, n, l->out);
         break;
+    }
     case NP_FMT_JSON: {
         json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
                               (json_int_t)r->id, "ended", r->ended, "config", r->config, "config_hash",
@@ -881,7 +905,7 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
         np_compare_set_free(p.set);
         return np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
     }
-    enum np_status st = np_store_select(s, f, 1, NP_STORE_STATS, history_pass1_row, &p, err);
+    enum np_status st = np_store_select(s, f, 1, NP_STORE_SERIES, history_pass1_row, &p, err);
     if (st == NP_OK) {
         history_flush(&p);
         if (p.nomem)
@@ -903,7 +927,7 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
                          "steady_tokens_per_s_per_gpu,steady_mfu_percent,change\n");
         else
             fprintf(out, "{\n  \"runs\": [");
-        st = np_store_select(s, f, 0, 1, history_list_row, &l, err);
+        st = np_store_select(s, f, 0, fmt == NP_FMT_JSON ? NP_STORE_LIST_JSON : NP_STORE_LIST, history_list_row, &l, err);
         if (st == NP_E_IO)
             np_error_set(err, st, "standard output", 0, 0, "cannot write the history");
         else if (st == NP_E_NOMEM)

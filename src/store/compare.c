@@ -292,6 +292,25 @@ double np_compare_runs_change(const double *base, size_t nb, const double *cand,
     return expm1(sc / (double)n_c - sb / (double)n_b) * 100;
 }
 
+double np_compare_logs_change(const double *lbase, size_t nb, const double *lcand, size_t nc)
+{
+    double sb = 0, sc = 0; /* the order and the values np_compare_runs_change sums */
+    size_t n_b = 0, n_c = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (!isnan(lbase[i])) {
+            n_b++;
+            sb += lbase[i];
+        }
+    for (size_t i = 0; i < nc; i++)
+        if (!isnan(lcand[i])) {
+            n_c++;
+            sc += lcand[i];
+        }
+    if (!n_b || !n_c)
+        return NAN;
+    return expm1(sc / (double)n_c - sb / (double)n_b) * 100;
+}
+
 /* The batch means of -log(step time) (throughput's log): NP_CMP_BATCHES batches of n / NP_CMP_BATCHES
  * consecutive steps, the first n % NP_CMP_BATCHES steps (the earliest, nearest the warm-up) left out. */
 static size_t compare_batches(const double *x, size_t n, double *bm)

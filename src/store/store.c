@@ -34,8 +34,9 @@ struct np_store {
     void *h;
     int in_tx;
     char where[512];   /* redacted location, for messages */
-    char *sql_insert, *sql_select_full, *sql_select_light, *sql_select_stats;
-    size_t stat_col[16], nstat; /* the store_cols NP_STORE_STATS selects, in order */
+    char *sql_insert;
+    char *sql_select[NP_STORE_NSETS];         /* "SELECT <a column set's columns>, id FROM runs" */
+    size_t set_col[NP_STORE_NSETS][64], nset_col[NP_STORE_NSETS]; /* its store_cols, in order */
 };
 
 /* ---- the columns: one table for DDL, insert, update, select and the record ---- */
@@ -624,14 +625,35 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
     return st;
 }
 
+/* The column sets np_store_select reads (each column read costs, a million rows a --history): NULL-ended names;
+ * no list: every column, or (light) all but the samples and the path. */
+static const char *const store_set_stats[] = {"config", "kind", "status", "t", "container", "container_tag",
+                                              "step_time_s", "tokens_per_s_per_gpu", "samples", NULL};
+static const char *const store_set_series[] = {"config", "status", "t", "container", "container_tag",
+                                               "step_time_s", "tokens_per_s_per_gpu", NULL};
+static const char *const store_set_list[] = {"config", "family", "kind", "cluster", "job_id", "ended",
+                                             "container", "container_tag", "status", "step_time_s",
+                                             "tokens_per_s_per_gpu", "mfu_percent", NULL};
+static const char *const store_set_list_json[] = {"config", "config_hash", "family", "kind", "gpus", "cluster",
+                                                  "job_id", "ended", "container", "container_tag", "status",
+                                                  "verdict", "steps", "step_time_s", "tokens_per_s_per_gpu",
+                                                  "mfu_percent", "nemoperf_version", NULL};
+static const char *const *const store_sets[NP_STORE_NSETS] = {
+    [NP_STORE_ALL] = NULL,           [NP_STORE_LIGHT] = NULL,          [NP_STORE_STATS] = store_set_stats,
+    [NP_STORE_SERIES] = store_set_series, [NP_STORE_LIST] = store_set_list, [NP_STORE_LIST_JSON] = store_set_list_json,
+};
+
+static int store_in_set(const char *const *set, const char *name)
+{
+    for (; *set; set++)
+        if (strcmp(*set, name) == 0)
+            return 1;
+    return 0;
+}
+
 static enum np_status store_build_sql(struct np_store *s)
 {
-    struct store_buf ins = {0}, full = {0}, light = {0}, stats = {0};
-    /* NP_STORE_STATS: what --compare and the change points read, the rest NULL (a million rows: each column
-     * read costs) */
-    static const char *const stat_cols[] = {"config", "kind",          "status",      "t",
-                                            "container", "container_tag", "step_time_s", "tokens_per_s_per_gpu",
-                                            "samples"};
+    struct store_buf ins = {0};
     store_cat(&ins, "INSERT INTO runs (");
     for (size_t i = 0; i < STORE_NCOLS; i++)
         store_cat(&ins, "%s, ", store_cols[i].name);
@@ -641,28 +663,23 @@ static enum np_status store_build_sql(struct np_store *s)
     for (size_t i = 1; i < STORE_NCOLS; i++)
         store_cat(&ins, "%s = excluded.%s, ", store_cols[i].name, store_cols[i].name);
     store_cat(&ins, "fingerprint = excluded.fingerprint WHERE runs.fingerprint <> excluded.fingerprint");
-    store_cat(&full, "SELECT ");
-    store_cat(&light, "SELECT ");
-    store_cat(&stats, "SELECT ");
-    for (size_t i = 0; i < STORE_NCOLS; i++) {
-        int heavy = store_cols[i].type == NP_SV_BLOB || strcmp(store_cols[i].name, "path") == 0, stat = 0;
-        for (size_t k = 0; k < sizeof stat_cols / sizeof stat_cols[0]; k++)
-            stat |= strcmp(stat_cols[k], store_cols[i].name) == 0;
-        store_cat(&full, "%s, ", store_cols[i].name);
-        store_cat(&light, "%s, ", heavy ? "NULL" : store_cols[i].name);
-        if (stat && s->nstat < sizeof s->stat_col / sizeof s->stat_col[0]) {
-            store_cat(&stats, "%s, ", store_cols[i].name);
-            s->stat_col[s->nstat++] = i;
+    if (!(s->sql_insert = store_done(&ins)))
+        return NP_E_NOMEM;
+    for (size_t k = 0; k < NP_STORE_NSETS; k++) {
+        struct store_buf q = {0};
+        store_cat(&q, "SELECT ");
+        for (size_t i = 0; i < STORE_NCOLS; i++) {
+            int heavy = store_cols[i].type == NP_SV_BLOB || strcmp(store_cols[i].name, "path") == 0;
+            if (store_sets[k] ? !store_in_set(store_sets[k], store_cols[i].name) : k == NP_STORE_LIGHT && heavy)
+                continue;
+            store_cat(&q, "%s, ", store_cols[i].name);
+            s->set_col[k][s->nset_col[k]++] = i;
         }
+        store_cat(&q, "id FROM runs");
+        if (!(s->sql_select[k] = store_done(&q)))
+            return NP_E_NOMEM;
     }
-    store_cat(&full, "id FROM runs");
-    store_cat(&light, "id FROM runs");
-    store_cat(&stats, "id FROM runs");
-    s->sql_insert = store_done(&ins);
-    s->sql_select_full = store_done(&full);
-    s->sql_select_light = store_done(&light);
-    s->sql_select_stats = store_done(&stats);
-    return s->sql_insert && s->sql_select_full && s->sql_select_light && s->sql_select_stats ? NP_OK : NP_E_NOMEM;
+    return NP_OK;
 }
 
 enum np_status np_store_open(const char *loc, struct np_store **out, struct np_error *err)
@@ -708,9 +725,8 @@ void np_store_close(struct np_store *s)
         s->be->close(s->h);
     }
     free(s->sql_insert);
-    free(s->sql_select_full);
-    free(s->sql_select_light);
-    free(s->sql_select_stats);
+    for (size_t k = 0; k < NP_STORE_NSETS; k++)
+        free(s->sql_select[k]);
     free(s);
 }
 
@@ -975,28 +991,26 @@ static int store_match(const struct np_store_filter *f, const struct np_store_re
     return job;
 }
 
-enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
-                               np_store_row_fn fn, void *ctx, struct np_error *err)
+enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config,
+                               enum np_store_set set, np_store_row_fn fn, void *ctx, struct np_error *err)
 {
     struct store_buf q = {0};
     struct np_sval p[32];
     size_t np = 0;
-    store_cat(&q, "%s WHERE 1 = 1",
-              light == NP_STORE_STATS ? s->sql_select_stats : light ? s->sql_select_light : s->sql_select_full);
+    if ((unsigned)set >= NP_STORE_NSETS)
+        set = NP_STORE_ALL;
+    store_cat(&q, "%s WHERE 1 = 1", s->sql_select[set]);
     store_where(&q, f, p, &np);
     store_cat(&q, by_config ? " ORDER BY config, t, id" : " ORDER BY t, id");
     char *sql = store_done(&q);
     if (!sql)
         return np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
-    static size_t all[STORE_NCOLS];
-    for (size_t i = 0; i < STORE_NCOLS; i++)
-        all[i] = i;
     struct store_sel sel;
     memset(&sel, 0, sizeof sel);
     sel.fn = fn;
     sel.ctx = ctx;
-    sel.col = light == NP_STORE_STATS ? s->stat_col : all;
-    sel.ncol = light == NP_STORE_STATS ? s->nstat : STORE_NCOLS;
+    sel.col = s->set_col[set];
+    sel.ncol = s->nset_col[set];
     enum np_sval_type types[STORE_NCOLS + 1];
     for (size_t i = 0; i < sel.ncol; i++)
         types[i] = store_cols[sel.col[i]].type;

@@ -9,16 +9,33 @@
 #include "nemoperf/util/text.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* 1 for a byte np_text_clean may replace (C0 controls but tab and newline, DEL, C2 the first byte of a C1
+ * control) and for '"' (2: the CSV writer's other byte): the plain bytes between are skipped a lookup each. */
+static const unsigned char text_special[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 2, [0x7f] = 1, [0xc2] = 1,
+};
+
 size_t np_text_clean(char *s, size_t n)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
+        const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        uint64_t w;
+        /* eight bytes at a time while none is below ' ' or above '~' (a report's usual text) */
+        while (i + 8 <= n && (memcpy(&w, s + i, 8), !((((w - ones * 0x20) & ~w) | ((w + ones) | w)) & highs)))
+            i += 8;
+        if (i >= n)
+            break;
         unsigned char c = (unsigned char)s[i];
+        if (text_special[c] != 1)
+            continue;
         if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
             s[i] = '?';
             k++;
@@ -105,30 +122,104 @@ static size_t text_control_len(const unsigned char *s, size_t i)
     return c == 0xc2 && s[i + 1] >= 0x80 && s[i + 1] <= 0x9f ? 2 : 0;
 }
 
-void np_text_csv_field(FILE *out, const char *s, int always)
+/* Where a CSV field goes: a stream, or a bounded buffer. */
+struct text_sink {
+    FILE *out;
+    char *buf;
+    size_t size, len; /* buf: its size, what is written (a write past size - 1 is cut) */
+};
+
+static void text_put(struct text_sink *k, const void *p, size_t n)
+{
+    if (k->out) {
+        fwrite(p, 1, n, k->out);
+        return;
+    }
+    size_t room = k->size - 1 - k->len;
+    memcpy(k->buf + k->len, p, n < room ? n : room);
+    k->len += n < room ? n : room;
+    k->buf[k->len] = '\0';
+}
+
+/* u to k, each byte np_text_clean replaces as '?' and (quoted) each '"' doubled: the runs between such bytes in
+ * one write each (a million-row --history writes its fields here). */
+static void text_csv_span(struct text_sink *k, const unsigned char *u, int quoted)
+{
+    for (size_t i = 0, start = 0;; i++) {
+        while (u[i] && !text_special[u[i]])
+            i++;
+        size_t c = u[i] ? text_control_len(u, i) : 0;
+        if (u[i] && !c && !(quoted && u[i] == '"'))
+            continue;
+        text_put(k, u + start, i - start);
+        if (!u[i])
+            return;
+        if (c) {
+            text_put(k, "??", c);
+            i += c - 1;
+        } else
+            text_put(k, "\"\"", 2);
+        start = i + 1;
+    }
+}
+
+static void text_csv(struct text_sink *k, const char *s, int always)
 {
     if (!s)
         s = "";
     const unsigned char *u = (const unsigned char *)s;
-    if (!always && !strpbrk(s, ",\"\n")) {
-        for (size_t i = 0; u[i];) { /* the table's rule: a control byte is '?' (CSV has no escape for it) */
-            size_t k = text_control_len(u, i);
-            for (size_t j = 0; j < (k ? k : 1); j++)
-                putc(k ? '?' : u[i + j], out);
-            i += k ? k : 1;
-        }
+    if (!always && !strpbrk(s, ",\"\n")) { /* the table's rule: a control byte is '?' (CSV has no escape for it) */
+        text_csv_span(k, u, 0);
         return;
     }
-    putc('"', out);
-    for (size_t i = 0; u[i];) {
-        size_t k = text_control_len(u, i);
-        if (u[i] == '"')
-            putc('"', out);
-        for (size_t j = 0; j < (k ? k : 1); j++)
-            putc(k ? '?' : u[i + j], out);
-        i += k ? k : 1;
-    }
-    putc('"', out);
+    text_put(k, "\"", 1);
+    text_csv_span(k, u, 1);
+    text_put(k, "\"", 1);
+}
+
+void np_text_csv_field(FILE *out, const char *s, int always)
+{
+    struct text_sink k = {out, NULL, 0, 0};
+    text_csv(&k, s, always);
+}
+
+size_t np_text_csv_cell(char *buf, size_t size, const char *s, int always)
+{
+    if (!size)
+        return 0;
+    struct text_sink k = {NULL, buf, size, 0};
+    buf[0] = '\0';
+    text_csv(&k, s, always);
+    return k.len;
+}
+
+int np_text_fixed(char *buf, size_t size, double v, int prec)
+{
+    static const double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    double a = fabs(v), y = prec >= 0 && prec <= 6 ? a * scale[prec] : 0, r = floor(y + 0.5);
+    /* y is within an ulp of v's exact decimal times 10^prec: rounded the same as printf rounds that value unless
+     * it is near a half (a tie, or too close to tell: printf itself then); big values, NaN and inf too */
+    if (size < 32 || !(y < 4e12) || prec < 0 || prec > 6 || fabs(y - floor(y) - 0.5) < 1e-3)
+        return snprintf(buf, size, "%.*f", prec, v);
+    unsigned long long d = (unsigned long long)r, ip = d, fp = 0;
+    for (int i = 0; i < prec; i++)
+        ip /= 10;
+    fp = d - ip * (unsigned long long)scale[prec];
+    char tmp[32];
+    size_t n = 0;
+    for (int i = 0; i < prec; i++, fp /= 10)
+        tmp[n++] = (char)('0' + fp % 10);
+    if (prec)
+        tmp[n++] = '.';
+    do
+        tmp[n++] = (char)('0' + ip % 10);
+    while (ip /= 10);
+    if (signbit(v))
+        tmp[n++] = '-';
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return (int)n;
 }
 
 /* The JSON stream: a C1 control (C2 80..9F, kept raw by Jansson's UTF-8 output) as \u0080..\u009f and DEL as

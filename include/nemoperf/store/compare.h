@@ -52,6 +52,9 @@ void np_compare_runs(const double *base, size_t nb, const double *cand, size_t n
  * no throughput: a change within +-min_effect can never be FASTER or SLOWER, whatever its interval, so a caller
  * testing many splits (--history's change points) skips the t quantile there. */
 double np_compare_runs_change(const double *base, size_t nb, const double *cand, size_t nc);
+/* The same from the throughputs' natural logs (NAN for a throughput np_compare_runs skips), to the last bit: a
+ * caller testing every split of a long series takes each log once. */
+double np_compare_logs_change(const double *lbase, size_t nb, const double *lcand, size_t nc);
 
 /* One run a side: the steady window's step times (seconds, > 0, in log order). */
 void np_compare_steps(const double *base, size_t nb, const double *cand, size_t nc, double min_effect_pct,

@@ -106,14 +106,26 @@ struct np_store_filter {
 enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, struct np_store_filter *f,
                                      struct np_error *err);
 
-/* Each matching run, in (config, t) order when by_config, else t order; rec borrowed for the call (its samples
- * too).  A non-OK return of fn stops and is returned.  light: 0 every column; 1 samples and path left out
- * (faster); NP_STORE_STATS only what the statistics read (config, kind, status, t, container and its tag, step
- * time, tokens/s/GPU, samples, id), the rest empty: --compare and the change points over a million runs. */
-#define NP_STORE_STATS 2
+/* The columns np_store_select reads (the rest of the record empty / unknown; id always): a million rows, each
+ * column read costs. */
+enum np_store_set {
+    NP_STORE_ALL,       /* every column */
+    NP_STORE_LIGHT,     /* all but the samples and the path */
+    NP_STORE_STATS,     /* what --compare reads: config, kind, status, t, container and its tag, step time,
+                         * tokens/s/GPU, samples */
+    NP_STORE_SERIES,    /* what --history's change points read: NP_STORE_STATS without kind and samples */
+    NP_STORE_LIST,      /* what --history lists (table, CSV, markdown): config, family, kind, cluster, job id,
+                         * ended, container and its tag, status, step time, tokens/s/GPU, MFU */
+    NP_STORE_LIST_JSON, /* and its JSON: NP_STORE_LIST with the configuration's hash, GPUs, verdict, steps and
+                         * the nemoperf version */
+    NP_STORE_NSETS
+};
+
+/* Each matching run, in (config, t, id) order when by_config, else (t, id) order, with the columns of set;
+ * rec borrowed for the call (its samples too).  A non-OK return of fn stops and is returned. */
 typedef enum np_status (*np_store_row_fn)(void *ctx, const struct np_store_rec *rec);
-enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config, int light,
-                               np_store_row_fn fn, void *ctx, struct np_error *err);
+enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config,
+                               enum np_store_set set, np_store_row_fn fn, void *ctx, struct np_error *err);
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
 
 /* Both sides of a --compare in one pass over the store: each run a or b selects, once, with the sides it is on

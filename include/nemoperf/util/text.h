@@ -30,6 +30,12 @@ char *np_text_shorten(const char *s, size_t max, int *owned);
  * (CSV has no escape: the table's rule), between double quotes with each quote doubled when it holds a
  * comma, a quote or LF, or when always is set.  The reports' one writer. */
 void np_text_csv_field(FILE *out, const char *s, int always);
+/* The same field into buf (NUL-terminated, cut at size - 1 bytes: 2 * strlen(s) + 3 always fits); its length. */
+size_t np_text_csv_cell(char *buf, size_t size, const char *s, int always);
+
+/* snprintf(buf, size, "%.*f", prec, v), byte for byte, without printf for the usual values (prec 0..6, |v| below
+ * about 4e12 / 10^prec, not near a half in the last digit): a million-row report's numbers.  Returns the length. */
+int np_text_fixed(char *buf, size_t size, double v, int prec);
 
 /* A stream over under's descriptor for JSON text: every C1 control (UTF-8 C2 80..9F) written as its escape
  * \u0080..\u009f and DEL as \u007f (Jansson escapes C0 controls itself and leaves these raw), the same JSON
