@@ -9,6 +9,7 @@
  * one column per configuration and lists the runs in no table from a temporary file).
  */
 #include "nemoperf/report/report.h"
+#include "nemoperf/report/fabric.h"
 #include "nemoperf/report/mbridge_md.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/text.h"
@@ -686,15 +687,27 @@ static enum np_status report_table(FILE *out, const struct np_parse_result *res,
                                    const struct np_groups *gs)
 {
     size_t ncol = o->reference ? REPORT_MAXCOL : REPORT_STATUS + 1;
-    size_t n = res->nruns;
+    size_t n = res->nruns, ntrain = 0;
     char(*cells)[REPORT_MAXCOL][REPORT_CELL] = calloc(n ? n : 1, sizeof *cells);
-    if (!cells)
+    struct np_fabric_rows *fabric = np_fabric_rows_new();
+    if (!cells || !fabric) {
+        free(cells);
+        np_fabric_rows_free(fabric);
         return NP_E_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) /* the nccl-tests steps: a table of their own after this one */
+        if (np_fabric_is(&res->runs[i]) ? np_fabric_rows_add(fabric, &res->runs[i]) != NP_OK : !++ntrain) {
+            free(cells);
+            np_fabric_rows_free(fabric);
+            return NP_E_NOMEM;
+        }
     size_t width[REPORT_MAXCOL];
     for (size_t c = 0; c < ncol; c++)
         width[c] = strlen(report_head[c]);
     for (size_t i = 0; i < n; i++) {
         const struct np_run *r = &res->runs[i];
+        if (np_fabric_is(r))
+            continue;
         report_table_cells(r, o, cells[i]);
         if (strlen(r->id.experiment) > width[0])
             width[0] = strlen(r->id.experiment);
@@ -702,15 +715,21 @@ static enum np_status report_table(FILE *out, const struct np_parse_result *res,
             if (strlen(cells[i][c]) > width[c])
                 width[c] = strlen(cells[i][c]);
     }
-    for (size_t c = 0; c < ncol; c++)
-        report_cell(out, c, width[c], report_head[c]);
-    fputc('\n', out);
+    if (ntrain || !np_fabric_rows_count(fabric)) {
+        for (size_t c = 0; c < ncol; c++)
+            report_cell(out, c, width[c], report_head[c]);
+        fputc('\n', out);
+    }
     for (size_t i = 0; i < n; i++) {
+        if (np_fabric_is(&res->runs[i]))
+            continue;
         for (size_t c = 0; c < ncol; c++)
             report_cell(out, c, width[c], c == 0 ? res->runs[i].id.experiment : cells[i][c]);
         fputc('\n', out);
     }
     free(cells);
+    np_fabric_rows_table(out, fabric, ntrain > 0);
+    np_fabric_rows_free(fabric);
     report_table_footer(out, res, o);
     if (gs)
         report_table_groups(out, gs);
@@ -828,7 +847,8 @@ static void report_csv_head(FILE *out, const struct np_parse_opts *o)
     fputs(",reason,note,job_id,start_time,gpu_type_source,system,workload,kind,family,container,config_variant,"
           "window_rule,steady_tokens_per_s,"
           "steady_tokens_per_s_per_gpu,steady_model_tflops_per_gpu,steady_mfu_percent,steady_days_to_train,scaling_efficiency,"
-          "energy_w_per_gpu,energy_j_per_gpu_iter,energy_j_per_token,energy_tokens_per_kwh,energy_mwh_to_train",
+          "energy_w_per_gpu,energy_j_per_gpu_iter,energy_j_per_token,energy_tokens_per_kwh,energy_mwh_to_train"
+          NP_FABRIC_CSV_HEAD,
           out);
     if (o->reference)
         fputs(",reference_tokens_per_s,reference_tokens_per_s_per_gpu,reference_step_time_s,reference_ratio,"
@@ -887,7 +907,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     np_text_csv_field(out, r->gpu_source, 0);
     fputc(',', out);
     np_text_csv_field(out, r->id.system, 0);
-    fprintf(out, ",%s,%s,", r->id.synthetic ? "synthetic" : r->launch.present ? "nemo" : "",
+    fprintf(out, ",%s,%s,", r->id.synthetic ? "synthetic" : np_fabric_is(r) ? "nccl-tests" : r->launch.present ? "nemo" : "",
             np_run_kind_name(r->id.kind));
     np_text_csv_field(out, r->id.family, 0);
     fputc(',', out);
@@ -909,6 +929,7 @@ static void report_csv_run(FILE *out, const struct np_run *r, const struct np_pa
     report_csv_num(out, r->energy.j_per_token, 0);
     report_csv_num(out, r->energy.tokens_per_kwh, 0);
     report_csv_num(out, r->energy.mwh_to_train, 0);
+    np_fabric_csv(out, r); /* an nccl-tests step's figures (report/fabric.c), empty fields for other runs */
     if (o->reference) {
         report_csv_num(out, r->ref ? r->ref->tokens_per_s : NAN, 0);
         report_csv_num(out, r->ref ? r->ref->tokens_per_s_per_gpu : NAN, 0);
@@ -1119,6 +1140,7 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
                                                  report_jnum(r->energy.tokens_per_kwh), "mwh_to_train",
                                                  report_jnum(r->energy.mwh_to_train), "steps",
                                                  (json_int_t)r->energy.steps));
+    json_object_set_new(j, "nccl_tests", np_fabric_json(r)); /* report/fabric.c: an nccl-tests step, else null */
     /* a byte count: an integer, exact (issue 23: 62442450944 printed as 6.244245094e10) */
     json_object_set_new(j, "peak_memory_bytes", report_exact_count(r->peak_memory_bytes)
                                                     ? json_integer((json_int_t)r->peak_memory_bytes)
@@ -1436,10 +1458,12 @@ struct report_md {
     size_t nlaid, caplaid;
     struct report_spill list;
     int listed;
+    struct np_fabric_rows *fabric; /* the nccl-tests steps: a section of their own (report/fabric.c) */
 };
 
 static void report_md_free(struct report_md *md)
 {
+    np_fabric_rows_free(md->fabric);
     for (size_t k = 0; k < md->ng; k++) {
         for (size_t c = 0; c < md->g[k].ncols; c++)
             free(md->g[k].cols[c].path);
@@ -1568,6 +1592,13 @@ static int report_md_laid_of(const struct np_run *r, struct report_md_laid *l)
 
 static enum np_status report_md_add(struct report_md *md, const struct np_run *r)
 {
+    if (np_fabric_is(r)) { /* the fabric check's section; a step that did not run is listed too */
+        if (!md->fabric && !(md->fabric = np_fabric_rows_new()))
+            return NP_E_NOMEM;
+        enum np_status fst = np_fabric_rows_add(md->fabric, r);
+        if (fst != NP_OK || np_run_status_good(r->status))
+            return fst;
+    }
     struct report_md_laid laid;
     int in_table = report_run_in_markdown(r);
     if (!in_table && report_md_laid_of(r, &laid)) {
@@ -1668,8 +1699,10 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
     }
     if (st == NP_OK)
         st = report_md_laid_write(md, out);
+    np_fabric_rows_markdown(out, md->fabric, md->ng || md->nlaid);
     if (md->listed) {
-        fputs(md->ng || md->nlaid ? "\nRuns not in the tables or not ok:\n\n" : "Runs not in the tables or not ok:\n\n",
+        fputs(md->ng || md->nlaid || md->fabric ? "\nRuns not in the tables or not ok:\n\n"
+                                                : "Runs not in the tables or not ok:\n\n",
               out);
         st = report_spill_write(&md->list, out);
     }
@@ -1750,6 +1783,8 @@ struct np_report {
     const struct np_run_family *other_tol; /* a family compared at its own tolerance (report_other_tolerance) */
     struct report_spill why, notes, refs; /* footer parts (json: `why` holds the errors) */
     struct report_streak note_k, ref_k;
+    struct np_fabric_rows *fabric; /* table, markdown: the nccl-tests steps, shown after the training table */
+    size_t ntrain;                 /* table: the runs of the training table */
     /* markdown */
     struct report_md md;
     /* json */
@@ -1857,6 +1892,13 @@ static enum np_status report_table_prepare(struct np_report *rep, const struct n
 
 static enum np_status report_table_stream(struct np_report *rep, const struct np_run *r)
 {
+    if (np_fabric_is(r)) { /* its own table (report/fabric.c), after this one; the footer's share here */
+        if (!rep->fabric && !(rep->fabric = np_fabric_rows_new()))
+            return NP_E_NOMEM;
+        enum np_status fst = report_table_account(rep, r);
+        return fst != NP_OK ? fst : np_fabric_rows_add(rep->fabric, r);
+    }
+    rep->ntrain++;
     struct report_row row;
     enum np_status st = report_table_prepare(rep, r, &row);
     return st != NP_OK ? st : report_table_row(rep, &row);
@@ -1866,6 +1908,9 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
  * eff_at is where that one is.  The footer's share of the run is taken at once (runs are rendered in order). */
 static enum np_status report_table_render(struct np_report *rep, const struct np_run *r, struct np_report_text *t)
 {
+    if (np_fabric_is(r))
+        return NP_E_INVALID; /* the fabric table's: np_report_run takes it */
+    rep->ntrain++;
     struct report_row row;
     enum np_status st = report_table_prepare(rep, r, &row);
     if (st != NP_OK)
@@ -2200,6 +2245,11 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         REPORT_JD_INT(w, d, &m, "steps", (long long)r->energy.steps, 1);
         report_jd_close(w, d, m);
     }
+    REPORT_JD_KEY(w, depth, &n, "nccl_tests");
+    if (np_fabric_is(r))
+        w->fail = 1; /* a fabric check step: Jansson's dump (report_json_run), its object is report/fabric.c's */
+    else
+        report_jw_put(w, "null", 4);
     if (report_exact_count(r->peak_memory_bytes))
         REPORT_JD_INT(w, depth, &n, "peak_memory_bytes", (long long)r->peak_memory_bytes, 1);
     else
@@ -2353,7 +2403,9 @@ enum np_status np_report_finish(struct np_report *rep)
             break;
         case NP_FMT_MARKDOWN: st = report_md_write(&rep->md, out, rep->o); break;
         default:
-            report_table_fix(rep);
+            if (rep->ntrain || !np_fabric_rows_count(rep->fabric))
+                report_table_fix(rep);
+            np_fabric_rows_table(out, rep->fabric, rep->ntrain > 0);
             report_streak_end(&rep->note_k, &rep->notes, "note");
             report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
             if (rep->gpu_star)
@@ -2485,6 +2537,7 @@ void np_report_free(struct np_report *rep)
     free(rep->rows);
     free(rep->jbuf);
     free(rep->arena.buf);
+    np_fabric_rows_free(rep->fabric);
     report_streak_end(&rep->note_k, &rep->notes, "note"); /* frees; text already written or dropped */
     report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
     report_spill_free(&rep->why);

@@ -30,6 +30,7 @@ for sub, extra in (("mb", {}), ("syn", {"workload": "synthetic"})):
             f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 10422.4 | global batch size:  4096 |\n" % (i, 50))
 PY
 cp -r tests/data/parse/kinds/in "$T/mixed/kinds"
+cp -r tests/data/nccl-tests-runs/nccl-tests_* "$T/mixed/"   # fabric checks (kind nccl-tests)
 cp -r tests/data/parse/gb200-no-identity/in/pretrain_llama3_8b_fp8_8 "$T/mixed/"
 mkdir -p "$T/mixed/pretrain_llama3.1_8b_bf16_8"
 { cat tests/data/nccl/nccl-torchtitan-tp2/input.log
