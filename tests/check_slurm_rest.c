@@ -981,10 +981,17 @@ static void canned_serve(int lfd, const struct canned *c, int log)
                 }
             if (status == 0) /* the server acted, its reply is lost: hang up */
                 goto next;
-            char out[8192];
+            char out[256];
+            size_t blen = strlen(body);
             int n = snprintf(out, sizeof out, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
-                             "Content-Length: %zu\r\n\r\n%s", status, strlen(body), body);
+                             "Content-Length: %zu\r\n\r\n", status, blen);
             (void)!write(fd, out, (size_t)n);
+            for (size_t off = 0; off < blen;) { /* a body of any size (the 64 MiB limit's cases) */
+                ssize_t w = write(fd, body + off, blen - off);
+                if (w <= 0)
+                    break;
+                off += (size_t)w;
+            }
             memmove(buf, buf + head + clen, got - head - clen);
             got -= head + clen;
         }
@@ -1069,6 +1076,77 @@ START_TEST(test_server_error_unknown)
             np_submit_result_free(&res);
             free(log);
         }
+}
+END_TEST
+
+/* Replies that are not slurmrestd's (a proxy's page, a cut body): a ping that cannot be read is a parse error
+ * (exit 2: the URL is not slurmrestd's), a ping saying no slurmctld is UP a Slurm error (exit 1); a submission
+ * answered 200 with a body that cannot be read may have queued the job: unknown, a Slurm error, said so. */
+START_TEST(test_garbled_replies)
+{
+    static const struct canned page[] = {{"GET /slurm/v0.0.45/ping", 200, "<html>maintenance</html>"},
+                                         {NULL, 0, NULL}};
+    static const struct canned down[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"pinged\":\"DOWN\",\"responding\":false}],"
+                                        "\"errors\":[]}"},
+        {NULL, 0, NULL}};
+    static const struct canned cut[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200, "{\"job_id\":7"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(page, &res, NULL, 0, NULL, &err, &log), NP_E_PARSE);
+    ck_assert_msg(strstr(err.text, "GET /slurm/v0.0.45/ping"), "%s", err.text);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED); /* nothing was sent */
+    np_submit_result_free(&res);
+    free(log);
+    ck_assert_int_eq(canned_run(down, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_msg(strstr(err.text, "no slurmctld is UP"), "%s", err.text);
+    np_submit_result_free(&res);
+    free(log);
+    ck_assert_int_eq(canned_run(cut, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    ck_assert_msg(strstr(err.text, "may or may not have been submitted"), "%s", err.text);
+    np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
+/* A reply is read up to 64 MiB (a user's whole job list on a busy cluster), one byte more is refused, never cut and
+ * read as the whole: a ping padded with white space to exactly the limit, then to one byte over. */
+START_TEST(test_reply_limit)
+{
+    static const char ping[] = "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}";
+    const size_t limit = 64UL * 1024 * 1024;
+    char *big = malloc(limit + 2);
+    ck_assert_ptr_nonnull(big);
+    for (int over = 0; over < 2; over++) {
+        memcpy(big, ping, sizeof ping - 1);
+        memset(big + sizeof ping - 1, ' ', limit + (size_t)over - (sizeof ping - 1));
+        big[limit + (size_t)over] = '\0';
+        struct canned c[] = {{"GET /slurm/v0.0.45/ping", 200, big},
+                             {"POST /slurm/v0.0.45/job/submit", 200, "{\"job_id\":71,\"errors\":[],\"warnings\":[]}"},
+                             {NULL, 0, NULL}};
+        struct np_submit_result res;
+        struct np_error err;
+        char *log = NULL;
+        enum np_status st = canned_run(c, &res, NULL, 0, NULL, &err, &log);
+        if (!over) {
+            ck_assert_msg(st == NP_OK, "a reply of exactly 64 MiB: %s", err.text);
+            ck_assert_str_eq(res.job_id, "71");
+        } else {
+            ck_assert_int_eq(st, NP_E_HTTP);
+            ck_assert_msg(strstr(err.text, "GET /slurm/v0.0.45/ping: the reply is larger than 64 MiB: not read"), "%s",
+                          err.text);
+            ck_assert_ptr_null(res.job_id);
+            ck_assert_msg(!strstr(log, "POST"), "submitted after a reply it could not read: %s", log);
+        }
+        np_submit_result_free(&res);
+        free(log);
+    }
+    free(big);
 }
 END_TEST
 
@@ -1257,6 +1335,8 @@ int main(void)
     tcase_add_test(t, test_backend_refusals);
     tcase_add_test(t, test_dropped_setting);
     tcase_add_test(t, test_server_error_unknown);
+    tcase_add_test(t, test_garbled_replies);
+    tcase_add_test(t, test_reply_limit);
     tcase_add_test(t, test_lost_reply_not_resent);
     tcase_add_test(t, test_unknown_versions);
     tcase_add_test(t, test_query_own_jobs);

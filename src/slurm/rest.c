@@ -894,8 +894,12 @@ static enum np_status rest_request(struct rest_impl *im, const char *method, con
         } else {
             if (sent)
                 *sent = 1;
+            char big[64];
+            snprintf(big, sizeof big, "the reply is larger than %ld MiB: not read", REST_BODY_MAX >> 20);
             st = np_error_set(err, NP_E_HTTP, im->url.display, 0, 0, "%s %s: %s", method, path,
-                              im->errbuf[0] ? im->errbuf : curl_easy_strerror(cc));
+                              cc == CURLE_WRITE_ERROR && !im->resp.failed ? big /* rest_write_cb's limit */
+                              : im->errbuf[0]                            ? im->errbuf
+                                                                         : curl_easy_strerror(cc));
         }
         break;
     }
