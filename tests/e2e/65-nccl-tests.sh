@@ -171,6 +171,15 @@ assert doc["container"].endswith("nvidia+nemo+26.04.01.sqsh"), doc' "$root/share
     ok "--format json: one document valid against launch.schema.json, kind nccl-tests" ||
     fail "--format json: exit $rc: $(cat "$W/json.out" "$W/json.err")"
 
+# ---- through slurmrestd (SLURM_SUBMIT=rest): the same script, the same steps ----
+nccl rest -- SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" JOB_TOTAL_GPUS=8 NCCL_TESTS=all_reduce,sendrecv
+id=$(ids_of rest) d=$(dirs_of rest)
+[ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = COMPLETED ] &&
+    [ "$(ls "$d/nccl-tests"/all_reduce_perf-n[1-4].out "$d/nccl-tests"/sendrecv_perf-n[1-4].out 2>/dev/null | wc -l)" -eq 2 ] &&
+    grep -q '"backend": "rest"' "$d/nemoperf.json" &&
+    ok "SLURM_SUBMIT=rest: the one-node check ran its 2 steps, COMPLETED" ||
+    fail "rest: exit $rc, job ${id:-?} ${state:-?}: $(cat "$W/rest.err") $(ls "$d/nccl-tests" 2>&1)"
+
 # ---- data errors: #wrong in the rows, the binary exits 1, the job fails ----
 printf 'default 46 3\n' >"$W/bw-wrong" && chmod 644 "$W/bw-wrong"
 nccl wrong -- JOB_TOTAL_GPUS=16 NCCL_TESTS=all_reduce NP_NCCL_STUB_BW="$W/bw-wrong"
