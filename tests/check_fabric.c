@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nemoperf/parse/fabric_check.h"
+#include "nemoperf/parse/run.h"
 
 /* intra step on host h, or inter step on a-b, with busbw bw against expected ex */
 static struct np_fabric_step step(const char *a, const char *b, double bw, double ex, long long wrong)
@@ -216,6 +217,38 @@ START_TEST(test_judge_output)
 }
 END_TEST
 
+/* The report's lines from what parse made of two checks' folders (tests/data/nccl-tests-runs, the job's layout in
+ * the real format): a 4-node bisect with n3 slow alone and the n2-n4 link slow; a 2-node full check with #wrong in
+ * all_gather, alltoall below expected and sendrecv never run. */
+START_TEST(test_report_of_runs)
+{
+    struct np_fabric_table *t = NULL;
+    struct np_error err;
+    ck_assert_msg(np_fabric_table_load(NULL, &t, &err) == NP_OK, "%s", err.text);
+    char *paths[] = {(char *)"tests/data/nccl-tests-runs"};
+    struct np_parse_opts o;
+    memset(&o, 0, sizeof o);
+    struct np_parse_result res;
+    ck_assert_int_eq(np_parse_paths(paths, 1, &o, NULL, NULL, &res), NP_OK);
+    char *text = np_fabric_check_report(res.runs, res.nruns, t);
+    ck_assert(text != NULL);
+    ck_assert_msg(strstr(text, "fabric check nccl-tests_bisect_h100_32 (job 4101): FAIL, 10 steps:\n"
+                               "  n3: all_reduce intra-node busbw 212 GB/s, expected >= 332 (90 % of 369, H100 "
+                               "NVLink) - slow node\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "slow node\n  n2-n4: all_reduce inter-node busbw 150 GB/s, expected >= 331 (90 % of "
+                               "368, H100 network) - slow link\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "all_gather over all nodes #wrong") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "all nodes: step sendrecv_perf-all has no output") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "alltoall") == NULL, "%s", text); /* 45.5 GB/s: above 90 % of 46 */
+    free(text);
+    text = np_fabric_check_report(res.runs, 0, t);
+    ck_assert_str_eq(text, "");
+    free(text);
+    np_parse_result_free(&res);
+    np_fabric_table_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("fabric");
@@ -228,6 +261,7 @@ int main(void)
     tcase_add_test(tc, test_wrong_and_not_run);
     tcase_add_test(tc, test_full);
     tcase_add_test(tc, test_judge_output);
+    tcase_add_test(tc, test_report_of_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

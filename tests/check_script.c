@@ -615,6 +615,13 @@ START_TEST(test_ncclt_script)
     ck_assert_str_eq(json_string_value(json_object_get(nt, "check")), "bisect");
     ck_assert_int_eq(json_integer_value(json_object_get(nt, "rounds")), 3);
     ck_assert_int_eq(json_array_size(json_object_get(nt, "plan")), 8);
+    /* no model: the counts a training run has are null, never 0 (parse refuses a manifest with a zero count) */
+    json_t *cfg = json_object_get(j, "config");
+    static const char *const none[] = {"dtype", "tp", "pp", "cp", "dp", "mbs", "gbs", "ga", "layers", "seq_len",
+                                       "max_steps", NULL};
+    for (size_t i = 0; none[i]; i++)
+        ck_assert_msg(json_is_null(json_object_get(cfg, none[i])), "config.%s is not null", none[i]);
+    ck_assert_int_eq(json_integer_value(json_object_get(cfg, "gpus")), 32);
     json_decref(j);
     np_launch_plan_free(&plan);
 

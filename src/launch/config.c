@@ -1539,27 +1539,30 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 #define CONFIG_SET(k, v) bad |= json_object_set_new(o, k, v)
 #define CONFIG_STR(s) ((s) ? json_string(s) : json_null())
 #define CONFIG_OPTINT(v) ((v) > 0 ? json_integer(v) : json_null())
+    int model = !np_ncclt_is(c->model); /* nccl-tests: no model, no layout, no steps: null, never a zero count */
+#define CONFIG_MINT(v) (model ? json_integer(v) : json_null())
     CONFIG_SET("recipe", json_string(c->recipe->name));
     CONFIG_SET("model_size", json_string(c->model->size));
-    CONFIG_SET("dtype", json_string(c->mb ? np_mb_dtype_name(c->mb->dtype) : np_dtype_name(c->dtype, 0)));
+    CONFIG_SET("dtype", model ? json_string(c->mb ? np_mb_dtype_name(c->mb->dtype) : np_dtype_name(c->dtype, 0))
+                              : json_null());
     CONFIG_SET("gpu_type", json_string(c->gpu_type));
     /* the system the row was published for (seed 000), so parse never assumes it */
     CONFIG_SET("system", CONFIG_STR(c->row ? c->row->system : NULL));
     CONFIG_SET("gpus", json_integer(c->gpus));
     CONFIG_SET("gpus_per_node", json_integer(c->gpus_per_node));
     CONFIG_SET("nodes", json_integer(c->nodes));
-    CONFIG_SET("tp", json_integer(c->tp));
-    CONFIG_SET("pp", json_integer(c->pp));
-    CONFIG_SET("cp", json_integer(c->cp));
+    CONFIG_SET("tp", CONFIG_MINT(c->tp));
+    CONFIG_SET("pp", CONFIG_MINT(c->pp));
+    CONFIG_SET("cp", CONFIG_MINT(c->cp));
     CONFIG_SET("ep", CONFIG_OPTINT(c->ep));
-    CONFIG_SET("dp", json_integer(c->dp));
+    CONFIG_SET("dp", CONFIG_MINT(c->dp));
     CONFIG_SET("vp", CONFIG_OPTINT(c->vp));
-    CONFIG_SET("mbs", json_integer(c->mbs));
-    CONFIG_SET("gbs", json_integer(c->gbs));
-    CONFIG_SET("ga", json_integer(c->ga));
-    CONFIG_SET("layers", json_integer(c->layers));
-    CONFIG_SET("seq_len", json_integer(c->seq_len));
-    CONFIG_SET("max_steps", json_integer(c->max_steps));
+    CONFIG_SET("mbs", CONFIG_MINT(c->mbs));
+    CONFIG_SET("gbs", CONFIG_MINT(c->gbs));
+    CONFIG_SET("ga", CONFIG_MINT(c->ga));
+    CONFIG_SET("layers", CONFIG_MINT(c->layers));
+    CONFIG_SET("seq_len", CONFIG_MINT(c->seq_len));
+    CONFIG_SET("max_steps", CONFIG_MINT(c->max_steps));
     CONFIG_SET("time_limit", json_string(c->time_limit));
     CONFIG_SET("experiment", json_string(c->experiment));
     CONFIG_SET("job_name", json_string(c->job_name));
@@ -1591,6 +1594,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
 #undef CONFIG_SET
 #undef CONFIG_STR
 #undef CONFIG_OPTINT
+#undef CONFIG_MINT
     if (bad) {
         json_decref(o);
         return NULL;

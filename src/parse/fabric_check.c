@@ -9,6 +9,8 @@
 #include "nemoperf/parse/fabric_check.h"
 
 #include "nemoperf/model/nccltests.h"
+#include "nemoperf/parse/run.h"
+#include "nemoperf/util/shell.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -258,4 +260,76 @@ void np_fabric_step_judge(struct np_fabric_step *s, const char *path, const stru
     }
     s->verdict = np_nccl_verdict(&r, s->expected, NULL, 0);
     np_nccl_result_free(&r);
+}
+
+/* "H100 NVLink": the GPU type upper case and the link of its expectation */
+static void fabric_label(const struct np_fabric_table *t, const char *gpu, const struct np_fabric_step *s, int gpn,
+                         char *buf, size_t size)
+{
+    struct np_fabric_expectation e;
+    struct np_error err;
+    buf[0] = '\0';
+    if (!t || !gpu[0] || np_fabric_expect(t, gpu, s->scope, s->collective, gpn, &e, &err) != NP_OK)
+        return;
+    char g[32];
+    size_t k = 0;
+    for (; e.gpu[k] && k + 1 < sizeof g; k++)
+        g[k] = (char)toupper((unsigned char)e.gpu[k]);
+    g[k] = '\0';
+    snprintf(buf, size, "%s %s", g, strcmp(e.link, "nvlink") == 0 ? "NVLink" : e.link);
+}
+
+void np_fabric_step_of_run(const struct np_run *r, const struct np_fabric_table *t, struct np_fabric_step *s)
+{
+    const struct np_run_nccl *c = &r->nccl;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", c->step);
+    snprintf(s->collective, sizeof s->collective, "%s", c->collective);
+    snprintf(s->scope, sizeof s->scope, "%s", c->scope);
+    const char *comma = strchr(c->hosts, ',');
+    snprintf(s->host[0], sizeof s->host[0], "%.*s", comma ? (int)(comma - c->hosts) : (int)strlen(c->hosts), c->hosts);
+    if (comma && fabric_is(s, "inter"))
+        snprintf(s->host[1], sizeof s->host[1], "%.*s", (int)strcspn(comma + 1, ","), comma + 1);
+    s->nnodes = c->gpus_per_node > 0 && r->id.gpus > 0 ? r->id.gpus / c->gpus_per_node : fabric_is(s, "inter") ? 2 : 1;
+    s->ran = r->status != NP_RUN_NO_LOG && !isnan(c->peak_busbw);
+    s->verdict = (enum np_nccl_verdict)c->verdict;
+    s->busbw = c->peak_busbw;
+    s->expected = c->expected_gbs;
+    s->wrong = c->wrong + (c->wrong == 0 && c->out_of_bounds > 0 ? c->out_of_bounds : 0);
+    fabric_label(t, r->id.gpu_type, s, c->gpus_per_node, s->label, sizeof s->label);
+}
+
+char *np_fabric_check_report(const struct np_run *runs, size_t n, const struct np_fabric_table *t)
+{
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_append(&b, "");
+    char *done = calloc(n ? n : 1, 1);
+    struct np_fabric_step *steps = calloc(n ? n : 1, sizeof *steps);
+    if (!done || !steps)
+        b.failed = 1;
+    for (size_t i = 0; done && steps && i < n; i++) {
+        const struct np_run *r = &runs[i];
+        if (done[i] || r->id.kind != NP_KIND_NCCLTESTS || !r->nccl.step[0])
+            continue;
+        size_t k = 0; /* the steps of the same check: its experiment and job */
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && runs[j].id.kind == NP_KIND_NCCLTESTS && runs[j].nccl.step[0] &&
+                strcmp(runs[j].id.experiment, r->id.experiment) == 0 && strcmp(runs[j].job_id, r->job_id) == 0) {
+                done[j] = 1;
+                np_fabric_step_of_run(&runs[j], t, &steps[k++]);
+            }
+        struct np_fabric_finding f[64];
+        size_t nf = np_fabric_name(steps, k, f, sizeof f / sizeof f[0]);
+        np_buf_appendf(&b, "fabric check %s (job %s): %s, %zu step%s%s\n", r->id.experiment,
+                       r->job_id[0] ? r->job_id : "-", np_fabric_summary(steps, k), k, k == 1 ? "" : "s",
+                       nf ? ":" : "");
+        for (size_t m = 0; m < nf && m < sizeof f / sizeof f[0]; m++)
+            np_buf_appendf(&b, "  %s\n", f[m].text);
+        if (nf > sizeof f / sizeof f[0])
+            np_buf_appendf(&b, "  ... and %zu more\n", nf - sizeof f / sizeof f[0]);
+    }
+    free(done);
+    free(steps);
+    return np_buf_steal(&b);
 }

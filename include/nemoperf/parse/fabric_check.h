@@ -60,6 +60,17 @@ size_t np_fabric_name(const struct np_fabric_step *steps, size_t n, struct np_fa
 void np_fabric_step_judge(struct np_fabric_step *s, const char *path, const struct np_fabric_table *t,
                           const char *gpu_type, int gpus_per_node);
 
+/* One step from the run parse made of it (parse/family_nccltests.c fills r->nccl); t (may be NULL) gives the
+ * expectation's label ("H100 NVLink"). */
+struct np_run;
+void np_fabric_step_of_run(const struct np_run *r, const struct np_fabric_table *t, struct np_fabric_step *s);
+
+/* What the report prints after the fabric check's table: for each check among runs[0..n) (its run folder), in
+ * the order met, "fabric check <experiment> (job <id>): PASS|FAIL, <n> steps" and each finding on a line of its
+ * own, indented.  t as above.  A new string ("" when no run is a fabric check step), caller frees; NULL: no
+ * memory. */
+char *np_fabric_check_report(const struct np_run *runs, size_t n, const struct np_fabric_table *t);
+
 /* "PASS" when every step ran and passed, "FAIL" when something is named, "-" when nothing was judged. */
 const char *np_fabric_summary(const struct np_fabric_step *steps, size_t n);
 
