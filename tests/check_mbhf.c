@@ -51,9 +51,11 @@ START_TEST(test_data_covers_every_row)
     char *dir = np_data_path("megatron-bridge");
     ck_assert_ptr_nonnull(dir);
     int rows = 0;
-    for (int c = 0; c < 2; c++) {
+    static const char *const containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
+                                             "26.02.01", "26.02", "25.11", "25.09"};
+    for (size_t c = 0; c < sizeof containers / sizeof containers[0]; c++) {
         char p[600];
-        snprintf(p, sizeof p, "%s/rows-%s.json", dir, c ? "26.06" : "26.08");
+        snprintf(p, sizeof p, "%s/rows-%s.json", dir, containers[c]);
         json_error_t je;
         json_t *j = json_load_file(p, 0, &je);
         ck_assert_msg(j != NULL, "%s: %s", p, je.text);
@@ -64,6 +66,8 @@ START_TEST(test_data_covers_every_row)
             const char *rec = json_string_value(json_object_get(r, "recipe"));
             const char *task = json_string_value(json_object_get(r, "task"));
             const char *rel = json_string_value(json_object_get(r, "mb_release"));
+            if (!json_is_true(json_object_get(json_object_get(r, "launch"), "launchable")))
+                continue; /* a refused row is never staged */
             ck_assert_msg(np_mbhf_count(&s, cont, rec, task) > 0, "%s %s %s: no Hub files listed", cont, rec, task);
             for (size_t k = 0; k < s.n; k++) /* each row carries its container's release */
                 if (np_mbhf_matches(&s.v[k], cont, rec, task))
@@ -72,7 +76,11 @@ START_TEST(test_data_covers_every_row)
         }
         json_decref(j);
     }
-    ck_assert_int_eq(rows, 59); /* 18 of 26.08, 41 of 26.06 */
+    ck_assert_int_eq(rows, 250); /* every launchable row: 213 of 26.02 to 26.08, 20 of 25.11, 17 of 25.09 */
+    /* v0.1.0rc4's recipes read nothing from the Hub (providers, NullTokenizer): said by a "none" line */
+    for (size_t k = 0; k < s.n; k++)
+        if (np_mbhf_matches(&s.v[k], "25.09", "llama3_70b", NULL))
+            ck_assert_int_eq(np_mbhf_none(&s.v[k]), 1);
     /* what the release's recipes read (hf-files.tsv cites the lines): Qwen3 30B-A3B pinned at 26.08 only */
     size_t n = 0;
     for (size_t k = 0; k < s.n; k++)
@@ -118,6 +126,7 @@ START_TEST(test_bad_data)
         {"26.08\tv0.6.0\tx\tpretrain\tconfig\ta/b\tv1\tconfig.json\ts\n", "revision: 'v1'"},
         {"26.08\tv0.6.0\tx\tpretrain\tconfig\ta/b\tmain\t../etc/passwd\ts\n", "files: '../etc/passwd'"},
         {"26.08\tv0.6.0\tx\tpretrain\tconfig\ta/b\tmain\n", "7 columns, expected 9"},
+        {"25.09\tv0.1.0rc4\tx\tpretrain\tnone\ta/b\t-\t-\ts\n", "use none: repo, revision and files must be '-'"},
     };
     char path[400];
     snprintf(path, sizeof path, "%s/hf-files.tsv", tmp);
@@ -148,11 +157,14 @@ START_TEST(test_offline_check)
     put(path, "container\tmb_release\trecipe\ttask\tuse\trepo\trevision\tfiles\tsource\n"
               "26.08\tv0.6.0\tm\tpretrain\tconfig\tor/cfg\tmain\tconfig.json,auto_map\ts:1\n"
               "26.08\tv0.6.0\tm\tpretrain\ttokenizer\tor/tok\t0123456789abcdef0123456789abcdef01234567\t"
-              "tokenizer_config.json,tokenizer.json?\ts:2\n");
+              "tokenizer_config.json,tokenizer.json?\ts:2\n"
+              "25.09\tv0.1.0rc4\tn\tpretrain\tnone\t-\t-\t-\ts:3\n");
     struct np_mbhf_set s;
     struct np_error err = {0};
     ck_assert_int_eq(np_mbhf_load(tmp, &s, &err), NP_OK);
-    ck_assert_int_eq((int)s.n, 2);
+    ck_assert_int_eq((int)s.n, 3);
+    snprintf(home, sizeof home, "%s/hf", tmp);
+    ck_assert_int_eq(np_mbhf_missing(&s, "25.09", "n", NULL, home, what, sizeof what), 0); /* nothing to stage */
     ck_assert_int_eq(s.v[0].auto_map, 1);
     ck_assert_int_eq(s.v[1].files[1].required, 0);
     snprintf(home, sizeof home, "%s/hf", tmp);

@@ -298,11 +298,108 @@ START_TEST(test_v5_26_06_01)
     ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
     ck_assert_str_eq(plan.jobs[0].mb->container, "26.06.01");
     np_launch_plan_free(&plan);
-    const char *old[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=25.11", NULL};
-    ck_assert(resolve(old, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "CONTAINER=25.11: no launchable Megatron-Bridge rows") &&
-                  strstr(e, "Megatron-Bridge publishes 32 rows of 25.11, none launched by nemoperf") &&
-                  strstr(e, "r0.2.0-44dae92's (scripts/performance/perf_plugins.py"), "%s", e);
+}
+END_TEST
+
+/* argv is want word for word (a leading %s in a word: the checkout ck). */
+static void argv_is(char **argv, const char *const *want, const char *ck)
+{
+    size_t i = 0;
+    for (; want[i]; i++) {
+        char w[600]; /* "%s..." is the checkout's path then the rest */
+        snprintf(w, sizeof w, "%s%s", strncmp(want[i], "%s", 2) == 0 ? ck : "",
+                 strncmp(want[i], "%s", 2) == 0 ? want[i] + 2 : want[i]);
+        ck_assert_msg(argv[i] && strcmp(argv[i], w) == 0, "word %zu: %s, expected %s", i, argv[i] ? argv[i] : "(end)",
+                      w);
+    }
+    ck_assert_msg(argv[i] == NULL, "more words from %zu: %s", i, argv[i]);
+}
+
+/* The releases before v0.3.0 build their rank command in setup_experiment.py (v0.1.0rc4 :142-159: --config_file
+ * ... -a dummy -p dummy -ng; r0.2.0 44dae92 :130-149: its own argv, -a/-p included), run for each row by
+ * launcher-env.py --main: launched as those commands, with their executors' numactl (GB300 divides by 4 at
+ * r0.2.0: executors.py:121), srun without --container-writable and --segment only beyond 18 nodes (:113-119). */
+START_TEST(test_releases_before_v03)
+{
+    struct np_launch_plan plan;
+    char e[4096], ck[300];
+    snprintf(ck, sizeof ck, "%s/src/Megatron-Bridge-6725f7049504c3bcf9a65c5aee40aa118bc7a869", stage);
+    const char *rc4[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=gb200", "CONTAINER=25.09", NULL};
+    ck_assert_msg(resolve(rc4, &plan, e, sizeof e) == NP_OK, "%s", e);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_str_eq(c->mb->release, "v0.1.0rc4");
+    ck_assert_int_eq(c->mb->launchable, 1);
+    ck_assert_int_eq(c->max_steps, 100); /* the YAML's train_iters (llama3_70b_llm_pretrain.yaml:25): no -ms */
+    const char *want_rc4[] = {"python", "%s/scripts/performance/run_script.py", "--config_file",
+                              "%s/scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml", "--model_name",
+                              "llama3", "--model_size", "70b", "--compute_dtype", "fp8", "--fp8_recipe", "cs", "--gpu",
+                              "gb200", "-a", "dummy", "-p", "dummy", "-ng", "64", "train.manual_gc=true",
+                              "train.manual_gc_interval=100", NULL};
+    char **argv = np_mbridge_perf_argv(c);
+    argv_is(argv, want_rc4, ck);
+    np_strv_free(argv);
+    ck_assert_str_eq(var(c, "NVTE_FLASH_ATTN"), "1"); /* rc4 PERF_ENV_VARS (executors.py:38-48) */
+    ck_assert_str_eq(var(c, "NVTE_NORM_FWD_USE_CUDNN"), "1"); /* kept for Llama 3 70B GB200 FP8-CS (:129-132) */
+    ck_assert_str_eq(var(c, "NEMORUN_HOME"), c->experiment_dir);
+    ck_assert_ptr_null(var(c, "CUDA_DEVICE_MAX_CONNECTIONS")); /* rc4's PerfEnvPlugin gets no TP/CP: unset */
+    ck_assert_int_eq(np_mbridge_perf_writable(c), 0);
+    ck_assert_int_eq(np_mbridge_segment(c), 0); /* 16 nodes: one rack */
+    np_launch_plan_free(&plan);
+    const char *rc4ms[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=gb200", "CONTAINER=25.09", "MAX_STEPS=30",
+                           NULL};
+    ck_assert_msg(resolve(rc4ms, &plan, e, sizeof e) == NP_OK, "%s", e);
+    argv = np_mbridge_perf_argv(&plan.jobs[0]);
+    ck_assert(has_arg(argv, "train.train_iters=30") && !has_arg(argv, "-ms"));
+    np_strv_free(argv);
+    np_launch_plan_free(&plan);
+    snprintf(ck, sizeof ck, "%s/src/Megatron-Bridge-44dae92b0cf756d3728fe41d10c9aa8832a55f6a", stage);
+    const char *v2[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=gb300", "CONTAINER=25.11",
+                        "SBATCH_ACCOUNT=perf", NULL};
+    ck_assert_msg(resolve(v2, &plan, e, sizeof e) == NP_OK, "%s", e);
+    c = &plan.jobs[0];
+    const char *want_v2[] = {"python", "%s/scripts/performance/run_script.py", "-a", "perf", "-p", "dummy", "-m",
+                             "llama3", "-s", "70b", "-g", "gb300", "-c", "fp8_cs", "-ng", "64", "-gn", "4", "--task",
+                             "pretrain", "-ms", "50", "-gb", "256", "train.manual_gc=true",
+                             "train.manual_gc_interval=100", NULL};
+    argv = np_mbridge_perf_argv(c);
+    argv_is(argv, want_v2, ck);
+    np_strv_free(argv);
+    ck_assert_str_eq(var(c, "CUDA_DEVICE_MAX_CONNECTIONS"), "32"); /* perf_plugins.py:221-226 */
+    ck_assert_str_eq(var(c, "NCCL_P2P_NET_CHUNKSIZE") ? "set" : "unset", "unset"); /* PP 1 */
+    char *script = NULL;
+    struct np_error err;
+    ck_assert(np_script_render(c, &script, &err) == NP_OK);
+    ck_assert_msg(strstr(script, "exec numactl --cpunodebind=$((SLURM_LOCALID/4))") &&
+                  !strstr(script, "--container-writable") && !strstr(script, "#SBATCH --segment"), "%s", script);
+    free(script);
+    np_launch_plan_free(&plan);
+    const char *v2big[] = {"RECIPE=llama31_405b", "DTYPE=fp8_cs", "GPU_TYPE=gb200", "CONTAINER=25.11", NULL};
+    ck_assert_msg(resolve(v2big, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_int_eq(np_mbridge_segment(&plan.jobs[0]), 16); /* 64 nodes */
+    np_launch_plan_free(&plan);
+    /* the rows the releases cannot run as NVIDIA did are refused, each with its reason */
+    const char *mtp[] = {"RECIPE=deepseek_v3", "DTYPE=bf16", "GPU_TYPE=gb200", "CONTAINER=25.11", NULL};
+    ck_assert(resolve(mtp, &plan, e, sizeof e) != NP_OK);
+    ck_assert_msg(strstr(e, "without MTP") && strstr(e, "deepseek_v3.py:174,220"), "%s", e);
+    const char *qwen[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=25.09", NULL};
+    ck_assert(resolve(qwen, &plan, e, sizeof e) != NP_OK);
+    ck_assert_msg(strstr(e, "HF token"), "%s", e);
+    /* launchable rows per container (the --list counts) */
+    struct np_mbperf_set all;
+    struct np_error perr;
+    ck_assert(np_mbperf_load(NULL, &all, &perr) == NP_OK);
+    int n0911[2] = {0, 0}, t0911[2] = {0, 0};
+    for (size_t i = 0; i < all.n; i++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(all.rows[i].container, k ? "25.11" : "25.09") == 0) {
+                t0911[k]++;
+                n0911[k] += all.rows[i].launchable;
+            }
+    np_mbperf_free(&all);
+    ck_assert_int_eq(t0911[0], 28);
+    ck_assert_int_eq(n0911[0], 17);
+    ck_assert_int_eq(t0911[1], 32);
+    ck_assert_int_eq(n0911[1], 20);
 }
 END_TEST
 
@@ -565,9 +662,9 @@ START_TEST(test_refusals)
     ck_assert_int_eq(resolve(nv, &plan, e, sizeof e), NP_E_INVALID);
     ck_assert_msg(strstr(e, "DTYPE=nvfp4") && strstr(e, "allowed: fp8_mx"), "%s", e);
     np_launch_plan_free(&plan);
-    const char *ct[] = {"RECIPE=deepseek_v3", "CONTAINER=25.11", NULL};
+    const char *ct[] = {"RECIPE=deepseek_v3", "CONTAINER=24.12", NULL};
     ck_assert_int_eq(resolve(ct, &plan, e, sizeof e), NP_E_INVALID);
-    ck_assert_msg(strstr(e, "CONTAINER=25.11") && strstr(e, "26.08, 26.06"), "%s", e);
+    ck_assert_msg(strstr(e, "CONTAINER=24.12") && strstr(e, "26.08, 26.06"), "%s", e);
     np_launch_plan_free(&plan);
     const char *g[] = {"RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb300", "JOB_TOTAL_GPUS=100", NULL};
     ck_assert_int_eq(resolve(g, &plan, e, sizeof e), NP_E_INVALID);
@@ -755,6 +852,7 @@ int main(void)
     tcase_add_test(tc, test_v5_b300_cpu_affinity);
     tcase_add_test(tc, test_v5_26_06_01);
     tcase_add_test(tc, test_v4_26_04_01);
+    tcase_add_test(tc, test_releases_before_v03);
     tcase_add_test(tc, test_v6_gb200_gdr);
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);

@@ -167,9 +167,18 @@ int np_mbridge_numa_divisor(const char *gpu_type)
     return gpu_type && (strcasecmp(gpu_type, "gb200") == 0 || strcasecmp(gpu_type, "gb300") == 0) ? 2 : 4;
 }
 
+/* The row's release's own divisor when its executor has one of its own (r0.2.0: 2 on GB200 only), else 2 on
+ * GB200/GB300 and 4 elsewhere. */
+static int mbridge_numa_divisor(const struct np_launch_config *c)
+{
+    return c->mb && c->mb->numa_divisor > 0 ? c->mb->numa_divisor : np_mbridge_numa_divisor(c->gpu_type);
+}
+
 int np_mbridge_segment(const struct np_launch_config *c)
 {
     if (c->gpus_per_node != 4)
+        return 0;
+    if (c->mb && c->mb->segment_beyond_rack && c->nodes <= 18) /* v0.1/v0.2: "nodes > 18" (executors.py) */
         return 0;
     if (c->nodes <= 18)
         return c->nodes;
@@ -262,7 +271,7 @@ int np_mbridge_render_step(const struct np_launch_config *c, const char *log_pre
     if (nemo && k && k->pre_cmd && k->pre_cmd(c))
         np_buf_append(b, k->pre_cmd(c));
     if (nemo && k && k->numactl) {
-        int d = np_mbridge_numa_divisor(c->gpu_type);
+        int d = mbridge_numa_divisor(c);
         np_buf_appendf(b, "exec numactl --cpunodebind=$((SLURM_LOCALID/%d)) --membind=$((SLURM_LOCALID/%d))", d, d);
         np_buf_appendf(b, "%s ", k->cpus && k->cpus(c) ? k->cpus(c) : "");
     } else {
@@ -387,7 +396,7 @@ json_t *np_mbridge_json(const struct np_launch_config *c)
                       "args_source", "NeMo-Run v0.10.0 nemo_run/core/execution/launcher.py:32-41"));
     }
     if (k && k->numactl)
-        bad |= json_object_set_new(o, "numactl_divisor", json_integer(np_mbridge_numa_divisor(c->gpu_type)));
+        bad |= json_object_set_new(o, "numactl_divisor", json_integer(mbridge_numa_divisor(c)));
     if (!json_object_get(o, "launcher")) /* the kind's own, else one task per GPU */
         bad |= json_object_set_new(o, "launcher",
                                json_string("srun, one task per GPU (rank/world from SLURM_PROCID/SLURM_NTASKS: MB "

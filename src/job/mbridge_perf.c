@@ -86,9 +86,9 @@ const char *np_mbridge_perf_pre_cmd(const struct np_launch_config *c)
     return NULL;
 }
 
-/* The releases whose slurm_executor() gives srun no --container-writable (v0.3.0 and r0.3.0 1f0cfc3
- * utils/executors.py:86-89; added by v0.4). */
-static const char *const mbperf_not_writable[] = {"v0.3.0", "r0.3.0-1f0cfc3"};
+/* The releases whose slurm_executor() gives srun no --container-writable (v0.1.0rc4 utils/executors.py:78-81,
+ * r0.2.0 44dae92 85-88, v0.3.0 and r0.3.0 1f0cfc3 86-89; added by v0.4). */
+static const char *const mbperf_not_writable[] = {"v0.1.0rc4", "r0.2.0-44dae92", "v0.3.0", "r0.3.0-1f0cfc3"};
 
 int np_mbridge_perf_writable(const struct np_launch_config *c)
 {
@@ -216,6 +216,32 @@ static int mbridge_perf_evaluated(const struct np_launch_config *c)
     return c->mb && c->mb->launcher_env && c->mb->launchable && !mbridge_perf_v5(c) && !mbridge_perf_v6(c);
 }
 
+/* A word of a release-built rank command with its placeholders filled (a new string, NULL out of memory):
+ * @CHECKOUT@ the pinned checkout, @ACCOUNT@/@PARTITION@ the job's SBATCH_ACCOUNT/SBATCH_PARTITION, which
+ * run_script.py only parses (r0.2.0's parser requires both); unset, "dummy", what v0.1.0rc4's own launcher passes
+ * (setup_experiment.py:153). */
+static char *mbridge_perf_placeholders(const struct np_launch_config *c, const char *w, const char *checkout)
+{
+    static const char *const names[] = {"@CHECKOUT@", "@ACCOUNT@", "@PARTITION@"};
+    const char *vals[] = {checkout, c->account && *c->account ? c->account : "dummy",
+                          c->partition && *c->partition ? c->partition : "dummy"};
+    struct np_buf b;
+    np_buf_init(&b);
+    np_buf_append(&b, "");
+    while (*w) {
+        size_t i = 0;
+        while (i < 3 && strncmp(w, names[i], strlen(names[i])) != 0)
+            i++;
+        if (i < 3) {
+            np_buf_append(&b, vals[i]);
+            w += strlen(names[i]);
+        } else {
+            np_buf_appendf(&b, "%c", *w++);
+        }
+    }
+    return np_buf_steal(&b);
+}
+
 char **np_mbridge_perf_argv(const struct np_launch_config *c)
 {
     const struct np_mbperf_row *r = c->mb;
@@ -226,9 +252,18 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
     if (!dir)
         return NULL;
     np_strv_push(&s, "python");
-    np_strv_pushf(&s, "%s/%s", dir, np_mbperf_entry(r->release));
-    free(dir);
-    for (char **a = r->args; a && *a; a++) {
+    np_strv_pushf(&s, "%s/%s", dir, r->rank_script && r->rank_args ? r->rank_script : np_mbperf_entry(r->release));
+    /* before v0.3.0 the rank command is the one the release's setup_experiment.py builds ("launcher".rank) */
+    for (char **a = r->rank_args ? r->rank_args : r->args; a && *a; a++) {
+        if (r->rank_args && strchr(*a, '@')) {
+            char *w = mbridge_perf_placeholders(c, *a, dir);
+            if (!w)
+                s.failed = 1;
+            else
+                np_strv_push(&s, w);
+            free(w);
+            continue;
+        }
         np_strv_push(&s, *a);
         if ((strcmp(*a, "-ms") == 0 || strcmp(*a, "--max_steps") == 0) && a[1]) { /* MAX_STEPS (default 50) */
             np_strv_pushf(&s, "%d", c->max_steps);
@@ -238,6 +273,7 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
             a++;
         }
     }
+    free(dir);
     /* run_script.py: --save_dir/--save_interval enable checkpointing (v0.5.0 run_script.py:180-198, v0.6.0
      * 308-326); the older parsers have neither */
     if (c->checkpoint && (mbridge_perf_v5(c) || mbridge_perf_v6(c))) {
@@ -264,6 +300,10 @@ char **np_mbridge_perf_argv(const struct np_launch_config *c)
     }
     for (char **a = mbridge_perf_evaluated(c) ? c->mb->launcher_args : NULL; a && *a; a++)
         np_strv_push(&s, *a); /* the release's PerfEnvPlugin's task overrides (manual GC) */
+    /* no -ms in the release's parser (v0.1.0rc4): its YAML sets train.train_iters (100), which run_script.py's
+     * Hydra-style overrides change (run_script.py:147-150); only an explicit MAX_STEPS does */
+    if (r->train_iters > 0 && c->max_steps_explicit)
+        np_strv_pushf(&s, "train.train_iters=%d", c->max_steps);
     if (mbridge_perf_v5(c)) { /* PerfEnvPlugin's manual GC overrides (v0.5.0 perf_plugins.py:194-199,226-228,
                                 * 399-422); v0.6.0 run_script.py:63-64 sets them itself */
         np_strv_push(&s, "train.manual_gc=true");
@@ -465,7 +505,9 @@ size_t np_mbridge_perf_env(const struct np_launch_config *c, const char **names,
         mbridge_perf_env_v5(c, &e);
     else if (mbridge_perf_evaluated(c))
         for (char **v = c->mb->launcher_env; *v; v++)
-            mbridge_perf_set(&e, *v, *v + strlen(*v) + 1, c->mb->launcher_source);
+            /* NEMORUN_HOME: the launcher's log folder (v0.1/v0.2 utils/executors.py), the experiment folder here */
+            mbridge_perf_set(&e, *v, strcmp(*v + strlen(*v) + 1, "@LOG_DIR@") == 0 && c->experiment_dir
+                                         ? c->experiment_dir : *v + strlen(*v) + 1, c->mb->launcher_source);
     /* nemoperf's: the staged Hugging Face files (read offline), unbuffered output, NCCL trace, profile folder */
     if (c->tokenizer_dir && !mbridge_perf_get(&e, "HF_HOME"))
         mbridge_perf_set(&e, "HF_HOME", c->tokenizer_dir, "nemoperf: the Hugging Face files ./setup staged");
@@ -591,9 +633,18 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
         has_ms |= strcmp(*a, "-ms") == 0;
     snprintf(ms_src, sizeof ms_src, "%s (-ms on the command; NVIDIA's llmb runs 50: EXP llama3.1/pretrain/"
              "megatron_bridge/launch.sh)", c->max_steps_explicit ? "MAX_STEPS" : "MAX_STEPS default");
+    char ti_src[400];
+    json_t *ti = json_object_get(json_object_get(json_object_get(r->json, "resolved"), "train_iters"), "source");
+    const char *tis = json_is_string(ti) ? json_string_value(ti) : "-";
+    if (c->max_steps_explicit)
+        snprintf(ti_src, sizeof ti_src, "MAX_STEPS (train.train_iters=%d on the command: the release's parser has "
+                 "no -ms; its config: %s)", c->max_steps, tis);
+    else
+        snprintf(ti_src, sizeof ti_src, "the release config's own (%s; its parser has no -ms)", tis);
     bad |= json_object_set_new(set, "train.train_iters",
-                               has_ms ? mbridge_perf_sourced(json_integer(c->max_steps), ms_src)
-                                      : mbridge_perf_sourced(json_null(), "the release's own: its parser has no -ms"));
+                               has_ms             ? mbridge_perf_sourced(json_integer(c->max_steps), ms_src)
+                               : r->train_iters > 0 ? mbridge_perf_sourced(json_integer(c->max_steps), ti_src)
+                                                  : mbridge_perf_sourced(json_null(), "the release's own: its parser has no -ms"));
     bad |= json_object_set_new(set, "seq_length",
                                mbridge_perf_sourced(r->seq_len > 0 ? json_integer(r->seq_len) : json_null(),
                                                     "the release recipe's own (no -sl on the command); published "
@@ -611,6 +662,9 @@ json_t *np_mbridge_perf_json(const struct np_launch_config *c)
     snprintf(entry_src, sizeof entry_src, "%s",
              mbridge_perf_v6(c)   ? MBP6 "setup_experiment.py:67,591 (bootstrap.py; PYTHONPATH 149-168)"
              : mbridge_perf_v5(c) ? MBP5 "setup_experiment.py:63,518,699-704 (run_script.py; PYTHONPATH the scripts folder)"
+             : r->rank_args && mbridge_perf_evaluated(c)
+                 ? "the rank command the release's setup_experiment.py builds (launcher-env.py --main ran it up to "
+                   "run.run(): v0.1.0rc4 setup_experiment.py:142-159, r0.2.0 44dae92 :130-149)"
              : mbridge_perf_evaluated(c) ? "the release's setup_experiment.py run.Script (v0.4.2 :471-476, f171d7d "
                                            ":455-460): run_script.py, its argv; PYTHONPATH the scripts folder"
                                   : "the release's scripts/performance/run_script.py (its launcher is not rendered: "

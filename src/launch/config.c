@@ -1276,6 +1276,8 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
                    : cm->nccltrace ? NP_LAUNCH_NCCLTRACE_STEPS
                    : cm->load_checkpoint[0] ? 1
                    : cm->model->automodel && !cm->max_steps_explicit ? cm->model->automodel->max_steps
+                   /* a Megatron-Bridge row whose release's parser has no -ms runs its config's length */
+                   : cm->mb.n && !cm->max_steps_explicit && cm->model->mbridge ? cm->model->mbridge->train_iters_default
                                             : cm->max_steps;
     snprintf(j->time_limit, sizeof j->time_limit, "%s", cm->time_limit);
     /* a Hugging Face token only to jobs that read from the Hub (Nemotron's null tokenizer: NVIDIA passed none) */

@@ -108,11 +108,16 @@ static enum np_status mbhf_row(struct np_mbhf_set *s, char **cell, int line, str
             return np_error_set(err, NP_E_NOMEM, s->path, line, 1, "out of memory");
     if (!(e->source = strdup(cell[MBHF_SOURCE])))
         return np_error_set(err, NP_E_NOMEM, s->path, line, 1, "out of memory");
+    if (strcmp(e->use, "none") == 0) { /* the row reads nothing from the Hub: no repo, revision or files */
+        if (strcmp(e->repo, "-") != 0 || strcmp(e->revision, "-") != 0 || strcmp(cell[MBHF_FILES], "-") != 0)
+            return np_error_set(err, NP_E_PARSE, s->path, line, 1, "use none: repo, revision and files must be '-'");
+        return NP_OK;
+    }
     const char *slash = strchr(e->repo, '/');
     if (!slash || strchr(slash + 1, '/') || slash == e->repo || !slash[1])
         return np_error_set(err, NP_E_PARSE, s->path, line, 1, "repo: '%s' is not an org/name Hub id", e->repo);
     if (strcmp(e->use, "config") != 0 && strcmp(e->use, "tokenizer") != 0)
-        return np_error_set(err, NP_E_PARSE, s->path, line, 1, "use: '%s', expected config or tokenizer", e->use);
+        return np_error_set(err, NP_E_PARSE, s->path, line, 1, "use: '%s', expected config, tokenizer or none", e->use);
     if (strcmp(e->revision, "main") != 0 && !mbhf_hex40(e->revision))
         return np_error_set(err, NP_E_PARSE, s->path, line, 1, "revision: '%s', expected main or a 40-hex commit",
                             e->revision);
@@ -290,6 +295,11 @@ static int mbhf_have(const char *snap, const char *file)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int np_mbhf_none(const struct np_mbhf_entry *e)
+{
+    return strcmp(e->use, "none") == 0;
+}
+
 int np_mbhf_missing(const struct np_mbhf_set *s, const char *container, const char *recipe, const char *task,
                     const char *hf_home, char *what, size_t cap)
 {
@@ -299,6 +309,8 @@ int np_mbhf_missing(const struct np_mbhf_set *s, const char *container, const ch
         if (!np_mbhf_matches(e, container, recipe, task))
             continue;
         any = 1;
+        if (np_mbhf_none(e))
+            continue;
         char commit[41], snap[4096];
         char *repo = np_hf_cache_repo_dir(hf_home, e->repo);
         if (!repo || np_mbhf_commit(hf_home, e, commit) != 0) {

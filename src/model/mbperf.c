@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01", "26.02"};
+const char *const np_mbperf_containers[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04", "26.02.01", "26.02",
+                                            "25.11", "25.09"};
 const size_t np_mbperf_ncontainers = sizeof np_mbperf_containers / sizeof np_mbperf_containers[0];
 const char *const np_mbperf_published[] = {"26.08", "26.06.01", "26.06", "26.04.01", "26.04",
                                            "26.02.01", "26.02", "25.11", "25.09"};
@@ -108,6 +109,20 @@ static char **mbperf_env(json_t *env, int *bad)
     return out;
 }
 
+/* A JSON array of strings as a NULL-terminated vector (NULL when a is not an array). */
+static char **mbperf_strv(json_t *a, int *bad)
+{
+    if (!json_is_array(a))
+        return NULL;
+    char **v = calloc(json_array_size(a) + 1, sizeof *v);
+    for (size_t i = 0; v && i < json_array_size(a); i++)
+        if (!json_is_string(json_array_get(a, i)) || !(v[i] = strdup(json_string_value(json_array_get(a, i)))))
+            *bad = 1;
+    if (!v)
+        *bad = 1;
+    return v;
+}
+
 static char *mbperf_own(struct mbperf_owned *o, const char *s, int *bad)
 {
     char *d = s ? strdup(s) : NULL;
@@ -183,7 +198,8 @@ static void mbperf_shape(struct np_mbperf_row *r, const char *path, struct mbper
     if (strcmp(r->release, "v0.6.0") >= 0)
         r->pythonpath[1] = mbperf_own(own, "Megatron-Bridge/src", bad);
     sp->pythonpath = r->pythonpath;
-    sp->train_iters_default = 50;
+    /* -ms 50 on the command (NVIDIA's llmb runs 50); v0.1.0rc4's parser has no -ms: its YAML's train_iters */
+    sp->train_iters_default = r->train_iters > 0 ? r->train_iters : 50;
     snprintf(buf, sizeof buf, "Megatron-Bridge %s (job/mbridge_perf.c)", r->release);
     sp->env_source = mbperf_own(own, buf, bad);
 }
@@ -214,6 +230,10 @@ static void mbperf_row_free(struct np_mbperf_row *r)
     for (char **a = r->args; a && *a; a++)
         free(*a);
     free(r->args);
+    free(r->rank_script);
+    for (char **a = r->rank_args; a && *a; a++)
+        free(*a);
+    free(r->rank_args);
     for (char **e = r->env; e && *e; e++)
         free(*e);
     free(r->env);
@@ -279,17 +299,24 @@ static enum np_status mbperf_row(json_t *o, const char *path, size_t idx, struct
     if (!bad && json_is_object(lr)) {
         r->launcher_env = mbperf_env(json_object_get(lr, "env"), &bad);
         r->launcher_source = mbperf_str_opt(lr, "source", &bad);
-        json_t *ta = json_object_get(lr, "task_args");
-        if (!bad && json_is_array(ta)) {
-            r->launcher_args = calloc(json_array_size(ta) + 1, sizeof *r->launcher_args);
-            for (size_t i = 0; r->launcher_args && i < json_array_size(ta); i++)
-                if (!json_is_string(json_array_get(ta, i)) ||
-                    !(r->launcher_args[i] = strdup(json_string_value(json_array_get(ta, i)))))
-                    bad = 1;
-            if (!r->launcher_args)
+        if (!bad)
+            r->launcher_args = mbperf_strv(json_object_get(lr, "task_args"), &bad);
+        json_t *rank = json_object_get(lr, "rank");
+        if (!bad && json_is_object(rank)) {
+            r->rank_script = mbperf_str(rank, "script", &bad);
+            r->rank_args = mbperf_strv(json_object_get(rank, "args"), &bad);
+            if (!r->rank_args)
                 bad = 1;
         }
+        /* "numactl --cpunodebind=$((SLURM_LOCALID/N)) ..." (utils/executors.py of the release) */
+        const char *pre = json_string_value(json_object_get(lr, "pre_cmds"));
+        const char *div = pre ? strstr(pre, "SLURM_LOCALID/") : NULL;
+        if (div)
+            r->numa_divisor = atoi(div + strlen("SLURM_LOCALID/"));
+        /* v0.1.0rc4/r0.2.0 utils/executors.py: "if num_gpus_per_node == 4 and nodes > 18" */
+        r->segment_beyond_rack = json_is_true(json_object_get(lr, "segment_beyond_rack"));
     }
+    r->train_iters = mbperf_int(json_object_get(res, "train_iters"), "value");
     json_t *launch = json_object_get(o, "launch");
     r->launchable = !launch || json_is_true(json_object_get(launch, "launchable"));
     for (size_t i = 0; !bad && i < json_array_size(json_object_get(launch, "why_not")); i++) {

@@ -122,6 +122,8 @@ enum np_status np_mbhf_stage(struct np_hf_client *c, const struct np_mbhf_set *s
         if (!np_mbhf_matches(&s->v[i], container, recipe, task))
             continue;
         any = 1;
+        if (np_mbhf_none(&s->v[i])) /* reads nothing from the Hub */
+            continue;
         enum np_status st = mbridge_hf_row(c, &s->v[i], hf_home, out, err);
         if (st != NP_OK)
             return st;
@@ -185,6 +187,10 @@ int np_mbhf_setup(const char *stage, const char *recipe, const char *container, 
         for (size_t k = 0; k < e->nfiles; k++)
             snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s%s", k ? "," : "", e->files[k].name,
                      e->files[k].required ? "" : "?");
+        if (np_mbhf_none(e)) {
+            fprintf(out, "hf       nothing from the Hub (%s)\n", e->source);
+            continue;
+        }
         if (dry_run) {
             fprintf(out, "hf       %s@%s -> %s (%s%s; %s, %s)\n", e->repo, e->revision, hf_home, files,
                     e->auto_map ? ",auto_map" : "", e->use, e->source);

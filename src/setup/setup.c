@@ -938,7 +938,7 @@ static int setup_access_repos(const struct setup_plan *p, struct np_mbhf_set *mb
     }
     for (size_t i = 0; i < mb->n && n < cap; i++) {
         const struct np_mbhf_entry *e = &mb->v[i];
-        int seen = !np_mbhf_matches(e, p->mbhf->container, p->mbhf->recipe, p->mbhf->task);
+        int seen = !np_mbhf_matches(e, p->mbhf->container, p->mbhf->recipe, p->mbhf->task) || np_mbhf_none(e);
         for (int k = 0; k < n && !seen; k++)
             seen = strcmp(names[k], e->repo) == 0;
         if (!seen)

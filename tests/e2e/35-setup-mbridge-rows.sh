@@ -52,7 +52,7 @@ run RECIPE=deepseek_v3 CONTAINER=26.08 GPU_TYPE=gb300 DTYPE=MXFP8 "$setup" --ski
     grep -q "already staged" "$tmp/o3" && [ ! -s "$tmp/requests.log" ] && ok "a second run keeps the checkout, no request" ||
     fail "second run: $(cat "$tmp/o3" "$tmp/e3")"
 # refusals name the variable and list what exists; nothing created
-for bad in "DTYPE=nvfp4:fp8_mx" "CONTAINER=25.11:26.08, 26.06" "GPU_TYPE=h200:gb300"; do
+for bad in "DTYPE=nvfp4:fp8_mx" "CONTAINER=24.12:26.08, 26.06" "GPU_TYPE=h200:gb300"; do
     kv=${bad%%:*} want=${bad#*:}
     mkdir -p "$tmp/none"
     run RECIPE=deepseek_v3 GPU_TYPE=gb300 "$kv" STAGE_PATH="$tmp/none" "$setup" --skip-hf --skip-image >/dev/null 2>"$tmp/e4"

@@ -206,18 +206,21 @@ out=$("$P" --container 26.08 "$T/plain.out" 2>"$T/err"); rc=$?
     && ok "unidentified -> exit 1, says why" || bad "unidentified: exit $rc: $out $(cat "$T/err")"
 
 # nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
-# whether it launches (213: 26.08 to 26.02 but 26.02's and 26.02.01's Qwen3 and Kimi K2 rows), the others with the reason numbered under the table
+# whether it launches (250: every container but the Qwen3 rows of 25.09/25.11/26.02/26.02.01, 26.02.01's Kimi K2,
+# 25.11's DeepSeek V3 without MTP and 25.09's values its parser cannot ask for), the others with the reason numbered
+# under the table
 L=${NP_BIN:-bin}/nemoperf-launch
 "$L" --list > "$T/list" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '^Megatron-Bridge performance rows' "$T/list" &&
     grep -Eq '^26\.08 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 +1 +2 +1 +8 +32 +1 +4096 +4096 +- +yes +deepseek_v3_pretrain_256gpu_gb300_fp8mx_config$' "$T/list" &&
     grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +yes +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
-    grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +no \([0-9]+\) +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
-    grep -q '^293 Megatron-Bridge rows, 213 launchable' "$T/list" &&
-    grep -Eq "^\([0-9]+\) .*nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.3.0, v0.4.2, v0.5.0, v0.6.0 only; r0.2.0-44dae92's" "$T/list" &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 213 ] &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 80 ] &&
-    ok "--list: 293 Megatron-Bridge rows of 9 containers, 213 launchable (26.08 to 26.02 but Qwen3/Kimi K2 of 26.02.x), 80 with the reason" ||
+    grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +yes +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
+    grep -Eq '^25\.11 +pretrain +deepseek_v3 +bf16 +gb300 +256 .* no \([0-9]+\) +DEEPSEEK_V3_GB300_BF16_BASE_CONFIG$' "$T/list" &&
+    grep -q '^293 Megatron-Bridge rows, 250 launchable' "$T/list" &&
+    grep -Eq "^\([0-9]+\) .*published without MTP, but the release builds DeepSeek V3 with one MTP layer" "$T/list" &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 250 ] &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 43 ] &&
+    ok "--list: 293 Megatron-Bridge rows of 9 containers, 250 launchable, 43 with the reason" ||
     bad "--list: exit $rc: $(grep -Ec '^2[56]\.' "$T/list") rows $(cat "$T/err")"
 "$L" --list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json > "$T/lj" 2>"$T/err"; rc=$?
 python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json: its 2 rows, launchable" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
@@ -232,12 +235,13 @@ PY
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert len(rows) == 28 and all(r["container"] == "25.09" and r["mb_release"] == "v0.1.0rc4" for r in rows), rows
-assert not any(r["launchable"] for r in rows) and all(r["why_not"] for r in rows)
+assert sum(r["launchable"] for r in rows) == 17 and all(r["why_not"] for r in rows if not r["launchable"])
 # the release's parser has no -tp/-pp/-ep: the Qwen3 235B GB200 rows say they cannot be asked for as published
 q = [r for r in rows if r["recipe"] == "qwen3_235b_a22b" and r["gpu"] == "gb200"]
-assert len(q) == 2 and all(any("-tp 2: the release's parser has no -tp" in w for w in r["why_not"]) for r in q), q
+assert len(q) == 2 and all(any("TP 2 published, the release config has 1 and the release's parser has no -tp" in w
+                                   for w in r["why_not"]) for r in q), q
 PY
-    ok "--list --container 25.09 --format json: its 28 rows, none launchable, each with why (v0.1.0rc4 lacks -tp)" ||
+    ok "--list --container 25.09 --format json: its 28 rows, 17 launchable, the others with why (v0.1.0rc4 lacks -tp)" ||
     bad "--list --container 25.09: $(cat "$T/err") $(head -c 300 "$T/l25")"
 "$L" --list --dtype MXFP8 --gpu b300 --task pretrain --format json > "$T/lb" 2>"$T/err" && python3 - "$T/lb" <<'PY' &&
 import json, sys
@@ -260,30 +264,33 @@ done
 import json, sys
 r = json.load(open(sys.argv[1]))
 mb = [x for x in r if "container" in x]
-assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 213' "$T/all.json" &&
-    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 213 launchable" || bad "--list json: $(cat "$T/err")"
-# a container that is published but not launched: --print-config shows the row as its release resolves it and
-# says why it is not launched; --dry-run refuses with that reason
+assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 250' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 250 launchable" || bad "--list json: $(cat "$T/err")"
+# 25.09: v0.1.0rc4's own setup_experiment.py builds the rank command (--config_file <YAML> ... -a dummy -p dummy
+# -ng): --print-config shows that command from the checkout, the published cells and the YAML's 100 steps
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pc" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] && python3 - "$T/pc" <<'PY' &&
 import json, sys
 m = json.load(open(sys.argv[1]))["mbridge"]
-assert m["launchable"] is False and "v0.1.0rc4's" in m["why_not"], m["why_not"]
+assert m["launchable"] is True and m["why_not"] is None, m["why_not"]
 assert m["release"]["value"] == "v0.1.0rc4" and m["config"]["value"] == "perf_matrix.h100.num_gpus_64.fp8_cs"
 s = m["settings"]
 assert [s["model.%s_parallel_size" % k]["value"] for k in ("tensor_model", "pipeline_model", "context",
         "virtual_pipeline_model")] == [4, 8, 1, 5], s
 assert s["train.global_batch_size"]["value"] == 128 and s["train.micro_batch_size"]["value"] == 1
-assert m["rank_command"][2:] == ["-m", "llama3", "-s", "70b", "-g", "h100", "-c", "fp8", "--fp8_recipe", "cs",
-                                 "-ng", "64", "-gn", "8", "--task", "pretrain"], m["rank_command"]
-assert set(m["env_origin"]) == {"HF_HOME", "PYTHONUNBUFFERED"}, m["env_origin"]  # the release's is not rendered
+assert s["train.train_iters"]["value"] == 100, s["train.train_iters"]
+ck = m["rank_command"][1][:-len("/scripts/performance/run_script.py")]
+assert m["rank_command"][2:] == ["--config_file", ck + "/scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml",
+                                 "--model_name", "llama3", "--model_size", "70b", "--compute_dtype", "fp8",
+                                 "--fp8_recipe", "cs", "--gpu", "h100", "-a", "dummy", "-p", "dummy", "-ng", "64",
+                                 "train.manual_gc=true", "train.manual_gc_interval=100"], m["rank_command"]
+assert m["env_origin"]["NVTE_FLASH_ATTN"]["value"] == "1" and "CUDA_DEVICE_MAX_CONNECTIONS" not in m["env_origin"]
 PY
-    ok "CONTAINER=25.09 --print-config: v0.1.0rc4's perf_matrix row (TP4 PP8 VP5 GBS128), its -m/-s/--fp8_recipe command, launchable false and why" ||
+    ok "CONTAINER=25.09 --print-config: v0.1.0rc4's perf_matrix row (TP4 PP8 VP5 GBS128), the rank command its setup_experiment.py builds, 100 steps" ||
     bad "CONTAINER=25.09 --print-config: exit $rc: $(cat "$T/err") $(head -c 400 "$T/pc")"
-RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: no launchable Megatron-Bridge rows for this container version: Megatron-Bridge publishes 28 rows of 25.09, none launched by nemoperf: " "$T/err" &&
-    grep -q "nemoperf renders the launcher of r0.3.0-1f0cfc3, r0.4.0-f171d7d, r0.5.0-cba825f, v0.3.0, v0.4.2, v0.5.0, v0.6.0 only; v0.1.0rc4's" "$T/err" &&
-    ok "CONTAINER=25.09 --dry-run: exit 2, says the rows are published and why none launches" || bad "CONTAINER=25.09 --dry-run: exit $rc: $(cat "$T/err")"
+RECIPE=qwen3_30b_a3b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: not launched by nemoperf: .*requires an HF token for Qwen3 (setup_experiment.py:51-52)" "$T/err" &&
+    ok "CONTAINER=25.09 Qwen3 --dry-run: exit 2, says why (the release requires an HF token the job would carry)" || bad "CONTAINER=25.09 Qwen3 --dry-run: exit $rc: $(cat "$T/err")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
 # a near miss gets the name suggested, and both namespaces are listed (the older containers' recipes too)

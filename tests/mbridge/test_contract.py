@@ -21,6 +21,11 @@ the pinned checkout, every flag must keep the contract, and the rest must be Hyd
 A planted unknown flag in a rendered command is caught.  --print-config's settings must be the row's published
 cells (TP/PP/CP/VP/EP, GBS, MBS, sequence length, variant), except where the row says its release's parser cannot
 ask for one.  Skipped (said) when bin/nemoperf-launch is not built.
+The releases before v0.3.0 (25.09 v0.1.0rc4, 25.11 r0.2.0 44dae92) build the rank command in their own
+setup_experiment.py; extract-recipes.py ran it (launcher-env.py --main) and kept the command ("launcher".rank): each
+launchable row's rendered command must be that command word for word (checkout, account and partition filled in),
+and a planted change must be caught.  The launchable rows per container must be LAUNCHABLE, in the data and in
+--list --format json.
 """
 import argparse
 import ast
@@ -126,14 +131,50 @@ def render(row, stage, extra):
         return ["RENDER FAILED", p.stderr.strip()]
     doc = json.loads(p.stdout)
     doc = doc[0] if isinstance(doc, list) else doc
-    LAST_CONFIG[:] = [doc["mbridge"]]
+    LAST_CONFIG[:] = [doc["mbridge"], doc]
     return doc["mbridge"]["rank_command"]
 
 
-LAST_CONFIG = []  # the "mbridge" object of the last render (print_config_cells reads it)
+LAST_CONFIG = []  # the "mbridge" object of the last render (print_config_cells reads it), then the whole document
+# launchable rows per container, as --list counts them: 25.09 and 25.11 run the rank command their release's own
+# setup_experiment.py builds; the rest of each container is refused with its reason (Qwen3: the HF token their
+# launchers require; 25.11 DeepSeek V3 without MTP; 25.09 values its parser cannot ask for; 26.02.01 Kimi K2)
+LAUNCHABLE = {"26.08": 18, "26.06.01": 14, "26.06": 41, "26.04.01": 47, "26.04": 44, "26.02.01": 26, "26.02": 23,
+              "25.11": 20, "25.09": 17}
+
+
+def list_counts():
+    """{container: launchable rows} of bin/nemoperf-launch --list --format json, or None when not built."""
+    tool = os.path.join(ROOT, os.environ.get("NP_BIN") or "bin", "nemoperf-launch")
+    if not os.access(tool, os.X_OK):
+        return None
+    p = subprocess.run([tool, "--list", "--format", "json"], capture_output=True, text=True,
+                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    out = {}
+    for r in json.loads(p.stdout):
+        if "mb_release" in r:
+            out[r["container"]] = out.get(r["container"], 0) + (1 if r["launchable"] else 0)
+    return out
 CELLS = {"tp": "model.tensor_model_parallel_size", "pp": "model.pipeline_model_parallel_size",
          "cp": "model.context_parallel_size", "vp": "model.virtual_pipeline_model_parallel_size",
          "ep": "model.expert_model_parallel_size", "gbs": "train.global_batch_size", "mbs": "train.micro_batch_size"}
+
+
+def release_built(row, cmd, doc):
+    """Problems of a rendered command against the rank command the release's own setup_experiment.py builds
+    (releases before v0.3.0: "launcher".rank, launcher-env.py --main), its placeholders filled: the checkout,
+    and the account/partition run_script.py only parses (unset here: "dummy", v0.1.0rc4's own)."""
+    rank = row["launcher"]["rank"]
+    ck = cmd[1][:-len("/" + rank["script"])] if cmd[1].endswith("/" + rank["script"]) else None
+    if ck is None:
+        return ["entry point %s, the release builds %s" % (cmd[1], rank["script"])]
+    want = [a.replace("@CHECKOUT@", ck).replace("@ACCOUNT@", "dummy").replace("@PARTITION@", "dummy")
+            for a in rank["args"]] + row["launcher"]["task_args"]
+    out = [] if cmd[2:] == want else ["rank command %s, the release builds %s" % (cmd[2:], want)]
+    if row["launcher"]["env"].get("NEMORUN_HOME") == "@LOG_DIR@" and \
+            doc["mbridge"]["env_origin"].get("NEMORUN_HOME", {}).get("value") != doc["experiment_dir"]:
+        out.append("NEMORUN_HOME is not the experiment folder")
+    return out
 
 
 def print_config_cells(row, mb):
@@ -163,6 +204,8 @@ def print_config_cells(row, mb):
         want.update({e["name"]: e["value"] for e in row.get("plugin_env") or []})
         have = {k: v["value"] for k, v in mb["env_origin"].items()
                 if k not in ("HF_HOME", "PYTHONUNBUFFERED") and not k.startswith(("NEMOPERF_", "NCCL_DEBUG"))}
+        for k in [k for k, v in want.items() if v == "@LOG_DIR@" and k in have]:
+            want[k] = have[k]  # NeMo-Run's log folder: the experiment folder (release_built checks which)
         if have != want:
             out.append("environment differs from the release's own launcher: %s" % {
                 k: (have.get(k), want.get(k)) for k in set(have) | set(want) if have.get(k) != want.get(k)})
@@ -245,7 +288,7 @@ def own_parse(release, argv):
 def main():
     failures, nrows, nparsed, planted = [], 0, 0, {}
     stage = tempfile.mkdtemp(prefix="np-contract-")
-    nrendered = 0
+    nrendered = nbuilt = 0
     for c in CONTAINERS:
         doc = json.load(open(os.path.join(DATA, "rows-%s.json" % c), encoding="utf-8"))
         opts, commit = load_args(doc["release"])
@@ -305,6 +348,12 @@ def main():
                 if not extra:
                     for p in print_config_cells(r, LAST_CONFIG[0]):
                         failures.append("%s: %s" % (where, p))
+                    if (r.get("launcher") or {}).get("rank") and r["launch"]["launchable"]:
+                        nbuilt += 1
+                        for p in release_built(r, cmd, LAST_CONFIG[1]):
+                            failures.append("%s: %s" % (where, p))
+                        if not release_built(r, cmd + ["-ng", "1"], LAST_CONFIG[1]):
+                            failures.append("%s: a planted change of the release-built command was not caught" % where)
                     if r.get("launcher") and r["launch"]["launchable"] and not planted.get(c):
                         planted[c] = 1  # a planted change of the release's environment is caught
                         bent = json.loads(json.dumps(r))
@@ -325,6 +374,9 @@ def main():
                     failures.append("%s: -gb %s rendered, the row's override is %s" % (where, gb, r["overrides"].get("-gb")))
                 if "MAX_STEPS" in extra and "-ms" in r["args"] and cmd[cmd.index("-ms") + 1] != "30":
                     failures.append("%s: -ms is not MAX_STEPS" % where)
+                if "MAX_STEPS" in extra and (r["resolved"].get("train_iters") or {}).get("value") and \
+                        "train.train_iters=30" not in cmd:  # no -ms in the parser: the YAML's length overridden
+                    failures.append("%s: MAX_STEPS is not train.train_iters" % where)
                 if cmd:
                     if not check_rendered(cmd + ["--no_such_flag", "1"], opts, doc["release"], doc["commit"]):
                         failures.append("%s: a planted unknown argument in the rendered command was not caught" % where)
@@ -337,11 +389,22 @@ def main():
             failures.append("%s: a planted launcher-only argument was not caught" % c)
         if not check_argv(good + ["-c", "fp4"], opts) and opts["-c"]["choices"] not in ("-", "None"):
             failures.append("%s: a value outside -c's choices was not caught" % c)
+    counts = list_counts()
+    for c in CONTAINERS:
+        doc = json.load(open(os.path.join(DATA, "rows-%s.json" % c), encoding="utf-8"))
+        n = sum(1 for r in doc["rows"] if r["launch"]["launchable"])
+        if n != LAUNCHABLE[c] or (counts is not None and counts.get(c) != n):
+            failures.append("%s: %d launchable rows (--list %s), expected %d" % (c, n, counts and counts.get(c),
+                                                                                   LAUNCHABLE[c]))
+    if nrendered and nbuilt != LAUNCHABLE["25.09"] + LAUNCHABLE["25.11"]:
+        failures.append("%d rendered commands checked against the release-built ones, expected %d"
+                        % (nbuilt, LAUNCHABLE["25.09"] + LAUNCHABLE["25.11"]))
     for f in failures:
         print("FAIL: " + f)
-    print("mbridge contract: %d rows of %s, %d parsed by their release's parser, %d rendered commands%s, %d failures"
+    print("mbridge contract: %d rows of %s, %d parsed by their release's parser, %d rendered commands%s (%d the "
+          "release's own setup_experiment.py builds, word for word), %d failures"
           % (nrows, "+".join(CONTAINERS), nparsed, nrendered, "" if nrendered else " (%s/nemoperf-launch not built: skipped)" % (os.environ.get("NP_BIN") or "bin"),
-             len(failures)))
+             nbuilt, len(failures)))
     os.rmdir(stage) if not os.listdir(stage) else None
     return 1 if failures else 0
 

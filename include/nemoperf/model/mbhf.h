@@ -39,6 +39,9 @@ struct np_mbhf_set {
 enum np_status np_mbhf_load(const char *dir, struct np_mbhf_set *out, struct np_error *err);
 void np_mbhf_free(struct np_mbhf_set *s);
 
+/* 1 when e says its row reads nothing from the Hub (use "none", repo/revision/files "-": the recipe's model and
+ * tokenizer are built without it, the source says where). */
+int np_mbhf_none(const struct np_mbhf_entry *e);
 /* 1 when e is of recipe, and of container / task where those are not NULL. */
 int np_mbhf_matches(const struct np_mbhf_entry *e, const char *container, const char *recipe, const char *task);
 /* Number of rows of (container, recipe, task) (NULL container / task: any). */

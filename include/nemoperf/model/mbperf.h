@@ -42,6 +42,13 @@ struct np_mbperf_row {
     /* "launcher": the environment ("NAME\0VALUE") and task overrides the release's own slurm_executor() and
      * PerfEnvPlugin.setup() give the row (extract-recipes.py runs them: launcher-env.py), and where from */
     char **launcher_env, **launcher_args, *launcher_source;
+    /* releases before v0.3.0 ("launcher".rank: launcher-env.py --main ran their setup_experiment.py): the rank
+     * command's script (relative to the checkout) and arguments as the release builds them, with @CHECKOUT@,
+     * @ACCOUNT@ and @PARTITION@ left for the launch; NULL for the others */
+    char *rank_script, **rank_args;
+    int numa_divisor;                       /* the executor's numactl divisor ("launcher".pre_cmds), 0: the usual */
+    int segment_beyond_rack;                /* the executor adds --segment only beyond 18 nodes (v0.1/v0.2) */
+    int train_iters;                        /* the release config's run length when its parser has no -ms, or 0 */
     int launchable;                         /* "launch".launchable: 0 for a container nemoperf does not launch */
     char *why_not;                          /* "launch".why_not "; "-joined, or NULL */
     json_t *json;                           /* the row as shipped (print-config reads resolved/published) */

@@ -94,6 +94,23 @@ LAUNCHERS["r0.3.0-1f0cfc3"] = ("the release's own executor and PerfEnvPlugin env
                                "print_sha.sh, -C on every B300 job (utils/executors.py:86-89,128-129) and no "
                                "--offline; run_script.py gets setup_experiment.py's whole argv")
 LAUNCHERS["v0.3.0"] = LAUNCHERS["r0.3.0-1f0cfc3"]  # slurm_executor() the same, line for line
+# Releases before v0.3.0 build the rank command in setup_experiment.py itself: launcher-env.py --main runs that
+# script up to run.run() on the stand-in NeMo-Run, and the row keeps the command it builds ("launcher".rank),
+# which job/mbridge_perf.c renders with the checkout, account and partition of the job.
+MAIN_EVALUATED = {"v0.1.0rc4", "r0.2.0-44dae92"}
+LAUNCHERS["v0.1.0rc4"] = ("the release's own setup_experiment.py run up to run.run() (launcher-env.py --main, the "
+                          "row's \"launcher\"): run_script.py --config_file <the model's YAML> --model_name "
+                          "--model_size --compute_dtype --fp8_recipe --gpu [--use_tokendrop] -a dummy -p dummy -ng "
+                          "(setup_experiment.py:142-159) and PerfEnvPlugin's manual GC overrides; the executor's "
+                          "PERF_ENV_VARS, numactl (divisor 2 on GB200 only), srun without --container-writable, "
+                          "--segment only beyond 18 nodes (utils/executors.py:38-142); PerfEnvPlugin from the "
+                          "package (src/megatron/bridge/recipes/run_plugins.py:361-455)")
+LAUNCHERS["r0.2.0-44dae92"] = ("the release's own setup_experiment.py run up to run.run() (launcher-env.py --main, "
+                               "the row's \"launcher\"): run_script.py with setup_experiment.py's own argv, -a/-p "
+                               "included (setup_experiment.py:130-149), PYTHONPATH the scripts folder, PerfEnvPlugin's "
+                               "environment and manual GC overrides (perf_plugins.py:361-415); numactl divisor 2 on "
+                               "GB200 only (GB300 4), srun without --container-writable, --segment only beyond 18 "
+                               "nodes (utils/executors.py:85-148)")
 # Rows of a launched release that nemoperf still cannot launch as NVIDIA did: (release, recipe prefix) -> why.
 ROW_NOT_YET = {
     ("r0.3.0-1f0cfc3", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
@@ -103,11 +120,26 @@ ROW_NOT_YET = {
     ("v0.3.0", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 (setup_experiment.py:238), "
                           "which the job then carries (HF_TOKEN, TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); "
                           "nemoperf writes no token into a job",
+    ("v0.1.0rc4", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
+                             "(setup_experiment.py:51-52), which the job then carries (HF_TOKEN, "
+                             "TRANSFORMERS_OFFLINE=0: utils/executors.py:100-101); nemoperf writes no token into a job",
+    ("r0.2.0-44dae92", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
+                                  "(setup_experiment.py:74-75), which the job then carries (HF_TOKEN, "
+                                  "TRANSFORMERS_OFFLINE=0: utils/executors.py:107-108); nemoperf writes no token into "
+                                  "a job",
     ("r0.3.0-1f0cfc3", "kimi_k2"): "its recipe reads nothing from the Hugging Face Hub (KimiK2Provider, "
                                    "NullTokenizer: src/megatron/bridge/recipes/kimi/kimi_k2.py:63-64,89-90), which "
                                    "hf-files.tsv cannot say yet (a row without lines counts as not staged)",
 }
 
+# Published variants a release's command cannot ask for: (release, recipe, variant) -> why.
+VARIANT_NOT = {
+    ("r0.2.0-44dae92", "deepseek_v3", "w/o MTP"):
+        "published without MTP, but the release builds DeepSeek V3 with one MTP layer (scripts/performance/configs/"
+        "deepseek/deepseek_llm_pretrain.py:57-64 calls pretrain_config() without mtp_num_layers: "
+        "src/megatron/bridge/recipes/deepseek/deepseek_v3.py:174,220 default 1) and its parser has no option for "
+        "it; no NVIDIA source says how the row was run without MTP",
+}
 # Releases whose launcher is one nemoperf renders but whose rows are not launched yet, and why.
 NOT_YET = {}
 # Environment a release's launcher set that its tag lacks, for rows measured after the tag on its branch:
@@ -297,7 +329,11 @@ def perf_matrix(gitdir, commit, model_name, size):
         m = re.match(r"^  (\w+):\s*$", line)
         if m and m.group(1) not in lines:
             lines[m.group(1)] = i
-    return f, (yaml.safe_load(text) or {}).get("perf_matrix") or {}, lines
+        if re.match(r"^    train_iters:", line):  # ConfigContainer.train.train_iters: the run's length
+            lines["train_iters"] = i
+    doc = yaml.safe_load(text) or {}
+    lines["train_iters_value"] = ((doc.get("ConfigContainer") or {}).get("train") or {}).get("train_iters")
+    return f, doc.get("perf_matrix") or {}, lines
 
 
 def known_options(gitdir, commit):
@@ -399,12 +435,14 @@ def read_perf_matrix(ctx, r, pub):
            "ep": merged.get("ep", 1), "gbs": merged.get("gbs"), "mbs": merged.get("mbs")}
     return ({"config": "perf_matrix.%s.num_gpus_%d.%s" % (r["gpu_type"], pub["gpus"], dkey),
              "source": "%s:%s" % (f, lines.get(r["gpu_type"], 1)), "values": got, "model_name": model,
+             # no -ms in the parser: the run's length is the YAML's, which run_script.py merges (run_script.py:138-145)
+             "train_iters": {"value": lines.get("train_iters_value"), "source": "%s:%s" % (f, lines.get("train_iters"))},
              "model_size": size, "seq_length": merged.get("seq_length"),
              "perf_env_fields": {k: merged.get(k) for k in PERF_ENV_FIELDS}}, None, None)
 
 
 # Releases whose rank command is not the launcher's arguments: there `args` are what setup_experiment.py is given
-# (less -a/-p), and the row says how the release builds its rank command instead (it is not rendered).
+# (less -a/-p), and the rank command is the one the release builds from them ("launcher".rank, MAIN_EVALUATED).
 RANK_COMMAND = {
     "perf-matrix": "v0.1.0rc4's setup_experiment.py builds the rank command itself: --config_file <yaml> "
                    "--model_name --model_size --compute_dtype --fp8_recipe --gpu [--use_tokendrop] -a dummy -p dummy "
@@ -462,33 +500,52 @@ def command_args(ctx, r, pub, resolved, variant):
             continue
         if want is not None and have != want:
             overrides[flag] = want
+    names = {v: k for k, v in flags.items()}
     for flag, v in overrides.items():
         if flag in opts:
             args += [flag, str(v)]
         else:
-            problems.append("%s %s: the release's parser has no %s" % (flag, v, flag))
+            problems.append("cannot be run as published: %s %s published, the release config has %s and the "
+                            "release's parser has no %s" % (names[flag].upper(), v, resolved["values"].get(names[flag]),
+                                                            flag))
     return args, overrides, problems
 
 
-def evaluate_launcher(gitdir, commit, tag, rows):
+def evaluate_launcher(gitdir, commit, tag, rows, main=False):
     """Each resolved row's "launcher": the environment and task overrides the release's own slurm_executor() and
-    PerfEnvPlugin.setup() give it (launcher-env.py in the release's scripts/performance, unpacked here)."""
+    PerfEnvPlugin.setup() give it (launcher-env.py in the release's scripts/performance, unpacked here).  main:
+    the release's whole setup_experiment.py run up to run.run() (launcher-env.py --main), which also gives the
+    rank command the release builds ("rank") and its executor's srun settings."""
     import tempfile
     todo = [r for r in rows if r.get("args")]
     with tempfile.TemporaryDirectory(prefix="np-mb-launcher-") as tmp:
-        tar = subprocess.run(["git", "--git-dir", gitdir, "archive", commit, "scripts/performance"], check=True,
+        paths = ["scripts/performance"]
+        if main and git(gitdir, "ls-tree", "--name-only", commit, "src/megatron/bridge/recipes/run_plugins.py"):
+            paths.append("src/megatron/bridge/recipes/run_plugins.py")  # v0.1.0rc4's PerfEnvPlugin (package's)
+        tar = subprocess.run(["git", "--git-dir", gitdir, "archive", commit] + paths, check=True,
                              capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=tar, check=True)
         here = os.path.dirname(os.path.abspath(__file__))
-        p = subprocess.run([sys.executable, os.path.join(here, "launcher-env.py"),
-                            os.path.join(tmp, "scripts", "performance")],
+        where = ["--main", tmp] if main else [os.path.join(tmp, "scripts", "performance")]
+        p = subprocess.run([sys.executable, os.path.join(here, "launcher-env.py")] + where,
                            input=json.dumps({"rows": [{"args": r["args"], "gpus_per_node": r["gpus_per_node"]}
                                                       for r in todo]}),
                            capture_output=True, text=True, check=True)
     src = ("MB %s %s scripts/performance/utils/executors.py slurm_executor() and perf_plugins.py "
            "PerfEnvPlugin.setup(), run for this row by launcher-env.py" % (tag, commit[:7]))
+    if main:
+        src = ("MB %s %s scripts/performance/setup_experiment.py run as __main__ up to run.run() (its "
+               "utils/executors.py slurm_executor(), its PerfEnvPlugin.setup() and run.Script) by launcher-env.py "
+               "--main" % (tag, commit[:7]))
     for r, got in zip(todo, json.loads(p.stdout)["rows"]):
         r["launcher"] = {"env": got["env"], "task_args": got["task_args"], "error": got["error"], "source": src}
+        for k in ("rank", "pre_cmds", "srun_args", "segment"):
+            if k in got:
+                r["launcher"][k] = got[k]
+        if main and not got["error"]:
+            # both releases' slurm_executor(): "if num_gpus_per_node == 4 and nodes > 18" (v0.1.0rc4
+            # utils/executors.py:106-112, r0.2.0 44dae92 :113-119); v0.3.0 on segment every 4-GPU job
+            r["launcher"]["segment_beyond_rack"] = True
         if got["error"]:
             r["launch"]["why_not"] = (r["launch"]["why_not"] or []) + [
                 "the release's own launcher refuses the row: %s" % got["error"]]
@@ -541,11 +598,13 @@ def main():
             row["overrides"] = row.pop("overrides")
             row["args"] = row.pop("args")
         if layout in RANK_COMMAND:
-            row["args_are"] = "setup_experiment"
-            cant.append(RANK_COMMAND[layout])
+            row["args_are"] = "setup_experiment"  # the rank command is the release's own: "launcher".rank
         env = PLUGIN_ENV.get((a.container, r["gpu_type"]), [])
         if env:
             row["plugin_env"] = [{"name": n, "value": v, "source": s} for n, v, s in env]
+        if (tag, r["recipe"], r["variant"]) in VARIANT_NOT:
+            cant.append("the release cannot run this row as published: %s" % VARIANT_NOT[(tag, r["recipe"],
+                                                                                        r["variant"])])
         for (rel, prefix), why_row in ROW_NOT_YET.items():
             if rel == tag and r["recipe"].startswith(prefix):
                 cant.append("nemoperf does not launch this row yet: %s" % why_row)
@@ -559,6 +618,8 @@ def main():
         rows.append(row)
     if tag in EVALUATED:
         evaluate_launcher(a.git, commit, tag, rows)
+    if tag in MAIN_EVALUATED:
+        evaluate_launcher(a.git, commit, tag, rows, main=True)
     doc = {"generated_by": "share/nemoperf/megatron-bridge/extract-recipes.py --container %s" % a.container,
            "repo": REPO, "release": tag, "commit": commit, "layout": layout, "pin": why,
            "launcher": LAUNCHERS.get(tag), "rows": rows}

@@ -11,6 +11,10 @@ scripts make; what the functions compute is the release's own code.
 Input (stdin): JSON {"rows": [{"args": [...], "gpus_per_node": N, ...}]}; output (stdout): JSON
 {"rows": [{"env": {name: value}, "task_args": [...], "error": null}]}, one per input row in order.
 Usage: launcher-env.py SCRIPTS_PERFORMANCE_DIR < rows.json
+       launcher-env.py --main CHECKOUT_ROOT < rows.json   (releases before v0.3.0: their setup_experiment.py run as
+       __main__ up to run.run(); each row also gets "rank" (entry point, script, its arguments), "pre_cmds",
+       "srun_args", "segment"; the checkout root, the Slurm account/partition and NeMo-Run's log folder appear as
+       @CHECKOUT@, @ACCOUNT@/@PARTITION@ and @LOG_DIR@)
 """
 import argparse
 import builtins
@@ -176,7 +180,103 @@ def one(row, parse, executors, plugins):
             "error": None}
 
 
+class _Submitted(Exception):
+    """run.run() reached: what setup_experiment.py would submit is captured, nothing more of the script runs."""
+
+
+def _load_file_module(name, path):
+    """The module name from the file at path (a Megatron-Bridge source file the scripts import from the package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CHECKOUT, LOG_DIR = "@CHECKOUT@", "@LOG_DIR@"  # placeholders the launch replaces (job/mbridge_perf.c)
+
+
+def one_main(row, root, setup_path):
+    """Run the release's setup_experiment.py as __main__ (its own argv handling, executor, plugins and run.Script)
+    up to run.run(), which the stand-in keeps: the rank command the release builds, its environment and srun
+    settings.  Releases before v0.3.0 (v0.1.0rc4, r0.2.0) build their rank command there themselves."""
+    import runpy
+    got = {}
+
+    def run_run(task, executor=None, plugins=None, **kw):
+        before = list(task.args)
+        for p in plugins or []:
+            p.setup(task, executor)
+        got.update(task=task, executor=executor, before=before)
+        raise _Submitted()
+
+    def plain(v):
+        if isinstance(v, str):
+            return v.replace(root, CHECKOUT)
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v if v is None or isinstance(v, (int, float, bool)) else str(v)
+    run = sys.modules["nemo_run"]
+    run.run = run_run
+    saved = set(sys.modules)
+    old_argv = sys.argv
+    sys.argv = [setup_path, "-a", "@ACCOUNT@", "-p", "@PARTITION@"] + list(row["args"])
+    try:
+        runpy.run_path(setup_path, run_name="__main__")
+        raise RuntimeError("setup_experiment.py ended without run.run()")
+    except _Submitted:
+        pass
+    finally:
+        sys.argv = old_argv
+        for k in set(sys.modules) - saved:  # the next row imports the release's modules afresh
+            del sys.modules[k]
+    task, ex = got["task"], got["executor"]
+    n = len(got["before"])
+    launcher = getattr(ex, "launcher", None)
+    pre = ((getattr(launcher, "template_vars", None) or {}).get("pre_cmds") or "") if launcher else ""
+    return {"env": {k: plain(str(v)) for k, v in ex.env_vars.items()},
+            "task_args": [plain(str(x)) for x in task.args[n:]],
+            "rank": {"entrypoint": task.entrypoint, "script": os.path.relpath(task.path, root),
+                     "args": [plain(str(x)) for x in got["before"]], "env": plain(dict(task.env or {}))},
+            "pre_cmds": plain(pre), "srun_args": plain(list(ex.srun_args or [])), "segment": ex.segment,
+            "nodes": ex.nodes, "ntasks_per_node": ex.ntasks_per_node, "error": None}
+
+
+def main_setup(root):
+    """--main ROOT: ROOT holds the release's scripts/performance (and src/, whose run_plugins.py v0.1.0rc4's
+    setup_experiment.py imports from the package)."""
+    rows = json.load(sys.stdin)["rows"]
+    scripts_dir = os.path.join(root, "scripts", "performance")
+    _install(scripts_dir)
+    sys.modules["nemo_run.config"].get_nemorun_home = lambda: LOG_DIR
+    # OmegaConf (v0.1.0rc4 setup_experiment.py:94 reads the YAML's perf_matrix with it): plain YAML data keeps
+    # what setup_experiment.py reads of it (get / in / item access)
+    import yaml
+    oc = types.ModuleType("omegaconf")
+    oc.OmegaConf = type("OmegaConf", (), {"load": staticmethod(lambda p: yaml.safe_load(open(p)) or {})})
+    sys.modules["omegaconf"] = oc
+    plugins = os.path.join(root, "src", "megatron", "bridge", "recipes", "run_plugins.py")
+    os.chdir(scripts_dir)
+    out = []
+    for row in rows:
+        try:
+            if os.path.exists(plugins):
+                _load_file_module("megatron.bridge.recipes.run_plugins", plugins)
+            out.append(one_main(row, root, os.path.join(scripts_dir, "setup_experiment.py")))
+        except (Exception, SystemExit) as e:  # a row the release's own code refuses: said, not guessed
+            msg = "%s: %s" % (type(e).__name__, e)
+            out.append({"env": None, "task_args": None, "error": msg.replace(root, CHECKOUT)})
+    json.dump({"rows": out}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--main":
+        return main_setup(os.path.realpath(sys.argv[2]))
     scripts_dir = os.path.abspath(sys.argv[1])
     rows = json.load(sys.stdin)["rows"]
     _install(scripts_dir)
