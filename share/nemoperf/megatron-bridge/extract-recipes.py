@@ -127,9 +127,6 @@ ROW_NOT_YET = {
                                   "(setup_experiment.py:74-75), which the job then carries (HF_TOKEN, "
                                   "TRANSFORMERS_OFFLINE=0: utils/executors.py:107-108); nemoperf writes no token into "
                                   "a job",
-    ("r0.3.0-1f0cfc3", "kimi_k2"): "its recipe reads nothing from the Hugging Face Hub (KimiK2Provider, "
-                                   "NullTokenizer: src/megatron/bridge/recipes/kimi/kimi_k2.py:63-64,89-90), which "
-                                   "hf-files.tsv cannot say yet (a row without lines counts as not staged)",
 }
 
 # Published variants a release's command cannot ask for: (release, recipe, variant) -> why.
