@@ -25,13 +25,20 @@ fi
 "$cluster" up || echo "run-integration: cluster up failed (cluster tests will fail)" >&2
 eval "$("$cluster" env 2>/dev/null)"
 
-fail=0; n=0
+fail=0; n=0; times=
 [ "$#" -gt 0 ] || set -- tests/e2e/*.sh # or the scripts named
 for t in "$@"; do
     [ -f "$t" ] || continue
     n=$((n + 1))
     echo "== $t"
+    t0=$(date +%s)
     sh "$t" || { fail=$((fail + 1)); echo "FAILED: $t"; }
+    took=$(($(date +%s) - t0))
+    echo "== $t: ${took} s"
+    times="$times$took $t
+"
 done
 echo "integration: $((n - fail)) passed, $fail failed"
+# the slowest scripts first: make check stays within its 20 minutes (docs/testing.md)
+printf '%s' "$times" | sort -rn | head -8 | sed 's/^/integration: slowest: /; s/ tests/ s  tests/'
 [ "$fail" -eq 0 ]
