@@ -641,8 +641,8 @@ static void rnd_text(char *b, size_t cap)
 }
 
 /* Every run object streamed by report.c's direct writer is byte for byte what the whole-result report (Jansson's
- * tree of report_json_run, dumped by json_dumpf) writes: keys, order, nulls, escapes, numbers; without and with
- * --reference (and a tolerance json_real refuses). */
+ * tree of report_json_run, dumped by json_dumpf) writes: keys, order, nulls, escapes, numbers, the system snapshot's
+ * nested JSON; without and with --reference (and a tolerance json_real refuses). */
 START_TEST(test_json_direct_is_the_tree)
 {
     enum { N = 400 };
@@ -694,6 +694,18 @@ START_TEST(test_json_direct_is_the_tree)
             r->energy.j_per_token = rnd_num();
             r->energy.tokens_per_kwh = rnd_num();
             r->energy.mwh_to_train = rnd_num();
+            r->energy.source = rnd() % 3 ? (rnd() % 2 ? "log" : "telemetry") : NULL;
+            /* the system snapshot: none, what parse/runsys.c writes (nested objects and arrays, numbers, escapes,
+             * empty containers), or text that does not load */
+            static const char *const systems[] = {
+                NULL,
+                "{\"nodes\":[{\"name\":\"n1\",\"gpus\":[{\"index\":0,\"power_limit_w\":700.0,\"pcie\":{\"gen\":5,"
+                "\"width\":16},\"mig_mode\":false,\"x\":null}],\"notes\":\"a\\nb \\\"q\\\"\"}],\"telemetry\":[],"
+                "\"telemetry_window\":\"steady window\",\"stands_out\":[\"n3 GPU 5: SM clock 1410 of 1980 MHz \u2014 "
+                "likely straggler\"],\"notes\":null,\"e\":{},\"f\":615.625,\"g\":1e-300}",
+                "{not json",
+            };
+            r->system = (char *)systems[rnd() % 3];
             r->window.count = rnd() % 40;
             r->window.requested = rnd() % 11;
             r->window.rule = rules[rnd() % 4];

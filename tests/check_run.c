@@ -466,8 +466,8 @@ START_TEST(test_errors_go_on)
 END_TEST
 
 /* A run written to the spill and read back is the same run: every byte of the struct (zero runs of
- * any length, including at the end and of fewer than 8 bytes), its four strings (one absent, one
- * empty), several runs in a row, and a cut file is an error, not a run. */
+ * any length, including at the end and of fewer than 8 bytes), its five strings (one absent, one empty, the
+ * system snapshot's JSON), several runs in a row, and a cut file is an error, not a run. */
 START_TEST(test_spill_round_trip)
 {
     FILE *f = tmpfile();
@@ -483,6 +483,7 @@ START_TEST(test_spill_round_trip)
         a[k].dir = k == 1 ? NULL : (char *)"/x";
         a[k].why = (char *)"";
         a[k].note = k == 0 ? NULL : (char *)"a note; another";
+        a[k].system = k == 2 ? (char *)"{\"nodes\": []}" : NULL; /* the system snapshot's JSON */
         a[k].samples = (double *)&first_end; /* a window's step times are not carried: read back as NULL */
         ck_assert_int_eq(np_run_spill_put(f, &a[k]), NP_OK);
         if (k == 0)
@@ -494,13 +495,17 @@ START_TEST(test_spill_round_trip)
         ck_assert_int_eq(np_run_spill_get(f, &b), 1);
         struct np_run x = b, y = a[k];
         ck_assert_ptr_null(b.samples);
-        x.path = x.dir = x.why = x.note = y.path = y.dir = y.why = y.note = NULL;
+        x.path = x.dir = x.why = x.note = x.system = y.path = y.dir = y.why = y.note = y.system = NULL;
         y.samples = NULL;
         ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "run %d differs", k);
         ck_assert_str_eq(b.path, a[k].path);
         ck_assert_int_eq(b.dir == NULL, a[k].dir == NULL);
         ck_assert_str_eq(b.why, "");
         ck_assert_int_eq(b.note == NULL, a[k].note == NULL);
+        if (k == 2)
+            ck_assert_str_eq(b.system, "{\"nodes\": []}");
+        else
+            ck_assert_ptr_null(b.system);
         np_run_clear(&b);
     }
     struct np_run b;

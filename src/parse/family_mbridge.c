@@ -178,6 +178,7 @@ static void mbridge_analyse(struct np_run *run, const struct np_scan_result *sca
     }
     /* the scan counts Megatron's iteration i as i - 1 */
     np_run_energy(run, scan, run->window.first >= 0 ? run->window.first - 1 : -1, run->window.last - 1);
+    np_run_system(run, scan, run->window.first >= 0 ? run->window.first - 1 : -1, run->window.last - 1);
     if (!isnan(res.tflops_disagreement) && fabs(res.tflops_disagreement) > 0.015) {
         snprintf(why, sizeof why, "rank 0 logs %.1f TFLOP/s/GPU, Megatron-Bridge's formula gives %.1f",
                  res.logged_tflops_per_gpu, res.model_tflops_per_gpu);

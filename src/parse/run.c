@@ -865,6 +865,15 @@ void np_run_energy(struct np_run *run, const struct np_scan_result *scan, long f
     }
     if (!e->steps)
         return;
+    e->source = "log";
+    char what[64];
+    snprintf(what, sizeof what, "the log's --log-energy, %zu steps", e->steps);
+    np_run_energy_derive(run, what);
+}
+
+void np_run_energy_derive(struct np_run *run, const char *what)
+{
+    struct np_energy *e = &run->energy;
     const struct np_identity *id = &run->id;
     if (!isnan(e->j_per_gpu_iter) && id->gpus > 0 && id->seq_len > 0 && id->gbs > 0) {
         e->j_per_token = e->j_per_gpu_iter * id->gpus / ((double)id->seq_len * id->gbs);
@@ -872,8 +881,7 @@ void np_run_energy(struct np_run *run, const struct np_scan_result *scan, long f
         e->mwh_to_train = run->train_tokens > 0 ? e->j_per_token * run->train_tokens / 3.6e9 : NAN;
     }
     char note[300];
-    snprintf(note, sizeof note, "energy (the log's --log-energy, %zu steps): %.1f W/GPU, %.1f J/iter/GPU", e->steps,
-             e->w_per_gpu, e->j_per_gpu_iter);
+    snprintf(note, sizeof note, "energy (%s): %.1f W/GPU, %.1f J/iter/GPU", what, e->w_per_gpu, e->j_per_gpu_iter);
     if (!isnan(e->j_per_token))
         snprintf(note + strlen(note), sizeof note - strlen(note), ", %.4g J/token, %.4g tokens/kWh, %.4g MWh for %.3g tokens",
                  e->j_per_token, e->tokens_per_kwh, e->mwh_to_train, run->train_tokens);
@@ -1051,6 +1059,8 @@ void np_run_analyse(struct np_run *run, const struct np_scan_result *scan, const
             run->m.tokens_per_s_per_gpu = last->tokens_per_s_per_gpu;
     }
     np_run_energy(run, scan, run->window.first, run->window.last);
+    /* after the log's energy: telemetry's stands in when the log prints none */
+    np_run_system(run, scan, run->window.first, run->window.last);
     if (run->model && run->model->flops.conv == NP_FLOPS_DIT_WAN && !isnan(run->logged_tflops_per_gpu)) {
         char mb[200];
         snprintf(mb, sizeof mb, "Megatron-Bridge's logged TFLOP/s/GPU (%.1f) is its LLM formula, wrong for Wan at the "
@@ -2236,7 +2246,8 @@ static int run_unspill_bytes(FILE *f, unsigned char *p, size_t n)
 enum np_status np_run_spill_put(FILE *f, const struct np_run *run)
 {
     if (!run_spill_bytes(f, (const unsigned char *)run, sizeof *run) || !run_spill_str(f, run->path) ||
-        !run_spill_str(f, run->dir) || !run_spill_str(f, run->why) || !run_spill_str(f, run->note))
+        !run_spill_str(f, run->dir) || !run_spill_str(f, run->why) || !run_spill_str(f, run->note) ||
+        !run_spill_str(f, run->system))
         return NP_E_IO;
     return NP_OK;
 }
@@ -2269,10 +2280,10 @@ int np_run_spill_get(FILE *f, struct np_run *run)
     ungetc(c, f);
     if (!run_unspill_bytes(f, (unsigned char *)run, sizeof *run))
         return -1;
-    run->path = run->dir = run->why = run->note = NULL;
+    run->path = run->dir = run->why = run->note = run->system = NULL;
     run->samples = NULL; /* not carried by the spill */
     if (!run_spill_getstr(f, &run->path) || !run_spill_getstr(f, &run->dir) || !run_spill_getstr(f, &run->why) ||
-        !run_spill_getstr(f, &run->note)) {
+        !run_spill_getstr(f, &run->note) || !run_spill_getstr(f, &run->system)) {
         np_run_clear(run);
         return -1;
     }
@@ -2287,7 +2298,8 @@ void np_run_clear(struct np_run *run)
     free(run->dir);
     free(run->why);
     free(run->note);
+    free(run->system);
     free(run->samples);
-    run->path = run->dir = run->why = run->note = NULL;
+    run->path = run->dir = run->why = run->note = run->system = NULL;
     run->samples = NULL;
 }

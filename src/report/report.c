@@ -1133,14 +1133,18 @@ static json_t *report_json_run(const struct np_run *r, const struct np_parse_opt
     json_object_set_new(j, "steady", steady);
     json_object_set_new(j, "scaling_efficiency", report_jnum(r->scaling_eff));
     json_object_set_new(j, "energy", !r->energy.steps ? json_null()
-                                     : json_pack("{s:o,s:o,s:o,s:o,s:o,s:I}", "w_per_gpu",
+                                     : json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:o}", "w_per_gpu",
                                                  report_jnum(r->energy.w_per_gpu), "j_per_gpu_iter",
                                                  report_jnum(r->energy.j_per_gpu_iter), "j_per_token",
                                                  report_jnum(r->energy.j_per_token), "tokens_per_kwh",
                                                  report_jnum(r->energy.tokens_per_kwh), "mwh_to_train",
                                                  report_jnum(r->energy.mwh_to_train), "steps",
-                                                 (json_int_t)r->energy.steps));
+                                                 (json_int_t)r->energy.steps, "source",
+                                                 r->energy.source ? json_string(r->energy.source) : json_null()));
     json_object_set_new(j, "nccl_tests", np_fabric_json(r)); /* report/fabric.c: an nccl-tests step, else null */
+    /* the job's system snapshot and telemetry (parse/runsys.c), kept as compact JSON in the record */
+    json_t *sys = r->system ? json_loads(r->system, 0, NULL) : NULL;
+    json_object_set_new(j, "system_snapshot", sys ? sys : json_null());
     /* a byte count: an integer, exact (issue 23: 62442450944 printed as 6.244245094e10) */
     json_object_set_new(j, "peak_memory_bytes", report_exact_count(r->peak_memory_bytes)
                                                     ? json_integer((json_int_t)r->peak_memory_bytes)
@@ -2166,6 +2170,38 @@ static void report_jd_metrics(struct report_jw *w, int depth, const struct np_me
     report_jd_close(w, depth, n);
 }
 
+/* The system snapshot's JSON text (compact, from parse/runsys.c) as Jansson dumps it at depth: loaded, dumped
+ * alone and indented by depth (a dump's newlines are only between members: strings escape theirs); null when
+ * there is none or it does not load (as report_json_run's tree has it). */
+static void report_jd_system(struct report_jw *w, int depth, const char *text)
+{
+    json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+    char *d = v ? json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(v);
+    if (!d) {
+        if (v)
+            w->fail = 1; /* out of memory */
+        report_jw_put(w, "null", 4);
+        return;
+    }
+    for (const char *p = d, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            report_jw_put(w, p, strlen(p));
+            break;
+        }
+        report_jw_put(w, p, (size_t)(nl - p));
+        const char *q = nl + 1;
+        size_t sp = strspn(q, " ");
+        report_jw_indent(w, depth + (int)(sp / 2));
+        nl = q + sp - 1;
+    }
+    json_malloc_t jm;
+    json_free_t jf;
+    json_get_alloc_funcs(&jm, &jf); /* Jansson's allocator (the report's arena while a run is written) */
+    jf(d);
+}
+
 /* What json_dumpb(JSON_INDENT(2) | JSON_REAL_PRECISION(10)) writes of report_json_run(r, o) held at depth,
  * member for member in its order. */
 static void report_json_direct(struct report_jw *w, const struct np_run *r, const struct np_parse_opts *o, int depth)
@@ -2243,6 +2279,7 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         REPORT_JD_NUM(w, d, &m, "tokens_per_kwh", r->energy.tokens_per_kwh);
         REPORT_JD_NUM(w, d, &m, "mwh_to_train", r->energy.mwh_to_train);
         REPORT_JD_INT(w, d, &m, "steps", (long long)r->energy.steps, 1);
+        REPORT_JD_STR(w, d, &m, "source", r->energy.source);
         report_jd_close(w, d, m);
     }
     REPORT_JD_KEY(w, depth, &n, "nccl_tests");
@@ -2250,6 +2287,8 @@ static void report_json_direct(struct report_jw *w, const struct np_run *r, cons
         w->fail = 1; /* a fabric check step: Jansson's dump (report_json_run), its object is report/fabric.c's */
     else
         report_jw_put(w, "null", 4);
+    REPORT_JD_KEY(w, depth, &n, "system_snapshot");
+    report_jd_system(w, d, r->system);
     if (report_exact_count(r->peak_memory_bytes))
         REPORT_JD_INT(w, depth, &n, "peak_memory_bytes", (long long)r->peak_memory_bytes, 1);
     else

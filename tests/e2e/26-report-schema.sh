@@ -2,7 +2,7 @@
 # 26-report-schema.sh - every JSON report validates against the shipped schema (share/nemoperf/schema/report.schema.json,
 # JSON Schema 2020-12, checked with the python3-jsonschema library): the golden JSON outputs of tests/data/parse, and
 # nemoperf-parse --format json on trees of every family and option (--reference, --group, --nccl, a mixed tree of NeMo,
-# Megatron-Bridge, synthetic and unidentified runs).  A key the reports write that the schema does not know fails it
+# Megatron-Bridge with the job's system snapshot and telemetry, synthetic and unidentified runs).  A key the reports write that the schema does not know fails it
 # (the run objects allow no other keys), so the schema stays the reports'.
 set -u
 P=${NP_BIN:-bin}/nemoperf-parse
@@ -29,6 +29,9 @@ for sub, extra in (("mb", {}), ("syn", {"workload": "synthetic"})):
             f.write("Step Time : 10.42s GPU utilization: 1635.0MODEL_TFLOP/s/GPU\n")
             f.write(" iteration %8d/%8d | elapsed time per iteration (ms): 10422.4 | global batch size:  4096 |\n" % (i, 50))
 PY
+# the Megatron-Bridge run with the job's system snapshot and telemetry of four nodes, one of them without nvidia-smi
+cp -r tests/data/system/run4/system tests/data/system/run4/telemetry "$T/mixed/mb/"
+cp -r tests/data/system/missing/system/m1 "$T/mixed/mb/system/"
 cp -r tests/data/parse/kinds/in "$T/mixed/kinds"
 cp -r tests/data/nccl-tests-runs/nccl-tests_* "$T/mixed/"   # fabric checks (kind nccl-tests)
 cp -r tests/data/parse/gb200-no-identity/in/pretrain_llama3_8b_fp8_8 "$T/mixed/"
@@ -71,6 +74,13 @@ assert not bad, bad
 assert {"nemo", "mbridge", "dfm", None} <= fams, fams
 # the check can fail: a key the schema does not know is refused
 d = json.load(open(os.path.join(sys.argv[2], "out-0.json")))
+# the system snapshot was read (and validated above), energy from its telemetry
+s = [r for r in d["runs"] if r["system_snapshot"]]
+assert len(s) == 1 and len(s[0]["system_snapshot"]["nodes"]) == 5 and s[0]["energy"]["source"] == "telemetry", s
+assert any("n4: driver 535.161.08" in x for x in s[0]["system_snapshot"]["stands_out"]), s[0]["system_snapshot"]
+d2 = json.loads(json.dumps(d))
+d2["runs"][d["runs"].index(s[0])]["system_snapshot"]["nodes"][1]["gpus"][0]["watts"] = 1
+assert list(v.iter_errors(d2)), "an unknown key of a GPU passed"
 d["runs"][0]["megatron_bridge"] = []
 assert list(v.iter_errors(d)), "an unknown key passed"
 PY

@@ -171,8 +171,12 @@ struct np_run {
         double j_per_token;       /* j_per_gpu_iter x GPUs / (sequence x GBS) */
         double tokens_per_kwh;    /* 3.6e6 / j_per_token */
         double mwh_to_train;      /* j_per_token x train_tokens / 3.6e9 */
-        size_t steps;             /* the steps averaged */
+        size_t steps;             /* the steps averaged (telemetry: the window's steps its step time is of) */
+        const char *source;       /* "log" (--log-energy), "telemetry" (nvidia-smi's power.draw over the window:
+                                     J/iter/GPU = W/GPU x the mean step time), NULL when none; static */
     } energy;
+    char *system;            /* the job's system snapshot and GPU telemetry (parse/system.h) as compact JSON (the
+                                reports' "system_snapshot"), owned; NULL when the run folder has neither */
     int net_warnings;        /* NCCL network fallbacks its log's init lines show (run.c run_net_head; --nccl: diagnose) */
     const char *pack_source; /* fine-tuning: where the pack statistics came from ("measured", "table"), or NULL */
     double peak_tflops;      /* of gpu_type/dtype, 0 unknown */
@@ -318,6 +322,16 @@ void np_run_verdict(struct np_run *run, const struct np_parse_opts *o, const cha
 /* run->energy from the scan's steps of iterations first..last (the scan's numbering), the identity's GPUs,
  * sequence and GBS and run->train_tokens; a note says it. */
 void np_run_energy(struct np_run *run, const struct np_scan_result *scan, long first, long last);
+
+/* J/token, tokens/kWh and MWh to train from run->energy's W/GPU and J/iter/GPU, and the run's note naming
+ * where they came from (what: "the log's --log-energy, 35 steps"). */
+void np_run_energy_derive(struct np_run *run, const char *what);
+
+/* The job's system snapshot and GPU telemetry of the run's folder (or its parent) into run->system, what stands
+ * out into its notes, and its energy from telemetry when the log prints none (parse/runsys.c).  The telemetry is
+ * read over the steady window's time when the window's step lines (first..last, the scan's numbering) carry
+ * timestamps, else over the whole run. */
+void np_run_system(struct np_run *run, const struct np_scan_result *scan, long first, long last);
 /* The --reference tolerance (percent) of a run: --tolerance when given, else its family's. */
 double np_run_tolerance(const struct np_run *run, const struct np_parse_opts *o);
 
