@@ -459,9 +459,20 @@ START_TEST(test_v4_26_04_01)
     ck_assert_msg(strstr(sc, "--mpi=pmix --no-container-mount-home") && !strstr(sc, "--container-writable"), "%s", sc);
     free(sc);
     np_launch_plan_free(&plan);
+    /* Qwen3: the release's launcher wants an HF token (setup_experiment.py:247) and its job reads the tokenizer
+     * with it; nemoperf's job reads the staged cache offline instead (TRANSFORMERS_OFFLINE=1, no HF_TOKEN), as
+     * v0.4.0's launcher does with --offline, and --print-config says so */
     const char *q[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=26.02.01", NULL};
-    ck_assert(resolve(q, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "not launched by nemoperf") && strstr(e, "requires an HF token for Qwen3"), "%s", e);
+    ck_assert_msg(resolve(q, &plan, e, sizeof e) == NP_OK, "%s", e);
+    ck_assert_int_eq(plan.jobs[0].mb->launchable, 1);
+    ck_assert_str_eq(var(&plan.jobs[0], "TRANSFORMERS_OFFLINE"), "1");
+    ck_assert_ptr_null(var(&plan.jobs[0], "HF_TOKEN"));
+    json_t *qj = np_mbridge_json(&plan.jobs[0]);
+    const char *qn = json_string_value(json_object_get(qj, "note"));
+    ck_assert_msg(qn && strstr(qn, "setup_experiment.py:247") && strstr(qn, "nemoperf writes no token into a job") &&
+                  strstr(qn, "setup_experiment.py:281-285"), "%s", qn ? qn : "(none)");
+    json_decref(qj);
+    np_launch_plan_free(&plan);
     /* 26.02 (v0.3.0): its slurm_executor() is 1f0cfc3's line for line */
     const char *l[] = {"RECIPE=llama3_70b", "DTYPE=fp8_cs", "GPU_TYPE=gb200", "CONTAINER=26.02", NULL};
     ck_assert_msg(resolve(l, &plan, e, sizeof e) == NP_OK, "%s", e);

@@ -206,7 +206,7 @@ out=$("$P" --container 26.08 "$T/plain.out" 2>"$T/err"); rc=$?
     && ok "unidentified -> exit 1, says why" || bad "unidentified: exit $rc: $out $(cat "$T/err")"
 
 # nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
-# whether it launches (251: every container but the Qwen3 rows of 25.09/25.11/26.02/26.02.01,
+# whether it launches (270: every container but the Qwen3 rows of 25.09/25.11,
 # 25.11's DeepSeek V3 without MTP and 25.09's values its parser cannot ask for), the others with the reason numbered
 # under the table
 L=${NP_BIN:-bin}/nemoperf-launch
@@ -216,11 +216,11 @@ L=${NP_BIN:-bin}/nemoperf-launch
     grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +yes +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
     grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +yes +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
     grep -Eq '^25\.11 +pretrain +deepseek_v3 +bf16 +gb300 +256 .* no \([0-9]+\) +DEEPSEEK_V3_GB300_BF16_BASE_CONFIG$' "$T/list" &&
-    grep -q '^293 Megatron-Bridge rows, 251 launchable' "$T/list" &&
+    grep -q '^293 Megatron-Bridge rows, 270 launchable' "$T/list" &&
     grep -Eq "^\([0-9]+\) .*published without MTP, but the release builds DeepSeek V3 with one MTP layer" "$T/list" &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 251 ] &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 42 ] &&
-    ok "--list: 293 Megatron-Bridge rows of 9 containers, 251 launchable, 42 with the reason" ||
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 270 ] &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 23 ] &&
+    ok "--list: 293 Megatron-Bridge rows of 9 containers, 270 launchable, 23 with the reason" ||
     bad "--list: exit $rc: $(grep -Ec '^2[56]\.' "$T/list") rows $(cat "$T/err")"
 "$L" --list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json > "$T/lj" 2>"$T/err"; rc=$?
 python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json: its 2 rows, launchable" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
@@ -264,8 +264,8 @@ done
 import json, sys
 r = json.load(open(sys.argv[1]))
 mb = [x for x in r if "container" in x]
-assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 251' "$T/all.json" &&
-    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 251 launchable" || bad "--list json: $(cat "$T/err")"
+assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 270' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 270 launchable" || bad "--list json: $(cat "$T/err")"
 # 25.09: v0.1.0rc4's own setup_experiment.py builds the rank command (--config_file <YAML> ... -a dummy -p dummy
 # -ng): --print-config shows that command from the checkout, the published cells and the YAML's 100 steps
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pc" 2>"$T/err"; rc=$?

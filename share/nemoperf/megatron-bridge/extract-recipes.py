@@ -113,13 +113,6 @@ LAUNCHERS["r0.2.0-44dae92"] = ("the release's own setup_experiment.py run up to 
                                "nodes (utils/executors.py:85-148)")
 # Rows of a launched release that nemoperf still cannot launch as NVIDIA did: (release, recipe prefix) -> why.
 ROW_NOT_YET = {
-    ("r0.3.0-1f0cfc3", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
-                                  "(setup_experiment.py:247), which the job then carries (HF_TOKEN, "
-                                  "TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); nemoperf writes no token into "
-                                  "a job",
-    ("v0.3.0", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 (setup_experiment.py:238), "
-                          "which the job then carries (HF_TOKEN, TRANSFORMERS_OFFLINE=0: utils/executors.py:109-110); "
-                          "nemoperf writes no token into a job",
     ("v0.1.0rc4", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
                              "(setup_experiment.py:51-52), which the job then carries (HF_TOKEN, "
                              "TRANSFORMERS_OFFLINE=0: utils/executors.py:100-101); nemoperf writes no token into a job",
