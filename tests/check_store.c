@@ -294,6 +294,65 @@ START_TEST(test_inconclusive_names_launch)
 }
 END_TEST
 
+
+/* --metric energy: the same noise-aware rule on J/token.  Four runs a side of the same throughput, the candidate's
+ * J/token 5 % higher (5 % more power at the same speed): MORE-ENERGY, +5 % within its interval, counted as slower
+ * (exit 1); 5 % lower: LESS-ENERGY, not counted; throughput on the same runs: SAME.  A run without energy is left
+ * out of an energy comparison (not of a throughput one). */
+START_TEST(test_compare_energy)
+{
+    static const double noise[] = {1.000, 1.003, 0.997, 1.001};
+    for (int sign = -1; sign <= 1; sign += 2)
+        for (int metric = 0; metric < 2; metric++) {
+            struct np_compare_set *set = np_compare_set_new();
+            ck_assert_ptr_nonnull(set);
+            np_compare_set_metric(set, metric ? NP_CMP_METRIC_ENERGY : NP_CMP_METRIC_THROUGHPUT);
+            struct np_store_rec r;
+            for (int i = 0; i < 4; i++) {
+                cmp_rec(&r, "mbridge", 1000 * noise[i]);
+                r.j_per_token = 0.5 * noise[(i + 1) % 4];
+                r.w_per_gpu = 600 * noise[(i + 1) % 4];
+                ck_assert_int_eq(np_compare_set_add(set, NP_CMP_BASE, &r), 1);
+                cmp_rec(&r, "mbridge", 1000 * noise[(i + 2) % 4]);
+                r.j_per_token = 0.5 * (1 + sign * 0.05) * noise[(i + 3) % 4];
+                r.w_per_gpu = 600 * (1 + sign * 0.05) * noise[(i + 3) % 4];
+                ck_assert_int_eq(np_compare_set_add(set, NP_CMP_CAND, &r), 1);
+            }
+            cmp_rec(&r, "mbridge", 1000); /* no energy */
+            r.j_per_token = NAN;
+            ck_assert_int_eq(np_compare_set_add(set, NP_CMP_CAND, &r), metric ? 0 : 1);
+            char *buf = NULL;
+            size_t len = 0, nslower, ncmp;
+            FILE *m = open_memstream(&buf, &len);
+            ck_assert_int_eq(np_compare_write(set, NP_FMT_JSON, 2.0, m, &nslower, &ncmp), NP_OK);
+            fclose(m);
+            json_t *root = json_loads(buf, 0, NULL);
+            ck_assert_ptr_nonnull(root);
+            json_t *c0 = json_array_get(json_object_get(root, "configurations"), 0);
+            const char *v = json_string_value(json_object_get(c0, "verdict"));
+            ck_assert_uint_eq(ncmp, 1);
+            if (!metric) {
+                ck_assert_str_eq(v, "SAME");
+                ck_assert_uint_eq(nslower, 0);
+            } else {
+                ck_assert_str_eq(v, sign > 0 ? "MORE-ENERGY" : "LESS-ENERGY");
+                ck_assert_uint_eq(nslower, sign > 0);
+                ck_assert_str_eq(json_string_value(json_object_get(c0, "unit")), "J/token");
+                ck_assert_str_eq(json_string_value(json_object_get(root, "metric")), "energy");
+                double d = json_real_value(json_object_get(c0, "change_pct"));
+                json_t *ci = json_object_get(c0, "change_ci_pct");
+                double lo = json_real_value(json_array_get(ci, 0)), hi = json_real_value(json_array_get(ci, 1));
+                ck_assert_msg(fabs(d - sign * 5.0) < 0.3 && lo < d && d < hi, "change %g [%g, %g]", d, lo, hi);
+                double bm = json_real_value(json_object_get(json_object_get(c0, "baseline"), "mean"));
+                ck_assert_msg(fabs(bm - 0.5) < 0.005, "baseline J/token %g", bm);
+            }
+            json_decref(root);
+            free(buf);
+            np_compare_set_free(set);
+        }
+}
+END_TEST
+
 /* np_compare_runs_change is np_compare_runs' diff_pct to the last bit (--history skips the interval where it is
  * within the margin: that must never hide a FASTER or SLOWER) */
 START_TEST(test_change_prefilter)
@@ -1080,7 +1139,68 @@ START_TEST(test_sqlite_migrate_v1)
     ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'", -1, &q,
                                         NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "2");
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "3");
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    store_cleanup(0);
+}
+END_TEST
+
+static enum np_status energy_row(void *ctx, const struct np_store_rec *r)
+{
+    double *out = ctx; /* [0..1] the run 0's W/GPU and J/token, [2..3] run 1's (the stats selection: J/token) */
+    int k = strcmp(r->config, "cfg v2") == 0 ? 0 : 2;
+    out[k] = r->w_per_gpu;
+    out[k + 1] = r->j_per_token;
+    return NP_OK;
+}
+
+/* Schema 3 keeps a run's energy.  A store of version 2 (as nemoperf wrote it before the energy columns) is
+ * migrated on open: its runs kept, their energy unknown (NULL, NAN when read), the version 3; a run stored
+ * after it keeps its W/GPU and J/token, in every selection (--compare's statistics read J/token). */
+START_TEST(test_sqlite_migrate_v2_energy)
+{
+    store_loc(0);
+    put_runs(0, 1, NULL, NULL, NULL); /* the current schema, then taken back to version 2's shape */
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN w_per_gpu; ALTER TABLE runs DROP COLUMN j_per_token;"
+                                      "UPDATE runs SET config = 'cfg v2';"
+                                      "UPDATE nemoperf_meta SET value = '2' WHERE key = 'schema_version'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    struct np_store_rec r;
+    make_rec(&r, 1, "cfg v3", 1000, 1700000000LL, "25.04");
+    r.w_per_gpu = 612.5;
+    r.j_per_token = 0.4375;
+    enum np_store_outcome oc;
+    ck_assert_msg(np_store_put(s, &r, &oc, &err) == NP_OK, "%s", err.text);
+    np_store_rec_clear(&r);
+    ck_assert_msg(np_store_commit(s, &err) == NP_OK, "%s", err.text);
+    long long n = 0;
+    ck_assert_int_eq(np_store_count(s, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 2);
+    struct np_store_filter f;
+    memset(&f, 0, sizeof f);
+    for (int light = NP_STORE_ALL; light <= NP_STORE_STATS; light++) {
+        double e[4] = {-1, -1, -1, -1};
+        ck_assert_int_eq(np_store_select(s, &f, 1, light, energy_row, e, &err), NP_OK);
+        ck_assert_msg(isnan(e[1]) && e[3] == 0.4375, "light %d: J/token %g and %g", light, e[1], e[3]);
+        if (light != NP_STORE_STATS)
+            ck_assert_msg(isnan(e[0]) && e[2] == 612.5, "light %d: W/GPU %g and %g", light, e[0], e[2]);
+    }
+    np_store_close(s);
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'", -1, &q,
+                                        NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "3");
     sqlite3_finalize(q);
     sqlite3_close(db);
     store_cleanup(0);
@@ -1456,6 +1576,7 @@ int main(void)
     tcase_add_test(tc, test_redact_malformed);
     tcase_add_test(tc, test_t_distribution);
     tcase_add_test(tc, test_inconclusive_names_launch);
+    tcase_add_test(tc, test_compare_energy);
     tcase_add_test(tc, test_slowdown_steps_noise);
     tcase_add_test(tc, test_slowdown_run_noise);
     tcase_add_test(tc, test_small_change_noisy);
@@ -1480,6 +1601,7 @@ int main(void)
     tcase_add_test(ts, test_redact_and_selectors);
     tcase_add_test(ts, test_sqlite_keys_kinds_restore);
     tcase_add_test(ts, test_sqlite_migrate_v1);
+    tcase_add_test(ts, test_sqlite_migrate_v2_energy);
     tcase_add_test(ts, test_sqlite_open_while_written);
     tcase_add_test(ts, test_sqlite_columns_read_back);
     tcase_add_test(ts, test_sqlite_default_location);

@@ -24,7 +24,7 @@ enum {
     OPT_INCLUDE = 256, OPT_ALL_STEPS, OPT_WINDOW, OPT_STEPS, OPT_TOKENS, OPT_RECIPE, OPT_SIZE, OPT_DTYPE,
     OPT_GPUS, OPT_GPU, OPT_SEQ, OPT_GBS, OPT_REFERENCE, OPT_TOLERANCE, OPT_NO_PROGRESS,
     OPT_VERDICT, OPT_GROUP, OPT_SLURM, OPT_SYSTEM, OPT_PLOT, OPT_TASK, OPT_NCCL, OPT_STRICT, OPT_STORE, OPT_DB,
-    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER, OPT_CONTAINER
+    OPT_HISTORY, OPT_COMPARE, OPT_MIN_EFFECT, OPT_CLUSTER, OPT_CONTAINER, OPT_METRIC
 };
 
 static const struct option parse_options[] = {
@@ -63,6 +63,7 @@ static const struct option parse_options[] = {
     {"history", no_argument, NULL, OPT_HISTORY},
     {"compare", no_argument, NULL, OPT_COMPARE},
     {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
+    {"metric", required_argument, NULL, OPT_METRIC},
     {"cluster", required_argument, NULL, OPT_CLUSTER},
     {NULL, 0, NULL, 0},
 };
@@ -107,6 +108,8 @@ static void parse_usage(FILE *out)
             "      --compare BASE CAND  each a folder of runs or db:SEL; per configuration a verdict FASTER,\n"
             "                       SLOWER, SAME or INCONCLUSIVE (exit 1 when anything is SLOWER)\n"
             "      --min-effect PCT the smallest change that counts (default 2)\n"
+            "      --metric throughput|energy  what --compare judges (energy: J/token, LESS-ENERGY or\n"
+            "                       MORE-ENERGY, exit 1 when anything is MORE-ENERGY; default throughput)\n"
             "  -j, --jobs N         threads (default: one per online CPU, twice that once a read waits for the disk)\n"
             "      --no-progress    never show progress (it shows on a terminal after NEMOPERF_PROGRESS_AFTER s, 1)\n"
             "  -q, --quiet          do not print read errors on stderr (still in JSON 'errors')\n"
@@ -280,6 +283,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             s.cluster = optarg;
+            break;
+        case OPT_METRIC:
+            if (strcmp(optarg, "energy") != 0 && strcmp(optarg, "throughput") != 0) {
+                np_errorf("--metric: '%s': not a metric; allowed: throughput, energy", optarg);
+                return 2;
+            }
+            s.energy = strcmp(optarg, "energy") == 0;
             break;
         case OPT_MIN_EFFECT:
             if (!np_session_double("--min-effect", optarg, 0, 100, &d))

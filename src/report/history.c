@@ -47,6 +47,7 @@ struct np_compare_set {
     size_t *slot;          /* open addressing: index + 1, 0 empty */
     size_t nslot;
     int tokens;            /* 1 once a throughput was tokens/s/GPU (the unit's name) */
+    enum np_cmp_metric metric; /* --metric: what x holds (history_value) */
     unsigned kinds[2];     /* the run kinds each side holds (history_kinds' bits) */
 };
 
@@ -172,6 +173,20 @@ static int history_push(struct history_side *s, double x, long long id, long lon
     return 0;
 }
 
+void np_compare_set_metric(struct np_compare_set *set, enum np_cmp_metric metric)
+{
+    set->metric = metric;
+}
+
+/* What a run adds to its side: its throughput, or (energy) its tokens per joule, higher better either way, so
+ * that one rule judges both (a log-scale difference: J/token's is the same with its sign turned); NAN none. */
+static double history_value(const struct np_compare_set *set, const struct np_store_rec *rec)
+{
+    if (set->metric == NP_CMP_METRIC_ENERGY)
+        return isfinite(rec->j_per_token) && rec->j_per_token > 0 ? 1 / rec->j_per_token : NAN;
+    return np_store_rec_tput(rec);
+}
+
 static int history_counts(const struct np_store_rec *rec)
 {
     return (strcmp(rec->status, "ok") == 0 || strcmp(rec->status, "synthetic") == 0) &&
@@ -205,7 +220,7 @@ static char *history_launch_vars(const struct np_store_rec *rec)
 
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec)
 {
-    if (!history_counts(rec))
+    if (!history_counts(rec) || !isfinite(history_value(set, rec)))
         return 0;
     struct history_cfg *c = history_cfg(set, rec->config);
     if (!c)
@@ -214,10 +229,11 @@ int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, co
         c->launch = history_launch_vars(rec);
     struct history_side *s = &c->s[side];
     set->kinds[side] |= history_kind_bit(rec->kind);
-    double x = np_store_rec_tput(rec);
+    double x = history_value(set, rec);
     if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
         set->tokens = 1;
-    if (s->n == 0 && rec->samples && rec->nsamples) {
+    /* one run a side: batch means over its step times (throughput only: no per-step energy is kept) */
+    if (s->n == 0 && rec->samples && rec->nsamples && set->metric == NP_CMP_METRIC_THROUGHPUT) {
         if (!(s->samples = malloc(rec->nsamples * sizeof *s->samples)))
             return -1;
         memcpy(s->samples, rec->samples, rec->nsamples * sizeof *s->samples);
@@ -290,6 +306,30 @@ static void history_judge(const struct history_cfg *c, double min_effect, struct
     np_compare_runs(b->x, b->n, k->x, k->n, min_effect, r);
 }
 
+/* --metric energy: the result on tokens per joule said as J/token: each mean and interval inverted, the change
+ * turned ((1 + d)^-1 - 1, its interval's ends swapped), FASTER (fewer joules a token) as LESS-ENERGY. */
+static void history_energy_view(struct np_cmp_result *r)
+{
+    struct np_cmp_side *sd[2] = {&r->base, &r->cand};
+    for (int i = 0; i < 2; i++) {
+        double lo = sd[i]->lo, hi = sd[i]->hi;
+        sd[i]->mean = 1 / sd[i]->mean;
+        sd[i]->lo = 1 / hi;
+        sd[i]->hi = 1 / lo;
+    }
+    double d = r->diff_pct, lo = r->diff_lo, hi = r->diff_hi;
+    r->diff_pct = 100 * (100 / (100 + d) - 1);
+    r->diff_lo = 100 * (100 / (100 + hi) - 1);
+    r->diff_hi = 100 * (100 / (100 + lo) - 1);
+}
+
+static const char *history_verdict_name(const struct np_compare_set *set, enum np_cmp_verdict v)
+{
+    if (set->metric == NP_CMP_METRIC_ENERGY && (v == NP_CMP_FASTER || v == NP_CMP_SLOWER))
+        return v == NP_CMP_FASTER ? "LESS-ENERGY" : "MORE-ENERGY";
+    return np_cmp_verdict_name(v);
+}
+
 static void history_num(char *buf, size_t size, double v, int prec)
 {
     if (isfinite(v))
@@ -342,7 +382,8 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
     for (size_t i = 0; i < set->n; i++)
         v[i] = &set->c[i];
     qsort(v, set->n, sizeof *v, history_cmp_name);
-    const char *unit = set->tokens ? "tokens/s/GPU" : "steps/s";
+    int energy = set->metric == NP_CMP_METRIC_ENERGY;
+    const char *unit = energy ? "J/token" : set->tokens ? "tokens/s/GPU" : "steps/s";
     int nomem = 0;
     size_t w = 13;
     for (size_t i = 0; i < set->n; i++)
@@ -367,21 +408,24 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
         }
         struct np_cmp_result r;
         history_judge(c, min_effect_pct, &r);
+        if (energy)
+            history_energy_view(&r);
         (*ncompared)++;
         if (r.verdict == NP_CMP_SLOWER)
             (*nslower)++;
         char more[640], bm[32], bl[32], bh[32], cm[32], cl[32], ch[32], d[32], dl[32], dh[32];
         history_more(&r, c->launch, more, sizeof more);
-        history_num(bm, sizeof bm, r.base.mean, 2);
-        history_num(bl, sizeof bl, r.base.lo, 2);
-        history_num(bh, sizeof bh, r.base.hi, 2);
-        history_num(cm, sizeof cm, r.cand.mean, 2);
-        history_num(cl, sizeof cl, r.cand.lo, 2);
-        history_num(ch, sizeof ch, r.cand.hi, 2);
+        int pr = energy ? 4 : 2; /* J/token: a few tenths of a joule */
+        history_num(bm, sizeof bm, r.base.mean, pr);
+        history_num(bl, sizeof bl, r.base.lo, pr);
+        history_num(bh, sizeof bh, r.base.hi, pr);
+        history_num(cm, sizeof cm, r.cand.mean, pr);
+        history_num(cl, sizeof cl, r.cand.lo, pr);
+        history_num(ch, sizeof ch, r.cand.hi, pr);
         history_num(d, sizeof d, r.diff_pct, 2);
         history_num(dl, sizeof dl, r.diff_lo, 2);
         history_num(dh, sizeof dh, r.diff_hi, 2);
-        const char *verdict = np_cmp_verdict_name(r.verdict), *method = np_cmp_method_name(r.method);
+        const char *verdict = history_verdict_name(set, r.verdict), *method = np_cmp_method_name(r.method);
         if (fmt == NP_FMT_JSON) {
             json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:[oo],s:o,s:s,s:o,s:o}", "config", c->name, "method",
                                   method, "unit", unit, "baseline", history_json_side(&r.base), "candidate",
@@ -422,6 +466,7 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
     }
     enum np_status st = nomem ? NP_E_NOMEM : NP_OK;
     if (root) {
+        json_object_set_new(root, "metric", json_string(energy ? "energy" : "throughput"));
         json_object_set_new(root, "min_effect_pct", json_real(min_effect_pct));
         json_object_set_new(root, "confidence", json_real(NP_CMP_CONFIDENCE));
         json_object_set_new(root, "methods",
@@ -438,9 +483,10 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
         fputc('\n', out);
         json_decref(root);
     } else if (fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN) {
-        fprintf(out, "%s%zu configuration%s compared (%s; 95%% intervals; --min-effect %g%%: FASTER/SLOWER when the "
+        fprintf(out, "%s%zu configuration%s compared (%s; 95%% intervals; --min-effect %g%%: %s when the "
                      "whole interval is beyond it, SAME when within it)\n",
-                fmt == NP_FMT_MARKDOWN ? "\n" : "", *ncompared, *ncompared == 1 ? "" : "s", unit, min_effect_pct);
+                fmt == NP_FMT_MARKDOWN ? "\n" : "", *ncompared, *ncompared == 1 ? "" : "s", unit, min_effect_pct,
+                energy ? "LESS-ENERGY/MORE-ENERGY" : "FASTER/SLOWER");
         for (size_t i = 0; i < set->n; i++)
             if (!v[i]->s[0].n || !v[i]->s[1].n)
                 fprintf(out, "%s%s: only in the %s\n", fmt == NP_FMT_MARKDOWN ? "- " : "", v[i]->name,

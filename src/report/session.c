@@ -578,7 +578,7 @@ static int session_compare_store(struct np_compare_set *set, char *const *sides,
 
 static int session_compare(char *const *sides, const struct np_parse_opts *o, const struct np_recipe_set *recipes,
                          const struct np_ref_table *ref, const char *db, enum np_format fmt, double min_effect,
-                         int quiet)
+                         int quiet, int energy)
 {
     struct np_compare_set *set = np_compare_set_new();
     struct np_store *s = NULL;
@@ -586,6 +586,7 @@ static int session_compare(char *const *sides, const struct np_parse_opts *o, co
         np_errorf("%s", np_strerror(NP_E_NOMEM));
         return 1;
     }
+    np_compare_set_metric(set, energy ? NP_CMP_METRIC_ENERGY : NP_CMP_METRIC_THROUGHPUT);
     int both = strncmp(sides[0], "db:", 3) == 0 && strncmp(sides[1], "db:", 3) == 0; /* one pass over the store */
     int rc = both ? session_compare_store(set, sides, db, &s)
                   : session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
@@ -609,7 +610,8 @@ static int session_compare(char *const *sides, const struct np_parse_opts *o, co
             np_errorf("cannot write the comparison: %s", errno ? strerror(errno) : np_strerror(w));
             rc = 1;
         } else if (!ncompared) {
-            np_errorf("--compare: no configuration has runs on both sides (runs of status ok or synthetic count)");
+            np_errorf("--compare: no configuration has runs on both sides (runs of status ok or synthetic count%s)",
+                      energy ? "; --metric energy: runs whose log or telemetry gives their energy" : "");
             rc = 1;
         } else if (nslower) {
             rc = 1;
@@ -788,7 +790,7 @@ static int session_parse(struct np_session *s, char *const *paths, size_t npaths
         return 1;
     }
     if (s->compare) {
-        int rc = session_compare(s->args, o, &recipes, &ref, db, fmt, s->min_effect, quiet);
+        int rc = session_compare(s->args, o, &recipes, &ref, db, fmt, s->min_effect, quiet, s->energy);
         np_ref_free(&ref);
         np_recipe_set_free(&recipes);
         return rc;
@@ -929,6 +931,10 @@ int np_session_run(struct np_session *s)
     }
     if (s->store + history + compare > 1) {
         np_errorf("--store, --history and --compare: one at a time");
+        return 2;
+    }
+    if (s->energy && !compare) {
+        np_errorf("--metric: applies to --compare only");
         return 2;
     }
     if (compare && s->nargs != 2) {

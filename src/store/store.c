@@ -54,6 +54,7 @@ struct store_col {
 #define STORE_R(f) NP_SV_REAL, offsetof(struct np_store_rec, f), 0, "DOUBLE PRECISION", 0
 /* a column a later schema version added (its migration adds it) */
 #define STORE_T2(f, v) NP_SV_TEXT, offsetof(struct np_store_rec, f), sizeof(((struct np_store_rec *)0)->f), "TEXT", v
+#define STORE_R2(f, v) NP_SV_REAL, offsetof(struct np_store_rec, f), 0, "DOUBLE PRECISION", v
 
 static const struct store_col store_cols[] = {
     {"run_key", STORE_T(run_key)},          /* must stay first: $1 of the look-up */
@@ -97,6 +98,8 @@ static const struct store_col store_cols[] = {
     {"stored_at", STORE_I(stored_at)},
     {"family", STORE_T2(family, 2)},
     {"workload", STORE_T2(workload, 2)},
+    {"w_per_gpu", STORE_R2(w_per_gpu, 3)},
+    {"j_per_token", STORE_R2(j_per_token, 3)},
 };
 #define STORE_NCOLS (sizeof store_cols / sizeof store_cols[0])
 /* after them: fingerprint (insert/update), id (select) */
@@ -120,6 +123,10 @@ static const char *const store_migrations[] = {
     "UPDATE runs SET kind = CASE WHEN variant = 'nsys' THEN 'profile' WHEN variant = 'nccltrace' THEN 'nccl-trace' "
     "ELSE 'benchmark' END;"
     "CREATE INDEX runs_kind ON runs (kind);",
+    /* 3: a run's energy (the steady window's mean W/GPU and J/token, parse/run.h struct np_energy): unknown
+     * (NULL) for the runs stored before, which are kept as they were */
+    "ALTER TABLE runs ADD COLUMN w_per_gpu DOUBLE PRECISION;"
+    "ALTER TABLE runs ADD COLUMN j_per_token DOUBLE PRECISION;",
 };
 
 static const char store_sql_lookup[] = "SELECT fingerprint FROM runs WHERE run_key = $1";
@@ -503,6 +510,8 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     rec->tokens_per_s_per_gpu = run->steady.tokens_per_s_per_gpu;
     rec->tflops_per_gpu = run->steady.model_tflops_per_gpu;
     rec->mfu_percent = run->steady.mfu_percent;
+    rec->w_per_gpu = run->energy.w_per_gpu;
+    rec->j_per_token = run->energy.j_per_token;
     store_copy(rec->nemoperf_version, sizeof rec->nemoperf_version, NP_VERSION);
     store_copy(rec->path, sizeof rec->path, run->path);
     /* the key: the cluster and the folder (a run's restarts and later logs update it), and the log when
@@ -628,7 +637,8 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
 /* The column sets np_store_select reads (each column read costs, a million rows a --history): NULL-ended names;
  * no list: every column, or (light) all but the samples and the path. */
 static const char *const store_set_stats[] = {"config", "kind", "status", "t", "container", "container_tag",
-                                              "step_time_s", "tokens_per_s_per_gpu", "samples", NULL};
+                                              "step_time_s", "tokens_per_s_per_gpu", "samples", "j_per_token",
+                                              NULL};
 static const char *const store_set_series[] = {"config", "status", "t", "container", "container_tag",
                                                "step_time_s", "tokens_per_s_per_gpu", NULL};
 static const char *const store_set_list[] = {"config", "family", "kind", "cluster", "job_id", "ended",
@@ -1115,7 +1125,8 @@ enum np_status np_store_select_sides(struct np_store *s, const struct np_store_f
     /* what --compare reads and the columns the filters test (each column read costs, a million times) */
     const struct np_store_filter *ab[2] = {a, b};
     int use[STORE_NCOLS] = {0};
-    static const char *const base[] = {"config", "kind", "status", "step_time_s", "tokens_per_s_per_gpu", "samples"};
+    static const char *const base[] = {"config",  "kind",  "status", "step_time_s", "tokens_per_s_per_gpu",
+                                       "samples", "j_per_token"};
     for (size_t i = 0; i < STORE_NCOLS; i++) {
         const char *n = store_cols[i].name;
         for (size_t k = 0; k < sizeof base / sizeof base[0]; k++)

@@ -40,5 +40,49 @@ PY
     && ok "table: the note says it" || bad "table: $("$P" --gpus 8 --seq-len 8192 "$L" 2>&1)"
 "$P" --format json tests/data/real/dgxc_llama31_nemo2.log 2>/dev/null | python3 -c 'import json,sys; assert json.load(sys.stdin)["runs"][0]["energy"] is None' \
     && ok "a log without --log-energy: energy null" || bad "energy without the fields"
+
+# --compare --metric energy: two sets of four runs made from the excerpt (its iteration total set to its last
+# iteration, so each is a complete run; the same step times), the candidate's J/iter/GPU and W/GPU 5 % higher, each
+# run's within +-0.2 %: MORE-ENERGY at about +5 % J/token, exit 1; the other way LESS-ENERGY, exit 0; throughput on
+# the same runs not SLOWER, exit 0; the same from the store (schema 3 keeps J/token), sides by --cluster.
+python3 - "$L" "$T/sets" <<'PY' || bad "cannot make the run sets"
+import os, re, sys
+text = open(sys.argv[1]).read().replace("/95367431 |", "/294 |")
+for side, f in (("base", 1.0), ("cand", 1.05)):
+    for k, n in enumerate((1.0, 1.002, 0.998, 1.001)):
+        d = os.path.join(sys.argv[2], side, "run%d" % k)
+        os.makedirs(d)
+        t = re.sub(r"(energy per GPU \(J/iter/GPU\): |power per GPU \(W/GPU\): )([0-9.]+)",
+                   lambda m: "%s%.1f" % (m.group(1), float(m.group(2)) * f * n), text)
+        open(os.path.join(d, "log.out"), "w").write(t)
+PY
+ID="--recipe llama3.1 --size 8b --dtype bf16 --gpu h100 --gpus 8 --seq-len 8192 --gbs 32"
+cmp_check() { # cmp_check NAME WANT_RC WANT_VERDICT WANT_CHANGE ARGS...: --format json, the first configuration's verdict
+    name=$1 want_rc=$2 want_v=$3 want_d=$4
+    shift 4
+    "$P" $ID --format json --compare "$@" >"$T/cmp.json" 2>"$T/cmp.err"
+    rc=$?
+    python3 - "$T/cmp.json" "$want_v" "$want_d" <<'PY' && [ "$rc" -eq "$want_rc" ] && ok "$name: $want_v, exit $rc" ||
+import json, sys
+c = json.load(open(sys.argv[1]))["configurations"]
+assert len(c) == 1 and c[0]["baseline"]["n"] == 4 and c[0]["candidate"]["n"] == 4, c
+v = c[0]["verdict"]
+assert v == sys.argv[2] if sys.argv[2] != "!SLOWER" else v != "SLOWER", v
+if sys.argv[3] != "-":
+    assert abs(c[0]["change_pct"] - float(sys.argv[3])) < 0.5 and c[0]["unit"] == "J/token", c[0]
+PY
+        bad "$name: exit $rc (want $want_rc): $(head -c 800 "$T/cmp.json") $(cat "$T/cmp.err")"
+}
+cmp_check "energy, 5 % more power" 1 MORE-ENERGY 5 --metric energy "$T/sets/base" "$T/sets/cand"
+cmp_check "energy, the other way" 0 LESS-ENERGY -4.76 --metric energy "$T/sets/cand" "$T/sets/base"
+cmp_check "throughput of the same runs" 0 '!SLOWER' - "$T/sets/base" "$T/sets/cand"
+export NEMOPERF_DB="$T/store.db"
+"$P" $ID --store --cluster A "$T/sets/base" >/dev/null 2>&1 && "$P" $ID --store --cluster B "$T/sets/cand" >/dev/null 2>&1 ||
+    bad "--store of the run sets"
+cmp_check "energy from the store" 1 MORE-ENERGY 5 --metric energy db:cluster=A db:cluster=B
+unset NEMOPERF_DB
+"$P" --metric energy "$L" >/dev/null 2>"$T/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q -- '--metric: applies to --compare only' "$T/err" && ok "--metric without --compare: exit 2, said" ||
+    bad "--metric without --compare: exit $rc $(cat "$T/err")"
 [ $fail -eq 0 ] && echo "27-parse-energy: all checks passed"
 [ $fail -eq 0 ]

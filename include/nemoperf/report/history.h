@@ -34,6 +34,11 @@ size_t np_history_time_ticks(double t0, double t1, double *at, char (*label)[24]
 enum np_cmp_sidename { NP_CMP_BASE = 0, NP_CMP_CAND = 1 };
 struct np_compare_set;
 struct np_compare_set *np_compare_set_new(void); /* NULL: out of memory; free with np_compare_set_free */
+/* What --compare judges (--metric): throughput (tokens/s/GPU, else steps/s; FASTER/SLOWER), or energy (J/token,
+ * the store's and parse/run.h's; judged the same way on tokens per joule, said as J/token, LESS-ENERGY /
+ * MORE-ENERGY, MORE-ENERGY counted as nslower).  Set before the first np_compare_set_add. */
+enum np_cmp_metric { NP_CMP_METRIC_THROUGHPUT = 0, NP_CMP_METRIC_ENERGY };
+void np_compare_set_metric(struct np_compare_set *set, enum np_cmp_metric metric);
 /* Add one run (only runs of status ok or synthetic with a throughput count; returns 1 when counted). */
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec);
 enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp_sidename side, struct np_store *s,

@@ -22,6 +22,7 @@ struct np_session {
     const char *plot;             /* --plot FILE, or NULL */
     const char *db, *cluster;     /* --db, --cluster, or NULL (the defaults) */
     double min_effect;            /* --min-effect, percent */
+    int energy;                   /* --metric energy: --compare judges J/token (report/history.h) */
     char *const *args;            /* the operands: paths, --history's selectors, --compare's two sides */
     size_t nargs;
     /* --slurm: makes the scheduler backend once the arguments are checked, before anything is read; 0 with

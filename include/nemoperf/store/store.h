@@ -17,7 +17,7 @@
 #include "nemoperf/parse/run.h"
 #include "nemoperf/util/error.h"
 
-#define NP_STORE_SCHEMA 2 /* the schema version this nemoperf writes */
+#define NP_STORE_SCHEMA 3 /* the schema version this nemoperf writes */
 
 /* One stored run: fixed-size text ("" unknown), numbers NAN / -1 unknown. */
 struct np_store_rec {
@@ -39,6 +39,7 @@ struct np_store_rec {
     char status[20], verdict[16];
     long steps, window_first, window_last;
     double step_time_s, step_stdev_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu_percent;
+    double w_per_gpu, j_per_token; /* energy: the steady window's mean W/GPU and J/token, NAN unknown (schema 3) */
     double *samples;              /* the window's step times; owned (np_store_rec_clear) */
     size_t nsamples;
     char nemoperf_version[16];
