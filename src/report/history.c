@@ -48,6 +48,10 @@ struct np_compare_set {
     size_t nslot;
     int tokens;            /* 1 once a throughput was tokens/s/GPU (the unit's name) */
     enum np_cmp_metric metric; /* --metric: what x holds (history_value) */
+    char *sys_dir[2];      /* the run folder whose system stands for each side, NULL none (np_compare_set_system) */
+    char **sys_diff;       /* the differences between them, in words */
+    size_t nsys_diff;
+    int sys_set;
     unsigned kinds[2];     /* the run kinds each side holds (history_kinds' bits) */
 };
 
@@ -99,6 +103,11 @@ void np_compare_set_free(struct np_compare_set *set)
     }
     free(set->c);
     free(set->slot);
+    free(set->sys_dir[0]);
+    free(set->sys_dir[1]);
+    for (size_t i = 0; i < set->nsys_diff; i++)
+        free(set->sys_diff[i]);
+    free(set->sys_diff);
     free(set);
 }
 
@@ -176,6 +185,51 @@ static int history_push(struct history_side *s, double x, long long id, long lon
 void np_compare_set_metric(struct np_compare_set *set, enum np_cmp_metric metric)
 {
     set->metric = metric;
+}
+
+int np_compare_set_system(struct np_compare_set *set, const char *base_dir, const char *cand_dir)
+{
+    const char *d[2] = {base_dir, cand_dir};
+    set->sys_set = 1;
+    for (int k = 0; k < 2; k++) {
+        free(set->sys_dir[k]);
+        set->sys_dir[k] = d[k] && *d[k] ? strdup(d[k]) : NULL;
+        if (d[k] && *d[k] && !set->sys_dir[k])
+            return -1;
+    }
+    return 0;
+}
+
+int np_compare_set_system_diff(struct np_compare_set *set, const char *text)
+{
+    char **nv = realloc(set->sys_diff, (set->nsys_diff + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    set->sys_diff = nv;
+    if (!(nv[set->nsys_diff] = strdup(text)))
+        return -1;
+    set->nsys_diff++;
+    return 0;
+}
+
+/* The system lines after the verdicts (table, markdown): what differs, or why nothing can be said. */
+static void history_system_text(const struct np_compare_set *set, enum np_format fmt, FILE *out)
+{
+    if (!set->sys_set)
+        return;
+    const char *li = fmt == NP_FMT_MARKDOWN ? "- " : "  ";
+    if (!set->sys_dir[0] || !set->sys_dir[1]) {
+        fprintf(out, "%ssystems: not compared (%s)\n", fmt == NP_FMT_MARKDOWN ? "\n" : "",
+                !set->sys_dir[0] && !set->sys_dir[1] ? "no run of either side has a system snapshot"
+                : !set->sys_dir[0]                    ? "no run of the baseline has a system snapshot"
+                                                      : "no run of the candidate has a system snapshot");
+        return;
+    }
+    fprintf(out, "%ssystems: %zu difference%s between a baseline run's and a candidate run's (%s, %s)%s\n",
+            fmt == NP_FMT_MARKDOWN ? "\n" : "", set->nsys_diff, set->nsys_diff == 1 ? "" : "s", set->sys_dir[0],
+            set->sys_dir[1], set->nsys_diff ? ":" : "");
+    for (size_t i = 0; i < set->nsys_diff; i++)
+        fprintf(out, "%s%s\n", li, set->sys_diff[i]);
 }
 
 /* What a run adds to its side: its throughput, or (energy) its tokens per joule, higher better either way, so
@@ -478,6 +532,16 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
         json_object_set_new(root, "only_baseline", only[0]);
         json_object_set_new(root, "only_candidate", only[1]);
         json_object_set_new(root, "slower", json_integer((json_int_t)*nslower));
+        if (set->sys_set) {
+            json_t *d = json_array();
+            for (size_t i = 0; d && i < set->nsys_diff; i++)
+                json_array_append_new(d, json_string(set->sys_diff[i]));
+            json_object_set_new(root, "system",
+                                json_pack("{s:o,s:o,s:o}", "baseline_run",
+                                          set->sys_dir[0] ? json_string(set->sys_dir[0]) : json_null(),
+                                          "candidate_run", set->sys_dir[1] ? json_string(set->sys_dir[1]) : json_null(),
+                                          "differences", d ? d : json_null()));
+        }
         if (st == NP_OK && json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
             st = NP_E_IO;
         fputc('\n', out);
@@ -491,6 +555,7 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
             if (!v[i]->s[0].n || !v[i]->s[1].n)
                 fprintf(out, "%s%s: only in the %s\n", fmt == NP_FMT_MARKDOWN ? "- " : "", v[i]->name,
                         v[i]->s[0].n ? "baseline" : "candidate");
+        history_system_text(set, fmt, out);
     }
     free(v);
     if (st == NP_OK && (fflush(out) != 0 || ferror(out)))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nemoperf/model/flops.h"
@@ -19,6 +20,7 @@
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/parse/run.h"
 #include "nemoperf/parse/runs_slurm.h"
+#include "nemoperf/parse/system.h"
 #include "nemoperf/report/aggregate.h"
 #include "nemoperf/report/history.h"
 #include "nemoperf/report/ncclreport.h"
@@ -466,6 +468,81 @@ static int session_history(char *const *sel, size_t nsel, const struct np_parse_
     return rc;
 }
 
+/* --compare's systems: the first run folder of each side with a system snapshot (<dir>/system/), "" none. */
+struct session_sysdirs {
+    char dir[2][4096];
+};
+
+/* dir (n bytes of it) into d->dir[side] when the side has none yet and dir holds system/; 1 when taken. */
+static int session_sys_take(struct session_sysdirs *d, int side, const char *dir, size_t n)
+{
+    char p[4200];
+    struct stat st;
+    if (d->dir[side][0] || n == 0 || n >= sizeof d->dir[side])
+        return d->dir[side][0] != 0;
+    snprintf(p, sizeof p, "%.*s/system", (int)n, dir);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    memcpy(d->dir[side], dir, n);
+    d->dir[side][n] = '\0';
+    return 1;
+}
+
+struct session_sysrow {
+    struct session_sysdirs *d;
+    int side;
+};
+
+/* A stored run's folder (its log's): stops the selection (NP_E_INVALID, not an error here) once one has system/. */
+static enum np_status session_sys_row(void *ctx, const struct np_store_rec *rec)
+{
+    struct session_sysrow *r = ctx;
+    const char *slash = strrchr(rec->path, '/');
+    return slash && session_sys_take(r->d, r->side, rec->path, (size_t)(slash - rec->path)) ? NP_E_INVALID : NP_OK;
+}
+
+/* The first stored run of selector arg's side with a system snapshot (oldest first); nothing said when none. */
+static void session_sys_store(struct np_store *s, const char *arg, int side, struct session_sysdirs *d)
+{
+    char buf[2048];
+    struct np_store_filter f;
+    struct np_error err;
+    if (!s || np_store_filter_parse(arg, buf, sizeof buf, &f, &err) != NP_OK)
+        return;
+    struct session_sysrow r = {d, side};
+    (void)np_store_select(s, &f, 0, NP_STORE_ALL, session_sys_row, &r, &err);
+}
+
+static void session_sys_diff(void *ctx, const char *node, const char *what)
+{
+    struct np_compare_set *set = ctx;
+    char line[600];
+    snprintf(line, sizeof line, "%s%s%s", node && *node ? node : "", node && *node ? ": " : "", what);
+    if (np_compare_set_system_diff(set, line) < 0)
+        np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
+}
+
+/* What differs between the two sides' systems (parse/system.h np_system_diff), into set. */
+static void session_sys_compare(struct np_compare_set *set, const struct session_sysdirs *d)
+{
+    if (np_compare_set_system(set, d->dir[0], d->dir[1]) < 0) {
+        np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
+        return;
+    }
+    if (!d->dir[0][0] || !d->dir[1][0])
+        return;
+    struct np_system a, b;
+    struct np_error err;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (np_system_read(d->dir[0], &a, &err) == NP_OK && np_system_read(d->dir[1], &b, &err) == NP_OK)
+        np_system_diff(&a, &b, session_sys_diff, set);
+    else
+        np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
+    np_system_free(&a);
+    np_system_free(&b);
+}
+
 /* A side of --compare from the store: its runs counted as they are added (0: the selector matched none). */
 struct session_side {
     struct np_compare_set *set;
@@ -483,7 +560,8 @@ static enum np_status session_side_row(void *ctx, const struct np_store_rec *rec
 /* One side of --compare: a folder of runs (parsed now) or db:SEL (the store). */
 static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename side, char *arg,
                               const struct np_parse_opts *o0, const struct np_recipe_set *recipes,
-                              const struct np_ref_table *ref, const char *db, struct np_store **s, int quiet)
+                              const struct np_ref_table *ref, const char *db, struct np_store **s, int quiet,
+                              struct session_sysdirs *sys)
 {
     struct np_error err;
     if (strncmp(arg, "db:", 3) == 0) {
@@ -503,6 +581,7 @@ static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename
         }
         if (sd.n == 0) /* said; the comparison then says that no configuration is on both sides (exit 1) */
             session_none_matched("--compare", *s, &f, arg + 3);
+        session_sys_store(*s, arg, side, sys);
         return 0;
     }
     struct np_parse_opts o = *o0;
@@ -522,6 +601,8 @@ static int session_compare_side(struct np_compare_set *set, enum np_cmp_sidename
         rc = 1;
     }
     for (size_t i = 0; i < res.nruns && !rc; i++) {
+        if (res.runs[i].dir)
+            session_sys_take(sys, side, res.runs[i].dir, strlen(res.runs[i].dir));
         struct np_store_rec rec;
         if (np_store_rec_from_run(&res.runs[i], NULL, &rec) != NP_OK || np_compare_set_add(set, side, &rec) < 0) {
             np_errorf("--compare: %s", np_strerror(NP_E_NOMEM));
@@ -588,10 +669,21 @@ static int session_compare(char *const *sides, const struct np_parse_opts *o, co
     }
     np_compare_set_metric(set, energy ? NP_CMP_METRIC_ENERGY : NP_CMP_METRIC_THROUGHPUT);
     int both = strncmp(sides[0], "db:", 3) == 0 && strncmp(sides[1], "db:", 3) == 0; /* one pass over the store */
+    struct session_sysdirs *sys = calloc(1, sizeof *sys);
+    if (!sys) {
+        np_compare_set_free(set);
+        np_errorf("%s", np_strerror(NP_E_NOMEM));
+        return 1;
+    }
     int rc = both ? session_compare_store(set, sides, db, &s)
-                  : session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet);
+                  : session_compare_side(set, NP_CMP_BASE, sides[0], o, recipes, ref, db, &s, quiet, sys);
     if (!rc && !both)
-        rc = session_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet);
+        rc = session_compare_side(set, NP_CMP_CAND, sides[1], o, recipes, ref, db, &s, quiet, sys);
+    for (int k = 0; !rc && both && k < 2; k++)
+        session_sys_store(s, sides[k], k, sys);
+    if (!rc) /* what differs between the systems the two sides ran on (beside each verdict's likely causes) */
+        session_sys_compare(set, sys);
+    free(sys);
     char kinds[200];
     if (!rc && np_compare_set_kinds_apart(set, kinds, sizeof kinds)) {
         np_errorf("--compare: %s: runs of different kinds are never compared (a profile, trace or checkpoint run "

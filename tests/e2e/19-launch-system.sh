@@ -11,6 +11,8 @@
 #    with their numbers masked: step times differ from run to run).
 # 3. a node whose nvidia-smi -q hangs: "timeout nvidia-smi -q -x", the job completes, the snapshot step
 #    ended within its tools' timeout.
+# 4. --compare of two run sets whose nodes differ in driver and power limit: both differences named (folders, the
+#    store, JSON); a side without a snapshot: "not compared".
 # Also the overhead: the snapshot's seconds per node (status) and the telemetry's CPU share (the stand-in's
 # CPU time over the run's wall time), printed.
 set -u
@@ -194,6 +196,33 @@ took=$(($(date +%s) - t0))
 [ "$(cat "$dh/system/n1/status" 2>/dev/null)" = "timeout nvidia-smi -q -x" ] &&
     grep -qx '### uname -a' "$dh/system/n1/host.txt" && ok "a hanging nvidia-smi -q: 'timeout nvidia-smi -q -x', the other tools kept, job completed ($took s)" ||
     fail "hanging nvidia-smi: status $(cat "$dh/system/n1/status" 2>/dev/null)"
+
+# ---- 4. --compare names what differs between the two sets' systems ---------------------------------------------
+# a baseline job on the stand-in's default nodes and a candidate whose nodes have another driver and a 500 W limit
+mkdir -p "$W/stc"
+echo '{"driver": "550.54.15", "power_limit_w": 500.0}' >"$W/stc/default.json"
+db=$(run cmpb PATH="$stub:$PATH" NP_STUB_DIR="$W/stb" JOB_TOTAL_GPUS=16 MAX_STEPS=12)
+dc=$(run cmpc PATH="$stub:$PATH" NP_STUB_DIR="$W/stc" JOB_TOTAL_GPUS=16 MAX_STEPS=12)
+parse=$bindir/nemoperf-parse
+"$parse" --compare "$W/cmpb" "$W/cmpc" >"$W/cmp.out" 2>"$W/cmp.err"
+grep -q "^systems: 2 differences between a baseline run's and a candidate run's" "$W/cmp.out" &&
+    grep -qx '  driver 560.35.03 -> 550.54.15' "$W/cmp.out" && grep -qx '  power limit 700 W -> 500 W' "$W/cmp.out" &&
+    ok "--compare of two run sets: their systems differ in driver and power limit, both said" ||
+    fail "--compare's systems: $(cat "$W/cmp.out" "$W/cmp.err")"
+export NEMOPERF_DB="$W/store.db"
+"$parse" --store --cluster A "$W/cmpb" >/dev/null 2>&1 && "$parse" --store --cluster B "$W/cmpc" >/dev/null 2>&1 ||
+    fail "--store of the two runs"
+"$parse" --format json --compare db:cluster=A db:cluster=B >"$W/cmp.json" 2>"$W/cmp.err"
+python3 - "$W/cmp.json" "$db" "$dc" <<'PY' && ok "the same from the store, in JSON (system.differences, each side's run)" ||
+import json, sys
+s = json.load(open(sys.argv[1]))["system"]
+assert s["differences"] == ["driver 560.35.03 -> 550.54.15", "power limit 700 W -> 500 W"], s
+assert s["baseline_run"] == sys.argv[2] and s["candidate_run"] == sys.argv[3], s
+PY
+    fail "store --compare's systems: $(head -c 1500 "$W/cmp.json") $(cat "$W/cmp.err")"
+"$parse" --compare "$W/nosnap" "$W/nosmi" 2>/dev/null | grep -q '^systems: not compared (no run of the baseline has a system snapshot)$' &&
+    ok "a side without a snapshot: 'not compared', said" || fail "a side without a snapshot: $("$parse" --compare "$W/nosnap" "$W/nosmi" 2>&1)"
+unset NEMOPERF_DB
 pgrep -f "$stub/nvidia-smi" >/dev/null && fail "a stand-in nvidia-smi still runs after the jobs"
 
 [ "$fails" -eq 0 ] || { echo "$T: $fails check(s) failed" >&2; exit 1; }

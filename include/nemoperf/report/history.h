@@ -39,6 +39,11 @@ struct np_compare_set *np_compare_set_new(void); /* NULL: out of memory; free wi
  * MORE-ENERGY, MORE-ENERGY counted as nslower).  Set before the first np_compare_set_add. */
 enum np_cmp_metric { NP_CMP_METRIC_THROUGHPUT = 0, NP_CMP_METRIC_ENERGY };
 void np_compare_set_metric(struct np_compare_set *set, enum np_cmp_metric metric);
+/* The systems the two sides ran on (a run folder of each, "" none) and each difference between them in words
+ * (parse/system.h np_system_diff: "driver 550.54.15 -> 560.35.03"), said after the verdicts (JSON "system").
+ * Copies; -1 when out of memory. */
+int np_compare_set_system(struct np_compare_set *set, const char *base_dir, const char *cand_dir);
+int np_compare_set_system_diff(struct np_compare_set *set, const char *text);
 /* Add one run (only runs of status ok or synthetic with a throughput count; returns 1 when counted). */
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec);
 enum np_status np_compare_set_from_store(struct np_compare_set *set, enum np_cmp_sidename side, struct np_store *s,
