@@ -29,7 +29,7 @@ static int runsys_dir(const char *dir)
         char p[4200];
         struct stat st;
         snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) /* a folder, or a link to one (never a FIFO's open) */
             return 1;
     }
     return 0;

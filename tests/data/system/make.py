@@ -15,6 +15,7 @@ Stand-ins in the real formats, since no GPU exists here:
 run4 is a four-node run: n2's GPUs are capped at 500 W, n3 GPU 5 is in HW slowdown (1410 MHz) from 06:00:20 to
 06:00:44, n4 runs another driver.
 """
+import json
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -424,6 +425,33 @@ def main():
         "2023/08/04 11:44:30.101, 1, 100.00 W, 1410 MHz, 1410 MHz, 50, 0x0000000000000000, Not Active",
         "this line is not nvidia-smi's",
         ""]))
+    # a Megatron-Bridge run whose step lines carry timestamps (tests/data/parse/system-window): two nodes of two
+    # GPUs sampled every 10 s from 06:00:00 to 06:12:00; GPU 1 of w2 in HW slowdown from 06:05:50 to 06:08:00 only,
+    # which holds the llmb window (iterations 35-44: 06:06:04 to 06:07:48) and a fifth of the whole run
+    case = os.path.join("..", "parse", "system-window", "in", "pretrain_deepseek_v3")
+    write(os.path.join(case, "nemoperf.json"), json.dumps({"mbridge": {
+        "recipe": "deepseek_v3", "dtype": "fp8_mx", "gpu_type": "gb300", "gpus": 256, "container": "26.08"}}) + "\n")
+    log = []
+    for i in range(1, 51):
+        t = 10 + 10.42 * i
+        log.append("Step Time : 10.42s GPU utilization: 1635.0MODEL_TFLOP/s/GPU")
+        log.append(" [2026-11-29 06:%02d:%02d] iteration %8d/%8d | elapsed time per iteration (ms): 10420.0 | "
+                   "global batch size:  4096 |" % (t // 60, t % 60, i, 50))
+    write(os.path.join(case, "log-mb_7_0.out"), "\n".join(log) + "\n")
+    for node in ("w1", "w2"):
+        write(os.path.join(case, "system", node, "nvidia-smi-q.xml"),
+              smi_xml([gpu_xml(i, "n" + node[1:]) for i in range(2)]))
+        write(os.path.join(case, "system", node, "status"), "ok 1.2\n")
+        rows = [FIELDS]
+        for k in range(73):
+            ts = "2026/11/29 06:%02d:%02d.250" % (10 * k // 60, 10 * k % 60)
+            for g in range(2):
+                hw = node == "w2" and g == 1 and 350 <= 10 * k <= 480
+                act = lambda b: "Active" if b else "Not Active"
+                rows.append(f"{ts}, {g}, GPU-{node}-{g}, 00000000:{0x18 + 0x10 * g:02X}:00.0, {650 + g}.00, 700.00, "
+                            f"{1410 if hw else 1980}, 1980, 2619, 60, 99, 0x{0x8 if hw else 0:016X}, {act(hw)}, "
+                            "Not Active, Not Active, Not Active, Not Active")
+        write(os.path.join(case, "telemetry", node + ".csv"), "\n".join(rows) + "\n")
     # a missing nvidia-smi: the job's status line and host.txt only
     write("missing/system/m1/status", "missing nvidia-smi\n")
     write("missing/system/m1/host.txt", "### uname -a\nLinux m1 6.8.0-45-generic #45-Ubuntu SMP x86_64 GNU/Linux\n")
