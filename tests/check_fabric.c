@@ -158,7 +158,8 @@ START_TEST(test_full)
     struct np_fabric_finding f[2];
     ck_assert_uint_eq(np_fabric_name(&s, 1, f, 2), 1);
     ck_assert_int_eq(f[0].kind, NP_FABRIC_SLOW_ALL);
-    ck_assert_msg(strncmp(f[0].text, "4 nodes: all_reduce busbw 200 GB/s, expected >= 331", 51) == 0, "%s", f[0].text);
+    ck_assert_msg(strncmp(f[0].text, "n1: all_reduce over 4 nodes busbw 200 GB/s, expected >= 331", 59) == 0, "%s",
+                  f[0].text);
     s.busbw = 360;
     s.verdict = NP_NCCL_PASS;
     ck_assert_uint_eq(np_fabric_name(&s, 1, f, 2), 0);
@@ -238,7 +239,9 @@ START_TEST(test_report_of_runs)
     ck_assert_msg(strstr(text, "slow node\n  n2-n4: all_reduce inter-node busbw 150 GB/s, expected >= 331 (90 % of "
                                "368, H100 network) - slow link\n") != NULL, "%s", text);
     ck_assert_msg(strstr(text, "all_gather over all nodes #wrong") != NULL, "%s", text);
-    ck_assert_msg(strstr(text, "all nodes: step sendrecv_perf-all has no output") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "n1,n2: all_gather over all nodes #wrong 90 (step all_gather_perf-all) - data "
+                               "errors\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "n1,n2: step sendrecv_perf-all has no output") != NULL, "%s", text);
     ck_assert_msg(strstr(text, "alltoall") == NULL, "%s", text); /* 45.5 GB/s: above 90 % of 46 */
     free(text);
     text = np_fabric_check_report(res.runs, 0, t);

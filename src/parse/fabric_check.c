@@ -100,7 +100,7 @@ size_t np_fabric_name(const struct np_fabric_step *steps, size_t n, struct np_fa
         if (fabric_is(s, "inter"))
             fabric_pair_name(s, subj, sizeof subj);
         else
-            snprintf(subj, sizeof subj, "%s", fabric_is(s, "intra") ? s->host[0] : "all nodes");
+            snprintf(subj, sizeof subj, "%s", s->host[0][0] ? s->host[0] : "all nodes");
         fabric_add(&o, NP_FABRIC_DATA_ERROR, subj, "%s: %s %s #wrong %lld (step %s) - data errors", subj,
                    s->collective, fabric_is(s, "intra") ? "intra-node" : fabric_is(s, "inter") ? "inter-node" : "over all nodes",
                    s->wrong, s->name);
@@ -202,9 +202,10 @@ size_t np_fabric_name(const struct np_fabric_step *steps, size_t n, struct np_fa
         if (!fabric_is(s, "all") || !fabric_slow(s))
             continue;
         fabric_bw_text(s, bw, sizeof bw);
-        fabric_add(&o, NP_FABRIC_SLOW_ALL, "all nodes",
-                   "%d nodes: %s %s - below expected over all nodes (FABRIC_CHECK=bisect names the node or link)",
-                   s->nnodes, s->collective, bw);
+        snprintf(subj, sizeof subj, "%s", s->host[0][0] ? s->host[0] : "all nodes");
+        fabric_add(&o, NP_FABRIC_SLOW_ALL, subj,
+                   "%s: %s over %d nodes %s - below expected (FABRIC_CHECK=bisect names the node or link)", subj,
+                   s->collective, s->nnodes, bw);
     }
     for (size_t i = 0; i < n; i++) {
         const struct np_fabric_step *s = &steps[i];
@@ -213,7 +214,7 @@ size_t np_fabric_name(const struct np_fabric_step *steps, size_t n, struct np_fa
         if (fabric_is(s, "inter"))
             fabric_pair_name(s, subj, sizeof subj);
         else
-            snprintf(subj, sizeof subj, "%s", fabric_is(s, "intra") ? s->host[0] : "all nodes");
+            snprintf(subj, sizeof subj, "%s", s->host[0][0] ? s->host[0] : "all nodes");
         fabric_add(&o, NP_FABRIC_NOT_RUN, subj, "%s: step %s has no output (the job ended before it ran, or it could "
                                                 "not start) - not checked",
                    subj, s->name);
@@ -286,7 +287,7 @@ void np_fabric_step_of_run(const struct np_run *r, const struct np_fabric_table 
     snprintf(s->name, sizeof s->name, "%s", c->step);
     snprintf(s->collective, sizeof s->collective, "%s", c->collective);
     snprintf(s->scope, sizeof s->scope, "%s", c->scope);
-    const char *comma = strchr(c->hosts, ',');
+    const char *comma = fabric_is(s, "all") ? NULL : strchr(c->hosts, ','); /* all: the whole list */
     snprintf(s->host[0], sizeof s->host[0], "%.*s", comma ? (int)(comma - c->hosts) : (int)strlen(c->hosts), c->hosts);
     if (comma && fabric_is(s, "inter"))
         snprintf(s->host[1], sizeof s->host[1], "%.*s", (int)strcspn(comma + 1, ","), comma + 1);
@@ -299,37 +300,99 @@ void np_fabric_step_of_run(const struct np_run *r, const struct np_fabric_table 
     fabric_label(t, r->id.gpu_type, s, c->gpus_per_node, s->label, sizeof s->label);
 }
 
-char *np_fabric_check_report(const struct np_run *runs, size_t n, const struct np_fabric_table *t)
+/* ---- collected checks ---- */
+
+struct fabric_item {
+    char exp[160], job[32], gpu[32];
+    struct np_fabric_step step;
+    int gpn;
+};
+
+struct np_fabric_checks {
+    struct fabric_item *v;
+    size_t n, cap;
+};
+
+struct np_fabric_checks *np_fabric_checks_new(void)
+{
+    return calloc(1, sizeof(struct np_fabric_checks));
+}
+
+void np_fabric_checks_free(struct np_fabric_checks *c)
+{
+    if (!c)
+        return;
+    free(c->v);
+    free(c);
+}
+
+enum np_status np_fabric_checks_add(struct np_fabric_checks *c, const struct np_run *r)
+{
+    if (r->id.kind != NP_KIND_NCCLTESTS || !r->nccl.step[0])
+        return NP_OK;
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 16;
+        void *nv = realloc(c->v, nc * sizeof *c->v);
+        if (!nv)
+            return NP_E_NOMEM;
+        c->v = nv;
+        c->cap = nc;
+    }
+    struct fabric_item *it = &c->v[c->n++];
+    snprintf(it->exp, sizeof it->exp, "%s", r->id.experiment);
+    snprintf(it->job, sizeof it->job, "%s", r->job_id);
+    snprintf(it->gpu, sizeof it->gpu, "%s", r->id.gpu_type);
+    it->gpn = r->nccl.gpus_per_node;
+    np_fabric_step_of_run(r, NULL, &it->step); /* labelled when the text is made */
+    return NP_OK;
+}
+
+char *np_fabric_checks_text(const struct np_fabric_checks *c, const struct np_fabric_table *t, int markdown)
 {
     struct np_buf b;
     np_buf_init(&b);
     np_buf_append(&b, "");
+    size_t n = c ? c->n : 0;
     char *done = calloc(n ? n : 1, 1);
     struct np_fabric_step *steps = calloc(n ? n : 1, sizeof *steps);
     if (!done || !steps)
         b.failed = 1;
     for (size_t i = 0; done && steps && i < n; i++) {
-        const struct np_run *r = &runs[i];
-        if (done[i] || r->id.kind != NP_KIND_NCCLTESTS || !r->nccl.step[0])
+        if (done[i])
             continue;
+        const struct fabric_item *first = &c->v[i];
         size_t k = 0; /* the steps of the same check: its experiment and job */
         for (size_t j = i; j < n; j++)
-            if (!done[j] && runs[j].id.kind == NP_KIND_NCCLTESTS && runs[j].nccl.step[0] &&
-                strcmp(runs[j].id.experiment, r->id.experiment) == 0 && strcmp(runs[j].job_id, r->job_id) == 0) {
+            if (!done[j] && strcmp(c->v[j].exp, first->exp) == 0 && strcmp(c->v[j].job, first->job) == 0) {
                 done[j] = 1;
-                np_fabric_step_of_run(&runs[j], t, &steps[k++]);
+                steps[k] = c->v[j].step;
+                fabric_label(t, c->v[j].gpu, &steps[k], c->v[j].gpn, steps[k].label, sizeof steps[k].label);
+                k++;
             }
         struct np_fabric_finding f[64];
         size_t nf = np_fabric_name(steps, k, f, sizeof f / sizeof f[0]);
-        np_buf_appendf(&b, "fabric check %s (job %s): %s, %zu step%s%s\n", r->id.experiment,
-                       r->job_id[0] ? r->job_id : "-", np_fabric_summary(steps, k), k, k == 1 ? "" : "s",
+        np_buf_appendf(&b, "%sfabric check %s (job %s): %s, %zu step%s%s\n", markdown ? "\n" : "", first->exp,
+                       first->job[0] ? first->job : "-", np_fabric_summary(steps, k), k, k == 1 ? "" : "s",
                        nf ? ":" : "");
+        if (markdown && nf)
+            np_buf_append(&b, "\n");
         for (size_t m = 0; m < nf && m < sizeof f / sizeof f[0]; m++)
-            np_buf_appendf(&b, "  %s\n", f[m].text);
+            np_buf_appendf(&b, "%s%s\n", markdown ? "- " : "  ", f[m].text);
         if (nf > sizeof f / sizeof f[0])
-            np_buf_appendf(&b, "  ... and %zu more\n", nf - sizeof f / sizeof f[0]);
+            np_buf_appendf(&b, "%s... and %zu more\n", markdown ? "- " : "  ", nf - sizeof f / sizeof f[0]);
     }
     free(done);
     free(steps);
     return np_buf_steal(&b);
+}
+
+char *np_fabric_check_report(const struct np_run *runs, size_t n, const struct np_fabric_table *t)
+{
+    struct np_fabric_checks *c = np_fabric_checks_new();
+    int oom = !c;
+    for (size_t i = 0; c && i < n; i++)
+        oom |= np_fabric_checks_add(c, &runs[i]) != NP_OK;
+    char *text = oom ? NULL : np_fabric_checks_text(c, t, 0);
+    np_fabric_checks_free(c);
+    return text;
 }

@@ -10,6 +10,7 @@
  */
 #include "nemoperf/report/report.h"
 #include "nemoperf/report/fabric.h"
+#include "nemoperf/parse/fabric_check.h"
 #include "nemoperf/report/mbridge_md.h"
 #include "nemoperf/util/diag.h"
 #include "nemoperf/util/text.h"
@@ -683,6 +684,33 @@ static void report_table_groups(FILE *out, const struct np_groups *gs)
                 gs->left_out == 1 ? "" : "s");
 }
 
+/* The fabric checks' findings (parse/fabric_check.h): per check PASS/FAIL and the slow node or link by name. */
+static void report_fabric_checks(FILE *out, const struct np_fabric_checks *c, int markdown)
+{
+    struct np_fabric_table *t = NULL;
+    struct np_error err;
+    if (np_fabric_table_load(NULL, &t, &err) != NP_OK) /* the labels only: the steps carry their expectation */
+        t = NULL;
+    char *text = np_fabric_checks_text(c, t, markdown);
+    if (text && *text)
+        fprintf(out, markdown ? "%s" : "\n%s", text);
+    free(text);
+    np_fabric_table_free(t);
+}
+
+static void report_fabric_findings(FILE *out, const struct np_parse_result *res)
+{
+    struct np_fabric_checks *c = np_fabric_checks_new();
+    for (size_t i = 0; c && i < res->nruns; i++)
+        if (np_fabric_checks_add(c, &res->runs[i]) != NP_OK) {
+            np_fabric_checks_free(c);
+            return;
+        }
+    if (c)
+        report_fabric_checks(out, c, 0);
+    np_fabric_checks_free(c);
+}
+
 static enum np_status report_table(FILE *out, const struct np_parse_result *res, const struct np_parse_opts *o,
                                    const struct np_groups *gs)
 {
@@ -729,6 +757,8 @@ static enum np_status report_table(FILE *out, const struct np_parse_result *res,
     }
     free(cells);
     np_fabric_rows_table(out, fabric, ntrain > 0);
+    if (np_fabric_rows_count(fabric)) /* below it, each check's slow node or link by name */
+        report_fabric_findings(out, res);
     np_fabric_rows_free(fabric);
     report_table_footer(out, res, o);
     if (gs)
@@ -1463,11 +1493,13 @@ struct report_md {
     struct report_spill list;
     int listed;
     struct np_fabric_rows *fabric; /* the nccl-tests steps: a section of their own (report/fabric.c) */
+    struct np_fabric_checks *checks; /* the same, for naming the slow node or link (parse/fabric_check.h) */
 };
 
 static void report_md_free(struct report_md *md)
 {
     np_fabric_rows_free(md->fabric);
+    np_fabric_checks_free(md->checks);
     for (size_t k = 0; k < md->ng; k++) {
         for (size_t c = 0; c < md->g[k].ncols; c++)
             free(md->g[k].cols[c].path);
@@ -1600,6 +1632,9 @@ static enum np_status report_md_add(struct report_md *md, const struct np_run *r
         if (!md->fabric && !(md->fabric = np_fabric_rows_new()))
             return NP_E_NOMEM;
         enum np_status fst = np_fabric_rows_add(md->fabric, r);
+        if (fst == NP_OK && ((!md->checks && !(md->checks = np_fabric_checks_new())) ||
+                             np_fabric_checks_add(md->checks, r) != NP_OK))
+            fst = NP_E_NOMEM;
         if (fst != NP_OK || np_run_status_good(r->status))
             return fst;
     }
@@ -1704,6 +1739,8 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
     if (st == NP_OK)
         st = report_md_laid_write(md, out);
     np_fabric_rows_markdown(out, md->fabric, md->ng || md->nlaid);
+    if (md->checks) /* each check's slow node or link by name, below its section */
+        report_fabric_checks(out, md->checks, 1);
     if (md->listed) {
         fputs(md->ng || md->nlaid || md->fabric ? "\nRuns not in the tables or not ok:\n\n"
                                                 : "Runs not in the tables or not ok:\n\n",
@@ -1788,6 +1825,7 @@ struct np_report {
     struct report_spill why, notes, refs; /* footer parts (json: `why` holds the errors) */
     struct report_streak note_k, ref_k;
     struct np_fabric_rows *fabric; /* table, markdown: the nccl-tests steps, shown after the training table */
+    struct np_fabric_checks *checks; /* table: the same steps, for naming the slow node or link below them */
     size_t ntrain;                 /* table: the runs of the training table */
     /* markdown */
     struct report_md md;
@@ -1899,6 +1937,8 @@ static enum np_status report_table_stream(struct np_report *rep, const struct np
     if (np_fabric_is(r)) { /* its own table (report/fabric.c), after this one; the footer's share here */
         if (!rep->fabric && !(rep->fabric = np_fabric_rows_new()))
             return NP_E_NOMEM;
+        if ((!rep->checks && !(rep->checks = np_fabric_checks_new())) || np_fabric_checks_add(rep->checks, r) != NP_OK)
+            return NP_E_NOMEM; /* and the slow node or link by name below it (parse/fabric_check.h) */
         enum np_status fst = report_table_account(rep, r);
         return fst != NP_OK ? fst : np_fabric_rows_add(rep->fabric, r);
     }
@@ -2445,6 +2485,8 @@ enum np_status np_report_finish(struct np_report *rep)
             if (rep->ntrain || !np_fabric_rows_count(rep->fabric))
                 report_table_fix(rep);
             np_fabric_rows_table(out, rep->fabric, rep->ntrain > 0);
+            if (rep->checks)
+                report_fabric_checks(out, rep->checks, 0);
             report_streak_end(&rep->note_k, &rep->notes, "note");
             report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
             if (rep->gpu_star)
@@ -2577,6 +2619,7 @@ void np_report_free(struct np_report *rep)
     free(rep->jbuf);
     free(rep->arena.buf);
     np_fabric_rows_free(rep->fabric);
+    np_fabric_checks_free(rep->checks);
     report_streak_end(&rep->note_k, &rep->notes, "note"); /* frees; text already written or dropped */
     report_streak_end(&rep->ref_k, &rep->refs, "reference not compared");
     report_spill_free(&rep->why);

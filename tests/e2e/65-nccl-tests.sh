@@ -145,6 +145,14 @@ else
     fail "bisect job ${id:-?} did not end in 300 s"
 fi
 BISECT_DIR=$d
+# the parse of the check names the slow node and the slow link, nothing else
+"$parse" "$BISECT_DIR" >"$W/bisect.parse" 2>&1
+grep -q '^fabric check nccl-tests_bisect_h100_32 (job [0-9]*): FAIL, 10 steps:$' "$W/bisect.parse" &&
+    grep -q '^  n3: all_reduce intra-node busbw 212 GB/s, expected >= 332 (90 % of 369, H100 NVLink) - slow node$' "$W/bisect.parse" &&
+    grep -q '^  n2-n4: all_reduce inter-node busbw 18 GB/s, expected >= 331 (90 % of 368, H100 network) - slow link$' "$W/bisect.parse" &&
+    [ "$(grep -c '^  n[0-9]' "$W/bisect.parse")" -eq 2 ] &&
+    ok "nemoperf-parse names n3 (slow node) and n2-n4 (slow link), nothing else" ||
+    fail "bisect parse: $(cat "$W/bisect.parse")"
 
 # ---- a full check of the 4 nodes, all healthy: the five binaries over all 32 GPUs ----
 printf 'default 380\n' >"$W/bw-ok" && chmod 644 "$W/bw-ok"
@@ -157,6 +165,10 @@ id=$(ids_of full) d=$(dirs_of full)
     ok "full check: one job, 5 collectives over the 4 nodes (32 ranks), COMPLETED" ||
     fail "full: exit $rc, job ${id:-?} ${state:-?}: $(ls "$d/nccl-tests" 2>&1) $(cat "$W/full.err")"
 FULL_DIR=$d
+"$parse" "$FULL_DIR" >"$W/full.parse" 2>&1
+grep -q '^fabric check nccl-tests_full_h100_32 (job [0-9]*): PASS, 5 steps$' "$W/full.parse" &&
+    [ "$(grep -c ' PASS  ' "$W/full.parse")" -eq 5 ] && ok "nemoperf-parse: the healthy full check PASSes, 5 of 5 steps" ||
+    fail "full parse: $(cat "$W/full.parse")"
 
 # ---- --format json: one document, valid against the shipped schema, kind nccl-tests ----
 nccl json --format json -- JOB_TOTAL_GPUS=8 NP_NCCL_STUB_BW="$W/bw-ok"
@@ -190,5 +202,9 @@ id=$(ids_of wrong) d=$(dirs_of wrong)
     ok "#wrong: the step exits 1 and the job FAILED, the output kept" ||
     fail "wrong: exit $rc, job ${id:-?} ${state:-?}: $(cat "$d"/sbatch_*.out 2>&1 | tail -5)"
 WRONG_DIR=$d
+"$parse" "$WRONG_DIR" >"$W/wrong.parse" 2>&1
+grep -q '^fabric check nccl-tests_full_h100_16 (job [0-9]*): FAIL, 1 step:$' "$W/wrong.parse" &&
+    grep -q '^  n[1-4],n[1-4]: all_reduce over all nodes #wrong [1-9][0-9]* (step all_reduce_perf-all) - data errors$' "$W/wrong.parse" &&
+    ok "nemoperf-parse: #wrong FAILs the check, naming the step's nodes" || fail "wrong parse: $(cat "$W/wrong.parse")"
 
 finish

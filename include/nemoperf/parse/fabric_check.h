@@ -71,6 +71,15 @@ void np_fabric_step_of_run(const struct np_run *r, const struct np_fabric_table 
  * memory. */
 char *np_fabric_check_report(const struct np_run *runs, size_t n, const struct np_fabric_table *t);
 
+/* The same, collected one run at a time (a streaming report keeps no runs): np_fabric_checks_add copies what
+ * naming needs of an nccl-tests step (other runs are ignored); np_fabric_checks_text is np_fabric_check_report's
+ * text of everything added (markdown 1: each finding a list item).  NULL-safe free; add returns NP_E_NOMEM. */
+struct np_fabric_checks;
+struct np_fabric_checks *np_fabric_checks_new(void);
+enum np_status np_fabric_checks_add(struct np_fabric_checks *c, const struct np_run *r);
+char *np_fabric_checks_text(const struct np_fabric_checks *c, const struct np_fabric_table *t, int markdown);
+void np_fabric_checks_free(struct np_fabric_checks *c);
+
 /* "PASS" when every step ran and passed, "FAIL" when something is named, "-" when nothing was judged. */
 const char *np_fabric_summary(const struct np_fabric_step *steps, size_t n);
 
