@@ -1139,7 +1139,9 @@ START_TEST(test_sqlite_migrate_v1)
     ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'", -1, &q,
                                         NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "3");
+    char ver[16];
+    snprintf(ver, sizeof ver, "%d", NP_STORE_SCHEMA); /* migrated to the current version */
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), ver);
     sqlite3_finalize(q);
     sqlite3_close(db);
     store_cleanup(0);
@@ -1165,6 +1167,7 @@ START_TEST(test_sqlite_migrate_v2_energy)
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN w_per_gpu; ALTER TABLE runs DROP COLUMN j_per_token;"
+                                      "ALTER TABLE runs DROP COLUMN busbw_gbs;" /* schema 4's, after energy's */
                                       "UPDATE runs SET config = 'cfg v2';"
                                       "UPDATE nemoperf_meta SET value = '2' WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
@@ -1197,10 +1200,12 @@ START_TEST(test_sqlite_migrate_v2_energy)
     np_store_close(s);
     ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
     sqlite3_stmt *q;
+    char ver[16];
     ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT value FROM nemoperf_meta WHERE key = 'schema_version'", -1, &q,
                                         NULL), SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "3");
+    snprintf(ver, sizeof ver, "%d", NP_STORE_SCHEMA); /* 3, then the versions after it */
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), ver);
     sqlite3_finalize(q);
     sqlite3_close(db);
     store_cleanup(0);

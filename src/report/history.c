@@ -52,6 +52,7 @@ struct np_compare_set {
     char **sys_diff;       /* the differences between them, in words */
     size_t nsys_diff;
     int sys_set;
+    int busbw;             /* 1 once one was an nccl-tests step's peak bus bandwidth */
     unsigned kinds[2];     /* the run kinds each side holds (history_kinds' bits) */
 };
 
@@ -286,6 +287,8 @@ int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, co
     double x = history_value(set, rec);
     if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
         set->tokens = 1;
+    if (isfinite(rec->busbw_gbs) && rec->busbw_gbs > 0)
+        set->busbw = 1;
     /* one run a side: batch means over its step times (throughput only: no per-step energy is kept) */
     if (s->n == 0 && rec->samples && rec->nsamples && set->metric == NP_CMP_METRIC_THROUGHPUT) {
         if (!(s->samples = malloc(rec->nsamples * sizeof *s->samples)))
@@ -437,7 +440,11 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
         v[i] = &set->c[i];
     qsort(v, set->n, sizeof *v, history_cmp_name);
     int energy = set->metric == NP_CMP_METRIC_ENERGY;
-    const char *unit = energy ? "J/token" : set->tokens ? "tokens/s/GPU" : "steps/s";
+    const char *unit = energy                      ? "J/token"
+                       : set->tokens && set->busbw ? "tokens/s/GPU; nccl-tests steps: peak busbw GB/s"
+                       : set->tokens                ? "tokens/s/GPU"
+                       : set->busbw                 ? "peak busbw GB/s"
+                                                    : "steps/s";
     int nomem = 0;
     size_t w = 13;
     for (size_t i = 0; i < set->n; i++)

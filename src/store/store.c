@@ -100,6 +100,7 @@ static const struct store_col store_cols[] = {
     {"workload", STORE_T2(workload, 2)},
     {"w_per_gpu", STORE_R2(w_per_gpu, 3)},
     {"j_per_token", STORE_R2(j_per_token, 3)},
+    {"busbw_gbs", STORE_R2(busbw_gbs, 4)},
 };
 #define STORE_NCOLS (sizeof store_cols / sizeof store_cols[0])
 /* after them: fingerprint (insert/update), id (select) */
@@ -127,6 +128,9 @@ static const char *const store_migrations[] = {
      * (NULL) for the runs stored before, which are kept as they were */
     "ALTER TABLE runs ADD COLUMN w_per_gpu DOUBLE PRECISION;"
     "ALTER TABLE runs ADD COLUMN j_per_token DOUBLE PRECISION;",
+    /* 4: an nccl-tests step (kind "nccl-tests") keeps its peak bus bandwidth, the figure --compare and --history
+     * judge it by; NULL for every run before and every other run */
+    "ALTER TABLE runs ADD COLUMN busbw_gbs DOUBLE PRECISION;",
 };
 
 static const char store_sql_lookup[] = "SELECT fingerprint FROM runs WHERE run_key = $1";
@@ -396,6 +400,8 @@ static void store_fingerprint(const struct np_store_rec *r, char out[17])
 
 double np_store_rec_tput(const struct np_store_rec *rec)
 {
+    if (isfinite(rec->busbw_gbs) && rec->busbw_gbs > 0)
+        return rec->busbw_gbs;
     if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
         return rec->tokens_per_s_per_gpu;
     if (isfinite(rec->step_time_s) && rec->step_time_s > 0)
@@ -484,14 +490,19 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     /* the unit of comparison: the identity (a Megatron-Bridge -mr name carries its size; its container and -cv
      * are part of it) and the kind (a profile or checkpoint run is never compared with a benchmark) */
     int mb = strcmp(rec->family, "mbridge") == 0;
-    snprintf(rec->config, sizeof rec->config, "%s%s%s %s %s %sx%d seq%d gbs%d%s%s%s%s%s%s%s%s%s",
-             id->recipe[0] ? id->recipe : "?", mb ? "" : " ", mb ? "" : id->model_size[0] ? id->model_size : "?",
-             rec->task, rec->dtype[0] ? rec->dtype : "?", id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus,
-             id->seq_len, id->gbs, id->container[0] && mb ? " " : "", mb ? id->container : "",
-             id->config_variant[0] ? " " : "", id->config_variant, id->variant[0] ? " " : "", id->variant,
-             id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? " " : "",
-             id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? np_run_kind_name(id->kind) : "",
-             id->synthetic ? " synthetic" : "");
+    rec->busbw_gbs = NAN;
+    if (id->kind == NP_KIND_NCCLTESTS) /* a fabric check's step: the step (binary, hosts) at its scale */
+        snprintf(rec->config, sizeof rec->config, "nccl-tests %s %sx%d%s%s", id->model_size[0] ? id->model_size : "?",
+                 id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus, id->system[0] ? " " : "", id->system);
+    else
+        snprintf(rec->config, sizeof rec->config, "%s%s%s %s %s %sx%d seq%d gbs%d%s%s%s%s%s%s%s%s%s",
+                 id->recipe[0] ? id->recipe : "?", mb ? "" : " ", mb ? "" : id->model_size[0] ? id->model_size : "?",
+                 rec->task, rec->dtype[0] ? rec->dtype : "?", id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus,
+                 id->seq_len, id->gbs, id->container[0] && mb ? " " : "", mb ? id->container : "",
+                 id->config_variant[0] ? " " : "", id->config_variant, id->variant[0] ? " " : "", id->variant,
+                 id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? " " : "",
+                 id->kind != NP_KIND_BENCHMARK && !id->variant[0] ? np_run_kind_name(id->kind) : "",
+                 id->synthetic ? " synthetic" : "");
     h = store_fnv(h, rec->config, strlen(rec->config));
     snprintf(rec->config_hash, sizeof rec->config_hash, "%016llx", (unsigned long long)h);
     struct stat sb;
@@ -512,14 +523,19 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     rec->mfu_percent = run->steady.mfu_percent;
     rec->w_per_gpu = run->energy.w_per_gpu;
     rec->j_per_token = run->energy.j_per_token;
+    if (id->kind == NP_KIND_NCCLTESTS)
+        rec->busbw_gbs = run->nccl.peak_busbw;
     store_copy(rec->nemoperf_version, sizeof rec->nemoperf_version, NP_VERSION);
     store_copy(rec->path, sizeof rec->path, run->path);
     /* the key: the cluster and the folder (a run's restarts and later logs update it), and the log when
      * no manifest says the folder is one run */
     char *real = run->dir ? realpath(run->dir, NULL) : NULL;
     const char *base = run->path ? strrchr(run->path, '/') : NULL;
+    /* an nccl-tests run is a record per step: the step names it in its folder */
+    int step = id->kind == NP_KIND_NCCLTESTS && run->nccl.step[0];
     snprintf(rec->run_key, sizeof rec->run_key, "%s:%s%s%s", rec->cluster, real ? real : run->dir ? run->dir : "",
-             run->launch.present ? "" : "|", run->launch.present ? "" : base ? base + 1 : run->path ? run->path : "");
+             run->launch.present && !step ? "" : "|",
+             step ? run->nccl.step : run->launch.present ? "" : base ? base + 1 : run->path ? run->path : "");
     free(real);
     if (run->samples && run->window.count) {
         if (!(rec->samples = malloc(run->window.count * sizeof *rec->samples)))
@@ -638,9 +654,9 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
  * no list: every column, or (light) all but the samples and the path. */
 static const char *const store_set_stats[] = {"config", "kind", "status", "t", "container", "container_tag",
                                               "step_time_s", "tokens_per_s_per_gpu", "samples", "j_per_token",
-                                              NULL};
+                                              "busbw_gbs", NULL};
 static const char *const store_set_series[] = {"config", "status", "t", "container", "container_tag",
-                                               "step_time_s", "tokens_per_s_per_gpu", NULL};
+                                               "step_time_s", "tokens_per_s_per_gpu", "busbw_gbs", NULL};
 static const char *const store_set_list[] = {"config", "family", "kind", "cluster", "job_id", "ended",
                                              "container", "container_tag", "status", "step_time_s",
                                              "tokens_per_s_per_gpu", "mfu_percent", NULL};

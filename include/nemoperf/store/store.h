@@ -17,7 +17,7 @@
 #include "nemoperf/parse/run.h"
 #include "nemoperf/util/error.h"
 
-#define NP_STORE_SCHEMA 3 /* the schema version this nemoperf writes */
+#define NP_STORE_SCHEMA 4 /* the schema version this nemoperf writes */
 
 /* One stored run: fixed-size text ("" unknown), numbers NAN / -1 unknown. */
 struct np_store_rec {
@@ -40,6 +40,7 @@ struct np_store_rec {
     long steps, window_first, window_last;
     double step_time_s, step_stdev_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu_percent;
     double w_per_gpu, j_per_token; /* energy: the steady window's mean W/GPU and J/token, NAN unknown (schema 3) */
+    double busbw_gbs;             /* an nccl-tests step: its peak bus bandwidth, GB/s (schema 4); NAN other runs */
     double *samples;              /* the window's step times; owned (np_store_rec_clear) */
     size_t nsamples;
     char nemoperf_version[16];
@@ -56,7 +57,8 @@ struct np_store_ctx {
  * log's modification time).  rec->samples is a copy.  NP_E_NOMEM. */
 enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_store_ctx *ctx,
                                      struct np_store_rec *rec);
-/* The throughput compared: tokens/s/GPU, else steps/s (1 / step time); NAN unknown. */
+/* The throughput compared: an nccl-tests step's peak bus bandwidth, else tokens/s/GPU, else steps/s (1 / step
+ * time); NAN unknown. */
 double np_store_rec_tput(const struct np_store_rec *rec);
 void np_store_rec_clear(struct np_store_rec *rec); /* frees samples; NULL-safe */
 

@@ -6,7 +6,9 @@ an "nccl_tests" object naming the steps file), nccl-tests/steps.json (the job's 
 files) and one output per step in the format nccl-tests v2.16.9 prints (NVIDIA/nccl-tests c2cb96fa
 src/common.cu: the preamble l.1010-1017, rank lines l.1019-1047, table head l.1165-1170, rows l.572-585/626,
 summary l.1265-1268).  Bandwidths are chosen so that one node and one link are slow, one step has #wrong.
-Run: python3 tests/data/nccl-tests-runs/gen.py (rewrites the folders)."""
+Run: python3 tests/data/nccl-tests-runs/gen.py (rewrites the folders).
+     python3 tests/data/nccl-tests-runs/gen.py DIR JOB N3_BUSBW: one more bisect run of 4 nodes in DIR (job JOB, node n3
+     at N3_BUSBW GB/s, the others healthy, each figure moved by a few per mille by the job id: repeats of a check)."""
 import json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,8 +57,8 @@ def output(binary, hosts, gpn, peak, wrong=0, minb=8, maxb=17179869184):
     return "\n".join(out) + "\n"
 
 
-def run(name, check, job, gpn, steps):
-    d = os.path.join(HERE, name)
+def run(name, check, job, gpn, steps, base=HERE):
+    d = os.path.join(base, name)
     os.makedirs(os.path.join(d, "nccl-tests"), exist_ok=True)
     hosts = sorted({h for s in steps for h in s[2]})
     gpus = gpn * len(hosts)
@@ -85,8 +87,16 @@ def run(name, check, job, gpn, steps):
                         for s, (_, _, _, p, w) in zip(doc["steps"], steps) if p is not None))
 
 
-# a bisect of 4 nodes: n3 slow alone (212 GB/s), the n2-n4 link slow (150 GB/s across nodes)
 ar = "all_reduce_perf"
+if len(sys.argv) == 4:
+    out, job, n3 = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    j = lambda x, k: x * (1 + 0.002 * ((int(job) * 7 + k) % 5 - 2))
+    run("nccl-tests_bisect_h100_32", "bisect", job, 8,
+        [(ar, "intra", ["n1"], j(365, 1), 0), (ar, "intra", ["n2"], j(366, 2), 0), (ar, "intra", ["n3"], j(n3, 3), 0),
+         (ar, "intra", ["n4"], j(364, 4), 0), (ar, "inter", ["n1", "n2"], j(371, 5), 0),
+         (ar, "inter", ["n3", "n4"], j(369, 6), 0)], base=out)
+    sys.exit(0)
+# a bisect of 4 nodes: n3 slow alone (212 GB/s), the n2-n4 link slow (150 GB/s across nodes)
 run("nccl-tests_bisect_h100_32", "bisect", "4101", 8,
     [(ar, "intra", ["n1"], 365, 0), (ar, "intra", ["n2"], 366, 0), (ar, "intra", ["n3"], 212, 0),
      (ar, "intra", ["n4"], 364, 0), (ar, "inter", ["n1", "n2"], 371, 0), (ar, "inter", ["n3", "n4"], 369, 0),
