@@ -1492,6 +1492,8 @@ struct report_md {
     size_t nlaid, caplaid;
     struct report_spill list;
     int listed;
+    struct report_spill sys;  /* "- `path`: what stands out in the system the run ran on" (runsys.c's findings) */
+    int sys_listed;
     struct np_fabric_rows *fabric; /* the nccl-tests steps: a section of their own (report/fabric.c) */
     struct np_fabric_checks *checks; /* the same, for naming the slow node or link (parse/fabric_check.h) */
 };
@@ -1508,6 +1510,7 @@ static void report_md_free(struct report_md *md)
     free(md->g);
     free(md->laid);
     report_spill_free(&md->list);
+    report_spill_free(&md->sys);
     memset(md, 0, sizeof *md);
 }
 
@@ -1656,6 +1659,29 @@ static enum np_status report_md_add(struct report_md *md, const struct np_run *r
         if (st != NP_OK)
             return st;
     }
+    /* the system the run ran on: what stands out and what was missing, in words (the JSON's system_snapshot) */
+    json_t *sys = r->system ? json_loads(r->system, 0, NULL) : NULL;
+    if (sys) {
+        json_t *v;
+        size_t i;
+        const char *sep = "";
+        report_spill_printf(&md->sys, "- `%s`: ", r->path);
+        json_array_foreach(json_object_get(sys, "stands_out"), i, v) {
+            report_spill_printf(&md->sys, "%s%s", sep, json_string_value(v) ? json_string_value(v) : "");
+            sep = "; ";
+        }
+        const char *notes = json_string_value(json_object_get(sys, "notes"));
+        if (notes)
+            report_spill_printf(&md->sys, "%s%s", sep, notes);
+        else if (!*sep)
+            report_spill_printf(&md->sys, "nothing stands out");
+        const char *win = json_string_value(json_object_get(sys, "telemetry_window"));
+        report_spill_printf(&md->sys, "%s\n", win ? (!strcmp(win, "whole run") ? " (GPU telemetry over the whole run)"
+                                                                             : " (GPU telemetry over the steady window)")
+                                                 : "");
+        md->sys_listed = 1;
+        json_decref(sys);
+    }
     /* every run is accounted for: those not in a table (and the incomplete ones) are listed */
     if (!in_table || r->status == NP_RUN_INCOMPLETE) {
         report_spill_printf(&md->list, "- `%s`: %s%s%s%s%s\n", r->path,
@@ -1664,7 +1690,8 @@ static enum np_status report_md_add(struct report_md *md, const struct np_run *r
                             r->why ? ": " : "", r->why ? r->why : "");
         md->listed = 1;
     }
-    return report_spill_status(&md->list);
+    enum np_status sst = report_spill_status(&md->sys);
+    return sst != NP_OK ? sst : report_spill_status(&md->list);
 }
 
 /* The runs on rows of their own layout: one table per layout (container) in the order the runs name them, the
@@ -1714,6 +1741,8 @@ static enum np_status report_md_laid_write(struct report_md *md, FILE *out)
 static enum np_status report_md_write(struct report_md *md, FILE *out, const struct np_parse_opts *o)
 {
     enum np_status st = report_spill_ready(&md->list); /* a failing temporary file: nothing written */
+    if (st == NP_OK)
+        st = report_spill_ready(&md->sys);
     if (st != NP_OK)
         return st;
     if (md->ng > 1)
@@ -1741,7 +1770,12 @@ static enum np_status report_md_write(struct report_md *md, FILE *out, const str
     np_fabric_rows_markdown(out, md->fabric, md->ng || md->nlaid);
     if (md->checks) /* each check's slow node or link by name, below its section */
         report_fabric_checks(out, md->checks, 1);
-    if (md->listed) {
+    if (md->sys_listed && st == NP_OK) {
+        fputs(md->ng || md->nlaid || md->fabric ? "\nThe systems the runs ran on:\n\n" : "The systems the runs ran on:\n\n",
+              out);
+        st = report_spill_write(&md->sys, out);
+    }
+    if (md->listed && st == NP_OK) {
         fputs(md->ng || md->nlaid || md->fabric ? "\nRuns not in the tables or not ok:\n\n"
                                                 : "Runs not in the tables or not ok:\n\n",
               out);

@@ -8,6 +8,7 @@
 #    four nodes (validated by the schema) and the energy comes from the telemetry: W/GPU the mean of the window's
 #    power.draw samples, recomputed here from the CSV files.
 # 2. no nvidia-smi on the nodes: the job completes as it would, and the report says "no system snapshot".
+# The table's note, the JSON and the markdown's list of the systems the runs ran on say it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -82,6 +83,9 @@ share=$(printf '%s' "$note" | sed -n 's/.*n4 GPU 3: [^;]*HW slowdown \([0-9]*\) 
 printf '%s' "$note" | grep -q 'n2: SM clock 1755 of 1980 MHz (median GPU 1980 MHz), SW power cap' &&
     ok "n2's slower clock under its power cap named" || echo "$T: (n2's clock: the stand-in reports no power cap reason)"
 case $note in *"n1"*) fail "n1 named, it differs in nothing: $note" ;; esac
+"$parse" --no-progress --format markdown "$d" >"$W/md" 2>/dev/null
+grep -qx 'The systems the runs ran on:' "$W/md" && grep -q '^- `.*`: n3: driver 550.54.15 .*n2: power limit 500 W.*n4 GPU 3: SM clock' "$W/md" &&
+    ok "markdown: the systems the runs ran on, listed" || fail "markdown: $(tail -5 "$W/md")"
 "$parse" --no-progress --format json "$d" >"$W/json" 2>/dev/null
 python3 - "$W/json" "$d" "$root/share/nemoperf/schema/report.schema.json" <<'PY' && ok "JSON: 4 nodes of 8 GPUs, 32 GPUs' telemetry, energy from telemetry equal to the samples' mean" || fail "JSON"
 import csv, glob, json, os, sys
