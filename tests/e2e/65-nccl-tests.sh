@@ -183,7 +183,11 @@ assert doc["container"].endswith("nvidia+nemo+26.04.01.sqsh"), doc' "$root/share
     ok "--format json: one document valid against launch.schema.json, kind nccl-tests" ||
     fail "--format json: exit $rc: $(cat "$W/json.out" "$W/json.err")"
 
-# ---- through slurmrestd (SLURM_SUBMIT=rest): the same script, the same steps ----
+jid=$(sed -n 's/^job \([0-9][0-9]*\): .*/\1/p' "$W/json.err" | head -1)
+[ -n "$jid" ] && ended "$jid" && [ "$state" = COMPLETED ] || fail "--format json: job ${jid:-?} ended ${state:-?}"
+
+# ---- through slurmrestd (SLURM_SUBMIT=rest): the same script, the same steps (the same row as the job above,
+# which has ended: a launch refuses while one of the row is queued) ----
 nccl rest -- SLURM_SUBMIT=rest SLURMRESTD_URL="$UNIX_URL" JOB_TOTAL_GPUS=8 NCCL_TESTS=all_reduce,sendrecv
 id=$(ids_of rest) d=$(dirs_of rest)
 [ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = COMPLETED ] &&
