@@ -29,7 +29,8 @@ stage() {
 import json, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import argument_parser
-args, unknown = argument_parser.parse_cli_args().parse_known_args()
+got = argument_parser.parse_cli_args()  # v0.3.0+: the parser; before (v0.1.0rc4, r0.2.0): parse_known_args()'s pair
+args, unknown = got.parse_known_args() if hasattr(got, "parse_known_args") else got
 keep = (str, int, float, bool, type(None))
 env = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_P2P_NET_CHUNKSIZE",
        "PYTHONPATH", "NVTE_USE_FAST_MATH", "TORCH_NCCL_AVOID_RECORD_STREAMS")
@@ -46,7 +47,7 @@ import os, sys
 hub, ct, tsv = sys.argv[1:]
 for line in open(tsv):
     f = line.rstrip("\n").split("\t")
-    if line.startswith("#") or len(f) < 9 or f[0] != ct:
+    if line.startswith("#") or len(f) < 9 or f[0] != ct or f[4] == "none":  # none: reads nothing from the Hub
         continue
     repo, rev = f[5], f[6]
     d = os.path.join(hub, "models--" + repo.replace("/", "--"))
@@ -63,6 +64,8 @@ PY
 }
 stage 26.08 v0.6.0 51885cf132b2814188b6855c25a8588254274c2a
 stage 26.06 v0.5.0 fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
+stage 25.11 r0.2.0-44dae92 44dae92b0cf756d3728fe41d10c9aa8832a55f6a
+stage 25.09 v0.1.0rc4 6725f7049504c3bcf9a65c5aee40aa118bc7a869
 cat >"$W/fake/srun" <<'SH'
 #!/bin/sh
 # stand-in for srun + pyxis: the step's command as NP_FAKE_TASKS local tasks
@@ -146,6 +149,34 @@ assert r0["args"]["model_recipe_name"] == "gpt_oss_120b" and r0["args"]["gpu"] =
 assert n0 == "numactl --cpunodebind=0 --membind=0 -C 0,1" and n1 == "numactl --cpunodebind=0 --membind=0 -C 16,17", (n0, n1)
 ' && ok "26.06 GPT-OSS B300: numactl adds the executor's -C cores per local rank (0,1 then 16,17)" ||
     fail "B300 dry run: $(cat "$W/b300.run")"
+# 25.09 and 25.11: the rank command their own setup_experiment.py builds, parsed by their own parser
+run_dry rc4 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 &&
+    check rc4 '
+a = r0["args"]
+assert r0["entry"] == "run_script.py" and "/Megatron-Bridge-6725f7049504c3bcf9a65c5aee40aa118bc7a869/" in r0["file"], r0["file"]
+assert (a["model_name"], a["model_size"], a["compute_dtype"], a["fp8_recipe"], a["gpu"], a["num_gpus"]) == ("llama3", "70b", "fp8", "cs", "h100", 64), a
+assert (a["account"], a["partition"]) == ("dummy", "dummy"), a
+assert a["config_file"].endswith("/Megatron-Bridge-6725f7049504c3bcf9a65c5aee40aa118bc7a869/scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml"), a
+assert r0["unknown"] == ["train.manual_gc=true", "train.manual_gc_interval=100"], r0["unknown"]
+assert r0["env"]["CUDA_DEVICE_MAX_CONNECTIONS"] is None and r0["env"]["TRANSFORMERS_OFFLINE"] == "1", r0["env"]
+assert n0 == n1 == "numactl --cpunodebind=0 --membind=0", (n0, n1)
+' && ok "25.09 Llama 3 70B H100: run_script.py --config_file <its YAML> ... -a dummy -p dummy -ng 64 as v0.1.0rc4's setup_experiment.py builds it; its own parser reads it" ||
+    fail "25.09 dry run: $(cat "$W/rc4.run")"
+NP_FAKE_TASKS=4
+export NP_FAKE_TASKS
+run_dry v2 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=gb300 CONTAINER=25.11 &&
+    check v2 '
+a = r0["args"]
+assert r0["entry"] == "run_script.py" and "/Megatron-Bridge-44dae92b0cf756d3728fe41d10c9aa8832a55f6a/" in r0["file"], r0["file"]
+assert (a["model_name"], a["model_size"], a["gpu"], a["compute_dtype"], a["num_gpus"], a["gpus_per_node"]) == ("llama3", "70b", "gb300", "fp8_cs", 64, 4), a
+assert (a["max_steps"], a["global_batch_size"], a["account"], a["partition"]) == (50, 256, "dummy", "dummy"), a
+assert r0["unknown"] == ["train.manual_gc=true", "train.manual_gc_interval=100"], r0["unknown"]
+assert r0["env"]["CUDA_DEVICE_MAX_CONNECTIONS"] == "32" and r0["env"]["PYTHONPATH"].split(":")[0].endswith("/scripts/performance"), r0["env"]
+n2 = open(os.path.join(d, "numactl.2")).read().strip()
+assert n0 == n1 == n2 == "numactl --cpunodebind=0 --membind=0", (n0, n1, n2)  # r0.2.0 divides by 4 on GB300
+' && ok "25.11 Llama 3 70B GB300: run_script.py with the argv of setup_experiment.py (-a/-p, -ms 50, -gb 256) as r0.2.0 builds it; its own parser reads it; numactl node = local rank / 4" ||
+    fail "25.11 dry run: $(cat "$W/v2.run")"
+unset NP_FAKE_TASKS
 # a planted unknown argument is caught by the release's own parser
 sed "s/'--offline'/'--offline' '--no_such_flag' '1'/" "$W/v6.sh" >"$W/bad.sh"
 rm -f "$W/out/v6"/rank*.json
