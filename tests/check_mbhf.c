@@ -76,7 +76,7 @@ START_TEST(test_data_covers_every_row)
         }
         json_decref(j);
     }
-    ck_assert_int_eq(rows, 270); /* every launchable row: 233 of 26.02 to 26.08, 20 of 25.11, 17 of 25.09 */
+    ck_assert_int_eq(rows, 284); /* every launchable row: 233 of 26.02 to 26.08, 28 of 25.11, 23 of 25.09 */
     /* 26.02.01's Kimi K2 (KimiK2Provider, NullTokenizer at r0.3.0 1f0cfc3) reads nothing from the Hub either */
     ck_assert_int_eq((int)np_mbhf_count(&s, "26.02.01", "kimi_k2", "pretrain"), 1);
     /* v0.1.0rc4's recipes read nothing from the Hub (providers, NullTokenizer): said by a "none" line */

@@ -383,7 +383,16 @@ START_TEST(test_releases_before_v03)
     ck_assert_msg(strstr(e, "without MTP") && strstr(e, "deepseek_v3.py:174,220"), "%s", e);
     const char *qwen[] = {"RECIPE=qwen3_30b_a3b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=25.09", NULL};
     ck_assert(resolve(qwen, &plan, e, sizeof e) != NP_OK);
-    ck_assert_msg(strstr(e, "HF token"), "%s", e);
+    ck_assert_msg(strstr(e, "VP 24 published, the release config has 12 and the release's parser has no -vp"), "%s", e);
+    /* Qwen3 without the HF token the release's launcher asserts: no -hf on r0.2.0's command, no HF_TOKEN, offline */
+    const char *q2[] = {"RECIPE=qwen3_235b_a22b", "DTYPE=fp8_cs", "GPU_TYPE=h100", "CONTAINER=25.11", NULL};
+    ck_assert_msg(resolve(q2, &plan, e, sizeof e) == NP_OK, "%s", e);
+    argv = np_mbridge_perf_argv(&plan.jobs[0]);
+    ck_assert(!has_arg(argv, "-hf") && has_arg(argv, "qwen3") && has_arg(argv, "235b_a22b"));
+    np_strv_free(argv);
+    ck_assert_str_eq(var(&plan.jobs[0], "TRANSFORMERS_OFFLINE"), "1");
+    ck_assert_ptr_null(var(&plan.jobs[0], "HF_TOKEN"));
+    np_launch_plan_free(&plan);
     /* launchable rows per container (the --list counts) */
     struct np_mbperf_set all;
     struct np_error perr;
@@ -397,9 +406,9 @@ START_TEST(test_releases_before_v03)
             }
     np_mbperf_free(&all);
     ck_assert_int_eq(t0911[0], 28);
-    ck_assert_int_eq(n0911[0], 17);
+    ck_assert_int_eq(n0911[0], 23);
     ck_assert_int_eq(t0911[1], 32);
-    ck_assert_int_eq(n0911[1], 20);
+    ck_assert_int_eq(n0911[1], 28);
 }
 END_TEST
 

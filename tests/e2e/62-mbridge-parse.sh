@@ -206,7 +206,7 @@ out=$("$P" --container 26.08 "$T/plain.out" 2>"$T/err"); rc=$?
     && ok "unidentified -> exit 1, says why" || bad "unidentified: exit $rc: $out $(cat "$T/err")"
 
 # nemoperf-launch --list shows every published Megatron-Bridge row (293, 25.09 to 26.08) with its container and
-# whether it launches (270: every container but the Qwen3 rows of 25.09/25.11,
+# whether it launches (284: every container but
 # 25.11's DeepSeek V3 without MTP and 25.09's values its parser cannot ask for), the others with the reason numbered
 # under the table
 L=${NP_BIN:-bin}/nemoperf-launch
@@ -216,11 +216,11 @@ L=${NP_BIN:-bin}/nemoperf-launch
     grep -Eq '^26\.06 +pretrain +deepseek_v3 +fp8_mx +gb300 +256 .* 15360 .* v1 +yes +DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1$' "$T/list" &&
     grep -Eq '^25\.09 +pretrain +llama3_70b +fp8_cs +h100 +64 +4 +8 +1 +5 +1 +1 +128 +8192 +- +yes +perf_matrix\.h100\.num_gpus_64\.fp8_cs$' "$T/list" &&
     grep -Eq '^25\.11 +pretrain +deepseek_v3 +bf16 +gb300 +256 .* no \([0-9]+\) +DEEPSEEK_V3_GB300_BF16_BASE_CONFIG$' "$T/list" &&
-    grep -q '^293 Megatron-Bridge rows, 270 launchable' "$T/list" &&
+    grep -q '^293 Megatron-Bridge rows, 284 launchable' "$T/list" &&
     grep -Eq "^\([0-9]+\) .*published without MTP, but the release builds DeepSeek V3 with one MTP layer" "$T/list" &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 270 ] &&
-    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 23 ] &&
-    ok "--list: 293 Megatron-Bridge rows of 9 containers, 270 launchable, 23 with the reason" ||
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* yes ' "$T/list")" -eq 284 ] &&
+    [ "$(grep -Ec '^2[56]\.[0-9.]+ +[a-z]+ .* no \([0-9]+\) ' "$T/list")" -eq 9 ] &&
+    ok "--list: 293 Megatron-Bridge rows of 9 containers, 284 launchable, 9 with the reason" ||
     bad "--list: exit $rc: $(grep -Ec '^2[56]\.' "$T/list") rows $(cat "$T/err")"
 "$L" --list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json > "$T/lj" 2>"$T/err"; rc=$?
 python3 - "$T/lj" <<'PY' && ok "--list --recipe deepseek_v3 --gpu gb300 --container 26.06 --format json: its 2 rows, launchable" || bad "--list json: exit $rc $(head -c 300 "$T/lj")"
@@ -235,13 +235,13 @@ PY
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert len(rows) == 28 and all(r["container"] == "25.09" and r["mb_release"] == "v0.1.0rc4" for r in rows), rows
-assert sum(r["launchable"] for r in rows) == 17 and all(r["why_not"] for r in rows if not r["launchable"])
+assert sum(r["launchable"] for r in rows) == 23 and all(r["why_not"] for r in rows if not r["launchable"])
 # the release's parser has no -tp/-pp/-ep: the Qwen3 235B GB200 rows say they cannot be asked for as published
 q = [r for r in rows if r["recipe"] == "qwen3_235b_a22b" and r["gpu"] == "gb200"]
 assert len(q) == 2 and all(any("TP 2 published, the release config has 1 and the release's parser has no -tp" in w
                                    for w in r["why_not"]) for r in q), q
 PY
-    ok "--list --container 25.09 --format json: its 28 rows, 17 launchable, the others with why (v0.1.0rc4 lacks -tp)" ||
+    ok "--list --container 25.09 --format json: its 28 rows, 23 launchable, the others with why (v0.1.0rc4 lacks -tp)" ||
     bad "--list --container 25.09: $(cat "$T/err") $(head -c 300 "$T/l25")"
 "$L" --list --dtype MXFP8 --gpu b300 --task pretrain --format json > "$T/lb" 2>"$T/err" && python3 - "$T/lb" <<'PY' &&
 import json, sys
@@ -264,8 +264,8 @@ done
 import json, sys
 r = json.load(open(sys.argv[1]))
 mb = [x for x in r if "container" in x]
-assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 270' "$T/all.json" &&
-    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 270 launchable" || bad "--list json: $(cat "$T/err")"
+assert any(x["recipe"] == "llama3.1" for x in r) and len(mb) == 293 and sum(x["launchable"] for x in mb) == 284' "$T/all.json" &&
+    ok "--list --format json: the NeMo rows and the 293 Megatron-Bridge rows in one array, 284 launchable" || bad "--list json: $(cat "$T/err")"
 # 25.09: v0.1.0rc4's own setup_experiment.py builds the rank command (--config_file <YAML> ... -a dummy -p dummy
 # -ng): --print-config shows that command from the checkout, the published cells and the YAML's 100 steps
 RECIPE=llama3_70b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pc" 2>"$T/err"; rc=$?
@@ -289,8 +289,19 @@ PY
     ok "CONTAINER=25.09 --print-config: v0.1.0rc4's perf_matrix row (TP4 PP8 VP5 GBS128), the rank command its setup_experiment.py builds, 100 steps" ||
     bad "CONTAINER=25.09 --print-config: exit $rc: $(cat "$T/err") $(head -c 400 "$T/pc")"
 RECIPE=qwen3_30b_a3b DTYPE=fp8_cs GPU_TYPE=h100 CONTAINER=25.09 STAGE_PATH="$T/stage" "$L" --dry-run >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: not launched by nemoperf: .*requires an HF token for Qwen3 (setup_experiment.py:51-52)" "$T/err" &&
-    ok "CONTAINER=25.09 Qwen3 --dry-run: exit 2, says why (the release requires an HF token the job would carry)" || bad "CONTAINER=25.09 Qwen3 --dry-run: exit $rc: $(cat "$T/err")"
+[ $rc -eq 2 ] && grep -q "CONTAINER=25.09: not launched by nemoperf: cannot be run as published: VP 24 published, the release config has 12 and the release's parser has no -vp" "$T/err" &&
+    ok "CONTAINER=25.09 Qwen3 30B H100 --dry-run: exit 2, says why (VP 24 published, v0.1.0rc4's parser has no -vp)" || bad "CONTAINER=25.09 Qwen3 --dry-run: exit $rc: $(cat "$T/err")"
+# 25.11 Qwen3: the release's launcher wants an HF token (and puts it on the rank command); nemoperf's job has none
+RECIPE=qwen3_30b_a3b DTYPE=fp8_mx GPU_TYPE=gb200 CONTAINER=25.11 STAGE_PATH="$T/stage" "$L" --print-config >"$T/pq" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && python3 - "$T/pq" <<'PY' &&
+import json, sys
+m = json.load(open(sys.argv[1]))["mbridge"]
+assert m["launchable"] is True and "-hf" not in m["rank_command"] and "@HF_TOKEN@" not in " ".join(m["rank_command"])
+assert m["env_origin"]["TRANSFORMERS_OFFLINE"]["value"] == "1" and "HF_TOKEN" not in m["env_origin"], m["env_origin"]
+assert "nemoperf writes no token into a job" in m["note"] and "setup_experiment.py:74-75" in m["note"], m["note"]
+PY
+    ok "CONTAINER=25.11 Qwen3 --print-config: launchable with no token (no -hf, TRANSFORMERS_OFFLINE=1), the note says why" ||
+    bad "CONTAINER=25.11 Qwen3 --print-config: exit $rc: $(cat "$T/err") $(head -c 300 "$T/pq")"
 "$L" --list --recipe nope >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'nope' is not a recipe" "$T/err" && ok "--list --recipe nope: exit 2" || bad "--recipe nope: exit $rc"
 # a near miss gets the name suggested, and both namespaces are listed (the older containers' recipes too)

@@ -137,10 +137,10 @@ def render(row, stage, extra):
 
 LAST_CONFIG = []  # the "mbridge" object of the last render (print_config_cells reads it), then the whole document
 # launchable rows per container, as --list counts them: 25.09 and 25.11 run the rank command their release's own
-# setup_experiment.py builds; the rest of each container is refused with its reason (25.09/25.11 Qwen3: the HF token their
-# launchers require; 25.11 DeepSeek V3 without MTP; 25.09 values its parser cannot ask for)
+# setup_experiment.py builds; the rest of each container is refused with its reason (25.11 DeepSeek V3 without MTP;
+# 25.09 values its parser cannot ask for)
 LAUNCHABLE = {"26.08": 18, "26.06.01": 14, "26.06": 41, "26.04.01": 47, "26.04": 44, "26.02.01": 36, "26.02": 33,
-              "25.11": 20, "25.09": 17}
+              "25.11": 28, "25.09": 23}
 
 
 def list_counts():

@@ -113,13 +113,6 @@ LAUNCHERS["r0.2.0-44dae92"] = ("the release's own setup_experiment.py run up to 
                                "nodes (utils/executors.py:85-148)")
 # Rows of a launched release that nemoperf still cannot launch as NVIDIA did: (release, recipe prefix) -> why.
 ROW_NOT_YET = {
-    ("v0.1.0rc4", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
-                             "(setup_experiment.py:51-52), which the job then carries (HF_TOKEN, "
-                             "TRANSFORMERS_OFFLINE=0: utils/executors.py:100-101); nemoperf writes no token into a job",
-    ("r0.2.0-44dae92", "qwen3_"): "the release's setup_experiment.py requires an HF token for Qwen3 "
-                                  "(setup_experiment.py:74-75), which the job then carries (HF_TOKEN, "
-                                  "TRANSFORMERS_OFFLINE=0: utils/executors.py:107-108); nemoperf writes no token into "
-                                  "a job",
 }
 
 # Published variants a release's command cannot ask for: (release, recipe, variant) -> why.
@@ -501,6 +494,29 @@ def command_args(ctx, r, pub, resolved, variant):
     return args, overrides, problems
 
 
+# Qwen3: v0.1.0rc4 (setup_experiment.py:51-52) and r0.2.0 44dae92 (:74-75) assert an HF token; the harness gives
+# them a placeholder, and token_free() takes out what it brought: nemoperf writes no token into a job.
+TOKEN_RECIPES = {"qwen3_30b_a3b", "qwen3_235b_a22b"}
+
+
+def token_free(r, got):
+    """The row's launcher without the placeholder token: the release sets HF_TOKEN and TRANSFORMERS_OFFLINE=0 for
+    it (v0.1.0rc4 utils/executors.py:100-101, r0.2.0 44dae92 :107-108) and r0.2.0's rank command carries it (-hf, its
+    setup_experiment.py argv); nemoperf's job carries no token and reads the staged tokenizer/config offline under
+    the release's own TRANSFORMERS_OFFLINE=1 (PERF_ENV_VARS, utils/executors.py:40), as v0.4.0's launcher runs
+    Qwen3 with --offline (setup_experiment.py:281-285).  What was taken out is kept in "token_dropped"."""
+    dropped = {"env": {"HF_TOKEN": got["env"].pop("HF_TOKEN"),
+                       "TRANSFORMERS_OFFLINE": got["env"].get("TRANSFORMERS_OFFLINE")}, "args": []}
+    got["env"]["TRANSFORMERS_OFFLINE"] = "1"
+    a = got["rank"]["args"]
+    while "-hf" in a and a[a.index("-hf") + 1] == "@HF_TOKEN@":
+        i = a.index("-hf")
+        dropped["args"] += a[i:i + 2]
+        del a[i:i + 2]
+    dropped["why"] = token_free.__doc__.split(":", 1)[1].split("What was taken")[0].strip().replace("\n    ", " ")
+    r["token_dropped"] = dropped
+
+
 def evaluate_launcher(gitdir, commit, tag, rows, main=False):
     """Each resolved row's "launcher": the environment and task overrides the release's own slurm_executor() and
     PerfEnvPlugin.setup() give it (launcher-env.py in the release's scripts/performance, unpacked here).  main:
@@ -518,7 +534,8 @@ def evaluate_launcher(gitdir, commit, tag, rows, main=False):
         here = os.path.dirname(os.path.abspath(__file__))
         where = ["--main", tmp] if main else [os.path.join(tmp, "scripts", "performance")]
         p = subprocess.run([sys.executable, os.path.join(here, "launcher-env.py")] + where,
-                           input=json.dumps({"rows": [{"args": r["args"], "gpus_per_node": r["gpus_per_node"]}
+                           input=json.dumps({"rows": [{"args": r["args"], "gpus_per_node": r["gpus_per_node"],
+                                                       "hf_token": main and r["recipe"] in TOKEN_RECIPES}
                                                       for r in todo]}),
                            capture_output=True, text=True, check=True)
     src = ("MB %s %s scripts/performance/utils/executors.py slurm_executor() and perf_plugins.py "
@@ -532,6 +549,8 @@ def evaluate_launcher(gitdir, commit, tag, rows, main=False):
         for k in ("rank", "pre_cmds", "srun_args", "segment"):
             if k in got:
                 r["launcher"][k] = got[k]
+        if main and not got["error"] and got["env"].get("HF_TOKEN") == "@HF_TOKEN@":
+            token_free(r, got)
         if main and not got["error"]:
             # both releases' slurm_executor(): "if num_gpus_per_node == 4 and nodes > 18" (v0.1.0rc4
             # utils/executors.py:106-112, r0.2.0 44dae92 :113-119); v0.3.0 on segment every 4-GPU job

@@ -14,7 +14,7 @@ Usage: launcher-env.py SCRIPTS_PERFORMANCE_DIR < rows.json
        launcher-env.py --main CHECKOUT_ROOT < rows.json   (releases before v0.3.0: their setup_experiment.py run as
        __main__ up to run.run(); each row also gets "rank" (entry point, script, its arguments), "pre_cmds",
        "srun_args", "segment"; the checkout root, the Slurm account/partition and NeMo-Run's log folder appear as
-       @CHECKOUT@, @ACCOUNT@/@PARTITION@ and @LOG_DIR@)
+       @CHECKOUT@, @ACCOUNT@/@PARTITION@ and @LOG_DIR@; a row with "hf_token": true is given -hf @HF_TOKEN@)
 """
 import argparse
 import builtins
@@ -195,6 +195,7 @@ def _load_file_module(name, path):
 
 
 CHECKOUT, LOG_DIR = "@CHECKOUT@", "@LOG_DIR@"  # placeholders the launch replaces (job/mbridge_perf.c)
+HF_TOKEN = "@HF_TOKEN@"  # never a real token: extract-recipes.py takes out what it brings (the job carries none)
 
 
 def one_main(row, root, setup_path):
@@ -223,7 +224,9 @@ def one_main(row, root, setup_path):
     run.run = run_run
     saved = set(sys.modules)
     old_argv = sys.argv
-    sys.argv = [setup_path, "-a", "@ACCOUNT@", "-p", "@PARTITION@"] + list(row["args"])
+    # a row whose release asserts an HF token (Qwen3) gets a placeholder: what the token changes stays visible
+    sys.argv = [setup_path, "-a", "@ACCOUNT@", "-p", "@PARTITION@"] + list(row["args"]) + (
+        ["-hf", HF_TOKEN] if row.get("hf_token") else [])
     try:
         runpy.run_path(setup_path, run_name="__main__")
         raise RuntimeError("setup_experiment.py ended without run.run()")
