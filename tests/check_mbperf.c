@@ -17,6 +17,7 @@
 #include "nemoperf/job/mbridge_perf.h"
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
+#include "nemoperf/model/mbrows.h"
 #include "nemoperf/util/shell.h"
 
 static struct np_recipe_set set;
@@ -160,6 +161,32 @@ START_TEST(test_v5_env_plugin)
                   strcmp(pp + strlen(pp) - 4, "/src") != 0, "%s", pp); /* setup_experiment.py:699-704 */
     free(pp);
     np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* VR200 and R100: Megatron-Bridge has recipes (perf_recipes/.../vr200, llama/r100 at 067f987) and no container
+ * publishes their rows.  Their NUMA rule is Megatron-Bridge's (executors.py:182: 2 ranks per NUMA node on VR200
+ * since PR #5196; /4 on R100), their peak unknown; a launch naming them is refused saying both. */
+START_TEST(test_vr200_r100)
+{
+    ck_assert_int_eq(np_mbridge_numa_divisor("vr200"), 2);
+    ck_assert_int_eq(np_mbridge_numa_divisor("VR200"), 2);
+    ck_assert_int_eq(np_mbridge_numa_divisor("r100"), 4);
+    ck_assert_ptr_null(np_mb_gpu_unpublished("gb300"));
+    for (size_t i = 0; np_mb_unpublished_gpus[i]; i++) {
+        const char *t = np_mb_gpu_unpublished(np_mb_unpublished_gpus[i]);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_ptr_nonnull(strstr(t, "peak TFLOP/s: unknown"));
+        ck_assert_ptr_nonnull(strstr(t, "no container publishes"));
+    }
+    ck_assert_ptr_nonnull(strstr(np_mb_gpu_unpublished("vr200"), "4 GPUs per node, 2 ranks per NUMA node"));
+    struct np_launch_plan plan;
+    char e[4096];
+    const char *v[] = {"RECIPE=llama3_8b", "DTYPE=bf16", "GPU_TYPE=vr200", NULL};
+    ck_assert_int_eq(resolve(v, &plan, e, sizeof e), NP_E_INVALID);
+    ck_assert_msg(strstr(e, "GPU_TYPE=vr200: llama3_8b is not published for this GPU type (vr200: ") &&
+                      strstr(e, "peak TFLOP/s: unknown"),
+                  "%s", e);
 }
 END_TEST
 
@@ -876,6 +903,7 @@ int main(void)
     tcase_add_test(tc, test_v6_gb200_gdr);
     tcase_add_test(tc, test_v5_env_plugin);
     tcase_add_test(tc, test_v5_h100_and_b300);
+    tcase_add_test(tc, test_vr200_r100);
     tcase_add_test(tc, test_profile_checkpoint_steps);
     tcase_add_test(tc, test_profile_as_released);
     tcase_add_test(tc, test_lora_data);

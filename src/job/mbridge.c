@@ -162,9 +162,15 @@ int np_mbridge_tasks_per_node(const struct np_launch_config *c)
     return c->workload == NP_WORKLOAD_NEMO && k && k->torchrun ? 1 : c->gpus_per_node;
 }
 
+/* Megatron-Bridge scripts/performance/utils/executors.py:182 at 067f987: 2 ranks per NUMA node on GB200, GB300 and
+ * (PR #5196, 6e16ebf) VR200; 4 elsewhere. */
 int np_mbridge_numa_divisor(const char *gpu_type)
 {
-    return gpu_type && (strcasecmp(gpu_type, "gb200") == 0 || strcasecmp(gpu_type, "gb300") == 0) ? 2 : 4;
+    static const char *const two[] = {"gb200", "gb300", "vr200"};
+    for (size_t i = 0; gpu_type && i < sizeof two / sizeof two[0]; i++)
+        if (strcasecmp(gpu_type, two[i]) == 0)
+            return 2;
+    return 4;
 }
 
 /* The row's release's own divisor when its executor has one of its own (r0.2.0: 2 on GB200 only), else 2 on

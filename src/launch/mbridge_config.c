@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "nemoperf/launch/mbridge_list.h"
+#include "nemoperf/model/mbrows.h"
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/util/diag.h"
 
@@ -404,8 +405,9 @@ enum np_status np_mb_config_pick(const struct np_mbperf_set *mb, np_env_fn env, 
     if (!what[0]) {
         mbridge_config_what(&(struct mbridge_config_want){name, ct, NULL, w.task, NP_MB_DTYPE_NONE, 0, NULL}, what,
                             sizeof what);
-        return mbridge_config_bad(err, "GPU_TYPE=%s: %s is not published for this GPU type; allowed: %s", gt, what,
-                                  list);
+        const char *un = np_mb_gpu_unpublished(gpu); /* VR200, R100: what is known, and that the peak is not */
+        return mbridge_config_bad(err, "GPU_TYPE=%s: %s is not published for this GPU type%s%s%s; allowed: %s", gt, what,
+                                  un ? " (" : "", un ? un : "", un ? ")" : "", list);
     }
     /* DTYPE: -c names, the published labels as aliases; unset: the only dtype published, else refused */
     const char *dt = mbridge_config_get(env, env_ctx, "DTYPE");

@@ -113,6 +113,9 @@ char *np_mb_launch_list_text(json_t *rows, const struct np_list_filter *f)
             nwhy ? "; LAUNCH no (n): reason n below" : "");
     for (size_t k = 0; k < nwhy; k++)
         fprintf(out, "(%zu) %s\n", k + 1, why[k]);
+    for (size_t k = 0; np_mb_unpublished_gpus[k]; k++) /* recipes without a published row (model/mbrows.h) */
+        if (!f || !f->gpu_type || strcasecmp(f->gpu_type, np_mb_unpublished_gpus[k]) == 0)
+            fprintf(out, "Not in the table: %s\n", np_mb_gpu_unpublished(np_mb_unpublished_gpus[k]));
     if (fclose(out) != 0) {
         free(buf);
         return NULL;

@@ -102,3 +102,29 @@ int np_mb_launch_has_recipe(json_t *rows, const char *recipe)
             return 1;
     return 0;
 }
+
+/* Megatron-Bridge 067f987 (after PR #5196 "port r0.5.0 VR200 performance configs", 6e16ebf): recipes under
+ * src/megatron/bridge/perf_recipes/{deepseek,gpt_oss,kimi,llama}/vr200/ and llama/r100/; GPUs per node from
+ * scripts/performance/argument_parser.py:30-38 (NUM_GPUS_PER_NODE_MAP); the NUMA rule from
+ * scripts/performance/utils/executors.py:182-183 (numactl SLURM_LOCALID/2 on gb200, gb300 and, since #5196, vr200;
+ * /4 elsewhere).  No performance summary publishes a row of either, and the peak tables nemoperf cites
+ * (peaks.tsv: exemplar-performance, dgxc-benchmarking) have no figure for them. */
+const char *const np_mb_unpublished_gpus[] = {"vr200", "r100", NULL};
+
+static const char *const mbrows_unpublished_text[] = {
+    "vr200: Megatron-Bridge has performance recipes for it (perf_recipes/{deepseek,gpt_oss,kimi,llama}/vr200/) and "
+    "its launcher runs 4 GPUs per node, 2 ranks per NUMA node (numactl --cpunodebind=$((SLURM_LOCALID/2))), but no "
+    "container publishes a vr200 row, so nemoperf launches none; its peak TFLOP/s: unknown (no source nemoperf "
+    "cites gives one), so no MFU",
+    "r100: Megatron-Bridge has performance recipes for it (perf_recipes/llama/r100/) and its launcher runs 1 GPU per "
+    "node (NUMA node $((SLURM_LOCALID/4)) = 0), but no container publishes an r100 row, so nemoperf launches none; "
+    "its peak TFLOP/s: unknown (no source nemoperf cites gives one), so no MFU",
+};
+
+const char *np_mb_gpu_unpublished(const char *gpu_type)
+{
+    for (size_t i = 0; gpu_type && np_mb_unpublished_gpus[i]; i++)
+        if (strcasecmp(np_mb_unpublished_gpus[i], gpu_type) == 0)
+            return mbrows_unpublished_text[i];
+    return NULL;
+}

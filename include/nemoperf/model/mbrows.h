@@ -27,4 +27,10 @@ char *np_mb_container_why_not(json_t *rows, const char *container);
 /* The reasons a row is not launched, "; "-joined into buf ("" when it is). */
 void np_mb_row_why_not(json_t *row, char *buf, size_t cap);
 
+/* GPU types Megatron-Bridge has performance recipes for that no container publishes a row of (VR200, R100):
+ * NULL-terminated names, and for one of them what nemoperf knows (GPUs per node, the NUMA rule, the peak:
+ * unknown), one sentence (static); NULL for any other type. */
+extern const char *const np_mb_unpublished_gpus[];
+const char *np_mb_gpu_unpublished(const char *gpu_type);
+
 #endif
