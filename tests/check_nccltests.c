@@ -336,6 +336,15 @@ START_TEST(test_cut_and_failures)
     char why[128];
     ck_assert_int_eq(np_nccl_verdict(&r, 10, why, sizeof why), NP_NCCL_NONE);
     np_nccl_result_free(&r);
+
+    /* the footer's data error without a row (an output whose table was cut away): FAIL all the same (found by
+     * fuzz/nccltests_fuzz.c: the verdict said no row first) */
+    const char *foot = "# Out of bounds values : 2 FAILED\n# Avg bus bandwidth    : 12.5\n";
+    ck_assert_int_eq(np_nccltests_parse(foot, strlen(foot), &r), NP_OK);
+    ck_assert_uint_eq(r.nrows, 0);
+    ck_assert_int_eq(np_nccl_verdict(&r, NAN, why, sizeof why), NP_NCCL_FAIL);
+    ck_assert_msg(strstr(why, "out of bounds"), "%s", why);
+    np_nccl_result_free(&r);
 }
 END_TEST
 

@@ -636,10 +636,11 @@ enum np_nccl_verdict np_nccl_verdict(const struct np_nccl_result *r, double expe
         whysz = sizeof tmp;
     }
     why[0] = '\0';
-    if (!r || r->nrows == 0) {
+    if (!r) {
         snprintf(why, whysz, "no result row");
         return NP_NCCL_NONE;
     }
+    /* a data error FAILs whatever else: also the footer's count of an output whose rows were cut away */
     if (r->wrong_total > 0) {
         snprintf(why, whysz, "%lld wrong values (#wrong): data corrupted", r->wrong_total);
         return NP_NCCL_FAIL;
@@ -647,6 +648,10 @@ enum np_nccl_verdict np_nccl_verdict(const struct np_nccl_result *r, double expe
     if (r->out_of_bounds > 0) {
         snprintf(why, whysz, "%d out of bounds values", r->out_of_bounds);
         return NP_NCCL_FAIL;
+    }
+    if (r->nrows == 0) {
+        snprintf(why, whysz, "no result row");
+        return NP_NCCL_NONE;
     }
     if (isnan(expected_gbs) || expected_gbs <= 0) {
         snprintf(why, whysz, "no expected bandwidth for this system");
