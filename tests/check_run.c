@@ -545,6 +545,185 @@ START_TEST(test_identity_from_path)
 }
 END_TEST
 
+/* A NeMo 2.0 log of 50 steps (0..49 of 49, llama3.1 8b at GBS 128) whose step i takes 2 + i/100 s: every step
+ * its own time, so a window's steps, their order and their statistics are known here without the parser. */
+static void write_ramp_log(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_msg(f, "%s: %s", path, strerror(errno));
+    for (int i = 0; i < 50; i++)
+        fprintf(f,
+                "Training epoch 0, iteration %d/49 | lr: 7.496e-06 | global_batch_size: 128 | global_step: %d | "
+                "reduced_train_loss: 11.96 | train_step_timing in s: %.2f | consumed_samples: %d\n",
+                i, i, 2 + i / 100.0, (i + 1) * 128);
+    fclose(f);
+}
+
+/* The window's edges: --steps from iteration 0 (a step numbered 0 is a window's step, the first one), the
+ * default 11-44, each window's steps kept in log order for the results store (keep_samples). */
+START_TEST(test_window_edges_and_samples)
+{
+    char p[1200];
+    char *d = run_dir("pretrain_llama3.1_8b_bf16_8", 21, "");
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_8_21_0.out", d);
+    write_ramp_log(p);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.steps_first = 0;
+    o.steps_last = 4;
+    o.keep_samples = 1;
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    const struct np_run *r = &res.runs[0];
+    ck_assert_str_eq(r->window.rule, "--steps");
+    ck_assert_int_eq(r->window.first, 0);
+    ck_assert_int_eq(r->window.last, 4);
+    ck_assert_uint_eq(r->window.count, 5);
+    ck_assert_uint_eq(r->window.requested, 0);
+    ck_assert_ptr_nonnull(r->samples);
+    for (int i = 0; i < 5; i++)
+        ck_assert_double_eq_tol(r->samples[i], 2 + i / 100.0, 1e-12);
+    ck_assert_double_eq_tol(r->window.mean_s, 2.02, 1e-12); /* (2.00 + ... + 2.04) / 5 */
+    ck_assert_double_eq_tol(r->window.min_s, 2.00, 1e-12);
+    ck_assert_double_eq_tol(r->window.max_s, 2.04, 1e-12);
+    np_parse_result_free(&res);
+
+    /* no --steps: NVIDIA's 11-44 of 50, 34 steps in log order */
+    np_parse_opts_init(&o);
+    o.keep_samples = 1;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->window.rule, "iterations 11-44 of 50 (NVIDIA's parser)");
+    ck_assert_int_eq(r->window.first, 11);
+    ck_assert_int_eq(r->window.last, 44);
+    ck_assert_uint_eq(r->window.count, 34);
+    ck_assert_ptr_nonnull(r->samples);
+    for (int i = 0; i < 34; i++)
+        ck_assert_double_eq_tol(r->samples[i], 2 + (11 + i) / 100.0, 1e-12);
+    ck_assert_double_eq_tol(r->window.mean_s, 2.275, 1e-12); /* (2.11 + 2.44) / 2 */
+    np_parse_result_free(&res);
+}
+END_TEST
+
+/* A spread of exactly 1e-9 of the mean is spread, not the mean's rounding noise: {a - d, a, a + d} has the
+ * sample standard deviation d (d^2 + 0 + d^2 over n - 1 = 2), and with a = 0x1.dcd65p-1, d = 2^-30 the product
+ * 1e-9 x a is d to the last bit (asserted first). */
+START_TEST(test_window_stdev_at_the_noise_floor)
+{
+    const double a = 0x1.dcd65p-1, d = 0x1p-30;
+    ck_assert(1e-9 * a == d);
+    double v[3] = {a + d, a - d, a};
+    struct np_window_stats w;
+    np_window_stats_of(&w, v, 3);
+    ck_assert_uint_eq(w.count, 3);
+    ck_assert(w.mean_s == a);
+    ck_assert_msg(w.stdev_s == d, "stdev %a, want %a", w.stdev_s, d);
+    ck_assert(w.min_s == a - d && w.max_s == a + d && w.median_s == a);
+    double same[3] = {a, a, a};
+    np_window_stats_of(&w, same, 3);
+    ck_assert(w.stdev_s == 0.0);
+}
+END_TEST
+
+/* The reference verdict on its own: a run and a published row built here.  Tolerance 25 % so that the ratios
+ * and bounds are exact in binary (0.75 and 1.25): exactly at -tolerance and +tolerance is PASS (NVIDIA's number
+ * "within the tolerance"), past them FAIL and FAST.  The basis: the published total tokens/s when the row has
+ * it (its per-GPU and TFLOP/s columns are rounded or derived), else tokens/s/GPU, else TFLOP/s/GPU (DFM). */
+static enum np_verdict verdict_of(double pub_tps, double pub_tpg, double pub_tflops, double tps, double tpg,
+                                  double tflops, double *ratio)
+{
+    struct np_ref_row row;
+    memset(&row, 0, sizeof row);
+    row.step_time_s = row.mfu_percent = row.days_1t = NAN;
+    row.tokens_per_s = pub_tps;
+    row.tokens_per_s_per_gpu = pub_tpg;
+    row.model_tflops_per_gpu = pub_tflops;
+    struct np_run run;
+    memset(&run, 0, sizeof run);
+    run.status = NP_RUN_OK;
+    run.id.kind = NP_KIND_BENCHMARK;
+    run.id.gpus = 8;
+    run.ref = &row;
+    run.steady.tokens_per_s = tps;
+    run.steady.tokens_per_s_per_gpu = tpg;
+    run.steady.model_tflops_per_gpu = tflops;
+    run.m = run.steady;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.tolerance_pct = 25;
+    o.tolerance_given = 1;
+    np_run_verdict(&run, &o, NULL);
+    *ratio = run.ref_ratio;
+    return run.verdict;
+}
+
+START_TEST(test_verdict_boundaries_and_basis)
+{
+    double q;
+    /* at the bounds, then a hair past them */
+    ck_assert_int_eq(verdict_of(100, NAN, NAN, 75, NAN, NAN, &q), NP_VERDICT_PASS);
+    ck_assert(q == 0.75);
+    ck_assert_int_eq(verdict_of(100, NAN, NAN, 125, NAN, NAN, &q), NP_VERDICT_PASS);
+    ck_assert(q == 1.25);
+    ck_assert_int_eq(verdict_of(100, NAN, NAN, 74.99, NAN, NAN, &q), NP_VERDICT_FAIL);
+    ck_assert_int_eq(verdict_of(100, NAN, NAN, 125.01, NAN, NAN, &q), NP_VERDICT_FAST);
+    /* the total is compared when published, whatever the row's per-GPU or TFLOP/s column says */
+    ck_assert_int_eq(verdict_of(1000, 200, NAN, 1000, 125, NAN, &q), NP_VERDICT_PASS);
+    ck_assert(q == 1.0);
+    ck_assert_int_eq(verdict_of(1000, NAN, 400, 1000, 125, 300, &q), NP_VERDICT_PASS);
+    ck_assert(q == 1.0);
+    /* no total: tokens/s/GPU; neither: TFLOP/s/GPU */
+    ck_assert_int_eq(verdict_of(NAN, 200, 400, 1000, 125, 400, &q), NP_VERDICT_FAIL);
+    ck_assert(q == 0.625);
+    ck_assert_int_eq(verdict_of(NAN, NAN, 400, 1000, 125, 300, &q), NP_VERDICT_PASS);
+    ck_assert(q == 0.75);
+}
+END_TEST
+
+/* An AutoModel benchmark log whose iterations carry no time ("Max iter time" lines cut), its summary averaging
+ * "all 20 iterations" (no warm-up): the window falls back to the last steps found, as after a warm-up of 10
+ * (none timed either way), and says so; the summary's average is still the run's step time. */
+START_TEST(test_automodel_untimed_window_rule)
+{
+    for (int warm = 0; warm <= 10; warm += 10) {
+        char p[1200];
+        snprintf(p, sizeof p, "%s/am%d", root, warm);
+        mkdirs(p);
+        snprintf(p, sizeof p, "%s/am%d/automodel_gptoss_20b_te_deepep_8.out", root, warm);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("2026-04-17 10:00:04 | INFO | __main__ | GA steps: 16, DP size: 8, Local batch size: 2, Global batch "
+              "size: 256\n", f);
+        for (int i = 0; i < 20; i++)
+            fprintf(f, "2026-04-17 10:00:05 | INFO | __main__ | Rank 0 | Iteration %d\n", i);
+        if (warm)
+            fputs("2026-04-17 10:02:11 | INFO | __main__ | Average iteration time: 10.040 seconds (excluding first "
+                  "10 warmup iterations)\n", f);
+        else
+            fputs("2026-04-17 10:02:11 | INFO | __main__ | Average iteration time: 10.040 seconds (all 20 "
+                  "iterations)\n", f);
+        fclose(f);
+        snprintf(p, sizeof p, "%s/am%d", root, warm);
+        char *paths[] = {p};
+        struct np_parse_opts o;
+        np_parse_opts_init(&o);
+        struct np_parse_result res;
+        ck_assert_int_eq(np_parse_paths(paths, 1, &o, &recipes, &ref, &res), NP_OK);
+        ck_assert_uint_eq(res.nruns, 1);
+        const struct np_run *r = &res.runs[0];
+        ck_assert_msg(r->bench_summary && r->bench_warmup == warm, "warm-up %d: summary %d, %ld", warm,
+                      r->bench_summary, r->bench_warmup);
+        ck_assert_uint_eq(r->window.count, 0);
+        ck_assert_ptr_nonnull(r->window.rule);
+        ck_assert_msg(strcmp(r->window.rule, "last 10 steps") == 0, "warm-up %d: %s", warm, r->window.rule);
+        ck_assert_uint_eq(r->window.requested, 10);
+        np_parse_result_free(&res);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("run");
@@ -561,6 +740,10 @@ int main(void)
     tcase_add_test(tc, test_errors_go_on);
     tcase_add_test(tc, test_identity_from_path);
     tcase_add_test(tc, test_spill_round_trip);
+    tcase_add_test(tc, test_window_edges_and_samples);
+    tcase_add_test(tc, test_window_stdev_at_the_noise_floor);
+    tcase_add_test(tc, test_verdict_boundaries_and_basis);
+    tcase_add_test(tc, test_automodel_untimed_window_rule);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
