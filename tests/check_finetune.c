@@ -120,6 +120,12 @@ START_TEST(test_pack_table_errors)
     ck_assert_ptr_nonnull(np_pack_table_find(&t, 2048));
     ck_assert_ptr_null(np_pack_table_find(&t, 4096));
     np_pack_table_free(&t);
+    /* a pack filled to the last token (tokens_per_pack = the length) is a pack, not an error */
+    ck_assert_int_eq(load_text("pack_len\ttokens_per_pack\tsum_sq_per_pack\tsource\n4096\t4096\t16777216\tx\n", &t,
+                               &err),
+                     NP_OK);
+    ck_assert_double_eq(np_pack_table_find(&t, 4096)->tokens_per_pack, 4096);
+    np_pack_table_free(&t);
     /* the installed (here: source tree) table is found from the program's place */
     ck_assert_msg(np_pack_table_load_default(&t, &err) == NP_OK, "%s", err.text);
     ck_assert_uint_eq(t.n, 3);

@@ -66,6 +66,13 @@ START_TEST(test_mixtral_topk_and_gpt3)
     double g = np_model_flops(NP_FLOPS_GPT3, &gpt175b, 96, 0, 2048);
     double want = (24 * 2048.0 * 12288 * 12288 + 4 * 2048.0 * 2048 * 12288) * 3 * 96 + 6 * 2048.0 * 12288 * 51200;
     ck_assert_double_eq_tol(g, want, want * 1e-12);
+    /* no top_k in the config (0): one expert a token, i.e. Llama 3's dense 18F/h */
+    struct np_arch dense = mix8x7b;
+    dense.top_k = 0;
+    double one = np_model_flops(NP_FLOPS_MIXTRAL, &dense, 8, 0, 4096);
+    double per_token1 = 32 * 4096.0 * 4096 * (12 + 3 + 18 * 14336.0 / 4096 + 12 + 6 * 32000.0 / (32 * 4096));
+    ck_assert_double_eq_tol(one, 4096 * per_token1, one * 1e-12);
+    ck_assert_double_eq_tol(one, np_model_flops(NP_FLOPS_LLAMA3, &dense, 8, 0, 4096), one * 1e-12);
 }
 END_TEST
 

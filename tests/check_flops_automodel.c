@@ -45,6 +45,8 @@ START_TEST(test_lora_parameter_counts)
 {
     double lora, frozen;
     const struct np_model *l8 = model("llama3_1_8b_peft_benchmark");
+    /* rank 0 is no LoRA: no multiplier (the row's FLOPs are not scaled) */
+    ck_assert(isnan(np_flops_lora_multiplier(&l8->arch, &l8->xa, 0, 1, NULL, NULL)));
     double mul = np_flops_lora_multiplier(&l8->arch, &l8->xa, 16, 1, &lora, &frozen);
     ck_assert_double_eq(frozen, 8030261248.0);
     /* rank 16 x (in + out) of q,k,v,o,gate,up,down per layer, plus lm_head */
@@ -84,6 +86,19 @@ START_TEST(test_mla_and_hybrid_need_their_fields)
     const struct np_model *ds = model("deepseek_v3_te_deepep");
     struct np_arch_extra x = ds->xa;
     ck_assert(isfinite(np_flops_automodel(NP_FLOPS_AM_DEEPSEEKV3, &ds->arch, &x, 4096)));
+    /* no q_lora_rank (DeepSeek V2-Lite's null): Q is one h x (nope + rope) A projection, flops_utils.py
+     * deepseekv3_flops (Automodel e45812012, l.482-487) "else: hs * ((qk_nope + qk_rope) * heads)" */
+    struct np_arch_extra noq = x;
+    noq.q_lora_rank = 0;
+    {
+        const double S = 4096, L = ds->arch.layers, h = ds->arch.hidden, A = ds->arch.heads;
+        const double nr = x.qk_nope_head_dim + x.qk_rope_head_dim, ql = x.q_lora_rank;
+        double lora_q = h * ql + ql * nr * A, plain_q = h * nr * A;
+        double d = np_flops_automodel(NP_FLOPS_AM_DEEPSEEKV3, &ds->arch, &noq, 4096) -
+                   np_flops_automodel(NP_FLOPS_AM_DEEPSEEKV3, &ds->arch, &x, 4096);
+        ck_assert_double_eq_tol(d, 6 * S * L * (plain_q - lora_q), fabs(6 * S * L * plain_q) * 1e-9);
+        ck_assert(plain_q > lora_q); /* 7168 x 192 x 128 against 7168 x 1536 + 1536 x 192 x 128 */
+    }
     x.kv_lora_rank = 0;
     ck_assert(isnan(np_flops_automodel(NP_FLOPS_AM_DEEPSEEKV3, &ds->arch, &x, 4096)));
     ck_assert_str_eq(np_flops_automodel_missing(NP_FLOPS_AM_DEEPSEEKV3, &ds->arch, &x, NULL), "kv_lora_rank");

@@ -155,6 +155,23 @@ START_TEST(test_formula_pins)
     double lg = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_LEGACY, 4096, 1, NULL);
     double cg = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
     ck_assert(fabs(cg / lg - 1) > 0.1);
+    /* GPT-OSS 120B at a sequence as long as its window (128): the window layers see the whole causal context,
+     * exactly as the full layers (MB@v0.6.0 flop_utils.py:1036-1043: "if effective_window < seq" else the
+     * seq / 2 of full attention), so every layer counts 6 (proj + q s): by hand from the config (h 2880, 36
+     * layers, 128 experts top-4 of 2880, 64 heads x 64, 8 groups, vocab 201088 = 1571 x 128) */
+    {
+        double gh = 2880, gL = 36, gs = 128, qp = 64 * 64, kvp = 8 * 64;
+        double g_mlp = 6 * gh * (2880.0 * 4 * 3 * gL);
+        double g_attn = 6 * gL * (gh * (qp + 2 * kvp) + qp * gh + qp * gs);
+        double g_want = g_mlp + g_attn + 6 * gh * 201088;
+        double g_got = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_CURRENT, 128, 1, NULL);
+        ck_assert_double_eq_tol(g_got, g_want, g_want * 1e-12);
+        /* at 4096 the 18 window layers (every other one) see w - w (w - 1) / 2s = 126.02 tokens, not s / 2 */
+        double g_4k = np_mbf_flops_per_token("gpt_oss_120b", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+        double proj = gh * (qp + 2 * kvp) + qp * gh, ctx = 128 - 128.0 * 127 / (2 * 4096);
+        double want_4k = g_mlp + 6 * (18 * (proj + qp * 4096) + 18 * (proj + qp * ctx * 2)) + 6 * gh * 201088;
+        ck_assert_double_eq_tol(g_4k, want_4k, want_4k * 1e-12);
+    }
     /* MTP: DeepSeek V3 "w/o MTP" is smaller */
     double with = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
     double without = np_mbf_flops_per_token("deepseek_v3", "pretrain", "w/o MTP", NP_MBF_CURRENT, 4096, 1, NULL);
