@@ -7,6 +7,7 @@
  * the recipe JSON files, and every row must resolve to them with the right node count.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,31 @@ static void write_file(const char *path, const char *text)
     fputs(text, f);
     fclose(f);
 }
+
+/* Fault injection (a stand-in for a machine out of memory, which cannot be made on demand): this program's
+ * malloc, calloc and realloc fail the alloc_fail_at-th call after alloc_count is reset, errno ENOMEM; glibc's own
+ * allocator does the rest (__libc_*, the interposition glibc documents).  Not under AddressSanitizer, whose
+ * allocator this would bypass: there the test that uses it is skipped. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ALLOC_FAULTS 0
+#else
+#define ALLOC_FAULTS 1
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t k, size_t n);
+extern void *__libc_realloc(void *p, size_t n);
+static long alloc_fail_at = -1, alloc_count;
+static int alloc_fails(void)
+{
+    if (alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at) {
+        errno = ENOMEM;
+        return 1;
+    }
+    return 0;
+}
+void *malloc(size_t n) { return alloc_fails() ? NULL : __libc_malloc(n); }
+void *calloc(size_t k, size_t n) { return alloc_fails() ? NULL : __libc_calloc(k, n); }
+void *realloc(void *p, size_t n) { return alloc_fails() ? NULL : __libc_realloc(p, n); }
+#endif
 
 static void setup(void)
 {
@@ -580,6 +606,99 @@ START_TEST(test_list_text)
 }
 END_TEST
 
+/* --list --format json: an array of objects keyed by the lower-case column names, numbers as numbers, NA as
+ * null; the same rows as the text table (its pre-training and fine-tuning rows) plus the AutoModel ones. */
+START_TEST(test_list_json)
+{
+    char *t = np_launch_list(&set, NULL, 1);
+    ck_assert_ptr_nonnull(t);
+    json_error_t je;
+    json_t *a = json_loads(t, 0, &je);
+    ck_assert_msg(json_is_array(a), "%s: %.200s", je.text, t);
+    ck_assert_uint_gt(json_array_size(a), 80);
+    int seen = 0;
+    size_t i;
+    json_t *o;
+    json_array_foreach(a, i, o) {
+        ck_assert(json_is_object(o));
+        ck_assert_uint_eq(json_object_size(o), 19);
+        const char *r = json_string_value(json_object_get(o, "recipe"));
+        const char *sz = json_string_value(json_object_get(o, "size"));
+        const char *g = json_string_value(json_object_get(o, "gpu"));
+        const char *dt = json_string_value(json_object_get(o, "dtype"));
+        ck_assert(r && sz && g && dt);
+        if (strcmp(r, "llama3.1") == 0 && strcmp(sz, "8b") == 0 && strcmp(g, "h100") == 0 && strcmp(dt, "bf16") == 0 &&
+            json_integer_value(json_object_get(o, "gpus")) == 8) {
+            ck_assert_str_eq(json_string_value(json_object_get(o, "task")), "pretrain");
+            ck_assert_int_eq(json_integer_value(json_object_get(o, "tp")), 1);
+            ck_assert_int_eq(json_integer_value(json_object_get(o, "gbs")), 128);
+            ck_assert(json_is_null(json_object_get(o, "ep")));     /* NA */
+            ck_assert(json_is_null(json_object_get(o, "system"))); /* "-" */
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 1);
+    json_decref(a);
+    free(t);
+}
+END_TEST
+
+/* A Megatron-Bridge row reads its Hugging Face files offline (HF_HUB_OFFLINE=1): a preview lists the one not
+ * staged (here: nothing under STAGE_PATH/mbridge/hf), naming it and the ./setup that stages it. */
+START_TEST(test_mbridge_hf_not_staged)
+{
+    const char *e[] = {NULL, "RECIPE=deepseek_v3", "DTYPE=fp8_mx", "GPU_TYPE=gb300", "JOB_TOTAL_GPUS=256",
+                       "CONTAINER=26.08", NULL};
+    char sp[600];
+    snprintf(sp, sizeof sp, "STAGE_PATH=%s", stage);
+    e[0] = sp;
+    struct np_launch_opts o = {.now = 1700000000, .free_space = fake_free_space, .preview = 1};
+    struct np_launch_plan plan;
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_msg(np_launch_resolve(&set, np_env_list, (void *)e, &o, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    int hf = 0;
+    for (char **m = plan.jobs[0].missing; m && *m; m++)
+        hf |= strstr(*m, "Hugging Face file deepseek-ai/DeepSeek-V3@main: config.json") != NULL &&
+              strstr(*m, "(run RECIPE=deepseek_v3 CONTAINER=26.08 ") != NULL;
+    ck_assert_msg(hf, "no Hugging Face file among what is not staged");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* Out of memory at every allocation of a launch's resolution in turn (the stand-in above): each either succeeds
+ * or fails with a message that says so, never a failure without one, never a crash. */
+START_TEST(test_resolve_out_of_memory)
+{
+#if ALLOC_FAULTS
+    char sp[600];
+    snprintf(sp, sizeof sp, "STAGE_PATH=%s", stage);
+    const char *e[] = {sp, SYN, L8, "DTYPE=bf16", "JOB_TOTAL_GPUS=8,16", "ENABLE_PROFILE=1", NULL};
+    struct np_launch_opts o = {.now = 1700000000, .synth_path = "/bin/true", .free_space = fake_free_space};
+    long total = -1;
+    for (long k = 0; k < 100000 && total < 0; k++) {
+        struct np_launch_plan plan;
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        alloc_count = 0;
+        alloc_fail_at = k; /* armed around the resolution only: Check's own bookkeeping allocates too */
+        enum np_status st = np_launch_resolve(&set, np_env_list, (void *)e, &o, &plan, &err);
+        long used = alloc_count;
+        alloc_fail_at = -1;
+        if (st == NP_OK && used <= k)
+            total = k; /* the k-th allocation was never made: every one has failed once */
+        else if (st != NP_OK)
+            ck_assert_msg(err.text[0] != '\0', "allocation %ld failed: status %d without a message", k, (int)st);
+        if (st == NP_E_NOMEM)
+            ck_assert_msg(strstr(err.text, "out of memory") != NULL, "allocation %ld: \"%s\"", k, err.text);
+        np_launch_plan_free(&plan);
+    }
+    ck_assert_msg(total > 0, "the resolution never ran without a failure");
+#endif
+}
+END_TEST
+
 START_TEST(test_templates)
 {
     struct np_error err;
@@ -617,6 +736,9 @@ int main(void)
     tcase_add_test(tc, test_config_json);
     tcase_add_test(tc, test_seed_rows);
     tcase_add_test(tc, test_list_text);
+    tcase_add_test(tc, test_list_json);
+    tcase_add_test(tc, test_mbridge_hf_not_staged);
+    tcase_add_test(tc, test_resolve_out_of_memory);
     tcase_add_test(tc, test_templates);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

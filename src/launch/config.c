@@ -1466,7 +1466,7 @@ enum np_status np_launch_resolve(const struct np_recipe_set *set, np_env_fn env,
     struct config_common *perf = NULL;
     if (st == NP_OK && (c->profile || c->nccltrace) && !c->no_perfrun) {
         if (!(perf = malloc(sizeof *perf)))
-            st = NP_E_NOMEM;
+            st = np_error_set(err, NP_E_NOMEM, "", 0, 0, "out of memory");
         else {
             *perf = *c;
             perf->nmissing = 0; /* c owns them */
