@@ -898,6 +898,25 @@ END_TEST
 
 /* Collective lines off NCCL's usual layout take the key-value loop, and a usual head followed by more
  * words reads those words too: hand-counted. */
+/* An init line whose value is empty or only blanks ("Using network " at the line's end, a version of spaces)
+ * says nothing: an empty field, never the bytes after it. */
+START_TEST(test_init_values_blank)
+{
+    const char *l = "h:1:1 [0] NCCL INFO Using network \n"
+                    "h:1:1 [0] NCCL INFO NCCL version  \t\r\n"
+                    "h:1:1 [0] NCCL INFO NET/IB : Using ;\n"
+                    "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n";
+    for (size_t chunk = 1; chunk <= strlen(l); chunk += chunk < 8 ? 1 : 37) {
+        struct np_nccl *n = read_chunks(l, strlen(l), chunk);
+        const struct np_nccl_net *net = np_nccl_net(n);
+        ck_assert_msg(net->network[0] == '\0', "chunk %zu: network \"%s\"", chunk, net->network);
+        ck_assert_msg(net->version[0] == '\0', "chunk %zu: version \"%s\"", chunk, net->version);
+        ck_assert_msg(net->ib[0] == '\0', "chunk %zu: ib \"%s\"", chunk, net->ib);
+        np_nccl_free(n);
+    }
+}
+END_TEST
+
 START_TEST(test_layout_variants)
 {
     const char *l =
@@ -1062,6 +1081,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_deferred_scan);
     tcase_add_test(tc, test_deferred_marks_at_end);
     tcase_add_test(tc, test_layout_variants);
+    tcase_add_test(tc, test_init_values_blank);
     tcase_add_test(tc, test_op_names);
     tcase_add_test(tc, test_many_ranks);
     tcase_add_test(tc, test_sets_grow);
