@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "nemoperf/model/flops_mbridge.h"
+#include "nemoperf/model/recipe.h"
+#include "nemoperf/parse/family.h"
 #include "nemoperf/parse/mbridge.h"
+#include "nemoperf/parse/reference.h"
+#include "nemoperf/parse/run.h"
 #include "nemoperf/report/mbridge_md.h"
 
 static struct np_mb_ref ref;
@@ -444,6 +448,199 @@ START_TEST(test_markdown_every_layout)
 }
 END_TEST
 
+/* Which family a run is, from the identity its manifest or the options gave it (parse/family.c's table, the
+ * first row that claims it): Megatron-Bridge's by its family, a -mr recipe it publishes, a -c dtype only it
+ * has, or a container without a recipe; never when the identity has a NeMo model size or another family. */
+START_TEST(test_family_claims)
+{
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    static const struct {
+        const char *family, *recipe, *size, *precision, *container, *want;
+    } cases[] = {
+        {"mbridge", "", "", "", "", "mbridge"},
+        {"", "", "", "fp8_mx", "", "mbridge"},       /* MXFP8: a Megatron-Bridge -c dtype */
+        {"", "", "", "nvfp4", "", "mbridge"},
+        {"", "", "", "fp4", "", "nemo"},             /* no such dtype: claimed by nobody else, NeMo's */
+        {"", "deepseek_v3", "", "", "", "mbridge"},  /* a -mr name of the published runs */
+        {"", "llama3.1", "", "", "", "nemo"},
+        {"", "", "", "", "26.08", "mbridge"},        /* --container without a recipe */
+        {"", "llama3.1", "", "", "26.08", "nemo"},   /* ... with a recipe Megatron-Bridge does not publish */
+        {"", "", "8b", "fp8_mx", "", "nemo"},        /* a NeMo model size: not a -mr name */
+        {"nemo", "deepseek_v3", "", "", "", "nemo"}, /* another family's manifest */
+        {"automodel", "", "", "", "", "automodel"},
+        {"", "automodel", "", "", "", "automodel"},
+        {"dfm", "", "", "", "", "dfm"},
+        {"", "wan2.1", "", "", "", "dfm"},
+        {"", "", "", "", "", "nemo"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct np_identity id;
+        memset(&id, 0, sizeof id);
+        snprintf(id.family, sizeof id.family, "%s", cases[i].family);
+        snprintf(id.recipe, sizeof id.recipe, "%s", cases[i].recipe);
+        snprintf(id.model_size, sizeof id.model_size, "%s", cases[i].size);
+        snprintf(id.precision, sizeof id.precision, "%s", cases[i].precision);
+        snprintf(id.container, sizeof id.container, "%s", cases[i].container);
+        const struct np_run_family *f = np_run_family_of(&id, &o);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_msg(strcmp(f->name, cases[i].want) == 0, "case %zu: %s, want %s", i, f->name, cases[i].want);
+    }
+    /* the tolerances: Megatron-Bridge's 0.5 % (tokens/s rounded to multiples of 16), the others 5 % */
+    ck_assert_double_eq(np_run_family_find("mbridge")->tolerance_pct, 0.5);
+    ck_assert_double_eq(np_run_family_find("nemo")->tolerance_pct, 5.0);
+    ck_assert_double_eq(np_run_family_find("automodel")->tolerance_pct, 5.0);
+    ck_assert_double_eq(np_run_family_find("dfm")->tolerance_pct, 5.0);
+    ck_assert_ptr_null(np_run_family_find("megatron"));
+    ck_assert_ptr_null(np_run_family_find(NULL));
+}
+END_TEST
+
+/* A Megatron-Bridge run folder as launch leaves it: nemoperf.json's "mbridge" object (26.08 DeepSeek V3 MXFP8
+ * on 256 GB300) and a 50-iteration log whose iteration i takes base_ms + i ms, rank 0 printing util TFLOP/s. */
+static void mb_run(const char *dir, double base_ms, double util)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "mkdir -p '%s'", dir);
+    ck_assert_int_eq(system(p), 0);
+    snprintf(p, sizeof p, "%s/nemoperf.json", dir);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"nemoperf_manifest\":1,\"mbridge\":{\"recipe\":\"deepseek_v3\",\"dtype\":\"fp8_mx\",\"gpu_type\":\"GB300\","
+          "\"gpus\":256,\"container\":\"26.08\"}}\n", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/log-mb_42_0.out", dir);
+    f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 1; i <= 50; i++) {
+        fprintf(f, "Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n", (base_ms + i) / 1000, util);
+        fprintf(f,
+                " [2026-11-25 21:00:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration "
+                "(ms): %.1f | energy per GPU (J/iter/GPU): %.1f | power per GPU (W/GPU): %.1f | learning rate: "
+                "1.000000E-04 | global batch size:  4096 | lm loss: 1.050000E+01 | loss scale: 1.0 | grad norm: "
+                "1.000 | number of skipped iterations:   0 | number of nan iterations:   0 |\n",
+                i % 60, i, 50, i * 4096, base_ms + i, 100.0 * i, 600.0 + i);
+    }
+    fclose(f);
+}
+
+static void mb_parse(const char *dir, const struct np_parse_opts *o, struct np_parse_result *res)
+{
+    struct np_recipe_set recipes;
+    struct np_ref_table nref;
+    struct np_error err;
+    memset(&nref, 0, sizeof nref);
+    ck_assert(np_recipe_set_load_dir("recipes", &recipes, &err) == NP_OK);
+    ck_assert(np_ref_load_dir("share/nemoperf/reference", &nref, &err) == NP_OK);
+    char *paths[] = {(char *)dir};
+    ck_assert_int_eq(np_parse_paths(paths, 1, o, &recipes, &nref, res), NP_OK);
+    ck_assert_uint_eq(res->nruns, 1);
+    np_recipe_set_free(&recipes);
+    np_ref_free(&nref);
+}
+
+/* The Megatron-Bridge family's analysis end to end on a run folder: the identity from the manifest's
+ * "mbridge" object, llmb's window 35-44 (its mean computed here: iterations 35..44 at 10000 + i ms), the
+ * published row's verdict at 0.5 %, TFLOP/s/GPU from Megatron-Bridge's formula (not rank 0's figure, 10 %
+ * off here); --window 10 is the last 10 iterations, --steps 0-4 asks for an iteration Megatron never
+ * prints (it counts from 1): said; without the published data the run is unidentified, said why. */
+START_TEST(test_family_run_analysis)
+{
+    char dir[] = "/tmp/np-mbfam-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char run[600];
+    snprintf(run, sizeof run, "%s/run", dir);
+    const double base = 10000.0;
+    double f = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+    double mean_s = (base + 39.5) / 1000; /* iterations 35..44 */
+    double tpg = 4096.0 * 4096 / (mean_s * 256);
+    double tflops = f * tpg / 1e12;
+    mb_run(run, base, tflops * 1.1);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.reference = 1;
+    struct np_parse_result res;
+    mb_parse(dir, &o, &res);
+    const struct np_run *r = &res.runs[0];
+    ck_assert_str_eq(r->family->name, "mbridge");
+    ck_assert_str_eq(r->id_source, "manifest");
+    ck_assert_str_eq(r->id.recipe, "deepseek_v3");
+    ck_assert_str_eq(r->id.precision, "fp8_mx");
+    ck_assert_str_eq(r->id.gpu_type, "gb300");
+    ck_assert_int_eq(r->id.gpus, 256);
+    ck_assert_int_eq(r->id.gbs, 4096);    /* from the published row */
+    ck_assert_int_eq(r->id.seq_len, 4096);
+    ck_assert_msg(r->status == NP_RUN_OK, "%s: %s", np_run_status_name(r->status), r->why ? r->why : "");
+    ck_assert_str_eq(r->window.rule, "iterations 35-44 of 50 (NVIDIA's llmb parser)");
+    ck_assert_int_eq(r->window.first, 35);
+    ck_assert_int_eq(r->window.last, 44);
+    ck_assert_uint_eq(r->window.count, 10);
+    ck_assert_double_eq_tol(r->window.mean_s, mean_s, 1e-12);
+    ck_assert_double_eq_tol(r->steady.tokens_per_s_per_gpu, tpg, 1e-6);
+    ck_assert_double_eq_tol(r->steady.model_tflops_per_gpu, tflops, tflops * 1e-9);
+    ck_assert_double_eq_tol(r->steady.mfu_percent, 100 * tflops / 4900, 1e-9); /* GB300 MXFP8 peak */
+    ck_assert_double_eq_tol(r->step_time_s, (base + 50) / 1000, 1e-12);  /* the last iteration */
+    ck_assert_ptr_nonnull(r->ref);
+    ck_assert_double_eq(np_run_tolerance(r, &o), 0.5);
+    ck_assert_double_eq_tol(r->ref_ratio, tpg / 6288, 1e-12); /* 26.08's published 6288 tokens/s/GPU */
+    ck_assert_int_eq(r->verdict, tpg / 6288 < 0.995 ? NP_VERDICT_FAIL : tpg / 6288 > 1.005 ? NP_VERDICT_FAST
+                                                                                           : NP_VERDICT_PASS);
+    ck_assert_ptr_nonnull(r->note);
+    ck_assert_msg(strstr(r->note, "rank 0 logs ") != NULL, "%s", r->note); /* the 10 % is said */
+    ck_assert_msg(strstr(r->note, "no published row") == NULL, "%s", r->note);
+    /* energy over the window's iterations 35-44 (the scan numbers Megatron's iteration i as i - 1): 3950 J,
+     * 639.5 W; J/token = 3950 x 256 GPUs / (4096 x 4096) */
+    ck_assert_uint_eq(r->energy.steps, 10);
+    ck_assert_double_eq_tol(r->energy.j_per_gpu_iter, 3950, 1e-9);
+    ck_assert_double_eq_tol(r->energy.w_per_gpu, 639.5, 1e-9);
+    ck_assert_double_eq_tol(r->energy.j_per_token, 3950.0 * 256 / (4096.0 * 4096), 1e-15);
+    np_parse_result_free(&res);
+
+    /* --window 10: the last 10 iterations, 41-50 */
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.window = 10;
+    o.window_strict = 1;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->window.rule, "--window");
+    ck_assert_int_eq(r->window.first, 41);
+    ck_assert_int_eq(r->window.last, 50);
+    ck_assert_uint_eq(r->window.count, 10);
+    ck_assert_double_eq_tol(r->window.mean_s, (base + 45.5) / 1000, 1e-12);
+    np_parse_result_free(&res);
+
+    /* --steps 0-4: iteration 0 is not Megatron's; 1-4 are there, the window is short: invalid, said */
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.steps_first = 0;
+    o.steps_last = 4;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->window.rule, "--steps");
+    ck_assert_int_eq(r->window.first, 0);
+    ck_assert_int_eq(r->window.last, 4);
+    ck_assert_uint_eq(r->window.count, 4);
+    ck_assert_int_eq(r->status, NP_RUN_INVALID);
+    ck_assert_msg(strstr(r->why, "window 0-4: 4 of 5 iterations") != NULL, "%s", r->why);
+    np_parse_result_free(&res);
+
+    /* no published data at hand */
+    np_parse_opts_init(&o);
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
+    ck_assert_msg(strstr(r->why, "Megatron-Bridge data not found") != NULL, "%s", r->why);
+    np_parse_result_free(&res);
+
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -457,6 +654,8 @@ int main(void)
     tcase_add_test(tc, test_bad_reference_files);
     tcase_add_test(tc, test_markdown_26_08);
     tcase_add_test(tc, test_markdown_every_layout);
+    tcase_add_test(tc, test_family_claims);
+    tcase_add_test(tc, test_family_run_analysis);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -19,6 +19,7 @@
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
 #include "nemoperf/parse/run.h"
+#include "nemoperf/parse/scan.h"
 
 static struct np_recipe_set recipes;
 static struct np_ref_table ref;
@@ -724,6 +725,88 @@ START_TEST(test_automodel_untimed_window_rule)
 }
 END_TEST
 
+/* Energy from Megatron's --log-energy figures (np_run_energy), each figure computed here: steps 0..9 of 8 GPUs,
+ * sequence 4096, GBS 128, step i at 1000 + 10 i J/GPU and 500 + i W/GPU; step 2 without the figures, step 7 a
+ * negative energy (a counter reset: not a reading, its power is) and step 8 exactly 0 J (a reading). */
+static void energy_of(struct np_run *run, struct np_scan_result *scan, long first, long last, int gpus)
+{
+    static struct np_step steps[10];
+    for (int i = 0; i < 10; i++) {
+        memset(&steps[i], 0, sizeof steps[i]);
+        steps[i].iteration = i;
+        steps[i].step_time_s = 1.0;
+        steps[i].energy_j_per_gpu = i == 2 ? NAN : i == 7 ? -5 : i == 8 ? 0 : 1000 + 10 * i;
+        steps[i].power_w_per_gpu = i == 2 ? NAN : 500 + i;
+    }
+    memset(scan, 0, sizeof *scan);
+    scan->steps = steps;
+    scan->nsteps = 10;
+    memset(run, 0, sizeof *run);
+    run->id.gpus = gpus;
+    run->id.seq_len = 4096;
+    run->id.gbs = 128;
+    run->train_tokens = 1e12;
+    run->energy.w_per_gpu = run->energy.j_per_gpu_iter = run->energy.j_per_token = NAN;
+    run->energy.tokens_per_kwh = run->energy.mwh_to_train = NAN;
+    np_run_energy(run, scan, first, last);
+}
+
+START_TEST(test_energy_per_token)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    /* the window 3-6: J 1030..1060 (mean 1045), W 503..506 (504.5), 4 steps */
+    energy_of(&run, &scan, 3, 6, 8);
+    ck_assert_uint_eq(run.energy.steps, 4);
+    ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, 1045, 1e-9);
+    ck_assert_double_eq_tol(run.energy.w_per_gpu, 504.5, 1e-9);
+    double jt = 1045.0 * 8 / (4096.0 * 128); /* J/token: J/iter/GPU x GPUs over the tokens of a step */
+    ck_assert_double_eq_tol(run.energy.j_per_token, jt, 1e-15);
+    ck_assert_double_eq_tol(run.energy.tokens_per_kwh, 3.6e6 / jt, 1e-3); /* 1 kWh = 3.6e6 J */
+    ck_assert_double_eq_tol(run.energy.mwh_to_train, jt * 1e12 / 3.6e9, 1e-9); /* 1 MWh = 3.6e9 J */
+    ck_assert_ptr_nonnull(run.note);
+    ck_assert_msg(strstr(run.note, "energy (the log's --log-energy, 4 steps): 504.5 W/GPU, 1045.0 J/iter/GPU") != NULL,
+                  "%s", run.note);
+    free(run.note);
+    /* from step 0 (a window that starts at the first step): 0, 1, 3 (no figures at 2): J 1000, 1010, 1030 */
+    energy_of(&run, &scan, 0, 3, 8);
+    ck_assert_uint_eq(run.energy.steps, 3);
+    ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, 3040 / 3.0, 1e-9);
+    ck_assert_double_eq_tol(run.energy.w_per_gpu, (500 + 501 + 503) / 3.0, 1e-9);
+    free(run.note);
+    /* 6-8: 1060, the counter reset of 7 left out, 0 J of 8 counted; every step's power: 3 readings, 3 steps */
+    energy_of(&run, &scan, 6, 8, 8);
+    ck_assert_uint_eq(run.energy.steps, 3);
+    ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, 1060 / 2.0, 1e-9);
+    ck_assert_double_eq_tol(run.energy.w_per_gpu, (506 + 507 + 508) / 3.0, 1e-9);
+    free(run.note);
+    /* a window with no figure at all (step 2 only): every step's instead: 8 energy readings (7's reset left out), 9 of power */
+    energy_of(&run, &scan, 2, 2, 8);
+    ck_assert_uint_eq(run.energy.steps, 9);
+    ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, (1000 + 1010 + 1030 + 1040 + 1050 + 1060 + 0 + 1090) / 8.0, 1e-9);
+    free(run.note);
+    /* no window (first -1): every step */
+    energy_of(&run, &scan, -1, -1, 8);
+    ck_assert_uint_eq(run.energy.steps, 9);
+    free(run.note);
+    /* GPUs unknown: the J/iter/GPU is said, nothing per token */
+    energy_of(&run, &scan, 3, 6, 0);
+    ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, 1045, 1e-9);
+    ck_assert(isnan(run.energy.j_per_token) && isnan(run.energy.tokens_per_kwh) && isnan(run.energy.mwh_to_train));
+    free(run.note);
+    /* no training tokens asked: no MWh */
+    energy_of(&run, &scan, 3, 6, 8);
+    free(run.note);
+    run.note = NULL;
+    run.train_tokens = 0;
+    run.energy.steps = 0;
+    run.energy.mwh_to_train = NAN;
+    np_run_energy(&run, &scan, 3, 6);
+    ck_assert(!isnan(run.energy.j_per_token) && isnan(run.energy.mwh_to_train));
+    free(run.note);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("run");
@@ -744,6 +827,7 @@ int main(void)
     tcase_add_test(tc, test_window_stdev_at_the_noise_floor);
     tcase_add_test(tc, test_verdict_boundaries_and_basis);
     tcase_add_test(tc, test_automodel_untimed_window_rule);
+    tcase_add_test(tc, test_energy_per_token);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
