@@ -1458,31 +1458,39 @@ static int run_net_line(const char *l, size_t n)
 #undef RUN_STARTS
 }
 
-static void run_net_head(struct np_run *run, int dfd, const char *name, const struct np_parse_opts *o)
+/* memmem(p, n, lit, len) found by memchr of lit[k] (a byte rare in logs): glibc's memmem costs a few instructions a
+ * byte, and a multi-node log's 64 KiB head is searched to its end when its NCCL lines end early. */
+static const char *run_find(const char *p, size_t n, const char *lit, size_t len, size_t k)
+{
+    if (n < len)
+        return NULL;
+    for (const char *q = p + k, *last = p + (n - len) + k; q <= last; q++) {
+        if (!(q = memchr(q, lit[k], (size_t)(last - q) + 1)))
+            return NULL;
+        if (memcmp(q - k, lit, len) == 0)
+            return q - k;
+    }
+    return NULL;
+}
+#define RUN_FIND(p, n, lit, k) run_find(p, n, lit, sizeof lit - 1, k)
+
+/* fd: the log, still open from its scan (np_scan_opts.keep_open): its head is read from it, nothing opened again. */
+static void run_net_head(struct np_run *run, int fd, const struct np_parse_opts *o)
 {
     int per_node = run->row && run->row->gpus_per_node > 0 ? run->row->gpus_per_node : 8;
-    if (!o->net_head || (run->id.gpus > 0 && run->id.gpus <= per_node))
+    if (!o->net_head || fd < 0 || (run->id.gpus > 0 && run->id.gpus <= per_node))
         return;
-    int fd = -1;
-    struct np_error err;
-    if (np_file_open_regular(dfd, name, &fd, &err) != NP_OK) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
     char *buf = malloc(2 * RUN_NET_HEAD);
     ssize_t k = buf ? pread(fd, buf, RUN_NET_HEAD, 0) : -1;
-    close(fd);
     size_t n = k > 0 ? (size_t)k : 0, m = 0;
     char *net = buf ? buf + RUN_NET_HEAD : NULL; /* the network's lines, whole */
     /* the first RUN_NET_LINES of NCCL's lines (each rank prints its network at its init); a network other than
      * sockets: RUN_NET_AFTER more (its GDR and plugin lines come with it), no node count needed */
     size_t lines = 0, stop = RUN_NET_LINES;
     for (const char *p = buf, *end = buf + n, *hit;
-         p && lines++ < stop && (hit = memmem(p, (size_t)(end - p), "NCCL INFO ", 10));) {
-        const char *ls = hit, *le = memchr(hit, '\n', (size_t)(end - hit));
-        while (ls > p && ls[-1] != '\n')
-            ls--;
+         p && lines++ < stop && (hit = RUN_FIND(p, (size_t)(end - p), "NCCL INFO ", 3));) {
+        const char *ls = hit > p ? memrchr(p, '\n', (size_t)(hit - p)) : NULL, *le = memchr(hit, '\n', (size_t)(end - hit));
+        ls = ls ? ls + 1 : p;
         if (!le)
             break; /* a line cut by the head's end */
         if (stop == RUN_NET_LINES && le - hit > 24 && memcmp(hit + 10, "Using network ", 14) == 0 &&
@@ -1496,8 +1504,8 @@ static void run_net_head(struct np_run *run, int dfd, const char *name, const st
     }
     /* every warning needs one of these in the network's lines (a socket network or channel, GDR disabled, a plugin's
      * line): without them the reader (200 KiB to set up) is not asked */
-    int suspect = m && (memmem(net, m, "Socket", 6) || memmem(net, m, "RDMA Disabled", 13) ||
-                        memmem(net, m, "NET/Plugin", 10));
+    int suspect = m && (RUN_FIND(net, m, "Socket", 0) || RUN_FIND(net, m, "RDMA Disabled", 0) ||
+                        RUN_FIND(net, m, "NET/Plugin", 4));
     struct np_nccl *nc = suspect ? np_nccl_new() : NULL;
     if (nc && np_nccl_feed(nc, net, m) == NP_OK && np_nccl_finish(nc) == NP_OK) {
         char w[1024];
@@ -1522,7 +1530,9 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
     /* open relative to the folder the walk holds open: no path walk per file */
     int dfd = slot->g->dirfd >= 0 ? slot->g->dirfd : AT_FDCWD;
     const char *name = dfd == AT_FDCWD ? path : run_basename(path);
-    if (np_scan_fileat(dfd, name, path, so, &res, &err) != NP_OK) {
+    struct np_scan_opts sok = *so;
+    sok.keep_open = j->o->net_head; /* run_net_head reads the head through it */
+    if (np_scan_fileat(dfd, name, path, &sok, &res, &err) != NP_OK) {
         run_slot_error(slot, &err);
     } else {
         slot->bytes += res.bytes_read;
@@ -1538,7 +1548,7 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
                 np_amlog_header_total(dfd, name, &res); /* AutoModel: the step total of the setup header */
                 np_scan_stop_message(dfd, name, &res);  /* Lightning: "`max_steps=N` reached" */
                 np_run_analyse(run, &res, j->o, j->recipes, j->ref);
-                run_net_head(run, dfd, name, j->o);
+                run_net_head(run, res.fd, j->o);
                 /* not "no manifest" when there is one nemoperf cannot read (issue 13) */
                 if (run->status == NP_RUN_UNIDENTIFIED && slot->g->manifest && !run->launch.present &&
                     run->why && strncmp(run->why, "no manifest, ", 13) == 0) {
@@ -1555,6 +1565,8 @@ static int run_scan_one(struct run_job *j, struct run_slot *slot, const char *pa
         } else {
             found = run_scan_automodel(j, slot, path, attempts);
         }
+        if (res.fd >= 0)
+            close(res.fd);
     }
     np_scan_result_free(&res);
     return found;

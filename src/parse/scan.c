@@ -2585,6 +2585,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
     if (!out)
         return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no result to fill");
     memset(out, 0, sizeof *out);
+    out->fd = -1;
     if (!name || !path)
         return np_error_set(err, NP_E_USAGE, "scan", 0, 0, "no path");
     if ((rc = np_scan_init(err)) != NP_OK)
@@ -2598,6 +2599,7 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
         if (opts->read_chunk)
             o.read_chunk = opts->read_chunk;
         o.keep = opts->keep;
+        o.keep_open = opts->keep_open;
         o.lean = opts->lean;
         o.streams = opts->streams;
         o.sink = opts->sink;
@@ -2670,12 +2672,14 @@ enum np_status np_scan_fileat(int dirfd, const char *name, const char *path, con
             want = want > f.size / 2 ? f.size : want * 2;
         }
     }
-    close(f.fd);
+    if (rc != NP_OK || !o.keep_open)
+        close(f.fd);
     if (rc != NP_OK) {
         scan_state_free(&st);
         return rc;
     }
     scan_result_take(&st, out);
+    out->fd = o.keep_open ? f.fd : -1;
     scan_state_free(&st);
     out->truncated_start = from > 0;
     out->bytes_read = f.bytes_read;

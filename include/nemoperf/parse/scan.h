@@ -67,6 +67,8 @@ struct np_scan_opts {
                              global batch size, peak memory and TFLOPS only where no later step has a value (so "the
                              newest known value" of each is what a full parse gives); their other fields are NAN/-1.
                              Saves most of the parse of the older lines. */
+    int keep_open;        /* np_scan_fileat: the file is left open, its descriptor in the result's fd (the caller
+                             closes it): a second look at the log (the default report's network lines) opens nothing */
     int streams;          /* 1: a FIFO or another stream is read as it comes (to its end); 0 (default): regular files
                              only, anything else refused at once, never waited on (util/fileio.h) */
     /* all_steps only: every byte of the file, in file order and once, is also handed to sink(sink_ctx,
@@ -103,6 +105,8 @@ struct np_scan_result {
                                 line (np_scan_stop_message), else 0 */
     uint64_t bytes_read;
     uint64_t file_size;
+    int fd;                  /* opts->keep_open: the scanned file, open (the caller closes it), else -1; np_scan_fileat
+                                sets it (a result zeroed elsewhere holds 0: never closed by np_scan_result_free) */
 };
 
 /* The scanner's marks.  Every needle its search looks for (the literals of a step line, a checkpoint message, a
