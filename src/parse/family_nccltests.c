@@ -280,6 +280,8 @@ static void ncclt_analyse(struct np_run *run, const struct np_scan_result *scan,
         np_run_add_note(run, why);
     } else {
         n->expected_gbs = e.gbs;
+        if (!run->id.gpu_type[0]) /* an output read without launch's record: the table's name of its device */
+            snprintf(run->id.gpu_type, sizeof run->id.gpu_type, "%.15s", e.gpu);
         /* the shipped table by its name, the user's by its path */
         const char *tb = getenv("NEMOPERF_FABRIC_TABLE");
         snprintf(why, sizeof why, "expected %.1f GB/s: %s %.0f GB/s x %.2f (%.200s)", e.gbs, e.link,

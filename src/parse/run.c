@@ -14,6 +14,7 @@
 #include "nemoperf/model/model_flops.h"
 #include "nemoperf/parse/npy.h"
 #include "nemoperf/parse/nccl.h"
+#include "nemoperf/parse/nccltests.h"
 #include "nemoperf/model/mbdtype.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -1691,6 +1692,53 @@ static void run_group_nccltests(struct run_job *j, struct run_slot *slot)
     np_ncclt_steps_free(&steps);
 }
 
+/* Logs without steps and without a manifest: those that are nccl-tests outputs (a result table read,
+ * parse/nccltests.h) are fabric steps of their own, named by their file (a user's own nccl-tests runs). */
+static void run_group_bare_nccltests(struct run_job *j, struct run_slot *slot)
+{
+    const struct np_walk_group *g = slot->g;
+    for (size_t f = 0; f < g->nfiles && !slot->nomem; f++) {
+        /* first a look at the head: a table's header says "busbw", its footer "Avg bus bandwidth" or "Out of
+         * bounds values" (every version); rows alone do not make a file nccl-tests' */
+        char head[65536];
+        int fd;
+        struct np_error err;
+        if (np_file_open_regular(AT_FDCWD, g->files[f], &fd, &err) != NP_OK)
+            continue;
+        ssize_t got = read(fd, head, sizeof head);
+        close(fd);
+        if (got <= 0 || (!memmem(head, (size_t)got, "busbw", 5) && !memmem(head, (size_t)got, "Avg bus bandwidth", 17) &&
+                         !memmem(head, (size_t)got, "Out of bounds values", 20)))
+            continue;
+        struct np_nccl_result r;
+        if (np_nccltests_read(g->files[f], &r, &err) != NP_OK || r.nrows == 0) {
+            np_nccl_result_free(&r);
+            continue;
+        }
+        struct np_ncclt_step_info s;
+        memset(&s, 0, sizeof s);
+        const char *b = run_basename(g->files[f]);
+        size_t bl = strlen(b);
+        if (bl > 4 && strcmp(b + bl - 4, ".out") == 0)
+            bl -= 4;
+        snprintf(s.name, sizeof s.name, "%.*s", (int)(bl < sizeof s.name ? bl : sizeof s.name - 1), b);
+        /* the collective: the output's "Collective test starting: all_reduce_perf", else the file's name */
+        const char *c = r.collective[0] ? r.collective : s.name;
+        const char *perf = strstr(c, "_perf");
+        snprintf(s.collective, sizeof s.collective, "%.*s", perf ? (int)(perf - c) : 0, c);
+        snprintf(s.scope, sizeof s.scope, "%s", r.nhosts > 1 ? "inter" : r.nhosts == 1 ? "intra" : "all");
+        snprintf(s.file, sizeof s.file, "%s", b);
+        s.nnodes = r.nhosts;
+        s.gpus_per_node = r.nhosts > 0 && r.nranks % r.nhosts == 0 ? r.nranks / r.nhosts : 0;
+        np_nccl_result_free(&r);
+        struct np_run *run = run_slot_new_run(j, slot, g->files[f], 0, 1);
+        if (!run)
+            break;
+        np_ncclt_run_step(run, &s, NULL);
+        np_run_analyse(run, NULL, j->o, j->recipes, j->ref);
+    }
+}
+
 static void run_group(struct run_job *j, struct run_slot *slot)
 {
     const struct np_walk_group *g = slot->g;
@@ -1754,6 +1802,8 @@ static void run_group(struct run_job *j, struct run_slot *slot)
     for (size_t f = 0; f < g->nfiles; f++)
         if (!is_att[f] && !(have_run && strncmp(run_basename(g->files[f]), "sbatch_", 7) == 0))
             run_scan_one(j, slot, g->files[f], &so, 0);
+    if (slot->n == 0 && !g->manifest && g->nfiles)
+        run_group_bare_nccltests(j, slot);
     if (slot->n == 0) {
         const char *path = natt ? g->files[att[0].file] : g->nfiles ? g->files[0] : g->dir;
         struct np_run *run = run_slot_new_run(j, slot, path, natt, g->nfiles > 0);
