@@ -51,7 +51,7 @@ static const char system_snapshot_sh[] =
     "    case $img in *@sha256:*) echo \"digest: sha256:${img##*@sha256:}\" ;; *) echo \"digest: unknown\" ;; esac\n"
     "    if [ -f \"$img\" ] && command -v unsquashfs >/dev/null 2>&1; then\n"
     "        echo \"### image environment (the VERSION lines of its etc/environment)\"\n"
-    "        timeout -k 2 \"$T\" unsquashfs -cat \"$img\" etc/environment 2>&1 | grep VERSION\n"
+    "        timeout -k 2 \"$T\" unsquashfs -cat \"$img\" etc/environment 2>&1 | sed -n \"s/^export //; /VERSION/p\"\n"
     "    fi\n"
     ") >\"$d/.part.9\" 2>&1 &\n"
     "wait\n"
