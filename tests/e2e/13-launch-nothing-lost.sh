@@ -40,7 +40,8 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$W/mnt" && mount -t tmpfs -o size=64k tmpfs
         PATH=$SPATH STAGE_PATH=$S "$launch" >"$W/out" 2>"$W/err"
         rc=$?
         grep -q '^job [0-9]' "$W/out" && break
-        grep -q 'not submitted (no record could be written first)' "$W/err" ||
+        # (with the least room the batch script itself, written before the record, does not fit: refused as well)
+        grep -Eq 'not submitted \(no record could be written first\)|/\.sbatch_[^ ]*\.tmp\.[0-9]+: write failed: No space left on device' "$W/err" ||
             fail "disk full, $free pages free: neither submitted nor refused before sbatch: $(cat "$W/err")"
     done
     echo "$T: disk full: submitted with $free free pages"
