@@ -6,7 +6,7 @@ nemoperf.json becomes one input: an options byte, then the folder name, the mani
 output, separated by "\\n@@\\n" (the layout run_fuzz.c reads).
 input: fuzz/input_fuzz.c, a selector byte and the input: tests/data/npy, the slurmrestd replies of
 tests/data/rest for each parser and API version, sbatch/squeue output, URLs and time limits.
-system: fuzz/system_fuzz.c, a selector byte (0 XML, 1 host.txt, 2 CSV, 3 all) and each file of tests/data/system.
+system: fuzz/system_fuzz.c, a selector byte (0 XML, 1 host.txt, 2 CSV, 3 all, 4 dcgmi dmon) and each file of tests/data/system.
 Usage: python3 fuzz/run-seeds.py run|input|system OUTDIR
 """
 import os
@@ -28,7 +28,7 @@ if kind == "system":
     for top, dirs, files in sorted(os.walk("tests/data/system")):
         dirs.sort()
         for name in sorted(files):
-            sel = {".xml": 0, ".txt": 1, ".csv": 2}.get(os.path.splitext(name)[1])
+            sel = {".xml": 0, ".txt": 1, ".csv": 2, ".dcgm": 4}.get(os.path.splitext(name)[1])
             if sel is None:
                 continue
             with open(os.path.join(top, name), "rb") as f:

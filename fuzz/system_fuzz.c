@@ -2,7 +2,7 @@
  * host.txt's sections, nvidia-smi --query-gpu CSV (parse/system.h).
  *
  * The first byte picks the reader (0 the XML, 1 host.txt, 2 the CSV, 3 all three on thirds of the input, then
- * what stands out and the text); the rest is its input.  Besides ASan/UBSan it checks what callers rely on:
+ * what stands out and the text, 4 dcgmi dmon's output); the rest is its input.  Besides ASan/UBSan it checks what callers rely on:
  * shares are fractions, every record has samples, the text is a NUL-terminated string of its buffer.
  */
 #ifndef _GNU_SOURCE
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    unsigned sel = data[0] & 3;
+    unsigned sel = data[0] % 5;
     const char *in = (const char *)data + 1;
     size_t n = size - 1;
     struct np_system sys;
@@ -65,6 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memset(&other, 0, sizeof other);
             (void)np_system_diff(&sys, &other, NULL, NULL); /* an empty side: no difference, no call */
         }
+    }
+    if (sel == 4) { /* dcgmi dmon output */
+        (void)np_telemetry_read_dcgm(in, n, "f1", &sys.tele, &sys.ntele, &sys.notes);
+        fuzz_tele_sane(sys.tele, sys.ntele);
     }
     np_sys_node_free(&node);
     np_system_free(&sys);

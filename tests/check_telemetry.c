@@ -1,6 +1,6 @@
 /* check_telemetry.c - GPU telemetry read by nvidia-smi's own CSV header: nounits and units, [N/A] and
  * [Not Supported], reasons as words and as NVML's bitmask, the older clocks_throttle_reasons names, a time window,
- * timestamps, hostile input.  Stand-ins: tests/data/system/ (its make.py, in the real format, cited there).
+ * timestamps, hostile input; dcgmi dmon's output.  Stand-ins: tests/data/system/ (its make.py, in the real format, cited there).
  */
 #include <check.h>
 #include <math.h>
@@ -158,6 +158,40 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* dcgmi dmon: DCGM's short names, the header again mid-file, N/A, the reasons' bitmask, a line of another kind. */
+START_TEST(test_dcgm)
+{
+    size_t len, n = 0;
+    char *text = np_test_read_all(D "dmon.dcgm", &len), *notes = NULL;
+    struct np_gpu_telemetry *t = NULL;
+    ck_assert_int_eq(np_telemetry_read_dcgm(text, len, "d1", &t, &n, &notes), NP_OK);
+    free(text);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(t[0].node, "d1");
+    ck_assert_int_eq(t[0].index, 0);
+    ck_assert_uint_eq(t[0].samples, 4);
+    ck_assert_double_eq_tol(t[0].mean_power_w, (650.125 + 651.125 + 652.125) / 3, EPS); /* N/A left out */
+    ck_assert_double_eq_tol(t[0].sw_power_cap, 0.25, EPS);                             /* 4 once */
+    ck_assert_double_eq_tol(t[0].hw_slowdown, 0.0, EPS);
+    ck_assert_int_eq(t[1].index, 1);
+    ck_assert_double_eq_tol(t[1].hw_slowdown, 0.5, EPS);         /* 8 and 72 (0x48) */
+    ck_assert_double_eq_tol(t[1].thermal, 0.25, EPS);            /* 72 carries 0x40 */
+    ck_assert_double_eq_tol(t[1].mean_sm_mhz, (1980.0 + 1410 + 1410 + 1980) / 4, EPS);
+    ck_assert_double_eq_tol(t[1].mean_temp_c, (62.0 + 70 + 71 + 64) / 4, EPS);
+    ck_assert(isnan(t[1].max_sm_mhz)); /* dcgmi was not asked for it: the snapshot's fills it */
+    ck_assert_str_eq(notes, "d1: 1 dcgmi dmon line not read");
+    free(t);
+    free(notes);
+    /* no header: said, nothing read */
+    t = NULL, notes = NULL, n = 0;
+    ck_assert_int_eq(np_telemetry_read_dcgm("GPU 0 1 2\n", 10, "d2", &t, &n, &notes), NP_OK);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_str_eq(notes, "d2: dcgmi dmon output without its #Entity header (not read)");
+    free(t);
+    free(notes);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("telemetry");
@@ -167,6 +201,7 @@ int main(void)
     tcase_add_test(tc, test_window);
     tcase_add_test(tc, test_old_units);
     tcase_add_test(tc, test_hostile);
+    tcase_add_test(tc, test_dcgm);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

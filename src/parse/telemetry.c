@@ -205,6 +205,44 @@ static void tele_acc_init(struct tele_acc *a)
     a->maxp = a->plimit = a->maxsm = a->t_first = a->t_last = NAN;
 }
 
+/* The accumulated GPUs as records appended to *out. */
+static enum np_status tele_emit(const struct tele_acc *acc, size_t nacc, const char *node,
+                                struct np_gpu_telemetry **out, size_t *n)
+{
+    enum np_status st = NP_OK;
+    if (nacc) {
+        struct np_gpu_telemetry *o = realloc(*out, (*n + nacc) * sizeof *o);
+        if (!o) {
+            st = NP_E_NOMEM;
+        } else {
+            *out = o;
+            for (size_t i = 0; i < nacc; i++) {
+                const struct tele_acc *a = &acc[i];
+                struct np_gpu_telemetry *t = &o[(*n)++];
+                memset(t, 0, sizeof *t);
+                snprintf(t->node, sizeof t->node, "%s", node);
+                t->index = a->index;
+                snprintf(t->uuid, sizeof t->uuid, "%s", a->uuid);
+                t->samples = a->samples;
+                t->mean_power_w = a->np ? a->sp / (double)a->np : NAN;
+                t->max_power_w = a->maxp;
+                t->power_limit_w = a->plimit;
+                t->mean_sm_mhz = a->ns ? a->ss / (double)a->ns : NAN;
+                t->max_sm_mhz = a->maxsm;
+                t->mean_temp_c = a->nt ? a->st / (double)a->nt : NAN;
+                t->mean_util_pct = a->nu ? a->su / (double)a->nu : NAN;
+                t->hw_slowdown = a->r_known[0] ? (double)a->r_on[0] / (double)a->r_known[0] : NAN;
+                t->sw_power_cap = a->r_known[1] ? (double)a->r_on[1] / (double)a->r_known[1] : NAN;
+                t->thermal = a->th_known ? (double)a->th_on / (double)a->th_known : NAN;
+                t->power_brake = a->r_known[4] ? (double)a->r_on[4] / (double)a->r_known[4] : NAN;
+                t->t_first = a->t_first;
+                t->t_last = a->t_last;
+            }
+        }
+    }
+    return st;
+}
+
 enum np_status np_telemetry_read(const char *text, size_t len, const char *node, double t0, double t1,
                                  struct np_gpu_telemetry **out, size_t *n, char **notes)
 {
@@ -382,36 +420,8 @@ enum np_status np_telemetry_read(const char *text, size_t len, const char *node,
             a->th_known++, a->th_on += on[2] == 1 || on[3] == 1;
     }
     free(line);
-    if (!st && nacc) {
-        struct np_gpu_telemetry *o = realloc(*out, (*n + nacc) * sizeof *o);
-        if (!o) {
-            st = NP_E_NOMEM;
-        } else {
-            *out = o;
-            for (size_t i = 0; i < nacc; i++) {
-                const struct tele_acc *a = &acc[i];
-                struct np_gpu_telemetry *t = &o[(*n)++];
-                memset(t, 0, sizeof *t);
-                snprintf(t->node, sizeof t->node, "%s", node);
-                t->index = a->index;
-                snprintf(t->uuid, sizeof t->uuid, "%s", a->uuid);
-                t->samples = a->samples;
-                t->mean_power_w = a->np ? a->sp / (double)a->np : NAN;
-                t->max_power_w = a->maxp;
-                t->power_limit_w = a->plimit;
-                t->mean_sm_mhz = a->ns ? a->ss / (double)a->ns : NAN;
-                t->max_sm_mhz = a->maxsm;
-                t->mean_temp_c = a->nt ? a->st / (double)a->nt : NAN;
-                t->mean_util_pct = a->nu ? a->su / (double)a->nu : NAN;
-                t->hw_slowdown = a->r_known[0] ? (double)a->r_on[0] / (double)a->r_known[0] : NAN;
-                t->sw_power_cap = a->r_known[1] ? (double)a->r_on[1] / (double)a->r_known[1] : NAN;
-                t->thermal = a->th_known ? (double)a->th_on / (double)a->th_known : NAN;
-                t->power_brake = a->r_known[4] ? (double)a->r_on[4] / (double)a->r_known[4] : NAN;
-                t->t_first = a->t_first;
-                t->t_last = a->t_last;
-            }
-        }
-    }
+    if (!st)
+        st = tele_emit(acc, nacc, node, out, n);
     free(acc);
     if (!st && !header && len && tele_note(notes, "%s: telemetry without nvidia-smi's CSV header (not read)", node))
         st = NP_E_NOMEM;
@@ -421,6 +431,127 @@ enum np_status np_telemetry_read(const char *text, size_t len, const char *node,
                                     node, untimed, untimed == 1 ? "" : "s"))
         st = NP_E_NOMEM;
     (void)outside;
+    return st;
+}
+
+/* `dcgmi dmon -e 155,100,101,150,203,112 -d N` (the job's fields): a header "#Entity POWER SMCLK MMCLK TMPTR
+ * GPUTL DVCCTR", a units line "ID W MHZ MHZ C ...", then "GPU 0  640.5  1980  2619  62  99  0" per GPU and sample,
+ * whitespace-aligned, the header again every few dozen lines.  The columns are DCGM's short names (NVIDIA/DCGM
+ * dcgmlib/src/dcgm_fields.cpp at 0fb6699, DcgmFieldsPopulateFieldTableWithFormatting: 155 POWER, 100 SMCLK,
+ * 150 TMPTR, 203 GPUTL, 112 DVCCTR, the clock event reasons as NVML's bitmask in decimal); "N/A" where a GPU has
+ * none.  Its lines carry no time: the whole run, said.  Same records as np_telemetry_read. */
+enum np_status np_telemetry_read_dcgm(const char *text, size_t len, const char *node, struct np_gpu_telemetry **out,
+                                      size_t *n, char **notes)
+{
+    enum tele_col cols[TELE_COLS];
+    size_t ncols = 0, bad = 0;
+    int header = 0;
+    struct tele_acc *acc = NULL;
+    size_t nacc = 0;
+    enum np_status st = NP_OK;
+    static const struct { const char *name; enum tele_col col; } names[] = {
+        {"POWER", TC_POWER}, {"SMCLK", TC_SM}, {"TMPTR", TC_TEMP}, {"GPUTL", TC_UTIL}, {"DVCCTR", TC_ACTIVE},
+    };
+    for (const char *p = text, *end = text + len; p < end && st == NP_OK;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t ll = (size_t)((nl ? nl : end) - p);
+        char line[1024];
+        const char *src = p;
+        p = nl ? nl + 1 : end;
+        if (ll >= sizeof line) {
+            bad++;
+            continue;
+        }
+        memcpy(line, src, ll);
+        line[ll] = '\0';
+        char *save = NULL, *tok[TELE_COLS + 2];
+        size_t k = 0;
+        for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save))
+            if (k < TELE_COLS + 2)
+                tok[k++] = t;
+        if (!k || !strcmp(tok[0], "ID"))
+            continue;
+        if (!strcmp(tok[0], "#Entity")) {
+            ncols = k - 1;
+            for (size_t i = 0; i < ncols; i++) {
+                cols[i] = TC_NONE;
+                for (size_t j = 0; j < sizeof names / sizeof *names; j++)
+                    if (!strcmp(tok[i + 1], names[j].name))
+                        cols[i] = names[j].col;
+            }
+            header = 1;
+            continue;
+        }
+        char *e;
+        long gpu = k >= 2 ? strtol(tok[1], &e, 10) : -1;
+        if (!header || strcmp(tok[0], "GPU") || k != ncols + 2 || gpu < 0 || gpu >= 1000000 || *e) {
+            bad++;
+            continue;
+        }
+        struct tele_acc *a = NULL;
+        for (size_t i = 0; i < nacc; i++)
+            if (acc[i].index == (int)gpu)
+                a = &acc[i];
+        if (!a) {
+            if (nacc >= TELE_GPUS) {
+                bad++;
+                continue;
+            }
+            struct tele_acc *na = realloc(acc, (nacc + 1) * sizeof *na);
+            if (!na) {
+                st = NP_E_NOMEM;
+                break;
+            }
+            acc = na;
+            a = &acc[nacc++];
+            tele_acc_init(a);
+            a->index = (int)gpu;
+        }
+        a->samples++;
+        for (size_t i = 0; i < ncols; i++) {
+            const char *v = tok[i + 2];
+            double d = tele_num(v);
+            switch (cols[i]) {
+            case TC_POWER:
+                if (!isnan(d)) {
+                    a->sp += d, a->np++;
+                    if (isnan(a->maxp) || d > a->maxp)
+                        a->maxp = d;
+                }
+                break;
+            case TC_SM:
+                if (!isnan(d))
+                    a->ss += d, a->ns++;
+                break;
+            case TC_TEMP:
+                if (!isnan(d))
+                    a->st += d, a->nt++;
+                break;
+            case TC_UTIL:
+                if (!isnan(d))
+                    a->su += d, a->nu++;
+                break;
+            case TC_ACTIVE: {
+                unsigned long bits = strtoul(v, &e, 0);
+                if (e == v || *e)
+                    break;
+                for (size_t r = 0; r < TELE_NREASONS; r++)
+                    a->r_known[r]++, a->r_on[r] += (bits & tele_reasons[r].bits) != 0;
+                a->th_known++, a->th_on += (bits & 0x60) != 0;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    if (!st)
+        st = tele_emit(acc, nacc, node, out, n);
+    free(acc);
+    if (!st && !header && len && tele_note(notes, "%s: dcgmi dmon output without its #Entity header (not read)", node))
+        st = NP_E_NOMEM;
+    if (!st && bad && header && tele_note(notes, "%s: %zu dcgmi dmon line%s not read", node, bad, bad == 1 ? "" : "s"))
+        st = NP_E_NOMEM;
     return st;
 }
 
@@ -449,11 +580,6 @@ enum np_status np_telemetry_read_dir(const char *run_dir, double t0, double t1, 
             continue;
         char node[NP_SYS_NAME];
         snprintf(node, sizeof node, "%.*s", (int)(l - (csv ? 4 : 5)), de->d_name);
-        if (dcgm) {
-            if (tele_note(&sys->notes, "%s: dcgmi dmon telemetry is kept, not read", node))
-                st = NP_E_NOMEM;
-            continue;
-        }
         char path[4096 + NP_SYS_NAME + 8];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         struct np_error err = {0};
@@ -470,7 +596,14 @@ enum np_status np_telemetry_read_dir(const char *run_dir, double t0, double t1, 
             continue;
         }
         size_t before = sys->ntele;
-        st = np_telemetry_read((const char *)buf, len, node, t0, t1, &sys->tele, &sys->ntele, &sys->notes);
+        if (dcgm) { /* no time on its lines: the whole run, said when a window was asked for */
+            st = np_telemetry_read_dcgm((const char *)buf, len, node, &sys->tele, &sys->ntele, &sys->notes);
+            if (!st && (!isnan(t0) || !isnan(t1)) &&
+                tele_note(&sys->notes, "%s: dcgmi dmon samples carry no time: over the whole run", node))
+                st = NP_E_NOMEM;
+        } else {
+            st = np_telemetry_read((const char *)buf, len, node, t0, t1, &sys->tele, &sys->ntele, &sys->notes);
+        }
         free(buf);
         if (!st && sys->ntele == before && len &&
             tele_note(&sys->notes, "%s: no telemetry sample%s", node, isnan(t0) && isnan(t1) ? "" : " in the window"))

@@ -130,7 +130,12 @@ void np_system_text(const struct np_system *sys, char *buf, size_t size);
 enum np_status np_telemetry_read(const char *text, size_t len, const char *node, double t0, double t1,
                                  struct np_gpu_telemetry **out, size_t *n, char **notes);
 
-/* Every run_dir/telemetry/<node>.csv over [t0, t1] into sys->tele (sorted by node, index); sets
+/* The same from `dcgmi dmon -e 155,100,101,150,203,112` output (<node>.dcgm): columns by DCGM's short names
+ * (POWER, SMCLK, TMPTR, GPUTL, DVCCTR: the reasons' bitmask); no time on its lines, so no window.  NP_E_NOMEM only. */
+enum np_status np_telemetry_read_dcgm(const char *text, size_t len, const char *node, struct np_gpu_telemetry **out,
+                                      size_t *n, char **notes);
+
+/* Every run_dir/telemetry/<node>.csv (and <node>.dcgm) over [t0, t1] into sys->tele (sorted by node, index); sets
  * sys->telemetry, notes what it could not read in sys->notes.  NP_E_NOMEM only (np_system_read's part). */
 enum np_status np_telemetry_read_dir(const char *run_dir, double t0, double t1, struct np_system *sys);
 

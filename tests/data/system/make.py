@@ -452,6 +452,23 @@ def main():
                             f"{1410 if hw else 1980}, 1980, 2619, 60, 99, 0x{0x8 if hw else 0:016X}, {act(hw)}, "
                             "Not Active, Not Active, Not Active, Not Active")
         write(os.path.join(case, "telemetry", node + ".csv"), "\n".join(rows) + "\n")
+    # `dcgmi dmon -e 155,100,101,150,203,112 -d 1000` as DCGM lays it out (DCGM's short names, whitespace-aligned,
+    # the header again after the samples; the reasons' bitmask in decimal): GPU 1 in HW slowdown (8) in two samples
+    # of four, one power reading N/A, one line that is not dcgmi's
+    head = ["#Entity   POWER    SMCLK    MMCLK    TMPTR    GPUTL    DVCCTR", "ID        W        MHZ      MHZ      C        %"]
+    rows = head + [
+        "GPU 0     650.125  1980     2619     61       99       0",
+        "GPU 1     652.000  1980     2619     62       99       0",
+        "GPU 0     651.125  1980     2619     61       99       4",
+        "GPU 1     655.000  1410     2619     70       99       8",
+        "Error: dcgmi lost its host engine",
+    ] + head + [
+        "GPU 0     N/A      1980     2619     61       98       0",
+        "GPU 1     640.000  1410     2619     71       97       72",
+        "GPU 0     652.125  1980     2619     61       99       0",
+        "GPU 1     650.000  1980     2619     64       99       0",
+    ]
+    write("dmon.dcgm", "\n".join(rows) + "\n")
     # a missing nvidia-smi: the job's status line and host.txt only
     write("missing/system/m1/status", "missing nvidia-smi\n")
     write("missing/system/m1/host.txt", "### uname -a\nLinux m1 6.8.0-45-generic #45-Ubuntu SMP x86_64 GNU/Linux\n")
