@@ -625,6 +625,17 @@ START_TEST(test_ncclt_script)
     json_decref(j);
     np_launch_plan_free(&plan);
 
+    /* a plan past what parse reads of one check (4096 steps): refused naming the variables */
+    const char *big[] = {spv, "RECIPE=nccl-tests", "FABRIC_CHECK=bisect", "FABRIC_PAIRS=all", "JOB_TOTAL_GPUS=800",
+                         NULL};
+    ck_assert_int_eq(np_launch_resolve(&set, np_env_list, (void *)big, &o, &plan, &err), NP_E_INVALID);
+    ck_assert_msg(strstr(err.text, "JOB_TOTAL_GPUS=800 with FABRIC_PAIRS=all and NCCL_TESTS of 1 collective(s): 5050 "
+                                   "steps in one check; allowed: at most 4096") != NULL, "%s", err.text);
+    np_launch_plan_free(&plan);
+    big[3] = "FABRIC_PAIRS=ring"; /* 100 nodes alone + 100 pairs */
+    ck_assert_msg(np_launch_resolve(&set, np_env_list, (void *)big, &o, &plan, &err) == NP_OK, "%s", err.text);
+    np_launch_plan_free(&plan);
+
     /* full (the default) over one node: the five binaries one after the other, alltoall and sendrecv in uint8 with
      * their env1 */
     const char *env1[] = {spv, "RECIPE=nccl-tests", "GPU_TYPE=gb200", NULL};

@@ -1175,6 +1175,17 @@ static enum np_status config_ncclt(struct config_ctx *x, struct config_common *c
         return config_bad(x, "JOB_TOTAL_GPUS=%s: FABRIC_CHECK=bisect tests node pairs; allowed: at least 2 nodes "
                              "(%d GPUs with GPUS_PER_NODE=%d)",
                           v, 2 * c->gpus_per_node, c->gpus_per_node);
+    struct np_ncclt_plan plan; /* as many steps as parse reads of one check */
+    st = np_ncclt_plan(ch, n / c->gpus_per_node, &plan);
+    size_t nsteps = plan.n;
+    np_ncclt_plan_free(&plan);
+    if (st == NP_E_NOMEM)
+        return np_error_set(x->err, NP_E_NOMEM, "", 0, 0, "out of memory");
+    if (st != NP_OK || nsteps > NP_NCCLT_MAX_STEPS)
+        return config_bad(x, "JOB_TOTAL_GPUS=%d with FABRIC_PAIRS=%s and NCCL_TESTS of %d collective(s): %zu steps in "
+                             "one check; allowed: at most %d (fewer nodes or collectives, or FABRIC_PAIRS=ring)",
+                          n, np_ncclt_pairs_name(ch->pairs), __builtin_popcount(ch->collectives), nsteps,
+                          NP_NCCLT_MAX_STEPS);
     gpus[0] = n;
     *ngpus = 1;
     return NP_OK;

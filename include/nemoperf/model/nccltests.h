@@ -19,6 +19,7 @@
 #define NP_NCCLT_SUFFIX "_mpi"                 /* the MPI builds NVIDIA's recipe runs: all_reduce_perf_mpi */
 #define NP_NCCLT_NBINARIES 5
 #define NP_NCCLT_MAX_NODES 1024                /* FABRIC_CHECK=bisect: nodes of one check */
+#define NP_NCCLT_MAX_STEPS 4096                /* steps of one check: what parse reads of a steps file */
 #define NP_NCCLT_OUT_DIR "nccl-tests"          /* <run>/nccl-tests/<step>.out, steps.json */
 #define NP_NCCLT_STEPS_FILE "nccl-tests/steps.json"
 
