@@ -154,6 +154,21 @@ grep -q '^fabric check nccl-tests_bisect_h100_32 (job [0-9]*): FAIL, 10 steps:$'
     ok "nemoperf-parse names n3 (slow node) and n2-n4 (slow link), nothing else" ||
     fail "bisect parse: $(cat "$W/bisect.parse")"
 
+# ---- a ring bisect (the default pairs) with n3's network slow: its two pairs fail, n3 is named, not the links ----
+printf 'n2-n3 40\nn3-n4 41\ndefault 380\n' >"$W/bw-ring" && chmod 644 "$W/bw-ring"
+nccl ring -- FABRIC_CHECK=bisect JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$W/bw-ring"
+id=$(ids_of ring) d=$(dirs_of ring)
+if [ "$rc" -eq 0 ] && [ -n "$id" ] && ended "$id" && [ "$state" = COMPLETED ]; then
+    "$parse" "$d" >"$W/ring.parse" 2>&1
+    [ "$(ls "$d/nccl-tests"/*.out | wc -l)" -eq 8 ] &&
+        grep -Eq '^  n3: all_reduce inter-node, every pair with it is slow \((n2-n3 40, n3-n4 41|n3-n4 41, n2-n3 40) GB/s\), expected >= 331 \(90 % of 368, H100 network\) - slow node \(network\)$' "$W/ring.parse" &&
+        [ "$(grep -c '^  n[0-9]' "$W/ring.parse")" -eq 1 ] &&
+        ok "ring bisect: 8 steps, n3 named once as slow on the network (its 2 pairs), no link" ||
+        fail "ring parse: $(ls "$d/nccl-tests") $(cat "$W/ring.parse")"
+else
+    fail "ring: exit $rc, job ${id:-?} ${state:-?}: $(cat "$W/ring.err")"
+fi
+
 # ---- a full check of the 4 nodes, all healthy: the five binaries over all 32 GPUs ----
 printf 'default 380\n' >"$W/bw-ok" && chmod 644 "$W/bw-ok"
 nccl full -- JOB_TOTAL_GPUS=32 NP_NCCL_STUB_BW="$W/bw-ok"
