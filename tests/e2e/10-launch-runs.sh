@@ -226,8 +226,10 @@ if [ -x "$parse" ]; then
     while IFS="$(printf '\t')" read -r name id dir; do set -- "$@" "$dir"; done <"$JOBS"
     "$parse" --format json "$@" >"$W/parse.json" 2>"$W/parse.err"
     rc=$?
-    runs=$(grep -c '"status": ' "$W/parse.json")
-    oks=$(grep -c '"status": "synthetic"' "$W/parse.json") # WORKLOAD=synthetic: complete runs, no GPU figures
+    # the runs' own status (a run's "system" nodes have a status of their own): read as JSON
+    runs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["runs"]))' "$W/parse.json" 2>/dev/null || echo 0)
+    oks=$(python3 -c 'import json,sys; print(sum(r["status"] == "synthetic" for r in json.load(open(sys.argv[1]))["runs"]))' \
+        "$W/parse.json" 2>/dev/null || echo 0) # WORKLOAD=synthetic: complete runs, no GPU figures
     if [ "$rc" -eq 0 ] && [ "$runs" -eq "$#" ] && [ "$oks" -eq "$#" ]; then
         ok "nemoperf-parse: $oks of $# runs complete (synthetic)"
     else
