@@ -138,14 +138,14 @@ char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *w
     char *p = i == 0 ? mbridge_perf_stage_path(c, "checkpoints", c->mb->recipe)
                      : mbridge_perf_stage_path(c, "datasets", "rajpurkar___squad");
     if (i == 0)
-        snprintf(what, n, "the Megatron-Bridge checkpoint of the LoRA row's base model (%s: " NP_MBPERF_NOT_BY_SETUP "; "
-                 "NVIDIA converts the Hugging Face model with Megatron-Bridge's examples/conversion/"
+        snprintf(what, n, "the Megatron-Bridge checkpoint of the LoRA row's base model (%s: ./setup converts it "
+                 "as NVIDIA does: Megatron-Bridge's examples/conversion/"
                  "convert_checkpoints.py import --hf-model <model> --megatron-path <that folder> --torch-dtype "
                  "bfloat16 in the image: exemplar-performance e249aa3 llama3/finetune/download_ckpt_dataset.sh:98-109)",
                  p ? p : "");
     else
-        snprintf(what, n, "the SQuAD data set the LoRA row trains on, packed (%s: " NP_MBPERF_NOT_BY_SETUP "; NVIDIA "
-                 "runs load_dataset(<rajpurkar/squad checkout>, cache_dir=<mbridge/datasets>) in the image and links "
+        snprintf(what, n, "the SQuAD data set the LoRA row trains on, packed (%s: ./setup makes it as NVIDIA does: "
+                 "load_dataset(<rajpurkar/squad checkout>, cache_dir=<mbridge/datasets>) in the image and links "
                  "rajpurkar___squad to it: download_ckpt_dataset.sh:75-93)", p ? p : "");
     return p;
 }

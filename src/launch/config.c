@@ -872,15 +872,18 @@ static enum np_status config_mbridge_missing(void *ctx, const char *what)
     struct config_ctx *x = ((void **)ctx)[0];
     struct config_common *c = ((void **)ctx)[1];
     const char *ct = c->mbset ? " CONTAINER=" : "", *cv = c->mbset ? c->model->size : ""; /* MB rows: size = container */
+    const struct np_mbperf_row *r = c->mbset && c->mb.n ? c->mb.rows[0] : NULL; /* its TASK, unless pretrain (setup's default) */
+    const char *tk = r && r->task && strcmp(r->task, "pretrain") ? " TASK=" : "", *tv = *tk ? r->task : "";
     if (strstr(what, NP_MBPERF_NOT_BY_SETUP)) /* what says how NVIDIA makes it */
         return c->preview ? config_missing(x, c, "%s", what)
                           : config_bad(x, "%s %s runs from %s, which is not there: make it so, or use "
                                           "WORKLOAD=synthetic", c->recipe->name, c->model->size, what);
     if (c->preview)
-        return config_missing(x, c, "%s (run RECIPE=%s%s%s %s)", what, c->recipe->name, ct, cv, x->setup_cmd);
-    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s%s%s %s (the job reads it offline), "
-                         "or use WORKLOAD=synthetic",
-                      c->recipe->name, c->model->size, what, c->recipe->name, ct, cv, x->setup_cmd);
+        return config_missing(x, c, "%s (run RECIPE=%s%s%s%s%s %s)", what, c->recipe->name, ct, cv, tk, tv,
+                              x->setup_cmd);
+    return config_bad(x, "%s %s runs from %s, which is not staged: run RECIPE=%s%s%s%s%s %s (the job reads it "
+                         "offline), or use WORKLOAD=synthetic",
+                      c->recipe->name, c->model->size, what, c->recipe->name, ct, cv, tk, tv, x->setup_cmd);
 }
 
 /* Megatron-Bridge jobs (job/mbridge.h): the rows nemoperf can run, and the checkouts ./setup staged. */

@@ -2,7 +2,8 @@
  *
  * Everything is checked before anything is created (NP_E_INVALID, nothing written), last the Hub's access to
  * every repo it will fetch from (setup_access); then the layout, the container import (stage.h), the Hugging
- * Face files (hf.h) and, for TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/
+ * Face files (hf.h), for a Megatron-Bridge LoRA row its checkpoint and SQuAD (mbridge_lora.h), and for
+ * TASK=sft|lora, the fine-tuning preparation (finetune_prep.h).  SIGINT/SIGTERM/
  * SIGHUP stop it between steps (moved from src/cmd/setup.c; the result lines "stage/image/hf ..." go to the
  * caller's stream).
  */
@@ -32,6 +33,7 @@
 #include "nemoperf/model/recipe_names.h"
 #include "nemoperf/setup/hf.h"
 #include "nemoperf/setup/mbridge_hf.h"
+#include "nemoperf/setup/mbridge_lora.h"
 #include "nemoperf/setup/pip.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/util/shell.h"
@@ -131,6 +133,9 @@ struct setup_plan {
     int need_enroot, need_sbatch;
     struct np_mbperf_set mb;   /* Megatron-Bridge performance rows (RECIPE=deepseek_v3 ...): sources point into it */
     const struct np_mbperf_row *mbhf; /* the row whose Hub files go into its jobs' HF_HOME (in mb), or NULL */
+    struct np_mblora lora;     /* a LoRA row's base model, SQuAD and the job making its inputs (have_lora) */
+    int have_lora;
+    char *lora_sqsh;           /* the image that job runs in */
 };
 
 static void setup_plan_free(struct setup_plan *p)
@@ -145,6 +150,9 @@ static void setup_plan_free(struct setup_plan *p)
     }
     for (size_t i = 0; i < p->npips; i++)
         free(p->pips[i].sqsh);
+    if (p->have_lora)
+        np_mblora_free(&p->lora);
+    free(p->lora_sqsh);
     np_mbperf_free(&p->mb);
 }
 
@@ -328,6 +336,11 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
         return 1;
     }
     p->mbhf = skip_hf ? NULL : row;
+    /* a LoRA row: setup makes its checkpoint and data (setup/mbridge_lora.h), unless --skip-hf leaves the Hub out */
+    int lr = skip_hf ? 0 : np_mblora_plan(stage, row, &p->lora);
+    if (lr < 0)
+        return 1;
+    p->have_lora = lr;
     struct np_launch_config lc; /* what the row reads that setup does not make (the LoRA rows' data, checkpoint) */
     memset(&lc, 0, sizeof lc);
     lc.mb = row;
@@ -338,12 +351,18 @@ static int setup_resolve_mb(const char *stage, int skip_image, int skip_hf, stru
         struct stat sb;
         if (!f && !what[0])
             break;
-        if (f && stat(f, &sb) != 0)
-            np_warnf("not staged by setup: %s; the launch refuses the row until it is there", what);
+        if (f && stat(f, &sb) != 0 && !p->have_lora)
+            np_warnf("not staged (--skip-hf leaves it out): %s; the launch refuses the row until it is there", what);
         free(f);
     }
     free(lc.stage_path);
     int irc = skip_image ? 0 : setup_add_image(p, stage, setup_env("RUN_CONF_IMAGE"), &row->as_recipe);
+    if (irc <= 0 && p->have_lora) { /* the image the row runs in (the one staged above, or already there) */
+        const char *ri = setup_env("RUN_CONF_IMAGE");
+        p->lora_sqsh = ri && ri[0] == '/' ? strdup(ri) : np_stage_sqsh_path(stage, ri ? ri : row->as_recipe.image);
+        if (!p->lora_sqsh)
+            return 1;
+    }
     return irc > 0 ? irc : 0;
 }
 
@@ -1121,6 +1140,18 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
     /* before anything is created or downloaded: what Slurm can never accept (SBATCH_CONSTRAINT="a'b"), as launch */
     if (rc == 0 && sbatch && to_import)
         rc = setup_sbatch_check(&io, dry_run);
+    /* a LoRA row's job: sbatch, and a node with a GPU Slurm can give it (before anything is created) */
+    struct np_ftprep_job_opts lo = {plan.lora_sqsh, NULL, io.account, io.partition, logs, &setup_signal};
+    if (rc == 0 && plan.have_lora && !(plan.lora.have_ckpt && plan.lora.have_data)) {
+        char *found = np_path_search("sbatch", getenv("PATH"));
+        if (!found)
+            setup_missing_tool(dry_run, &rc,
+                               "sbatch: not found on PATH: the LoRA row's checkpoint conversion and SQuAD cache run "
+                               "in a one-node Slurm job (install the Slurm client, or stage the rest with --skip-hf)");
+        else
+            rc = np_mblora_check_slurm(&plan.lora, &lo, dry_run);
+        free(found);
+    }
     /* last, as it asks the Hub: access to every repo setup fetches from, before the long import */
     if (rc == 0 && !dry_run)
         rc = setup_access(&plan, client, 0);
@@ -1143,6 +1174,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
             setup_dry_run_ft(&ftp, &plan, &io, np_hf_endpoint(client));
         if (rc == 0 && plan.mbhf)
             rc = np_mbhf_setup(stage_c, plan.mbhf->recipe, plan.mbhf->container, plan.mbhf->task, client, 1, setup_out);
+        if (rc == 0 && plan.have_lora)
+            np_mblora_dry_run(&plan.lora, &lo, np_hf_endpoint(client), setup_out);
         if (rc == 0 && np_stream_check(setup_out, setup_out == stdout ? "standard output" : "the plan's stream"))
             rc = 1;
         np_hf_client_free(client);
@@ -1190,6 +1223,8 @@ static int setup_body(const struct np_setup_opts *o, int *sig_out)
                 fprintf(setup_out, "pip      %s %s (%s%s)\n", plan.pips[i].r->name, plan.pips[i].m->size,
                         present ? "already staged" : "installed by job ", present ? "" : jobid);
         }
+        if (plan.have_lora && !failures && !setup_signal) /* after the image, the checkout and the Hub files */
+            failures += np_mblora_stage(&plan.lora, client, &lo, setup_out) != 0;
         if (task != NP_TASK_PRETRAIN && !failures && !setup_signal) {
             failures += np_ftprep_download(&ftp, client, NULL, &setup_signal);
             struct np_ftprep_job_opts fo = {plan.nimages ? plan.images[0].sqsh : NULL, NULL, io.account,
