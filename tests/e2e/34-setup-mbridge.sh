@@ -104,14 +104,17 @@ L=$S/mbridge/hf/hub/models--meta-llama--Meta-Llama-3-70B
 [ "$rc" -eq 2 ] && grep -q 'meta-llama/Meta-Llama-3-70B' "$tmp/gated.err" && grep -qi 'HF_TOKEN' "$tmp/gated.err" &&
     [ ! -e "$L" ] && ok "gated Llama 3 70B without HF_TOKEN: exit 2 (checked first), repo and HF_TOKEN named, nothing of it" ||
     fail "gated (rc $rc): $(cat "$tmp/gated.err")"
-run gatedtok STAGE_PATH="$S" RECIPE=llama3_70b TASK=lora HF_TOKEN="$TOKEN"
+run gatedtok STAGE_PATH="$S" RECIPE=llama3_70b TASK=sft HF_TOKEN="$TOKEN"
 [ "$rc" -eq 0 ] && [ -s "$L/snapshots/$(cat "$L/refs/main")/config.json" ] &&
     ok "with HF_TOKEN: staged" || fail "gated with token (rc $rc): $(cat "$tmp/gatedtok.err")"
-# the LoRA row's converted checkpoint and packed SQuAD (exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200)
-# are not made by setup: it says so, naming each and how NVIDIA makes it
-grep -q "warning: not staged by setup: the Megatron-Bridge checkpoint of the LoRA row's base model ($S/mbridge/checkpoints/llama3_70b: .*convert_checkpoints.py import" "$tmp/gatedtok.err" &&
-    grep -q "warning: not staged by setup: the SQuAD data set the LoRA row trains on, packed ($S/mbridge/datasets/rajpurkar___squad" "$tmp/gatedtok.err" &&
-    ok "TASK=lora: setup names the checkpoint and the SQuAD data it does not make" || fail "lora data: $(cat "$tmp/gatedtok.err")"
+# the LoRA row's converted checkpoint and SQuAD cache (exemplar-performance e249aa3 llama3/finetune/launch.sh:188-200):
+# --dry-run shows the downloads and the job that makes them, nothing created (the job itself: 37-setup-mbridge-lora.sh)
+OPTS=--dry-run run loradry STAGE_PATH="$S" RECIPE=llama3_70b TASK=lora HF_TOKEN="$TOKEN"
+[ "$rc" -eq 0 ] && grep -q "^GET $EP/meta-llama/Meta-Llama-3-70B/resolve/main/.* -> $S/mbridge/repos/Meta-Llama-3-70B/" "$tmp/loradry.out" &&
+    grep -q "convert_checkpoints.py.* import --hf-model .*/mbridge/repos/Meta-Llama-3-70B.* --megatron-path .*/mbridge/checkpoints/\.llama3_70b\.converting.* --torch-dtype bfloat16" "$tmp/loradry.out" &&
+    grep -q "load_dataset(sys.argv\[1\], cache_dir=sys.argv\[2\])" "$tmp/loradry.out" && [ ! -e "$S/mbridge/checkpoints" ] &&
+    ok "TASK=lora --dry-run: the base model and SQuAD downloads and the job making the checkpoint and the cache, nothing created" ||
+    fail "lora dry-run (rc $rc): $(cat "$tmp/loradry.out" "$tmp/loradry.err")"
 
 # ---- one run, no skip option: image, checkout and Hub files of RECIPE=deepseek_v3 CONTAINER=26.08 -----------------
 mkdir -p "$tmp/stubs"
