@@ -488,20 +488,28 @@ static int session_sys_take(struct session_sysdirs *d, int side, const char *dir
     return 1;
 }
 
+/* The run folders a side of --compare looks into for a system snapshot (its oldest runs first): a bound, so a
+ * selection of a million runs none of which has one costs a few stat(2) calls, not a million (make bench) */
+#define SESSION_SYS_TRIES 16
+
 struct session_sysrow {
     struct session_sysdirs *d;
-    int side;
+    int side, tries;
 };
 
-/* A stored run's folder (its log's): stops the selection (NP_E_INVALID, not an error here) once one has system/. */
+/* A stored run's folder (its log's): stops the selection (NP_E_INVALID, not an error here) once one has system/,
+ * or after SESSION_SYS_TRIES folders without. */
 static enum np_status session_sys_row(void *ctx, const struct np_store_rec *rec)
 {
     struct session_sysrow *r = ctx;
     const char *slash = strrchr(rec->path, '/');
-    return slash && session_sys_take(r->d, r->side, rec->path, (size_t)(slash - rec->path)) ? NP_E_INVALID : NP_OK;
+    if (slash && session_sys_take(r->d, r->side, rec->path, (size_t)(slash - rec->path)))
+        return NP_E_INVALID;
+    return ++r->tries >= SESSION_SYS_TRIES ? NP_E_INVALID : NP_OK;
 }
 
-/* The first stored run of selector arg's side with a system snapshot (oldest first); nothing said when none. */
+/* The first stored run of selector arg's side with a system snapshot (of its SESSION_SYS_TRIES oldest); nothing said
+ * when none. */
 static void session_sys_store(struct np_store *s, const char *arg, int side, struct session_sysdirs *d)
 {
     char buf[2048];
@@ -509,8 +517,8 @@ static void session_sys_store(struct np_store *s, const char *arg, int side, str
     struct np_error err;
     if (!s || np_store_filter_parse(arg, buf, sizeof buf, &f, &err) != NP_OK)
         return;
-    struct session_sysrow r = {d, side};
-    (void)np_store_select(s, &f, 0, NP_STORE_ALL, session_sys_row, &r, &err);
+    struct session_sysrow r = {d, side, 0};
+    (void)np_store_select(s, &f, 0, NP_STORE_PATH, session_sys_row, &r, &err);
 }
 
 static void session_sys_diff(void *ctx, const char *node, const char *what)

@@ -664,9 +664,11 @@ static const char *const store_set_list_json[] = {"config", "config_hash", "fami
                                                   "job_id", "ended", "container", "container_tag", "status",
                                                   "verdict", "steps", "step_time_s", "tokens_per_s_per_gpu",
                                                   "mfu_percent", "nemoperf_version", NULL};
+static const char *const store_set_path[] = {"path", NULL};
 static const char *const *const store_sets[NP_STORE_NSETS] = {
     [NP_STORE_ALL] = NULL,           [NP_STORE_LIGHT] = NULL,          [NP_STORE_STATS] = store_set_stats,
     [NP_STORE_SERIES] = store_set_series, [NP_STORE_LIST] = store_set_list, [NP_STORE_LIST_JSON] = store_set_list_json,
+    [NP_STORE_PATH] = store_set_path,
 };
 
 static int store_in_set(const char *const *set, const char *name)

@@ -121,6 +121,7 @@ enum np_store_set {
                          * ended, container and its tag, status, step time, tokens/s/GPU, MFU */
     NP_STORE_LIST_JSON, /* and its JSON: NP_STORE_LIST with the configuration's hash, GPUs, verdict, steps and
                          * the nemoperf version */
+    NP_STORE_PATH,      /* the log's path alone (--compare's look for a run folder with a system snapshot) */
     NP_STORE_NSETS
 };
 
