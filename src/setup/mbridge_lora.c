@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nemoperf/model/layout.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/setup/stage.h"
 #include "nemoperf/slurm/backend.h"
@@ -169,9 +170,14 @@ char **np_mblora_job_argv(const struct np_mblora *p, const struct np_ftprep_job_
     np_strv_push(&a, MBLORA_GPUS);
     struct np_buf b;
     np_buf_init(&b);
-    /* download_ckpt_dataset.sh:28, 38, 44-50: offline, HF_DATASETS_CACHE the data set root */
+    /* download_ckpt_dataset.sh:28, 38, 44-50: offline, HF_HOME the jobs' (the launch's), HF_DATASETS_CACHE the
+     * data set root */
+    char *hf_home = np_stage_mbridge_hf_home(p->stage);
     np_buf_append(&b, "set -eu\nexport OPENBLAS_NUM_THREADS=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "
-                      "HF_DATASETS_OFFLINE=1 HF_DATASETS_CACHE=");
+                      "HF_DATASETS_OFFLINE=1 HF_HOME=");
+    np_buf_append_shq(&b, hf_home ? hf_home : p->stage);
+    free(hf_home);
+    np_buf_append(&b, " HF_DATASETS_CACHE=");
     np_buf_append_shq(&b, p->datasets);
     np_buf_append(&b, "\nmkdir -p ");
     np_buf_append_shq(&b, p->datasets);
