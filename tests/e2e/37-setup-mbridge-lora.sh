@@ -9,7 +9,8 @@
 # checks the downloaded inputs and writes the folders the real commands make.  Checks: the files in place, the
 # commands NVIDIA's reproduction runs, the step on a cluster node, the launch's dry-run finding everything staged
 # (it named both as missing before), a second run submitting nothing, a failing conversion (exit 1, no checkpoint under its final
-# name, nothing temporary left), no token (exit 2, nothing created), Slurm unable to run the job (exit 2).
+# name, nothing temporary left), no token (exit 2, nothing created), Slurm unable to run the job (exit 2), too
+# little space (a small tmpfs as STAGE_PATH: exit 1 before any shard).
 . "$(dirname "$0")/hfserver-lib.inc"
 cluster="$root/tests/slurm/cluster"
 launch=$bindir/nemoperf-launch
@@ -26,7 +27,7 @@ real_srun=$(command -v srun) || { echo "FAIL: srun not found"; exit 1; }
 W=$NP_CLUSTER_DIR/e2e/37-setup-mbridge-lora
 rm -rf "$W"
 mkdir -p "$W/stubs" || exit 1
-trap hfserver_stop EXIT
+trap 'hfserver_stop; umount "$W/small" 2>/dev/null' EXIT
 trap 'exit 130' INT TERM
 TOKEN=hf_e2e_lora_token_7a8b9c
 mb_archives "$W/arch"
@@ -112,6 +113,20 @@ run nopart "$W/none" HF_TOKEN=$TOKEN SBATCH_PARTITION=nogpu
 [ "$rc" -eq 2 ] && [ ! -e "$W/none" ] && grep -q "nogpu" "$W/nopart.err" &&
     ok "a partition Slurm cannot run the job in -> exit 2, nothing created: $(grep -o 'need[^;]*' "$W/nopart.err" | head -1 | cut -c1-120)" ||
     fail "no partition: exit $rc: $(cat "$W/nopart.err")"
+
+# ---- a STAGE_PATH too small (a 64 MB tmpfs): refused after the index, before any shard, naming the need ----
+mkdir -p "$W/small"
+if mount -t tmpfs -o size=64m tmpfs "$W/small" 2>/dev/null; then
+    echo 'hsqs stand-in' >"$W/small/nvidia+nemo+26.06.sqsh"
+    run small "$W/small" HF_TOKEN=$TOKEN
+    [ "$rc" -eq 1 ] && grep -q "STAGE_PATH=$W/small has .* free, but the LoRA row needs .* more" "$W/small.err" &&
+        ! ls "$W/small/mbridge/repos/Meta-Llama-3-70B/"*.safetensors >/dev/null 2>&1 && ! grep -q '^pyxis' "$NP_STANDIN_LOG" 2>/dev/null &&
+        ok "too little space: exit 1 naming the need, no shard downloaded, no job" ||
+        fail "small stage: exit $rc: $(cat "$W/small.err")"
+    umount "$W/small"
+else
+    ok "too little space: not checked (cannot mount a tmpfs here)"
+fi
 
 # ---- before: the launch's dry-run names the checkpoint and data as not staged (a real launch refuses) ----
 env STAGE_PATH="$S" $ROW "$launch" --dry-run >"$W/l0.out" 2>"$W/l0.err"
