@@ -1,5 +1,7 @@
 /* check_report.c - the four output formats on hand-made runs: rounding, quoting, nulls, n/a. */
 #include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -777,7 +779,23 @@ END_TEST
 
 /* Scaling efficiency of a sweep: each run's steady tokens/s/GPU over the mean of the smallest scale's runs of the
  * same configuration, whatever order the runs were walked in; other configurations, runs without steps and a
- * configuration of one scale get none. Expected figures computed here by hand. */
+ * configuration of one scale get none. Expected figures computed here by hand.  And the same figures when the
+ * one-pass table cannot grow (out of memory: the pass over pairs, which needs none); the stand-in for an allocation
+ * failure is this test's realloc(), failing its n-th call from when it is armed and libc's otherwise. */
+static int realloc_fail_at; /* 0: off */
+
+void *realloc(void *p, size_t n)
+{
+    static void *(*real)(void *, size_t);
+    if (!real)
+        real = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    if (realloc_fail_at > 0 && --realloc_fail_at == 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return real(p, n);
+}
+
 static void scaling_run(struct np_run *r, const char *gpu, int gpus, double tpg, enum np_run_status st)
 {
     memset(r, 0, sizeof *r);
@@ -793,9 +811,69 @@ static void scaling_run(struct np_run *r, const char *gpu, int gpus, double tpg,
     r->m.tokens_per_s_per_gpu = NAN;
 }
 
+/* --group's statistics of repeats, figures computed here by hand: the runs of one configuration at one scale form a
+ * group (in the order of their first run); its step times and throughputs give mean, sample standard deviation (n -
+ * 1), min and max; its efficiency is the mean of its runs' that have one; runs without a steady figure are left out
+ * and counted.  Then every run a group of its own (as many groups as runs). */
+START_TEST(test_groups)
+{
+    struct np_run r[6];
+    scaling_run(&r[0], "h100", 8, 1000, NP_RUN_OK);
+    scaling_run(&r[1], "h100", 16, 875, NP_RUN_OK);
+    scaling_run(&r[2], "h100", 8, 900, NP_RUN_OK);
+    scaling_run(&r[3], "h100", 8, 950, NP_RUN_NO_STEPS);
+    scaling_run(&r[4], "b200", 8, 2000, NP_RUN_OK);
+    scaling_run(&r[5], "h100", 8, 950, NP_RUN_OK);
+    static const double step[6] = {1.0, 1.3, 1.2, 9.0, 0.5, 1.1}, tps[6] = {8000, 14000, 7000, 1, 16000, 7500},
+                        eff[6] = {1.0, 0.875, 0.9, NAN, NAN, NAN};
+    for (int i = 0; i < 6; i++) {
+        r[i].window.mean_s = step[i];
+        r[i].steady.tokens_per_s = tps[i];
+        r[i].scaling_eff = eff[i];
+    }
+    struct np_parse_result pr;
+    memset(&pr, 0, sizeof pr);
+    pr.runs = r;
+    pr.nruns = 6;
+    struct np_groups g;
+    ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+    ck_assert_uint_eq(g.n, 3);
+    ck_assert_uint_eq(g.left_out, 1);
+    ck_assert_ptr_eq(g.g[0].first, &r[0]);
+    ck_assert_ptr_eq(g.g[1].first, &r[1]);
+    ck_assert_ptr_eq(g.g[2].first, &r[4]);
+    const struct np_group *a = &g.g[0];
+    ck_assert_uint_eq(a->n, 3);
+    ck_assert(fabs(a->step_mean_s - 1.1) < 1e-12 && fabs(a->step_stdev_s - 0.1) < 1e-12);
+    ck_assert(a->step_min_s == 1.0 && a->step_max_s == 1.2);
+    ck_assert(fabs(a->tps_mean - 7500) < 1e-9 && fabs(a->tps_stdev - 500) < 1e-9);
+    ck_assert(a->tps_min == 7000 && a->tps_max == 8000);
+    ck_assert(fabs(a->scaling_eff - 0.95) < 1e-12);
+    for (int k = 1; k < 3; k++) { /* one run: no spread, its own figures */
+        const struct np_group *b = &g.g[k];
+        int i = k == 1 ? 1 : 4;
+        ck_assert_uint_eq(b->n, 1);
+        ck_assert(b->step_mean_s == step[i] && b->step_stdev_s == 0 && b->step_min_s == step[i] &&
+                  b->step_max_s == step[i]);
+        ck_assert(b->tps_mean == tps[i] && b->tps_stdev == 0 && b->tps_min == tps[i] && b->tps_max == tps[i]);
+    }
+    ck_assert(fabs(g.g[1].scaling_eff - 0.875) < 1e-12);
+    ck_assert(isnan(g.g[2].scaling_eff));
+    np_groups_free(&g);
+    /* every run a group of its own */
+    pr.runs = &r[4];
+    pr.nruns = 2;
+    ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_uint_eq(g.left_out, 0);
+    ck_assert(g.g[0].step_mean_s == 0.5 && g.g[1].step_mean_s == 1.1 && g.g[1].tps_min == 7500);
+    np_groups_free(&g);
+}
+END_TEST
+
 START_TEST(test_scaling_walk_order)
 {
-    struct np_run sw[9];
+    struct np_run sw[11];
     /* h100: 32, 16, 8, 8 GPUs (largest first); b200: 16 only; h100 at 4 GPUs without steps */
     scaling_run(&sw[0], "h100", 32, 900, NP_RUN_OK);
     scaling_run(&sw[1], "h100", 16, 990, NP_RUN_OK);
@@ -807,23 +885,28 @@ START_TEST(test_scaling_walk_order)
     sw[6].m.tokens_per_s_per_gpu = 945;
     scaling_run(&sw[7], "H100", 32, 840, NP_RUN_OK); /* the GPU name in another case: the same GPU */
     scaling_run(&sw[8], "h100", 0, 3000, NP_RUN_OK); /* no GPU count: not a scale of the sweep */
-    double want[9] = {900 / 1050.0, 990 / 1050.0, 1000 / 1050.0, NAN, 1100 / 1050.0, NAN, 945 / 1050.0, 840 / 1050.0,
-                      NAN};
-    for (int order = 0; order < 2; order++) {
-        struct np_run walk[9];
-        for (int i = 0; i < 9; i++)
-            walk[i] = sw[order ? 8 - i : i];
+    scaling_run(&sw[9], "a100", 8, 0, NP_RUN_OK);     /* a sweep whose smallest scale measured nothing: */
+    scaling_run(&sw[10], "a100", 16, 500, NP_RUN_OK); /* no efficiency, not an infinite one */
+    double want[11] = {900 / 1050.0, 990 / 1050.0, 1000 / 1050.0, NAN, 1100 / 1050.0, NAN, 945 / 1050.0, 840 / 1050.0,
+                       NAN, NAN, NAN};
+    for (int order = 0; order < 4; order++) {
+        int rev = order & 1, oom = order >> 1;
+        struct np_run walk[11];
+        for (int i = 0; i < 11; i++)
+            walk[i] = sw[rev ? 10 - i : i];
         struct np_parse_result pr;
         memset(&pr, 0, sizeof pr);
         pr.runs = walk;
-        pr.nruns = 9;
+        pr.nruns = 11;
+        realloc_fail_at = oom; /* the table's first growth fails */
         np_runs_scaling_efficiency(&pr);
-        for (int i = 0; i < 9; i++) {
-            double w = want[order ? 8 - i : i], got = walk[i].scaling_eff;
+        ck_assert_int_eq(realloc_fail_at, 0);
+        for (int i = 0; i < 11; i++) {
+            double w = want[rev ? 10 - i : i], got = walk[i].scaling_eff;
             if (isnan(w))
-                ck_assert_msg(isnan(got), "order %d run %d: %g, want none", order, i, got);
+                ck_assert_msg(isnan(got), "order %d oom %d run %d: %g, want none", rev, oom, i, got);
             else
-                ck_assert_msg(fabs(got - w) < 1e-12, "order %d run %d: %g, want %g", order, i, got, w);
+                ck_assert_msg(fabs(got - w) < 1e-12, "order %d oom %d run %d: %g, want %g", rev, oom, i, got, w);
         }
     }
 }
@@ -836,6 +919,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_trim2);
     tcase_add_test(tc, test_scaling_walk_order);
+    tcase_add_test(tc, test_groups);
     tcase_add_test(tc, test_markdown_proxy_is_na);
     tcase_add_test(tc, test_csv_quoting_and_blanks);
     tcase_add_test(tc, test_json_numbers_and_nulls);
