@@ -17,6 +17,9 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "tests", "mutants")
 TARGET_ALL, TARGET_MODULE = 90.0, 80.0
+# `make mutate` with neither MUTATE_SAMPLE nor MUTATE_MODULES: this many mutants, each module's share of them (the
+# whole run does not fit in the 30 minutes on the shared 2-core machine: docs/testing.md)
+DEFAULT_SAMPLE = 120
 
 
 def unescape(s):
@@ -98,6 +101,17 @@ def run(cmd, cwd, timeout, env=None):
             pass
         p.wait()
         return "timeout"
+    except BaseException:  # the run stopped (SIGTERM, ^C): its suite or build is stopped with it
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        raise
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 def sync(src, dst):
@@ -124,12 +138,16 @@ def sync(src, dst):
         sa = os.stat(a)
         try:
             sb = os.stat(b)
-            if sb.st_size == sa.st_size and int(sb.st_mtime) == int(sa.st_mtime):
+            if sb.st_size == sa.st_size and (int(sb.st_mtime) == int(sa.st_mtime) or same_bytes(a, b)):
                 continue
         except OSError:
             pass
         os.makedirs(os.path.dirname(b), exist_ok=True)
-        shutil.copy2(a, b)
+        # a file that differs is written with the time of now, not the source's: a mutant reverted here (or a
+        # source older than what was built from a mutant) must be newer than its objects, or make keeps the
+        # mutant built in (a stopped run once left one in the library: the next run's unmutated tree failed)
+        shutil.copyfile(a, b)
+        shutil.copymode(a, b)
     return 0
 
 
@@ -157,10 +175,17 @@ def main(argv):
     if errors:
         return 2
     todo = [m for mod in mods for m in mod["mutants"]]
-    sample = int(os.environ.get("MUTATE_SAMPLE", "0") or 0)
+    given = os.environ.get("MUTATE_SAMPLE")
+    sample = int(given or 0) if given is not None else 0 if want else DEFAULT_SAMPLE
     if 0 < sample < len(todo):
+        # each module its share (at least one), so every module's score is measured; MUTATE_SAMPLE=0: every mutant
         rnd = random.Random(int(os.environ.get("MUTATE_SEED", "0") or 0) or None)
-        todo = rnd.sample(todo, sample)
+        pick = set()
+        for mod in mods:
+            ids = [id(m) for m in mod["mutants"]]
+            k = min(len(ids), max(1, round(sample * len(ids) / len(todo))))
+            pick.update(rnd.sample(ids, k))
+        todo = [m for m in todo if id(m) in pick]
     tmp = os.environ.get("TMPDIR", "/tmp")
     tree = os.environ.get("MUTATE_TREE", os.path.join(tmp, "np-mutate-tree"))
     os.makedirs(tree, exist_ok=True)
@@ -168,6 +193,14 @@ def main(argv):
     # build folders (mbuild, mbin) kept across runs so a run rebuilds only what changed
     if sync(ROOT, tree):
         return 2
+    # a run stopped with a mutant applied (SIGKILL): sync put the source back with its old time, older than the
+    # mutated object, so make would keep the mutant built in; the file is touched to be rebuilt
+    applied = os.path.join(tree, ".mutant-applied")
+    try:
+        os.utime(os.path.join(tree, open(applied, encoding="utf-8").read().strip()))
+        os.remove(applied)
+    except OSError:
+        pass
     nice = ["nice", "-n", os.environ.get("MUTATE_NICE", "19")]
     make = nice + ["make", "--no-print-directory", "-s", "-j2", "B=mbuild", "BIN=mbin"]
     t0 = time.time()
@@ -197,6 +230,7 @@ def main(argv):
         mod = bymod[m["module"]]
         p = os.path.join(tree, m["file"])
         orig = open(p, encoding="utf-8").read()
+        open(applied, "w", encoding="utf-8").write(m["file"])
         open(p, "w", encoding="utf-8").write(orig.replace(m["text"], m["repl"], 1))
         killer, t1 = None, time.time()
         try:
@@ -219,6 +253,7 @@ def main(argv):
                             break
         finally:
             open(p, "w", encoding="utf-8").write(orig)
+            os.remove(applied)
         results.append((m, killer))
         print("mutate: [%d/%d] %s %s %s: %s (%.0f s)" % (i, len(todo), m["module"], m["op"], m["where"],
                                                            "killed by " + killer if killer else "SURVIVED",
@@ -262,11 +297,13 @@ def main(argv):
             print("  %s %s %r -> %r: %s%s" % (m["where"], m["file"], m["text"], m["repl"], m["equivalent"],
                                               "  (but killed by %s: not equivalent?)" % k if k else ""))
     print("\nmutate: %d mutants run in %.0f s%s" % (len(results), time.time() - t0,
-                                                   " (a sample of the %d)" % total if len(results) < total else ""))
+                                                   " (a sample of the %d: MUTATE_SAMPLE=0 runs every one)" % total
+                                                   if len(results) < total else ""))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the mutant is reverted (finally) first
     try:
         sys.exit(main(sys.argv[1:]))
     except KeyboardInterrupt:
