@@ -286,7 +286,6 @@ struct config_common {
     struct np_ncclt_choice ncclt; /* RECIPE=nccl-tests: the check */
 };
 
-/* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only), else "". */
 /* What is wrong with the staged image file: NULL nothing, "" it does not exist, else what it is, with what
  * to do before and after the setup command in fix[0], fix[1] (an empty file was left by an import that did
  * not finish: ./setup removes it and imports again; it refuses anything else in its place). */
@@ -308,9 +307,11 @@ static const char *config_image_wrong(const char *path, const char *fix[2])
     return st.st_size == 0 ? "is empty (0 bytes, left by an import that did not finish)" : NULL;
 }
 
+/* ", or use WORKLOAD=synthetic" where that would run (it emulates pre-training only; the fabric check has no
+ * stand-in), else "". */
 static const char *config_synth_alt(const struct config_common *c)
 {
-    return c->task == NP_TASK_PRETRAIN ? ", or use WORKLOAD=synthetic" : "";
+    return c->task == NP_TASK_PRETRAIN && !c->ncclt.collectives ? ", or use WORKLOAD=synthetic" : "";
 }
 
 /* Preview: note something ./setup has not staged yet (printed, and listed by --print-config). */
