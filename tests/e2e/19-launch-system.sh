@@ -170,9 +170,10 @@ done
 ida=$(sed -n 's/^job \([0-9][0-9]*\): .*/\1/p' "$W/nosmi.out") idb=$(sed -n 's/^job \([0-9][0-9]*\): .*/\1/p' "$W/nosnap.out")
 sa=$(state_of "$ida") sb=$(state_of "$idb")
 [ -n "$sa" ] && [ "$sa" = "$sb" ] || fail "Slurm state and exit code '$sa' with the snapshot, '$sb' without"
-# files: the same names apart from system/ (and the job ids in them)
-la=$(cd "$da" && find . -path ./system -prune -o -type f -print | sed "s/_${ida}\([._]\)/_ID\1/" | sort)
-lb=$(cd "$db" && find . -type f -print | sed "s/_${idb}\([._]\)/_ID\1/" | sort)
+# files: the same names apart from system/ (and the job ids in them: the last _<id>, so a job id equal to the
+# GPU count, _16_16_0.out, is not taken for it)
+la=$(cd "$da" && find . -path ./system -prune -o -type f -print | sed "s/\(.*\)_${ida}\([._]\)/\1_ID\2/" | sort)
+lb=$(cd "$db" && find . -type f -print | sed "s/\(.*\)_${idb}\([._]\)/\1_ID\2/" | sort)
 [ "$la" = "$lb" ] || fail "files differ: $(printf '%s\n--\n%s' "$la" "$lb")"
 mask() { sed -e 's/[0-9][0-9.e+-]*/N/g' "$1"; }
 for f in "sbatch_pretrain_llama3.1_8b_bf16_16_ID.out" "log-pretrain_llama3.1_8b_bf16_16_ID_0.out"; do
