@@ -737,26 +737,27 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
     const struct history_change *hc =
         l->p->nch ? bsearch(&key, l->p->ch, l->p->nch, sizeof *l->p->ch, history_cmp_change) : NULL;
     const char *change = hc ? hc->text : "";
-    char st[32], tpg[32], mfu[32];
+    char st[32], tpg[32], mfu[32], bw[32];
     history_num(st, sizeof st, r->step_time_s, 3);
     history_num(tpg, sizeof tpg, r->tokens_per_s_per_gpu, 1);
     history_num(mfu, sizeof mfu, r->mfu_percent, 2);
+    history_num(bw, sizeof bw, r->busbw_gbs, 1); /* an nccl-tests step's peak bus bandwidth, n/a other runs */
     const char *cont = r->container_tag[0] ? r->container_tag : r->container[0] ? r->container : "-";
     l->n++;
     switch (l->fmt) {
     case NP_FMT_TABLE:
-        fprintf(l->out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %s\n",
+        fprintf(l->out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %10s  %s\n",
                 r->ended[0] ? r->ended : "-", r->family[0] ? r->family : "-", r->kind[0] ? r->kind : "-", r->config,
-                r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, change);
+                r->cluster, r->job_id[0] ? r->job_id : "-", cont, r->status, st, tpg, mfu, bw, change);
         break;
     case NP_FMT_MARKDOWN:
-        fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->family, r->kind,
-                r->config, r->cluster, r->job_id, cont, r->status, st, tpg, mfu, change);
+        fprintf(l->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->ended, r->family,
+                r->kind, r->config, r->cluster, r->job_id, cont, r->status, st, tpg, mfu, bw, change);
         break;
     case NP_FMT_CSV: { /* one line, one write: a million rows */
         const char *const cell[] = {r->ended, r->family, r->kind, r->config, r->cluster, r->job_id, r->container,
-                                    r->container_tag, r->status, st, tpg, mfu, change};
-        const unsigned quoted = 1u << 3 | 1u << 4 | 1u << 6 | 1u << 12; /* the rest as they are */
+                                    r->container_tag, r->status, st, tpg, mfu, bw, change};
+        const unsigned quoted = 1u << 3 | 1u << 4 | 1u << 6 | 1u << 13; /* the rest as they are */
         char line[4096]; /* a record's fixed-size fields, the quoted ones doubled at most */
         size_t n = 0;
         for (size_t i = 0; i < sizeof cell / sizeof cell[0]; i++) {
@@ -775,14 +776,14 @@ static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
         break;
     }
     case NP_FMT_JSON: {
-        json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
+        json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:o}", "id",
                               (json_int_t)r->id, "ended", r->ended, "config", r->config, "config_hash",
                               r->config_hash, "family", r->family, "kind", r->kind, "cluster", r->cluster, "job_id", r->job_id,
                               "container", r->container, "container_tag", r->container_tag, "gpus", r->gpus, "status",
                               r->status, "nemoperf_version", r->nemoperf_version, "steady_step_time_s",
                               history_json_num(r->step_time_s), "steady_tokens_per_s_per_gpu",
                               history_json_num(r->tokens_per_s_per_gpu), "steady_mfu_percent",
-                              history_json_num(r->mfu_percent), "verdict",
+                              history_json_num(r->mfu_percent), "busbw_gbs", history_json_num(r->busbw_gbs), "verdict",
                               r->verdict[0] ? json_string(r->verdict) : json_null(), "steps", (json_int_t)r->steps,
                               "change", hc ? json_string(change) : json_null());
         /* one object a line inside the array: the list streams */
@@ -1034,15 +1035,16 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
     struct history_list l = {out, fmt, &p, 0, NULL, 0};
     if (st == NP_OK) {
         if (fmt == NP_FMT_TABLE)
-            fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %s\n", "ENDED", "FAMILY",
-                    "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEADY_S", "STEADY_TOK/S/GPU", "STEADY_MFU%",
-                    "CHANGE");
+            fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %10s  %s\n", "ENDED",
+                    "FAMILY", "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEADY_S",
+                    "STEADY_TOK/S/GPU", "STEADY_MFU%", "BUSBW_GB/S", "CHANGE");
         else if (fmt == NP_FMT_MARKDOWN)
             fprintf(out, "| Ended | Family | Kind | Configuration | Cluster | Job | Container | Status | Steady step s | "
-                         "Steady tokens/s/GPU | Steady MFU %% | Change |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                         "Steady tokens/s/GPU | Steady MFU %% | Peak busbw GB/s | Change |\n"
+                         "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         else if (fmt == NP_FMT_CSV)
             fprintf(out, "ended,family,kind,config,cluster,job_id,container,container_tag,status,steady_step_time_s,"
-                         "steady_tokens_per_s_per_gpu,steady_mfu_percent,change\n");
+                         "steady_tokens_per_s_per_gpu,steady_mfu_percent,busbw_gbs,change\n");
         else
             fprintf(out, "{\n  \"runs\": [");
         st = np_store_select(s, f, 0, fmt == NP_FMT_JSON ? NP_STORE_LIST_JSON : NP_STORE_LIST, history_list_row, &l, err);

@@ -659,11 +659,11 @@ static const char *const store_set_series[] = {"config", "status", "t", "contain
                                                "step_time_s", "tokens_per_s_per_gpu", "busbw_gbs", NULL};
 static const char *const store_set_list[] = {"config", "family", "kind", "cluster", "job_id", "ended",
                                              "container", "container_tag", "status", "step_time_s",
-                                             "tokens_per_s_per_gpu", "mfu_percent", NULL};
+                                             "tokens_per_s_per_gpu", "mfu_percent", "busbw_gbs", NULL};
 static const char *const store_set_list_json[] = {"config", "config_hash", "family", "kind", "gpus", "cluster",
                                                   "job_id", "ended", "container", "container_tag", "status",
                                                   "verdict", "steps", "step_time_s", "tokens_per_s_per_gpu",
-                                                  "mfu_percent", "nemoperf_version", NULL};
+                                                  "mfu_percent", "nemoperf_version", "busbw_gbs", NULL};
 static const char *const store_set_path[] = {"path", NULL};
 static const char *const *const store_sets[NP_STORE_NSETS] = {
     [NP_STORE_ALL] = NULL,           [NP_STORE_LIGHT] = NULL,          [NP_STORE_STATS] = store_set_stats,

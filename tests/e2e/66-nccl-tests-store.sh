@@ -30,6 +30,15 @@ grep -q 'stored 0 runs\|0 added\|24 unchanged\|nothing new' "$T/o2" || [ "$(pyth
 c=$(grep -c 'nccl-tests all_reduce_perf-n3 h100x8' "$T/h")
 [ "$rc" -eq 0 ] && [ "$c" -eq 8 ] && ok "--history kind=nccl-tests: each step a configuration (n3's 8 runs listed)" ||
     bad "--history: exit $rc, $c rows of n3: $(head -5 "$T/h") $(cat "$T/err")"
+# each row shows its peak bus bandwidth (BUSBW_GB/S), the metric its change points and --compare use
+"$P" --history --db "$DB" --format csv kind=nccl-tests >"$T/hc" 2>"$T/err"
+python3 - "$T/hc" >"$T/py" 2>&1 <<'PY' && ok "--history: every nccl-tests row has its peak busbw (CSV busbw_gbs), no tokens/s" || bad "--history busbw: $(tail -3 "$T/py")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if not float(r["busbw_gbs"] or 0) > 0 or r["steady_tokens_per_s_per_gpu"] not in ("", "n/a")]
+assert len(rows) == 48 and not bad, (len(rows), bad[:2])
+PY
+head -1 "$T/h" | grep -q 'BUSBW_GB/S' && ok "--history table: a BUSBW_GB/S column" || bad "--history table header: $(head -1 "$T/h")"
 "$P" --compare "$T/base" "$T/cand" >"$T/c" 2>"$T/err"; rc=$?
 grep 'all_reduce_perf-n3 ' "$T/c" | grep -q 'SLOWER' && [ "$rc" -eq 1 ] &&
     ! grep 'all_reduce_perf-n1 \|all_reduce_perf-n1-n2 ' "$T/c" | grep -q 'SLOWER\|FASTER' &&

@@ -118,7 +118,7 @@ enum np_store_set {
                          * tokens/s/GPU, samples */
     NP_STORE_SERIES,    /* what --history's change points read: NP_STORE_STATS without kind and samples */
     NP_STORE_LIST,      /* what --history lists (table, CSV, markdown): config, family, kind, cluster, job id,
-                         * ended, container and its tag, status, step time, tokens/s/GPU, MFU */
+                         * ended, container and its tag, status, step time, tokens/s/GPU, MFU, busbw */
     NP_STORE_LIST_JSON, /* and its JSON: NP_STORE_LIST with the configuration's hash, GPUs, verdict, steps and
                          * the nemoperf version */
     NP_STORE_PATH,      /* the log's path alone (--compare's look for a run folder with a system snapshot) */
