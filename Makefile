@@ -127,8 +127,7 @@ bench: deps
 
 # The verdict paths' mutation score (build-aux/mutate.py, tests/mutants/*.tsv; docs/testing.md): each mutant
 # built in a copy of the tree under $TMPDIR and run against the fast tests that cover it. Not part of `make check`
-# (which only checks the mutants still match the code). By default a sample (each module its share: the whole run
-# does not fit in 30 minutes on the shared 2-core machine); MUTATE_SAMPLE=0 every mutant, MUTATE_SAMPLE=N N of them,
+# (which only checks the mutants still match the code). MUTATE_SAMPLE=N N of them (each module its share),
 # MUTATE_MODULES=a,b every mutant of those modules.
 mutate: deps
 	@python3 build-aux/mutate.py
