@@ -179,7 +179,9 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=abc", NULL}, {"JOB_TOTAL_GPUS=abc", "positive integer", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=0", NULL}, {"JOB_TOTAL_GPUS=0", "positive integer", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=-8", NULL}, {"JOB_TOTAL_GPUS=-8", "positive integer", NULL}},
-    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,", NULL}, {"JOB_TOTAL_GPUS=8,", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,", NULL}, {"JOB_TOTAL_GPUS=8,", "trailing comma", NULL}},
+    /* fewer GPUs than a node, not AutoModel's 1-GPU rows: the node rule names it, not "not published" */
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=4", NULL}, {"JOB_TOTAL_GPUS=4", "not a multiple of GPUS_PER_NODE=8", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=12", NULL}, {"JOB_TOTAL_GPUS=12", "not a multiple of GPUS_PER_NODE=8", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=24", NULL}, {"JOB_TOTAL_GPUS=24", "not published at 24 GPUs", "allowed: 8, 16, 32, 64, 128", NULL}},
     {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,16,256", NULL}, {"JOB_TOTAL_GPUS=8,16,256", "256", "allowed: 8, 16, 32, 64, 128", NULL}},

@@ -86,6 +86,15 @@ START_TEST(test_peaks)
     ck_assert_double_eq(np_gpu_peak_tflops("gb200", NP_DTYPE_FP8), 4900);
     ck_assert_double_eq(np_gpu_peak_tflops("gb300", NP_DTYPE_BF16), 2450);
     ck_assert_double_eq(np_gpu_peak_tflops("a100", NP_DTYPE_BF16), 312);
+    /* every GPU in both precisions, against the dense peaks NVIDIA's MFU figures use (the Megatron-Bridge
+     * performance summaries' BF16/FP8 table: GB300/GB200 2450/4900, B300/B200 2250/4500, H100/H200 989/1979) */
+    static const struct { const char *gpu; double bf16, fp8; } peak[] = {
+        {"h100", 989, 1979}, {"h200", 989, 1979}, {"b200", 2250, 4500}, {"b300", 2250, 4500},
+        {"gb200", 2450, 4900}, {"gb300", 2450, 4900}, {"a100", 312, 0}};
+    for (size_t i = 0; i < sizeof peak / sizeof peak[0]; i++) {
+        ck_assert_msg(np_gpu_peak_tflops(peak[i].gpu, NP_DTYPE_BF16) == peak[i].bf16, "%s BF16", peak[i].gpu);
+        ck_assert_msg(np_gpu_peak_tflops(peak[i].gpu, NP_DTYPE_FP8) == peak[i].fp8, "%s FP8", peak[i].gpu);
+    }
     ck_assert_double_eq(np_gpu_peak_tflops("a100", NP_DTYPE_FP8), 0);
     ck_assert_double_eq(np_gpu_peak_tflops("v100", NP_DTYPE_BF16), 0);
     ck_assert_double_eq(np_gpu_peak_tflops(NULL, NP_DTYPE_BF16), 0);

@@ -499,7 +499,15 @@ END_TEST
 
 /* A Megatron-Bridge run folder as launch leaves it: nemoperf.json's "mbridge" object (26.08 DeepSeek V3 MXFP8
  * on 256 GB300) and a 50-iteration log whose iteration i takes base_ms + i ms, rank 0 printing util TFLOP/s. */
+static void mb_run_to(const char *dir, double base_ms, double util, int last, int print_gbs);
+
 static void mb_run(const char *dir, double base_ms, double util)
+{
+    mb_run_to(dir, base_ms, util, 50, 1);
+}
+
+/* mb_run's folder with the log stopping at iteration last, its lines with or without "global batch size" */
+static void mb_run_to(const char *dir, double base_ms, double util, int last, int print_gbs)
 {
     char p[1200];
     snprintf(p, sizeof p, "mkdir -p '%s'", dir);
@@ -513,14 +521,14 @@ static void mb_run(const char *dir, double base_ms, double util)
     snprintf(p, sizeof p, "%s/log-mb_42_0.out", dir);
     f = fopen(p, "w");
     ck_assert_ptr_nonnull(f);
-    for (int i = 1; i <= 50; i++) {
+    for (int i = 1; i <= last; i++) {
         fprintf(f, "Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n", (base_ms + i) / 1000, util);
         fprintf(f,
                 " [2026-11-25 21:00:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration "
                 "(ms): %.1f | energy per GPU (J/iter/GPU): %.1f | power per GPU (W/GPU): %.1f | learning rate: "
-                "1.000000E-04 | global batch size:  4096 | lm loss: 1.050000E+01 | loss scale: 1.0 | grad norm: "
+                "1.000000E-04 |%s lm loss: 1.050000E+01 | loss scale: 1.0 | grad norm: "
                 "1.000 | number of skipped iterations:   0 | number of nan iterations:   0 |\n",
-                i % 60, i, 50, i * 4096, base_ms + i, 100.0 * i, 600.0 + i);
+                i % 60, i, 50, i * 4096, base_ms + i, 100.0 * i, 600.0 + i, print_gbs ? " global batch size:  4096 |" : "");
     }
     fclose(f);
 }
@@ -625,6 +633,35 @@ START_TEST(test_family_run_analysis)
     ck_assert_uint_eq(r->window.count, 4);
     ck_assert_int_eq(r->status, NP_RUN_INVALID);
     ck_assert_msg(strstr(r->why, "window 0-4: 4 of 5 iterations") != NULL, "%s", r->why);
+    np_parse_result_free(&res);
+
+    /* --tolerance given: it holds for a family run too (Megatron-Bridge's own 0.5 % is the default only) */
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.reference = 1;
+    o.tolerance_pct = 7;
+    o.tolerance_given = 1;
+    mb_parse(dir, &o, &res);
+    ck_assert_double_eq(np_run_tolerance(&res.runs[0], &o), 7);
+    np_parse_result_free(&res);
+
+    /* a log that stops at iteration 44 and prints no global batch size: llmb's window 35-44 is whole, the GBS
+     * is the published row's (the manifest names none) */
+    char run44[600];
+    snprintf(run44, sizeof run44, "%s/run44", dir);
+    char rm[700];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", run);
+    ck_assert_int_eq(system(rm), 0);
+    mb_run_to(run44, base, tflops, 44, 0);
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->window.rule, "iterations 35-44 of 50 (NVIDIA's llmb parser)");
+    ck_assert_int_eq(r->window.first, 35);
+    ck_assert_int_eq(r->window.last, 44);
+    ck_assert_int_eq(r->id.gbs, 4096);
+    ck_assert_double_eq_tol(r->steady.tokens_per_s_per_gpu, tpg, 1e-6);
     np_parse_result_free(&res);
 
     /* no published data at hand */

@@ -900,6 +900,33 @@ END_TEST
  * words reads those words too: hand-counted. */
 /* An init line whose value is empty or only blanks ("Using network " at the line's end, a version of spaces)
  * says nothing: an empty field, never the bytes after it. */
+/* The network facts of several ranks' init lines: the largest communicator's node count (a one-node
+ * sub-communicator logged after it does not hide a multi-node run), GPU Direct RDMA off on one rank stays off
+ * when another says Enabled, and sockets warned about only between nodes (one node: NVLink/shared memory). */
+START_TEST(test_net_facts_across_ranks)
+{
+    const char *two = "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+                      "a:1:1 [0] NCCL INFO Using network Socket\n"
+                      "a:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+                      "b:2:2 [0] NCCL INFO GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n"
+                      "a:1:1 [0] NCCL INFO comm 0x2 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n";
+    struct np_nccl *n = read_chunks(two, strlen(two), strlen(two));
+    ck_assert_int_eq(np_nccl_nodes(n), 2);
+    ck_assert_int_eq(np_nccl_net(n)->gdr, NP_NCCL_NO);
+    char buf[2048];
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 2);
+    ck_assert_ptr_nonnull(strstr(buf, "TCP sockets between 2 nodes"));
+    ck_assert_ptr_nonnull(strstr(buf, "GPU Direct RDMA disabled"));
+    np_nccl_free(n);
+    const char *one = "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n"
+                      "a:1:1 [0] NCCL INFO Using network Socket\n";
+    n = read_chunks(one, strlen(one), strlen(one));
+    ck_assert_int_eq(np_nccl_nodes(n), 1);
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 0);
+    np_nccl_free(n);
+}
+END_TEST
+
 START_TEST(test_init_values_blank)
 {
     const char *l = "h:1:1 [0] NCCL INFO Using network \n"
@@ -1082,6 +1109,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_deferred_marks_at_end);
     tcase_add_test(tc, test_layout_variants);
     tcase_add_test(tc, test_init_values_blank);
+    tcase_add_test(tc, test_net_facts_across_ranks);
     tcase_add_test(tc, test_op_names);
     tcase_add_test(tc, test_many_ranks);
     tcase_add_test(tc, test_sets_grow);

@@ -1185,6 +1185,21 @@ START_TEST(test_dropped_setting)
     ck_assert_msg(strstr(err.text, "could not be cancelled"), "%s", err.text);
     np_submit_result_free(&res);
     free(log);
+    /* the cancel answered by an HTTP error whose body lists no error (a proxy's 403, an empty errors[]): not
+     * cancelled either, the job runs */
+    static const struct canned q[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":80,\"errors\":[],\"warnings\":[{\"description\":\"Ignoring unknown field \\\"shared\\\" of "
+         "type list in DATA_PARSER_JOB_DESC_MSG\",\"source\":\"#/job/shared/\"}]}"},
+        {"DELETE /slurm/v0.0.45/job/80", 403, "{\"errors\":[],\"warnings\":[]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(q, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(res.job_id, "80");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
+    ck_assert_msg(strstr(err.text, "could not be cancelled"), "%s", err.text);
+    np_submit_result_free(&res);
+    free(log);
     /* a warning that is not a dropped setting: the job is simply submitted */
     static const struct canned w[] = {
         {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
