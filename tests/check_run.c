@@ -660,6 +660,27 @@ static enum np_verdict verdict_of(double pub_tps, double pub_tpg, double pub_tfl
     return run.verdict;
 }
 
+/* The tolerance: --tolerance when given, for every family; else the family's own (Megatron-Bridge's 0.5 %, said
+ * in its footer), else the default 5 %. */
+START_TEST(test_tolerance_family)
+{
+    struct np_run run;
+    memset(&run, 0, sizeof run);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    ck_assert_double_eq(np_run_tolerance(&run, &o), 5.0);
+    run.family = np_run_family_find("mbridge");
+    ck_assert_ptr_nonnull(run.family);
+    ck_assert_double_eq(np_run_tolerance(&run, &o), run.family->tolerance_pct);
+    ck_assert_double_eq(run.family->tolerance_pct, 0.5);
+    o.tolerance_pct = 7;
+    o.tolerance_given = 1;
+    ck_assert_double_eq(np_run_tolerance(&run, &o), 7);
+    run.family = NULL;
+    ck_assert_double_eq(np_run_tolerance(&run, &o), 7);
+}
+END_TEST
+
 START_TEST(test_verdict_boundaries_and_basis)
 {
     double q;
@@ -826,6 +847,7 @@ int main(void)
     tcase_add_test(tc, test_window_edges_and_samples);
     tcase_add_test(tc, test_window_stdev_at_the_noise_floor);
     tcase_add_test(tc, test_verdict_boundaries_and_basis);
+    tcase_add_test(tc, test_tolerance_family);
     tcase_add_test(tc, test_automodel_untimed_window_rule);
     tcase_add_test(tc, test_energy_per_token);
     suite_add_tcase(s, tc);
