@@ -15,7 +15,8 @@ import time
 
 sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "tests", "mutants")
+# MUTATE_DATA: another folder of module files (tests/mutants/fresh: a sample written independently of the suites)
+DATA = os.path.join(ROOT, os.environ.get("MUTATE_DATA") or os.path.join("tests", "mutants"))
 TARGET_ALL, TARGET_MODULE = 90.0, 80.0
 
 

@@ -38,5 +38,6 @@ python3 -B tests/docs/test_current.py || fail=$((fail + 1))
 n=$((n + 1))
 echo "== build-aux/mutate.py --check"
 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
+MUTATE_DATA=tests/mutants/fresh python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
