@@ -918,6 +918,13 @@ START_TEST(test_net_facts_across_ranks)
     ck_assert_ptr_nonnull(strstr(buf, "TCP sockets between 2 nodes"));
     ck_assert_ptr_nonnull(strstr(buf, "GPU Direct RDMA disabled"));
     np_nccl_free(n);
+    /* no "Using network" line (cut from the log): channels via NET/Socket between two nodes still say it */
+    const char *ch = "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+                     "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n";
+    n = read_chunks(ch, strlen(ch), strlen(ch));
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 1);
+    ck_assert_ptr_nonnull(strstr(buf, "TCP sockets between 2 nodes"));
+    np_nccl_free(n);
     const char *one = "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n"
                       "a:1:1 [0] NCCL INFO Using network Socket\n";
     n = read_chunks(one, strlen(one), strlen(one));

@@ -691,6 +691,9 @@ START_TEST(test_verdict_boundaries_and_basis)
     ck_assert(q == 1.25);
     ck_assert_int_eq(verdict_of(100, NAN, NAN, 74.99, NAN, NAN, &q), NP_VERDICT_FAIL);
     ck_assert_int_eq(verdict_of(100, NAN, NAN, 125.01, NAN, NAN, &q), NP_VERDICT_FAST);
+    /* a published 0 (a cell that says nothing) is no figure to compare with: not compared, no infinite ratio */
+    ck_assert_int_eq(verdict_of(0, NAN, NAN, 100, NAN, NAN, &q), NP_VERDICT_NOT_COMPARED);
+    ck_assert(isnan(q));
     /* the total is compared when published, whatever the row's per-GPU or TFLOP/s column says */
     ck_assert_int_eq(verdict_of(1000, 200, NAN, 1000, 125, NAN, &q), NP_VERDICT_PASS);
     ck_assert(q == 1.0);

@@ -831,7 +831,7 @@ static enum np_status submit_to(const char *url, const char *token, int retries,
     ck_assert_ptr_nonnull(be.query);
     ck_assert_ptr_null(np_slurm_rest_api(&be));
     struct np_submit_request req = {.script_path = "x", .script_text = "#!/bin/bash\n", .workdir = stage,
-                                    .job_name = "j", .config = &plan.jobs[0]};
+                                    .job_name = "j", .config = &plan.jobs[0], .tag = "np-tag-check"};
     enum np_status st = be.submit(&be, &req, res, err);
     if (st == NP_E_INVALID) /* no version found */
         ck_assert_ptr_null(np_slurm_rest_api(&be));
@@ -972,6 +972,13 @@ static void canned_serve(int lfd, const struct canned *c, int log)
                 *sp = '\0';
             (void)!write(log, line, strlen(line));
             (void)!write(log, "\n", 1);
+            /* the job's comment in a submission's body: the tag the query by tag looks for (reconcile) */
+            const char *cm = strstr(buf + head, "\"comment\":\"");
+            if (cm) {
+                char ct[128];
+                snprintf(ct, sizeof ct, "comment %.*s\n", (int)strcspn(cm + 11, "\""), cm + 11);
+                (void)!write(log, ct, strlen(ct));
+            }
             int status = 404;
             const char *body = "not found";
             for (size_t i = 0; c[i].request; i++)
@@ -1168,7 +1175,8 @@ START_TEST(test_dropped_setting)
                   "%s", err.text);
     ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED); /* cancelled: recorded as what it is, not "accepted" */
     ck_assert_ptr_nonnull(res.message);
-    ck_assert_msg(strstr(log, "POST /slurm/v0.0.45/job/submit\nDELETE /slurm/v0.0.45/job/77\n"), "%s", log);
+    ck_assert_msg(strstr(log, "POST /slurm/v0.0.45/job/submit\ncomment np-tag-check\nDELETE /slurm/v0.0.45/job/77\n"),
+                  "%s", log); /* the tag as the job's comment: what rest_find and reconcile look for */
     np_submit_result_free(&res);
     free(log);
     /* the cancel refused: the job runs, so it is accepted (its id recorded) */
@@ -1227,7 +1235,7 @@ START_TEST(test_lost_reply_not_resent)
     struct np_error err;
     char *log = NULL;
     ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_HTTP);
-    ck_assert_str_eq(log, "GET /slurm/v0.0.45/ping\nPOST /slurm/v0.0.45/job/submit\n");
+    ck_assert_str_eq(log, "GET /slurm/v0.0.45/ping\nPOST /slurm/v0.0.45/job/submit\ncomment np-tag-check\n");
     ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
     ck_assert_ptr_null(res.job_id);
     ck_assert_msg(strstr(err.text, "may or may not have been submitted"), "%s", err.text);

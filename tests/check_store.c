@@ -232,6 +232,16 @@ START_TEST(test_autocorrelated_one_vs_one)
     np_compare_steps(few, 5, few, 5, 2.0, &r);
     ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
     ck_assert_ptr_nonnull(r.why);
+    /* one side short is enough: 40 steady steps against 5, however alike, give no interval from the steps */
+    double many[40];
+    for (size_t i = 0; i < 40; i++)
+        many[i] = 1 + 0.001 * (double)(i % 3);
+    np_compare_steps(many, 40, few, 5, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_ptr_nonnull(r.why);
+    ck_assert_ptr_nonnull(strstr(r.why, "fewer than 8 steps"));
+    np_compare_steps(few, 5, many, 40, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
 }
 END_TEST
 

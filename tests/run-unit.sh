@@ -39,5 +39,6 @@ n=$((n + 1))
 echo "== build-aux/mutate.py --check"
 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 MUTATE_DATA=tests/mutants/fresh python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
+MUTATE_DATA=tests/mutants/fresh2 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
