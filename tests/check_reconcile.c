@@ -166,10 +166,12 @@ static enum np_status fake_find(struct np_backend *b, const char *tag, const cha
     ck_assert_str_eq(job_name, "pretrain_x_8");
     if (find_answer[0] == '!')
         return np_error_set(err, NP_E_SLURM, "squeue", 0, 0, "Socket timed out on send/recv operation");
-    if (strcmp(tag, "nemoperf-found") == 0 && *find_answer) {
+    for (const char *p = find_answer; strcmp(tag, "nemoperf-found") == 0 && *p;) { /* "id:STATE[,id:STATE...]" */
         char id[16], st[32];
-        ck_assert_int_eq(sscanf(find_answer, "%15[^:]:%31s", id, st), 2);
+        ck_assert_int_eq(sscanf(p, "%15[^:]:%31[^,]", id, st), 2);
         np_job_list_add(out, id, st, NULL);
+        p += strcspn(p, ",");
+        p += *p == ',';
     }
     return NP_OK;
 }
@@ -195,6 +197,18 @@ START_TEST(test_reconcile_dir)
     ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "42");
     ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "reconciled"), "was")), "unknown");
     json_decref(o);
+    /* the tag on several jobs (never seen; a resubmission by hand with the same comment): the lowest job id, the
+     * others named as there too */
+    const char *d1b = path("a2");
+    write_record(d1b, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_answer = "1000:RUNNING,998:PENDING,1001:PENDING";
+    ck_assert_int_eq(np_reconcile_dir(&be, d1b, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "998");
+    ck_assert_msg(strstr(r.message, "job 998 (PENDING)") && strstr(r.message, "and more jobs with it"), "%s",
+                  r.message);
+    np_reconcile_free(&r);
+    find_answer = "42:PENDING";
     /* settled now: a second run asks nobody */
     find_calls = 0;
     ck_assert_int_eq(np_reconcile_dir(&be, d1, &r), NP_OK);

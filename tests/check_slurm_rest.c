@@ -412,6 +412,18 @@ START_TEST(test_recorded_versions)
         ck_assert_uint_eq(l.n, 0);
         free(b);
     }
+    /* an HTTP error whose reply lists no error and no job (a proxy's 400 or 500 with an empty JSON body) is an
+     * error, never "the scheduler knows none of these jobs" (reconcile would record them as not submitted) */
+    static const long codes[] = {400, 500};
+    for (size_t k = 0; k < 2; k++) {
+        char *one[] = {(char *)"4242"};
+        struct np_job_list l;
+        struct np_error err;
+        const char body[] = "{\"jobs\":[],\"errors\":[],\"warnings\":[]}";
+        ck_assert_int_eq(np_rest_parse_jobs(codes[k], body, sizeof body - 1, one, 1, &l, &err), NP_E_SLURM);
+        ck_assert_msg(strstr(err.text, "HTTP") != NULL, "%s", err.text);
+        np_job_list_free(&l);
+    }
 }
 END_TEST
 

@@ -414,6 +414,16 @@ START_TEST(test_more_runs)
     fprintf(stderr, "check_store: more runs asked for %d times, decided %d\n", asked, decided);
     ck_assert_int_gt(asked, 10);
     ck_assert_int_ge(decided * 2, asked);
+    /* the advice is symmetric: a candidate slower by x needs as many more runs as one faster by x (the distance
+     * from the estimate to the margin it must clear, |d| - margin, on either side) */
+    const double base[] = {1000, 1021, 979, 1008}, cand[] = {985, 1004, 965, 992};
+    struct np_cmp_result ab, ba;
+    np_compare_runs(base, 4, cand, 4, 2.0, &ab);
+    np_compare_runs(cand, 4, base, 4, 2.0, &ba);
+    ck_assert_int_eq(ab.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_int_eq(ba.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_msg(ab.more_runs > 0 && ab.more_runs == ba.more_runs, "slower: %ld more runs, faster: %ld", ab.more_runs,
+                  ba.more_runs);
 }
 END_TEST
 
@@ -1026,6 +1036,12 @@ START_TEST(test_sqlite_keys_kinds_restore)
             ck_assert_str_eq(rec[c].family, "nemo");
             ck_assert_str_eq(rec[c].workload, "");
             ck_assert_uint_eq(rec[c].nsamples, run->window.count);
+            /* the store keeps the steady window's figures (what --compare and --history judge), never the last
+             * step's: the step time is the window's mean, the throughput the window's */
+            ck_assert(rec[c].step_time_s == run->window.mean_s);
+            ck_assert(rec[c].tokens_per_s_per_gpu == run->steady.tokens_per_s_per_gpu);
+            ck_assert(rec[c].tokens_per_s == run->steady.tokens_per_s);
+            ck_assert(rec[c].mfu_percent == run->steady.mfu_percent || (isnan(rec[c].mfu_percent) && isnan(run->steady.mfu_percent)));
             ck_assert_int_eq(memcmp(rec[c].samples, run->samples, run->window.count * sizeof(double)), 0);
             enum np_store_outcome oc = NP_STORE_SAME;
             ck_assert_msg(np_store_put(s, &rec[c], &oc, &err) == NP_OK, "%s", err.text);

@@ -40,5 +40,6 @@ echo "== build-aux/mutate.py --check"
 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 MUTATE_DATA=tests/mutants/fresh python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 MUTATE_DATA=tests/mutants/fresh2 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
+MUTATE_DATA=tests/mutants/fresh3 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
