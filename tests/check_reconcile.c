@@ -510,6 +510,258 @@ START_TEST(test_collect_depth)
 }
 END_TEST
 
+static void touch(const char *rel)
+{
+    FILE *f = fopen(path(rel), "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+}
+
+/* The job's own output file as evidence (the scheduler no longer lists the job, or cannot be asked): the lowest id
+ * among sbatch_<job_name>_<id>.out, shorter ids lower (99 before 100), same lengths by their digits (107 before
+ * 120); names that only look like it (another job name sharing the prefix, no id, not .out, an id of 21 digits)
+ * are not evidence; an id of 20 digits is.  And what the settled record keeps: the submission's error moved under
+ * "reconciled", the top-level error the settling reason when no job was found. */
+START_TEST(test_output_evidence)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find};
+    struct np_reconcile r;
+    char d[512];
+    snprintf(d, sizeof d, "%s", path("o1")); /* path() reuses 8 buffers */
+    write_record(d, NP_STATE_UNKNOWN, "nemoperf-other", NULL);
+    touch("o1/sbatch_pretrain_x_8_120.out");
+    touch("o1/sbatch_pretrain_x_8_107.out");
+    touch("o1/sbatch_pretrain_x_8x1.out");    /* job name pretrain_x_8x... : not this job */
+    touch("o1/sbatch_pretrain_x_8_1.err");    /* not the output */
+    touch("o1/sbatch_pretrain_x_8_.out");     /* no id */
+    touch("o1/sbatch_pretrain_x_8_3.outx");   /* not .out */
+    touch("o1/sbatch_pretrain_x_9_2.out");    /* another job */
+    find_answer = ""; /* the scheduler answers: it lists no job with the tag */
+    ck_assert_int_eq(np_reconcile_dir(&be, d, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "107");
+    ck_assert_str_eq(r.state, NP_STATE_SUBMITTED);
+    ck_assert_ptr_null(r.job_state);
+    ck_assert_str_eq(r.message, "was unknown; the job's output file sbatch_pretrain_x_8_107.out is in the folder "
+                                "(the scheduler no longer lists it)");
+    np_reconcile_free(&r);
+    json_t *o = load(d);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "107");
+    ck_assert(json_is_true(json_object_get(o, "submitted")));
+    ck_assert(json_is_null(json_object_get(o, "error")));
+    json_decref(o);
+
+    /* shorter is lower: 99 before 100..119, whatever order the folder lists them in (among 21 files the 99 is
+     * rarely the first read: a choice that kept the first id's length would pick one of 3 digits) */
+    char d2[512];
+    snprintf(d2, sizeof d2, "%s", path("o2"));
+    write_record(d2, NP_STATE_SUBMITTING, "nemoperf-other", NULL);
+    for (int id = 100; id < 120; id++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "o2/sbatch_pretrain_x_8_%d.out", id);
+        touch(rel);
+        if (id == 110)
+            touch("o2/sbatch_pretrain_x_8_99.out");
+    }
+    ck_assert_int_eq(np_reconcile_dir(&be, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "99");
+    np_reconcile_free(&r);
+
+    /* an id of 21 digits is no job id: not submitted; one of 20 digits is */
+    char d3[512];
+    snprintf(d3, sizeof d3, "%s", path("o3"));
+    write_record(d3, NP_STATE_UNKNOWN, "nemoperf-other", NULL);
+    touch("o3/sbatch_pretrain_x_8_123456789012345678901.out");
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_ABSENT);
+    ck_assert_ptr_null(r.job_id);
+    ck_assert_str_eq(r.state, NP_STATE_NOT_SUBMITTED);
+    ck_assert_str_eq(r.message, "was unknown; no job carrying tag nemoperf-other is known to the scheduler and the "
+                                "folder has no output of one: not submitted");
+    np_reconcile_free(&r);
+    o = load(d3);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_NOT_SUBMITTED);
+    ck_assert(json_is_false(json_object_get(o, "submitted")));
+    ck_assert(json_is_null(json_object_get(o, "job_id")));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "error")),
+                     "no job carrying tag nemoperf-other is known to the scheduler and the folder has no output of "
+                     "one: not submitted");
+    json_decref(o);
+    char d4[512];
+    snprintf(d4, sizeof d4, "%s", path("o4"));
+    write_record(d4, NP_STATE_UNKNOWN, "nemoperf-other", NULL);
+    touch("o4/sbatch_pretrain_x_8_12345678901234567890.out");
+    ck_assert_int_eq(np_reconcile_dir(&be, d4, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "12345678901234567890");
+    np_reconcile_free(&r);
+
+    /* the submission's own error is kept under "reconciled" when a job is found (the top-level one cleared) */
+    char d5[512];
+    snprintf(d5, sizeof d5, "%s", path("o5"));
+    mkdir(d5, 0755);
+    o = json_pack("{s:s,s:b,s:s,s:n,s:s,s:{s:s},s:{s:s,s:i}}", "state", NP_STATE_UNKNOWN, "submitted", 0, "tag",
+                  "nemoperf-found", "job_id", "error", "slurmrestd: HTTP 502", "config", "job_name", "pretrain_x_8",
+                  "launcher", "host", "elsewhere", "pid", 1);
+    struct np_error err;
+    ck_assert_int_eq(np_manifest_store(d5, o, 1, NULL, &err), NP_OK);
+    json_decref(o);
+    find_answer = "1002:RUNNING,1000:PENDING,1001:PENDING"; /* same lengths: the lowest by its digits */
+    ck_assert_int_eq(np_reconcile_dir(&be, d5, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.job_id, "1000");
+    ck_assert_str_eq(r.job_state, "PENDING");
+    np_reconcile_free(&r);
+    o = load(d5);
+    ck_assert(json_is_null(json_object_get(o, "error")));
+    ck_assert_ptr_null(json_object_get(o, "launcher"));
+    json_t *rec = json_object_get(o, "reconciled");
+    ck_assert_str_eq(json_string_value(json_object_get(rec, "error")), "slurmrestd: HTTP 502");
+    ck_assert_str_eq(json_string_value(json_object_get(rec, "was")), NP_STATE_UNKNOWN);
+    ck_assert_str_eq(json_string_value(json_object_get(rec, "how")),
+                     "the scheduler has job 1000 (PENDING) carrying tag nemoperf-found (and more jobs with it: see "
+                     "squeue)");
+    json_decref(o);
+    /* settled already: said so with its state and id, or its state alone */
+    ck_assert_int_eq(np_reconcile_dir(&be, d5, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_RECORDED);
+    ck_assert_str_eq(r.message, "recorded already: submitted, job 1000");
+    np_reconcile_free(&r);
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_RECORDED);
+    ck_assert_str_eq(r.message, "recorded already: not_submitted");
+    np_reconcile_free(&r);
+}
+END_TEST
+
+/* Nobody to ask: a record without a tag, a backend without find(), none at all: left as it is, saying why; the job's
+ * output file still settles it (the scheduler "could not be asked").  A job found while its launch settled the
+ * record meanwhile: the record is left as the launch wrote it, and the id found is still handed back. */
+START_TEST(test_nobody_to_ask)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find};
+    struct np_backend nofind = {.name = "fake"};
+    struct np_reconcile r;
+    char d[512];
+    snprintf(d, sizeof d, "%s", path("n1"));
+    write_record(d, NP_STATE_UNKNOWN, NULL, NULL);
+    find_calls = 0;
+    ck_assert_int_eq(np_reconcile_dir(&be, d, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    ck_assert_str_eq(r.message, "still unknown: cannot ask the scheduler: the record has no tag to look for");
+    ck_assert_int_eq(find_calls, 0);
+    np_reconcile_free(&r);
+    char d2[512];
+    snprintf(d2, sizeof d2, "%s", path("n2"));
+    write_record(d2, NP_STATE_SUBMITTING, "nemoperf-found", NULL);
+    ck_assert_int_eq(np_reconcile_dir(&nofind, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_UNREACHABLE);
+    ck_assert_str_eq(r.message, "still submitting: cannot ask the scheduler: no scheduler to ask");
+    np_reconcile_free(&r);
+    json_t *o = load(d2);
+    ck_assert_str_eq(np_manifest_state(o), NP_STATE_SUBMITTING);
+    json_decref(o);
+    touch("n2/sbatch_pretrain_x_8_31.out");
+    ck_assert_int_eq(np_reconcile_dir(NULL, d2, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FOUND);
+    ck_assert_str_eq(r.message, "was submitting; the job's output file sbatch_pretrain_x_8_31.out is in the folder "
+                                "(the scheduler could not be asked)");
+    np_reconcile_free(&r);
+
+    char d3[512];
+    snprintf(d3, sizeof d3, "%s", path("n3"));
+    write_record(d3, NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_answer = "42:PENDING";
+    find_settles = d3;
+    ck_assert_int_eq(np_reconcile_dir(&be, d3, &r), NP_OK);
+    ck_assert_int_eq(r.outcome, NP_RECONCILE_FAILED);
+    ck_assert_str_eq(r.job_id, "42");
+    const char *want = "the scheduler has job 42 (PENDING) carrying tag nemoperf-found; but the record could not be "
+                       "rewritten: ";
+    ck_assert_msg(strncmp(r.message, want, strlen(want)) == 0 && strstr(r.message, "settled meanwhile"), "%s",
+                  r.message);
+    np_reconcile_free(&r);
+    o = load(d3);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "job_id")), "99");
+    json_decref(o);
+}
+END_TEST
+
+/* Which earlier records still count when the scheduler cannot say: with no backend (or one that cannot query) every
+ * recorded job counts; a record that cannot be read counts (it may name a job); a job found by reconcile keeps the
+ * scheduler's word for it when the query that follows fails. */
+START_TEST(test_existing_cannot_tell)
+{
+    struct np_backend be = {.name = "fake", .find = fake_find, .query = fake_query};
+    struct np_backend noquery = {.name = "fake", .find = fake_find};
+    mkdir(path("s"), 0755);
+    mkdir(path("s/experiments"), 0755);
+    mkdir(path("s/experiments/e"), 0755);
+    mkdir(path("s/experiments/e/e_1"), 0755);
+    mkdir(path("s/experiments/e/e_2"), 0755);
+    mkdir(path("s/experiments/e/e_3"), 0755);
+    mkdir(path("s/experiments/e/.e_4"), 0755);
+    write_record(path("s/experiments/e/e_1/pretrain_x_8"), NP_STATE_SUBMITTED, "t1", "11");
+    write_record(path("s/experiments/e/e_2/pretrain_x_8"), NP_STATE_NOT_SUBMITTED, "t2", NULL);
+    write_record(path("s/experiments/e/.e_4/pretrain_x_8"), NP_STATE_SUBMITTED, "t4", "14"); /* hidden: not a run */
+    struct np_reconcile *r = NULL;
+    size_t n = 9;
+    struct np_error err;
+    ck_assert_int_eq(np_reconcile_existing(NULL, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 1);
+    ck_assert_str_eq(r[0].job_id, "11");
+    np_reconcile_free(&r[0]);
+    free(r);
+    ck_assert_int_eq(np_reconcile_existing(&noquery, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 1);
+    ck_assert_str_eq(r[0].job_id, "11");
+    np_reconcile_free(&r[0]);
+    free(r);
+    /* a record that cannot be read */
+    mkdir(path("s/experiments/e/e_3/pretrain_x_8"), 0755);
+    FILE *f = fopen(path("s/experiments/e/e_3/pretrain_x_8/nemoperf.json"), "w");
+    fputs("{\"state\": ", f);
+    fclose(f);
+    query_answer = "11:COMPLETED";
+    query_calls = 0;
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq(query_calls, 1);
+    ck_assert_int_eq((int)n, 1);
+    ck_assert_int_eq(r[0].outcome, NP_RECONCILE_FAILED);
+    ck_assert_ptr_nonnull(strstr(r[0].dir, "/e_3/pretrain_x_8"));
+    np_reconcile_free(&r[0]);
+    free(r);
+    /* found by reconcile (PENDING), then the query fails: kept with the word find() gave */
+    write_record(path("s/experiments/e/e_3/pretrain_x_8"), NP_STATE_UNKNOWN, "nemoperf-found", NULL);
+    find_answer = "42:PENDING";
+    query_answer = "!";
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 2);
+    ck_assert_str_eq(r[0].job_id, "11");
+    ck_assert_str_eq(r[0].message, "job 11: cannot ask the scheduler whether it still runs: Unable to contact slurm "
+                                   "controller");
+    ck_assert_str_eq(r[1].job_id, "42");
+    ck_assert_str_eq(r[1].job_state, "PENDING");
+    ck_assert_str_eq(r[1].message, "was unknown; the scheduler has job 42 (PENDING) carrying tag nemoperf-found");
+    for (size_t i = 0; i < n; i++)
+        np_reconcile_free(&r[i]);
+    free(r);
+    /* the query answers: a job ended (FAILED, CANCELLED, TIMEOUT) no longer counts, a PENDING one does */
+    query_answer = "11:CANCELLED 42:TIMEOUT";
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 0);
+    ck_assert_ptr_null(r);
+    query_answer = "11:FAILED 42:RUNNING";
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq((int)n, 1);
+    ck_assert_str_eq(r[0].job_id, "42");
+    ck_assert_str_eq(r[0].job_state, "RUNNING");
+    np_reconcile_free(&r[0]);
+    free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reconcile");
@@ -522,6 +774,9 @@ int main(void)
     tcase_add_test(t, test_existing);
     tcase_add_test(t, test_collect_depth);
     tcase_add_test(t, test_still_submitting);
+    tcase_add_test(t, test_output_evidence);
+    tcase_add_test(t, test_nobody_to_ask);
+    tcase_add_test(t, test_existing_cannot_tell);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
