@@ -2,10 +2,12 @@
  * locked and released (its folder removed only when the lock made it), a held lock refuses a second launch
  * and is reported busy, a stale lock (owner line of this host, flock free: a launch killed here) is taken over,
  * another host's lock is only named.  The locks are real files and real flock()s in a temporary STAGE_PATH; a
- * "held" lock is one this process holds through another open file description.  Two faults are injected (this
- * test's own link() and realloc() stand in for libc's, each armed for one case and passing through otherwise):
- * the lock released by its holder between a launch's link(2) finding it and the look at it (a race too narrow to hit
- * on demand), and an allocation failure (no way to run out of memory on purpose here).
+ * "held" lock is one this process holds through another open file description.  Faults are injected (this test's
+ * own link(), realloc(), flock(), unlink() and lstat() stand in for libc's, each armed for one case and passing
+ * through otherwise): the lock released by its holder between a launch's link(2) finding it and the look at it, or
+ * replaced by a second launch's between the open() and the look (races too narrow to hit on demand), a lock coming
+ * back at every look, a file system without flock, a stale lock that cannot be removed (the tests run as root, whom
+ * permissions do not stop), and an allocation failure (no way to run out of memory on purpose here).
  */
 #include <check.h>
 #include <dlfcn.h>
@@ -26,12 +28,19 @@ static char root[] = "/tmp/np-check-lock.XXXXXX";
  * EEXIST), realloc() failing its n-th call from when it is armed. */
 static int race_release; /* 1: the next link() that finds a lock removes it, as its holder releasing it */
 static int realloc_fail_at; /* 0: off; n: the n-th realloc() from now returns NULL (ENOMEM) */
+static int link_phantom;     /* 1: every link() fails with EEXIST, linking nothing (below) */
+static int link_calls;       /* link() calls counted while link_phantom is armed */
 
 int link(const char *from, const char *to)
 {
     static int (*real)(const char *, const char *);
     if (!real)
         real = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "link");
+    if (link_phantom) {
+        link_calls++;
+        errno = EEXIST;
+        return -1;
+    }
     int r = real(from, to), e = errno;
     if (r != 0 && e == EEXIST && race_release) {
         race_release = 0;
@@ -51,6 +60,69 @@ void *realloc(void *p, size_t n)
         return NULL;
     }
     return real(p, n);
+}
+
+/* More injected faults for the cases below: link() answering EEXIST for a lock that is not there (a lock that keeps
+ * coming back the moment it is looked at), flock() failing with a chosen errno (a file system without flock: NFS
+ * without its lock manager), unlink() of the lock failing (a folder the launch may not write), and lstat() of the
+ * lock finding another file there (a second launch took the stale lock over between this one's open() and its
+ * look).  Each is armed by its case and passes through otherwise. */
+static int flock_errno;      /* 0: off; else every flock() fails with it */
+static int unlink_lock_errno; /* 0: off; else unlink() of a *.lock fails with it (ENOENT: removes it first) */
+static int lstat_swap_fd = -1; /* >= 0: the next lstat() of a *.lock first renames a new lock over it, held by this */
+
+static int is_lock(const char *p)
+{
+    size_t n = strlen(p);
+    return n > 5 && strcmp(p + n - 5, ".lock") == 0;
+}
+
+int flock(int fd, int op)
+{
+    static int (*real)(int, int);
+    if (!real)
+        real = (int (*)(int, int))dlsym(RTLD_NEXT, "flock");
+    if (flock_errno) {
+        errno = flock_errno;
+        return -1;
+    }
+    return real(fd, op);
+}
+
+int unlink(const char *p)
+{
+    static int (*real)(const char *);
+    if (!real)
+        real = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+    if (unlink_lock_errno && is_lock(p)) {
+        int e = unlink_lock_errno;
+        unlink_lock_errno = 0;
+        if (e == ENOENT)
+            real(p);
+        errno = e;
+        return -1;
+    }
+    return real(p);
+}
+
+int lstat(const char *restrict p, struct stat *restrict st)
+{
+    static int (*real)(const char *restrict, struct stat *restrict);
+    if (!real)
+        real = (int (*)(const char *restrict, struct stat *restrict))dlsym(RTLD_NEXT, "lstat");
+    if (lstat_swap_fd >= 0 && is_lock(p)) {
+        char tmp[700];
+        snprintf(tmp, sizeof tmp, "%s.other", p);
+        int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL, 0644);
+        ck_assert(fd >= 0);
+        char me[256] = "";
+        gethostname(me, sizeof me - 1);
+        ck_assert(dprintf(fd, "host=%s pid=4242 time=1\n", me) > 0); /* this host's, held: a live launch */
+        ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+        ck_assert_int_eq(rename(tmp, p), 0);
+        lstat_swap_fd = -1 - fd; /* fired: -1 - fd keeps the descriptor for the case to close */
+    }
+    return real(p, st);
 }
 
 static void setup(void)
@@ -279,6 +351,165 @@ START_TEST(test_out_of_memory)
 }
 END_TEST
 
+/* an owner nobody can name: an empty lock file held (its launch died before writing it, its sbatch still runs) is
+ * busy, named "owner unknown"; free, it is stale (busy 0, taken over).  An owner line that is not host=... pid=...
+ * names no other host: this host's, its first line shown as it is */
+START_TEST(test_owner_unknown)
+{
+    char d[600], why[800] = "";
+    snprintf(d, sizeof d, "%s/experiments", root);
+    mkdir(d, 0755);
+    FILE *f = fopen(lockfile("row"), "w");
+    fclose(f);
+    int fd = open(lockfile("row"), O_RDONLY);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+    char want[800];
+    snprintf(want, sizeof want, "another launch or the sbatch it started (owner unknown) holds %s", lockfile("row"));
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 1);
+    ck_assert_str_eq(why, want);
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    ck_assert_int_eq(np_launch_lock_take(root, "row", &l, &err), NP_E_INVALID);
+    char want2[900];
+    snprintf(want2, sizeof want2, "row is being launched now: %s", want);
+    ck_assert_str_eq(err.text, want2);
+    close(fd);
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 0);
+    /* an owner line of no known shape, held: shown as it is */
+    f = fopen(lockfile("row"), "w");
+    fputs("written by hand\nsecond line\n", f);
+    fclose(f);
+    fd = open(lockfile("row"), O_RDONLY);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 1);
+    snprintf(want, sizeof want, "another launch or the sbatch it started (written by hand) holds %s", lockfile("row"));
+    ck_assert_str_eq(why, want);
+    close(fd);
+    /* a host= without its pid= is no owner line either (not another host's lock): shown as it is */
+    f = fopen(lockfile("row"), "w");
+    fputs("host=node-elsewhere-17\n", f);
+    fclose(f);
+    fd = open(lockfile("row"), O_RDONLY);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 1);
+    snprintf(want, sizeof want, "another launch or the sbatch it started (host=node-elsewhere-17) holds %s",
+             lockfile("row"));
+    ck_assert_str_eq(why, want);
+    close(fd);
+    ck_assert_int_eq(np_launch_lock_busy(root, "row", why, sizeof why), 0);
+    ck_assert_int_eq(np_launch_lock_take(root, "row", &l, &err), NP_OK);
+    np_launch_lock_release(&l);
+    ck_assert(!exists(lockfile("row")));
+}
+END_TEST
+
+/* a lock that comes back each time it is looked at: 4 tries, then refused naming it (never a loop without end) */
+START_TEST(test_came_back)
+{
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    link_phantom = 1;
+    link_calls = 0;
+    enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+    link_phantom = 0;
+    ck_assert_int_eq(st, NP_E_INVALID);
+    ck_assert_int_eq(link_calls, 4);
+    char want[900];
+    snprintf(want, sizeof want, "row is being launched now: its lock %s came back at once", lockfile("row"));
+    ck_assert_str_eq(err.text, want);
+    ck_assert_ptr_null(l.path);
+    ck_assert_int_eq(l.fd, -1);
+    ck_assert(!exists(lockfile("row")));
+}
+END_TEST
+
+/* a file system without flock (ENOLCK, EOPNOTSUPP, ENOSYS): the lock is still made by link(); any other flock error
+ * refuses the launch as an I/O error, leaving no temporary file */
+START_TEST(test_no_flock)
+{
+    int ok[] = {ENOLCK, EOPNOTSUPP, ENOSYS};
+    for (int i = 0; i < 3; i++) {
+        struct np_launch_lock l;
+        struct np_error err = {0};
+        flock_errno = ok[i];
+        enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+        flock_errno = 0;
+        ck_assert_msg(st == NP_OK, "flock errno %d: %s", ok[i], err.text);
+        ck_assert(exists(lockfile("row")));
+        np_launch_lock_release(&l);
+    }
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    flock_errno = EIO;
+    enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+    flock_errno = 0;
+    ck_assert_int_eq(st, NP_E_IO);
+    ck_assert_str_eq(err.text, "cannot create the launch lock: Input/output error");
+    ck_assert(!exists(lockfile("row")));
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls -A '%s/experiments' | grep -q .", root);
+    ck_assert_int_ne(system(cmd), 0); /* no .new left behind */
+}
+END_TEST
+
+/* a stale lock that cannot be removed: refused naming it and why, the lock left; one removed by someone else
+ * meanwhile (ENOENT): taken */
+START_TEST(test_stale_unremovable)
+{
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    write_owner("row", me);
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    unlink_lock_errno = EACCES;
+    enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+    unlink_lock_errno = 0;
+    ck_assert_int_eq(st, NP_E_INVALID);
+    char want[900];
+    snprintf(want, sizeof want, "row is being launched now: cannot remove a stale launch lock %s: Permission denied",
+             lockfile("row"));
+    ck_assert_str_eq(err.text, want);
+    ck_assert(exists(lockfile("row")));
+    unlink_lock_errno = ENOENT;
+    st = np_launch_lock_take(root, "row", &l, &err);
+    unlink_lock_errno = 0;
+    ck_assert_msg(st == NP_OK, "%s", err.text);
+    np_launch_lock_release(&l);
+}
+END_TEST
+
+/* a stale lock replaced by a second launch's between this launch's open() and its look (another inode at the name
+ * now): the new lock is not removed; this launch tries again and finds it held */
+START_TEST(test_stale_replaced)
+{
+    char me[256] = "";
+    gethostname(me, sizeof me - 1);
+    write_owner("row", me);
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    lstat_swap_fd = 0;
+    enum np_status st = np_launch_lock_take(root, "row", &l, &err);
+    ck_assert_int_lt(lstat_swap_fd, -1); /* fired */
+    int fd = -1 - lstat_swap_fd;
+    lstat_swap_fd = -1;
+    ck_assert_int_eq(st, NP_E_INVALID);
+    char want[900];
+    snprintf(want, sizeof want, "row is being launched now: another launch or the sbatch it started (host=%s pid=4242 "
+             "time=1) holds %s", me, lockfile("row"));
+    ck_assert_str_eq(err.text, want);
+    FILE *f = fopen(lockfile("row"), "r");
+    char line[300] = "";
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    char line_want[300];
+    snprintf(line_want, sizeof line_want, "host=%s pid=4242 time=1\n", me);
+    ck_assert_str_eq(line, line_want);
+    close(fd);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lock");
@@ -292,6 +523,11 @@ int main(void)
     tcase_add_test(tc, test_unopenable);
     tcase_add_test(tc, test_released_meanwhile);
     tcase_add_test(tc, test_out_of_memory);
+    tcase_add_test(tc, test_owner_unknown);
+    tcase_add_test(tc, test_came_back);
+    tcase_add_test(tc, test_no_flock);
+    tcase_add_test(tc, test_stale_unremovable);
+    tcase_add_test(tc, test_stale_replaced);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
