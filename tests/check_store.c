@@ -1599,6 +1599,178 @@ START_TEST(test_boundaries)
 }
 END_TEST
 
+/* the comparison's edges, each answer computed here: names of every verdict and method; the t distribution's
+ * domain (no df, no p, infinite t, the median); runs without a throughput on either side (0, negative, NAN,
+ * infinite: not runs); one run a side; the mean change of logs against the mean change of throughputs; step
+ * windows of exactly 8 and 7 steps; a step that is not a positive number anywhere in the window, the steps the
+ * batch means leave out included; constant windows (no spread: the exact ratio, 4 + 4 - 2 degrees of freedom);
+ * an estimate exactly on the margin (more runs than can be counted); the AR(1) floor's clamps at 0 and 0.95 */
+START_TEST(test_compare_edges)
+{
+    ck_assert_str_eq(np_cmp_verdict_name(NP_CMP_SAME), "SAME");
+    ck_assert_str_eq(np_cmp_verdict_name(NP_CMP_FASTER), "FASTER");
+    ck_assert_str_eq(np_cmp_verdict_name(NP_CMP_SLOWER), "SLOWER");
+    ck_assert_str_eq(np_cmp_verdict_name(NP_CMP_INCONCLUSIVE), "INCONCLUSIVE");
+    ck_assert_str_eq(np_cmp_verdict_name((enum np_cmp_verdict)99), "INCONCLUSIVE");
+    ck_assert_str_eq(np_cmp_method_name(NP_CMP_WELCH_RUNS), "welch-runs");
+    ck_assert_str_eq(np_cmp_method_name(NP_CMP_BATCH_MEANS), "batch-means");
+    ck_assert_str_eq(np_cmp_method_name(NP_CMP_NONE), "none");
+    /* the t distribution's domain */
+    ck_assert(isnan(np_t_cdf(1, 0)) && isnan(np_t_cdf(1, -2)) && isnan(np_t_cdf(NAN, 5)) && isnan(np_t_cdf(1, NAN)));
+    ck_assert(np_t_cdf(INFINITY, 3) == 1 && np_t_cdf(-INFINITY, 3) == 0);
+    ck_assert(np_t_cdf(1e-6, 3) > 0.5 && np_t_cdf(-1e-6, 3) < 0.5);
+    ck_assert(isnan(np_t_quantile(0, 5)) && isnan(np_t_quantile(1, 5)) && isnan(np_t_quantile(-0.1, 5)) &&
+              isnan(np_t_quantile(1.1, 5)) && isnan(np_t_quantile(NAN, 5)));
+    ck_assert(isnan(np_t_quantile(0.975, 0)) && isnan(np_t_quantile(0.975, -1)) && isnan(np_t_quantile(0.975, NAN)));
+    ck_assert(np_t_quantile(0.5, 7) == 0);
+    ck_assert_double_eq_tol(np_t_quantile(0.75, 1), 1.0, 1e-9); /* Cauchy: tan(pi/4) */
+    ck_assert_double_eq_tol(np_t_quantile(0.25, 1), -1.0, 1e-9);
+    ck_assert_double_eq_tol(np_t_quantile(0.9, 2), (2 * 0.9 - 1) / sqrt(2 * 0.9 * 0.1), 1e-9); /* df 2: (2p-1)/sqrt(2p(1-p)) */
+
+    struct np_cmp_result r;
+    double b3[3] = {100.0, 103.0, 98.5}, c5[5] = {106.0, 104.2, 108.9, 105.5, 107.1};
+    /* runs without a throughput, on each side */
+    double none[4] = {0, -5, NAN, INFINITY};
+    for (int side = 0; side < 2; side++) {
+        if (side)
+            np_compare_runs(b3, 3, none, 4, 2.0, &r);
+        else
+            np_compare_runs(none, 4, c5, 5, 2.0, &r);
+        ck_assert_int_eq(r.method, NP_CMP_WELCH_RUNS);
+        ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+        ck_assert_str_eq(r.why, side ? "no candidate run with a throughput" : "no baseline run with a throughput");
+        ck_assert_uint_eq(r.base.n, side ? 3 : 0);
+        ck_assert_uint_eq(r.cand.n, side ? 0 : 5);
+        ck_assert(isnan(r.diff_pct) && isnan(r.diff_lo) && isnan(r.diff_hi) && isnan(r.df));
+        ck_assert_int_eq(r.more_runs, -1);
+        ck_assert(r.min_effect_pct == 2.0);
+    }
+    /* an infinite or NAN throughput among real ones is left out: the same answer as without it, to the bit */
+    double b3x[6] = {INFINITY, 100.0, NAN, 103.0, -INFINITY, 98.5}, c5x[7] = {106.0, 104.2, INFINITY, 108.9, 105.5, NAN, 107.1};
+    struct np_cmp_result clean;
+    np_compare_runs(b3, 3, c5, 5, 2.0, &clean);
+    np_compare_runs(b3x, 6, c5x, 7, 2.0, &r);
+    ck_assert_uint_eq(r.base.n, 3);
+    ck_assert_uint_eq(r.cand.n, 5);
+    ck_assert(r.diff_pct == clean.diff_pct && r.diff_lo == clean.diff_lo && r.diff_hi == clean.diff_hi &&
+              r.df == clean.df && r.verdict == clean.verdict && r.more_runs == clean.more_runs);
+    ck_assert(r.base.lo == clean.base.lo && r.cand.hi == clean.cand.hi);
+    ck_assert(np_compare_runs_change(b3x, 6, c5x, 7) == clean.diff_pct);
+    ck_assert(isnan(np_compare_runs_change(b3, 3, none, 4)));
+    ck_assert(isnan(np_compare_runs_change(none, 4, c5, 5)));
+    /* one run a side: each side's mean, no interval, no verdict */
+    double one_b[1] = {100.0}, one_c[1] = {120.0};
+    np_compare_runs(one_b, 1, one_c, 1, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_str_eq(r.why, "too few samples for an interval");
+    ck_assert_uint_eq(r.base.n, 1);
+    ck_assert_uint_eq(r.cand.n, 1);
+    CK_NEAR(r.base.mean, 100.0);
+    CK_NEAR(r.cand.mean, 120.0);
+    ck_assert(isnan(r.base.lo) && isnan(r.base.hi) && isnan(r.cand.lo) && isnan(r.cand.hi));
+    ck_assert(isnan(r.diff_pct) && isnan(r.df));
+    ck_assert_int_eq(r.more_runs, -1);
+    /* the mean change of logs: NAN entries skipped, the same figure as from the throughputs, to the bit */
+    double lb[5] = {log(100.0), NAN, log(103.0), log(98.5), NAN}, lc[6], nan2[2] = {NAN, NAN};
+    for (int i = 0; i < 5; i++)
+        lc[i] = log(c5[i]);
+    lc[5] = NAN;
+    ck_assert(np_compare_logs_change(lb, 5, lc, 6) == np_compare_runs_change(b3, 3, c5, 5));
+    CK_NEAR(np_compare_logs_change(lb, 5, lc, 6),
+            (exp((lc[0] + lc[1] + lc[2] + lc[3] + lc[4]) / 5 - (lb[0] + lb[2] + lb[3]) / 3) - 1) * 100);
+    CK_NEAR(np_compare_logs_change(lc, 1, lb, 1), (100.0 / 106.0 - 1) * 100);
+    ck_assert(isnan(np_compare_logs_change(lb, 5, nan2, 2)) && isnan(np_compare_logs_change(nan2, 2, lc, 6)));
+    ck_assert(isnan(np_compare_logs_change(lb, 0, lc, 6)) && isnan(np_compare_logs_change(lb, 5, lc, 0)));
+
+    /* constant windows: no spread, the ratio itself; 4 batches a side, df 4 + 4 - 2 */
+    double s8[8], s8c[8], s7[7];
+    for (int i = 0; i < 8; i++) {
+        s8[i] = 1.0;
+        s8c[i] = 1.05;
+    }
+    for (int i = 0; i < 7; i++)
+        s7[i] = 1.0;
+    np_compare_steps(s8, 8, s8c, 8, 2.0, &r);
+    ck_assert_int_eq(r.method, NP_CMP_BATCH_MEANS);
+    ck_assert_ptr_null(r.why);
+    ck_assert_int_eq(r.verdict, NP_CMP_SLOWER);
+    ck_assert_uint_eq(r.base.n, 4);
+    ck_assert_uint_eq(r.cand.n, 4);
+    CK_NEAR(r.diff_pct, (1 / 1.05 - 1) * 100);
+    CK_NEAR(r.diff_lo, (1 / 1.05 - 1) * 100);
+    CK_NEAR(r.diff_hi, (1 / 1.05 - 1) * 100);
+    ck_assert(r.df == 6);
+    CK_NEAR(r.base.mean, 1.0);
+    CK_NEAR(r.cand.mean, 1 / 1.05);
+    CK_NEAR(r.cand.lo, 1 / 1.05);
+    ck_assert_int_eq(r.more_runs, 0);
+    np_compare_steps(s8c, 8, s8, 8, 5.0, &r); /* 5 % faster against a 5 % margin: SAME */
+    CK_NEAR(r.diff_pct, 5.0);
+    ck_assert_int_eq(r.verdict, r.diff_lo > 5.0 ? NP_CMP_FASTER : NP_CMP_SAME);
+    np_compare_steps(s8c, 8, s8, 8, 4.9, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_FASTER);
+    /* 8 steps a side is enough, 7 on either side is not */
+    np_compare_steps(s8, 8, s8, 8, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_SAME);
+    ck_assert(r.diff_pct == 0 && r.diff_lo == 0 && r.diff_hi == 0);
+    for (int side = 0; side < 2; side++) {
+        if (side)
+            np_compare_steps(s8, 8, s7, 7, 2.0, &r);
+        else
+            np_compare_steps(s7, 7, s8, 8, 2.0, &r);
+        ck_assert_int_eq(r.method, NP_CMP_BATCH_MEANS);
+        ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+        ck_assert_str_eq(r.why, "fewer than 8 steps in a window: no interval from the steps");
+        ck_assert(isnan(r.diff_pct));
+        ck_assert_uint_eq(r.base.n, 0);
+    }
+    /* a step that is not a positive number, in either window, at its first step (left out of the batches:
+     * 34 steps, 2 left out) or its last */
+    double a34[34], b34[34];
+    rng_state = 4242;
+    gen_ar1(a34, 34, 1.0, 0.01, 0.3);
+    gen_ar1(b34, 34, 1.0, 0.01, 0.3);
+    static const double badv[4] = {0, -1, NAN, INFINITY};
+    for (int k = 0; k < 4; k++)
+        for (int where = 0; where < 4; where++) {
+            double x[34], y[34];
+            memcpy(x, a34, sizeof x);
+            memcpy(y, b34, sizeof y);
+            (where < 2 ? x : y)[where % 2 ? 33 : 0] = badv[k];
+            np_compare_steps(x, 34, y, 34, 2.0, &r);
+            ck_assert_msg(r.why && strcmp(r.why, "a step time that is not a positive number") == 0,
+                          "step %g at %d: %s", badv[k], where, r.why ? r.why : "(an interval)");
+            ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+            ck_assert(isnan(r.diff_pct));
+        }
+    /* the AR(1) floor at its clamps: a steady climb (lag-1 correlation near 1: clamped at 0.95) and steps that
+     * alternate (negative: clamped at 0), against the computation written here */
+    struct ref_cmp w;
+    double ramp[34], alt[34], flat[34];
+    for (int i = 0; i < 34; i++) {
+        ramp[i] = 1.0 + 0.01 * i;
+        alt[i] = i % 2 ? 1.02 : 0.98;
+        flat[i] = 1.0 + 0.001 * ((i * 7) % 5);
+    }
+    double (*pairs[3][2])[34] = {{&ramp, &flat}, {&flat, &alt}, {&alt, &ramp}};
+    for (int p = 0; p < 3; p++) {
+        np_compare_steps(*pairs[p][0], 34, *pairs[p][1], 34, 2.0, &r);
+        ref_steps(*pairs[p][0], 34, *pairs[p][1], 34, &w);
+        CK_NEAR(r.diff_pct, w.diff);
+        CK_NEAR(r.diff_lo, w.lo);
+        CK_NEAR(r.diff_hi, w.hi);
+        CK_NEAR(r.df, w.df);
+    }
+    /* an estimate exactly on the margin: no number of runs is sure to decide */
+    double bm[3] = {100, 104, 96}, cm[3] = {103, 107, 99};
+    np_compare_runs(bm, 3, cm, 3, 0, &r);
+    double edge = r.diff_pct;
+    np_compare_runs(bm, 3, cm, 3, edge, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_int_eq(r.more_runs, NP_CMP_MORE_MAX + 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -1618,6 +1790,7 @@ int main(void)
     tcase_add_test(tc, test_reference_computation);
     tcase_add_test(tc, test_slow_first_step);
     tcase_add_test(tc, test_boundaries);
+    tcase_add_test(tc, test_compare_edges);
     suite_add_tcase(s, tc);
     TCase *ts = tcase_create("sqlite");
     tcase_set_timeout(ts, 120);
