@@ -5,8 +5,8 @@
 # Generates (once; reused) 20,000 small NeMo 2.0 run folders with bench/gencorpus --lean, times
 #   parse alone | parse --store into an empty store | the same tree stored again (nothing changes),
 # then grows the store to 1,000,000 runs by copying those 20,000 rows 50 times inside SQLite (python3's sqlite3:
-# new keys, times a day apart, two clusters) and times --history (every run, CSV; and one configuration, with
-# change points) and --compare (two clusters; two date ranges).  Prints median/min seconds, peak memory and the
+# new keys, times a day apart, two clusters) and times --history (every run, CSV; a line per configuration, --group;
+# and one configuration, with change points) and --compare (two clusters; two date ranges).  Prints median/min seconds, peak memory and the
 # median CPU seconds; each --history/--compare is followed by one SQL aggregation pass over the same selection
 # (the sqlite3 CLI's GROUP BY of the configurations, averaging tokens/s/GPU) and the ratio of the two, by CPU time
 # (the machine may be shared: wall time then measures the neighbours) and by wall time.
@@ -105,6 +105,8 @@ t2=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(s
 t3=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(sys.argv[1], "%Y-%m-%d")) + 86400)' "$3")
 q="'$(printf '%s' "$cfg" | sed "s/'/''/g")'"
 timed "--history, all $total runs, CSV (change points)" "$NP_PARSE" --history --db "$db" --format csv
+vs_sql "GROUP BY config, all runs" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs GROUP BY config"
+timed "--history --group, all $total runs, CSV (a line per configuration)" "$NP_PARSE" --history --group --db "$db" --format csv
 vs_sql "GROUP BY config, all runs" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs GROUP BY config"
 timed "--history config='$cfg'" "$NP_PARSE" --history --db "$db" --format csv "config=$cfg"
 vs_sql "GROUP BY config WHERE config = that" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE config = $q GROUP BY config"

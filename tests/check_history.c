@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "nemoperf/report/history.h"
 #include "nemoperf/report/plot.h"
@@ -28,9 +31,12 @@ static void rec(struct np_store_rec *r, int i, const char *config, const char *k
     strcpy(r->cluster, "test");
     r->gpus = 8;
     r->t = t;
+    time_t tt = (time_t)t;
+    struct tm tm;
+    strftime(r->ended, sizeof r->ended, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm)); /* as the store writes it */
     r->tokens_per_s_per_gpu = tpg;
     r->step_time_s = 1;
-    r->tflops_per_gpu = r->mfu_percent = r->tokens_per_s = r->step_stdev_s = NAN;
+    r->tflops_per_gpu = r->mfu_percent = r->tokens_per_s = r->step_stdev_s = r->busbw_gbs = NAN;
 }
 
 static void pixel(cairo_surface_t *s, int x, int y, int rgb[3])
@@ -138,6 +144,125 @@ START_TEST(test_round_steps)
 }
 END_TEST
 
+/* Read the CSV file f back: up to max lines of up to 16 cells (no quoted comma in these cases but the change). */
+static size_t csv_lines(FILE *f, char line[][1024], size_t max)
+{
+    rewind(f);
+    size_t n = 0;
+    while (n < max && fgets(line[n], 1024, f)) {
+        line[n][strcspn(line[n], "\n")] = '\0';
+        n++;
+    }
+    return n;
+}
+
+/* --history --group: one line per configuration that has a counted run, from the same change points as the listing.
+ * "cfg a": 12 runs at 1000 tokens/s/GPU then 6 at 900 (10 % slower) from a container change; "cfg b": two
+ * counted runs and a newer failed one (not counted: its figures never stand for the configuration); "cfg c": a
+ * failed run only (no line).  Each run's step time differs, so the line's figures say which run they are. */
+START_TEST(test_group_one_line_per_configuration)
+{
+    char dir[] = "/tmp/np-history.XXXXXX", db[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/r.db", dir);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(db, &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    const long long t0 = 1795132800LL; /* 2026-11-20T00:00:00Z */
+    int k = 0;
+    for (int j = 0; j < 18; j++) {
+        struct np_store_rec r;
+        rec(&r, k++, "cfg a", "benchmark", (j < 12 ? 1000 : 900) + (j % 3) - 1, t0 + j * 86400LL);
+        r.step_time_s = 10 + j;
+        strcpy(r.container_tag, j < 12 ? "25.02" : "25.04");
+        ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+    }
+    for (int j = 0; j < 3; j++) {
+        struct np_store_rec r;
+        rec(&r, k++, "cfg b", "checkpoint-save", 500 + j, t0 + 3600LL * (j + 1));
+        r.step_time_s = 2 + j;
+        if (j == 2)
+            strcpy(r.status, "failed");
+        ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+    }
+    struct np_store_rec r;
+    rec(&r, k++, "cfg c", "benchmark", 700, t0);
+    strcpy(r.status, "failed");
+    ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    struct np_store_filter all;
+    memset(&all, 0, sizeof all);
+    FILE *g = tmpfile(), *l = tmpfile();
+    long long n = 0, nl = 0;
+    ck_assert_msg(np_history_write_group(s, &all, NP_FMT_CSV, 2.0, NULL, g, &n, &err) == NP_OK, "%s", err.text);
+    ck_assert_msg(np_history_write(s, &all, NP_FMT_CSV, 2.0, NULL, l, &nl, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(n, 20); /* the counted runs: 18 + 2 */
+    ck_assert_int_eq(nl, 22); /* the listing: every run selected */
+    static char line[32][1024];
+    size_t nline = csv_lines(g, line, 32);
+    ck_assert_uint_eq(nline, 3);
+    ck_assert_str_eq(line[0], "config,family,kind,runs,first,newest,newest_steady_step_time_s,"
+                              "newest_steady_tokens_per_s_per_gpu,newest_steady_mfu_percent,newest_busbw_gbs,"
+                              "change_points,newest_change_at,newest_change");
+    /* cfg a: 18 runs, 2026-11-20 .. 2026-12-07, the newest run's step time (27 s) and throughput (900 + 17 % 3 - 1) */
+    const char *a = "\"cfg a\",\"nemo\",\"benchmark\",18,2026-11-20T00:00:00Z,2026-12-07T00:00:00Z,27.000,901.0,n/a,n/a,1,"
+                    "2026-12-02,\"SLOWER ";
+    ck_assert_msg(strncmp(line[1], a, strlen(a)) == 0, "%s", line[1]);
+    ck_assert_msg(strstr(line[1], " container 25.02 -> 25.04\"") != NULL, "%s", line[1]);
+    /* cfg b: the failed newest run does not count; the line's figures are the second run's */
+    ck_assert_str_eq(line[2], "\"cfg b\",\"nemo\",\"checkpoint-save\",2,2026-11-20T01:00:00Z,2026-11-20T02:00:00Z,3.000,"
+                              "501.0,n/a,n/a,0,,\"\"");
+    /* the listing's change point is the same one, on the run the group line dates */
+    char chg[300];
+    const char *q = strstr(line[1], ",\"SLOWER ");
+    ck_assert_ptr_nonnull(q);
+    snprintf(chg, sizeof chg, "%s", q + 1);
+    nline = csv_lines(l, line, 32);
+    ck_assert_uint_eq(nline, 23);
+    int found = 0;
+    for (size_t i = 1; i < nline; i++)
+        if (strstr(line[i], ",\"SLOWER ")) {
+            found++;
+            ck_assert_msg(strncmp(line[i], "2026-12-02T", 11) == 0, "%s", line[i]);
+            ck_assert_msg(strcmp(strstr(line[i], ",\"SLOWER ") + 1, chg) == 0, "%s against %s", line[i], chg);
+        }
+    ck_assert_int_eq(found, 1);
+    fclose(g);
+    fclose(l);
+    /* JSON: the same lines, one document */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *j = open_memstream(&buf, &len);
+    ck_assert_int_eq(np_history_write_group(s, &all, NP_FMT_JSON, 2.0, NULL, j, &n, &err), NP_OK);
+    fclose(j);
+    json_error_t je;
+    json_t *d = json_loads(buf, 0, &je);
+    ck_assert_msg(d != NULL, "%s: %s", je.text, buf);
+    ck_assert_int_eq(json_integer_value(json_object_get(d, "runs")), 20);
+    ck_assert_int_eq(json_integer_value(json_object_get(d, "change_points")), 1);
+    json_t *c = json_object_get(d, "configurations");
+    ck_assert_uint_eq(json_array_size(c), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 1), "kind")), "checkpoint-save");
+    ck_assert(json_is_null(json_object_get(json_array_get(c, 1), "newest_change")));
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(c, 0), "newest_change"), "at")),
+                     "2026-12-02");
+    json_decref(d);
+    free(buf);
+    /* a selection without a counted run: no line, 0 runs */
+    all.config = "cfg c";
+    FILE *e = tmpfile();
+    ck_assert_int_eq(np_history_write_group(s, &all, NP_FMT_CSV, 2.0, NULL, e, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 0);
+    ck_assert_uint_eq(csv_lines(e, line, 32), 1);
+    fclose(e);
+    np_store_close(s);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("history");
@@ -146,6 +271,7 @@ int main(void)
     tcase_add_test(tc, test_legend_every_configuration);
     tcase_add_test(tc, test_time_ticks_differ);
     tcase_add_test(tc, test_round_steps);
+    tcase_add_test(tc, test_group_one_line_per_configuration);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

@@ -573,8 +573,19 @@ enum np_status np_compare_write(const struct np_compare_set *set, enum np_format
 /* ---- --history ---- */
 
 struct history_change {
-    long long id;
+    long long id, t;
+    size_t cfg;                   /* its configuration's index in set->c */
     char text[160];
+};
+
+/* --history --group: what one configuration's line says, besides its newest run's record (looked up by id) */
+struct history_sum {
+    size_t cfg;                   /* index in set->c */
+    long long n, first_t, last_t, last_id;
+    size_t nch, lastch;           /* its change points, the newest's index in pass->ch */
+    int found;                    /* the newest run was looked up: */
+    char family[12], kind[16], status[20], container[256];
+    double step_s, tpg, mfu, busbw;
 };
 
 struct history_pass {
@@ -585,8 +596,12 @@ struct history_pass {
     size_t nch, capch;
     double min_effect;
     int keep;                     /* keep every configuration's series (for the plot) */
+    struct history_sum *sum;      /* --group: a line per configuration, NULL without */
+    size_t nsum, capsum;
+    int group;
     char cur[320];
     size_t curc;                  /* its index in set->c */
+    size_t lastc;                 /* the container the last run had (runs of a configuration share one) */
     int nomem;
 };
 
@@ -668,6 +683,8 @@ static void history_detect(struct history_pass *p, struct history_cfg *c)
         }
         struct history_change *hc = &p->ch[p->nch++];
         hc->id = s->id[best];
+        hc->t = s->t[best];
+        hc->cfg = (size_t)(c - p->set->c);
         const char *a = p->cont[s->cont[best - 1]], *b = p->cont[s->cont[best]];
         int n = snprintf(hc->text, sizeof hc->text, "%s %+.1f%% [%+.1f, %+.1f]", np_cmp_verdict_name(r.verdict),
                          r.diff_pct, r.diff_lo, r.diff_hi);
@@ -689,28 +706,45 @@ static void history_flush(struct history_pass *p)
         return;
     }
     history_detect(p, c);
+    if (p->group && c->s[0].n) {
+        if (p->nsum == p->capsum) {
+            size_t nc = p->capsum ? p->capsum * 2 : 16;
+            struct history_sum *ns = realloc(p->sum, nc * sizeof *ns);
+            if (!ns) {
+                p->nomem = 1;
+                return;
+            }
+            p->sum = ns;
+            p->capsum = nc;
+        }
+        const struct history_side *sd = &c->s[0];
+        struct history_sum *u = &p->sum[p->nsum++];
+        memset(u, 0, sizeof *u);
+        u->cfg = (size_t)(c - p->set->c);
+        u->n = (long long)sd->n;
+        u->first_t = sd->t[0];
+        u->last_t = sd->t[sd->n - 1];
+        u->last_id = sd->id[sd->n - 1];
+    }
     if (!p->keep)
         history_side_free(&c->s[0]);
 }
 
-static enum np_status history_pass1_row(void *ctx, const struct np_store_rec *rec)
+static enum np_status history_pass1_row(void *ctx, const struct np_store_point *pt)
 {
     struct history_pass *p = ctx;
-    if (!history_counts(rec))
-        return NP_OK;
-    if (strcmp(p->cur, rec->config) != 0) {
+    if (strcmp(p->cur, pt->config) != 0) {
         history_flush(p);
-        snprintf(p->cur, sizeof p->cur, "%s", rec->config);
-        struct history_cfg *nc = history_cfg(p->set, rec->config);
+        snprintf(p->cur, sizeof p->cur, "%s", pt->config);
+        struct history_cfg *nc = history_cfg(p->set, pt->config);
         if (!nc)
             return NP_E_NOMEM;
         p->curc = (size_t)(nc - p->set->c); /* an index: the table moves as it grows */
     }
     struct history_cfg *c = &p->set->c[p->curc];
-    if (isfinite(rec->tokens_per_s_per_gpu) && rec->tokens_per_s_per_gpu > 0)
-        p->set->tokens = 1; /* the plot's unit */
-    size_t k = history_intern(p, rec->container_tag[0] ? rec->container_tag : rec->container);
-    if (p->nomem || history_push(&c->s[0], np_store_rec_tput(rec), rec->id, rec->t, k, 1) != 0)
+    size_t k = strcmp(p->cont[p->lastc], pt->container) == 0 ? p->lastc : history_intern(p, pt->container);
+    p->lastc = k;
+    if (p->nomem || history_push(&c->s[0], pt->x, pt->id, pt->t, k, 1) != 0)
         return NP_E_NOMEM;
     return NP_OK;
 }
@@ -733,7 +767,10 @@ struct history_list {
 static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
 {
     struct history_list *l = ctx;
-    struct history_change key = {r->id, ""};
+    if (isfinite(r->tokens_per_s_per_gpu) && r->tokens_per_s_per_gpu > 0 &&
+        (strcmp(r->status, "ok") == 0 || strcmp(r->status, "synthetic") == 0))
+        l->p->set->tokens = 1; /* the plot's unit: a counted run's throughput was tokens/s/GPU */
+    struct history_change key = {r->id, 0, 0, ""};
     const struct history_change *hc =
         l->p->nch ? bsearch(&key, l->p->ch, l->p->nch, sizeof *l->p->ch, history_cmp_change) : NULL;
     const char *change = hc ? hc->text : "";
@@ -1011,29 +1048,190 @@ static enum np_status history_plot(const struct history_pass *p, const char *fil
                                                      cairo_status_to_string(cs));
 }
 
-enum np_status np_history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
-                                double min_effect_pct, const char *plot, FILE *out, long long *nrows,
-                                struct np_error *err)
+/* ---- --history --group: a line per configuration (one pass: no run listed) ---- */
+
+struct history_look {
+    struct history_sum *sum;
+    size_t n;
+    struct np_compare_set *set;
+};
+
+static enum np_status history_look_row(void *ctx, const struct np_store_rec *r)
+{
+    struct history_look *lk = ctx;
+    for (size_t i = 0; i < lk->n; i++) {
+        struct history_sum *u = &lk->sum[i];
+        if (u->last_id != r->id)
+            continue;
+        u->found = 1;
+        snprintf(u->family, sizeof u->family, "%s", r->family);
+        snprintf(u->kind, sizeof u->kind, "%s", r->kind);
+        snprintf(u->status, sizeof u->status, "%s", r->status);
+        snprintf(u->container, sizeof u->container, "%s", r->container_tag[0] ? r->container_tag : r->container);
+        u->step_s = r->step_time_s;
+        u->tpg = r->tokens_per_s_per_gpu;
+        u->mfu = r->mfu_percent;
+        u->busbw = r->busbw_gbs;
+        if (isfinite(r->tokens_per_s_per_gpu) && r->tokens_per_s_per_gpu > 0)
+            lk->set->tokens = 1; /* the plot's unit */
+    }
+    return NP_OK;
+}
+
+/* Each configuration's newest run's record, NP_STORE_FILTER_MAX ids a query. */
+static enum np_status history_look_up(struct history_pass *p, struct np_store *s, struct np_error *err)
+{
+    for (size_t i = 0; i < p->nsum; i += NP_STORE_FILTER_MAX) {
+        struct np_store_filter f;
+        memset(&f, 0, sizeof f);
+        struct history_look lk = {p->sum + i, p->nsum - i < NP_STORE_FILTER_MAX ? p->nsum - i : NP_STORE_FILTER_MAX,
+                                  p->set};
+        for (size_t k = 0; k < lk.n; k++)
+            f.ids[f.nids++] = lk.sum[k].last_id;
+        enum np_status st = np_store_select(s, &f, 0, NP_STORE_LIST, history_look_row, &lk, err);
+        if (st != NP_OK)
+            return st;
+    }
+    return NP_OK;
+}
+
+static void history_date(long long t, char *buf, size_t size, int day)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (t > 0 && gmtime_r(&tt, &tm))
+        strftime(buf, size, day ? "%Y-%m-%d" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(buf, size, "-");
+}
+
+static enum np_status history_group_write(struct history_pass *p, enum np_format fmt, FILE *out)
+{
+    long long runs = 0;
+    size_t *at = p->set->n ? calloc(p->set->n, sizeof *at) : NULL; /* configuration -> its line + 1 */
+    if (p->set->n && !at)
+        return NP_E_NOMEM;
+    for (size_t i = 0; i < p->nsum; i++)
+        at[p->sum[i].cfg] = i + 1;
+    for (size_t i = 0; i < p->nch; i++) /* in detection order: a configuration's newest last */
+        if (p->ch[i].cfg < p->set->n && at[p->ch[i].cfg]) {
+            struct history_sum *u = &p->sum[at[p->ch[i].cfg] - 1];
+            u->nch++;
+            u->lastch = i;
+        }
+    free(at);
+    if (fmt == NP_FMT_TABLE)
+        fprintf(out, "%-50s  %-9s  %-15s  %7s  %-20s  %-20s  %8s  %16s  %11s  %10s  %7s  %s\n", "CONFIGURATION",
+                "FAMILY", "KIND", "RUNS", "FIRST", "NEWEST", "STEADY_S", "STEADY_TOK/S/GPU", "STEADY_MFU%",
+                "BUSBW_GB/S", "CHANGES", "NEWEST_CHANGE");
+    else if (fmt == NP_FMT_MARKDOWN)
+        fprintf(out, "| Configuration | Family | Kind | Runs | First | Newest | Steady step s | Steady tokens/s/GPU | "
+                     "Steady MFU %% | Peak busbw GB/s | Changes | Newest change |\n"
+                     "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    else if (fmt == NP_FMT_CSV)
+        fprintf(out, "config,family,kind,runs,first,newest,newest_steady_step_time_s,newest_steady_tokens_per_s_per_gpu,"
+                     "newest_steady_mfu_percent,newest_busbw_gbs,change_points,newest_change_at,newest_change\n");
+    else
+        fprintf(out, "{\n  \"configurations\": [");
+    for (size_t i = 0; i < p->nsum; i++) {
+        const struct history_sum *u = &p->sum[i];
+        const char *cfg = p->set->c[u->cfg].name;
+        const struct history_change *hc = u->nch ? &p->ch[u->lastch] : NULL;
+        char first[32], last[32], chat[32] = "", st[32], tpg[32], mfu[32], bw[32], chg[200];
+        history_date(u->first_t, first, sizeof first, 0);
+        history_date(u->last_t, last, sizeof last, 0);
+        if (hc)
+            history_date(hc->t, chat, sizeof chat, 1);
+        history_num(st, sizeof st, u->found ? u->step_s : NAN, 3);
+        history_num(tpg, sizeof tpg, u->found ? u->tpg : NAN, 1);
+        history_num(mfu, sizeof mfu, u->found ? u->mfu : NAN, 2);
+        history_num(bw, sizeof bw, u->found ? u->busbw : NAN, 1);
+        snprintf(chg, sizeof chg, "%s%s%s", chat, hc ? " " : "", hc ? hc->text : "");
+        const char *fam = u->family[0] ? u->family : "-", *kind = u->kind[0] ? u->kind : "-";
+        runs += u->n;
+        switch (fmt) {
+        case NP_FMT_TABLE:
+            fprintf(out, "%-50s  %-9s  %-15s  %7lld  %-20s  %-20s  %8s  %16s  %11s  %10s  %7zu  %s\n", cfg, fam, kind,
+                    u->n, first, last, st, tpg, mfu, bw, u->nch, hc ? chg : "-");
+            break;
+        case NP_FMT_MARKDOWN:
+            fprintf(out, "| %s | %s | %s | %lld | %s | %s | %s | %s | %s | %s | %zu | %s |\n", cfg, fam, kind, u->n,
+                    first, last, st, tpg, mfu, bw, u->nch, hc ? chg : "");
+            break;
+        case NP_FMT_CSV: {
+            char q[4][700];
+            np_text_csv_cell(q[0], sizeof q[0], cfg, 1);
+            np_text_csv_cell(q[1], sizeof q[1], u->family, 1);
+            np_text_csv_cell(q[2], sizeof q[2], u->kind, 1);
+            np_text_csv_cell(q[3], sizeof q[3], hc ? hc->text : "", 1);
+            fprintf(out, "%s,%s,%s,%lld,%s,%s,%s,%s,%s,%s,%zu,%s,%s\n", q[0], q[1], q[2], u->n, first, last, st, tpg,
+                    mfu, bw, u->nch, chat, q[3]);
+            break;
+        }
+        case NP_FMT_JSON: {
+            json_t *ch = hc ? json_pack("{s:s,s:s}", "at", chat, "text", hc->text) : json_null();
+            json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "config", cfg, "family",
+                                  u->family, "kind", u->kind, "runs", (json_int_t)u->n, "first", first, "newest", last,
+                                  "newest_steady_step_time_s", history_json_num(u->found ? u->step_s : NAN),
+                                  "newest_steady_tokens_per_s_per_gpu", history_json_num(u->found ? u->tpg : NAN),
+                                  "newest_steady_mfu_percent", history_json_num(u->found ? u->mfu : NAN),
+                                  "newest_busbw_gbs", history_json_num(u->found ? u->busbw : NAN), "change_points",
+                                  (json_int_t)u->nch, "newest_change", ch);
+            char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
+            json_decref(o);
+            if (!txt)
+                return NP_E_NOMEM;
+            fprintf(out, "%s\n    %s", i ? "," : "", txt);
+            free(txt);
+            break;
+        }
+        }
+    }
+    if (fmt == NP_FMT_JSON)
+        fprintf(out, "%s],\n  \"runs\": %lld,\n  \"change_points\": %zu\n}\n", p->nsum ? "\n  " : "", runs, p->nch);
+    else if (fmt == NP_FMT_TABLE || fmt == NP_FMT_MARKDOWN)
+        fprintf(out, "%s%zu configuration%s, %lld run%s with a steady throughput, %zu change point%s (--min-effect %g%%); "
+                     "the steady figures are each configuration's newest run's\n",
+                fmt == NP_FMT_MARKDOWN ? "\n" : "", p->nsum, p->nsum == 1 ? "" : "s", runs, runs == 1 ? "" : "s", p->nch,
+                p->nch == 1 ? "" : "s", p->min_effect);
+    return ferror(out) ? NP_E_IO : NP_OK;
+}
+
+static enum np_status history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                    double min_effect_pct, const char *plot, int group, FILE *out, long long *nrows,
+                                    struct np_error *err)
 {
     struct history_pass p;
     memset(&p, 0, sizeof p);
     p.min_effect = min_effect_pct;
     p.keep = plot != NULL;
+    p.group = group;
     *nrows = 0;
     if (!(p.set = np_compare_set_new()) || history_intern(&p, "") != 0 || p.nomem) {
         np_compare_set_free(p.set);
         return np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
     }
-    enum np_status st = np_store_select(s, f, 1, NP_STORE_SERIES, history_pass1_row, &p, err);
+    enum np_status st = np_store_series(s, f, history_pass1_row, &p, err);
     if (st == NP_OK) {
         history_flush(&p);
         if (p.nomem)
             st = np_error_set(err, NP_E_NOMEM, "--history", 0, 0, "out of memory");
     }
-    if (st == NP_OK && p.nch)
+    if (st == NP_OK && group) {
+        st = history_look_up(&p, s, err);
+        if (st == NP_OK && (st = history_group_write(&p, fmt, out)) == NP_OK && (fflush(out) != 0 || ferror(out)))
+            st = NP_E_IO;
+        if (st == NP_E_IO)
+            np_error_set(err, st, "standard output", 0, 0, "cannot write the history");
+        else if (st == NP_E_NOMEM)
+            np_error_set(err, st, "--history", 0, 0, "out of memory");
+        for (size_t i = 0; i < p.nsum; i++)
+            *nrows += p.sum[i].n;
+    }
+    if (st == NP_OK && p.nch && !group)
         qsort(p.ch, p.nch, sizeof *p.ch, history_cmp_change);
     struct history_list l = {out, fmt, &p, 0, NULL, 0};
-    if (st == NP_OK) {
+    if (st == NP_OK && !group) {
         if (fmt == NP_FMT_TABLE)
             fprintf(out, "%-20s  %-9s  %-15s  %-50s  %-12s  %-10s  %-12s  %-10s  %8s  %16s  %11s  %10s  %s\n", "ENDED",
                     "FAMILY", "KIND", "CONFIGURATION", "CLUSTER", "JOB", "CONTAINER", "STATUS", "STEADY_S",
@@ -1060,13 +1258,29 @@ enum np_status np_history_write(struct np_store *s, const struct np_store_filter
         if (st == NP_OK && (fflush(out) != 0 || ferror(out)))
             st = np_error_set(err, NP_E_IO, "standard output", 0, 0, "cannot write the history");
     }
-    *nrows = l.n;
+    if (!group)
+        *nrows = l.n;
     if (st == NP_OK && plot)
         st = history_plot(&p, plot, err);
     for (size_t i = 0; i < p.ncont; i++)
         free(p.cont[i]);
     free(p.cont);
     free(p.ch);
+    free(p.sum);
     np_compare_set_free(p.set);
     return st;
+}
+
+enum np_status np_history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                double min_effect_pct, const char *plot, FILE *out, long long *nrows,
+                                struct np_error *err)
+{
+    return history_write(s, f, fmt, min_effect_pct, plot, 0, out, nrows, err);
+}
+
+enum np_status np_history_write_group(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                      double min_effect_pct, const char *plot, FILE *out, long long *nrows,
+                                      struct np_error *err)
+{
+    return history_write(s, f, fmt, min_effect_pct, plot, 1, out, nrows, err);
 }

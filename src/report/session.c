@@ -451,7 +451,8 @@ static int session_history(char *const *sel, size_t nsel, const struct np_parse_
         return rc;
     long long n = 0;
     FILE *out = np_text_out_stream(stdout, fmt == NP_FMT_JSON); /* the reports' one escaping rule */
-    if (!out || np_history_write(s, &f, fmt, min_effect, plot, out, &n, &err) != NP_OK) {
+    if (!out || (o->group ? np_history_write_group : np_history_write)(s, &f, fmt, min_effect, plot, out, &n, &err) !=
+                    NP_OK) {
         if (out)
             np_error_print(&err);
         else
@@ -1025,7 +1026,7 @@ int np_session_run(struct np_session *s)
 {
     struct np_parse_opts *o = &s->opts;
     int compare = s->compare, history = s->history;
-    if (o->group && s->fmt == NP_FMT_MARKDOWN) {
+    if (o->group && s->fmt == NP_FMT_MARKDOWN && !history) {
         np_errorf("--group: not with --format markdown (the published tables show one run per column)");
         return 2;
     }
@@ -1042,8 +1043,8 @@ int np_session_run(struct np_session *s)
                   s->nargs, s->nargs == 1 ? "" : "s");
         return 2;
     }
-    if ((compare && (s->plot || o->group || s->slurm || s->nccl)) || (history && (o->group || s->slurm || s->nccl))) {
-        np_errorf("--%s: not with --plot, --group, --slurm or --nccl", compare ? "compare" : "history");
+    if ((compare && (s->plot || o->group || s->slurm || s->nccl)) || (history && (s->slurm || s->nccl))) {
+        np_errorf(compare ? "--compare: not with --plot, --group, --slurm or --nccl" : "--history: not with --slurm or --nccl");
         return 2;
     }
     if (history)

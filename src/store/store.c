@@ -961,7 +961,8 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
     return NP_OK;
 }
 
-/* f's conditions (" AND ..."), their values into p from *np on (at most 13 + NP_STORE_FILTER_MAX). */
+/* f's conditions (" AND ..."), their values into p from *np on (at most STORE_MAXP). */
+#define STORE_MAXP (13 + 2 * NP_STORE_FILTER_MAX)
 static void store_where(struct store_buf *q, const struct np_store_filter *f, struct np_sval *p, size_t *npp)
 {
     size_t np = *npp;
@@ -998,6 +999,14 @@ static void store_where(struct store_buf *q, const struct np_store_filter *f, st
         }
         store_cat(q, ")");
     }
+    if (f->nids) {
+        store_cat(q, " AND id IN (");
+        for (size_t i = 0; i < f->nids && i < NP_STORE_FILTER_MAX; i++) {
+            p[np] = (struct np_sval){NP_SV_INT, f->ids[i], 0, NULL, 0};
+            store_cat(q, "%s$%zu", i ? ", " : "", ++np);
+        }
+        store_cat(q, ")");
+    }
     *npp = np;
 }
 
@@ -1016,14 +1025,17 @@ static int store_match(const struct np_store_filter *f, const struct np_store_re
     int job = !f->njobs;
     for (size_t i = 0; !job && i < f->njobs; i++)
         job = strcmp(f->jobs[i], r->job_id) == 0;
-    return job;
+    int id = !f->nids;
+    for (size_t i = 0; !id && i < f->nids && i < NP_STORE_FILTER_MAX; i++)
+        id = f->ids[i] == r->id;
+    return job && id;
 }
 
 enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config,
                                enum np_store_set set, np_store_row_fn fn, void *ctx, struct np_error *err)
 {
     struct store_buf q = {0};
-    struct np_sval p[32];
+    struct np_sval p[STORE_MAXP];
     size_t np = 0;
     if ((unsigned)set >= NP_STORE_NSETS)
         set = NP_STORE_ALL;
@@ -1051,6 +1063,49 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
     free(sql);
     free(sel.samples);
     return st != NP_OK ? st : sel.st;
+}
+
+struct store_series {
+    np_store_point_fn fn;
+    void *ctx;
+    enum np_status st;
+};
+
+static int store_series_row(void *ctx, const struct np_sval *cols, size_t ncol)
+{
+    struct store_series *ss = ctx;
+    if (ncol < 5 || cols[3].type != NP_SV_REAL || !isfinite(cols[3].r)) /* no throughput: not counted */
+        return 0;
+    struct np_store_point pt = {cols[0].type == NP_SV_TEXT && cols[0].s ? cols[0].s : "",
+                                cols[4].type == NP_SV_TEXT && cols[4].s ? cols[4].s : "",
+                                cols[2].type == NP_SV_INT ? cols[2].i : 0,
+                                cols[1].type == NP_SV_INT ? cols[1].i : 0, cols[3].r};
+    ss->st = ss->fn(ss->ctx, &pt);
+    return ss->st != NP_OK;
+}
+
+enum np_status np_store_series(struct np_store *s, const struct np_store_filter *f, np_store_point_fn fn, void *ctx,
+                               struct np_error *err)
+{
+    /* np_store_rec_tput and history's rule of what counts, in SQL: five values a row instead of eight (a NULL
+     * or a non-positive value is no throughput; the store writes a non-finite one as NULL) */
+    struct store_buf q = {0};
+    struct np_sval p[STORE_MAXP];
+    size_t np = 0;
+    store_cat(&q, "SELECT config, t, id, CASE WHEN busbw_gbs > 0 THEN busbw_gbs WHEN tokens_per_s_per_gpu > 0 "
+                  "THEN tokens_per_s_per_gpu WHEN step_time_s > 0 THEN 1.0 / step_time_s END, CASE WHEN "
+                  "container_tag <> '' THEN container_tag ELSE container END FROM runs WHERE status IN ('ok', "
+                  "'synthetic')");
+    store_where(&q, f, p, &np);
+    store_cat(&q, " ORDER BY config, t, id");
+    char *sql = store_done(&q);
+    if (!sql)
+        return np_error_set(err, NP_E_NOMEM, s->where, 0, 0, "out of memory");
+    static const enum np_sval_type types[] = {NP_SV_TEXT, NP_SV_INT, NP_SV_INT, NP_SV_REAL, NP_SV_TEXT};
+    struct store_series ss = {fn, ctx, NP_OK};
+    enum np_status st = s->be->exec(s->h, sql, 0, p, np, types, 5, store_series_row, &ss, NULL, err);
+    free(sql);
+    return st != NP_OK ? st : ss.st;
 }
 
 /* ---- a selector that matched nothing: the nearest stored value ---- */
@@ -1167,7 +1222,7 @@ enum np_status np_store_select_sides(struct np_store *s, const struct np_store_f
             store_cat(&q, "%s, ", store_cols[i].name);
             col[ncol++] = i;
         }
-    struct np_sval p[2 * (13 + NP_STORE_FILTER_MAX)];
+    struct np_sval p[2 * STORE_MAXP];
     size_t np = 0;
     store_cat(&q, "id FROM runs WHERE (1 = 1");
     store_where(&q, a, p, &np);

@@ -235,6 +235,8 @@ for k in $parse_later; do
     line=$(printf '%s\n' "$ex" | site)
     run_ex ex$k "$S" "$line"
     case $ex in
+    *--history*--group*)   # a line per configuration of the runs --store stored just before
+        expect ex$k 0 "^CONFIGURATION  *FAMILY  *KIND  *RUNS  *FIRST  *NEWEST" ;;
     *--history*)   # the runs --store stored just before, listed; the plot over time drawn
         expect ex$k 0 "^ENDED  *FAMILY  *KIND  *CONFIGURATION"
         f=$(printf '%s\n' "$ex" | sed -n 's/.*--plot \([^ ]*\).*/\1/p')

@@ -74,6 +74,10 @@ suite() { # LOC NAME: the CLI cases on one store
     "$P" --history --db "$db" --format json >"$T/h.json" &&
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["runs"]; assert len(r)==12, len(r); assert d["change_points"]==1, d; assert r[8]["change"].startswith("SLOWER"), r[8]' "$T/h.json" &&
         ok "$name: --history: 12 runs, one change point at the first slow run" || bad "$name: --history json: $(cat "$T/h.json")"
+    # --group: the same change point on a line for the configuration, with the newest run's figures
+    "$P" --history --group --db "$db" --format json >"$T/g.json" &&
+        python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["runs"]; d=json.load(open(sys.argv[2])); c=d["configurations"]; assert len(c)==1 and d["runs"]==12 and d["change_points"]==1, d; c=c[0]; assert c["runs"]==12 and c["change_points"]==1 and c["newest_change"]["text"]==h[8]["change"] and c["newest_change"]["at"]==h[8]["ended"][:10], c; assert c["newest"]==h[-1]["ended"] and c["first"]==h[0]["ended"] and abs(c["newest_steady_tokens_per_s_per_gpu"]-h[-1]["steady_tokens_per_s_per_gpu"])<0.05, c' "$T/h.json" "$T/g.json" &&
+        ok "$name: --history --group: one line, the change point of the listing, the figures of the newest run" || bad "$name: --history --group: $(cat "$T/g.json")"
 }
 
 # ---- SQLite ----

@@ -23,6 +23,12 @@
 enum np_status np_history_write(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
                                 double min_effect_pct, const char *plot, FILE *out, long long *nrows,
                                 struct np_error *err);
+/* --history --group: the same change points, a line per configuration with a run that counts instead of a line
+ * per run (its runs, first and newest, the newest run's steady figures, its change points and the newest one):
+ * one pass over the store, for a selection too large to read run by run.  *nrows: the runs counted. */
+enum np_status np_history_write_group(struct np_store *s, const struct np_store_filter *f, enum np_format fmt,
+                                      double min_effect_pct, const char *plot, FILE *out, long long *nrows,
+                                      struct np_error *err);
 
 /* The history plot's axes.  np_history_round_step: a round step (1, 2, 2.5 or 5 times a power of ten) near span/n.
  * np_history_time_ticks: ticks between t0 and t1 (unix seconds) at a step whose labels differ (hours "11-29 06:00"

@@ -101,6 +101,8 @@ struct np_store_filter {
     long long since, until;       /* unix seconds, 0 none (until is exclusive) */
     const char *jobs[NP_STORE_FILTER_MAX];
     size_t njobs;
+    long long ids[NP_STORE_FILTER_MAX]; /* the runs' ids (np_store_rec.id; set by a caller, not a selector) */
+    size_t nids;
 };
 
 /* Parse "key=value,key=value,value" (a bare value adds to the key before it; "db:" prefix allowed) into f,
@@ -131,6 +133,19 @@ typedef enum np_status (*np_store_row_fn)(void *ctx, const struct np_store_rec *
 enum np_status np_store_select(struct np_store *s, const struct np_store_filter *f, int by_config,
                                enum np_store_set set, np_store_row_fn fn, void *ctx, struct np_error *err);
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
+
+/* --history's series: each run f selects that counts (status ok or synthetic, with a throughput) in (config, t, id)
+ * order, as five values computed by the database (a million rows: each value read costs): the configuration, the
+ * time, the id, the throughput (np_store_rec_tput's rule: peak bus bandwidth, else tokens/s/GPU, else steps/s) and
+ * the container (its tag, else the image).  Strings borrowed for the call; a non-OK return of fn stops. */
+struct np_store_point {
+    const char *config, *container;
+    long long id, t;
+    double x;
+};
+typedef enum np_status (*np_store_point_fn)(void *ctx, const struct np_store_point *pt);
+enum np_status np_store_series(struct np_store *s, const struct np_store_filter *f, np_store_point_fn fn, void *ctx,
+                               struct np_error *err);
 
 /* Both sides of a --compare in one pass over the store: each run a or b selects, once, with the sides it is on
  * (bit 0 a, bit 1 b), in no particular order; rec (borrowed for the call) holds NP_STORE_STATS' columns and those
