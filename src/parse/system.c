@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,33 +18,12 @@
 
 #include "nemoperf/parse/system.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/util/runfiles.h"
 
 #define SYS_FILE_MAX (64u << 20) /* a snapshot file larger than this is not read (said) */
 
 /* ---- notes ---------------------------------------------------------------------------------------- */
-
-/* Append "; "-separated text to *notes (a new or realloc'd string).  0, or -1 out of memory. */
-static int sys_note(char **notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sys_note(char **notes, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    size_t old = *notes ? strlen(*notes) : 0, add = strlen(buf);
-    char *p = realloc(*notes, old + add + 3);
-    if (!p)
-        return -1;
-    if (old) {
-        memcpy(p + old, "; ", 2);
-        old += 2;
-    }
-    memcpy(p + old, buf, add + 1);
-    *notes = p;
-    return 0;
-}
 
 /* Copy [s, s+n) into dst (size), trimmed of blanks, control bytes replaced by '?'. */
 static void sys_copy(char *dst, size_t size, const char *s, size_t n)
@@ -301,10 +279,10 @@ enum np_status np_sys_xml_read(const char *text, size_t len, struct np_sys_node 
         p = gt + 1;
     }
     if (!root) {
-        if (sys_note(&node->notes, "%s: nvidia-smi -q -x output without <nvidia_smi_log>", node->name))
+        if (np_text_notef(&node->notes, "%s: nvidia-smi -q -x output without <nvidia_smi_log>", node->name))
             return NP_E_NOMEM;
     } else if (bad || depth) {
-        if (sys_note(&node->notes, "%s: nvidia-smi -q -x output %s (read as far as it goes)", node->name,
+        if (np_text_notef(&node->notes, "%s: nvidia-smi -q -x output %s (read as far as it goes)", node->name,
                      depth ? "truncated" : "malformed"))
             return NP_E_NOMEM;
     }
@@ -492,7 +470,7 @@ enum np_status np_sys_host_read(const char *text, size_t len, struct np_sys_node
         }
         p = b;
     }
-    if (!sections && sys_note(&node->notes, "%s: host.txt has no \"### <command>\" section", node->name))
+    if (!sections && np_text_notef(&node->notes, "%s: host.txt has no \"### <command>\" section", node->name))
         return NP_E_NOMEM;
     return NP_OK;
 }
@@ -537,7 +515,7 @@ static enum np_status sys_slurp(const char *dir, const char *name, char **buf, s
         return s;
     if (s != NP_OK) {
         *missing = 1;
-        return sys_note(notes, "%s: %s not read (%s)", node, name, err.text) ? NP_E_NOMEM : NP_OK;
+        return np_text_notef(notes, "%s: %s not read (%s)", node, name, err.text) ? NP_E_NOMEM : NP_OK;
     }
     *buf = (char *)b;
     return NP_OK;
@@ -590,10 +568,10 @@ static enum np_status sys_node_read(const char *dir, struct np_sys_node *n)
     if (said_missing && !n->ngpus)
         n->status = miss_host ? NP_SYS_MISSING : NP_SYS_PARTIAL;
     if (n->status_line[0] && strncmp(n->status_line, "ok", 2)) {
-        if (sys_note(&n->notes, "%s: %s", n->name, n->status_line))
+        if (np_text_notef(&n->notes, "%s: %s", n->name, n->status_line))
             return NP_E_NOMEM;
     } else if (miss_xml && !said_missing) {
-        if (sys_note(&n->notes, "%s: no %s", n->name, sys_leaf(NP_RUNFILE_SYS_XML)))
+        if (np_text_notef(&n->notes, "%s: no %s", n->name, sys_leaf(NP_RUNFILE_SYS_XML)))
             return NP_E_NOMEM;
     }
     return NP_OK;
@@ -667,7 +645,7 @@ enum np_status np_system_read_window(const char *run_dir, double t0, double t1, 
     for (size_t i = 0; i < sys->nnodes; i++)
         gpus += sys->nodes[i].ngpus;
     if (!s && !gpus) /* no folder, or the job found no nvidia-smi on any node: its notes say which */
-        s = sys_note(&sys->notes, "no system snapshot") ? NP_E_NOMEM : NP_OK;
+        s = np_text_notef(&sys->notes, "no system snapshot") ? NP_E_NOMEM : NP_OK;
     if (s) {
         np_system_free(sys);
         return np_error_set(err, s, run_dir, 0, 0, "out of memory reading the system snapshot");

@@ -15,7 +15,6 @@
 #endif
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 
 #include "nemoperf/parse/system.h"
 #include "nemoperf/util/fileio.h"
+#include "nemoperf/util/text.h"
 #include "nemoperf/util/runfiles.h"
 
 #define TELE_FILE_MAX (1024u << 20) /* a day of 8 GPUs at 100 ms is ~600 MB */
@@ -80,27 +80,6 @@ struct tele_acc {
     size_t th_on, th_known;      /* hw or sw thermal */
     double t_first, t_last;
 };
-
-static int tele_note(char **notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int tele_note(char **notes, const char *fmt, ...)
-{
-    char buf[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    size_t old = *notes ? strlen(*notes) : 0, add = strlen(buf);
-    char *p = realloc(*notes, old + add + 3);
-    if (!p)
-        return -1;
-    if (old) {
-        memcpy(p + old, "; ", 2);
-        old += 2;
-    }
-    memcpy(p + old, buf, add + 1);
-    *notes = p;
-    return 0;
-}
 
 /* Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil). */
 static long tele_days(long y, long m, long d)
@@ -423,11 +402,11 @@ enum np_status np_telemetry_read(const char *text, size_t len, const char *node,
     if (!st)
         st = tele_emit(acc, nacc, node, out, n);
     free(acc);
-    if (!st && !header && len && tele_note(notes, "%s: telemetry without nvidia-smi's CSV header (not read)", node))
+    if (!st && !header && len && np_text_notef(notes, "%s: telemetry without nvidia-smi's CSV header (not read)", node))
         st = NP_E_NOMEM;
-    if (!st && bad && header && tele_note(notes, "%s: %zu telemetry line%s not read", node, bad, bad == 1 ? "" : "s"))
+    if (!st && bad && header && np_text_notef(notes, "%s: %zu telemetry line%s not read", node, bad, bad == 1 ? "" : "s"))
         st = NP_E_NOMEM;
-    if (!st && untimed && tele_note(notes, "%s: %zu telemetry sample%s without a timestamp left out of the window",
+    if (!st && untimed && np_text_notef(notes, "%s: %zu telemetry sample%s without a timestamp left out of the window",
                                     node, untimed, untimed == 1 ? "" : "s"))
         st = NP_E_NOMEM;
     (void)outside;
@@ -548,9 +527,9 @@ enum np_status np_telemetry_read_dcgm(const char *text, size_t len, const char *
     if (!st)
         st = tele_emit(acc, nacc, node, out, n);
     free(acc);
-    if (!st && !header && len && tele_note(notes, "%s: dcgmi dmon output without its #Entity header (not read)", node))
+    if (!st && !header && len && np_text_notef(notes, "%s: dcgmi dmon output without its #Entity header (not read)", node))
         st = NP_E_NOMEM;
-    if (!st && bad && header && tele_note(notes, "%s: %zu dcgmi dmon line%s not read", node, bad, bad == 1 ? "" : "s"))
+    if (!st && bad && header && np_text_notef(notes, "%s: %zu dcgmi dmon line%s not read", node, bad, bad == 1 ? "" : "s"))
         st = NP_E_NOMEM;
     return st;
 }
@@ -591,7 +570,7 @@ enum np_status np_telemetry_read_dir(const char *run_dir, double t0, double t1, 
             break;
         }
         if (s != NP_OK) {
-            if (tele_note(&sys->notes, "%s: telemetry not read (%s)", node, err.text))
+            if (np_text_notef(&sys->notes, "%s: telemetry not read (%s)", node, err.text))
                 st = NP_E_NOMEM;
             continue;
         }
@@ -599,14 +578,14 @@ enum np_status np_telemetry_read_dir(const char *run_dir, double t0, double t1, 
         if (dcgm) { /* no time on its lines: the whole run, said when a window was asked for */
             st = np_telemetry_read_dcgm((const char *)buf, len, node, &sys->tele, &sys->ntele, &sys->notes);
             if (!st && (!isnan(t0) || !isnan(t1)) &&
-                tele_note(&sys->notes, "%s: dcgmi dmon samples carry no time: over the whole run", node))
+                np_text_notef(&sys->notes, "%s: dcgmi dmon samples carry no time: over the whole run", node))
                 st = NP_E_NOMEM;
         } else {
             st = np_telemetry_read((const char *)buf, len, node, t0, t1, &sys->tele, &sys->ntele, &sys->notes);
         }
         free(buf);
         if (!st && sys->ntele == before && len &&
-            tele_note(&sys->notes, "%s: no telemetry sample%s", node, isnan(t0) && isnan(t1) ? "" : " in the window"))
+            np_text_notef(&sys->notes, "%s: no telemetry sample%s", node, isnan(t0) && isnan(t1) ? "" : " in the window"))
             st = NP_E_NOMEM;
         sys->telemetry = 1;
     }

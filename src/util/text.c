@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,4 +307,24 @@ FILE *np_text_json_stream(FILE *under)
 FILE *np_text_out_stream(FILE *under, int json)
 {
     return json ? np_text_json_stream(under) : np_text_clean_stream(under);
+}
+
+int np_text_notef(char **notes, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t old = *notes ? strlen(*notes) : 0, add = strlen(buf);
+    char *p = realloc(*notes, old + add + 3);
+    if (!p)
+        return -1;
+    if (old) {
+        memcpy(p + old, "; ", 2);
+        old += 2;
+    }
+    memcpy(p + old, buf, add + 1);
+    *notes = p;
+    return 0;
 }

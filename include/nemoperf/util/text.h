@@ -51,4 +51,8 @@ FILE *np_text_out_stream(FILE *under, int json);
  * terminal, 256 KiB otherwise; fclose it to flush.  NULL when that fails. */
 FILE *np_text_clean_stream(FILE *under);
 
+/* Append a note to *notes, a malloc'd string (NULL: none yet), "; " between notes; the note printf-formatted and cut
+ * at 511 bytes.  0, or -1 out of memory (*notes unchanged). */
+int np_text_notef(char **notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
