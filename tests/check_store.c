@@ -829,6 +829,91 @@ static void run_selectors_history(int pg)
     store_cleanup(pg);
 }
 
+/* np_store_series computes each run's throughput and what counts in SQL (--history's change-point pass): the same
+ * answer as np_store_rec_tput and history's rule in C, to the bit, for every kind of value each of the three
+ * columns can hold (positive, 0, negative, unknown; a non-finite one is stored as unknown), and the container
+ * (the tag, else the image).  Configurations "c00".."c13" name the cases, so the order (config, t, id) is theirs. */
+struct series_seen {
+    double x[16];
+    int n[16];
+    char cont[16][64];
+};
+
+static enum np_status series_row(void *ctx, const struct np_store_point *pt)
+{
+    struct series_seen *ss = ctx;
+    int i = atoi(pt->config + 1);
+    ck_assert(i >= 0 && i < 16);
+    ss->x[i] = pt->x;
+    ss->n[i]++;
+    snprintf(ss->cont[i], sizeof ss->cont[i], "%s", pt->container);
+    return NP_OK;
+}
+
+static void run_series_tput(int pg)
+{
+    static const struct {
+        double busbw, tpg, step;
+        const char *status, *tag;
+    } c[] = {
+        {50, 1000, 2, "ok", "26.06"},          {NAN, 1000, 2, "ok", "26.06"},  {0, 0, 2, "ok", ""},
+        {-1, -5, 4, "ok", "25.04"},            {NAN, NAN, NAN, "ok", "25.04"}, {NAN, 1000, 0, "ok", "25.04"},
+        {NAN, 1000, 2, "failed", "25.04"},     {NAN, 1000, 2, "synthetic", ""}, {NAN, NAN, -2, "ok", "25.04"},
+        {NAN, INFINITY, 3, "ok", "25.04"},     {INFINITY, NAN, 8, "ok", "25.04"}, {NAN, 0, 0, "ok", "25.04"},
+        {NAN, NAN, 0.3, "incomplete", "25.04"}, {1e-300, 2, 4, "ok", "25.04"},
+    };
+    const size_t nc = sizeof c / sizeof c[0];
+    store_loc(pg);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    struct np_store_rec rec[16];
+    for (size_t i = 0; i < nc; i++) {
+        char cfg[8];
+        snprintf(cfg, sizeof cfg, "c%02zu", i);
+        make_rec(&rec[i], (int)i, cfg, 1000, 1795132800LL + (long long)i, c[i].tag);
+        if (!*c[i].tag) /* no tag: the image stands for it */
+            snprintf(rec[i].container, sizeof rec[i].container, "registry.example/img%zu", i);
+        rec[i].busbw_gbs = c[i].busbw;
+        rec[i].tokens_per_s_per_gpu = c[i].tpg;
+        rec[i].step_time_s = c[i].step;
+        snprintf(rec[i].status, sizeof rec[i].status, "%s", c[i].status);
+        ck_assert_int_eq(np_store_put(s, &rec[i], NULL, &err), NP_OK);
+    }
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    struct np_store_filter all;
+    memset(&all, 0, sizeof all);
+    struct series_seen ss;
+    memset(&ss, 0, sizeof ss);
+    ck_assert_msg(np_store_series(s, &all, series_row, &ss, &err) == NP_OK, "%s", err.text);
+    for (size_t i = 0; i < nc; i++) {
+        /* the store keeps a non-finite value as unknown: C's rule on what it reads back */
+        struct np_store_rec back = rec[i];
+        back.busbw_gbs = isfinite(c[i].busbw) ? c[i].busbw : NAN;
+        back.tokens_per_s_per_gpu = isfinite(c[i].tpg) ? c[i].tpg : NAN;
+        double want = np_store_rec_tput(&back);
+        int counts = (strcmp(c[i].status, "ok") == 0 || strcmp(c[i].status, "synthetic") == 0) && isfinite(want);
+        ck_assert_msg(ss.n[i] == counts, "case %zu: seen %d times, want %d", i, ss.n[i], counts);
+        if (counts) {
+            ck_assert_msg(ss.x[i] == want, "case %zu: %.17g, want %.17g", i, ss.x[i], want);
+            ck_assert_str_eq(ss.cont[i], *c[i].tag ? c[i].tag : rec[i].container);
+        }
+        free(rec[i].samples);
+    }
+    /* the answers themselves, written out: the rule's order (busbw, tokens/s/GPU, 1 / step time) */
+    ck_assert(ss.x[0] == 50 && ss.x[1] == 1000 && ss.x[2] == 0.5 && ss.x[3] == 0.25 && ss.x[7] == 1000 &&
+              ss.x[5] == 1000 && ss.x[9] == 1.0 / 3 && ss.x[10] == 0.125 && ss.x[13] == 1e-300);
+    ck_assert(!ss.n[4] && !ss.n[6] && !ss.n[8] && !ss.n[11] && !ss.n[12]);
+    np_store_close(s);
+    store_cleanup(pg);
+}
+
+START_TEST(test_sqlite_series_tput) { run_series_tput(0); }
+END_TEST
+START_TEST(test_pg_series_tput) { run_series_tput(1); }
+END_TEST
+
 START_TEST(test_sqlite_idempotent) { run_idempotent(0); }
 END_TEST
 START_TEST(test_sqlite_killed) { run_killed(0); }
@@ -1809,6 +1894,7 @@ int main(void)
     tcase_add_test(ts, test_sqlite_open_while_written);
     tcase_add_test(ts, test_sqlite_columns_read_back);
     tcase_add_test(ts, test_sqlite_default_location);
+    tcase_add_test(ts, test_sqlite_series_tput);
     suite_add_tcase(s, ts);
     const char *pg = getenv("NP_TEST_PG_URI");
     if (pg && *pg) {
@@ -1820,6 +1906,7 @@ int main(void)
         tcase_add_test(tp, test_pg_newer_schema);
         tcase_add_test(tp, test_pg_bad_schema);
         tcase_add_test(tp, test_pg_selectors_history);
+        tcase_add_test(tp, test_pg_series_tput);
         tcase_add_test(tp, test_pg_password_not_printed);
         suite_add_tcase(s, tp);
     } else {
