@@ -184,6 +184,37 @@ static void tele_acc_init(struct tele_acc *a)
     a->maxp = a->plimit = a->maxsm = a->t_first = a->t_last = NAN;
 }
 
+/* One sample's value of a numeric column (NAN: none) into a GPU's sums, means and peaks: both readers' one rule. */
+static void tele_acc_add(struct tele_acc *a, enum tele_col col, double d)
+{
+    if (isnan(d))
+        return;
+    switch (col) {
+    case TC_POWER:
+        a->sp += d, a->np++;
+        if (isnan(a->maxp) || d > a->maxp)
+            a->maxp = d;
+        break;
+    case TC_PLIMIT:
+        a->plimit = d;
+        break;
+    case TC_SM:
+        a->ss += d, a->ns++;
+        break;
+    case TC_MAXSM:
+        a->maxsm = d;
+        break;
+    case TC_TEMP:
+        a->st += d, a->nt++;
+        break;
+    case TC_UTIL:
+        a->su += d, a->nu++;
+        break;
+    default:
+        break;
+    }
+}
+
 /* The accumulated GPUs as records appended to *out. */
 static enum np_status tele_emit(const struct tele_acc *acc, size_t nacc, const char *node,
                                 struct np_gpu_telemetry **out, size_t *n)
@@ -345,34 +376,14 @@ enum np_status np_telemetry_read(const char *text, size_t len, const char *node,
         for (size_t r = 0; r < TELE_NREASONS; r++)
             on[r] = -1;
         for (size_t i = 0; i < ncols; i++) {
-            double d;
             switch (cols[i]) {
             case TC_POWER:
-                if (!isnan(d = tele_num(f[i]))) {
-                    a->sp += d, a->np++;
-                    if (isnan(a->maxp) || d > a->maxp)
-                        a->maxp = d;
-                }
-                break;
             case TC_PLIMIT:
-                if (!isnan(d = tele_num(f[i])))
-                    a->plimit = d;
-                break;
             case TC_SM:
-                if (!isnan(d = tele_num(f[i])))
-                    a->ss += d, a->ns++;
-                break;
             case TC_MAXSM:
-                if (!isnan(d = tele_num(f[i])))
-                    a->maxsm = d;
-                break;
             case TC_TEMP:
-                if (!isnan(d = tele_num(f[i])))
-                    a->st += d, a->nt++;
-                break;
             case TC_UTIL:
-                if (!isnan(d = tele_num(f[i])))
-                    a->su += d, a->nu++;
+                tele_acc_add(a, cols[i], tele_num(f[i]));
                 break;
             case TC_ACTIVE: {
                 char *e;
@@ -489,26 +500,12 @@ enum np_status np_telemetry_read_dcgm(const char *text, size_t len, const char *
         a->samples++;
         for (size_t i = 0; i < ncols; i++) {
             const char *v = tok[i + 2];
-            double d = tele_num(v);
             switch (cols[i]) {
             case TC_POWER:
-                if (!isnan(d)) {
-                    a->sp += d, a->np++;
-                    if (isnan(a->maxp) || d > a->maxp)
-                        a->maxp = d;
-                }
-                break;
             case TC_SM:
-                if (!isnan(d))
-                    a->ss += d, a->ns++;
-                break;
             case TC_TEMP:
-                if (!isnan(d))
-                    a->st += d, a->nt++;
-                break;
             case TC_UTIL:
-                if (!isnan(d))
-                    a->su += d, a->nu++;
+                tele_acc_add(a, cols[i], tele_num(v));
                 break;
             case TC_ACTIVE: {
                 unsigned long bits = strtoul(v, &e, 0);
