@@ -31,21 +31,7 @@ ok() { echo "$T: ok: $*"; }
 
 [ -x "$launch" ] && [ -x "$bindir/nemoperf-synth" ] || die "$launch or nemoperf-synth not built (make)"
 command -v python3 >/dev/null || die "python3 is needed by the nvidia-smi stand-in"
-for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    [ "$v" = SLURM_CONF ] || unset "$v"
-done
-unset RECIPE MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
-    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH PROFILE_START_STEP PROFILE_STOP_STEP HF_TOKEN \
-    RUN_CONF_IMAGE NEMOPERF_FORCE_CHECKPOINT NEMOPERF_SBATCH_TIMEOUT SNAPSHOT ENABLE_GPU_METRICS \
-    NEMOPERF_GPU_METRICS_MS NP_STUB_DIR
-"$cluster" status >/dev/null 2>&1 || "$cluster" up || die "cluster up failed"
-eval "$("$cluster" env)" || die "cluster env failed"
-# the nodes' PATH is the launch's (sbatch --export=ALL): without the stand-in, no nvidia-smi at all
-NOSMI_PATH=$PATH
-if command -v nvidia-smi >/dev/null 2>&1; then
-    NOSMI_PATH=$(printf %s "$PATH" | tr : '\n' | while read -r p; do [ -x "$p/nvidia-smi" ] || printf '%s:' "$p"; done)
-    NOSMI_PATH=${NOSMI_PATH%:}
-fi
+. "$here/system-lib.inc"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-system.XXXXXX") || die "mktemp"
 chmod 0755 "$W"

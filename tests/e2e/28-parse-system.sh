@@ -25,19 +25,7 @@ die() { echo "$T: FAIL: $*" >&2; exit 1; }
 ok() { echo "$T: ok: $*"; }
 
 [ -x "$launch" ] && [ -x "$parse" ] && [ -x "$bindir/nemoperf-synth" ] || die "not built (make)"
-for v in $(env | sed -n 's/^\(SLURM_[A-Za-z0-9_]*\|SBATCH_[A-Za-z0-9_]*\|SRUN_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    [ "$v" = SLURM_CONF ] || unset "$v"
-done
-unset RECIPE MODEL_SIZE DTYPE JOB_TOTAL_GPUS GPUS_PER_NODE GPU_TYPE TIME_LIMIT MAX_STEPS ENABLE_PROFILE \
-    ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH HF_TOKEN RUN_CONF_IMAGE SNAPSHOT ENABLE_GPU_METRICS \
-    NEMOPERF_GPU_METRICS_MS NP_STUB_DIR
-"$cluster" status >/dev/null 2>&1 || "$cluster" up || die "cluster up failed"
-eval "$("$cluster" env)" || die "cluster env failed"
-NOSMI_PATH=$PATH
-if command -v nvidia-smi >/dev/null 2>&1; then
-    NOSMI_PATH=$(printf %s "$PATH" | tr : '\n' | while read -r p; do [ -x "$p/nvidia-smi" ] || printf '%s:' "$p"; done)
-    NOSMI_PATH=${NOSMI_PATH%:}
-fi
+. "$here/system-lib.inc"
 W=$(mktemp -d "${TMPDIR:-/tmp}/np-parse-system.XXXXXX") || die "mktemp"
 chmod 0755 "$W"
 cleanup() {
