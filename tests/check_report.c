@@ -912,6 +912,164 @@ START_TEST(test_scaling_walk_order)
 }
 END_TEST
 
+/* which runs share a sweep and a group, each answer written here: a run differing from the llama3 8b h100 sweep
+ * (8 GPUs 1000 tokens/s/GPU, 16 GPUs 900) in any one of recipe, size, family, precision, container, -cv, dtype, GPU,
+ * sequence length, kind or the synthetic flag is a configuration of its own (at 16 GPUs alone: no efficiency, and the
+ * sweep's 0.9 unchanged), in the one-pass table and in the pass over pairs; the global batch size splits a group but
+ * not a sweep; a run with no step window, no recipe or no GPU count is not counted, one with no throughput is in no
+ * sweep; a group's throughput is the
+ * last steps' when there is no steady figure; 40 sweeps (the table grows); the streamed form's answers for a run
+ * it never saw, a place out of range and a missing figure */
+START_TEST(test_scaling_configs)
+{
+    enum { NF = 11 };
+    for (int f = 0; f < NF; f++)
+        for (int oom = 0; oom < 2; oom++) {
+            struct np_run r[4];
+            scaling_run(&r[0], "h100", 8, 1000, NP_RUN_OK);
+            scaling_run(&r[1], "h100", 16, 900, NP_RUN_OK);
+            scaling_run(&r[2], "h100", 16, 450, NP_RUN_OK);
+            scaling_run(&r[3], "h100", 8, 1000, NP_RUN_OK);
+            for (int k = 2; k < 4; k++) {
+                struct np_identity *id = &r[k].id;
+                switch (f) {
+                case 0: snprintf(id->recipe, sizeof id->recipe, "llama31"); break;
+                case 1: snprintf(id->model_size, sizeof id->model_size, "70b"); break;
+                case 2: snprintf(id->family, sizeof id->family, "mbridge"); break;
+                case 3: snprintf(id->precision, sizeof id->precision, "fp8_mx"); break;
+                case 4: snprintf(id->container, sizeof id->container, "26.08"); break;
+                case 5: snprintf(id->config_variant, sizeof id->config_variant, "v1"); break;
+                case 6: id->dtype = NP_DTYPE_FP8; break;
+                case 7: snprintf(id->gpu_type, sizeof id->gpu_type, "b200"); break;
+                case 8: id->seq_len = 4096; break;
+                case 9: id->kind = NP_KIND_PROFILE; break;
+                default: id->synthetic = 1; break;
+                }
+            }
+            struct np_parse_result pr;
+            memset(&pr, 0, sizeof pr);
+            pr.runs = r;
+            pr.nruns = 3; /* the other configuration at 16 GPUs only */
+            realloc_fail_at = oom;
+            np_runs_scaling_efficiency(&pr);
+            realloc_fail_at = 0;
+            ck_assert_msg(fabs(r[1].scaling_eff - 0.9) < 1e-12, "field %d oom %d: %g", f, oom, r[1].scaling_eff);
+            ck_assert_msg(r[0].scaling_eff == 1.0, "field %d oom %d: %g", f, oom, r[0].scaling_eff);
+            ck_assert_msg(isnan(r[2].scaling_eff), "field %d oom %d: %g, want none", f, oom, r[2].scaling_eff);
+            /* groups: the 8-GPU run of the other configuration is a group of its own */
+            struct np_run g4[2] = {r[0], r[3]};
+            pr.runs = g4;
+            pr.nruns = 2;
+            struct np_groups g;
+            ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+            ck_assert_msg(g.n == 2, "field %d: %zu groups", f, g.n);
+            np_groups_free(&g);
+        }
+    /* the global batch size: a group of its own, the same sweep */
+    struct np_run r[3];
+    scaling_run(&r[0], "h100", 8, 1000, NP_RUN_OK);
+    scaling_run(&r[1], "h100", 16, 800, NP_RUN_OK);
+    scaling_run(&r[2], "h100", 8, 600, NP_RUN_OK);
+    r[0].id.gbs = 128;
+    r[1].id.gbs = 256;
+    r[2].id.gbs = 256;
+    struct np_parse_result pr;
+    memset(&pr, 0, sizeof pr);
+    pr.runs = r;
+    pr.nruns = 3;
+    np_runs_scaling_efficiency(&pr);
+    ck_assert(fabs(r[1].scaling_eff - 800 / 800.0) < 1e-12 && fabs(r[0].scaling_eff - 1000 / 800.0) < 1e-12 &&
+              fabs(r[2].scaling_eff - 600 / 800.0) < 1e-12);
+    struct np_groups g;
+    pr.runs = r;
+    pr.nruns = 3;
+    r[2].steady.tokens_per_s = NAN; /* a group's throughput: the last steps' when there is no steady figure */
+    r[2].m.tokens_per_s = 7777;
+    r[0].steady.tokens_per_s = 5000;
+    ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+    ck_assert_uint_eq(g.n, 3);
+    ck_assert(g.g[2].first == &r[2] && g.g[2].tps_mean == 7777 && g.g[2].tps_min == 7777);
+    ck_assert(g.g[0].tps_mean == 5000);
+    np_groups_free(&g);
+    /* not counted: no step window, no recipe, no GPU count (as a run whose status is not good); no throughput at
+     * all (neither steady nor the last steps': not in the sweep, though a group) */
+    for (int k = 0; k < 4; k++) {
+        struct np_run u[3];
+        scaling_run(&u[0], "h100", 8, 1000, NP_RUN_OK);
+        scaling_run(&u[1], "h100", 16, 900, NP_RUN_OK);
+        scaling_run(&u[2], "h100", 4, 5000, NP_RUN_OK); /* would be the smallest scale if counted */
+        if (k == 0)
+            u[2].window.mean_s = NAN;
+        else if (k == 1)
+            u[2].id.recipe[0] = '\0';
+        else if (k == 2)
+            u[2].id.gpus = 0;
+        else
+            u[2].steady.tokens_per_s_per_gpu = u[2].m.tokens_per_s_per_gpu = NAN;
+        for (int oom = 0; oom < 2; oom++) {
+            memset(&pr, 0, sizeof pr);
+            pr.runs = u;
+            pr.nruns = 3;
+            realloc_fail_at = oom;
+            np_runs_scaling_efficiency(&pr);
+            realloc_fail_at = 0;
+            ck_assert_msg(fabs(u[1].scaling_eff - 0.9) < 1e-12, "case %d oom %d: %g", k, oom, u[1].scaling_eff);
+            ck_assert_msg(isnan(u[2].scaling_eff), "case %d oom %d", k, oom);
+        }
+        ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+        ck_assert_uint_eq(g.n, k == 3 ? 3 : 2);
+        ck_assert_uint_eq(g.left_out, k == 3 ? 0 : 1);
+        np_groups_free(&g);
+    }
+    pr.nruns = 0; /* no runs: no groups */
+    ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+    ck_assert(g.n == 0 && g.left_out == 0);
+    np_groups_free(&g);
+    /* 40 sweeps of two scales: the streamed table grows past its first 16 */
+    struct np_run many[80];
+    for (int i = 0; i < 40; i++) {
+        scaling_run(&many[2 * i], "h100", 8, 1000 + i, NP_RUN_OK);
+        scaling_run(&many[2 * i + 1], "h100", 16, 500 + i, NP_RUN_OK);
+        many[2 * i].id.seq_len = many[2 * i + 1].id.seq_len = 1024 + i;
+    }
+    memset(&pr, 0, sizeof pr);
+    pr.runs = many;
+    pr.nruns = 80;
+    np_runs_scaling_efficiency(&pr);
+    for (int i = 0; i < 40; i++) {
+        ck_assert(many[2 * i].scaling_eff == 1.0);
+        ck_assert_msg(fabs(many[2 * i + 1].scaling_eff - (500.0 + i) / (1000.0 + i)) < 1e-12, "sweep %d", i);
+    }
+    /* the streamed form */
+    struct np_scaling s = {0};
+    long at = 7;
+    double tpg = 1;
+    struct np_run a8, a16, other;
+    scaling_run(&a8, "h100", 8, 1000, NP_RUN_OK);
+    scaling_run(&a16, "h100", 16, 900, NP_RUN_OK);
+    scaling_run(&other, "b200", 16, 2000, NP_RUN_OK);
+    ck_assert_int_eq(np_scaling_add_at(&s, &a16, &at, &tpg), NP_OK);
+    ck_assert(at == 0 && tpg == 900);
+    ck_assert(isnan(np_scaling_eff_at(&s, 0, 900))); /* one scale so far */
+    ck_assert_int_eq(np_scaling_add_at(&s, &a8, &at, &tpg), NP_OK);
+    ck_assert(at == 0 && tpg == 1000);
+    ck_assert(fabs(np_scaling_eff_at(&s, 0, 900) - 0.9) < 1e-12);
+    ck_assert(fabs(np_scaling_eff(&s, &a16) - 0.9) < 1e-12);
+    ck_assert(isnan(np_scaling_eff(&s, &other))); /* a configuration it never saw */
+    ck_assert(isnan(np_scaling_eff_at(&s, 1, 900)) && isnan(np_scaling_eff_at(&s, -1, 900)) &&
+              isnan(np_scaling_eff_at(&s, 0, NAN)));
+    other.status = NP_RUN_NO_STEPS;
+    ck_assert_int_eq(np_scaling_add_at(&s, &other, &at, &tpg), NP_OK);
+    ck_assert(at == -1 && isnan(tpg));
+    ck_assert_uint_eq(s.n, 1);
+    ck_assert(isnan(np_scaling_eff(&s, &other)));
+    np_scaling_free(&s);
+    ck_assert(s.c == NULL && s.n == 0);
+    np_scaling_free(NULL);
+    np_groups_free(NULL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report");
@@ -920,6 +1078,7 @@ int main(void)
     tcase_add_test(tc, test_trim2);
     tcase_add_test(tc, test_scaling_walk_order);
     tcase_add_test(tc, test_groups);
+    tcase_add_test(tc, test_scaling_configs);
     tcase_add_test(tc, test_markdown_proxy_is_na);
     tcase_add_test(tc, test_csv_quoting_and_blanks);
     tcase_add_test(tc, test_json_numbers_and_nulls);
