@@ -411,6 +411,21 @@ static void session_none_matched(const char *opt, struct np_store *s, const stru
              *hint ? "?" : "");
 }
 
+static enum np_status session_any_row(void *ctx, const struct np_store_rec *rec)
+{
+    (void)rec;
+    *(int *)ctx = 1;
+    return NP_OK;
+}
+
+/* 1 when f selects a stored run (of any status). */
+static int session_any(struct np_store *s, const struct np_store_filter *f)
+{
+    int any = 0;
+    struct np_error err;
+    return np_store_select(s, f, 0, NP_STORE_PATH, session_any_row, &any, &err) == NP_OK && any;
+}
+
 /* --history [SEL...]: the selectors joined, the identity options as filters too. */
 static int session_history(char *const *sel, size_t nsel, const struct np_parse_opts *o, const char *db,
                          enum np_format fmt, double min_effect, const char *plot)
@@ -458,6 +473,9 @@ static int session_history(char *const *sel, size_t nsel, const struct np_parse_
         else
             np_errorf("cannot set up standard output: %s", strerror(errno));
         rc = 1;
+    } else if (n == 0 && o->group && session_any(s, &f)) {
+        np_notef("--history --group: no run %s%shas a steady throughput (status ok or synthetic): no line", joined,
+                 *joined ? " " : "");
     } else if (n == 0) {
         session_none_matched("--history", s, &f, joined);
     }

@@ -80,6 +80,41 @@ for k in benchmark:1 profile:2 nccl-trace:1 checkpoint-save:1 checkpoint-load:1;
     [ "$n" = "${k%:*} " ] && [ "$c" -eq "${k#*:}" ] && ok "--history kind=${k%:*}: $c run(s) of that kind" ||
         bad "kind=${k%:*}: kinds '$n', $c runs"
 done
+# --group: a line per configuration that has a counted run, its family, kind, runs and newest run the listing's
+"$P" --history --db "$DB" --format json >"$T/all.json" && "$P" --history --group --db "$DB" --format json >"$T/g.json" &&
+    python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+g = json.load(open(sys.argv[2]))
+want = {}
+for r in runs:
+    x = [v for v in (r["busbw_gbs"], r["steady_tokens_per_s_per_gpu"]) if v is not None and v > 0]
+    if r["status"] in ("ok", "synthetic") and (x or (r["steady_step_time_s"] or 0) > 0):
+        w = want.setdefault(r["config"], {"family": r["family"], "kind": r["kind"], "runs": 0, "newest": ""})
+        w["runs"] += 1
+        w["newest"] = max(w["newest"], r["ended"])
+got = {c["config"]: {k: c[k] for k in ("family", "kind", "runs", "newest")} for c in g["configurations"]}
+assert got == want, (got, want)
+assert g["runs"] == sum(w["runs"] for w in want.values()) and len(want) >= 5, g
+assert {w["family"] for w in want.values()} >= {"nemo", "mbridge"}, want
+assert "checkpoint-save" in {w["kind"] for w in want.values()}, want' "$T/all.json" "$T/g.json" &&
+    ok "--history --group: a line per configuration with a counted run, family, kind, runs and newest as listed" ||
+    bad "--history --group: $(cat "$T/g.json")"
+# a configuration whose only run failed (a stored run copied as failed, then removed): no line, and said so
+python3 - "$DB" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+cols = [r[1] for r in c.execute("PRAGMA table_info(runs)") if r[1] != "id"]
+sel = ["run_key || '#failed'" if x == "run_key" else "'zz failed'" if x == "config" else "'failed'" if x == "status"
+       else x for x in cols]
+c.execute("INSERT INTO runs (%s) SELECT %s FROM runs LIMIT 1" % (", ".join(cols), ", ".join(sel)))
+c.commit()
+PY
+"$P" --history --group --db "$DB" "config=zz failed" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q -- '--history --group: no run config=zz failed has a steady throughput' "$T/err" &&
+    grep -q '^0 configurations, 0 runs' "$T/out" && ok "--history --group, a configuration of failed runs: no line, said" ||
+    bad "--history --group, no counted run: exit $rc: $(cat "$T/out" "$T/err")"
+sqlite3 "$DB" "DELETE FROM runs WHERE config = 'zz failed'"
 "$P" --history --db "$DB" recipe=lama3.1 >/dev/null 2>"$T/err"; rc=$?
 grep -q -- '--history: 0 runs matched recipe=lama3.1; did you mean recipe=llama3.1?' "$T/err" &&
     ok "a selector matching nothing: '0 runs matched', the nearest value suggested" || bad "no match: exit $rc: $(cat "$T/err")"
