@@ -114,7 +114,7 @@ PY
 [ $rc -eq 0 ] && grep -q -- '--history --group: no run config=zz failed has a steady throughput' "$T/err" &&
     grep -q '^0 configurations, 0 runs' "$T/out" && ok "--history --group, a configuration of failed runs: no line, said" ||
     bad "--history --group, no counted run: exit $rc: $(cat "$T/out" "$T/err")"
-sqlite3 "$DB" "DELETE FROM runs WHERE config = 'zz failed'"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM runs WHERE config = ?", ("zz failed",)); c.commit()' "$DB"
 "$P" --history --db "$DB" recipe=lama3.1 >/dev/null 2>"$T/err"; rc=$?
 grep -q -- '--history: 0 runs matched recipe=lama3.1; did you mean recipe=llama3.1?' "$T/err" &&
     ok "a selector matching nothing: '0 runs matched', the nearest value suggested" || bad "no match: exit $rc: $(cat "$T/err")"
