@@ -199,6 +199,8 @@ static void stub(const char *name, const char *body)
     ck_assert(chmod(path, 0755) == 0);
 }
 
+static const char *submit_tag; /* the request's tag (NULL: none) */
+
 static enum np_status submit_with(const char *prog, int timeout, struct np_submit_result *res, struct np_error *err)
 {
     char path[600], envout[700], wd[700];
@@ -213,7 +215,8 @@ static enum np_status submit_with(const char *prog, int timeout, struct np_submi
     ck_assert_int_eq(np_slurm_cli_backend(&be, &o, err), NP_OK);
     ck_assert_str_eq(be.name, "cli");
     struct np_submit_request req = {
-        .script_path = "/x/script with space.sh", .script_text = "#!/bin/bash\n", .workdir = wd, .job_name = "job"};
+        .script_path = "/x/script with space.sh", .script_text = "#!/bin/bash\n", .workdir = wd, .job_name = "job",
+        .tag = submit_tag};
     enum np_status st = be.submit(&be, &req, res, err);
     np_backend_free(&be);
     return st;
@@ -342,12 +345,14 @@ END_TEST
 /* sbatch --test-only, as launch's preflight and setup ask it (stubs: the answers Slurm gives): an estimate (exit 0)
  * can be scheduled; a request Slurm can never satisfy is NP_E_INVALID naming why; any other failure (the controller
  * unreachable) cannot tell, NP_E_SLURM. */
+static int test_only_timeout = 10;
+
 static enum np_status test_only_with(const char *prog, char **msg, struct np_error *err)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/%s", tmp, prog);
     char *envp[] = {(char *)"PATH=/usr/bin:/bin", NULL};
-    struct np_slurm_cli_opts o = {.sbatch = path, .timeout_s = 10, .envp = envp};
+    struct np_slurm_cli_opts o = {.sbatch = path, .timeout_s = test_only_timeout, .envp = envp};
     struct np_backend be;
     ck_assert_int_eq(np_slurm_cli_backend(&be, &o, err), NP_OK);
     enum np_status st = np_slurm_cli_test_only_text(&be, "#!/bin/bash\n#SBATCH -N 1\n", msg, err);
@@ -539,6 +544,331 @@ START_TEST(test_file_copy_atomic)
 }
 END_TEST
 
+/* What sbatch's answers become, word for word (stubs print Slurm's answers): the tag sent as the job's comment before
+ * the script; a warning beside the job id kept, the job accepted; exit 0 with no id (nothing or a sentence) unknown,
+ * the job may exist; a refusal or a silent failure refused with its exit status; killed by a signal unknown, its
+ * number named; a timeout unknown, with or without what sbatch had printed. */
+START_TEST(test_cli_submit_words)
+{
+    struct np_submit_result res;
+    struct np_error err;
+    submit_tag = "nemoperf-0123abc";
+    stub("sbatch-args", "for a in \"$@\"; do echo \"<$a>\"; done > \"$NP_STUB_DIR/args\"\necho 51");
+    ck_assert_int_eq(submit_with("sbatch-args", 10, &res, &err), NP_OK);
+    submit_tag = NULL;
+    ck_assert_str_eq(slurp("args"), "<--parsable>\n<--comment=nemoperf-0123abc>\n</x/script with space.sh>\n");
+    ck_assert_str_eq(res.job_id, "51");
+    ck_assert_ptr_null(res.cluster);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
+    np_submit_result_free(&res);
+
+    stub("sbatch-warn", "echo 'sbatch: warning: can not find a memory limit' >&2; echo 52");
+    ck_assert_int_eq(submit_with("sbatch-warn", 10, &res, &err), NP_OK);
+    ck_assert_str_eq(res.job_id, "52");
+    ck_assert_str_eq(res.message, "sbatch: warning: can not find a memory limit");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
+    np_submit_result_free(&res);
+
+    stub("sbatch-nothing", "exit 0");
+    ck_assert_int_eq(submit_with("sbatch-nothing", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "printed no job id (expected \"jobid[;cluster]\"): \"\"");
+    ck_assert_str_eq(res.message, "sbatch printed no job id: \"\"");
+    ck_assert_ptr_null(res.job_id);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+    stub("sbatch-sentence", "echo 'Submitted batch job 5'");
+    ck_assert_int_eq(submit_with("sbatch-sentence", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "printed no job id (expected \"jobid[;cluster]\"): \"Submitted batch job 5\"");
+    ck_assert_str_eq(res.message, "sbatch printed no job id: \"Submitted batch job 5\"");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+
+    stub("sbatch-no", "echo 'sbatch: error: Batch job submission failed: Invalid account' >&2; exit 1");
+    ck_assert_int_eq(submit_with("sbatch-no", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "failed (exit 1): sbatch: error: Batch job submission failed: Invalid account");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED);
+    np_submit_result_free(&res);
+    stub("sbatch-exit2", "exit 2");
+    ck_assert_int_eq(submit_with("sbatch-exit2", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "failed (exit 2)");
+    ck_assert_str_eq(res.message, "sbatch exited with status 2");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED);
+    np_submit_result_free(&res);
+    /* a job id printed before a failure is no job: refused, no id */
+    stub("sbatch-idfail", "echo 53; echo 'sbatch: error: Invalid qos specification' >&2; exit 1");
+    ck_assert_int_eq(submit_with("sbatch-idfail", 10, &res, &err), NP_E_SLURM);
+    ck_assert_ptr_null(res.job_id);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED);
+    np_submit_result_free(&res);
+
+    stub("sbatch-term", "kill -TERM $$");
+    ck_assert_int_eq(submit_with("sbatch-term", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "killed by signal 15");
+    ck_assert_ptr_null(res.message);
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+    stub("sbatch-kill", "echo 'sbatch: Pending job allocation' >&2; kill -KILL $$");
+    ck_assert_int_eq(submit_with("sbatch-kill", 10, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "killed by signal 9: sbatch: Pending job allocation");
+    np_submit_result_free(&res);
+
+    stub("sbatch-mute", "exec sleep 30");
+    ck_assert_int_eq(submit_with("sbatch-mute", 1, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "no answer within 1 s; killed it (is slurmctld reachable? check SLURM_CONF and `sinfo`)");
+    ck_assert_str_eq(res.message, "sbatch timed out after 1 s and was killed");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+    stub("sbatch-said", "echo 'sbatch: Pending job allocation' >&2; exec sleep 30");
+    ck_assert_int_eq(submit_with("sbatch-said", 1, &res, &err), NP_E_SLURM);
+    ck_assert_str_eq(res.message, "sbatch timed out after 1 s and was killed; it had printed: sbatch: Pending job "
+                                  "allocation");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_UNKNOWN);
+    np_submit_result_free(&res);
+}
+END_TEST
+
+/* sbatch's --parsable answer and the programs found: a cluster of letters, digits, _ - . (none after ';': no
+ * cluster), anything else refused; squeue lines as the backend reads them (an id of digits, _ and + only; a state;
+ * "None" or no reason is none); which program runs: a regular executable file, an empty PATH entry the current
+ * folder, a name with '/' taken as it is; the Hugging Face token never passed on under either name */
+START_TEST(test_parsable_lines_and_paths)
+{
+    char *id, *cl;
+    ck_assert_int_eq(np_slurm_parse_parsable(" 5;a_B-9.x \n", &id, &cl), 0);
+    ck_assert_str_eq(id, "5");
+    ck_assert_str_eq(cl, "a_B-9.x");
+    free(id);
+    free(cl);
+    ck_assert_int_eq(np_slurm_parse_parsable("6;", &id, &cl), 0);
+    ck_assert_str_eq(id, "6");
+    ck_assert_ptr_null(cl);
+    free(id);
+    static const char *const bad[] = {"7;a/b", "7;a+b", "+7", "7 ;a", "-7"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(np_slurm_parse_parsable(bad[i], &id, &cl) != 0, "[%s] accepted", bad[i]);
+        ck_assert_ptr_null(id);
+        ck_assert_ptr_null(cl);
+    }
+
+    struct np_job_list l = {0};
+    ck_assert_int_eq(np_slurm_parse_squeue("92+1|RUNNING\n9a|RUNNING|x\n93||x\n94|PENDING|\n95_[1-3]|PENDING|None\n"
+                                           "96|PENDING| Priority \n",
+                                           &l),
+                     0);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_str_eq(l.jobs[0].job_id, "92+1");
+    ck_assert_str_eq(l.jobs[0].state, "RUNNING");
+    ck_assert_ptr_null(l.jobs[0].reason);
+    ck_assert_str_eq(l.jobs[1].job_id, "94");
+    ck_assert_ptr_null(l.jobs[1].reason);
+    ck_assert_str_eq(l.jobs[2].job_id, "96");
+    ck_assert_str_eq(l.jobs[2].reason, "Priority");
+    np_job_list_free(&l);
+
+    stub("prog-x", "exit 0");
+    mkdir("d", 0755);
+    mkdir("d/prog-x", 0755); /* a folder by that name is no program */
+    FILE *f = fopen("d2-prog", "w");
+    fclose(f);
+    mkdir("d2", 0755);
+    ck_assert_int_eq(rename("d2-prog", "d2/prog-x"), 0); /* not executable */
+    char path[900];
+    snprintf(path, sizeof path, "%s/d:%s/d2:%s", tmp, tmp, tmp);
+    char *p = np_path_search("prog-x", path);
+    char want[700];
+    snprintf(want, sizeof want, "%s/prog-x", tmp);
+    ck_assert_str_eq(p, want);
+    free(p);
+    p = np_path_search("prog-x", "/nonexistent::/bin"); /* the empty entry: the current folder (tmp) */
+    ck_assert_str_eq(p, "./prog-x");
+    free(p);
+    p = np_path_search("./prog-x", "/bin");
+    ck_assert_str_eq(p, "./prog-x");
+    free(p);
+    ck_assert_ptr_null(np_path_search("./d2/prog-x", "/bin"));
+    ck_assert_ptr_null(np_path_search("", "/bin"));
+
+    char *envp[] = {(char *)"HUGGING_FACE_HUB_TOKEN=t", (char *)"SLURM_CONF_X=1", (char *)"SBATCH_QOS=high",
+                    (char *)"XSLURM_JOB_ID=1", NULL};
+    char **e = np_slurm_child_env(envp);
+    ck_assert_str_eq(e[0], "SBATCH_QOS=high");
+    ck_assert_str_eq(e[1], "XSLURM_JOB_ID=1");
+    ck_assert_ptr_null(e[2]);
+    free(e);
+}
+END_TEST
+
+/* The backend's squeue (found next to sbatch) and the other client programs, by their arguments and answers: jobs by
+ * id in one call, by tag among this user's; no ids, no call; a failure with its exit status (-1: killed), no answer
+ * in time; no squeue anywhere refused naming it; scontrol's and sinfo's text handed back as printed, sinfo for one
+ * partition or all of them, a failure or a missing program an error naming it. */
+static void backend_in(const char *dir, struct np_backend *b, int timeout)
+{
+    char sb[700];
+    snprintf(sb, sizeof sb, "%s/sbatch", dir);
+    FILE *f = fopen(sb, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#!/bin/sh\nexit 1\n", f);
+    fclose(f);
+    ck_assert_int_eq(chmod(sb, 0755), 0);
+    static char envout[700]; /* the backend keeps the environment's strings, not copies: they outlive this call */
+    snprintf(envout, sizeof envout, "NP_STUB_DIR=%s", tmp);
+    static char *envp[] = {(char *)"PATH=/usr/bin:/bin", envout, NULL};
+    struct np_slurm_cli_opts o = {.sbatch = sb, .timeout_s = timeout, .envp = envp};
+    struct np_error err;
+    ck_assert_int_eq(np_slurm_cli_backend(b, &o, &err), NP_OK);
+}
+
+START_TEST(test_cli_squeue_and_clients)
+{
+    struct np_backend b;
+    struct np_error err;
+    struct np_job_list l = {0};
+    stub("squeue", "for a in \"$@\"; do echo \"<$a>\"; done > \"$NP_STUB_DIR/args\"\n"
+                   "printf '41|RUNNING|None\\n42|PENDING|Priority\\n43|PENDING|nemoperf-t\\n'");
+    backend_in(tmp, &b, 1); /* finds the squeue beside its sbatch */
+    char *ids[] = {(char *)"41", (char *)"42", (char *)"43"};
+    ck_assert_int_eq(b.query(&b, ids, 3, &l, &err), NP_OK);
+    ck_assert_str_eq(slurp("args"), "<-h>\n<-t>\n<all>\n<-j>\n<41,42,43>\n<-o>\n<%i|%T|%r>\n");
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_str_eq(l.jobs[1].job_id, "42");
+    ck_assert_str_eq(l.jobs[1].reason, "Priority");
+    np_job_list_free(&l);
+    ck_assert_int_eq(b.find(&b, "nemoperf-t", "job", &l, &err), NP_OK);
+    ck_assert_str_eq(slurp("args"), "<-h>\n<-t>\n<all>\n<--me>\n<-o>\n<%i|%T|%k>\n");
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].job_id, "43");
+    np_job_list_free(&l);
+    unlink("args");
+    ck_assert_int_eq(b.query(&b, ids, 0, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_ptr_null(slurp("args")); /* not run */
+
+    stub("squeue", "echo '41|RUNNING|None'; exit 2");
+    ck_assert_int_eq(b.query(&b, ids, 1, &l, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "failed (exit 2)");
+    ck_assert_uint_eq(l.n, 0);
+    stub("squeue", "kill -KILL $$");
+    ck_assert_int_eq(b.find(&b, "nemoperf-t", "job", &l, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "failed (exit -1)");
+    stub("squeue", "echo '41|RUNNING|None'; exec sleep 30");
+    ck_assert_int_eq(b.query(&b, ids, 1, &l, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "no answer within 1 s; killed it");
+    ck_assert_uint_eq(l.n, 0);
+    ck_assert_ptr_null(l.jobs);
+    np_backend_free(&b);
+    /* no timeout given (0, or below): the default, not none at all */
+    stub("squeue", "sleep 0.3; echo '41|RUNNING|None'");
+    for (int t = 0; t >= -1; t--) {
+        backend_in(tmp, &b, t);
+        ck_assert_msg(b.query(&b, ids, 1, &l, &err) == NP_OK, "timeout %d: %s", t, err.text);
+        ck_assert_uint_eq(l.n, 1);
+        np_job_list_free(&l);
+        if (t == 0)
+            np_backend_free(&b);
+    }
+
+    stub("scontrol", "for a in \"$@\"; do echo \"<$a>\"; done");
+    stub("sinfo", "for a in \"$@\"; do echo \"[$a]\"; done");
+    char *out = NULL;
+    ck_assert_int_eq(np_slurm_cli_partitions(&b, &out, &err), NP_OK);
+    ck_assert_str_eq(out, "<show>\n<partition>\n<-o>\n");
+    free(out);
+    ck_assert_int_eq(np_slurm_cli_nodes(&b, "gpu", &out, &err), NP_OK);
+    ck_assert_str_eq(out, "[-h]\n[-o]\n[%D|%T|%G|%N|%E]\n[-p]\n[gpu]\n");
+    free(out);
+    ck_assert_int_eq(np_slurm_cli_nodes(&b, "", &out, &err), NP_OK);
+    ck_assert_str_eq(out, "[-h]\n[-o]\n[%D|%T|%G|%N|%E]\n");
+    free(out);
+    ck_assert_int_eq(np_slurm_cli_nodes(&b, NULL, &out, &err), NP_OK);
+    ck_assert_str_eq(out, "[-h]\n[-o]\n[%D|%T|%G|%N|%E]\n");
+    free(out);
+    stub("scontrol", "echo 'PartitionName=p'; exit 1");
+    out = (char *)"unset";
+    ck_assert_int_eq(np_slurm_cli_partitions(&b, &out, &err), NP_E_SLURM);
+    ck_assert_ptr_null(out);
+    ck_assert_str_eq(err.source, "scontrol show partition");
+    ck_assert_str_eq(err.text, "failed");
+    stub("sinfo", "echo partial; exit 3");
+    ck_assert_int_eq(np_slurm_cli_nodes(&b, "gpu", &out, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.source, "sinfo");
+    ck_assert_str_eq(err.text, "failed");
+    unlink("sinfo");
+    char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    enum np_status st = np_slurm_cli_nodes(&b, "gpu", &out, &err);
+    if (old) {
+        setenv("PATH", old, 1);
+        free(old);
+    }
+    ck_assert_int_eq(st, NP_E_SLURM);
+    ck_assert_str_eq(err.source, "sinfo");
+    ck_assert_str_eq(err.text, "not found next to sbatch or on PATH");
+    np_backend_free(&b);
+
+    /* no squeue next to sbatch nor on the backend's PATH */
+    mkdir("alone", 0755);
+    char dir[700], sb[800];
+    snprintf(dir, sizeof dir, "%s/alone", tmp);
+    snprintf(sb, sizeof sb, "%s/sbatch", dir);
+    FILE *f = fopen(sb, "w");
+    fputs("#!/bin/sh\nexit 1\n", f);
+    fclose(f);
+    chmod(sb, 0755);
+    struct np_slurm_cli_opts o = {.path = dir, .timeout_s = 0};
+    ck_assert_int_eq(np_slurm_cli_backend(&b, &o, &err), NP_OK);
+    ck_assert_int_eq(b.query(&b, ids, 1, &l, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "not found next to sbatch or on PATH; cannot follow the jobs (install the Slurm client "
+                               "tools)");
+    ck_assert_int_eq(b.find(&b, "nemoperf-t", "job", &l, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "not found next to sbatch or on PATH; cannot look for the job (install the Slurm "
+                               "client tools)");
+    np_backend_free(&b);
+}
+END_TEST
+
+/* --test-only: an estimate with nothing said is schedulable; each answer Slurm gives for a request it can never hold
+ * is NP_E_INVALID naming it; a failure that says nothing cannot tell; no answer in time cannot tell either */
+START_TEST(test_cli_test_only_words)
+{
+    char *msg = NULL;
+    struct np_error err;
+    stub("sbatch-quiet", "exit 0");
+    ck_assert_int_eq(test_only_with("sbatch-quiet", &msg, &err), NP_OK);
+    ck_assert_str_eq(msg, "");
+    free(msg);
+    static const char *const never[] = {"Node count specification invalid", "Invalid partition name specified",
+                                        "Requested time limit is invalid", "Invalid wckey specification",
+                                        "Invalid account or account/partition combination specified"};
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
+        char body[300];
+        snprintf(body, sizeof body, "echo 'sbatch: error: Batch job submission failed: %s' >&2; exit 1", never[i]);
+        stub("sbatch-never", body);
+        ck_assert_int_eq(test_only_with("sbatch-never", &msg, &err), NP_E_INVALID);
+        char want[300];
+        snprintf(want, sizeof want, "--test-only: %s", never[i]);
+        ck_assert_str_eq(err.text, want);
+        free(msg);
+    }
+    stub("sbatch-shot", "kill -KILL $$"); /* killed: no estimate, whatever its status bits read as */
+    ck_assert_int_eq(test_only_with("sbatch-shot", &msg, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "--test-only failed: ");
+    free(msg);
+    stub("sbatch-mum", "exit 1");
+    ck_assert_int_eq(test_only_with("sbatch-mum", &msg, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "--test-only failed: ");
+    free(msg);
+    test_only_timeout = 1;
+    stub("sbatch-slow", "exec sleep 30");
+    msg = (char *)"unset";
+    ck_assert_int_eq(test_only_with("sbatch-slow", &msg, &err), NP_E_SLURM);
+    test_only_timeout = 10;
+    ck_assert_ptr_null(msg);
+    ck_assert_str_eq(err.text, "--test-only: no answer within 1 s");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shell");
@@ -559,6 +889,10 @@ int main(void)
     tcase_add_test(tb, test_cli_submit_hang);
     tcase_add_test(tb, test_cli_not_found);
     tcase_add_test(tb, test_cli_test_only);
+    tcase_add_test(tb, test_cli_submit_words);
+    tcase_add_test(tb, test_parsable_lines_and_paths);
+    tcase_add_test(tb, test_cli_squeue_and_clients);
+    tcase_add_test(tb, test_cli_test_only_words);
     tcase_add_test(tb, test_text_clean_and_shorten);
     tcase_add_test(tb, test_text_fixed_and_csv);
     suite_add_tcase(s, tb);

@@ -388,6 +388,11 @@ START_TEST(test_squeue_tagged)
     /* sbatch failures that may have reached the controller vs refusals */
     ck_assert(np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"));
     ck_assert(np_slurm_cli_ambiguous("Zero Bytes were transmitted or received"));
+    ck_assert(np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Communication send failure"));
+    ck_assert(np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Communication receive failure"));
+    ck_assert(np_slurm_cli_ambiguous("sbatch: error: slurm_receive_msg: Connection reset by peer"));
+    ck_assert(np_slurm_cli_ambiguous("sbatch: error: slurm_send_node_msg: Broken pipe"));
+    ck_assert(!np_slurm_cli_ambiguous(""));
     ck_assert(!np_slurm_cli_ambiguous("sbatch: error: Batch job submission failed: Invalid account"));
     ck_assert(!np_slurm_cli_ambiguous("sbatch: error: Unable to contact slurm controller (connect failure)"));
     ck_assert(!np_slurm_cli_ambiguous(NULL));
