@@ -932,7 +932,8 @@ END_TEST
 
 /* ---- a scripted server (fault injection: replies real slurmrestd does not give on demand) ---- */
 
-static const char *canned_token; /* SLURM_JWT of canned_run's submissions (NULL: none) */
+static const char *canned_token; /* SLURM_JWT of canned_run's requests, user alice (NULL: none) */
+static const char *canned_find;  /* canned_run without a submission or ids: find() this tag */
 
 struct canned {
     const char *request; /* "GET /slurm/v0.0.45/ping" */
@@ -1048,10 +1049,11 @@ static enum np_status canned_run(const struct canned *c, struct np_submit_result
     if (res) {
         st = submit_to(url, canned_token, -1, res, err);
     } else {
-        struct np_slurm_rest_opts o = {.url = url, .connect_retries = -1, .timeout_s = 5};
+        struct np_slurm_rest_opts o = {
+            .url = url, .token = canned_token, .user = "alice", .connect_retries = -1, .timeout_s = 5};
         struct np_backend be;
         ck_assert_int_eq(np_slurm_rest_backend(&be, &o, err), NP_OK);
-        st = be.query(&be, ids, n, out, err);
+        st = canned_find ? be.find(&be, canned_find, "j", out, err) : be.query(&be, ids, n, out, err);
         np_backend_free(&be);
     }
     kill(pid, SIGKILL);
@@ -1341,6 +1343,155 @@ START_TEST(test_backend_refusals)
 }
 END_TEST
 
+/* find() over REST, as reconcile asks it: GET jobs once after the ping, kept the jobs whose comment is the tag (a
+ * string up to v0.0.40, {"job": ...} after); a reply it cannot read, or a refusal, is an error naming the request,
+ * never "no such job" (reconcile would record a queued job as not submitted). */
+START_TEST(test_find_by_tag)
+{
+    static const struct canned c45[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs", 200,
+         "{\"jobs\":[{\"job_id\":7,\"job_state\":[\"PENDING\"],\"comment\":{\"job\":\"nemoperf-x\"}},"
+         "{\"job_id\":8,\"job_state\":[\"RUNNING\"],\"comment\":{\"job\":\"nemoperf-xy\"}},"
+         "{\"job_id\":9,\"job_state\":[\"RUNNING\"],\"comment\":{\"job\":\"nemoperf-x\"}}],\"errors\":[]}"},
+        {NULL, 0, NULL}};
+    struct np_job_list l;
+    struct np_error err;
+    char *log = NULL;
+    canned_find = "nemoperf-x";
+    ck_assert_int_eq(canned_run(c45, NULL, NULL, 0, &l, &err, &log), NP_OK);
+    ck_assert_str_eq(log, "GET /slurm/v0.0.45/ping\nGET /slurm/v0.0.45/jobs\n");
+    ck_assert_uint_eq(l.n, 2);
+    ck_assert_str_eq(l.jobs[0].job_id, "7");
+    ck_assert_str_eq(l.jobs[0].state, "PENDING");
+    ck_assert_str_eq(l.jobs[1].job_id, "9");
+    np_job_list_free(&l);
+    free(log);
+    canned_find = "nemoperf-none";
+    ck_assert_int_eq(canned_run(c45, NULL, NULL, 0, &l, &err, &log), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    free(log);
+    static const struct canned down[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs", 500,
+         "{\"jobs\":[],\"errors\":[{\"error_number\":1007,\"error\":\"Unable to contact slurm controller\"}]}"},
+        {NULL, 0, NULL}};
+    canned_find = "nemoperf-x";
+    ck_assert_int_eq(canned_run(down, NULL, NULL, 0, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "GET /slurm/v0.0.45/jobs: HTTP 500: Unable to contact slurm controller (code 1007)");
+    ck_assert_uint_eq(l.n, 0);
+    free(log);
+    static const struct canned no[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs", 401, "{\"errors\":[{\"error\":\"Authentication failure\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(no, NULL, NULL, 0, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/jobs: authentication failed (HTTP 401 Unauthorized: Authentication failure); "
+                     "with rest_auth/local run as the user slurmrestd runs as, or set SLURM_JWT and SLURM_USER");
+    free(log);
+    /* with a token, a 5xx saying the token was not taken is the authentication failure it is */
+    static const struct canned stale[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs", 500,
+         "{\"jobs\":[],\"errors\":[{\"error_number\":5005,\"error\":\"Zero Bytes were transmitted or received\"}]}"},
+        {NULL, 0, NULL}};
+    canned_token = "eyJhbGciOi.token";
+    ck_assert_int_eq(canned_run(stale, NULL, NULL, 0, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/jobs: authentication failed: the controller rejected the request made with SL"
+                     "URM_JWT for user alice (HTTP 500: Zero Bytes were transmitted or received (code 5005)); the toke"
+                     "n is probably expired, signed with another key or issued for another user (get one with `scontro"
+                     "l token`)");
+    free(log);
+    ck_assert_int_eq(canned_run(down, NULL, NULL, 0, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "GET /slurm/v0.0.45/jobs: HTTP 500: Unable to contact slurm controller (code 1007)");
+    free(log);
+    canned_find = NULL;
+    /* query() the same: 403, and a token's 5xx */
+    char *ids[] = {(char *)"5"};
+    static const struct canned q[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs/state?job_id=5", 403, "{\"errors\":[{\"error\":\"Forbidden\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(q, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/jobs/state?job_id=5: authentication failed (HTTP 403 Forbidden: Forbidden); S"
+                     "LURM_JWT or SLURM_USER was not accepted (get a token with `scontrol token`)");
+    free(log);
+    canned_token = NULL;
+    ck_assert_int_eq(canned_run(q, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/jobs/state?job_id=5: authentication failed (HTTP 403 Forbidden: Forbidden); w"
+                     "ith rest_auth/local run as the user slurmrestd runs as, or set SLURM_JWT and SLURM_USER");
+    free(log);
+    static const struct canned q5[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}]}"},
+        {"GET /slurm/v0.0.45/jobs/state?job_id=5", 502, "<html>bad gateway</html>"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(q5, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "GET /slurm/v0.0.45/jobs/state?job_id=5: HTTP 502: <html>bad gateway</html>");
+    free(log);
+}
+END_TEST
+
+/* The ping refused: what to do about it depends on how the request was made (a token; a local socket; TCP without
+ * one), and a token whose ping answers "DOWN" may be the token's fault: said so, naming the user */
+START_TEST(test_ping_refused)
+{
+    static const struct canned p401[] = {{"GET /slurm/v0.0.45/ping", 401, "{\"errors\":[]}"}, {NULL, 0, NULL}};
+    static const struct canned p500[] = {{"GET /slurm/v0.0.45/ping", 500, "{\"errors\":[{\"error\":\"unable to load "
+                                                                         "the token\"}]}"},
+                                         {NULL, 0, NULL}};
+    static const struct canned pdown[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"hostname\":\"h\",\"pinged\":\"DOWN\",\"responding\":false}],"
+                                        "\"errors\":[]}"},
+        {NULL, 0, NULL}};
+    char *ids[] = {(char *)"5"};
+    struct np_job_list l;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(p401, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/ping: authentication failed (HTTP 401 Unauthorized: (no error text in the rep"
+                     "ly)); with rest_auth/local run as the user slurmrestd runs as, or set SLURM_JWT and SLURM_USER");
+    free(log);
+    canned_token = "eyJhbGciOi.token";
+    ck_assert_int_eq(canned_run(p401, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/ping: authentication failed (HTTP 401 Unauthorized: (no error text in the rep"
+                     "ly)); SLURM_JWT or SLURM_USER was not accepted (get a token with `scontrol token`)");
+    free(log);
+    ck_assert_int_eq(canned_run(p500, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/ping: authentication failed: the controller rejected the request made with SL"
+                     "URM_JWT for user alice (HTTP 500: unable to load the token); the token is probably expired, sign"
+                     "ed with another key or issued for another user (get one with `scontrol token`)");
+    free(log);
+    ck_assert_int_eq(canned_run(pdown, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text,
+                     "GET /slurm/v0.0.45/ping: slurmrestd answers, but no slurmctld is UP: slurmctld answered no ping "
+                     "made with SLURM_JWT for user alice; either authentication failed (the token is expired, signed w"
+                     "ith another key or issued for another user: get one with `scontrol token`) or slurmctld is down");
+    free(log);
+    /* a 5xx with a token whose only sign is its error number (5005) */
+    static const struct canned p5005[] = {
+        {"GET /slurm/v0.0.45/ping", 503, "{\"errors\":[{\"error_number\":5005,\"error\":\"Unexpected message\"}]}"},
+        {NULL, 0, NULL}};
+    ck_assert_int_eq(canned_run(p5005, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_ptr_nonnull(strstr(err.text, "GET /slurm/v0.0.45/ping: authentication failed: the controller rejected"));
+    free(log);
+    canned_token = NULL;
+    /* no token: a DOWN ping is slurmctld down, nothing about a token */
+    ck_assert_int_eq(canned_run(pdown, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "GET /slurm/v0.0.45/ping: slurmrestd answers, but no slurmctld is UP");
+    free(log);
+    ck_assert_int_eq(canned_run(p500, NULL, ids, 1, &l, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "GET /slurm/v0.0.45/ping: HTTP 500: unable to load the token");
+    free(log);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm_rest");
@@ -1375,6 +1526,8 @@ int main(void)
     tcase_add_test(t, test_lost_reply_not_resent);
     tcase_add_test(t, test_unknown_versions);
     tcase_add_test(t, test_query_own_jobs);
+    tcase_add_test(t, test_find_by_tag);
+    tcase_add_test(t, test_ping_refused);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
