@@ -7,6 +7,7 @@
  * seeds' tables cell for cell.  Then restarts, manifests, statuses, windows.
  */
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nemoperf/model/flops.h"
 #include "nemoperf/model/recipe.h"
 #include "nemoperf/parse/reference.h"
 #include "nemoperf/report/report.h"
@@ -831,6 +833,749 @@ START_TEST(test_energy_per_token)
 }
 END_TEST
 
+/* np_run_analyse on a scan built here (no log, no folder): steps 0..n-1 of `total` at t s each, NeMo 2.0 lines, the
+ * run named llama3.1 8b bf16 on 8 H100s (a published row: GBS 128, sequence 8192).  The status ladder, the window
+ * rules and the notes are read from what np_run_analyse stores; each expected text and figure is written here. */
+static struct np_step ana_steps[128];
+
+static void ana_init(struct np_run *run, struct np_scan_result *scan, size_t n, long total, double t)
+{
+    ck_assert_uint_le(n, sizeof ana_steps / sizeof ana_steps[0]);
+    for (size_t i = 0; i < n; i++) {
+        struct np_step *s = &ana_steps[i];
+        memset(s, 0, sizeof *s);
+        s->iteration = (long)i;
+        s->total = total;
+        s->step_time_s = t;
+        s->loss = 2.0;
+        s->global_batch_size = -1;
+        s->peak_memory_bytes = s->tflops_per_gpu = s->consumed_samples = s->tokens_per_s = NAN;
+        s->tokens_per_s_per_gpu = s->energy_j_per_gpu = s->power_w_per_gpu = NAN;
+        s->gen = NP_GEN_NEMO2;
+    }
+    memset(scan, 0, sizeof *scan);
+    scan->steps = ana_steps;
+    scan->nsteps = n;
+    scan->runs = 1;
+    memset(run, 0, sizeof *run);
+    strcpy(run->id.recipe, "llama3.1");
+    strcpy(run->id.model_size, "8b");
+    run->id.dtype = NP_DTYPE_BF16;
+    run->id.gpus = 8;
+    strcpy(run->id.gpu_type, "h100");
+    run->id_source = "folder";
+}
+
+static void ana_go(struct np_run *run, const struct np_scan_result *scan, const struct np_parse_opts *o)
+{
+    np_run_analyse(run, scan, o, &recipes, &ref);
+}
+
+static void ana_free(struct np_run *run)
+{
+    free(run->why);
+    free(run->note);
+    free(run->samples);
+    run->why = run->note = NULL;
+    run->samples = NULL;
+}
+
+/* analyse, then the status and why (none when why is NULL) */
+static void ana_status_at(int line, struct np_run *run, const struct np_scan_result *scan,
+                          const struct np_parse_opts *o, enum np_run_status st, const char *why)
+{
+    ana_go(run, scan, o);
+    ck_assert_msg(run->status == st, "line %d: status %s, want %s (why %s)", line, np_run_status_name(run->status),
+                  np_run_status_name(st), run->why ? run->why : "-");
+    if (why)
+        ck_assert_msg(run->why && strcmp(run->why, why) == 0, "line %d: why \"%s\", want \"%s\"", line,
+                      run->why ? run->why : "(null)", why);
+    else
+        ck_assert_msg(!run->why, "line %d: why \"%s\", want none", line, run->why);
+    ana_free(run);
+}
+#define ANA_STATUS(run, scan, o, st, why) ana_status_at(__LINE__, &(run), &(scan), &(o), st, why)
+
+START_TEST(test_analyse_status_ladder)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    const char *nan_why = "NaN or infinite loss, grad norm or step time";
+    /* the run as it should be: ok, complete, NVIDIA's window */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ck_assert_ptr_null(run.why);
+    ck_assert_int_eq(run.complete, 1);
+    ck_assert_int_eq(run.step, 49);
+    ck_assert_int_eq(run.total, 49);
+    ck_assert_double_eq(run.step_time_s, 10.0);
+    ck_assert_int_eq(run.window.first, 11);
+    ck_assert_int_eq(run.window.last, 44);
+    ck_assert_uint_eq(run.window.count, 34);
+    ck_assert_int_eq(run.id.gbs, 128);      /* the published row's: the log says none */
+    ck_assert_int_eq(run.id.seq_len, 8192); /* the row's */
+    ck_assert_str_eq(run.gpu_source, "option"); /* a GPU type named, not by a manifest */
+    ck_assert_double_eq_tol(run.m.tokens_per_s, 8192.0 * 128 / 10.0, 1e-9);
+    ana_free(&run);
+    /* a contradiction between options and the folder: invalid, said as is */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.conflict, "--gpus 16 contradicts the folder's 8");
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "--gpus 16 contradicts the folder's 8");
+    /* a NaN in the window (11-44, both ends) is invalid; one before or after it is not, one on the last step is */
+    static const struct {
+        long at;
+        enum np_run_status st;
+    } nan_at[] = {{10, NP_RUN_OK}, {11, NP_RUN_INVALID}, {44, NP_RUN_INVALID}, {45, NP_RUN_OK}, {49, NP_RUN_INVALID}};
+    for (size_t k = 0; k < sizeof nan_at / sizeof nan_at[0]; k++) {
+        ana_init(&run, &scan, 50, 49, 10.0);
+        ana_steps[nan_at[k].at].nan_seen = 1;
+        ANA_STATUS(run, scan, o, nan_at[k].st, nan_at[k].st == NP_RUN_OK ? NULL : nan_why);
+    }
+    /* the last step time: infinite, 0 and negative are invalid; the least positive is a step (implausibly fast) */
+    const double bad_t[] = {INFINITY, 0.0, -1.0};
+    for (size_t k = 0; k < 3; k++) {
+        ana_init(&run, &scan, 50, 49, 10.0);
+        ana_steps[49].step_time_s = bad_t[k];
+        ANA_STATUS(run, scan, o, NP_RUN_INVALID, nan_why);
+    }
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].step_time_s = 1e-300;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_IMPLAUSIBLE);
+    ana_free(&run);
+    /* a step time of a year exactly is a (slow) step; a hair more is a corrupt log, on the last step or in the window */
+    const double year = 365.0 * 86400;
+    ana_init(&run, &scan, 50, 49, year);
+    ANA_STATUS(run, scan, o, NP_RUN_OK, NULL);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].step_time_s = nextafter(year, INFINITY);
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "step time 3.1536e+07 s is out of range (more than a year): the log is corrupt");
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[20].step_time_s = 4e7;
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "step time 4e+07 s is out of range (more than a year): the log is corrupt");
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[5].step_time_s = 4e7; /* a warm-up step: outside the window */
+    ANA_STATUS(run, scan, o, NP_RUN_OK, NULL);
+    /* the last line without a step number ("iteration -1/49") */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].iteration = -1;
+    ana_go(&run, &scan, &o);
+    ck_assert(isnan(run.step_time_s));
+    ck_assert_int_eq(run.status, NP_RUN_INVALID);
+    ck_assert_str_eq(run.why, "the last step line has no valid iteration number: its step time is not used");
+    ana_free(&run);
+    /* unidentified, each reason */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "nosuch");
+    ANA_STATUS(run, scan, o, NP_RUN_UNIDENTIFIED, "unknown recipe \"nosuch\"");
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.recipe[0] = '\0';
+    ANA_STATUS(run, scan, o, NP_RUN_UNIDENTIFIED,
+               "no manifest, no pretrain_<recipe>_<size>_<dtype>_<gpus> folder, no --recipe/--size options");
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.dtype = NP_DTYPE_NONE; /* llama3.1 8b is published in bf16 and fp8: not guessed */
+    ANA_STATUS(run, scan, o, NP_RUN_UNIDENTIFIED, "dtype unknown (--dtype)");
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.gpus = 0;
+    ANA_STATUS(run, scan, o, NP_RUN_UNIDENTIFIED, "GPU count unknown (--gpus)");
+    /* a model published in one precision: that is its dtype (llama3 8b: fp8 only) */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_NONE;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.id.dtype, NP_DTYPE_FP8);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ana_free(&run);
+    /* the synthetic workload: no GPU figures, so no step is implausibly fast */
+    ana_init(&run, &scan, 50, 49, 1e-3);
+    run.id.synthetic = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_SYNTHETIC);
+    ck_assert(isnan(run.m.mfu_percent));
+    ck_assert_ptr_nonnull(strstr(run.note, "synthetic workload: CPU work standing in for the GPU job"));
+    ana_free(&run);
+}
+END_TEST
+
+/* The plausibility floor: GBS x FLOPs per sample over every GPU at its peak, computed here from the run's FLOPs
+ * and the GPU's peak.  A step exactly at it is plausible, a hair under it is not; the window's fastest step counts
+ * (not a warm-up step's); a GPU type unknown is judged at the fastest GPU known for the dtype. */
+START_TEST(test_analyse_implausible_floor)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_go(&run, &scan, &o);
+    double fps = run.flops_per_sample, peak = np_gpu_peak_tflops("h100", NP_DTYPE_BF16);
+    ck_assert(fps > 0 && peak > 0);
+    ck_assert_double_eq(run.peak_tflops, peak);
+    ana_free(&run);
+    double floor_s = 128 * fps / (8 * peak * 1e12);
+    ana_init(&run, &scan, 50, 49, floor_s);
+    ANA_STATUS(run, scan, o, NP_RUN_OK, NULL);
+    double under = nextafter(floor_s, 0);
+    ana_init(&run, &scan, 50, 49, under);
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_IMPLAUSIBLE);
+    char want[320];
+    snprintf(want, sizeof want, "step time %.4g s is below the %.4g s the model's FLOPs need on 8 H100 at %.0f "
+             "TFLOP/s (MFU %.0f %%)", under, floor_s, peak, 100.0 * floor_s / under);
+    ck_assert_str_eq(run.why, want);
+    ana_free(&run);
+    /* half the floor: MFU 200 % */
+    ana_init(&run, &scan, 50, 49, floor_s / 2);
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_IMPLAUSIBLE);
+    ck_assert_ptr_nonnull(strstr(run.why, "(MFU 200 %)"));
+    ana_free(&run);
+    /* the last step slow, one step of the window too fast: implausible; a warm-up step too fast: not */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[30].step_time_s = floor_s / 2;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_IMPLAUSIBLE);
+    ck_assert_double_eq(run.window.min_s, floor_s / 2);
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[3].step_time_s = floor_s / 2;
+    ANA_STATUS(run, scan, o, NP_RUN_OK, NULL);
+    /* no GPU type (llama3 8b is published on three): judged at the fastest GPU known for fp8 */
+    double best = 0;
+    const char *bestg = NULL;
+    for (const char *const *g = np_gpu_types(); *g; g++)
+        if (np_gpu_peak_tflops(*g, NP_DTYPE_FP8) > best) {
+            best = np_gpu_peak_tflops(*g, NP_DTYPE_FP8);
+            bestg = *g;
+        }
+    ck_assert_ptr_nonnull(bestg);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_FP8;
+    run.id.gpu_type[0] = '\0';
+    ana_steps[49].global_batch_size = 128; /* no row without the GPU type: the log's GBS */
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ck_assert_ptr_null(run.gpu_source);
+    ck_assert_ptr_nonnull(strstr(run.note, "GPU type unknown (no manifest, the folder name carries none, no --gpu"));
+    fps = run.flops_per_sample;
+    ana_free(&run);
+    floor_s = 128 * fps / (8 * best * 1e12);
+    ana_init(&run, &scan, 50, 49, floor_s / 4);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_FP8;
+    run.id.gpu_type[0] = '\0';
+    ana_steps[49].global_batch_size = 128;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_IMPLAUSIBLE);
+    char up[16];
+    size_t i = 0;
+    for (; bestg[i] && i + 1 < sizeof up; i++)
+        up[i] = (char)toupper((unsigned char)bestg[i]);
+    up[i] = '\0';
+    snprintf(want, sizeof want, "on 8 %s (the fastest GPU known) at %.0f TFLOP/s (MFU 400 %%)", up, best);
+    ck_assert_msg(strstr(run.why, want) != NULL, "%s", run.why);
+    ana_free(&run);
+    /* a recipe published for one GPU type only (llama3.1: H100): that is the run's GPU */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.gpu_type[0] = '\0';
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.id.gpu_type, "h100");
+    ck_assert_str_eq(run.gpu_source, "recipe");
+    ana_free(&run);
+}
+END_TEST
+
+/* Complete or not (np_run_analyse_start): the step total from the log, else the manifest's max_steps, else
+ * Lightning's "max_steps=N reached"; that message makes a run complete whatever the bar drew; a short bar without
+ * it does not.  The untimed runs (no train_step_timing) and a last line without a time. */
+START_TEST(test_analyse_complete_and_untimed)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    ana_init(&run, &scan, 49, 49, 10.0); /* steps 0-48 of 0-49: one short */
+    ANA_STATUS(run, scan, o, NP_RUN_INCOMPLETE, "stopped at iteration 48 of 49");
+    ana_init(&run, &scan, 50, -1, 10.0); /* no total in the lines: the manifest's max_steps 50 */
+    run.id.max_steps = 50;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.total, 49);
+    ck_assert_int_eq(run.complete, 1);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ana_free(&run);
+    ana_init(&run, &scan, 50, -1, 10.0);
+    run.id.max_steps = 51;
+    ANA_STATUS(run, scan, o, NP_RUN_INCOMPLETE, "stopped at iteration 49 of 50");
+    ana_init(&run, &scan, 1, -1, 10.0); /* max_steps 1: the one step 0 is the last */
+    run.id.max_steps = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.total, 0);
+    ck_assert_int_eq(run.complete, 1);
+    ana_free(&run);
+    ana_init(&run, &scan, 31, -1, 10.0); /* "`max_steps=31` reached" */
+    scan.max_steps_reached = 31;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.total, 30);
+    ck_assert_int_eq(run.complete, 1);
+    ana_free(&run);
+    ana_init(&run, &scan, 31, 49, 10.0); /* the bar at 30/49, but the trainer says it reached max_steps */
+    scan.max_steps_reached = 50;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.total, 49);
+    ck_assert_int_eq(run.complete, 1);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ana_free(&run);
+    ana_init(&run, &scan, 31, -1, 10.0); /* a bar short of its end, no total, no stop message */
+    ana_steps[30].bar_short = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.complete, 0);
+    ck_assert_int_eq(run.status, NP_RUN_INCOMPLETE);
+    ck_assert_str_eq(run.why, "stopped at iteration 30 of -1");
+    ana_free(&run);
+    ana_init(&run, &scan, 31, -1, 10.0); /* no total, no bar: completeness unknown, not incomplete */
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.complete, -1);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ana_free(&run);
+    /* untimed NeMo 2.0 and 1.0 lines: invalid, or incomplete saying so; Megatron-like lines without a time are not
+     * "untimed" (no timing callback to name): no step time */
+    ana_init(&run, &scan, 50, 49, NAN);
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID,
+               "NeMo 2.0 step lines without train_step_timing (timing callback off): 50 steps, last step 49, no step time");
+    ana_init(&run, &scan, 50, 49, NAN);
+    for (int i = 0; i < 50; i++)
+        ana_steps[i].gen = NP_GEN_NEMO1;
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID,
+               "NeMo 1.0 progress bar without train_step_timing (timing callback off): 50 steps, last step 49, no step "
+               "time");
+    ana_init(&run, &scan, 31, 49, NAN);
+    ANA_STATUS(run, scan, o, NP_RUN_INCOMPLETE,
+               "stopped at iteration 30 of 49; its step lines carry no train_step_timing (timing callback off): no step "
+               "time");
+    ana_init(&run, &scan, 50, 49, NAN);
+    for (int i = 0; i < 50; i++)
+        ana_steps[i].gen = NP_GEN_DELTA;
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "no step time in the last step line");
+    ana_init(&run, &scan, 50, 49, 10.0); /* timed steps, the last one without: not untimed */
+    ana_steps[49].step_time_s = NAN;
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "no step time in the last step line");
+    ana_init(&run, &scan, 50, 49, NAN); /* one timed step before the window: the lines are timed */
+    ana_steps[2].step_time_s = 10.0;
+    ANA_STATUS(run, scan, o, NP_RUN_INVALID, "no step time in the last step line");
+    /* no time but the throughput: the step time is sequence x GBS over tokens/s */
+    ana_init(&run, &scan, 50, 49, NAN);
+    ana_steps[49].tokens_per_s = 8192.0 * 128 / 12.5;
+    ana_go(&run, &scan, &o);
+    ck_assert_double_eq_tol(run.step_time_s, 12.5, 1e-12);
+    ck_assert_int_eq(run.status, NP_RUN_OK);
+    ana_free(&run);
+    /* AMD Primus' two times: the first is used, and the note says so */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].two_times = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_nonnull(run.note);
+    ck_assert_ptr_nonnull(strstr(run.note, "step time: the first of the two times of \"elapsed time per iteration"));
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_go(&run, &scan, &o);
+    ck_assert(run.note == NULL || strstr(run.note, "two times") == NULL);
+    ana_free(&run);
+}
+END_TEST
+
+/* The global batch: the newest step that logs one, unless absurd (10^8 or more: the row's); the manifest against
+ * the log (GBS, max_steps): the log's values are used and the disagreement is a note; a manifest marked bad says
+ * nothing. */
+START_TEST(test_analyse_gbs_and_manifest_notes)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    static const struct {
+        long newest, older;
+        int want;
+    } g[] = {{-1, 64, 64}, {256, 64, 256}, {99999999, 64, 99999999}, {100000000, 64, 128}};
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        ana_init(&run, &scan, 50, 49, 10.0);
+        ana_steps[48].global_batch_size = g[k].newest;
+        ana_steps[10].global_batch_size = g[k].older;
+        ana_go(&run, &scan, &o);
+        ck_assert_msg(run.id.gbs == g[k].want, "logged %ld: GBS %d, want %d", g[k].newest, run.id.gbs, g[k].want);
+        ana_free(&run);
+    }
+    /* the manifest's GBS and max_steps against the log's */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].global_batch_size = 128;
+    run.launch.present = 1;
+    run.launch.gbs = 64;
+    run.launch.max_steps = 100;
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_nonnull(run.note);
+    ck_assert_str_eq(run.note, "the manifest's GBS 64 contradicts the log's 128 (the log's is used); the manifest's "
+                               "max_steps 100 contradicts the log's 50 steps (the log's are used)");
+    ck_assert_int_eq(run.id.gbs, 128);
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].global_batch_size = 128;
+    run.launch.present = 1;
+    run.launch.gbs = 128;
+    run.launch.max_steps = 50;
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_null(run.note);
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].global_batch_size = 128;
+    run.launch.present = 1;
+    run.launch.gbs = 64;
+    run.launch.max_steps = 100;
+    strcpy(run.launch.bad, "config.gbs is a string");
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_null(run.note);
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0); /* no GBS in the log: nothing to contradict */
+    run.launch.present = 1;
+    run.launch.gbs = 64;
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_null(run.note);
+    ana_free(&run);
+}
+END_TEST
+
+/* The window rules np_run_analyse reports: NVIDIA's 11-44 of 50 (whole or in part, with its note), the last 10
+ * steps when none of 11-44 was read (and why), --window, AutoModel's summary window. */
+START_TEST(test_analyse_window_rules)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    /* steps 30-49 of 49 read: 30-44 of NVIDIA's window, said */
+    ana_init(&run, &scan, 20, 49, 10.0);
+    for (int i = 0; i < 20; i++)
+        ana_steps[i].iteration = 30 + i;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.window.first, 30);
+    ck_assert_int_eq(run.window.last, 44);
+    ck_assert_uint_eq(run.window.count, 15);
+    ck_assert_str_eq(run.note, "steady-state window holds 15 of NVIDIA's 34 steps (iterations 30-44; the log has no "
+                               "others)");
+    ana_free(&run);
+    ana_init(&run, &scan, 20, 49, 10.0);
+    for (int i = 0; i < 20; i++)
+        ana_steps[i].iteration = 30 + i;
+    scan.truncated_start = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.note, "steady-state window holds 15 of NVIDIA's 34 steps (iterations 30-44; the others are "
+                               "before the part of the log read: --all-steps reads them)");
+    ana_free(&run);
+    /* the whole window: no note; one NaN time in it: 33 steps, and the note */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[11].step_time_s = NAN;
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.window.first, 12);
+    ck_assert_uint_eq(run.window.count, 33);
+    ck_assert_ptr_nonnull(strstr(run.note, "holds 33 of NVIDIA's 34 steps (iterations 12-44;"));
+    ana_free(&run);
+    /* steps 45-49 only: the last 10 steps (5 here), and why */
+    ana_init(&run, &scan, 5, 49, 10.0);
+    for (int i = 0; i < 5; i++)
+        ana_steps[i].iteration = 45 + i;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.window.rule, "last 10 steps (the log has none of iterations 11-44)");
+    ck_assert_int_eq(run.window.first, 45);
+    ck_assert_int_eq(run.window.last, 49);
+    ck_assert_uint_eq(run.window.count, 5);
+    ck_assert_uint_eq(run.window.requested, 10);
+    ana_free(&run);
+    ana_init(&run, &scan, 5, 49, 10.0);
+    for (int i = 0; i < 5; i++)
+        ana_steps[i].iteration = 45 + i;
+    scan.truncated_start = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.window.rule, "last 10 steps (iterations 11-44 are before the part of the log read: "
+                                      "--all-steps reads them)");
+    ana_free(&run);
+    /* not a 50-step run: the last 10 steps, a step line without its number left out */
+    ana_init(&run, &scan, 100, 99, 10.0);
+    ana_steps[95].iteration = -1;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.window.rule, "last 10 steps");
+    ck_assert_int_eq(run.window.first, 90);
+    ck_assert_int_eq(run.window.last, 99);
+    ck_assert_uint_eq(run.window.count, 9);
+    ana_free(&run);
+    /* --window 5 (strict): the last 5 even of a 50-step run */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    o.window = 5;
+    o.window_strict = 1;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.window.rule, "--window");
+    ck_assert_int_eq(run.window.first, 45);
+    ck_assert_uint_eq(run.window.count, 5);
+    ck_assert_uint_eq(run.window.requested, 5);
+    ana_free(&run);
+    np_parse_opts_init(&o);
+    /* AutoModel's summary: every iteration from its warm-up on */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.bench_summary = 1;
+    run.bench_warmup = 5;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.window.rule, "iterations after the warm-up (AutoModel's summary)");
+    ck_assert_int_eq(run.window.first, 5);
+    ck_assert_int_eq(run.window.last, 49);
+    ck_assert_uint_eq(run.window.count, 45);
+    ana_free(&run);
+    /* an even count's median: the mean of the middle two; the sample standard deviation (n - 1) */
+    double v[4] = {10, 1, 3, 2};
+    struct np_window_stats w;
+    np_window_stats_of(&w, v, 4);
+    ck_assert_double_eq(w.median_s, 2.5);
+    ck_assert_double_eq(w.mean_s, 4.0);
+    ck_assert_double_eq_tol(w.stdev_s, sqrt((9.0 + 4 + 1 + 36) / 3), 1e-12);
+    ck_assert_double_eq(w.min_s, 1.0);
+    ck_assert_double_eq(w.max_s, 10.0);
+    double one[1] = {7};
+    np_window_stats_of(&w, one, 1);
+    ck_assert(w.median_s == 7 && w.stdev_s == 0 && w.min_s == 7 && w.max_s == 7);
+}
+END_TEST
+
+/* Why a run is not compared, each reason in its order; a compared run's ratio is its steady tokens/s over the
+ * published row's. */
+START_TEST(test_analyse_reference_reasons)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.reference = 1;
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id_source = "manifest";
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.gpu_source, "manifest");
+    ck_assert_ptr_nonnull(run.ref);
+    ck_assert(run.ref->tokens_per_s > 0);
+    ck_assert_double_eq_tol(run.ref_ratio, 8192.0 * 128 / 10.0 / run.ref->tokens_per_s, 1e-12);
+    ck_assert_int_ne(run.verdict, NP_VERDICT_NOT_COMPARED);
+    ana_free(&run);
+    ana_init(&run, &scan, 31, 49, 10.0);
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.verdict, NP_VERDICT_NOT_COMPARED);
+    ck_assert_str_eq(run.ref_why, "run is incomplete: not compared");
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.gpus = 9;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.ref_why, "nothing published for llama3.1 8b bf16 on 9 h100");
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.gpu_type[0] = '\0';
+    run.id.dtype = NP_DTYPE_FP8;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.ref_why, "GPU type unknown (no manifest, no --gpu): not compared");
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    run.id.kind = NP_KIND_PROFILE;
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.ref_why, np_run_kind_why(NP_KIND_PROFILE));
+    ck_assert_int_eq(run.verdict, NP_VERDICT_NOT_COMPARED);
+    ana_free(&run);
+    ana_init(&run, &scan, 0, 49, 10.0); /* no steps: not compared, with the reason the status gives */
+    ana_go(&run, &scan, &o);
+    ck_assert_int_eq(run.status, NP_RUN_NO_STEPS);
+    ck_assert_str_eq(run.why, "no training-step line in the logs");
+    ck_assert_int_eq(run.verdict, NP_VERDICT_NOT_COMPARED);
+    ck_assert_str_eq(run.ref_why, "nothing published for llama3.1 8b bf16 on 8 h100"); /* no table asked */
+    ana_free(&run);
+
+    /* the "nothing published" line names what is known: a precision without a model size once, neither as "?" */
+    memset(&run, 0, sizeof run);
+    run.id.gpus = 4;
+    strcpy(run.id.gpu_type, "gb200");
+    strcpy(run.id.recipe, "qwen3");
+    strcpy(run.id.precision, "fp8_mx");
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "nothing published for qwen3 fp8_mx on 4 gb200");
+    run.id.precision[0] = '\0';
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "nothing published for qwen3 ? ? on 4 gb200");
+    run.id.recipe[0] = '\0';
+    run.id.dtype = NP_DTYPE_FP8;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "nothing published for ? ? fp8 on 4 gb200");
+    run.id.synthetic = 1;
+    np_run_verdict(&run, &o, "not this reason");
+    ck_assert_str_eq(run.ref_why, "synthetic workload (CPU work standing in for a GPU job): nothing published to compare");
+    run.id.synthetic = 0;
+    np_run_verdict(&run, &o, "the caller's reason");
+    ck_assert_str_eq(run.ref_why, "the caller's reason");
+    ck_assert_int_eq(run.verdict, NP_VERDICT_NOT_COMPARED);
+    ck_assert(isnan(run.ref_ratio));
+    /* --verdict last: the last step's throughput, not the window's; each says when it has none */
+    struct np_ref_row row;
+    memset(&row, 0, sizeof row);
+    row.tokens_per_s = 100;
+    row.tokens_per_s_per_gpu = row.model_tflops_per_gpu = NAN;
+    memset(&run, 0, sizeof run);
+    run.id.gpus = 8;
+    run.ref = &row;
+    run.status = NP_RUN_OK;
+    run.steady.tokens_per_s = 100;
+    run.m.tokens_per_s = 50;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_int_eq(run.verdict, NP_VERDICT_PASS);
+    ck_assert(run.ref_ratio == 1.0);
+    o.verdict_last = 1;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_int_eq(run.verdict, NP_VERDICT_FAIL);
+    ck_assert(run.ref_ratio == 0.5);
+    run.m.tokens_per_s = NAN;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "no throughput for the last step");
+    o.verdict_last = 0;
+    run.steady.tokens_per_s = NAN;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "no steady-state throughput (empty window)");
+    ck_assert_int_eq(run.verdict, NP_VERDICT_NOT_COMPARED);
+    /* a run that is not good (failed, synthetic is good) */
+    run.steady.tokens_per_s = 100;
+    run.status = NP_RUN_FAILED;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_str_eq(run.ref_why, "run is failed: not compared");
+    run.status = NP_RUN_SYNTHETIC;
+    np_run_verdict(&run, &o, NULL);
+    ck_assert_int_eq(run.verdict, NP_VERDICT_PASS);
+}
+END_TEST
+
+/* A fine-tuning run (llama3 8b SFT and LoRA, FP8 on 8 H100, packs of 4096, GBS 32 from the row): its FLOPs per
+ * pack from the pack statistics of share/nemoperf/packs/squad.tsv (no packed .npy at hand, or one that cannot be
+ * read: said), checked against seed 000's published columns: TFLOP/s/GPU = FLOPs per pack / 4096 x tokens/s/GPU,
+ * SFT 733 at 16222 tokens/s/GPU, LoRA (2/3 of the forward-backward) 669 at 22141, each within 1 (published whole).
+ * A pack length the table does not have: no FLOPs, said. */
+START_TEST(test_analyse_finetune_flops)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    static const struct {
+        const char *task;
+        double tpg, tflops;
+    } ft[] = {{"sft", 16222, 733}, {"lora", 22141, 669}};
+    for (size_t k = 0; k < 2; k++) {
+        ana_init(&run, &scan, 50, 49, 10.0);
+        strcpy(run.id.recipe, "llama3");
+        run.id.dtype = NP_DTYPE_FP8;
+        strcpy(run.id.task, ft[k].task);
+        ana_go(&run, &scan, &o);
+        ck_assert_ptr_nonnull(run.row);
+        ck_assert_int_eq(run.id.seq_len, 4096);
+        ck_assert_int_eq(run.id.gbs, 32);
+        ck_assert_str_eq(run.pack_source, "table");
+        double tflops = run.flops_per_sample / 4096 * ft[k].tpg / 1e12;
+        ck_assert_msg(fabs(tflops - ft[k].tflops) < 1.0, "%s: %.2f TFLOP/s/GPU, published %.0f", ft[k].task, tflops,
+                      ft[k].tflops);
+        ck_assert_ptr_null(run.note);
+        ana_free(&run);
+    }
+    /* the manifest names a packed file that is not there: the table's statistics, said */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_FP8;
+    strcpy(run.id.task, "sft");
+    snprintf(run.id.packed_train, sizeof run.id.packed_train, "%s/none/packed_4096.npy", root);
+    ana_go(&run, &scan, &o);
+    ck_assert_str_eq(run.pack_source, "table");
+    ck_assert(run.flops_per_sample > 0);
+    ck_assert_ptr_nonnull(run.note);
+    char want[700];
+    snprintf(want, sizeof want, "packed data %s not read (", run.id.packed_train);
+    ck_assert_msg(strncmp(run.note, want, strlen(want)) == 0, "%s", run.note);
+    ck_assert_ptr_nonnull(strstr(run.note, "): pack statistics from the table"));
+    ana_free(&run);
+    /* packs of 8192: not in the table, no FLOPs */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_FP8;
+    strcpy(run.id.task, "sft");
+    run.id.seq_len = 8192;
+    ana_go(&run, &scan, &o);
+    ck_assert(isnan(run.flops_per_sample));
+    ck_assert_ptr_null(run.pack_source);
+    ck_assert_str_eq(run.note, "no pack statistics for packs of 8192 tokens (neither the packed .npy nor "
+                               "share/nemoperf/packs/squad.tsv): no fine-tuning FLOPs, no MFU");
+    ana_free(&run);
+    /* a task no row knows is pretraining's: llama3 8b's pretraining FLOPs, no pack statistics */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "llama3");
+    run.id.dtype = NP_DTYPE_FP8;
+    strcpy(run.id.task, "nosuch");
+    ana_go(&run, &scan, &o);
+    ck_assert_ptr_null(run.pack_source);
+    ck_assert_int_eq(run.id.gbs, 128);
+    ck_assert(run.flops_per_sample > 0);
+    ana_free(&run);
+}
+END_TEST
+
+/* Megatron-Bridge's logged TFLOP/s/GPU of a Wan 2.1 run (DFM) is its LLM formula: dropped, said; a run of another
+ * model keeps its logged figure. */
+START_TEST(test_analyse_wan_logged_tflops)
+{
+    struct np_run run;
+    struct np_scan_result scan;
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    strcpy(run.id.recipe, "wan2.1");
+    strcpy(run.id.model_size, "14b");
+    ana_steps[49].tflops_per_gpu = 123.4;
+    ana_go(&run, &scan, &o);
+    ck_assert(isnan(run.logged_tflops_per_gpu));
+    ck_assert_ptr_nonnull(run.note);
+    ck_assert_ptr_nonnull(strstr(run.note, "Megatron-Bridge's logged TFLOP/s/GPU (123.4) is its LLM formula, wrong "
+                                           "for Wan at the pinned MB: ignored (docs/dfm.md)"));
+    ana_free(&run);
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].tflops_per_gpu = 123.4;
+    ana_steps[20].tflops_per_gpu = 99.0;
+    ana_go(&run, &scan, &o);
+    ck_assert_double_eq(run.logged_tflops_per_gpu, 123.4); /* the newest */
+    ana_free(&run);
+}
+END_TEST
+
+/* Every status, verdict and kind has its name (the report, JSON and the store print them). */
+START_TEST(test_names)
+{
+    static const char *const st[] = {"ok", "no-steps", "invalid", "incomplete", "unidentified", "implausible",
+                                     "synthetic", "not-submitted", "pending", "running", "failed", "no-log"};
+    for (int s = NP_RUN_OK; s <= NP_RUN_NO_LOG; s++)
+        ck_assert_str_eq(np_run_status_name((enum np_run_status)s), st[s]);
+    for (int s = NP_RUN_OK; s <= NP_RUN_NO_LOG; s++)
+        ck_assert_int_eq(np_run_status_good((enum np_run_status)s), s == NP_RUN_OK || s == NP_RUN_SYNTHETIC);
+    ck_assert_str_eq(np_run_status_name((enum np_run_status)99), "?");
+    ck_assert_str_eq(np_verdict_name(NP_VERDICT_PASS), "PASS");
+    ck_assert_str_eq(np_verdict_name(NP_VERDICT_FAIL), "FAIL");
+    ck_assert_str_eq(np_verdict_name(NP_VERDICT_FAST), "FAST");
+    ck_assert_str_eq(np_verdict_name(NP_VERDICT_NOT_COMPARED), "n/a");
+    ck_assert_str_eq(np_verdict_name(NP_VERDICT_NONE), "-");
+    static const char *const kind[] = {"benchmark", "profile", "nccl-trace", "checkpoint-load", "checkpoint-save",
+                                       "nccl-tests"};
+    for (int k = NP_KIND_BENCHMARK; k <= NP_KIND_NCCLTESTS; k++) {
+        ck_assert_str_eq(np_run_kind_name((enum np_run_kind)k), kind[k]);
+        ck_assert_int_eq(np_run_kind_why((enum np_run_kind)k)[0] == '\0', k == NP_KIND_BENCHMARK);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("run");
@@ -853,6 +1598,15 @@ int main(void)
     tcase_add_test(tc, test_tolerance_family);
     tcase_add_test(tc, test_automodel_untimed_window_rule);
     tcase_add_test(tc, test_energy_per_token);
+    tcase_add_test(tc, test_analyse_status_ladder);
+    tcase_add_test(tc, test_analyse_implausible_floor);
+    tcase_add_test(tc, test_analyse_complete_and_untimed);
+    tcase_add_test(tc, test_analyse_gbs_and_manifest_notes);
+    tcase_add_test(tc, test_analyse_window_rules);
+    tcase_add_test(tc, test_analyse_reference_reasons);
+    tcase_add_test(tc, test_analyse_finetune_flops);
+    tcase_add_test(tc, test_analyse_wan_logged_tflops);
+    tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
