@@ -6,6 +6,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nemoperf/model/flops.h"
 
@@ -136,6 +137,110 @@ START_TEST(test_metrics_degenerate)
 }
 END_TEST
 
+/* The guards: an architecture without layers, hidden size or heads, or no sequence, has no FLOPs (not an
+ * infinity); np_model_flops is NeMo's conventions only; the metrics need a step, a sequence and a GBS. */
+START_TEST(test_degenerate_inputs)
+{
+    const enum np_flops_conv nemo[] = {NP_FLOPS_LLAMA3, NP_FLOPS_NEMOTRON, NP_FLOPS_NEMOTRON_LEGACY, NP_FLOPS_MIXTRAL,
+                                       NP_FLOPS_GPT3};
+    for (size_t i = 0; i < sizeof nemo / sizeof nemo[0]; i++) {
+        ck_assert(np_model_flops(nemo[i], &llama8b, 8, 0, 4096) > 0);
+        struct np_arch a = llama8b;
+        a.layers = 0;
+        ck_assert(isnan(np_model_flops(nemo[i], &a, 8, 0, 4096)));
+        a = llama8b;
+        a.hidden = 0;
+        ck_assert(isnan(np_model_flops(nemo[i], &a, 8, 0, 4096)));
+        a = llama8b;
+        a.heads = 0;
+        ck_assert(isnan(np_model_flops(nemo[i], &a, 8, 0, 4096)));
+        ck_assert(isnan(np_model_flops(nemo[i], &llama8b, 8, 0, 0)));
+        ck_assert(isnan(np_model_flops(nemo[i], NULL, 8, 0, 4096)));
+    }
+    ck_assert(isnan(np_model_flops(NP_FLOPS_AM_LLAMA, &llama8b, 8, 0, 4096)));
+    ck_assert(isnan(np_model_flops(NP_FLOPS_DIT_WAN, &llama8b, 8, 0, 4096)));
+    /* kv_groups 0: the architecture's own */
+    ck_assert_double_eq(np_model_flops(NP_FLOPS_LLAMA3, &llama8b, 0, 0, 4096),
+                        np_model_flops(NP_FLOPS_LLAMA3, &llama8b, 8, 0, 4096));
+    struct np_metrics m;
+    np_metrics_from_step(1.0, 0, 128, 8, 4.74e14, 989, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s) && isnan(m.model_tflops_per_gpu));
+    np_metrics_from_step(1.0, 8192, 0, 8, 4.74e14, 989, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s) && isnan(m.model_tflops_per_gpu));
+    np_metrics_from_step(-1.0, 8192, 128, 8, 4.74e14, 989, 1e12, &m);
+    ck_assert(isnan(m.tokens_per_s));
+    np_metrics_from_step(2.0, 8192, 128, 8, INFINITY, 989, 1e12, &m); /* FLOPs overflowed: none */
+    ck_assert(isnan(m.model_tflops_per_gpu) && isnan(m.mfu_percent));
+    ck_assert_double_eq(m.tokens_per_s, 8192 * 128 / 2.0);
+    ck_assert_double_eq(m.days_to_train, 1e12 / (8192 * 128 / 2.0) / 86400.0);
+    ck_assert(isnan(np_step_from_tokens_per_gpu(100, 0, 128, 8)) && isnan(np_step_from_tokens_per_gpu(100, 8192, 0, 8)) &&
+              isnan(np_step_from_tokens_per_gpu(100, 8192, 128, 0)));
+}
+END_TEST
+
+/* Fine-tuning FLOPs per pack: k x the linear layers' FLOPs per token x the pack's tokens, plus the attention's
+ * 12 L h x the sum of its sequences' squares (written here for Llama 3 8B: 32 layers, h 4096, F 14336, 32 heads, 8
+ * KV groups, vocabulary 128256). */
+START_TEST(test_finetune_per_pack)
+{
+    const double L = 32, h = 4096, F = 14336, A = 32, V = 128256;
+    const double lin8 = L * h * h * (12 + 12 * 8 / A + 18 * F / h + 6 * V / (L * h));
+    ck_assert_double_eq_tol(np_finetune_flops_per_pack(&llama8b, 0, 1.0, 4080.4352, 827392),
+                            lin8 * 4080.4352 + 12 * L * h * 827392, 1e3);
+    ck_assert_double_eq_tol(np_finetune_flops_per_pack(&llama8b, 0, 2.0 / 3, 4080.4352, 827392),
+                            2.0 / 3 * lin8 * 4080.4352 + 12 * L * h * 827392, 1e3);
+    const double lin16 = L * h * h * (12 + 12 * 16 / A + 18 * F / h + 6 * V / (L * h)); /* the kv_groups override */
+    ck_assert_double_eq_tol(np_finetune_flops_per_pack(&llama8b, 16, 1.0, 100, 0), lin16 * 100, 1e3);
+    ck_assert(isnan(np_finetune_flops_per_pack(&llama8b, 0, 0, 100, 0)));
+    ck_assert(isnan(np_finetune_flops_per_pack(&llama8b, 0, 1, -1, 0)));
+    ck_assert(isnan(np_finetune_flops_per_pack(&llama8b, 0, 1, 100, -1)));
+    ck_assert(isnan(np_finetune_flops_per_pack(&llama8b, 0, NAN, 100, 0)));
+    ck_assert_double_eq(np_finetune_flops_per_pack(&llama8b, 0, 1, 0, 0), 0);
+    struct np_arch a = llama8b;
+    a.heads = 0;
+    ck_assert(isnan(np_finetune_flops_per_pack(&a, 0, 1, 100, 0)));
+}
+END_TEST
+
+/* The family table: names, the recipes' convention names, which take AutoModel's LoRA multiplier and which are
+ * language models (the logits layer, the vocabulary). */
+START_TEST(test_family_table)
+{
+    static const struct {
+        enum np_flops_conv conv;
+        const char *name;
+        int lora, vocab;
+    } fam[] = {
+        {NP_FLOPS_LLAMA3, "llama3", 0, 1}, {NP_FLOPS_NEMOTRON, "nemotron", 0, 1},
+        {NP_FLOPS_NEMOTRON_LEGACY, "nemotron-legacy", 0, 1}, {NP_FLOPS_MIXTRAL, "mixtral", 0, 1},
+        {NP_FLOPS_GPT3, "gpt3", 0, 1}, {NP_FLOPS_AM_LLAMA, "automodel-llama", 1, 1},
+        {NP_FLOPS_AM_QWEN3, "automodel-qwen3", 1, 1}, {NP_FLOPS_AM_DEEPSEEKV3, "automodel-deepseekv3", 1, 1},
+        {NP_FLOPS_AM_GPTOSS, "automodel-gptoss", 1, 1}, {NP_FLOPS_AM_NEMOTRONH, "automodel-nemotronh", 1, 1},
+        {NP_FLOPS_DIT_WAN, "dit-wan", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+        const struct np_flops_family *f = np_flops_family(fam[i].conv);
+        ck_assert_ptr_nonnull(f);
+        ck_assert_str_eq(f->name, fam[i].name);
+        ck_assert_str_eq(np_flops_conv_name(fam[i].conv), fam[i].name);
+        ck_assert_ptr_eq(np_flops_family_named(fam[i].name), f);
+        ck_assert_int_eq(f->lora, fam[i].lora);
+        ck_assert_int_eq(f->needs_vocab, fam[i].vocab);
+        ck_assert_int_eq(f->missing != NULL, strncmp(fam[i].name, "automodel-", 10) == 0);
+    }
+    ck_assert_ptr_null(np_flops_family_named("llama"));
+    ck_assert_ptr_null(np_flops_family_named(NULL));
+    ck_assert_str_eq(np_flops_conv_name((enum np_flops_conv)99), "?");
+    char buf[512];
+    np_flops_conv_names(buf, sizeof buf);
+    ck_assert_str_eq(buf, "llama3, nemotron, nemotron-legacy, mixtral, gpt3, automodel-llama, automodel-qwen3, "
+                          "automodel-deepseekv3, automodel-gptoss, automodel-nemotronh or dit-wan");
+    char small[8];
+    np_flops_conv_names(small, sizeof small);
+    ck_assert_str_eq(small, "llama3,");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("flops");
@@ -148,6 +253,9 @@ int main(void)
     tcase_add_test(tc, test_peaks);
     tcase_add_test(tc, test_metrics_seed003_example);
     tcase_add_test(tc, test_metrics_degenerate);
+    tcase_add_test(tc, test_degenerate_inputs);
+    tcase_add_test(tc, test_finetune_per_pack);
+    tcase_add_test(tc, test_family_table);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -114,6 +114,53 @@ START_TEST(test_mla_and_hybrid_need_their_fields)
 }
 END_TEST
 
+/* Each AutoModel pretraining row of the performance summary (seed 001: Automodel docs/performance-summary.md at
+ * e45812012): the model TFLOP/s/GPU its formula family gives at the published step time, GBS x FLOPs per sample
+ * over step time x GPUs, is the published "Model TFLOPs/GPU" (whole numbers) within 1; and, to 0.01, the value the
+ * published-era formula gives (its term-by-term sum, so a changed term in any family is seen, the NemotronH's both
+ * with (Super: moe_latent 1024) and without (Nano) a latent MoE projection). */
+START_TEST(test_published_tflops_per_family)
+{
+    static const struct {
+        const char *key;
+        int gpus, gbs;
+        double step_s, published, formula;
+        enum np_flops_conv conv;
+    } rows[] = {
+        {"nemotron_super_v3_te_deepep", 64, 512, 7.286, 334, 334.788162, NP_FLOPS_AM_NEMOTRONH},
+        {"nemotron_nano_v3_te_deepep", 8, 512, 15.614, 328, 328.057904, NP_FLOPS_AM_NEMOTRONH},
+        {"deepseek_v3_te_deepep", 1024, 8192, 37.87, 216, 216.155712, NP_FLOPS_AM_DEEPSEEKV3},
+        {"deepseek_v3_te_deepep", 256, 512, 8.18, 250, 250.177776, NP_FLOPS_AM_DEEPSEEKV3},
+        {"kimi_k2_te_deepep", 256, 512, 8.86, 189, 189.060122, NP_FLOPS_AM_DEEPSEEKV3},
+        {"gptoss_20b_te_deepep", 8, 256, 10.04, 279, 279.333813, NP_FLOPS_AM_GPTOSS},
+        {"gptoss_120b_te_deepep", 64, 512, 4.3, 231, 231.339691, NP_FLOPS_AM_GPTOSS},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct np_model *m = model(rows[i].key);
+        ck_assert_int_eq(m->flops.conv, rows[i].conv);
+        double f = np_model_flops_row(m, &m->rows[0], 4096);
+        ck_assert_double_eq(np_flops_automodel(rows[i].conv, &m->arch, &m->xa, 4096), f);
+        double tflops = rows[i].gbs * f / (rows[i].step_s * rows[i].gpus) / 1e12;
+        ck_assert_msg(fabs(tflops - rows[i].published) < 1.0, "%s on %d: %.3f TFLOP/s/GPU, published %.0f",
+                      rows[i].key, rows[i].gpus, tflops, rows[i].published);
+        ck_assert_msg(fabs(tflops - rows[i].formula) < 0.01, "%s on %d: %.6f TFLOP/s/GPU, the formula %.6f",
+                      rows[i].key, rows[i].gpus, tflops, rows[i].formula);
+    }
+    /* a NemotronH model without its hybrid pattern's counts, or without a sequence: no FLOPs */
+    const struct np_model *nn = model("nemotron_nano_v3_te_deepep");
+    ck_assert(isnan(np_flops_automodel(NP_FLOPS_AM_NEMOTRONH, &nn->arch, &nn->xa, 0)));
+    struct np_arch_extra x = nn->xa;
+    x.mamba_groups = 0;
+    ck_assert_str_eq(np_flops_automodel_missing(NP_FLOPS_AM_NEMOTRONH, &nn->arch, &x, ""), "mamba_groups");
+    ck_assert(isnan(np_flops_automodel(NP_FLOPS_AM_NEMOTRONH, &nn->arch, &x, 4096)));
+    struct np_arch a = nn->arch;
+    a.top_k = 0;
+    ck_assert_str_eq(np_flops_automodel_missing(NP_FLOPS_AM_NEMOTRONH, &a, &nn->xa, ""), "experts and top_k");
+    ck_assert_ptr_null(np_flops_automodel_missing(NP_FLOPS_AM_NEMOTRONH, &nn->arch, &nn->xa, ""));
+    ck_assert_ptr_null(np_flops_automodel_missing(NP_FLOPS_LLAMA3, &nn->arch, &nn->xa, NULL)); /* not AutoModel's */
+}
+END_TEST
+
 /* Recipe validation of the AutoModel keys: bad data is named by its path. */
 START_TEST(test_recipe_rejects_bad_automodel_data)
 {
@@ -163,6 +210,7 @@ int main(void)
     tcase_add_test(tc, test_lora_parameter_counts);
     tcase_add_test(tc, test_gptoss_published_head_convention);
     tcase_add_test(tc, test_mla_and_hybrid_need_their_fields);
+    tcase_add_test(tc, test_published_tflops_per_family);
     tcase_add_test(tc, test_recipe_rejects_bad_automodel_data);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
