@@ -210,6 +210,28 @@ START_TEST(test_formula_pins)
     ck_assert_int_eq(np_mbf_conv_of_release("v0.4.1"), NP_MBF_LEGACY);
     ck_assert_int_eq(np_mbf_conv_of_release("v0.5.0"), NP_MBF_CURRENT);
     ck_assert_int_eq(np_mbf_conv_of_release("v0.1.0rc3"), NP_MBF_LEGACY);
+    /* the release with "v", "r" or no prefix; legacy is 0.x below 0.5 only; unreadable is the current formula */
+    ck_assert_int_eq(np_mbf_conv_of_release("r0.4.0"), NP_MBF_LEGACY);
+    ck_assert_int_eq(np_mbf_conv_of_release("0.4.9"), NP_MBF_LEGACY);
+    ck_assert_int_eq(np_mbf_conv_of_release("r0.5.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release("v0.6.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release("v1.0.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release("v1.4.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release("x0.4.0"), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release(""), NP_MBF_CURRENT);
+    ck_assert_int_eq(np_mbf_conv_of_release(NULL), NP_MBF_CURRENT);
+    /* each reason for no FLOPs is its own */
+    ck_assert(isnan(np_mbf_flops_per_token("llama3_70b", "lora", "-", NP_MBF_CURRENT, 4096, 1, &why)));
+    ck_assert_msg(strncmp(why, "LoRA: Megatron-Bridge counts it from the packed dataset's", 57) == 0, "%s", why);
+    ck_assert(isnan(np_mbf_flops_per_token("no_such_model", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why)));
+    ck_assert_str_eq(why, "no Megatron-Bridge model descriptor for this recipe");
+    ck_assert(isnan(np_mbf_flops_per_token(NULL, "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why)));
+    ck_assert_str_eq(why, "no recipe or sequence length");
+    ck_assert(isnan(np_mbf_flops_per_token("llama3_70b", "pretrain", "-", NP_MBF_CURRENT, 0, 1, &why)));
+    ck_assert_str_eq(why, "no recipe or sequence length");
+    ck_assert(np_mbf_flops_per_token("llama3_70b", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, &why) > 0);
+    ck_assert_ptr_null(why);
+    ck_assert(np_mbf_flops_per_token("llama3_70b", "sft", "-", NP_MBF_CURRENT, 4096, 1, NULL) > 0);
 }
 END_TEST
 
@@ -678,6 +700,198 @@ START_TEST(test_family_run_analysis)
 }
 END_TEST
 
+/* A Megatron-Bridge run folder written to order: the manifest's "mbridge" object (NULL: no manifest, the options
+ * name the run), iterations 1..last of 50 at base_ms + i ms, each line printing global batch size gbs (0: none)
+ * and grad norm `grad`. */
+static void mb_write(const char *dir, const char *mbridge, double base_ms, int last, int gbs, const char *grad)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "mkdir -p '%s'", dir);
+    ck_assert_int_eq(system(p), 0);
+    FILE *f;
+    if (mbridge) {
+        snprintf(p, sizeof p, "%s/nemoperf.json", dir);
+        f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "{\"nemoperf_manifest\":1,\"mbridge\":%s}\n", mbridge);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/log-mb_43_0.out", dir);
+    f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 1; i <= last; i++) {
+        char g[48] = "";
+        if (gbs)
+            snprintf(g, sizeof g, " global batch size: %5d |", gbs);
+        fprintf(f,
+                " [2026-11-25 21:00:%02d] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration "
+                "(ms): %.1f | learning rate: 1.000000E-04 |%s lm loss: 1.050000E+01 | loss scale: 1.0 | grad norm: "
+                "%s | number of skipped iterations:   0 | number of nan iterations:   0 |\n",
+                i % 60, i, 50, i * 4096, base_ms + i, g, grad);
+    }
+    fclose(f);
+}
+
+static void mb_rm(const char *dir)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+#define MB_DS "\"recipe\":\"deepseek_v3\",\"dtype\":\"fp8_mx\",\"gpu_type\":\"GB300\",\"gpus\":256,\"container\":\"26.08\""
+
+/* Megatron-Bridge's status ladder, each outcome and its words (the run of test_family_run_analysis, 26.08
+ * DeepSeek V3 MXFP8 on 256 GB300, GBS 4096 published): a GBS the log contradicts, the log's GBS without a row,
+ * a nan grad norm (llmb refuses the run), a run stopped early, MFU over 100 % (and just under), an option against
+ * the manifest, an identity without its GPU type (and a recipe nothing publishes), --dtype for -c. */
+START_TEST(test_family_status_ladder)
+{
+    char dir[] = "/tmp/np-mbst-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char run[600];
+    snprintf(run, sizeof run, "%s/run", dir);
+    struct np_parse_opts o;
+    struct np_parse_result res;
+    const struct np_run *r;
+    double f = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
+    ck_assert(f > 0);
+    /* the manifest says GBS 2048 (no row has it), the log prints 4096 */
+    mb_write(run, "{" MB_DS ",\"gbs\":2048}", 10000, 50, 4096, "1.000");
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.reference = 1;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_INVALID);
+    ck_assert_str_eq(r->why, "the log prints global batch size 4096, the run is identified with 2048");
+    ck_assert_ptr_null(r->ref);
+    ck_assert_ptr_nonnull(strstr(r->note, "no published row for this run"));
+    ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* no GBS in the manifest, the log prints 2048: no row at 2048, so the identity's row (GBS 4096), contradicted */
+    mb_write(run, "{" MB_DS "}", 10000, 50, 2048, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->id.gbs, 4096);
+    ck_assert_ptr_nonnull(r->ref);
+    ck_assert_int_eq(r->status, NP_RUN_INVALID);
+    ck_assert_str_eq(r->why, "the log prints global batch size 2048, the run is identified with 4096");
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* grad norm nan */
+    mb_write(run, "{" MB_DS "}", 10000, 50, 4096, "nan");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_INVALID);
+    ck_assert_str_eq(r->why, "grad norm: nan in the log (llmb refuses such runs)");
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* stopped at iteration 30 of 50: the last 10 iterations it has, incomplete, not compared */
+    mb_write(run, "{" MB_DS "}", 10000, 30, 4096, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
+    ck_assert_str_eq(r->why, "stopped at iteration 30 of 50");
+    ck_assert_str_eq(r->window.rule, "last 10 iterations (the run has none of 35-44)");
+    ck_assert_int_eq(r->window.first, 21);
+    ck_assert_int_eq(r->window.last, 30);
+    ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
+    ck_assert_str_eq(r->ref_why, "run is incomplete: not compared");
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* stopped at iteration 43: its last 10 iterations, 34-43 (not llmb's 35-44, which it has not whole) */
+    mb_write(run, "{" MB_DS "}", 10000, 43, 4096, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
+    ck_assert_int_eq(r->window.first, 34);
+    ck_assert_int_eq(r->window.last, 43);
+    ck_assert_uint_eq(r->window.count, 10);
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* MFU: the window's mean step (base + 39.5 ms, base whole ms) at 200 % and 101 % of GB300's MXFP8 peak
+     * (4900): implausible; at 99 %: ok */
+    const double want_mfu[3] = {200, 101, 99};
+    for (int k = 0; k < 3; k++) {
+        double tflops = want_mfu[k] * 49, tpg = tflops * 1e12 / f, mean_s = 4096.0 * 4096 / (tpg * 256);
+        double base = floor(mean_s * 1000 - 39.5);
+        mean_s = (base + 39.5) / 1000;
+        double mfu = 100 * (f * (4096.0 * 4096 / (mean_s * 256)) / 1e12) / 4900;
+        mb_write(run, "{" MB_DS "}", base, 50, 4096, "1.000");
+        mb_parse(dir, &o, &res);
+        r = &res.runs[0];
+        ck_assert_double_eq_tol(r->steady.mfu_percent, mfu, 1e-9);
+        ck_assert(k < 2 ? mfu > 100 : mfu < 100);
+        if (k < 2) {
+            char want[160];
+            snprintf(want, sizeof want, "implausible: MFU %.1f %% (a step faster than the model's FLOPs allow)", mfu);
+            ck_assert_int_eq(r->status, NP_RUN_IMPLAUSIBLE);
+            ck_assert_str_eq(r->why, want);
+            ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
+        } else {
+            ck_assert_msg(r->status == NP_RUN_OK, "%s: %s", np_run_status_name(r->status), r->why ? r->why : "");
+        }
+        np_parse_result_free(&res);
+        mb_rm(run);
+    }
+    /* --gpus against the manifest */
+    mb_write(run, "{" MB_DS "}", 10000, 50, 4096, "1.000");
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.given.gpus = 128;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_INVALID);
+    ck_assert_str_eq(r->why, "--gpus 128 contradicts the manifest (256 GPUs)");
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* options without a GPU type: unidentified, not compared; a recipe no row has, said too */
+    mb_write(run, NULL, 10000, 50, 4096, "1.000");
+    static const struct {
+        const char *recipe, *tail;
+    } un[] = {{"deepseek_v3", ""}, {"nosuch_model", ": no published row has this recipe"}};
+    for (int k = 0; k < 2; k++) {
+        np_parse_opts_init(&o);
+        o.mbref = &ref;
+        o.reference = 1;
+        strcpy(o.given.recipe, un[k].recipe);
+        strcpy(o.given.precision, "fp8_mx");
+        o.given.gpus = 256;
+        mb_parse(dir, &o, &res);
+        r = &res.runs[0];
+        ck_assert_str_eq(r->family->name, "mbridge");
+        ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
+        char want[300];
+        snprintf(want, sizeof want, "a Megatron-Bridge run needs its recipe, dtype, GPU type and GPU count (the "
+                 "manifest, else --recipe --dtype --gpu --gpus)%s", un[k].tail);
+        ck_assert_str_eq(r->why, want);
+        ck_assert_str_eq(r->ref_why, "run is unidentified: not compared");
+        np_parse_result_free(&res);
+    }
+    /* --dtype bf16 / fp8 for a Megatron-Bridge recipe: its -c bf16 / fp8_cs */
+    const enum np_dtype dts[2] = {NP_DTYPE_BF16, NP_DTYPE_FP8};
+    const char *const names[2] = {"bf16", "fp8_cs"};
+    for (int k = 0; k < 2; k++) {
+        np_parse_opts_init(&o);
+        o.mbref = &ref;
+        strcpy(o.given.recipe, "deepseek_v3");
+        o.given.dtype = dts[k];
+        strcpy(o.given.gpu_type, "gb300");
+        o.given.gpus = 256;
+        mb_parse(dir, &o, &res);
+        r = &res.runs[0];
+        ck_assert_str_eq(r->family->name, "mbridge");
+        ck_assert_str_eq(r->id.precision, names[k]);
+        ck_assert_int_eq(r->id.dtype, dts[k]);
+        ck_assert_str_eq(r->gpu_source, "option");
+        np_parse_result_free(&res);
+    }
+    mb_rm(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -693,6 +907,7 @@ int main(void)
     tcase_add_test(tc, test_markdown_every_layout);
     tcase_add_test(tc, test_family_claims);
     tcase_add_test(tc, test_family_run_analysis);
+    tcase_add_test(tc, test_family_status_ladder);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
