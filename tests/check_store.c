@@ -8,10 +8,14 @@
  */
 #include <check.h>
 #include <math.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1444,6 +1448,56 @@ START_TEST(test_sqlite_default_location)
 }
 END_TEST
 
+/* where the store goes when --db is not given: NEMOPERF_DB as it is; XDG_DATA_HOME only when absolute (trailing
+ * slashes dropped); else HOME's .local/share; neither: an error naming what to set.  The folder a path's file
+ * system is read from: the path's own folder, "/" for a file at the root, "." for a bare name */
+START_TEST(test_default_location_order)
+{
+    store_loc(0);
+    char home[600], buf[1024], want[1100];
+    struct np_error err;
+    char *sx = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+    char *sh = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("NEMOPERF_DB", "relative/results.db", 1);
+    setenv("XDG_DATA_HOME", "/nonexistent-np/xdg", 1);
+    ck_assert_int_eq(np_store_default_location(buf, sizeof buf, &err), NP_OK);
+    ck_assert_str_eq(buf, "relative/results.db");
+    setenv("NEMOPERF_DB", "", 1); /* empty: not given */
+    snprintf(home, sizeof home, "%s/h///", tmpdir);
+    setenv("HOME", home, 1);
+    setenv("XDG_DATA_HOME", "relative-xdg", 1);
+    ck_assert_msg(np_store_default_location(buf, sizeof buf, &err) == NP_OK, "%s", err.text);
+    snprintf(want, sizeof want, "%s/h/.local/share/nemoperf/results.db", tmpdir);
+    ck_assert_str_eq(buf, want);
+    snprintf(want, sizeof want, "%s/h/.local/share/nemoperf", tmpdir);
+    ck_assert_int_eq(access(want, F_OK), 0);
+    unsetenv("XDG_DATA_HOME");
+    ck_assert_int_eq(np_store_default_location(buf, sizeof buf, &err), NP_OK);
+    snprintf(want, sizeof want, "%s/h/.local/share/nemoperf/results.db", tmpdir);
+    ck_assert_str_eq(buf, want);
+    setenv("HOME", "relative-home", 1);
+    ck_assert_int_eq(np_store_default_location(buf, sizeof buf, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "no results store given and no HOME to put one in: set NEMOPERF_DB or --db");
+    unsetenv("HOME");
+    unsetenv("NEMOPERF_DB");
+    ck_assert_int_eq(np_store_default_location(buf, sizeof buf, &err), NP_E_INVALID);
+    if (sx)
+        setenv("XDG_DATA_HOME", sx, 1);
+    if (sh)
+        setenv("HOME", sh, 1);
+    free(sx);
+    free(sh);
+    /* the folder whose file system is read */
+    unsetenv("NEMOPERF_TEST_FS_MAGIC");
+    ck_assert_int_eq(np_store_check_fs("/results.db", &err), NP_OK);
+    ck_assert_int_eq(np_store_check_fs("results.db", &err), NP_OK);
+    ck_assert_int_eq(np_store_check_fs("/nonexistent-np/results.db", &err), NP_E_IO);
+    snprintf(want, sizeof want, "cannot read the folder of the results store: %s", strerror(ENOENT));
+    ck_assert_str_eq(err.text, want);
+    store_cleanup(0);
+}
+END_TEST
+
 /* a wrong password: the message names the failure, never the password */
 START_TEST(test_pg_password_not_printed)
 {
@@ -1457,6 +1511,333 @@ START_TEST(test_pg_password_not_printed)
     ck_assert_ptr_null(strstr(err.text, "Wr0ngPassw0rdX"));
     ck_assert_ptr_null(strstr(err.source, "Wr0ngPassw0rdX"));
     ck_assert_ptr_nonnull(strstr(err.text, "password authentication failed"));
+}
+END_TEST
+
+/* ---- a run's record and the selectors, each answer written here ---- */
+
+static void rec_run(struct np_run *r, char *dir, char *path)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->id.recipe, sizeof r->id.recipe, "llama3.1");
+    snprintf(r->id.model_size, sizeof r->id.model_size, "8b");
+    snprintf(r->id.gpu_type, sizeof r->id.gpu_type, "h100");
+    r->id.dtype = NP_DTYPE_BF16;
+    r->id.gpus = 8;
+    r->id.seq_len = 8192;
+    r->id.gbs = 128;
+    r->dir = dir;
+    r->path = path;
+    r->status = NP_RUN_OK;
+    r->window.mean_s = 2.0;
+    r->window.stdev_s = r->steady.tokens_per_s = r->steady.tokens_per_s_per_gpu = NAN;
+    r->steady.model_tflops_per_gpu = r->steady.mfu_percent = r->energy.w_per_gpu = r->energy.j_per_token = NAN;
+    r->nccl.peak_busbw = 0; /* as a parsed run that is not an nccl-tests step holds it */
+}
+
+static void rec_of(const struct np_run *r, const char *cluster, struct np_store_rec *rec)
+{
+    struct np_store_ctx ctx = {cluster};
+    ck_assert_int_eq(np_store_rec_from_run(r, cluster ? &ctx : NULL, rec), NP_OK);
+}
+
+/* np_store_rec_from_run: the unit of comparison (config) for every family and kind, the key (cluster, folder,
+ * log or nccl-tests step), the cluster (given, NEMOPERF_CLUSTER, the manifest's, this host), what the manifest
+ * adds (image and its tag, nodes, NeMo version, parallelism in the hash only), the defaults (pretrain, nemo, no
+ * nodes), the log's time, the throughput compared (bus bandwidth, tokens/s/GPU, steps/s) */
+START_TEST(test_record_from_run)
+{
+    char root[256], dir[300], path[340], real[PATH_MAX], want[PATH_MAX + 64];
+    snprintf(root, sizeof root, "%s/np-rec.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    snprintf(dir, sizeof dir, "%s/run1", root);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/log-1234.out", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert(f);
+    fputs("a log\n", f);
+    fclose(f);
+    struct timespec ts[2] = {{1764000000, 0}, {1764000000, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+    ck_assert_ptr_nonnull(realpath(dir, real));
+    char *saved = getenv("NEMOPERF_CLUSTER") ? strdup(getenv("NEMOPERF_CLUSTER")) : NULL;
+    unsetenv("NEMOPERF_CLUSTER");
+
+    struct np_run r;
+    struct np_store_rec rec;
+    rec_run(&r, dir, path);
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "llama3.1 8b pretrain bf16 h100x8 seq8192 gbs128");
+    ck_assert_str_eq(rec.cluster, "cl");
+    snprintf(want, sizeof want, "cl:%s|log-1234.out", real); /* no manifest: the log names the run */
+    ck_assert_str_eq(rec.run_key, want);
+    ck_assert_str_eq(rec.kind, "benchmark");
+    ck_assert_str_eq(rec.family, "nemo");
+    ck_assert_str_eq(rec.task, "pretrain");
+    ck_assert_str_eq(rec.workload, "");
+    ck_assert_str_eq(rec.dtype, "bf16");
+    ck_assert_str_eq(rec.status, "ok");
+    ck_assert_str_eq(rec.verdict, "");
+    ck_assert_str_eq(rec.container_tag, "");
+    ck_assert_int_eq(rec.nodes, -1);
+    ck_assert(rec.gpus == 8 && rec.seq_len == 8192 && rec.gbs == 128);
+    ck_assert_int_eq(rec.t, 1764000000);
+    ck_assert_str_eq(rec.ended, "2025-11-24T16:00:00Z");
+    ck_assert(isnan(rec.busbw_gbs));
+    ck_assert(rec.samples == NULL && rec.nsamples == 0);
+    ck_assert_str_eq(rec.path, path);
+    char hash0[17];
+    snprintf(hash0, sizeof hash0, "%s", rec.config_hash);
+    ck_assert_uint_eq(strlen(hash0), 16);
+    /* the throughput compared: 1 / step time without tokens/s/GPU */
+    ck_assert(np_store_rec_tput(&rec) == 0.5);
+    rec.tokens_per_s_per_gpu = 1000;
+    ck_assert(np_store_rec_tput(&rec) == 1000);
+    rec.busbw_gbs = 0;
+    ck_assert(np_store_rec_tput(&rec) == 1000);
+    rec.busbw_gbs = 400;
+    ck_assert(np_store_rec_tput(&rec) == 400);
+    rec.busbw_gbs = INFINITY;
+    rec.tokens_per_s_per_gpu = 0;
+    ck_assert(np_store_rec_tput(&rec) == 0.5);
+    rec.tokens_per_s_per_gpu = INFINITY;
+    rec.step_time_s = 0;
+    ck_assert(isnan(np_store_rec_tput(&rec)));
+    rec.step_time_s = INFINITY;
+    ck_assert(isnan(np_store_rec_tput(&rec)));
+    np_store_rec_clear(&rec);
+    np_store_rec_clear(NULL);
+
+    /* the verdict, samples, a non-benchmark kind, -cv, the variant, synthetic, lora, an unknown GPU and size */
+    double samples[3] = {1.9, 2.0, 2.1};
+    r.verdict = NP_VERDICT_PASS;
+    r.samples = samples;
+    r.window.count = 3;
+    r.id.kind = NP_KIND_PROFILE;
+    snprintf(r.nccl.step, sizeof r.nccl.step, "not-a-step"); /* only an nccl-tests step is keyed by its step */
+    rec_of(&r, "cl", &rec);
+    snprintf(want, sizeof want, "cl:%s|log-1234.out", real);
+    ck_assert_str_eq(rec.run_key, want);
+    ck_assert(isnan(rec.busbw_gbs));
+    ck_assert_str_eq(rec.config, "llama3.1 8b pretrain bf16 h100x8 seq8192 gbs128 profile");
+    ck_assert_str_eq(rec.kind, "profile");
+    ck_assert_str_eq(rec.verdict, "PASS");
+    ck_assert_uint_eq(rec.nsamples, 3);
+    ck_assert(rec.samples != samples && rec.samples[0] == 1.9 && rec.samples[2] == 2.1);
+    ck_assert_str_ne(rec.config_hash, hash0);
+    np_store_rec_clear(&rec);
+    r.window.count = 0; /* no window: no samples */
+    snprintf(r.id.variant, sizeof r.id.variant, "nsys");
+    snprintf(r.id.config_variant, sizeof r.id.config_variant, "v1");
+    snprintf(r.id.task, sizeof r.id.task, "lora");
+    r.id.synthetic = 1;
+    r.id.gpu_type[0] = r.id.model_size[0] = '\0';
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "llama3.1 ? lora bf16 gpux8 seq8192 gbs128 v1 nsys synthetic");
+    ck_assert_str_eq(rec.workload, "synthetic");
+    ck_assert_str_eq(rec.task, "lora");
+    ck_assert_str_eq(rec.variant, "nsys");
+    ck_assert(rec.samples == NULL && rec.nsamples == 0);
+    np_store_rec_clear(&rec);
+
+    /* Megatron-Bridge: the -mr name carries the size, its precision, its container in the config and as the tag */
+    rec_run(&r, dir, path);
+    snprintf(r.id.recipe, sizeof r.id.recipe, "llama3_8b");
+    snprintf(r.id.family, sizeof r.id.family, "mbridge");
+    snprintf(r.id.precision, sizeof r.id.precision, "fp8_mx");
+    snprintf(r.id.container, sizeof r.id.container, "26.08");
+    r.id.dtype = NP_DTYPE_FP8;
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "llama3_8b pretrain fp8_mx h100x8 seq8192 gbs128 26.08");
+    ck_assert_str_eq(rec.family, "mbridge");
+    ck_assert_str_eq(rec.dtype, "fp8_mx");
+    ck_assert_str_eq(rec.container_tag, "26.08");
+    np_store_rec_clear(&rec);
+    snprintf(r.id.family, sizeof r.id.family, "nemo"); /* another family: the container is not in its config */
+    r.id.recipe[0] = '\0';
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "? 8b pretrain fp8_mx h100x8 seq8192 gbs128");
+    ck_assert_str_eq(rec.container_tag, "26.08");
+    np_store_rec_clear(&rec);
+
+    /* an nccl-tests step: its own config, its bus bandwidth, a record per step */
+    rec_run(&r, dir, path);
+    r.id.kind = NP_KIND_NCCLTESTS;
+    snprintf(r.id.model_size, sizeof r.id.model_size, "all_reduce_perf");
+    snprintf(r.id.gpu_type, sizeof r.id.gpu_type, "gb200");
+    snprintf(r.id.system, sizeof r.id.system, "DGX-GB200");
+    r.id.gpus = 16;
+    r.launch.present = 1;
+    snprintf(r.nccl.step, sizeof r.nccl.step, "all_reduce_perf-n1-n2");
+    r.nccl.peak_busbw = 412.5;
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "nccl-tests all_reduce_perf gb200x16 DGX-GB200");
+    ck_assert_str_eq(rec.kind, "nccl-tests");
+    ck_assert(rec.busbw_gbs == 412.5 && np_store_rec_tput(&rec) == 412.5);
+    snprintf(want, sizeof want, "cl:%s|all_reduce_perf-n1-n2", real);
+    ck_assert_str_eq(rec.run_key, want);
+    np_store_rec_clear(&rec);
+    r.id.system[0] = r.id.model_size[0] = r.id.gpu_type[0] = '\0';
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.config, "nccl-tests ? gpux16");
+    np_store_rec_clear(&rec);
+    r.nccl.step[0] = '\0'; /* no step named: the folder, as a launched run */
+    rec_of(&r, "cl", &rec);
+    snprintf(want, sizeof want, "cl:%s", real);
+    ck_assert_str_eq(rec.run_key, want);
+    np_store_rec_clear(&rec);
+    /* a folder that is gone and a log named without a folder: the names as given; no log time */
+    char gone[] = "/nonexistent-np/run", bare[] = "log.out";
+    rec_run(&r, gone, bare);
+    rec_of(&r, "cl", &rec);
+    ck_assert_str_eq(rec.run_key, "cl:/nonexistent-np/run|log.out");
+    ck_assert(rec.t == 0 && rec.ended[0] == '\0');
+    np_store_rec_clear(&rec);
+
+    /* a manifest: the cluster it names (when none is given), the image and its tag, nodes, the NeMo version; the
+     * parallelism changes the hash, not the config; the folder alone is the key */
+    char man[400];
+    snprintf(man, sizeof man, "%s/nemoperf.json", dir);
+    static const char *const manifests[] = {
+        "{\"cluster\": \"mcl\", \"config\": {\"image\": \"nvcr.io/nvidia/nemo:25.04\", \"nodes\": 2, "
+        "\"nemo\": {\"container\": \"25.04.01\"}, \"tp\": 4, \"pp\": 2}}",
+        "{\"cluster\": \"mcl\", \"config\": {\"image\": \"nvcr.io/nvidia/nemo:25.04\", \"nodes\": 2, "
+        "\"nemo\": {\"container\": \"25.04.01\"}, \"tp\": 2, \"pp\": 4}}",
+        "{\"cluster\": \"mcl\", \"config\": {\"image\": \"registry:5000/nemo\", \"nodes\": \"2\", "
+        "\"nemo\": {\"container\": \"25.04.01\"}, \"tp\": 4, \"pp\": 2}}",
+        "{\"config\": {\"image\": \"nemo\", \"tp\": 4, \"pp\": 2}}"};
+    char hashes[3][17];
+    for (int m = 0; m < 4; m++) {
+        f = fopen(man, "w");
+        ck_assert(f);
+        fputs(manifests[m], f);
+        fclose(f);
+        rec_run(&r, dir, path);
+        r.launch.present = 1;
+        rec_of(&r, NULL, &rec);
+        ck_assert_str_eq(rec.config, "llama3.1 8b pretrain bf16 h100x8 seq8192 gbs128");
+        if (m < 3) {
+            ck_assert_str_eq(rec.cluster, "mcl");
+            snprintf(want, sizeof want, "mcl:%s", real);
+            ck_assert_str_eq(rec.run_key, want);
+            ck_assert_str_eq(rec.versions, "nemo 25.04.01");
+            snprintf(hashes[m], sizeof hashes[m], "%s", rec.config_hash);
+        }
+        if (m < 2) {
+            ck_assert_str_eq(rec.container, "nvcr.io/nvidia/nemo:25.04");
+            ck_assert_str_eq(rec.container_tag, "25.04");
+            ck_assert_int_eq(rec.nodes, 2);
+        } else if (m == 2) {
+            ck_assert_str_eq(rec.container_tag, "25.04.01"); /* the colon is the registry's port */
+            ck_assert_int_eq(rec.nodes, -1);
+        } else {
+            ck_assert_str_eq(rec.container_tag, "");
+            ck_assert_str_eq(rec.versions, "");
+            char host[64] = "";
+            gethostname(host, sizeof host - 1);
+            ck_assert_str_eq(rec.cluster, host); /* nobody names the cluster: this host */
+        }
+        np_store_rec_clear(&rec);
+        if (m == 0) { /* a cluster given wins over the manifest's; NEMOPERF_CLUSTER too */
+            rec_of(&r, "given", &rec);
+            ck_assert_str_eq(rec.cluster, "given");
+            np_store_rec_clear(&rec);
+            setenv("NEMOPERF_CLUSTER", "envcl", 1);
+            rec_of(&r, NULL, &rec);
+            ck_assert_str_eq(rec.cluster, "envcl");
+            np_store_rec_clear(&rec);
+            setenv("NEMOPERF_CLUSTER", "", 1);
+            rec_of(&r, NULL, &rec);
+            ck_assert_str_eq(rec.cluster, "mcl");
+            np_store_rec_clear(&rec);
+            unsetenv("NEMOPERF_CLUSTER");
+        }
+    }
+    ck_assert_str_ne(hashes[0], hashes[1]);
+    ck_assert_str_eq(hashes[0], hashes[2]);
+    ck_assert_str_ne(hashes[0], hash0);
+    if (saved) {
+        setenv("NEMOPERF_CLUSTER", saved, 1);
+        free(saved);
+    }
+    snprintf(want, sizeof want, "rm -rf '%s'", root);
+    ck_assert_int_eq(system(want), 0);
+}
+END_TEST
+
+static enum np_status sel_parse(const char *sel, struct np_store_filter *f, struct np_error *err)
+{
+    static char buf[512];
+    return np_store_filter_parse(sel, buf, sizeof buf, f, err);
+}
+
+/* the selectors: every key to its field, the GPU count's limits, dates with and without a time (UTC, until the
+ * day's end), a bare value only after job=, at most 16 jobs, the messages of what is refused */
+START_TEST(test_selectors_parse)
+{
+    struct np_store_filter f;
+    struct np_error err;
+    ck_assert_int_eq(sel_parse("db:recipe=a,size=b,dtype=c,gpu=d,container=e,cluster=g,kind=h,family=i,config=j,"
+                               "status=k", &f, &err), NP_OK);
+    ck_assert(strcmp(f.recipe, "a") == 0 && strcmp(f.size, "b") == 0 && strcmp(f.dtype, "c") == 0 &&
+              strcmp(f.gpu, "d") == 0 && strcmp(f.container, "e") == 0 && strcmp(f.cluster, "g") == 0 &&
+              strcmp(f.kind, "h") == 0 && strcmp(f.family, "i") == 0 && strcmp(f.config, "j") == 0 &&
+              strcmp(f.status, "k") == 0);
+    ck_assert(f.gpus == 0 && f.since == 0 && f.until == 0 && f.njobs == 0);
+    ck_assert_int_eq(sel_parse("model=70b", &f, &err), NP_OK);
+    ck_assert_str_eq(f.size, "70b");
+    ck_assert_int_eq(sel_parse("gpus=1", &f, &err), NP_OK);
+    ck_assert_int_eq(f.gpus, 1);
+    ck_assert_int_eq(sel_parse("gpus=10000000", &f, &err), NP_OK);
+    ck_assert_int_eq(f.gpus, 10000000);
+    static const char *const gbad[] = {"0", "10000001", "8x", "-8"};
+    for (int i = 0; i < 4; i++) {
+        char s[40], w[60];
+        snprintf(s, sizeof s, "gpus=%s", gbad[i]);
+        ck_assert_int_eq(sel_parse(s, &f, &err), NP_E_USAGE);
+        snprintf(w, sizeof w, "gpus=%s: not a GPU count", gbad[i]);
+        ck_assert_str_eq(err.text, w);
+    }
+    /* 2026-11-01 00:00:00 UTC is 1793491200 */
+    ck_assert_int_eq(sel_parse("since=2026-11-01,until=2026-11-01", &f, &err), NP_OK);
+    ck_assert(f.since == 1793491200LL && f.until == 1793491200LL + 86400);
+    ck_assert_int_eq(sel_parse("since=2026-11-01T12:30Z,until=2026-11-01T12:30:15", &f, &err), NP_OK);
+    ck_assert(f.since == 1793491200LL + 12 * 3600 + 30 * 60 && f.until == 1793491200LL + 12 * 3600 + 30 * 60 + 15);
+    static const char *const dbad[] = {"since=2026-11-01T12", "since=2026-11-01x", "until=2026-11-01T12:00:xx",
+                                       "since=2026-11-01T12:00Zx", "since=yesterday"};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(sel_parse(dbad[i], &f, &err), NP_E_USAGE);
+        char w[160], key[8];
+        snprintf(key, sizeof key, "%.5s", dbad[i]);
+        snprintf(w, sizeof w, "%s=%s: not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]Z, UTC)", key, strchr(dbad[i], '=') + 1);
+        ck_assert_str_eq(err.text, w);
+    }
+    /* job ids: a bare value adds one; 16 at most */
+    ck_assert_int_eq(sel_parse("job=1,2,3,recipe=x", &f, &err), NP_OK);
+    ck_assert_uint_eq(f.njobs, 3);
+    ck_assert(strcmp(f.jobs[0], "1") == 0 && strcmp(f.jobs[2], "3") == 0 && strcmp(f.recipe, "x") == 0);
+    char many[200] = "job=0";
+    for (int i = 1; i < 16; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), ",%d", i);
+    ck_assert_int_eq(sel_parse(many, &f, &err), NP_OK);
+    ck_assert_uint_eq(f.njobs, 16);
+    ck_assert_str_eq(f.jobs[15], "15");
+    strcat(many, ",16");
+    ck_assert_int_eq(sel_parse(many, &f, &err), NP_E_USAGE);
+    ck_assert_str_eq(err.text, "job: at most 16 job ids");
+    ck_assert_int_eq(sel_parse("recipe=x,y", &f, &err), NP_E_USAGE);
+    ck_assert_str_eq(err.text, "'y': expected key=value (keys: recipe size dtype gpus gpu container cluster kind family "
+                               "config status since until job)");
+    ck_assert_int_eq(sel_parse("y", &f, &err), NP_E_USAGE);
+    ck_assert_int_eq(sel_parse("recipe=", &f, &err), NP_E_USAGE);
+    ck_assert_str_eq(err.text, "recipe: the value is empty");
+    ck_assert_int_eq(sel_parse("job=1,", &f, &err), NP_OK); /* a trailing comma: nothing more */
+    ck_assert_uint_eq(f.njobs, 1);
+    char buf[8];
+    ck_assert_int_eq(np_store_filter_parse("db:gpus=16", buf, sizeof buf, &f, &err), NP_OK); /* 7 bytes and a NUL */
+    ck_assert_int_eq(f.gpus, 16);
+    ck_assert_int_eq(np_store_filter_parse("gpus=160", buf, sizeof buf, &f, &err), NP_E_USAGE);
+    ck_assert_str_eq(err.text, "'gpus=160' is too long");
 }
 END_TEST
 
@@ -1894,6 +2275,9 @@ int main(void)
     tcase_add_test(ts, test_sqlite_open_while_written);
     tcase_add_test(ts, test_sqlite_columns_read_back);
     tcase_add_test(ts, test_sqlite_default_location);
+    tcase_add_test(ts, test_record_from_run);
+    tcase_add_test(ts, test_default_location_order);
+    tcase_add_test(ts, test_selectors_parse);
     tcase_add_test(ts, test_sqlite_series_tput);
     suite_add_tcase(s, ts);
     const char *pg = getenv("NP_TEST_PG_URI");
