@@ -1492,6 +1492,132 @@ START_TEST(test_ping_refused)
 }
 END_TEST
 
+/* A submission's reply read field by field: the settings it says it dropped (each warning naming one: "Ignoring",
+ * "ignored", "nknown field"; by its source without "#/" and trailing '/', or quoted when it has none), the id where
+ * v0.0.39-v0.0.41 nest it, and what a reply without a usable id got instead */
+START_TEST(test_submit_reply_fields)
+{
+    struct np_rest_submit_reply r;
+    struct np_error err;
+    const char *w = "{\"job_id\":\"91\",\"errors\":[],\"warnings\":["
+                    "{\"description\":\"Field \\\"x\\\" ignored\",\"source\":\"#/job/x/\"},"
+                    "{\"description\":\"Ignoring unknown field \\\"y\\\"\",\"source\":\"job/y\"},"
+                    "{\"description\":\"Unknown field \\\"z\\\"\"},"
+                    "{\"description\":\"something to know\",\"source\":\"#/job/w/\"},"
+                    "{\"description\":\"Ignoring v\",\"source\":\"/\"},\"Ignoring a plain string\"]}";
+    ck_assert_int_eq(np_rest_parse_submit(200, w, strlen(w), &r, &err), NP_OK);
+    ck_assert_str_eq(r.job_id, "91");
+    ck_assert_str_eq(r.dropped, "job/x, job/y, \"Unknown field \"z\"\", \"Ignoring v\", \"Ignoring a plain string\"");
+    np_rest_submit_reply_free(&r);
+    const char *nested = "{\"result\":{\"job_id\":90},\"errors\":[{\"error\":\"late\"}],\"warnings\":[]}";
+    ck_assert_int_eq(np_rest_parse_submit(200, nested, strlen(nested), &r, &err), NP_OK);
+    ck_assert_str_eq(r.job_id, "90");
+    ck_assert_ptr_null(r.dropped);
+    ck_assert_str_eq(r.notes, "errors: late");
+    np_rest_submit_reply_free(&r);
+    static const struct {
+        const char *body, *got;
+    } noid[] = {{"{\"errors\":[]}", "none"},
+                {"{\"job_id\":\"abc\",\"errors\":[]}", "a non-numeric string"},
+                {"{\"job_id\":0,\"errors\":[]}", "a number <= 0"},
+                {"{\"job_id\":-3,\"errors\":[]}", "a number <= 0"},
+                {"{\"job_id\":1.5,\"errors\":[]}", "another type"}};
+    for (size_t i = 0; i < sizeof noid / sizeof *noid; i++) {
+        ck_assert_int_eq(np_rest_parse_submit(200, noid[i].body, strlen(noid[i].body), &r, &err), NP_E_PARSE);
+        char want[200];
+        snprintf(want, sizeof want, "HTTP 200: the reply has no usable \"job_id\" (got %s)", noid[i].got);
+        ck_assert_str_eq(err.text, want);
+        ck_assert_ptr_null(r.job_id);
+    }
+}
+END_TEST
+
+/* Pings: up when any controller answers UP in the version's form; none up is a Slurm error saying why (v0.0.45's
+ * "status"); no pings at all is not "none up"; an unknown form takes any of the forms, and an entry with none */
+START_TEST(test_ping_forms)
+{
+    size_t n = 0;
+    const struct np_rest_api *t = np_rest_apis(&n);
+    const struct np_rest_api *v45 = &t[0], *v38 = &t[n - 1];
+    struct np_error err;
+    const char *one = "{\"pings\":[{\"responding\":false,\"status\":\"timed out\"},{\"responding\":true}],"
+                      "\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, one, strlen(one), &err), NP_OK);
+    const char *none = "{\"pings\":[{\"responding\":false},{\"responding\":false,\"status\":\"timed out\"},"
+                       "{\"responding\":false,\"status\":\"refused\"}],\"errors\":[]}"; /* the first reason said */
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, none, strlen(none), &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "slurmrestd answers, but no slurmctld is UP: timed out");
+    const char *empty = "{\"pings\":[],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, empty, strlen(empty), &err), NP_OK);
+    const char *noarr = "{\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, noarr, strlen(noarr), &err), NP_E_PARSE);
+    ck_assert_str_eq(err.text, "HTTP 200: no \"pings\" array in the reply");
+    /* v0.0.38 reads "ping": "UP"; its words in another version's field do not count */
+    const char *p38 = "{\"pings\":[{\"ping\":\"UP\"}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, p38, strlen(p38), &err), NP_OK);
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, p38, strlen(p38), &err), NP_E_SLURM);
+    const char *d38 = "{\"pings\":[{\"ping\":\"DOWN\",\"responding\":true}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_ping(v38, 200, d38, strlen(d38), &err), NP_E_SLURM);
+    static const char *const upany[] = {"{\"pings\":[{\"ping\":\"UP\"}]}", "{\"pings\":[{\"pinged\":\"UP\"}]}",
+                                        "{\"pings\":[{\"responding\":true}]}", "{\"pings\":[{\"hostname\":\"h\"}]}"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(np_rest_parse_ping(NULL, 200, upany[i], strlen(upany[i]), &err) == NP_OK, "%s: %s", upany[i],
+                      err.text);
+    static const char *const downany[] = {"{\"pings\":[{\"ping\":\"DOWN\"}]}", "{\"pings\":[{\"pinged\":\"DOWN\"}]}",
+                                          "{\"pings\":[{\"responding\":false}]}"};
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_msg(np_rest_parse_ping(NULL, 200, downany[i], strlen(downany[i]), &err) == NP_E_SLURM, "%s",
+                      downany[i]);
+}
+END_TEST
+
+/* A submission answered with a 4xx other than 401/403 (a bad request, too many requests) was refused: no job, not
+ * "may or may not"; a dropped setting whose cancel answers 200 but lists an error was not cancelled: the job runs */
+START_TEST(test_submit_4xx_and_cancel_error)
+{
+    static const int codes[] = {400, 404, 429};
+    for (size_t i = 0; i < 3; i++) {
+        struct canned c[] = {
+            {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}],\"errors\":[]}"},
+            {"POST /slurm/v0.0.45/job/submit", codes[i],
+             "{\"errors\":[{\"error\":\"Invalid partition name specified\",\"error_number\":2000}]}"},
+            {NULL, 0, NULL}};
+        struct np_submit_result res;
+        struct np_error err;
+        char *log = NULL;
+        ck_assert_int_eq(canned_run(c, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+        ck_assert_int_eq(res.outcome, NP_SUBMIT_REFUSED);
+        char want[300];
+        snprintf(want, sizeof want, "POST /slurm/v0.0.45/job/submit: slurmrestd refused the job: HTTP %d: Invalid "
+                 "partition name specified (code 2000)", codes[i]);
+        ck_assert_str_eq(err.text, want);
+        ck_assert_str_eq(res.message, want);
+        np_submit_result_free(&res);
+        free(log);
+    }
+    static const struct canned k[] = {
+        {"GET /slurm/v0.0.45/ping", 200, "{\"pings\":[{\"responding\":true}],\"errors\":[]}"},
+        {"POST /slurm/v0.0.45/job/submit", 200,
+         "{\"job_id\":81,\"errors\":[],\"warnings\":[{\"description\":\"Ignoring unknown field \\\"shared\\\"\","
+         "\"source\":\"#/job/shared/\"}]}"},
+        {"DELETE /slurm/v0.0.45/job/81", 200,
+         "{\"errors\":[{\"error\":\"Job/step already completing or completed\"}]}"},
+        {NULL, 0, NULL}};
+    struct np_submit_result res;
+    struct np_error err;
+    char *log = NULL;
+    ck_assert_int_eq(canned_run(k, &res, NULL, 0, NULL, &err, &log), NP_E_SLURM);
+    ck_assert_str_eq(res.job_id, "81");
+    ck_assert_int_eq(res.outcome, NP_SUBMIT_ACCEPTED);
+    ck_assert_str_eq(err.text, "slurmrestd (v0.0.45) accepted job 81 but ignored job/shared (Ignoring unknown field "
+                               "\"shared\"); it could not be cancelled: cancel it with `scancel` before launching "
+                               "again");
+    ck_assert_str_eq(res.message, err.text);
+    np_submit_result_free(&res);
+    free(log);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm_rest");
@@ -1528,6 +1654,9 @@ int main(void)
     tcase_add_test(t, test_query_own_jobs);
     tcase_add_test(t, test_find_by_tag);
     tcase_add_test(t, test_ping_refused);
+    tcase_add_test(t, test_submit_reply_fields);
+    tcase_add_test(t, test_ping_forms);
+    tcase_add_test(t, test_submit_4xx_and_cancel_error);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
