@@ -245,6 +245,36 @@ static enum np_status resolve1(const char *const *env, struct np_launch_plan *pl
         np_launch_plan_free(&p_);                                                                                     \
     } while (0)
 
+/* A published row whose cells contradict each other but that carries NVIDIA's corrections (Mixtral 8x22B FP8 at
+ * 256 GPUs: GBS and MBS printed swapped) launches with the corrected values, on every GPU it is published for; the
+ * row keeps what was published. */
+START_TEST(test_inconsistent_row_with_corrections)
+{
+    static const struct {
+        const char *gpu;
+        int gbs, ga;
+    } c[] = {{"h100", 256, 128}, {"b200", 64, -1}, {"gb200", 64, -1}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char g[32];
+        snprintf(g, sizeof g, "GPU_TYPE=%s", c[i].gpu);
+        const char *e[] = {SP, SYN, "RECIPE=mixtral", "MODEL_SIZE=8x22b", "DTYPE=fp8", g, "JOB_TOTAL_GPUS=256", NULL};
+        struct np_launch_plan plan;
+        struct np_error err;
+        ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s: %s", c[i].gpu, err.text);
+        ck_assert_uint_eq(plan.n, 1);
+        const struct np_launch_config *k = &plan.jobs[0];
+        ck_assert_ptr_nonnull(k->row);
+        ck_assert_ptr_nonnull(k->row->inconsistent);
+        ck_assert_int_eq(k->gbs, c[i].gbs);
+        ck_assert_int_eq(k->mbs, 1);
+        if (c[i].ga > 0)
+            ck_assert_int_eq(k->ga, c[i].ga);
+        ck_assert_int_eq(k->row->gbs, 1); /* as published */
+        np_launch_plan_free(&plan);
+    }
+}
+END_TEST
+
 START_TEST(test_special_paths)
 {
     char p[700];
@@ -731,6 +761,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_validation_failures, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_special_paths);
+    tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
     tcase_add_test(tc, test_defaults_and_inference);
     tcase_add_test(tc, test_booleans_and_time);

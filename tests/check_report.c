@@ -868,6 +868,30 @@ START_TEST(test_groups)
     ck_assert_uint_eq(g.left_out, 0);
     ck_assert(g.g[0].step_mean_s == 0.5 && g.g[1].step_mean_s == 1.1 && g.g[1].tps_min == 7500);
     np_groups_free(&g);
+    /* the same configuration at another global batch size is another group, whichever comes first: two runs of
+     * each, the means and the counts their own */
+    for (int order = 0; order < 2; order++) {
+        struct np_run q[4];
+        for (int i = 0; i < 4; i++) {
+            scaling_run(&q[i], "h100", 8, 1000, NP_RUN_OK);
+            q[i].id.gbs = (i % 2) ^ order ? 256 : 128;
+            q[i].window.mean_s = q[i].id.gbs == 256 ? 2.0 + 0.1 * i : 1.0 + 0.1 * i;
+            q[i].steady.tokens_per_s = 8000;
+            q[i].scaling_eff = NAN;
+        }
+        pr.runs = q;
+        pr.nruns = 4;
+        ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+        ck_assert_uint_eq(g.n, 2);
+        for (size_t k = 0; k < 2; k++) {
+            ck_assert_uint_eq(g.g[k].n, 2);
+            double lo = g.g[k].first->id.gbs == 256 ? 2.0 : 1.0;
+            ck_assert_msg(g.g[k].step_min_s >= lo && g.g[k].step_max_s < lo + 0.5, "gbs %d: %g..%g",
+                          g.g[k].first->id.gbs, g.g[k].step_min_s, g.g[k].step_max_s);
+        }
+        ck_assert_int_ne(g.g[0].first->id.gbs, g.g[1].first->id.gbs);
+        np_groups_free(&g);
+    }
 }
 END_TEST
 

@@ -1937,6 +1937,38 @@ static void ref_steps(const double *b, size_t nb, const double *c, size_t nc, st
 
 #define CK_NEAR(a, b) ck_assert_msg(fabs((a) - (b)) <= 1e-6 * (1 + fabs(b)), "%s = %.9g, want %.9g", #a, (a), (b))
 
+/* One run against two, both ways round: the lone side is given the other side's spread (Welch's df from that side
+ * alone), so 2 runs against 1 has an interval and a verdict, as 1 against 2 does, against the reference computation
+ * (a side of one with no spread of its own would be "too few samples for an interval"). */
+START_TEST(test_two_against_one)
+{
+    double two[2] = {100.0, 103.0}, one[1] = {120.0}, l2[2] = {log(100.0), log(103.0)}, l1[1] = {log(120.0)};
+    struct np_cmp_result r;
+    struct ref_cmp w;
+    np_compare_runs(two, 2, one, 1, 2.0, &r);
+    ref_welch(l2, 2, l1, 1, 0, 0, &w);
+    ck_assert_msg(r.why == NULL, "%s", r.why);
+    ck_assert_int_eq(r.base.n, 2);
+    ck_assert_int_eq(r.cand.n, 1);
+    CK_NEAR(r.diff_pct, w.diff);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    CK_NEAR(r.df, w.df); /* qb = v / 2, qc = v: df = (1.5 v)^2 / ((v / 2)^2 / 1) = 9 */
+    CK_NEAR(r.df, 9.0);
+    ck_assert_int_eq(r.verdict, w.lo > 2.0 ? NP_CMP_FASTER : w.hi < -2.0 ? NP_CMP_SLOWER : NP_CMP_INCONCLUSIVE);
+    np_compare_runs(one, 1, two, 2, 2.0, &r);
+    ref_welch(l1, 1, l2, 2, 0, 0, &w);
+    ck_assert_msg(r.why == NULL, "%s", r.why);
+    CK_NEAR(r.diff_pct, w.diff);
+    CK_NEAR(r.diff_lo, w.lo);
+    CK_NEAR(r.diff_hi, w.hi);
+    /* one against one: no spread on either side */
+    np_compare_runs(one, 1, two, 1, 2.0, &r);
+    ck_assert_int_eq(r.verdict, NP_CMP_INCONCLUSIVE);
+    ck_assert_str_eq(r.why, "too few samples for an interval");
+}
+END_TEST
+
 START_TEST(test_reference_computation)
 {
     struct np_cmp_result r;
@@ -2254,6 +2286,7 @@ int main(void)
     tcase_add_test(tc, test_more_runs);
     tcase_add_test(tc, test_change_prefilter);
     tcase_add_test(tc, test_reference_computation);
+    tcase_add_test(tc, test_two_against_one);
     tcase_add_test(tc, test_slow_first_step);
     tcase_add_test(tc, test_boundaries);
     tcase_add_test(tc, test_compare_edges);
