@@ -945,7 +945,7 @@ enum np_status np_store_filter_parse(const char *sel, char *buf, size_t size, st
             if (key[0] == 's')
                 f->since = t;
             else
-                f->until = t + (strchr(val, 'T') ? 0 : 86400); /* a day: until its end */
+                f->until = t + (strpbrk(val, "T ") ? 0 : 86400); /* a date alone: until its day's end */
         } else if (strcmp(key, "job") == 0) {
             if (f->njobs == NP_STORE_FILTER_MAX)
                 return np_error_set(err, NP_E_USAGE, "selector", 0, 0, "job: at most %d job ids",
