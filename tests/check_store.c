@@ -1843,6 +1843,85 @@ START_TEST(test_selectors_parse)
 }
 END_TEST
 
+static enum np_status side_a_id(void *ctx, const struct np_store_rec *r, unsigned sides)
+{
+    if (sides & 1)
+        *(long long *)ctx = *(long long *)ctx ? -1 : r->id; /* -1: more than one run on side a */
+    return NP_OK;
+}
+
+static enum np_status ids_row(void *ctx, const struct np_store_rec *r)
+{
+    long long *ids = ctx;
+    ck_assert_int_lt(ids[0], 8);
+    ids[1 + ids[0]++] = r->id;
+    return NP_OK;
+}
+
+/* np_store_runs (what launch stores): the identified runs only, counted added / updated / unchanged, a figure changed
+ * is an update, the default place when none is given; and a side chosen by run ids (what --history's change points
+ * ask for) holds those runs only */
+START_TEST(test_store_runs_counts_ids)
+{
+    store_loc(0);
+    struct np_error err;
+    struct np_run runs[4];
+    char d0[] = "/nonexistent-np/run0", p0[] = "/nonexistent-np/run0/log.out";
+    char d1[] = "/nonexistent-np/run1", p1[] = "/nonexistent-np/run1/log.out";
+    rec_run(&runs[0], d0, p0);
+    rec_run(&runs[1], d1, p1);
+    runs[1].id.gpus = 16;
+    rec_run(&runs[2], d1, p0);
+    runs[2].status = NP_RUN_UNIDENTIFIED;
+    rec_run(&runs[3], d0, p1);
+    runs[3].id.recipe[0] = '\0';
+    ck_assert(np_store_identified(&runs[0]) && !np_store_identified(&runs[2]) && !np_store_identified(&runs[3]));
+    struct np_store_ctx ctx = {"c1"};
+    size_t counts[3] = {0, 0, 0};
+    ck_assert_msg(np_store_runs(loc, runs, 4, &ctx, counts, &err) == NP_OK, "%s", err.text);
+    ck_assert(counts[NP_STORE_ADDED] == 2 && counts[NP_STORE_UPDATED] == 0 && counts[NP_STORE_SAME] == 0);
+    runs[1].window.mean_s = 3.0;
+    memset(counts, 0, sizeof counts);
+    ck_assert_int_eq(np_store_runs(loc, runs, 4, &ctx, counts, &err), NP_OK);
+    ck_assert(counts[NP_STORE_ADDED] == 0 && counts[NP_STORE_UPDATED] == 1 && counts[NP_STORE_SAME] == 1);
+    char *sdb = getenv("NEMOPERF_DB") ? strdup(getenv("NEMOPERF_DB")) : NULL;
+    setenv("NEMOPERF_DB", loc, 1);
+    memset(counts, 0, sizeof counts);
+    ck_assert_int_eq(np_store_runs(NULL, runs, 4, &ctx, counts, &err), NP_OK);
+    ck_assert(counts[NP_STORE_ADDED] == 0 && counts[NP_STORE_UPDATED] == 0 && counts[NP_STORE_SAME] == 2);
+    ck_assert_int_eq(np_store_runs(NULL, runs, 4, &ctx, NULL, &err), NP_OK);
+    if (sdb) {
+        setenv("NEMOPERF_DB", sdb, 1);
+        free(sdb);
+    } else
+        unsetenv("NEMOPERF_DB");
+    struct np_store *s;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(select_count(s, "cluster=c1"), 2);
+    ck_assert_int_eq(select_count(s, "gpus=16"), 1);
+    long long ids[9] = {0};
+    struct np_store_filter all;
+    memset(&all, 0, sizeof all);
+    ck_assert_int_eq(np_store_select(s, &all, 0, NP_STORE_ALL, ids_row, ids, &err), NP_OK);
+    ck_assert_int_eq(ids[0], 2);
+    for (int k = 0; k < 2; k++) {
+        struct np_store_filter one = all;
+        one.ids[one.nids++] = ids[1 + k];
+        struct sides_count c = {{0, 0, 0, 0}, 0};
+        ck_assert_int_eq(np_store_select_sides(s, &one, &all, sides_row, &c, &err), NP_OK);
+        ck_assert_msg(c.n[1] == 0 && c.n[2] == 1 && c.n[3] == 1, "id %lld: %d %d %d", ids[1 + k], c.n[1], c.n[2], c.n[3]);
+        long long on_a = 0;
+        ck_assert_int_eq(np_store_select_sides(s, &one, &all, side_a_id, &on_a, &err), NP_OK);
+        ck_assert_int_eq(on_a, ids[1 + k]);
+        int n = 0;
+        ck_assert_int_eq(np_store_select(s, &one, 0, NP_STORE_ALL, count_row, &n, &err), NP_OK);
+        ck_assert_int_eq(n, 1);
+    }
+    np_store_close(s);
+    store_cleanup(0);
+}
+END_TEST
+
 /* ---- an independent computation of the comparison (written here, not calling compare.c's helpers): the
  * t quantile by Simpson's rule on the t density and bisection, Welch's t on the logs, the batch means of
  * the latest 4 x floor(n/4) steps and the AR(1) floor over those same steps; np_compare_* must agree. */
@@ -2312,6 +2391,7 @@ int main(void)
     tcase_add_test(ts, test_sqlite_default_location);
     tcase_add_test(ts, test_record_from_run);
     tcase_add_test(ts, test_default_location_order);
+    tcase_add_test(ts, test_store_runs_counts_ids);
     tcase_add_test(ts, test_selectors_parse);
     tcase_add_test(ts, test_sqlite_series_tput);
     suite_add_tcase(s, ts);
