@@ -21,6 +21,7 @@ static struct np_recipe_set set;
 static char stage[] = "/tmp/np-config-XXXXXX";
 static char outside[] = "/tmp/np-config-out-XXXXXX";
 static double fake_free = 1e15;
+static int preview_mode; /* resolve() as --dry-run does (resolve_preview) */
 
 static int fake_free_space(const char *path, double *bytes)
 {
@@ -134,7 +135,8 @@ static enum np_status resolve(const char *const *env, const char *synth, struct 
     }
     if (0) {
     }
-    struct np_launch_opts o = {.now = 1700000000, .synth_path = synth, .free_space = fake_free_space};
+    struct np_launch_opts o = {
+        .now = 1700000000, .synth_path = synth, .free_space = fake_free_space, .preview = preview_mode};
     memset(err, 0, sizeof *err);
     return np_launch_resolve(&set, np_env_list, (void *)e, &o, plan, err);
 }
@@ -208,6 +210,28 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "SBATCH_ACCOUNT=a b", NULL}, {"SBATCH_ACCOUNT=a b", "allowed:", NULL}},
     {{SP, SYN, L8, "SBATCH_PARTITION=p;rm", NULL}, {"SBATCH_PARTITION=p;rm", "allowed:", NULL}},
     {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=eight", NULL}, {"SBATCH_GPUS_PER_NODE=eight", "h100:8", NULL}},
+    /* what the verdict paths below refuse, each by its own words (the suite never reached them before) */
+    {{SP, L8, "TASK=train", NULL}, {"TASK=train: unknown task; allowed: pretrain, sft, lora", NULL}},
+    {{SP, SYN, L8, "TASK=sft", NULL},
+     {"TASK=sft with WORKLOAD=synthetic: the synthetic workload emulates pre-training only; allowed: TASK=pretrain, "
+      "or WORKLOAD=nemo", NULL}},
+    {{"STAGE_PATH=@/a%jb", SYN, L8, NULL}, {"/a%jb: contains '%', which Slurm reads as a file name pattern", NULL}},
+    {{"STAGE_PATH=@/nvidia+nemo+25.02.01.sqsh", SYN, L8, NULL},
+     {"nvidia+nemo+25.02.01.sqsh: is a file, not a folder; allowed: an existing folder", NULL}},
+    {{"STAGE_PATH=@/nvidia+nemo+25.02.01.sqsh/sub", SYN, L8, NULL},
+     {"sqsh/sub: cannot use it: Not a directory (a part of the path is a file, not a folder); allowed: an existing "
+      "folder", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8 16", NULL},
+     {"JOB_TOTAL_GPUS=8 16: not a positive integer or a comma list of them; allowed: 8, 16, 32, 64, 128", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=8,,16", NULL}, {"JOB_TOTAL_GPUS=8,,16: not a positive integer", NULL}},
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=1000001", NULL}, {"JOB_TOTAL_GPUS=1000001: not a positive integer", NULL}},
+    {{SP, SYN, L8, "NEMOPERF_NUMA_BIND=Task", NULL},
+     {"NEMOPERF_NUMA_BIND=Task: not a binding; allowed: nvidia (", "task (each task its own node), none", NULL}},
+    {{SP, SYN, L8, "NEMOPERF_SRUN_MPI=pmix_abcdefghijklmnopqrstuvwxyz0", NULL}, /* 32 characters: one too many */
+     {"NEMOPERF_SRUN_MPI=pmix_abcdefghijklmnopqrstuvwxyz0: too long", NULL}},
+    {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=:8", NULL}, {"SBATCH_GPUS_PER_NODE=:8", NULL}},
+    {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=h/100:8", NULL}, {"SBATCH_GPUS_PER_NODE=h/100:8", NULL}},
+    {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=h100:0", NULL}, {"SBATCH_GPUS_PER_NODE=h100:0", NULL}},
     /* NeMo workload */
     {{SP, L8, "HF_TOKEN=t", "RUN_CONF_IMAGE=/nonexistent/x.sqsh", NULL}, {"RUN_CONF_IMAGE=/nonexistent/x.sqsh", "no such file", NULL}},
     {{SP, "MODEL_SIZE=70b", "JOB_TOTAL_GPUS=64", NULL}, {"tokenizer of llama3.1 70b (meta-llama/Meta-Llama-3-70B) is not staged", "run ./setup", "WORKLOAD=synthetic", NULL}},
@@ -232,6 +256,15 @@ END_TEST
 static enum np_status resolve1(const char *const *env, struct np_launch_plan *plan, struct np_error *err)
 {
     return resolve(env, "/bin/true", plan, err);
+}
+
+/* as resolve1, for --dry-run: what ./setup stages may be missing (listed, not refused) */
+static enum np_status resolve_preview(const char *const *env, struct np_launch_plan *plan, struct np_error *err)
+{
+    preview_mode = 1;
+    enum np_status st = resolve(env, "/bin/true", plan, err);
+    preview_mode = 0;
+    return st;
 }
 
 #define EXPECT_BAD(env_, ...)                                                                                         \
@@ -753,6 +786,95 @@ START_TEST(test_templates)
 }
 END_TEST
 
+/* What the job is told when a value is accepted: NUMA binding (nvidia unless set; task; none), srun's MPI plugin
+ * (NVIDIA's pmix unless set; none: no --mpi), the snapshot (on unless SNAPSHOT says no), the GPU metrics
+ * interval, the nodes of a scale (GPUS_PER_NODE=4: 16 GPUs on 4 nodes), JOB_TOTAL_GPUS with spaces around its
+ * commas, and every scale of a sweep its own job in the order given */
+START_TEST(test_job_policies)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e1[] = {SP, SYN, L8, NULL};
+    ck_assert_msg(resolve1(e1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].numa_bind, NP_NUMA_NVIDIA);
+    ck_assert_str_eq(plan.jobs[0].srun_mpi, "pmix");
+    ck_assert_int_eq(plan.jobs[0].snapshot, 1);
+    ck_assert_int_eq(plan.jobs[0].gpu_metrics, 0);
+    np_launch_plan_free(&plan);
+    const char *e2[] = {SP, SYN, L8, "NEMOPERF_NUMA_BIND=task", "NEMOPERF_SRUN_MPI=none", "SNAPSHOT=no",
+                        "ENABLE_GPU_METRICS=1", "NEMOPERF_GPU_METRICS_MS=100", NULL};
+    ck_assert_msg(resolve1(e2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].numa_bind, NP_NUMA_TASK);
+    ck_assert_str_eq(plan.jobs[0].srun_mpi, "");
+    ck_assert_int_eq(plan.jobs[0].snapshot, 0);
+    ck_assert_int_eq(plan.jobs[0].gpu_metrics, 1);
+    ck_assert_int_eq(plan.jobs[0].gpu_metrics_ms, 100);
+    np_launch_plan_free(&plan);
+    const char *e3[] = {SP, SYN, L8, "NEMOPERF_NUMA_BIND=none", "NEMOPERF_SRUN_MPI=pmi2", "SNAPSHOT=true",
+                        "NEMOPERF_GPU_METRICS_MS=600000", NULL};
+    ck_assert_msg(resolve1(e3, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].numa_bind, NP_NUMA_NONE);
+    ck_assert_str_eq(plan.jobs[0].srun_mpi, "pmi2");
+    ck_assert_int_eq(plan.jobs[0].snapshot, 1);
+    ck_assert_int_eq(plan.jobs[0].gpu_metrics_ms, 600000);
+    np_launch_plan_free(&plan);
+    const char *e3b[] = {SP, SYN, L8, "NEMOPERF_SRUN_MPI=pmix_abcdefghijklmnopqrstuvwxyz", NULL}; /* 31: the most */
+    ck_assert_msg(resolve1(e3b, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].srun_mpi, "pmix_abcdefghijklmnopqrstuvwxyz");
+    np_launch_plan_free(&plan);
+    /* 4 GPUs a node: 16 GPUs are 4 nodes, 8 are 2 */
+    const char *e4[] = {SP, SYN, L8, "GPUS_PER_NODE=4", "JOB_TOTAL_GPUS= 16 , 8", NULL};
+    ck_assert_msg(resolve1(e4, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[0].gpus, 16);
+    ck_assert_int_eq(plan.jobs[0].gpus_per_node, 4);
+    ck_assert_int_eq(plan.jobs[0].nodes, 4);
+    ck_assert_int_eq(plan.jobs[1].gpus, 8);
+    ck_assert_int_eq(plan.jobs[1].nodes, 2);
+    ck_assert_str_eq(plan.jobs[1].experiment, "pretrain_llama3.1_8b_bf16_8");
+    np_launch_plan_free(&plan);
+    /* the scheduler's GPU request: a count, or a type and a count */
+    const char *e5[] = {SP, SYN, L8, "SBATCH_GPUS_PER_NODE=h100_x-1.a:8", NULL};
+    ck_assert_msg(resolve1(e5, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].gres_gpus, "h100_x-1.a:8");
+    np_launch_plan_free(&plan);
+    const char *e6[] = {SP, SYN, L8, "SBATCH_GPUS_PER_NODE=8", NULL};
+    ck_assert_msg(resolve1(e6, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].gres_gpus, "8");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
+/* A fine-tuning row in preview (--dry-run: what ./setup stages may be missing, listed): TASK=sft runs the one
+ * published fine-tuning scale of the system when JOB_TOTAL_GPUS is unset, named finetune_<recipe>_<size>_<task>_
+ * <dtype>_<gpus>; a TASK on a model without such rows is refused naming the task and what is allowed */
+START_TEST(test_finetune_preview)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e1[] = {SP, "RECIPE=llama3", L8, "DTYPE=fp8", "TASK=sft", "HF_TOKEN=t", NULL};
+    ck_assert_msg(resolve_preview(e1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].task, NP_TASK_SFT);
+    ck_assert_int_eq(plan.jobs[0].gpus, 8);
+    ck_assert_int_eq(plan.jobs[0].nodes, 1);
+    ck_assert_str_eq(plan.jobs[0].experiment, "finetune_llama3_8b_sft_fp8_8");
+    ck_assert_str_eq(plan.jobs[0].job_name, "finetune_llama3_8b_sft_fp8_8");
+    char **m = plan.jobs[0].missing; /* what TASK=sft ./setup stages: listed, one each */
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(m[0] && strstr(m[0], "container image") && m[1] && strstr(m[1], "NeMo checkpoint") && m[2] &&
+                      strstr(m[2], "SQuAD packed to 4096 tokens") && !m[3],
+                  "%s / %s / %s", m[0], m[0] ? m[1] : "", m[0] && m[1] ? m[2] : "");
+    np_launch_plan_free(&plan);
+    const char *e2[] = {SP, "RECIPE=nemotron4", "MODEL_SIZE=15b", "DTYPE=fp8", "TASK=lora", NULL};
+    ck_assert_int_eq(resolve_preview(e2, &plan, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "TASK=lora: nemotron4 15b has no published lora rows; allowed: pretrain; or "
+                               "RECIPE=llama3 MODEL_SIZE=8b; or RECIPE=llama3 MODEL_SIZE=70b; or RECIPE=llama3 "
+                               "MODEL_SIZE=405b");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -760,6 +882,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_validation_failures, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+    tcase_add_test(tc, test_job_policies);
+    tcase_add_test(tc, test_finetune_preview);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
