@@ -2202,6 +2202,11 @@ START_TEST(test_compare_edges)
               isnan(np_t_quantile(1.1, 5)) && isnan(np_t_quantile(NAN, 5)));
     ck_assert(isnan(np_t_quantile(0.975, 0)) && isnan(np_t_quantile(0.975, -1)) && isnan(np_t_quantile(0.975, NAN)));
     ck_assert(np_t_quantile(0.5, 7) == 0);
+    /* to 1e-10: the quantile's iteration runs to the end, not a few digits */
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 10), 2.2281388519862742, 1e-10); /* 40-digit values, mpmath */
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 1), 12.706204736174693, 1e-9);
+    ck_assert_double_eq_tol(np_t_quantile(0.95, 6), 1.9431802805153026, 1e-10);
+    ck_assert_double_eq_tol(np_t_quantile(0.975, 3.5), 2.9400886379827288, 1e-10);
     ck_assert_double_eq_tol(np_t_quantile(0.75, 1), 1.0, 1e-9); /* Cauchy: tan(pi/4) */
     ck_assert_double_eq_tol(np_t_quantile(0.25, 1), -1.0, 1e-9);
     ck_assert_double_eq_tol(np_t_quantile(0.9, 2), (2 * 0.9 - 1) / sqrt(2 * 0.9 * 0.1), 1e-9); /* df 2: (2p-1)/sqrt(2p(1-p)) */
@@ -2325,20 +2330,30 @@ START_TEST(test_compare_edges)
     /* the AR(1) floor at its clamps: a steady climb (lag-1 correlation near 1: clamped at 0.95) and steps that
      * alternate (negative: clamped at 0), against the computation written here */
     struct ref_cmp w;
-    double ramp[34], alt[34], flat[34];
+    double ramp[34], alt[34], flat[34], lev[34];
     for (int i = 0; i < 34; i++) {
         ramp[i] = 1.0 + 0.01 * i;
         alt[i] = i % 2 ? 1.02 : 0.98;
         flat[i] = 1.0 + 0.001 * ((i * 7) % 5);
+        /* batches at two levels, steps alternating within them: the batch means' own variance (n - 1) is above
+         * the AR(1) floor (its lag-1 correlation clamped at 0) */
+        lev[i] = (i < 2 ? 1.0 : ((i - 2) / 8) % 2 ? 1.02 : 1.0) * (i % 2 ? 1.02 : 0.98);
     }
-    double (*pairs[3][2])[34] = {{&ramp, &flat}, {&flat, &alt}, {&alt, &ramp}};
-    for (int p = 0; p < 3; p++) {
+    double (*pairs[5][2])[34] = {{&ramp, &flat}, {&flat, &alt}, {&alt, &ramp}, {&lev, &flat}, {&flat, &lev}};
+    for (int p = 0; p < 5; p++) {
         np_compare_steps(*pairs[p][0], 34, *pairs[p][1], 34, 2.0, &r);
         ref_steps(*pairs[p][0], 34, *pairs[p][1], 34, &w);
         CK_NEAR(r.diff_pct, w.diff);
         CK_NEAR(r.diff_lo, w.lo);
         CK_NEAR(r.diff_hi, w.hi);
         CK_NEAR(r.df, w.df);
+        if (r.verdict == NP_CMP_INCONCLUSIVE) { /* one run a side: the more runs counted from 1 */
+            double need = fabs(fabs(w.d) - log1p(0.02)), z = ref_t_q975(w.df + 2);
+            long more = (long)ceil((z * w.se / need) * (z * w.se / need) - 1);
+            ck_assert_int_eq(r.more_runs, more < 1 ? 1 : more > NP_CMP_MORE_MAX ? NP_CMP_MORE_MAX + 1 : more);
+        } else {
+            ck_assert_int_eq(r.more_runs, 0);
+        }
     }
     /* an estimate exactly on the margin: no number of runs is sure to decide */
     double bm[3] = {100, 104, 96}, cm[3] = {103, 107, 99};
