@@ -16,6 +16,7 @@
 
 #include "nemoperf/launch/config.h"
 #include "nemoperf/launch/script.h"
+#include "nemoperf/model/nccltests.h"
 
 static struct np_recipe_set set;
 static char stage[] = "/tmp/np-config-XXXXXX";
@@ -875,6 +876,132 @@ START_TEST(test_finetune_preview)
 }
 END_TEST
 
+/* RECIPE=nccl-tests (the fabric check), validated apart from the model recipes: no model variable, the container's
+ * binaries only (no synthetic stand-in), pre-training only; the system by GPU type (its GPUs per node unless
+ * GPUS_PER_NODE says otherwise), the check and the pairs by word in any case (pairs only for bisect), the
+ * collectives a comma list each once, the binaries' folder absolute (trailing '/' dropped), the scale whole nodes,
+ * at most 1024 of them, at least 2 for bisect, which needs a scale; and the fabric check's variables refused for
+ * every other recipe */
+static enum np_status resolve_ncclt(const char *const *extra, struct np_launch_plan *plan, struct np_error *err)
+{
+    const char *e[24] = {SP, "RECIPE=nccl-tests", "DTYPE=-"};
+    size_t n = 3;
+    for (size_t k = 0; extra[k]; k++) {
+        ck_assert(n < 23);
+        e[n++] = extra[k];
+    }
+    e[n] = NULL;
+    return resolve1(e, plan, err);
+}
+
+START_TEST(test_ncclt_validation)
+{
+    char img[700];
+    snprintf(img, sizeof img, "%s/nvidia+nemo+26.04.01.sqsh", stage);
+    write_file(img, "sqsh");
+    struct np_launch_plan plan;
+    struct np_error err;
+    static const struct {
+        const char *env[4];
+        const char *want;
+    } bad[] = {
+        {{"MODEL_SIZE=8b", NULL}, "MODEL_SIZE=8b: RECIPE=nccl-tests runs NVIDIA's nccl-tests binaries, no model; "
+                                  "allowed: unset"},
+        {{"GBS=64", NULL}, "GBS=64: RECIPE=nccl-tests runs NVIDIA's nccl-tests binaries, no model; allowed: unset"},
+        {{"WORKLOAD=synthetic", NULL}, "WORKLOAD=synthetic with RECIPE=nccl-tests: the fabric check runs the "
+                                       "container's nccl-tests binaries, which have no synthetic stand-in; allowed: "
+                                       "WORKLOAD=nemo (or unset)"},
+        {{"TASK=lora", NULL}, "TASK=lora with RECIPE=nccl-tests: allowed: unset"},
+        {{"GPU_TYPE=a100", NULL}, "GPU_TYPE=a100: NVIDIA's nccl-tests recipe has no such system; allowed: h100, "
+                                  "b200, b300, gb200, gb300"},
+        {{"FABRIC_CHECK=half", NULL}, "FABRIC_CHECK=half: unknown; allowed: full, bisect"},
+        {{"FABRIC_CHECK=bisect", "FABRIC_PAIRS=star", "JOB_TOTAL_GPUS=16", NULL},
+         "FABRIC_PAIRS=star: unknown; allowed: ring, all"},
+        {{"FABRIC_PAIRS=all", NULL}, "FABRIC_PAIRS=all: only FABRIC_CHECK=bisect tests node pairs; allowed: unset, "
+                                     "or FABRIC_CHECK=bisect"},
+        {{"NCCL_TESTS=all_reduce,bcast", NULL}, "NCCL_TESTS=all_reduce,bcast: 'bcast' is not a collective of "
+                                                "NVIDIA's recipe; allowed: a comma list of all_reduce, all_gather, "
+                                                "reduce_scatter, alltoall, sendrecv"},
+        {{"NCCL_TESTS=all_reduce,all_reduce_perf", NULL}, "NCCL_TESTS=all_reduce,all_reduce_perf: all_reduce_perf "
+                                                          "is listed twice; allowed: each once"},
+        {{"NCCL_TESTS=sendrecv,", NULL}, "NCCL_TESTS=sendrecv,: trailing comma; allowed: a comma list of all_reduce, "
+                                         "all_gather, reduce_scatter, alltoall, sendrecv"},
+        {{"NCCL_TESTS_PATH=usr/local/bin", NULL}, "NCCL_TESTS_PATH=usr/local/bin: not an absolute folder path; "
+                                                  "allowed: the folder of the nccl-tests binaries inside the "
+                                                  "container (/usr/local/bin, NVIDIA's)"},
+        {{"FABRIC_CHECK=bisect", NULL}, "JOB_TOTAL_GPUS is not set: FABRIC_CHECK=bisect checks the nodes of one job; "
+                                        "allowed: a multiple of GPUS_PER_NODE=8 over at least 2 nodes (e.g. 32 for 4 "
+                                        "nodes)"},
+        {{"JOB_TOTAL_GPUS=12", NULL}, "JOB_TOTAL_GPUS=12: RECIPE=nccl-tests runs one task per GPU on whole nodes; "
+                                      "allowed: one multiple of GPUS_PER_NODE=8 (8, 16, ...)"},
+        {{"JOB_TOTAL_GPUS=0", NULL}, "JOB_TOTAL_GPUS=0: RECIPE=nccl-tests runs one task per GPU on whole nodes; "
+                                     "allowed: one multiple of GPUS_PER_NODE=8 (8, 16, ...)"},
+        {{"JOB_TOTAL_GPUS=8200", NULL}, "JOB_TOTAL_GPUS=8200: 1025 nodes; allowed: at most 1024 nodes"},
+        {{"FABRIC_CHECK=bisect", "JOB_TOTAL_GPUS=8", NULL}, "JOB_TOTAL_GPUS=8: FABRIC_CHECK=bisect tests node pairs; "
+                                                            "allowed: at least 2 nodes (16 GPUs with GPUS_PER_NODE=8)"},
+        {{"GPU_TYPE=gb200", "FABRIC_CHECK=bisect", "JOB_TOTAL_GPUS=4", NULL},
+         "JOB_TOTAL_GPUS=4: FABRIC_CHECK=bisect tests node pairs; allowed: at least 2 nodes (8 GPUs with "
+         "GPUS_PER_NODE=4)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_msg(resolve_ncclt(bad[i].env, &plan, &err) == NP_E_INVALID, "%s: accepted", bad[i].env[0]);
+        ck_assert_str_eq(err.text, bad[i].want);
+        np_launch_plan_free(&plan);
+    }
+    /* the defaults: full, the five collectives, NVIDIA's folder, one node of the system */
+    const char *d[] = {NULL};
+    ck_assert_msg(resolve_ncclt(d, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].ncclt.check, NP_NCCLT_FULL);
+    ck_assert_uint_eq(plan.jobs[0].ncclt.collectives, 0x1fu);
+    ck_assert_str_eq(plan.jobs[0].ncclt.path, "/usr/local/bin");
+    ck_assert_int_eq(plan.jobs[0].gpus, 8);
+    ck_assert_int_eq(plan.jobs[0].nodes, 1);
+    ck_assert_str_eq(plan.jobs[0].experiment, "nccl-tests_full_h100_8");
+    np_launch_plan_free(&plan);
+    /* words in any case; bisect's default collective all_reduce, or the ones listed; pairs all; 4 GPUs a node */
+    const char *b1[] = {"FABRIC_CHECK=BISECT", "FABRIC_PAIRS=All", "GPUS_PER_NODE=4", "JOB_TOTAL_GPUS=8",
+                        "NCCL_TESTS_PATH=/opt/nccl///", NULL};
+    ck_assert_msg(resolve_ncclt(b1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].ncclt.check, NP_NCCLT_BISECT);
+    ck_assert_int_eq(plan.jobs[0].ncclt.pairs, NP_NCCLT_PAIRS_ALL);
+    ck_assert_uint_eq(plan.jobs[0].ncclt.collectives, 0x1u);
+    ck_assert_str_eq(plan.jobs[0].ncclt.path, "/opt/nccl");
+    ck_assert_int_eq(plan.jobs[0].gpus_per_node, 4);
+    ck_assert_int_eq(plan.jobs[0].nodes, 2);
+    ck_assert_str_eq(plan.jobs[0].experiment, "nccl-tests_bisect_h100_8");
+    np_launch_plan_free(&plan);
+    const char *b2[] = {"NCCL_TESTS=sendrecv,ALL_GATHER", "GPU_TYPE=GB200", "JOB_TOTAL_GPUS=8", "NCCL_TESTS_PATH=/",
+                        NULL};
+    ck_assert_msg(resolve_ncclt(b2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.jobs[0].ncclt.collectives, (1u << 4) | (1u << 1));
+    ck_assert_str_eq(plan.jobs[0].ncclt.path, "/");
+    ck_assert_str_eq(plan.jobs[0].gpu_type, "gb200");
+    ck_assert_int_eq(plan.jobs[0].nodes, 2);
+    np_launch_plan_free(&plan);
+    const char *cased[] = {SP, "RECIPE=NCCL-Tests", "DTYPE=-", NULL}; /* the recipe's name in any case */
+    ck_assert_msg(resolve1(cased, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].experiment, "nccl-tests_full_h100_8");
+    np_launch_plan_free(&plan);
+    const char *b3[] = {"JOB_TOTAL_GPUS=8192", NULL}; /* 1024 nodes: the most */
+    ck_assert_msg(resolve_ncclt(b3, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].nodes, 1024);
+    np_launch_plan_free(&plan);
+    /* the fabric check's variables given to a model recipe */
+    static const char *const own[] = {"FABRIC_CHECK=full", "FABRIC_PAIRS=ring", "NCCL_TESTS=all_reduce",
+                                      "NCCL_TESTS_PATH=/usr/local/bin"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *e[] = {SP, SYN, L8, own[i], NULL};
+        ck_assert_int_eq(resolve1(e, &plan, &err), NP_E_INVALID);
+        char want[300];
+        snprintf(want, sizeof want, "%s: only RECIPE=nccl-tests reads it; allowed: unset, or RECIPE=nccl-tests",
+                 own[i]);
+        ck_assert_str_eq(err.text, want);
+        np_launch_plan_free(&plan);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -884,6 +1011,7 @@ int main(void)
     tcase_add_loop_test(tc, test_validation_failures, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_job_policies);
     tcase_add_test(tc, test_finetune_preview);
+    tcase_add_test(tc, test_ncclt_validation);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
