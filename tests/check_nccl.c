@@ -1094,6 +1094,185 @@ START_TEST(test_sets_grow)
 }
 END_TEST
 
+/* The net plugin and GPU Direct RDMA lines, each as NCCL 2.1x prints it: a plugin that failed to load (not a
+ * missing libnccl-net.so, which is NCCL's internal transport: "none"), the plugin's name from each of its lines
+ * ("Loaded net plugin", "Plugin Path", "P2P plugin" only when no other named one), RCCL's version line, GDR from
+ * its line or a GDRDMA channel (never over a "Disabled"), and the warnings with their exact words. */
+static struct np_nccl *net_of(const char *lines)
+{
+    return read_chunks(lines, strlen(lines), strlen(lines));
+}
+
+START_TEST(test_net_plugin_and_gdr_lines)
+{
+    struct np_nccl *n;
+    char buf[2048];
+    /* a plugin found and failing: said, with the line */
+    n = net_of("h:1:1 [0] NCCL INFO NET/Plugin: Plugin load (libnccl-net.so) returned 11 : undefined symbol: ncclNetPlugin_v8\n");
+    ck_assert_int_eq(np_nccl_net(n)->plugin_failed, 1);
+    ck_assert_str_eq(np_nccl_net(n)->plugin_error,
+                     "NET/Plugin: Plugin load (libnccl-net.so) returned 11 : undefined symbol: ncclNetPlugin_v8");
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "NCCL net plugin failed to load: NET/Plugin: Plugin load (libnccl-net.so) returned 11 : "
+                          "undefined symbol: ncclNetPlugin_v8");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v6 symbol.\n");
+    ck_assert_int_eq(np_nccl_net(n)->plugin_failed, 1);
+    np_nccl_free(n);
+    /* no libnccl-net.so: not a failure; "No plugin found": the internal transport */
+    n = net_of("h:1:1 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object "
+               "file: No such file or directory\n"
+               "h:1:1 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so), using internal implementation\n");
+    ck_assert_int_eq(np_nccl_net(n)->plugin_failed, 0);
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "none");
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    np_nccl_free(n);
+    /* the plugin's name: from "NET/Plugin: Loaded net plugin", "Plugin Path", "Loaded net plugin" */
+    n = net_of("h:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v6)\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "AWS Libfabric (v6)");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO Plugin Path : /opt/amazon/ofi-nccl/lib/libnccl-net.so\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "/opt/amazon/ofi-nccl/lib/libnccl-net.so");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO Loaded net plugin NCCL RDMA Plugin v7 (v7)\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "NCCL RDMA Plugin v7 (v7)");
+    np_nccl_free(n);
+    /* "P2P plugin": the name when none or only the internal one was said, never over a named plugin */
+    n = net_of("h:1:1 [0] NCCL INFO P2P plugin IBext_v8\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "IBext_v8");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so\n"
+               "h:1:1 [0] NCCL INFO P2P plugin IBext_v8\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "IBext_v8");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO Loaded net plugin Libfabric\n"
+               "h:1:1 [0] NCCL INFO P2P plugin IBext_v8\n"
+               "h:1:1 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so)\n");
+    ck_assert_str_eq(np_nccl_net(n)->plugin, "Libfabric");
+    np_nccl_free(n);
+    /* RCCL's version line */
+    n = net_of("h:1:1 [0] NCCL INFO RCCL version 2.18.3+hip6.0 HEAD:2e3de4d\n");
+    ck_assert_int_eq(np_nccl_net(n)->rccl, 1);
+    ck_assert_str_eq(np_nccl_net(n)->version, "2.18.3+hip6.0 HEAD:2e3de4d");
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n");
+    ck_assert_int_eq(np_nccl_net(n)->rccl, 0);
+    ck_assert_str_eq(np_nccl_net(n)->version, "2.21.5+cuda12.4");
+    np_nccl_free(n);
+    /* GDR: unknown without a line; Enabled; a GDRDMA channel; a channel over NET/IB without it says nothing */
+    n = net_of("h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n");
+    ck_assert_int_eq(np_nccl_net(n)->gdr, NP_NCCL_UNKNOWN);
+    ck_assert_int_eq(np_nccl_net(n)->socket_channels, 0);
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n");
+    ck_assert_int_eq(np_nccl_net(n)->gdr, NP_NCCL_YES);
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n");
+    ck_assert_int_eq(np_nccl_net(n)->gdr, NP_NCCL_YES);
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+               "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n");
+    ck_assert_int_eq(np_nccl_net(n)->gdr, NP_NCCL_NO);
+    np_nccl_free(n);
+    /* the GDR warning: "on the IB devices" when IB devices are in use, not when NET/IB found none */
+    n = net_of("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.0.0.1<0>\n"
+               "h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n");
+    ck_assert_str_eq(np_nccl_net(n)->ib, "[0]mlx5_0:1/IB [1]mlx5_1:1/IB");
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 1);
+    ck_assert_str_eq(buf, "NCCL: GPU Direct RDMA disabled on the IB devices (nvidia-peermem / dma-buf?): inter-node "
+                          "traffic goes through host memory");
+    np_nccl_free(n);
+    /* sockets between nodes with NET/IB finding no device: said; every warning at once, in order */
+    n = net_of("h:1:1 [0] NCCL INFO NET/IB : No device found.\n"
+               "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+               "h:1:1 [0] NCCL INFO Using network Socket\n"
+               "h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"
+               "h:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol\n");
+    ck_assert_str_eq(np_nccl_net(n)->ib, "none");
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 3);
+    ck_assert_str_eq(buf, "NCCL uses TCP sockets between 2 nodes (\"Using network Socket\", NET/IB: no device found): "
+                          "collectives are many times slower than over IB/RoCE (check the net plugin, NCCL_IB_HCA, "
+                          "NCCL_NET); NCCL: GPU Direct RDMA disabled (nvidia-peermem / dma-buf?): inter-node traffic "
+                          "goes through host memory; NCCL net plugin failed to load: NET/Plugin: Failed to find "
+                          "ncclNetPlugin symbol");
+    np_nccl_free(n);
+    /* two nodes over IB: no socket warning even with a socket channel set up before ("Using network IB") */
+    n = net_of("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
+               "h:1:1 [0] NCCL INFO Using network IB\n"
+               "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n");
+    ck_assert_int_eq(np_nccl_net(n)->socket_channels, 1);
+    ck_assert_uint_eq(np_nccl_warnings(n, buf, sizeof buf), 0);
+    np_nccl_free(n);
+}
+END_TEST
+
+/* The rank a process holds: its largest communicator's (the world's), whichever order the init lines come in; one
+ * process with two ranks of the same size holds several (-2); the same line twice is one rank. */
+START_TEST(test_pid_rank_of_largest_comm)
+{
+    const char *l = "h:100:100 [0] NCCL INFO comm 0x2 rank 3 nRanks 8 nNodes 1 localRanks 8 localRank 3 MNNVL 0\n"
+                    "h:100:100 [0] NCCL INFO comm 0x1 rank 5 nRanks 16 nNodes 2 localRanks 8 localRank 5 MNNVL 0\n"
+                    "h:101:101 [0] NCCL INFO comm 0x1 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0\n"
+                    "h:101:101 [0] NCCL INFO comm 0x2 rank 2 nRanks 8 nNodes 1 localRanks 8 localRank 2 MNNVL 0\n"
+                    "h:102:102 [0] NCCL INFO comm 0x3 rank 1 nRanks 8 nNodes 1 localRanks 8 localRank 1 MNNVL 0\n"
+                    "h:102:102 [1] NCCL INFO comm 0x4 rank 2 nRanks 8 nNodes 1 localRanks 8 localRank 2 MNNVL 0\n"
+                    "h:103:103 [0] NCCL INFO comm 0x5 rank 4 nRanks 8 nNodes 1 localRanks 8 localRank 4 MNNVL 0\n"
+                    "h:103:103 [0] NCCL INFO comm 0x5 rank 4 nRanks 8 nNodes 1 localRanks 8 localRank 4 MNNVL 0\n";
+    struct np_nccl *n = read_chunks(l, strlen(l), strlen(l));
+    ck_assert_int_eq(np_nccl_pid_rank(n, 100), 5);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 101), 6);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 102), -2);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 103), 4);
+    ck_assert_int_eq(np_nccl_pid_rank(n, 104), -1);
+    ck_assert_int_eq(np_nccl_nodes(n), 2);
+    ck_assert_int_eq(np_nccl_net(n)->max_nranks, 16);
+    np_nccl_free(n);
+}
+END_TEST
+
+/* RCCL's globalrank: the ranks seen as runs ("0-3,5,7-8"), a run up to the bitmap's last (2^20 - 1) too; a larger
+ * number is no rank. */
+START_TEST(test_global_rank_ranges)
+{
+    static const unsigned long g[] = {8, 0, 2, 1, 3, 5, 7, 1048575, 1048576, 2, 1048574};
+    char l[4096];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        len += (size_t)snprintf(l + len, sizeof l - len,
+                                "h:%lu:%lu [0] NCCL INFO AllReduce: opCount %zx sendbuff 0x1 recvbuff 0x1 count 4 "
+                                "datatype 7 op 0 root 0 comm 0x9 [nranks=8] stream 0x1 task 0 globalrank %lu\n",
+                                1000 + i, 1000 + i, i + 1, g[i]);
+    struct np_nccl *n = read_chunks(l, len, 61);
+    ck_assert_str_eq(np_nccl_global_ranks(n), "0-3,5,7-8,1048574-1048575");
+    np_nccl_free(n);
+    /* 200 ranks apart (0, 2, ... 398): a text longer than the first buffer, whole */
+    static char many[200 * 200];
+    char want[2000] = "";
+    len = 0;
+    for (unsigned i = 0; i < 200; i++) {
+        len += (size_t)snprintf(many + len, sizeof many - len,
+                                "h:%u:%u [0] NCCL INFO AllReduce: opCount %x sendbuff 0x1 recvbuff 0x1 count 4 "
+                                "datatype 7 op 0 root 0 comm 0x9 [nranks=8] stream 0x1 task 0 globalrank %u\n",
+                                1000 + i, 1000 + i, i + 1, 2 * i);
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%u", i ? "," : "", 2 * i);
+    }
+    n = read_chunks(many, len, len);
+    ck_assert_str_eq(np_nccl_global_ranks(n), want);
+    np_nccl_free(n);
+    const char *one = "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 4 datatype 7 op 0 root "
+                      "0 comm 0x9 [nranks=8] stream 0x1 task 0 globalrank 4\n";
+    n = read_chunks(one, strlen(one), strlen(one));
+    ck_assert_str_eq(np_nccl_global_ranks(n), "4");
+    np_nccl_free(n);
+    const char *none = "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 4 datatype 7 op 0 root "
+                       "0 comm 0x9 [nranks=8] stream 0x1\n";
+    n = read_chunks(none, strlen(none), strlen(none));
+    ck_assert_str_eq(np_nccl_global_ranks(n), "");
+    np_nccl_free(n);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -1120,6 +1299,9 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_op_names);
     tcase_add_test(tc, test_many_ranks);
     tcase_add_test(tc, test_sets_grow);
+    tcase_add_test(tc, test_net_plugin_and_gdr_lines);
+    tcase_add_test(tc, test_pid_rank_of_largest_comm);
+    tcase_add_test(tc, test_global_rank_ranges);
     suite_add_tcase(s, tc);
     return s;
 }
