@@ -1552,6 +1552,114 @@ START_TEST(test_analyse_wan_logged_tflops)
 }
 END_TEST
 
+/* The status and why of the one run of a folder `name` under root (a 50-step log at 10 s a step, GBS 128), with
+ * nemoperf.json's config object `config` beside the log (NULL: none), parsed with o. */
+static enum np_run_status folder_status(const char *name, const char *config, const struct np_parse_opts *o, char *why,
+                                        size_t size)
+{
+    static int seq;
+    char dir[1200], p[1400];
+    snprintf(dir, sizeof dir, "%s/c%d/%s", root, ++seq, name);
+    mkdirs(dir);
+    if (config) {
+        snprintf(p, sizeof p, "%s/nemoperf.json", dir);
+        FILE *f = fopen(p, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f, "{\"nemoperf_manifest\":1,\"config\":%s}", config);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/log-%s_7_0.out", dir, name);
+    write_log(p, 50, 49, 128, "10.0", "11.96");
+    char *paths[] = {dir};
+    struct np_parse_result res;
+    ck_assert_int_eq(np_parse_paths(paths, 1, o, &recipes, &ref, &res), NP_OK);
+    ck_assert_uint_eq(res.nruns, 1);
+    enum np_run_status st = res.runs[0].status;
+    snprintf(why, size, "%s", res.runs[0].why ? res.runs[0].why : "");
+    np_parse_result_free(&res);
+    return st;
+}
+
+/* An option against the folder name or the manifest, and the manifest against the folder name: invalid, each said
+ * in its words; an option that agrees (a size in capitals, the same GPU type) or that neither names is no conflict. */
+START_TEST(test_identity_conflicts)
+{
+    const char *folder = "pretrain_llama3.1_8b_bf16_8";
+    const char *cfg = "{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpu_type\":\"h100\","
+                      "\"gpus\":8,\"seq_len\":8192,\"gbs\":128,\"task\":\"pretrain\"}";
+    char why[400];
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    ck_assert_int_eq(folder_status(folder, NULL, &o, why, sizeof why), NP_RUN_OK);
+    ck_assert_int_eq(folder_status("job", cfg, &o, why, sizeof why), NP_RUN_OK);
+    static const struct {
+        int manifest;
+        const char *recipe, *size;
+        enum np_dtype dtype;
+        int gpus, seq, gbs;
+        const char *gpu, *task, *want;
+    } c[] = {
+        {0, "llama3", "", 0, 0, 0, 0, "", "", "--recipe llama3 contradicts the folder name (llama3.1)"},
+        {0, "", "70b", 0, 0, 0, 0, "", "", "--size 70b contradicts the folder name (8b)"},
+        {0, "", "8B", 0, 0, 0, 0, "", "", NULL},
+        {0, "", "", NP_DTYPE_FP8, 0, 0, 0, "", "", "--dtype fp8 contradicts the folder name (bf16)"},
+        {0, "", "", 0, 16, 0, 0, "", "", "--gpus 16 contradicts the folder name (8 GPUs)"},
+        {0, "", "", 0, 0, 4096, 256, "b200", "", NULL}, /* the folder name says none of these */
+        {0, "", "", 0, 0, 0, 0, "", "sft", "--task sft contradicts the folder name (pretrain)"},
+        {1, "llama3", "", 0, 0, 0, 0, "", "", "--recipe llama3 contradicts the manifest (llama3.1)"},
+        {1, "", "", 0, 0, 4096, 0, "", "", "--seq-len 4096 contradicts the manifest (8192)"},
+        {1, "", "", 0, 0, 0, 256, "", "", "--gbs 256 contradicts the manifest (128)"},
+        {1, "", "", 0, 0, 0, 0, "b200", "", "--gpu b200 contradicts the manifest (h100)"},
+        {1, "", "", 0, 0, 0, 0, "H100", "", NULL},
+        {1, "", "", 0, 0, 0, 0, "", "sft", "--task sft contradicts the manifest (pretrain)"},
+        {1, "", "", 0, 0, 8192, 128, "h100", "pretrain", NULL},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        np_parse_opts_init(&o);
+        strcpy(o.given.recipe, c[k].recipe);
+        strcpy(o.given.model_size, c[k].size);
+        o.given.dtype = c[k].dtype;
+        o.given.gpus = c[k].gpus;
+        o.given.seq_len = c[k].seq;
+        o.given.gbs = c[k].gbs;
+        strcpy(o.given.gpu_type, c[k].gpu);
+        strcpy(o.given.task, c[k].task);
+        enum np_run_status st = folder_status(c[k].manifest ? "job" : folder, c[k].manifest ? cfg : NULL, &o, why,
+                                              sizeof why);
+        if (c[k].want) {
+            ck_assert_msg(st == NP_RUN_INVALID, "case %zu: %s (%s)", k, np_run_status_name(st), why);
+            ck_assert_msg(strcmp(why, c[k].want) == 0, "case %zu: \"%s\"", k, why);
+        } else {
+            ck_assert_msg(strstr(why, "contradicts") == NULL, "case %zu: %s", k, why);
+        }
+    }
+    /* the manifest against the folder name */
+    static const struct {
+        const char *cfg, *want;
+    } m[] = {
+        {"{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpus\":16}",
+         "nemoperf.json says 16 GPUs, the folder name 8"},
+        {"{\"recipe\":\"llama3\",\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpus\":8}",
+         "nemoperf.json says recipe llama3, the folder name llama3.1"},
+        {"{\"recipe\":\"llama3.1\",\"model_size\":\"70b\",\"dtype\":\"bf16\",\"gpus\":8}",
+         "nemoperf.json says model size 70b, the folder name 8b"},
+        {"{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"fp8\",\"gpus\":8}",
+         "nemoperf.json says fp8, the folder name bf16"},
+        {"{\"recipe\":\"llama3.1\",\"model_size\":\"8B\",\"dtype\":\"bf16\",\"gpus\":8}", NULL},
+    };
+    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
+        np_parse_opts_init(&o);
+        enum np_run_status st = folder_status(folder, m[k].cfg, &o, why, sizeof why);
+        if (m[k].want) {
+            ck_assert_msg(st == NP_RUN_INVALID, "manifest %zu: %s (%s)", k, np_run_status_name(st), why);
+            ck_assert_msg(strcmp(why, m[k].want) == 0, "manifest %zu: \"%s\"", k, why);
+        } else {
+            ck_assert_msg(strstr(why, "nemoperf.json says") == NULL, "manifest %zu: %s", k, why);
+        }
+    }
+}
+END_TEST
+
 /* Every status, verdict and kind has its name (the report, JSON and the store print them). */
 START_TEST(test_names)
 {
@@ -1606,6 +1714,7 @@ int main(void)
     tcase_add_test(tc, test_analyse_reference_reasons);
     tcase_add_test(tc, test_analyse_finetune_flops);
     tcase_add_test(tc, test_analyse_wan_logged_tflops);
+    tcase_add_test(tc, test_identity_conflicts);
     tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
