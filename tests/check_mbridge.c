@@ -892,6 +892,92 @@ START_TEST(test_family_status_ladder)
 }
 END_TEST
 
+/* np_mb_analyse with every argument named (the log from write_log). */
+static int analyse_args(const char *text, size_t len, const char *recipe, int gpus, int gbs, int seq_len, long first,
+                        long last, struct np_mb_result *res)
+{
+    FILE *f = fmemopen((void *)text, len, "r");
+    ck_assert_ptr_nonnull(f);
+    struct np_mb_log log;
+    memset(&log, 0, sizeof log);
+    struct np_error err;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(np_mb_log_read(f, "test.log", &log, &err), NP_OK);
+    fclose(f);
+    int rc = np_mb_analyse(&log, &ref, recipe, "pretrain", "-", "v0.6.0", NP_MB_FP8_MX, "gb300", gpus, gbs, seq_len, 1,
+                           first, last, res);
+    np_mb_log_free(&log);
+    return rc;
+}
+
+/* llmb's window at its edges (a run of 10, 11, 43, 44, 45 iterations), the GBS from the log when the identity has
+ * none, what tokens/s cannot do without, MFU from rank 0's figure when no formula is implemented; the peaks table,
+ * the container order, a row's sequence length and container. */
+START_TEST(test_analyse_edges)
+{
+    static const struct {
+        int iters;
+        long first, last;
+    } w[] = {{10, 1, 10}, {11, 2, 11}, {43, 34, 43}, {44, 35, 44}, {45, 35, 44}};
+    struct np_mb_result res;
+    size_t len;
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        char *text = write_log(w[i].iters, 1000.0, 4096, -1, &len);
+        ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 256, 4096, 4096, -1, -1, &res), 0);
+        ck_assert_msg(res.first == w[i].first && res.last == w[i].last, "%d iterations: %ld-%ld", w[i].iters,
+                      res.first, res.last);
+        ck_assert_uint_eq(res.steps, (size_t)(w[i].last - w[i].first + 1));
+        free(text);
+    }
+    /* GBS: the log's when the identity has none; without either, or without a sequence or GPUs: no tokens/s */
+    char *text = write_log(50, 10000.0, 2048, -1, &len);
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 256, 0, 4096, -1, -1, &res), 0);
+    ck_assert_int_eq(res.gbs, 2048);
+    ck_assert_double_eq_tol(res.tokens_per_s_per_gpu, 4096.0 * 2048 / (10.0 * 256), 1e-9);
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 256, 4096, 4096, -1, -1, &res), 0);
+    ck_assert_int_eq(res.gbs, 2048); /* what the log says, for the caller to compare */
+    ck_assert_double_eq_tol(res.tokens_per_s_per_gpu, 4096.0 * 4096 / (10.0 * 256), 1e-9);
+    free(text);
+    text = write_log(50, 10000.0, 0, -1, &len);
+    const char *need = "GBS, sequence length and GPU count are needed for tokens/s";
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 256, 0, 4096, -1, -1, &res), -1);
+    ck_assert_str_eq(res.problem, need);
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 256, 4096, 0, -1, -1, &res), -1);
+    ck_assert_str_eq(res.problem, need);
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v3", 0, 4096, 4096, -1, -1, &res), -1);
+    ck_assert_str_eq(res.problem, need);
+    free(text);
+    /* no formula for the recipe: MFU from rank 0's 1225 TFLOP/s/GPU, a quarter of GB300's MXFP8 4900 */
+    text = write_log(50, 10000.0, 4096, 1225.0, &len);
+    ck_assert_int_eq(analyse_args(text, len, "deepseek_v4_flash", 256, 4096, 4096, -1, -1, &res), 0);
+    ck_assert(isnan(res.model_tflops_per_gpu));
+    ck_assert_ptr_nonnull(res.why_flops);
+    ck_assert_double_eq_tol(res.logged_tflops_per_gpu, 1225.0, 1e-9);
+    ck_assert_double_eq_tol(res.mfu_percent, 25.0, 1e-9);
+    ck_assert(isnan(res.tflops_disagreement));
+    free(text);
+    /* the peaks: GB300 MXFP8 4900 (its dense figure); none for an unknown GPU or dtype */
+    ck_assert_double_eq(np_mb_peak(&ref, "GB300", NP_MB_FP8_MX), 4900);
+    ck_assert_double_eq(np_mb_peak(&ref, "nosuch", NP_MB_FP8_MX), 0);
+    ck_assert_double_eq(np_mb_peak(&ref, NULL, NP_MB_FP8_MX), 0);
+    ck_assert_double_eq(np_mb_peak(&ref, "gb300", (enum np_mb_dtype)-1), 0);
+    ck_assert_double_eq(np_mb_peak(&ref, "gb300", NP_MB_NDTYPES), 0);
+    /* container order: field by field, numerically */
+    ck_assert_int_eq(np_mb_container_newer("26.04.01", "26.04"), 1);
+    ck_assert_int_eq(np_mb_container_newer("26.04", "26.04.01"), 0);
+    ck_assert_int_eq(np_mb_container_newer("26.04", "26.04"), 0);
+    ck_assert_int_eq(np_mb_container_newer("25.11", "26.02"), 0);
+    ck_assert_int_eq(np_mb_container_newer("26.10", "26.9"), 1);
+    /* a row's sequence length and container must match when given */
+    ck_assert_ptr_nonnull(np_mb_ref_find(&ref, NULL, NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 256, 0, 4096));
+    ck_assert_ptr_null(np_mb_ref_find(&ref, NULL, NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 256, 0, 8192));
+    ck_assert_ptr_null(np_mb_ref_find(&ref, "99.01", NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 256, 0, 0));
+    ck_assert_ptr_null(np_mb_ref_find(&ref, NULL, "lora", "deepseek_v3", NP_MB_FP8_MX, "gb300", 256, 0, 0));
+    ck_assert_ptr_null(np_mb_ref_find(&ref, NULL, NULL, "deepseek_v3", NP_MB_FP8_MX, "gb300", 128, 0, 0));
+    ck_assert_ptr_null(np_mb_ref_find(&ref, NULL, NULL, NULL, NP_MB_FP8_MX, "gb300", 256, 0, 0));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -908,6 +994,7 @@ int main(void)
     tcase_add_test(tc, test_family_claims);
     tcase_add_test(tc, test_family_run_analysis);
     tcase_add_test(tc, test_family_status_ladder);
+    tcase_add_test(tc, test_analyse_edges);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
