@@ -38,8 +38,8 @@ python3 -B tests/docs/test_current.py || fail=$((fail + 1))
 n=$((n + 1))
 echo "== build-aux/mutate.py --check"
 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
-MUTATE_DATA=tests/mutants/fresh python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
-MUTATE_DATA=tests/mutants/fresh2 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
-MUTATE_DATA=tests/mutants/fresh3 python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
+for d in tests/mutants/fresh*/; do # the samples written apart from the tests: their texts still in the code
+    MUTATE_DATA=${d%/} python3 -B build-aux/mutate.py --check || fail=$((fail + 1))
+done
 echo "unit: $((n - fail)) passed, $fail failed"
 [ "$n" -gt 0 ] && [ "$fail" -eq 0 ]
