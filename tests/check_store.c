@@ -1922,6 +1922,136 @@ START_TEST(test_store_runs_counts_ids)
 }
 END_TEST
 
+static enum np_status series_stop(void *ctx, const struct np_store_point *pt)
+{
+    (void)pt;
+    return ++*(int *)ctx == 1 ? NP_E_IO : NP_OK;
+}
+
+static enum np_status one_rec(void *ctx, const struct np_store_rec *r)
+{
+    struct np_store_rec *out = ctx;
+    *out = *r;
+    out->samples = r->nsamples ? malloc(r->nsamples * sizeof *r->samples) : NULL;
+    if (r->nsamples)
+        memcpy(out->samples, r->samples, r->nsamples * sizeof *r->samples);
+    return NP_OK;
+}
+
+/* what makes a record stored again an update (each kind of column: an integer, a sample's place, a text), what an
+ * unknown value is in the table (NULL: an empty text, a NAN or infinite figure, no samples), a single sample read
+ * back, the C test of a side at its bounds (since and until exactly at a run's time, a GPU count above the one
+ * asked for), and a series whose callback fails stopping there */
+START_TEST(test_sqlite_updates_nulls_bounds)
+{
+    store_loc(0);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    struct np_store_rec r;
+    enum np_store_outcome oc;
+    make_rec(&r, 1, "cfg u", 1000, 1793491200LL, "25.04");
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_ADDED);
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_SAME);
+    r.steps = 51; /* an integer */
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_UPDATED);
+    double x = r.samples[0]; /* two samples swapped: the same mean, another window */
+    r.samples[0] = r.samples[1];
+    r.samples[1] = x;
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_UPDATED);
+    strcpy(r.verdict, "PASS"); /* a text */
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_UPDATED);
+    np_store_rec_clear(&r);
+    /* unknowns are NULL; one sample is read back as one */
+    make_rec(&r, 2, "cfg u", 900, 1793491200LL + 86400, "25.04");
+    r.job_id[0] = '\0';
+    r.mfu_percent = NAN;
+    r.tflops_per_gpu = INFINITY;
+    r.nsamples = 1;
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    double one = r.samples[0];
+    np_store_rec_clear(&r);
+    make_rec(&r, 3, "cfg u", 800, 1793491200LL + 2 * 86400, "25.04");
+    free(r.samples);
+    r.samples = NULL;
+    r.nsamples = 0;
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    static const char *const q[] = {
+        "SELECT count(*) FROM runs WHERE job_id IS NULL AND run_key = 'test:/runs/2'",
+        "SELECT count(*) FROM runs WHERE mfu_percent IS NULL AND tflops_per_gpu IS NULL AND run_key = 'test:/runs/2'",
+        "SELECT count(*) FROM runs WHERE samples IS NULL AND run_key = 'test:/runs/3'",
+        "SELECT count(*) FROM runs WHERE job_id = '' OR verdict = '' OR container = ''"};
+    static const int want[] = {1, 1, 1, 0};
+    for (int i = 0; i < 4; i++) {
+        sqlite3_stmt *st;
+        ck_assert_int_eq(sqlite3_prepare_v2(db, q[i], -1, &st, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        ck_assert_msg(sqlite3_column_int(st, 0) == want[i], "%s: %d", q[i], sqlite3_column_int(st, 0));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    np_store_rec_clear(&r);
+    struct np_store_filter f;
+    char buf[128];
+    ck_assert_int_eq(np_store_filter_parse("job=", buf, sizeof buf, &f, &err), NP_E_USAGE);
+    memset(&f, 0, sizeof f);
+    f.config = "cfg u";
+    f.since = 1793491200LL + 86400; /* run 2's time exactly */
+    f.until = f.since + 1;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(np_store_select(s, &f, 0, NP_STORE_ALL, one_rec, &r, &err), NP_OK);
+    ck_assert_uint_eq(r.nsamples, 1);
+    ck_assert(r.samples[0] == one);
+    ck_assert_str_eq(r.job_id, "");
+    ck_assert(isnan(r.mfu_percent) && isnan(r.tflops_per_gpu));
+    np_store_rec_clear(&r);
+    /* a side's bounds, in C (the other side selects every run): since at a run's time includes it, until at a run's
+     * time leaves it out, gpus=8 is 8 GPUs only */
+    struct np_store_filter everything;
+    memset(&everything, 0, sizeof everything);
+    long long on_a = 0;
+    ck_assert_int_eq(np_store_select_sides(s, &f, &everything, side_a_id, &on_a, &err), NP_OK);
+    ck_assert_int_gt(on_a, 0); /* run 2 alone */
+    f.since = 1793491200LL + 86400 - 1;
+    f.until = 1793491200LL + 86400; /* until run 2's time: before it only */
+    on_a = 0;
+    ck_assert_int_eq(np_store_select_sides(s, &f, &everything, side_a_id, &on_a, &err), NP_OK);
+    ck_assert_int_eq(on_a, 0);
+    make_rec(&r, 4, "cfg u", 700, 1793491200LL + 3 * 86400, "25.04");
+    r.gpus = 16;
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    np_store_rec_clear(&r);
+    memset(&f, 0, sizeof f);
+    f.gpus = 16;
+    on_a = 0;
+    ck_assert_int_eq(np_store_select_sides(s, &f, &everything, side_a_id, &on_a, &err), NP_OK);
+    ck_assert_int_gt(on_a, 0); /* run 4 alone: not the 8-GPU runs */
+    f.gpus = 8;
+    on_a = 0;
+    ck_assert_int_eq(np_store_select_sides(s, &f, &everything, side_a_id, &on_a, &err), NP_OK);
+    ck_assert_int_eq(on_a, -1); /* the three 8-GPU runs, more than one */
+    struct sides_count c = {{0, 0, 0, 0}, 0};
+    ck_assert_int_eq(np_store_select_sides(s, &f, &everything, sides_row, &c, &err), NP_OK);
+    ck_assert_msg(c.n[3] == 3 && c.n[2] == 1 && c.n[1] == 0, "gpus=8: %d both, %d other side", c.n[3], c.n[2]);
+    /* a series stops at its callback's error and returns it */
+    int calls = 0;
+    memset(&f, 0, sizeof f);
+    ck_assert_int_eq(np_store_series(s, &f, series_stop, &calls, &err), NP_E_IO);
+    ck_assert_int_eq(calls, 1);
+    np_store_close(s);
+    store_cleanup(0);
+}
+END_TEST
+
 /* ---- an independent computation of the comparison (written here, not calling compare.c's helpers): the
  * t quantile by Simpson's rule on the t density and bisection, Welch's t on the logs, the batch means of
  * the latest 4 x floor(n/4) steps and the AR(1) floor over those same steps; np_compare_* must agree. */
@@ -2407,6 +2537,7 @@ int main(void)
     tcase_add_test(ts, test_record_from_run);
     tcase_add_test(ts, test_default_location_order);
     tcase_add_test(ts, test_store_runs_counts_ids);
+    tcase_add_test(ts, test_sqlite_updates_nulls_bounds);
     tcase_add_test(ts, test_selectors_parse);
     tcase_add_test(ts, test_sqlite_series_tput);
     suite_add_tcase(s, ts);
