@@ -1002,6 +1002,110 @@ START_TEST(test_ncclt_validation)
 }
 END_TEST
 
+/* Every value goes into JSON: text that is not UTF-8 is refused naming the variable, the byte and where it is,
+ * never the value; each boundary of UTF-8 exactly (the smallest and largest of each length, the surrogates, past
+ * U+10FFFF, overlong forms, a cut sequence, a stray continuation byte) */
+START_TEST(test_utf8_values)
+{
+    static const struct {
+        const char *v;
+        unsigned byte;
+        int at;
+    } bad[] = {{"a\xff", 0xff, 1},         {"\xc1\xbf", 0xc1, 0},         {"\xc0\x80", 0xc0, 0},
+               {"ab\xe0\x9f\xbf", 0xe0, 2}, {"\xed\xa0\x80", 0xed, 0},     {"\xed\xbf\xbf", 0xed, 0},
+               {"\xf0\x8f\xbf\xbf", 0xf0, 0}, {"\xf4\x90\x80\x80", 0xf4, 0}, {"\xf5\x80\x80\x80", 0xf5, 0},
+               {"x\xe2\x82", 0xe2, 1},      {"\xe2\x28\xa1", 0xe2, 0},     {"\x80", 0x80, 0},
+               {"\xf8\x88\x80\x80\x80", 0xf8, 0},
+               {"\xc3\xc3\xa9", 0xc3, 0}}; /* the last: a lead byte where a continuation byte must be */
+    static const char *const good[] = {"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+                                       "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "h100"};
+    struct np_launch_plan plan;
+    struct np_error err;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char gt[64];
+        snprintf(gt, sizeof gt, "GPU_TYPE=%s", bad[i].v);
+        const char *e[] = {SP, SYN, L8, gt, NULL};
+        ck_assert_int_eq(resolve1(e, &plan, &err), NP_E_INVALID);
+        char want[300];
+        snprintf(want, sizeof want, "GPU_TYPE: not valid UTF-8 (byte 0x%02x at offset %d of %zu); allowed: UTF-8 "
+                 "text (a path in another encoding cannot be written to the JSON manifest); nothing written",
+                 bad[i].byte, bad[i].at, strlen(bad[i].v));
+        ck_assert_str_eq(err.text, want);
+        np_launch_plan_free(&plan);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char gt[64];
+        snprintf(gt, sizeof gt, "GPU_TYPE=%s", good[i]);
+        const char *e[] = {SP, SYN, L8, gt, NULL};
+        enum np_status st = resolve1(e, &plan, &err);
+        ck_assert_msg(st == NP_OK || !strstr(err.text, "UTF-8"), "[%s] refused: %s", good[i], err.text);
+        np_launch_plan_free(&plan);
+    }
+}
+END_TEST
+
+/* The container image: RUN_CONF_IMAGE an existing file or an image reference, never a folder or a relative path;
+ * unset, the one ./setup stages, refused saying what is wrong with it and how to mend it (missing, empty, a folder) */
+START_TEST(test_image_choices)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *ref[] = {SP, L8, "HF_TOKEN=t", "RUN_CONF_IMAGE=nvcr.io/nvidia/nemo:25.02.01", NULL};
+    ck_assert_msg(resolve1(ref, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].image, "nvcr.io/nvidia/nemo:25.02.01");
+    np_launch_plan_free(&plan);
+    const char *rel[] = {SP, L8, "HF_TOKEN=t", "RUN_CONF_IMAGE=./nemo.sqsh", NULL};
+    ck_assert_int_eq(resolve1(rel, &plan, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "RUN_CONF_IMAGE=./nemo.sqsh: relative path; allowed: an absolute .sqsh path or an image "
+                               "reference such as nvcr.io#nvidia/nemo:25.02.01");
+    np_launch_plan_free(&plan);
+    char dirimg[700];
+    snprintf(dirimg, sizeof dirimg, "RUN_CONF_IMAGE=%s/empty", stage);
+    const char *dir[] = {SP, L8, "HF_TOKEN=t", dirimg, NULL};
+    ck_assert_int_eq(resolve1(dir, &plan, &err), NP_E_INVALID);
+    char want[1200];
+    snprintf(want, sizeof want, "%s: no such file; allowed: an existing .sqsh file or an image reference such as "
+             "nvcr.io#nvidia/nemo:25.02.01", dirimg);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    /* the staged image, in a STAGE_PATH of its own: missing, empty, a folder */
+    char sub[700], sqsh[800];
+    snprintf(sub, sizeof sub, "%s/s2", stage);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    snprintf(sqsh, sizeof sqsh, "%s/nvidia+nemo+25.02.01.sqsh", sub);
+    const char *e[] = {"STAGE_PATH=@/s2", "MODEL_SIZE=15b", "DTYPE=fp8", NULL};
+    ck_assert_int_eq(resolve1(e, &plan, &err), NP_E_INVALID);
+    snprintf(want, sizeof want, "RUN_CONF_IMAGE is not set and the staged container image %s does not exist: run "
+             "./setup first (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)", sqsh);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    write_file(sqsh, "");
+    ck_assert_int_eq(resolve1(e, &plan, &err), NP_E_INVALID);
+    snprintf(want, sizeof want, "RUN_CONF_IMAGE is not set and the staged container image %s is empty (0 bytes, left "
+             "by an import that did not finish): run ./setup to import it again (or set RUN_CONF_IMAGE, or use "
+             "WORKLOAD=synthetic)", sqsh);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    ck_assert_int_eq(unlink(sqsh), 0);
+    ck_assert_int_eq(mkdir(sqsh, 0755), 0);
+    ck_assert_int_eq(resolve1(e, &plan, &err), NP_E_INVALID);
+    snprintf(want, sizeof want, "RUN_CONF_IMAGE is not set and the staged container image %s is not a regular file: "
+             "move it away, then run ./setup (or set RUN_CONF_IMAGE, or use WORKLOAD=synthetic)", sqsh);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    /* --dry-run: listed as missing, not refused */
+    ck_assert_msg(resolve_preview(e, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_ptr_nonnull(plan.jobs[0].missing);
+    ck_assert_ptr_nonnull(strstr(plan.jobs[0].missing[0], "is not a regular file"));
+    np_launch_plan_free(&plan);
+    rmdir(sqsh);
+    write_file(sqsh, "sqsh");
+    ck_assert_msg(resolve1(e, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].image, sqsh);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1012,6 +1116,8 @@ int main(void)
     tcase_add_test(tc, test_job_policies);
     tcase_add_test(tc, test_finetune_preview);
     tcase_add_test(tc, test_ncclt_validation);
+    tcase_add_test(tc, test_utf8_values);
+    tcase_add_test(tc, test_image_choices);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
