@@ -1106,6 +1106,70 @@ START_TEST(test_image_choices)
 }
 END_TEST
 
+/* --list's filters (recipe, GPU type, DTYPE, TASK; any case; NULL or "" matches all; a Megatron-Bridge container
+ * none of NeMo's rows): each filtered listing holds exactly the rows of the whole listing that match, counted
+ * here from the whole listing's JSON (an AutoModel row by the task its TASK column shows: --task lora once left
+ * AutoModel's LoRA rows out and --task pretrain listed them) */
+static size_t list_count(const struct np_list_filter *f, const char *recipe, const char *gpu, const char *dtype,
+                         const char *task)
+{
+    char *t = np_launch_list(&set, f, 1);
+    ck_assert_ptr_nonnull(t);
+    json_t *a = json_loads(t, 0, NULL);
+    ck_assert_msg(json_is_array(a), "%.200s", t);
+    free(t);
+    size_t n = 0, i;
+    json_t *o;
+    json_array_foreach(a, i, o) {
+        const char *r = json_string_value(json_object_get(o, "recipe"));
+        const char *g = json_string_value(json_object_get(o, "gpu"));
+        const char *d = json_string_value(json_object_get(o, "dtype"));
+        const char *k = json_string_value(json_object_get(o, "task"));
+        n += (!recipe || strcmp(r, recipe) == 0) && (!gpu || strcmp(g, gpu) == 0) &&
+             (!dtype || strcmp(d, dtype) == 0) && (!task || strcmp(k, task) == 0);
+    }
+    json_decref(a);
+    return n;
+}
+
+START_TEST(test_list_filters)
+{
+    size_t all = list_count(NULL, NULL, NULL, NULL, NULL);
+    struct np_list_filter none = {.recipe = "", .gpu_type = "", .dtype = "", .task = "", .container = ""};
+    ck_assert_uint_eq(list_count(&none, NULL, NULL, NULL, NULL), all);
+    static const struct {
+        struct np_list_filter f;
+        const char *recipe, *gpu, *dtype, *task;
+    } cases[] = {
+        {{.recipe = "LLAMA3.1"}, "llama3.1", NULL, NULL, NULL},
+        {{.recipe = "llama3"}, "llama3", NULL, NULL, NULL},
+        {{.gpu_type = "GB200"}, NULL, "gb200", NULL, NULL},
+        {{.dtype = "FP8"}, NULL, NULL, "fp8", NULL},
+        {{.dtype = "bf16"}, NULL, NULL, "bf16", NULL},
+        {{.task = "LoRA"}, NULL, NULL, NULL, "lora"},
+        {{.task = "pretrain"}, NULL, NULL, NULL, "pretrain"},
+        {{.recipe = "llama3", .gpu_type = "h100", .dtype = "fp8", .task = "sft"}, "llama3", "h100", "fp8", "sft"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t want = list_count(NULL, cases[i].recipe, cases[i].gpu, cases[i].dtype, cases[i].task);
+        ck_assert_msg(want > 0 && want < all, "case %zu: %zu of %zu rows", i, want, all);
+        size_t got = list_count(&cases[i].f, NULL, NULL, NULL, NULL);
+        ck_assert_msg(got == want, "case %zu: %zu rows listed, %zu of the whole listing match", i, got, want);
+        ck_assert_uint_eq(list_count(&cases[i].f, cases[i].recipe, cases[i].gpu, cases[i].dtype, cases[i].task), want);
+    }
+    struct np_list_filter mb = {.container = "25.09"};
+    ck_assert_uint_eq(list_count(&mb, NULL, NULL, NULL, NULL), 0);
+    char *t = np_launch_list(&set, &mb, 0);
+    ck_assert_str_eq(t, ""); /* a container's listing: no empty NeMo table above it */
+    free(t);
+    struct np_list_filter nope = {.recipe = "nope"};
+    t = np_launch_list(&set, &nope, 0);
+    ck_assert_str_eq(t, "RECIPE  SIZE  TASK  DTYPE  GPUS  GPU  SYSTEM  GPN  TP  PP  CP  EP  DP  VP  MBS  GBS  GA  "
+                        "LAYERS  NOTE\n");
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1118,6 +1182,7 @@ int main(void)
     tcase_add_test(tc, test_ncclt_validation);
     tcase_add_test(tc, test_utf8_values);
     tcase_add_test(tc, test_image_choices);
+    tcase_add_test(tc, test_list_filters);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);

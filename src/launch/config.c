@@ -1699,7 +1699,7 @@ static char *config_list_json(const char *const *head, int ncols, char *(*rows)[
     return out;
 }
 
-static int config_list_match(const struct np_list_filter *f, const struct np_recipe *rp,
+static int config_list_match(const struct np_list_filter *f, const struct np_recipe *rp, const struct np_model *mp,
                              const struct np_config_row *row)
 {
     if (!f)
@@ -1710,7 +1710,8 @@ static int config_list_match(const struct np_list_filter *f, const struct np_rec
         return 0;
     if (f->container && *f->container) /* NeMo's rows have no Megatron-Bridge container */
         return 0;
-    if (f->task && *f->task && strcasecmp(f->task, np_task_name(row->task)) != 0)
+    /* the task the TASK column shows (an AutoModel row's is its model's, as the AutoModel table filters it) */
+    if (f->task && *f->task && strcasecmp(f->task, mp->automodel ? np_model_task(mp) : np_task_name(row->task)) != 0)
         return 0;
     return 1;
 }
@@ -1734,7 +1735,7 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
              * rows: their own text table below (its model names are long), in the JSON array */
             for (size_t i = 0; !oom && (!mp->automodel || json) && i < mp->nrows + mp->nft_rows; i++) {
                 const struct np_config_row *row = i < mp->nrows ? &mp->rows[i] : &mp->ft_rows[i - mp->nrows];
-                if (!config_list_match(filter, rp, row))
+                if (!config_list_match(filter, rp, mp, row))
                     continue;
                 for (int d = NP_DTYPE_BF16; !oom && d <= NP_DTYPE_FP8; d <<= 1) {
                     if (!(row->dtypes & (unsigned)d) ||
