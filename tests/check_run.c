@@ -1660,6 +1660,44 @@ START_TEST(test_identity_conflicts)
 }
 END_TEST
 
+/* Several jobs in one run folder: the newest job by number (100 after 99, not as text), and within a job the newest
+ * restart by number (10 after 3); an attempt without steps gives way to the next newest that has them. */
+START_TEST(test_newest_job_and_restart)
+{
+    char *dir = run_dir("pretrain_llama3.1_8b_bf16_8", 1744407100, "");
+    char p[1200];
+    static const struct {
+        const char *name, *step;
+    } logs[] = {{"99_3", "10.5"}, {"99_10", "10.25"}, {"100_0", "10.0"}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_8_%s.out", dir, logs[i].name);
+        write_log(p, 50, 49, 128, logs[i].step, "11.96");
+    }
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    struct np_parse_result res;
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_msg(strstr(res.runs[0].path, "_100_0.out") != NULL, "%s", res.runs[0].path);
+    ck_assert_double_eq(res.runs[0].step_time_s, 10.0);
+    ck_assert_uint_eq(res.runs[0].attempts, 3);
+    ck_assert_str_eq(res.runs[0].job_id, "100");
+    np_parse_result_free(&res);
+    /* job 100's log has no step: job 99's newest restart, 10 */
+    snprintf(p, sizeof p, "%s/log-pretrain_llama3.1_8b_bf16_8_100_0.out", dir);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("[NeMo I] starting\n", f);
+    fclose(f);
+    parse(&o, &res);
+    ck_assert_uint_eq(res.nruns, 1);
+    ck_assert_msg(strstr(res.runs[0].path, "_99_10.out") != NULL, "%s", res.runs[0].path);
+    ck_assert_double_eq(res.runs[0].step_time_s, 10.25);
+    ck_assert_str_eq(res.runs[0].job_id, "99");
+    np_parse_result_free(&res);
+}
+END_TEST
+
 /* Every status, verdict and kind has its name (the report, JSON and the store print them). */
 START_TEST(test_names)
 {
@@ -1715,6 +1753,7 @@ int main(void)
     tcase_add_test(tc, test_analyse_finetune_flops);
     tcase_add_test(tc, test_analyse_wan_logged_tflops);
     tcase_add_test(tc, test_identity_conflicts);
+    tcase_add_test(tc, test_newest_job_and_restart);
     tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
