@@ -1273,6 +1273,71 @@ START_TEST(test_global_rank_ranges)
 }
 END_TEST
 
+/* A collective logged by one rank, then more than a generation of other collectives (32,768 keys), then by its
+ * other rank: still one call of two lines (carried from the old generation), not two.  A datatype without a width
+ * in the log's NCCL version, or a count whose bytes overflow: calls without bytes (unknown_calls).  RCCL's own
+ * "RCCL INFO" prefix is a trace line too. */
+START_TEST(test_generation_carry_and_unknown_widths)
+{
+    const size_t others = 33000;
+    size_t cap = (others + 4) * 200, len = 0;
+    char *l = malloc(cap);
+    ck_assert_ptr_nonnull(l);
+    const char *k = "h:1:1 [0] NCCL INFO AllGather: opCount 0 sendbuff 0x1 recvbuff 0x1 count 256 datatype 7 op 0 root 0 "
+                    "comm 0x9 [nranks=2] stream 0x1\n";
+    len += (size_t)snprintf(l + len, cap - len, "%s", k);
+    for (size_t i = 0; i < others; i++)
+        len += (size_t)snprintf(l + len, cap - len,
+                                "h:1:1 [0] NCCL INFO AllReduce: opCount %zx sendbuff 0x1 recvbuff 0x1 count 2 datatype 7 "
+                                "op 0 root 0 comm 0x8 [nranks=1] stream 0x1\n", i + 1);
+    len += (size_t)snprintf(l + len, cap - len,
+                            "h:2:2 [1] NCCL INFO AllGather: opCount 0 sendbuff 0x1 recvbuff 0x1 count 256 datatype 7 op "
+                            "0 root 0 comm 0xa [nranks=2] stream 0x1\n");
+    struct np_nccl *n = read_chunks(l, len, 1 << 16);
+    const struct np_nccl_coll *c = find_coll(n, 2, "AllGather");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(c->lines, 2);
+    ck_assert_uint_eq(c->calls, 1);
+    ck_assert_uint_eq(c->bytes, 1024);
+    c = find_coll(n, 1, "AllReduce");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(c->calls, others);
+    ck_assert_uint_eq(c->bytes, others * 8);
+    np_nccl_free(n);
+    free(l);
+    /* widths: datatype 99 has none; bfloat16 (9) has none before NCCL 2.10; a count of 2^62 floats overflows */
+    const char *w = "h:1:1 [0] NCCL INFO NCCL version 2.9.9+cuda11.0\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 1 sendbuff 0x1 recvbuff 0x1 count 10 datatype 99 op 0 root 0 "
+                    "comm 0x9 [nranks=1] stream 0x1\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 2 sendbuff 0x1 recvbuff 0x1 count 10 datatype 9 op 0 root 0 "
+                    "comm 0x9 [nranks=1] stream 0x1\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 3 sendbuff 0x1 recvbuff 0x1 count 4611686018427387904 "
+                    "datatype 7 op 0 root 0 comm 0x9 [nranks=1] stream 0x1\n"
+                    "h:1:1 [0] NCCL INFO AllReduce: opCount 5 sendbuff 0x1 recvbuff 0x1 count 10 datatype 7 op 0 root 0 "
+                    "comm 0x9 [nranks=1] stream 0x1\n"
+                    "h:1:1 [0] RCCL INFO AllReduce: opCount 6 sendbuff 0x1 recvbuff 0x1 count 12 datatype 7 op 0 root 0 "
+                    "comm 0x9 [nranks=1] stream 0x1\n";
+    n = read_chunks(w, strlen(w), strlen(w));
+    c = find_coll(n, 1, "AllReduce");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(c->calls, 5);
+    ck_assert_uint_eq(c->unknown_calls, 3);
+    ck_assert_uint_eq(c->bytes, 40 + 48);
+    ck_assert_uint_eq(c->min_bytes, 40);
+    ck_assert_uint_eq(c->max_bytes, 48);
+    np_nccl_free(n);
+    /* the largest count whose bytes fit: 2^62 - 1 floats, 2^64 - 4 bytes */
+    const char *big = "h:1:1 [0] NCCL INFO AllReduce: opCount 3 sendbuff 0x1 recvbuff 0x1 count 4611686018427387903 "
+                      "datatype 7 op 0 root 0 comm 0x9 [nranks=1] stream 0x1\n";
+    n = read_chunks(big, strlen(big), strlen(big));
+    c = find_coll(n, 1, "AllReduce");
+    ck_assert_ptr_nonnull(c);
+    ck_assert_uint_eq(c->unknown_calls, 0);
+    ck_assert_uint_eq(c->bytes, 0xfffffffffffffffcULL);
+    np_nccl_free(n);
+}
+END_TEST
+
 static Suite *nccl_suite(void)
 {
     Suite *s = suite_create("nccl");
@@ -1302,6 +1367,7 @@ static Suite *nccl_suite(void)
     tcase_add_test(tc, test_net_plugin_and_gdr_lines);
     tcase_add_test(tc, test_pid_rank_of_largest_comm);
     tcase_add_test(tc, test_global_rank_ranges);
+    tcase_add_test(tc, test_generation_carry_and_unknown_widths);
     suite_add_tcase(s, tc);
     return s;
 }
