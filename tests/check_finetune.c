@@ -126,6 +126,52 @@ START_TEST(test_pack_table_errors)
                      NP_OK);
     ck_assert_double_eq(np_pack_table_find(&t, 4096)->tokens_per_pack, 4096);
     np_pack_table_free(&t);
+    /* each cell's bounds: a length from 1 to 10^7, whole; non-negative finite numbers; four cells; the line named */
+    static const struct {
+        const char *row;
+        int ok;
+    } rows[] = {
+        {"1\t1\t1\tx", 1},          {"0\t0\t0\tx", 0},         {"10000000\t1\t1\tx", 1},
+        {"10000001\t1\t1\tx", 0},   {"4096.5\t1\t1\tx", 0},    {"4096\t1\t-1\tx", 0},
+        {"4096\t-1\t1\tx", 0},      {"4096\tinf\t1\tx", 0},    {"4096\t1\tnan\tx", 0},
+        {"4096\t1\t1", 0},           {"4096\t12x\t1\tx", 0},    {"4096\t0\t0\tx", 1},
+        {"-4096\t1\t1\tx", 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "pack_len\ttokens_per_pack\tsum_sq_per_pack\tsource\n# c\n%s\n", rows[i].row);
+        memset(&err, 0, sizeof err);
+        enum np_status st = load_text(text, &t, &err);
+        ck_assert_msg((st == NP_OK) == rows[i].ok, "row %zu (%s): %d %s", i, rows[i].row, st, err.text);
+        if (rows[i].ok)
+            ck_assert_uint_eq(t.n, 1);
+        else {
+            ck_assert_int_eq(err.line, 3);
+            ck_assert_msg(strstr(err.text, "expected a pack length, two non-negative numbers and a source"), "row %zu: %s",
+                          i, err.text);
+        }
+        np_pack_table_free(&t);
+    }
+    /* a header and no rows: an empty table; no file: said */
+    ck_assert_int_eq(load_text("pack_len\ttokens_per_pack\tsum_sq_per_pack\tsource\n", &t, &err), NP_OK);
+    ck_assert_uint_eq(t.n, 0);
+    ck_assert_ptr_null(np_pack_table_find(&t, 4096));
+    np_pack_table_free(&t);
+    ck_assert_int_eq(np_pack_table_load("/nonexistent/squad.tsv", &t, &err), NP_E_IO);
+    ck_assert_msg(strstr(err.text, "cannot open"), "%s", err.text);
+    /* TFLOP/s/GPU: FLOPs per pack over the pack length x tokens/s/GPU; nothing without a model, a length or a speed */
+    struct np_arch a = {32, 4096, 14336, 32, 8, 128256, 0, 0};
+    struct np_model m;
+    memset(&m, 0, sizeof m);
+    m.arch = a;
+    double f = np_finetune_flops_per_pack(&a, 0, 1.0, 4080.4352, 827392);
+    ck_assert_double_eq_tol(np_finetune_tflops_per_gpu(&m, "sft", 4096, 4080.4352, 827392, 16222),
+                            f / 4096 * 16222 / 1e12, 1e-9);
+    ck_assert(isnan(np_finetune_tflops_per_gpu(NULL, "sft", 4096, 4080.4352, 827392, 16222)));
+    ck_assert(isnan(np_finetune_tflops_per_gpu(&m, "sft", 0, 4080.4352, 827392, 16222)));
+    ck_assert(isnan(np_finetune_tflops_per_gpu(&m, "sft", 4096, 4080.4352, 827392, 0)));
+    ck_assert(isnan(np_finetune_tflops_per_gpu(&m, "pretrain", 4096, 4080.4352, 827392, 16222)));
+    ck_assert(isnan(np_finetune_k(NULL)));
     /* the installed (here: source tree) table is found from the program's place */
     ck_assert_msg(np_pack_table_load_default(&t, &err) == NP_OK, "%s", err.text);
     ck_assert_uint_eq(t.n, 3);
