@@ -703,6 +703,8 @@ END_TEST
 /* A Megatron-Bridge run folder written to order: the manifest's "mbridge" object (NULL: no manifest, the options
  * name the run), iterations 1..last of 50 at base_ms + i ms, each line printing global batch size gbs (0: none)
  * and grad norm `grad`. */
+static double mb_util = -1; /* >= 0: each iteration line follows rank 0's "GPU utilization" line of this figure */
+
 static void mb_write(const char *dir, const char *mbridge, double base_ms, int last, int gbs, const char *grad)
 {
     char p[1200];
@@ -721,6 +723,8 @@ static void mb_write(const char *dir, const char *mbridge, double base_ms, int l
     ck_assert_ptr_nonnull(f);
     for (int i = 1; i <= last; i++) {
         char g[48] = "";
+        if (mb_util >= 0)
+            fprintf(f, "Step Time : %.2fs GPU utilization: %.1fMODEL_TFLOP/s/GPU\n", (base_ms + i) / 1000, mb_util);
         if (gbs)
             snprintf(g, sizeof g, " global batch size: %5d |", gbs);
         fprintf(f,
@@ -978,6 +982,69 @@ START_TEST(test_analyse_edges)
 }
 END_TEST
 
+/* The family's other outcomes: a recipe Megatron-Bridge's FLOPs are not implemented for (26.08 DeepSeek V4 Flash
+ * on 128 GB300, at its published speed): rank 0's TFLOP/s/GPU and its MFU stand in, the reason is a note, the
+ * verdict is still made; the synthetic workload (nemoperf-synth in the rank command): synthetic, never compared; a
+ * submitted run whose log has no iteration line: no steps, not compared. */
+START_TEST(test_family_other_outcomes)
+{
+    char dir[] = "/tmp/np-mbo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char run[600];
+    snprintf(run, sizeof run, "%s/run", dir);
+    struct np_parse_opts o;
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    o.reference = 1;
+    struct np_parse_result res;
+    const struct np_run *r;
+    const struct np_mb_row *row = np_mb_ref_find(&ref, "26.08", NULL, "deepseek_v4_flash", NP_MB_FP8_MX, "gb300", 128,
+                                                 0, 0);
+    ck_assert_ptr_nonnull(row);
+    double base = floor(1000.0 * row->seq_len * (double)row->gbs / (row->tokens_per_s_per_gpu * 128)) - 39.5;
+    mb_util = 1225.0;
+    mb_write(run, "{\"recipe\":\"deepseek_v4_flash\",\"dtype\":\"fp8_mx\",\"gpu_type\":\"GB300\",\"gpus\":128,"
+             "\"container\":\"26.08\"}", base, 50, row->gbs, "1.000");
+    mb_util = -1;
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_msg(r->status == NP_RUN_OK, "%s: %s", np_run_status_name(r->status), r->why ? r->why : "");
+    ck_assert(isnan(r->flops_per_sample));
+    ck_assert_double_eq_tol(r->steady.model_tflops_per_gpu, 1225.0, 1e-9);
+    ck_assert_double_eq_tol(r->steady.mfu_percent, 25.0, 1e-9); /* 1225 of GB300's MXFP8 4900 */
+    ck_assert_ptr_nonnull(r->note);
+    ck_assert_msg(strstr(r->note, "DeepSeek V4 hybrid sparse attention") != NULL, "%s", r->note);
+    ck_assert_ptr_nonnull(r->ref);
+    double tpg = row->seq_len * (double)row->gbs / ((base + 39.5) / 1000 * 128);
+    ck_assert_double_eq_tol(r->ref_ratio, tpg / row->tokens_per_s_per_gpu, 1e-12);
+    ck_assert_int_eq(r->verdict, NP_VERDICT_PASS);
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* the synthetic workload */
+    mb_write(run, "{" MB_DS "},\"workload\":\"synthetic\"", 10000, 50, 4096, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_SYNTHETIC);
+    ck_assert_ptr_null(r->ref);
+    ck_assert(isnan(r->steady.mfu_percent) && isnan(r->steady.model_tflops_per_gpu));
+    ck_assert_msg(strstr(r->note, "synthetic workload: nemoperf-synth stood in for the rank command; no GPU MFU, "
+                                  "TFLOP/s or time to train") != NULL, "%s", r->note);
+    ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
+    ck_assert_str_eq(r->ref_why, "synthetic workload (CPU work standing in for a GPU job): nothing published to compare");
+    np_parse_result_free(&res);
+    mb_rm(run);
+    /* submitted, a log without an iteration line */
+    mb_write(run, "{" MB_DS "},\"submitted\":true", 10000, 0, 4096, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_int_eq(r->status, NP_RUN_NO_STEPS);
+    ck_assert_str_eq(r->why, "no training-step line in the logs");
+    ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
+    np_parse_result_free(&res);
+    mb_rm(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mbridge");
@@ -995,6 +1062,7 @@ int main(void)
     tcase_add_test(tc, test_family_run_analysis);
     tcase_add_test(tc, test_family_status_ladder);
     tcase_add_test(tc, test_analyse_edges);
+    tcase_add_test(tc, test_family_other_outcomes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
