@@ -941,7 +941,7 @@ END_TEST
  * sequence length, kind or the synthetic flag is a configuration of its own (at 16 GPUs alone: no efficiency, and the
  * sweep's 0.9 unchanged), in the one-pass table and in the pass over pairs; the global batch size splits a group but
  * not a sweep; a run with no step window, no recipe or no GPU count is not counted, one with no throughput is in no
- * sweep; a group's throughput is the
+ * sweep; a synthetic-workload sweep (status synthetic) is counted; a group's throughput is the
  * last steps' when there is no steady figure; 40 sweeps (the table grows); the streamed form's answers for a run
  * it never saw, a place out of range and a missing figure */
 START_TEST(test_scaling_configs)
@@ -1048,6 +1048,23 @@ START_TEST(test_scaling_configs)
     pr.nruns = 0; /* no runs: no groups */
     ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
     ck_assert(g.n == 0 && g.left_out == 0);
+    np_groups_free(&g);
+    /* a synthetic-workload sweep (its runs' status synthetic, a good one) is counted like any other */
+    struct np_run syn[2];
+    scaling_run(&syn[0], "h100", 8, 1000, NP_RUN_SYNTHETIC);
+    scaling_run(&syn[1], "h100", 16, 850, NP_RUN_SYNTHETIC);
+    syn[0].id.synthetic = syn[1].id.synthetic = 1;
+    for (int oom = 0; oom < 2; oom++) {
+        memset(&pr, 0, sizeof pr);
+        pr.runs = syn;
+        pr.nruns = 2;
+        realloc_fail_at = oom;
+        np_runs_scaling_efficiency(&pr);
+        realloc_fail_at = 0;
+        ck_assert_msg(fabs(syn[1].scaling_eff - 0.85) < 1e-12, "oom %d: %g", oom, syn[1].scaling_eff);
+    }
+    ck_assert_int_eq(np_groups_build(&pr, &g), NP_OK);
+    ck_assert(g.n == 2 && g.left_out == 0);
     np_groups_free(&g);
     /* 40 sweeps of two scales: the streamed table grows past its first 16 */
     struct np_run many[80];
