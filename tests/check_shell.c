@@ -869,6 +869,36 @@ START_TEST(test_cli_test_only_words)
 }
 END_TEST
 
+/* An answer is read whole up to 64 MiB less one byte, or not at all (never a cut answer read as the whole): squeue
+ * printing 64 MiB - 1 bytes is read (no job line in it: no job), 64 MiB is refused naming the limit; and a child
+ * the client left behind holding its output (a backgrounded sleep) neither hangs the query nor loses its answer */
+START_TEST(test_cli_answer_limits)
+{
+    struct np_backend b;
+    struct np_error err;
+    struct np_job_list l = {0};
+    char *ids[] = {(char *)"41"};
+    stub("squeue", "head -c $((64 * 1024 * 1024 - 1)) /dev/zero | tr '\\0' x");
+    backend_in(tmp, &b, 30);
+    ck_assert_msg(b.query(&b, ids, 1, &l, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(l.n, 0);
+    stub("squeue", "head -c $((64 * 1024 * 1024)) /dev/zero | tr '\\0' x");
+    ck_assert_int_eq(b.query(&b, ids, 1, &l, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "answered more than 64 MiB: not read");
+    ck_assert_str_eq(err.source, "squeue");
+    stub("squeue", "sleep 30 2>/dev/null & echo '41|RUNNING|None'"); /* the leftover holds its output only */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_msg(b.query(&b, ids, 1, &l, &err) == NP_OK, "%s", err.text);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ck_assert_msg(t1.tv_sec - t0.tv_sec < 10, "the query waited %ld s for the leftover", (long)(t1.tv_sec - t0.tv_sec));
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].state, "RUNNING");
+    np_job_list_free(&l);
+    np_backend_free(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shell");
@@ -893,6 +923,7 @@ int main(void)
     tcase_add_test(tb, test_parsable_lines_and_paths);
     tcase_add_test(tb, test_cli_squeue_and_clients);
     tcase_add_test(tb, test_cli_test_only_words);
+    tcase_add_test(tb, test_cli_answer_limits);
     tcase_add_test(tb, test_text_clean_and_shorten);
     tcase_add_test(tb, test_text_fixed_and_csv);
     suite_add_tcase(s, tb);
