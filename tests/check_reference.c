@@ -215,6 +215,40 @@ START_TEST(test_reader_edges)
     ck_assert_int_eq(err.line, 2);
     ck_assert_int_eq(err.column, 1);
     np_ref_free(&t);
+    /* a NUL byte in the header line: that, not an empty file */
+    write_bytes(tmp, "recipe\0\n", 8);
+    memset(&t, 0, sizeof t);
+    ck_assert_int_eq(np_ref_load_file(tmp, &t, &err), NP_E_PARSE);
+    unlink(tmp);
+    ck_assert_str_eq(err.text, "NUL byte in line");
+    ck_assert_int_eq(err.line, 1);
+    /* each of the eleven required columns missing, or named in another case: the header names it */
+    static const char *const req[] = {"recipe", "model_size", "dtype", "gpu_type", "gpus", "step_time_s",
+                                      "tokens_per_s", "mfu_percent", "days_1t", "tokens_per_s_per_gpu",
+                                      "model_tflops_per_gpu"};
+    for (int c = 0; c < 11; c++)
+        for (int upper = 0; upper < 2; upper++) {
+            char h[512] = "";
+            for (int i = 0; i < 11; i++)
+                if (i != c || upper)
+                    snprintf(h + strlen(h), sizeof h - strlen(h), "%s%s", h[0] ? "\t" : "",
+                             i == c ? "Recipe_or_Upper" : req[i]);
+            snprintf(buf, sizeof buf, "%s\n", h);
+            if (upper) { /* the column in capitals */
+                char up[64];
+                snprintf(up, sizeof up, "%s", req[c]);
+                up[0] = (char)(up[0] - 'a' + 'A');
+                char *at = strstr(buf, "Recipe_or_Upper");
+                snprintf(h, sizeof h, "%.*s%s%s", (int)(at - buf), buf, up, at + strlen("Recipe_or_Upper"));
+                snprintf(buf, sizeof buf, "%s", h);
+            }
+            ck_assert_int_eq(load_text(buf, &t, &err), NP_E_PARSE);
+            char want[100];
+            snprintf(want, sizeof want, "header lacks column \"%s\"", req[c]);
+            ck_assert_str_eq(err.text, want);
+            ck_assert_int_eq(err.line, 1);
+            np_ref_free(&t);
+        }
     /* figures: '' and n/a are none; inf, nan, 1e999 and 12x are refused at their cell */
     static const char *const none[] = {"", "n/a", "N/A", "-"};
     for (int i = 0; i < 4; i++)
