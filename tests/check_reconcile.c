@@ -762,6 +762,58 @@ START_TEST(test_existing_cannot_tell)
 }
 END_TEST
 
+/* The walk below a folder takes only real folders: not a symbolic link to one (it may lead anywhere, or back up),
+ * not a hidden one, not a file; a path that does not exist is named with why; and a record that says submitted
+ * without a job id names no job that could still run */
+START_TEST(test_collect_only_folders)
+{
+    mkdir(path("v"), 0755);
+    mkdir(path("v/a"), 0755);
+    write_record(path("v/a/j"), NP_STATE_SUBMITTED, "t", "3");
+    mkdir(path("elsewhere"), 0755);
+    write_record(path("elsewhere/j"), NP_STATE_SUBMITTED, "t", "4");
+    ck_assert_int_eq(symlink(path("elsewhere"), path("v/link")), 0);
+    mkdir(path("v/.hidden"), 0755);
+    write_record(path("v/.hidden/j"), NP_STATE_SUBMITTED, "t", "5");
+    FILE *f = fopen(path("v/file"), "w");
+    fclose(f);
+    char **v = NULL;
+    struct np_error err;
+    char *args[] = {path("v")};
+    ck_assert_int_eq(np_reconcile_collect(args, 1, &v, &err), NP_OK);
+    ck_assert_ptr_nonnull(v[0]);
+    ck_assert_str_eq(v[0], path("v/a/j"));
+    ck_assert_ptr_null(v[1]);
+    np_strv_free(v);
+    /* the link given itself is followed: the user named it */
+    char *link[] = {path("v/link")};
+    ck_assert_int_eq(np_reconcile_collect(link, 1, &v, &err), NP_OK);
+    ck_assert_str_eq(v[0], path("v/link/j"));
+    np_strv_free(v);
+    char *gone[] = {path("v/a/j"), path("nonexistent")};
+    ck_assert_int_eq(np_reconcile_collect(gone, 2, &v, &err), NP_E_NOTFOUND);
+    ck_assert_str_eq(err.source, path("nonexistent"));
+    ck_assert_str_eq(err.text, "No such file or directory");
+    ck_assert_ptr_null(v);
+
+    /* submitted, no job id: nothing to ask about, not counted */
+    struct np_backend be = {.name = "fake", .find = fake_find, .query = fake_query};
+    mkdir(path("s"), 0755);
+    mkdir(path("s/experiments"), 0755);
+    mkdir(path("s/experiments/e"), 0755);
+    mkdir(path("s/experiments/e/e_1"), 0755);
+    write_record(path("s/experiments/e/e_1/pretrain_x_8"), NP_STATE_SUBMITTED, "t1", NULL);
+    struct np_reconcile *r = NULL;
+    size_t n = 9;
+    query_answer = "!";
+    query_calls = 0;
+    ck_assert_int_eq(np_reconcile_existing(&be, path("s"), "e", "pretrain_x_8", &r, &n, &err), NP_OK);
+    ck_assert_int_eq(query_calls, 0);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_ptr_null(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reconcile");
@@ -777,6 +829,7 @@ int main(void)
     tcase_add_test(t, test_output_evidence);
     tcase_add_test(t, test_nobody_to_ask);
     tcase_add_test(t, test_existing_cannot_tell);
+    tcase_add_test(t, test_collect_only_folders);
     suite_add_tcase(s, t);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
