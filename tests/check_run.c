@@ -1698,6 +1698,193 @@ START_TEST(test_newest_job_and_restart)
 }
 END_TEST
 
+/* np_manifest_read on manifests written here: every field of a launch's manifest read back; each kind of wrong
+ * field named in its words (its path, what it is, what it should be), then nothing of the manifest used; the counts'
+ * bounds (1 to 10^8 - 1); the format; a duplicate key; the run kinds, the workloads, Megatron-Bridge's object. */
+static int man_read(const char *json, struct np_identity *id, struct np_launch_info *li)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s/m.json", root);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(json, f);
+    fclose(f);
+    memset(id, 0, sizeof *id);
+    return np_manifest_read(p, id, li);
+}
+
+#define MAN_CFG "\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpus\":8"
+
+START_TEST(test_manifest_read_fields)
+{
+    struct np_identity id;
+    struct np_launch_info li;
+    ck_assert_int_eq(man_read("{\"nemoperf_manifest\":1,\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\","
+                              "\"dtype\":\"bf16\",\"gpu_type\":\"H100\",\"gpus\":8,\"seq_len\":8192,\"gbs\":128,"
+                              "\"max_steps\":50,\"task\":\"pretrain\",\"system\":\"DGX-H100\"},\"submitted\":true,"
+                              "\"job_id\":123,\"submit_time\":\"2026-11-29T08:00:00Z\",\"state\":\"submitted\"}",
+                              &id, &li), 1);
+    ck_assert_str_eq(id.recipe, "llama3.1");
+    ck_assert_str_eq(id.model_size, "8b");
+    ck_assert_int_eq(id.dtype, NP_DTYPE_BF16);
+    ck_assert_str_eq(id.gpu_type, "h100");
+    ck_assert_str_eq(id.system, "DGX-H100");
+    ck_assert_int_eq(id.gpus, 8);
+    ck_assert_int_eq(id.seq_len, 8192);
+    ck_assert_int_eq(id.gbs, 128);
+    ck_assert_int_eq(id.max_steps, 50);
+    ck_assert_int_eq(id.kind, NP_KIND_BENCHMARK);
+    ck_assert_int_eq(id.synthetic, 0);
+    ck_assert_int_eq(li.present, 1);
+    ck_assert_int_eq(li.submitted, 1);
+    ck_assert_str_eq(li.job_id, "123");
+    ck_assert_str_eq(li.submit_time, "2026-11-29T08:00:00Z");
+    ck_assert_int_eq(li.gbs, 128);
+    ck_assert_int_eq(li.max_steps, 50);
+    ck_assert_str_eq(li.bad, "");
+    /* a job id as text; "state": "submitted" alone is submitted, "submitting" is not; the scheduler's error kept */
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG "},\"job_id\":\"456\",\"state\":\"submitted\"}", &id, &li), 1);
+    ck_assert_str_eq(li.job_id, "456");
+    ck_assert_int_eq(li.submitted, 1);
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG "},\"state\":\"submitting\",\"error\":\"timed out\"}", &id, &li), 1);
+    ck_assert_int_eq(li.submitted, 0);
+    ck_assert_str_eq(li.state, "submitting");
+    ck_assert_str_eq(li.error, "timed out");
+    /* the fields without "config" (the oldest format): the root's */
+    ck_assert_int_eq(man_read("{" MAN_CFG "}", &id, &li), 1);
+    ck_assert_int_eq(id.gpus, 8);
+    /* a count: 1 to 99999999; null is absent */
+    ck_assert_int_eq(man_read("{\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\","
+                              "\"gpus\":99999999}}", &id, &li), 1);
+    ck_assert_int_eq(id.gpus, 99999999);
+    ck_assert_int_eq(man_read("{\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\","
+                              "\"gpus\":1}}", &id, &li), 1);
+    ck_assert_int_eq(id.gpus, 1);
+    ck_assert_int_eq(man_read("{\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\","
+                              "\"gpus\":null}}", &id, &li), 0); /* no GPU count: not an identity, not bad */
+    ck_assert_str_eq(li.bad, "");
+    ck_assert_int_eq(li.present, 1);
+    static const struct {
+        const char *json, *bad;
+    } bad[] = {
+        {"{\"config\":{" MAN_CFG ",\"gbs\":100000000}}", "field \"config.gbs\": implausibly large, not a positive count"},
+        {"{\"config\":{" MAN_CFG ",\"gbs\":0}}", "field \"config.gbs\": zero or negative, not a positive count"},
+        {"{\"config\":{" MAN_CFG ",\"seq_len\":-5}}", "field \"config.seq_len\": zero or negative, not a positive count"},
+        {"{\"config\":{" MAN_CFG ",\"max_steps\":\"50\"}}", "field \"config.max_steps\": a string, not a positive integer"},
+        {"{\"config\":{" MAN_CFG ",\"gbs\":128.0}}", "field \"config.gbs\": a real number, not a positive integer"},
+        {"{\"config\":{" MAN_CFG ",\"task\":5}}", "field \"config.task\": an integer, not a string"},
+        {"{\"config\":{" MAN_CFG ",\"gpu_type\":[\"h100\"]}}", "field \"config.gpu_type\": an array, not a string"},
+        {"{\"config\":{" MAN_CFG ",\"system\":true}}", "field \"config.system\": a boolean, not a string"},
+        {"{\"config\":{" MAN_CFG ",\"experiment\":{}}}", "field \"config.experiment\": an object, not a string"},
+        {"{\"config\":{" MAN_CFG ",\"profile\":\"yes\"}}", "field \"config.profile\": a string, not true or false"},
+        {"{\"config\":{" MAN_CFG ",\"finetune\":3}}", "field \"config.finetune\": an integer, not an object"},
+        {"{\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"fp9\",\"gpus\":8}}",
+         "field \"config.dtype\": not a data type nemoperf knows"},
+        {"{\"config\":{" MAN_CFG "},\"submitted\":1}", "field \"submitted\": an integer, not true or false"},
+        {"{\"config\":[1]}", "field \"config\": an array, not an object"},
+        {"{\"config\":{" MAN_CFG "},\"mbridge\":\"x\"}", "field \"mbridge\": a string, not an object"},
+        {"{\"config\":{" MAN_CFG "},\"nccl_tests\":[]}", "field \"nccl_tests\": an array, not an object"},
+        {"{\"config\":{" MAN_CFG "},\"workload\":7}", "field \"workload\": an integer, not a string"},
+        {"{\"mbridge\":{\"recipe\":\"deepseek_v3\",\"dtype\":\"fp9\",\"gpu_type\":\"gb300\",\"gpus\":256}}",
+         "field \"mbridge.dtype\": not a Megatron-Bridge compute dtype"},
+        {"{\"nemoperf_manifest\":2,\"config\":{" MAN_CFG "}}",
+         "field \"nemoperf_manifest\": format 2, not one this nemoperf reads (1)"},
+        {"{\"nemoperf_manifest\":\"1\",\"config\":{" MAN_CFG "}}",
+         "field \"nemoperf_manifest\": format \"1\", not one this nemoperf reads (1)"},
+        /* the first wrong field is the one named */
+        {"{\"config\":{" MAN_CFG ",\"gbs\":0,\"seq_len\":\"x\"}}",
+         "field \"config.seq_len\": a string, not a positive integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int r = man_read(bad[i].json, &id, &li);
+        ck_assert_msg(r == 0, "case %zu: read as an identity", i);
+        ck_assert_msg(strcmp(li.bad, bad[i].bad) == 0, "case %zu: \"%s\"", i, li.bad);
+        ck_assert_int_eq(li.present, 1);
+    }
+    /* a bad manifest: nothing of it is used, not its job id either */
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG ",\"gbs\":0},\"job_id\":99,\"submitted\":true}", &id, &li), 0);
+    ck_assert_str_eq(li.job_id, "");
+    ck_assert_int_eq(li.submitted, 0);
+    ck_assert_int_eq(li.gbs, 0);
+    /* a repeated key: named with its line */
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG "},\n\"job_id\":1,\n\"job_id\":2}", &id, &li), 0);
+    ck_assert_msg(strncmp(li.bad, "line 3: ", 8) == 0 && strstr(li.bad, "duplicate"), "%s", li.bad);
+    ck_assert_int_eq(li.present, 1);
+    /* not JSON at all: no manifest (nothing said here; the folder's status says it) */
+    ck_assert_int_eq(man_read("{\"config\":", &id, &li), 0);
+    ck_assert_int_eq(li.present, 0);
+    ck_assert_str_eq(li.bad, "");
+    /* null fields are absent fields (older formats, optional settings) */
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG ",\"system\":null,\"profile\":null,\"gbs\":null},"
+                              "\"submitted\":null,\"workload\":null,\"mbridge\":null}", &id, &li), 1);
+    ck_assert_str_eq(li.bad, "");
+    ck_assert_int_eq(li.submitted, 0);
+    /* a Megatron-Bridge manifest's config may carry its own dtype name ("fp8_mx"): not a NeMo dtype, not bad */
+    ck_assert_int_eq(man_read("{\"config\":{\"dtype\":\"fp8_mx\"},\"mbridge\":{\"recipe\":\"deepseek_v3\","
+                              "\"dtype\":\"fp8_mx\",\"gpu_type\":\"gb300\",\"gpus\":256}}", &id, &li), 1);
+    ck_assert_str_eq(li.bad, "");
+    /* the format absent or null: read */
+    ck_assert_int_eq(man_read("{\"nemoperf_manifest\":null,\"config\":{" MAN_CFG "}}", &id, &li), 1);
+    /* not an identity without a size, a known dtype or GPUs (a NeMo manifest) */
+    ck_assert_int_eq(man_read("{\"config\":{\"recipe\":\"llama3.1\",\"dtype\":\"bf16\",\"gpus\":8}}", &id, &li), 0);
+    ck_assert_int_eq(man_read("{\"config\":{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"gpus\":8}}", &id, &li), 0);
+    ck_assert_int_eq(man_read("{\"config\":{\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpus\":8}}", &id, &li), 0);
+    /* the kinds: profile over nccltrace, then a checkpoint load (a non-empty path), then a checkpoint save */
+    static const struct {
+        const char *extra;
+        enum np_run_kind kind;
+        const char *variant;
+    } kinds[] = {
+        {",\"profile\":true,\"nccltrace\":true", NP_KIND_PROFILE, "nsys"},
+        {",\"nccltrace\":true,\"checkpoint\":true", NP_KIND_NCCLTRACE, "nccltrace"},
+        {",\"load_checkpoint\":\"/ckpt\",\"checkpoint\":true", NP_KIND_CKPT_LOAD, ""},
+        {",\"load_checkpoint\":\"\",\"checkpoint\":true", NP_KIND_CKPT_SAVE, ""},
+        {",\"load_checkpoint\":\"\",\"profile\":false", NP_KIND_BENCHMARK, ""},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        char j[400];
+        snprintf(j, sizeof j, "{\"config\":{" MAN_CFG "%s}}", kinds[i].extra);
+        ck_assert_int_eq(man_read(j, &id, &li), 1);
+        ck_assert_msg(id.kind == kinds[i].kind, "kind case %zu: %s", i, np_run_kind_name(id.kind));
+        ck_assert_str_eq(id.variant, kinds[i].variant);
+    }
+    /* the synthetic workload, at the root or in config */
+    ck_assert_int_eq(man_read("{\"workload\":\"synthetic\",\"config\":{" MAN_CFG "}}", &id, &li), 1);
+    ck_assert_int_eq(id.synthetic, 1);
+    ck_assert_int_eq(man_read("{\"config\":{" MAN_CFG ",\"workload\":\"synthetic\"}}", &id, &li), 1);
+    ck_assert_int_eq(id.synthetic, 1);
+    ck_assert_int_eq(man_read("{\"workload\":\"nemo\",\"config\":{" MAN_CFG ",\"workload\":\"synthetic\"}}", &id, &li),
+                     1);
+    ck_assert_int_eq(id.synthetic, 0);
+    /* an nccl-tests run: its family and recipe, never synthetic, an identity without size or dtype */
+    ck_assert_int_eq(man_read("{\"workload\":\"nccl-tests\",\"config\":{\"gpus\":16}}", &id, &li), 1);
+    ck_assert_str_eq(id.family, "nccl-tests");
+    ck_assert_str_eq(id.recipe, "nccl-tests");
+    ck_assert_int_eq(id.kind, NP_KIND_NCCLTESTS);
+    /* Megatron-Bridge's object: its identity, its own dtype names, the GPU type in lower case, no NeMo size */
+    ck_assert_int_eq(man_read("{\"config\":{\"model_size\":\"8b\"},\"mbridge\":{\"recipe\":\"deepseek_v3\","
+                              "\"dtype\":\"fp8_mx\",\"gpu_type\":\"GB300\",\"gpus\":256,\"container\":\"26.08\","
+                              "\"task\":\"sft\",\"variant\":\"v2\",\"gbs\":4096,\"seq_len\":8192}}", &id, &li), 1);
+    ck_assert_str_eq(id.family, "mbridge");
+    ck_assert_str_eq(id.recipe, "deepseek_v3");
+    ck_assert_str_eq(id.precision, "fp8_mx");
+    ck_assert_int_eq(id.dtype, NP_DTYPE_FP8);
+    ck_assert_str_eq(id.gpu_type, "gb300");
+    ck_assert_int_eq(id.gpus, 256);
+    ck_assert_str_eq(id.container, "26.08");
+    ck_assert_str_eq(id.task, "sft");
+    ck_assert_str_eq(id.config_variant, "v2");
+    ck_assert_int_eq(id.gbs, 4096);
+    ck_assert_int_eq(id.seq_len, 8192);
+    ck_assert_str_eq(id.model_size, "");
+    ck_assert_str_eq(li.foreign, "mbridge");
+    ck_assert_int_eq(man_read("{\"mbridge\":{\"recipe\":\"llama3_70b\",\"dtype\":\"bf16\",\"gpu_type\":\"h100\","
+                              "\"gpus\":64}}", &id, &li), 1);
+    ck_assert_int_eq(id.dtype, NP_DTYPE_BF16);
+    ck_assert_str_eq(id.task, "");
+}
+END_TEST
+
 /* Every status, verdict and kind has its name (the report, JSON and the store print them). */
 START_TEST(test_names)
 {
@@ -1754,6 +1941,7 @@ int main(void)
     tcase_add_test(tc, test_analyse_wan_logged_tflops);
     tcase_add_test(tc, test_identity_conflicts);
     tcase_add_test(tc, test_newest_job_and_restart);
+    tcase_add_test(tc, test_manifest_read_fields);
     tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
