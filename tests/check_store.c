@@ -1941,7 +1941,8 @@ static enum np_status one_rec(void *ctx, const struct np_store_rec *r)
 /* what makes a record stored again an update (each kind of column: an integer, a sample's place, a text), what an
  * unknown value is in the table (NULL: an empty text, a NAN or infinite figure, no samples), a single sample read
  * back, the C test of a side at its bounds (since and until exactly at a run's time, a GPU count above the one
- * asked for), and a series whose callback fails stopping there */
+ * asked for), a series whose callback fails stopping there, and the nearest stored value of a selection that
+ * matches nothing */
 START_TEST(test_sqlite_updates_nulls_bounds)
 {
     store_loc(0);
@@ -2047,6 +2048,27 @@ START_TEST(test_sqlite_updates_nulls_bounds)
     memset(&f, 0, sizeof f);
     ck_assert_int_eq(np_store_series(s, &f, series_stop, &calls, &err), NP_E_IO);
     ck_assert_int_eq(calls, 1);
+    /* a selection matching nothing: the nearest stored value of its first key no run has (a prefix is near:
+     * checkpoint -> checkpoint-save; a whole image; nothing near: no hint, the later keys not looked at) */
+    make_rec(&r, 5, "cfg u", 700, 1793491200LL + 4 * 86400, "25.04");
+    strcpy(r.kind, "checkpoint-save");
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    np_store_rec_clear(&r);
+    make_rec(&r, 6, "cfg wide", 700, 1793491200LL + 5 * 86400, "25.04");
+    ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
+    np_store_rec_clear(&r);
+    static const char *const near[][2] = {
+        {"kind=checkpoint", "kind=checkpoint-save"}, {"recipe=mixtral,size=8x", ""}, {"size=8x", "size=8b"},
+        {"recipe=llama3.1,gpu=h10", "gpu=h100"}, {"status=okk", "status=ok"},
+        {"container=nvcr.io/nvidia/nemo:25.05", "container=nvcr.io/nvidia/nemo:25.04"},
+        {"container=nvcr.io/nvidia/nemo:25.04,cluster=tset", "cluster=test"}, {"config=cfg v", "config=cfg u"},
+        {"config=cfg w", "config=cfg u"} /* one edit away beats a value it begins */};
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        char hint[200];
+        ck_assert_int_eq(np_store_filter_parse(near[i][0], buf, sizeof buf, &f, &err), NP_OK);
+        ck_assert_int_eq(np_store_nearest(s, &f, hint, sizeof hint, &err), NP_OK);
+        ck_assert_msg(strcmp(hint, near[i][1]) == 0, "%s: '%s', want '%s'", near[i][0], hint, near[i][1]);
+    }
     np_store_close(s);
     store_cleanup(0);
 }
