@@ -1618,6 +1618,78 @@ START_TEST(test_submit_4xx_and_cancel_error)
 }
 END_TEST
 
+/* slurmrestd's errors[]/warnings[] as one line, each entry as Slurm words it: a string; an object's description,
+ * then its error (left out when empty, or "Unspecified error" beside a description), then its number (error_number,
+ * else error_code; 0 and -1 are none); entries with none of them skipped; only such entries: said so, counted
+ * (singular for one); no array or an empty one: nothing */
+START_TEST(test_list_text_forms)
+{
+    static const struct {
+        const char *body, *want;
+    } cases[] = {
+        {"{\"errors\":[\"plain\",{\"description\":\"d\",\"error\":\"e\",\"error_number\":7}]}", "plain; d: e (code 7)"},
+        {"{\"errors\":[{\"description\":\"d\",\"error\":\"Unspecified error\",\"error_number\":-1}]}", "d"},
+        {"{\"errors\":[{\"error\":\"Unspecified error\"}]}", "Unspecified error"},
+        {"{\"errors\":[{\"description\":\"\",\"error\":\"e\",\"error_code\":9}]}", "e (code 9)"},
+        {"{\"errors\":[{\"error\":\"\",\"error_number\":0,\"error_code\":12}]}", "the reply lists 1 error without a "
+                                                                             "readable text"},
+        {"{\"errors\":[{\"error_code\":12}]}", "(code 12)"},
+        {"{\"errors\":[{},{\"error\":\"\"},{\"error_number\":-1}]}", "the reply lists 3 errors without a readable "
+                                                                      "text"},
+        {"{\"errors\":[{},\"x\"]}", "x"},
+        {"{\"errors\":[{\"description\":\"d\",\"error_number\":3}]}", "d (code 3)"},
+        {"{\"errors\":[{\"error\":\"e\",\"error_number\":-5}]}", "e (code -5)"},
+        {"{\"errors\":[{\"error\":\"e\",\"error_number\":\"x\",\"error_code\":4}]}", "e (code 4)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *j = json_loads(cases[i].body, 0, NULL);
+        ck_assert_ptr_nonnull(j);
+        char *t = np_rest_errors_text(j);
+        ck_assert_msg(t && strcmp(t, cases[i].want) == 0, "%s: [%s], want [%s]", cases[i].body, t ? t : "(null)",
+                      cases[i].want);
+        free(t);
+        json_decref(j);
+    }
+    json_t *w = json_loads("{\"warnings\":[{}]}", 0, NULL);
+    char *t = np_rest_list_text(w, "warnings");
+    ck_assert_str_eq(t, "the reply lists 1 warning without a readable text");
+    free(t);
+    ck_assert_ptr_null(np_rest_errors_text(w));
+    json_decref(w);
+    json_t *e = json_loads("{\"errors\":[]}", 0, NULL);
+    ck_assert_ptr_null(np_rest_errors_text(e));
+    json_decref(e);
+    ck_assert_ptr_null(np_rest_errors_text(NULL));
+}
+END_TEST
+
+/* query() takes job ids only (digits, 1 to 20 of them): anything else refused before a request is made, naming it */
+START_TEST(test_query_ids_checked)
+{
+    struct np_slurm_rest_opts o = {.url = "unix:/nonexistent/np-rest.sock", .connect_retries = -1, .timeout_s = 2};
+    struct np_backend be;
+    struct np_error err;
+    ck_assert_int_eq(np_slurm_rest_backend(&be, &o, &err), NP_OK);
+    static const char *const bad[] = {"", "12a", "-5", "123456789012345678901", " 5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *ids[] = {(char *)"7", (char *)bad[i]};
+        struct np_job_list l;
+        ck_assert_int_eq(be.query(&be, ids, 2, &l, &err), NP_E_INVALID);
+        char want[80];
+        snprintf(want, sizeof want, "%s: not a job id", bad[i]);
+        ck_assert_str_eq(err.text, want);
+        ck_assert_uint_eq(l.n, 0);
+    }
+    long rq = -1, cn = -1;
+    np_slurm_rest_stats(&be, &rq, &cn);
+    ck_assert_int_eq(rq, 0); /* nothing sent */
+    char *ok[] = {(char *)"12345678901234567890"}; /* 20 digits: a job id; then no server to ask */
+    struct np_job_list l;
+    ck_assert_int_ne(be.query(&be, ok, 1, &l, &err), NP_E_INVALID);
+    np_backend_free(&be);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm_rest");
@@ -1657,6 +1729,8 @@ int main(void)
     tcase_add_test(t, test_submit_reply_fields);
     tcase_add_test(t, test_ping_forms);
     tcase_add_test(t, test_submit_4xx_and_cancel_error);
+    tcase_add_test(t, test_list_text_forms);
+    tcase_add_test(t, test_query_ids_checked);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
