@@ -1940,7 +1940,7 @@ static enum np_status one_rec(void *ctx, const struct np_store_rec *r)
 
 /* what makes a record stored again an update (each kind of column: an integer, a sample's place, a text), what an
  * unknown value is in the table (NULL: an empty text, a NAN or infinite figure, no samples), a single sample read
- * back, the C test of a side at its bounds (since and until exactly at a run's time, a GPU count above the one
+ * back, a side's bounds in C and in SQL (since and until exactly at a run's time, a GPU count above the one
  * asked for), a series whose callback fails stopping there, and the nearest stored value of a selection that
  * matches nothing */
 START_TEST(test_sqlite_updates_nulls_bounds)
@@ -2027,6 +2027,9 @@ START_TEST(test_sqlite_updates_nulls_bounds)
     on_a = 0;
     ck_assert_int_eq(np_store_select_sides(s, &f, &everything, side_a_id, &on_a, &err), NP_OK);
     ck_assert_int_eq(on_a, 0);
+    int n = 0; /* and in SQL */
+    ck_assert_int_eq(np_store_select(s, &f, 0, NP_STORE_ALL, count_row, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 0);
     make_rec(&r, 4, "cfg u", 700, 1793491200LL + 3 * 86400, "25.04");
     r.gpus = 16;
     ck_assert_int_eq(np_store_put(s, &r, &oc, &err), NP_OK);
@@ -2043,6 +2046,9 @@ START_TEST(test_sqlite_updates_nulls_bounds)
     struct sides_count c = {{0, 0, 0, 0}, 0};
     ck_assert_int_eq(np_store_select_sides(s, &f, &everything, sides_row, &c, &err), NP_OK);
     ck_assert_msg(c.n[3] == 3 && c.n[2] == 1 && c.n[1] == 0, "gpus=8: %d both, %d other side", c.n[3], c.n[2]);
+    n = 0; /* and in SQL */
+    ck_assert_int_eq(np_store_select(s, &f, 0, NP_STORE_ALL, count_row, &n, &err), NP_OK);
+    ck_assert_int_eq(n, 3);
     /* a series stops at its callback's error and returns it */
     int calls = 0;
     memset(&f, 0, sizeof f);
