@@ -1339,6 +1339,19 @@ START_TEST(test_analyse_window_rules)
     ck_assert_double_eq_tol(w.stdev_s, sqrt((9.0 + 4 + 1 + 36) / 3), 1e-12);
     ck_assert_double_eq(w.min_s, 1.0);
     ck_assert_double_eq(w.max_s, 10.0);
+    /* 65 and 64 times (over 64 another sort), in a scrambled order: 1..n, median (n + 1) / 2, min 1, max n */
+    for (size_t n = 64; n <= 65; n++) {
+        double big[65];
+        for (size_t i = 0; i < n; i++)
+            big[i] = (double)((i * 37) % n + 1);
+        np_window_stats_of(&w, big, n);
+        ck_assert_double_eq(w.min_s, 1);
+        ck_assert_double_eq(w.max_s, (double)n);
+        ck_assert_double_eq(w.median_s, (n + 1) / 2.0);
+        ck_assert_double_eq(w.mean_s, (n + 1) / 2.0);
+        for (size_t i = 1; i < n; i++)
+            ck_assert(big[i - 1] < big[i]); /* sorted in place, ascending */
+    }
     double one[1] = {7};
     np_window_stats_of(&w, one, 1);
     ck_assert(w.median_s == 7 && w.stdev_s == 0 && w.min_s == 7 && w.max_s == 7);
@@ -1614,6 +1627,16 @@ START_TEST(test_identity_conflicts)
         {1, "", "", 0, 0, 0, 0, "", "sft", "--task sft contradicts the manifest (pretrain)"},
         {1, "", "", 0, 0, 8192, 128, "h100", "pretrain", NULL},
     };
+    /* --system against the manifest's, in any case */
+    const char *cfg_sys = "{\"recipe\":\"llama3.1\",\"model_size\":\"8b\",\"dtype\":\"bf16\",\"gpus\":8,"
+                          "\"system\":\"DGX-H100\"}";
+    np_parse_opts_init(&o);
+    strcpy(o.given.system, "DGX-B200");
+    ck_assert_int_eq(folder_status("job", cfg_sys, &o, why, sizeof why), NP_RUN_INVALID);
+    ck_assert_str_eq(why, "--system DGX-B200 contradicts the manifest (DGX-H100)");
+    strcpy(o.given.system, "dgx-h100");
+    folder_status("job", cfg_sys, &o, why, sizeof why);
+    ck_assert_msg(strstr(why, "contradicts") == NULL, "%s", why);
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         np_parse_opts_init(&o);
         strcpy(o.given.recipe, c[k].recipe);
