@@ -1450,7 +1450,8 @@ END_TEST
 
 /* where the store goes when --db is not given: NEMOPERF_DB as it is; XDG_DATA_HOME only when absolute (trailing
  * slashes dropped); else HOME's .local/share; neither: an error naming what to set.  The folder a path's file
- * system is read from: the path's own folder, "/" for a file at the root, "." for a bare name */
+ * system is read from: the path's own folder, "/" for a file at the root, "." for a bare name; which backend a
+ * location names */
 START_TEST(test_default_location_order)
 {
     store_loc(0);
@@ -1487,6 +1488,22 @@ START_TEST(test_default_location_order)
         setenv("HOME", sh, 1);
     free(sx);
     free(sh);
+    /* which backend a location names: both PostgreSQL URI forms (nothing listens on port 1: refused, said as the
+     * connection's failure, never a SQLite file of that name), an empty location, a SQLite path */
+    static const char *const pg[] = {"postgresql://np@127.0.0.1:1/db", "postgres://np@127.0.0.1:1/db"};
+    for (int i = 0; i < 2; i++) {
+        struct np_store *ps = NULL;
+        ck_assert_int_eq(np_store_open(pg[i], &ps, &err), NP_E_IO);
+        ck_assert_ptr_null(ps);
+        ck_assert_msg(strncmp(err.text, "cannot connect to the results store: ", 37) == 0, "%s: %s", pg[i], err.text);
+    }
+    struct np_store *es = NULL;
+    ck_assert_int_eq(np_store_open("", &es, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "the location of the results store is empty");
+    ck_assert_str_eq(np_store_backend_name(NULL), "none");
+    ck_assert_int_eq(np_store_open(loc, &es, &err), NP_OK);
+    ck_assert_str_eq(np_store_backend_name(es), "sqlite");
+    np_store_close(es);
     /* the folder whose file system is read */
     unsetenv("NEMOPERF_TEST_FS_MAGIC");
     ck_assert_int_eq(np_store_check_fs("/results.db", &err), NP_OK);
