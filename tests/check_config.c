@@ -1170,6 +1170,57 @@ START_TEST(test_list_filters)
 }
 END_TEST
 
+/* RECIPE=automodel in preview (--dry-run: the image and the model files may be missing): MODEL names the row (no
+ * MODEL refused listing them), DTYPE may be left out (its rows' one dtype, bf16), MAX_STEPS is the benchmark's unless
+ * set, a 1-GPU LoRA row is part of one node, the HF token counts; nsys and NCCL traces are refused */
+START_TEST(test_automodel_preview)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e1[] = {SP, "RECIPE=automodel", "MODEL=llama3_1_8b_peft_benchmark", "DTYPE=-", "HF_TOKEN=t", NULL};
+    ck_assert_msg(resolve_preview(e1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    const struct np_launch_config *c = &plan.jobs[0];
+    ck_assert_int_eq(c->dtype, NP_DTYPE_BF16);
+    ck_assert_int_eq(c->gpus, 1);
+    ck_assert_int_eq(c->nodes, 1);
+    ck_assert_int_eq(c->hf_token, 1);
+    ck_assert_int_eq(c->max_steps, 10); /* recipes/automodel.json: the PEFT benchmarks' max_steps */
+    ck_assert_int_eq(c->gpus_per_node, 8);
+    ck_assert_ptr_nonnull(c->missing);
+    ck_assert_ptr_nonnull(strstr(c->missing[0], "container image"));
+    np_launch_plan_free(&plan);
+    const char *e1b[] = {SP, "RECIPE=automodel", "MODEL=qwen3_moe_30b_te_deepep", "DTYPE=-", NULL};
+    ck_assert_msg(resolve_preview(e1b, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 30); /* the MoE benchmarks' */
+    ck_assert_int_eq(plan.jobs[0].gpus, 8);
+    ck_assert_int_eq(plan.jobs[0].nodes, 1);
+    np_launch_plan_free(&plan);
+    const char *e2[] = {SP, "RECIPE=automodel", "MODEL=llama3_1_8b_peft_benchmark", "DTYPE=-", "MAX_STEPS=7", NULL};
+    ck_assert_msg(resolve_preview(e2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 7);
+    ck_assert_int_eq(plan.jobs[0].hf_token, 0);
+    np_launch_plan_free(&plan);
+    const char *e3[] = {SP, "RECIPE=automodel", "DTYPE=-", NULL};
+    ck_assert_int_eq(resolve_preview(e3, &plan, &err), NP_E_INVALID);
+    const char *want3 = "MODEL is not set; allowed (RECIPE=automodel): nemotron_super_v3_te_deepep, ";
+    ck_assert_msg(strncmp(err.text, want3, strlen(want3)) == 0 && strstr(err.text, ", llama3_1_8b_peft_benchmark, "),
+                  "%s", err.text);
+    np_launch_plan_free(&plan);
+    const char *e4[] = {SP, "RECIPE=automodel", "MODEL=qwen3_moe_30b_te_deepep", "DTYPE=-", "ENABLE_PROFILE=1", NULL};
+    ck_assert_int_eq(resolve_preview(e4, &plan, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "ENABLE_PROFILE=1: RECIPE=automodel MODEL=qwen3_moe_30b_te_deepep runs AutoModel's "
+                               "benchmark recipe, which nemoperf does not profile or trace; allowed: false");
+    np_launch_plan_free(&plan);
+    const char *e5[] = {SP, "RECIPE=automodel", "MODEL=qwen3_moe_30b_te_deepep", "DTYPE=-", "ENABLE_NCCLTRACE=yes",
+                        NULL};
+    ck_assert_int_eq(resolve_preview(e5, &plan, &err), NP_E_INVALID);
+    ck_assert_str_eq(err.text, "ENABLE_NCCLTRACE=yes: RECIPE=automodel MODEL=qwen3_moe_30b_te_deepep runs AutoModel's "
+                               "benchmark recipe, which nemoperf does not profile or trace; allowed: false");
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1183,6 +1234,7 @@ int main(void)
     tcase_add_test(tc, test_utf8_values);
     tcase_add_test(tc, test_image_choices);
     tcase_add_test(tc, test_list_filters);
+    tcase_add_test(tc, test_automodel_preview);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
