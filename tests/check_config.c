@@ -24,9 +24,15 @@ static char outside[] = "/tmp/np-config-out-XXXXXX";
 static double fake_free = 1e15;
 static int preview_mode; /* resolve() as --dry-run does (resolve_preview) */
 
+static int free_space_fails; /* 1: the file system cannot tell its free space (EIO) */
+
 static int fake_free_space(const char *path, double *bytes)
 {
     (void)path;
+    if (free_space_fails) {
+        errno = EIO;
+        return -1;
+    }
     *bytes = fake_free;
     return 0;
 }
@@ -1221,6 +1227,50 @@ START_TEST(test_automodel_preview)
 }
 END_TEST
 
+/* The checkpoint's room, at its boundaries: exactly the size needed is enough, one byte less is not; a sweep needs
+ * the sum of its scales' checkpoints (said in the plural); the published scale range's ends are taken; free space
+ * that cannot be read is refused naming why; --dry-run warns instead of refusing */
+START_TEST(test_checkpoint_space)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *one[] = {SP, L8, "HF_TOKEN=t", "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", NULL};
+    fake_free = 105e9; /* llama3.1 8b: 105 GB a checkpoint (as test_free_space) */
+    ck_assert_msg(resolve1(one, &plan, &err) == NP_OK, "%s", err.text);
+    np_launch_plan_free(&plan);
+    fake_free = 105e9 - 1;
+    ck_assert_int_eq(resolve1(one, &plan, &err), NP_E_INVALID);
+    char want[1200];
+    snprintf(want, sizeof want, "ENABLE_CHECKPOINT=1: STAGE_PATH=%s has 105.0 GB (104999999999 bytes) free, but "
+             "llama3.1 8b checkpoint needs 105.0 GB (105000000000 bytes); free space, or set "
+             "NEMOPERF_FORCE_CHECKPOINT=true to launch anyway", stage);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    /* --dry-run: said, not refused */
+    ck_assert_msg(resolve_preview(one, &plan, &err) == NP_OK, "%s", err.text);
+    np_launch_plan_free(&plan);
+    const char *two[] = {SP, L8, "HF_TOKEN=t", "JOB_TOTAL_GPUS=16,128", "ENABLE_CHECKPOINT=1", NULL};
+    fake_free = 210e9;
+    ck_assert_msg(resolve1(two, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 2);
+    np_launch_plan_free(&plan);
+    fake_free = 209e9;
+    ck_assert_int_eq(resolve1(two, &plan, &err), NP_E_INVALID);
+    snprintf(want, sizeof want, "ENABLE_CHECKPOINT=1: STAGE_PATH=%s has 209.0 GB (209000000000 bytes) free, but "
+             "llama3.1 8b checkpoints need 210.0 GB (210000000000 bytes); free space, or set "
+             "NEMOPERF_FORCE_CHECKPOINT=true to launch anyway", stage);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+    fake_free = 1e15;
+    free_space_fails = 1;
+    ck_assert_int_eq(resolve1(one, &plan, &err), NP_E_INVALID);
+    free_space_fails = 0;
+    snprintf(want, sizeof want, "STAGE_PATH=%s: cannot read free space (Input/output error)", stage);
+    ck_assert_str_eq(err.text, want);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1235,6 +1285,7 @@ int main(void)
     tcase_add_test(tc, test_image_choices);
     tcase_add_test(tc, test_list_filters);
     tcase_add_test(tc, test_automodel_preview);
+    tcase_add_test(tc, test_checkpoint_space);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
