@@ -2114,17 +2114,20 @@ static double ref_t_cdf_pos(double t, double df) /* P(T <= t), t >= 0 */
     return 0.5 + s * h / 3;
 }
 
-static double ref_t_q975(double df)
+static double ref_t_q975(double df) /* bisection to 2e-4, then Newton's steps on the same cdf (each costs 20000) */
 {
     double lo = 0, hi = 200;
-    for (int i = 0; i < 80; i++) {
+    for (int i = 0; i < 20; i++) {
         double mid = (lo + hi) / 2;
         if (ref_t_cdf_pos(mid, df) < 0.975)
             lo = mid;
         else
             hi = mid;
     }
-    return (lo + hi) / 2;
+    double t = (lo + hi) / 2;
+    for (int i = 0; i < 4; i++)
+        t -= (ref_t_cdf_pos(t, df) - 0.975) / ref_t_pdf(t, df);
+    return t;
 }
 
 struct ref_cmp {
