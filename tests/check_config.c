@@ -217,6 +217,24 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "SBATCH_ACCOUNT=a b", NULL}, {"SBATCH_ACCOUNT=a b", "allowed:", NULL}},
     {{SP, SYN, L8, "SBATCH_PARTITION=p;rm", NULL}, {"SBATCH_PARTITION=p;rm", "allowed:", NULL}},
     {{SP, SYN, L8, "SBATCH_GPUS_PER_NODE=eight", NULL}, {"SBATCH_GPUS_PER_NODE=eight", "h100:8", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=16", "JOB_TOTAL_GPUS=24", NULL},
+     {"JOB_TOTAL_GPUS=24: 24 GPUs is not a multiple of GPUS_PER_NODE=16; allowed: 8, 16, 32, 64, 128", NULL}},
+    {{SP, SYN, L8, "GPUS_PER_NODE=16", "JOB_TOTAL_GPUS=8", NULL},
+     {"GPUS_PER_NODE=16: JOB_TOTAL_GPUS=8 is not a multiple of it; allowed: a divisor of 8, e.g. the published row's "
+      "8 (or unset)", NULL}},
+    /* a sweep of 65 scales is refused as such; 64 are read (then 24 is not published) */
+    {{SP, SYN, L8,
+      "JOB_TOTAL_GPUS=8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,"
+      "184,192,200,208,216,224,232,240,248,256,264,272,280,288,296,304,312,320,328,336,344,352,"
+      "360,368,376,384,392,400,408,416,424,432,440,448,456,464,472,480,488,496,504,512,520",
+      NULL},
+     {": more than 64 scales", NULL}},
+    {{SP, SYN, L8,
+      "JOB_TOTAL_GPUS=8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,"
+      "184,192,200,208,216,224,232,240,248,256,264,272,280,288,296,304,312,320,328,336,344,352,"
+      "360,368,376,384,392,400,408,416,424,432,440,448,456,464,472,480,488,496,504,512",
+      NULL},
+     {": llama3.1 8b bf16 on h100 is not published at 24 GPUs", NULL}},
     /* what the verdict paths below refuse, each by its own words (the suite never reached them before) */
     {{SP, L8, "TASK=train", NULL}, {"TASK=train: unknown task; allowed: pretrain, sft, lora", NULL}},
     {{SP, SYN, L8, "TASK=sft", NULL},
