@@ -1289,6 +1289,80 @@ START_TEST(test_checkpoint_space)
 }
 END_TEST
 
+/* --print-config's JSON of each kind of job: a profiled NeMo run (its window; a checkpoint's bytes), the fabric
+ * check (no model: every count null, never 0; its own object), an AutoModel row (its object, its model's task), a
+ * fine-tuning row (its task and pack length) */
+static json_t *first_json(const char *const *env, int preview, struct np_launch_plan *plan)
+{
+    struct np_error err;
+    enum np_status st = preview ? resolve_preview(env, plan, &err) : resolve1(env, plan, &err);
+    ck_assert_msg(st == NP_OK, "%s", err.text);
+    json_t *o = np_launch_config_json(&plan->jobs[0]);
+    ck_assert_ptr_nonnull(o);
+    return o;
+}
+
+START_TEST(test_config_json_kinds)
+{
+    struct np_launch_plan plan;
+    const char *e1[] = {SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=3", "PROFILE_STOP_STEP=7", NULL};
+    json_t *o = first_json(e1, 0, &plan);
+    ck_assert(json_is_true(json_object_get(o, "profile")));
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "profile_start")), 3);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "profile_stop")), 7);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "max_steps")), 7);
+    ck_assert(json_is_null(json_object_get(o, "checkpoint_bytes")));
+    ck_assert(json_is_object(json_object_get(o, "nemo")));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "task")), "pretrain");
+    ck_assert(json_is_null(json_object_get(o, "pack_len")));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "dtype")), "bf16");
+    json_decref(o);
+    np_launch_plan_free(&plan);
+    const char *e2[] = {SP, SYN, L8, "JOB_TOTAL_GPUS=16", "ENABLE_CHECKPOINT=1", NULL};
+    o = first_json(e2, 0, &plan);
+    ck_assert(json_is_null(json_object_get(o, "profile_start")));
+    ck_assert(json_is_null(json_object_get(o, "profile_stop")));
+    ck_assert(json_is_true(json_object_get(o, "checkpoint")));
+    ck_assert(json_real_value(json_object_get(o, "checkpoint_bytes")) == plan.jobs[0].checkpoint_bytes);
+    ck_assert(plan.jobs[0].checkpoint_bytes > 0);
+    json_decref(o);
+    np_launch_plan_free(&plan);
+
+    char img[700];
+    snprintf(img, sizeof img, "%s/nvidia+nemo+26.04.01.sqsh", stage);
+    write_file(img, "sqsh");
+    const char *e3[] = {SP, "RECIPE=nccl-tests", "DTYPE=-", "JOB_TOTAL_GPUS=16", NULL};
+    o = first_json(e3, 0, &plan);
+    static const char *const nulls[] = {"dtype", "tp", "pp", "cp", "dp", "mbs", "gbs", "ga", "layers", "seq_len",
+                                        "max_steps", "ep", "vp", NULL};
+    for (size_t i = 0; nulls[i]; i++)
+        ck_assert_msg(json_is_null(json_object_get(o, nulls[i])), "%s is not null", nulls[i]);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "gpus")), 16);
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "nodes")), 2);
+    ck_assert(json_is_object(json_object_get(o, "nccl_tests")));
+    ck_assert_ptr_null(json_object_get(o, "nemo"));
+    json_decref(o);
+    np_launch_plan_free(&plan);
+
+    const char *e4[] = {SP, "RECIPE=automodel", "MODEL=llama3_1_8b_peft_benchmark", "DTYPE=-", NULL};
+    o = first_json(e4, 1, &plan);
+    ck_assert(json_is_object(json_object_get(o, "automodel")));
+    ck_assert_ptr_null(json_object_get(o, "nemo"));
+    ck_assert_str_eq(json_string_value(json_object_get(o, "task")), "lora");
+    json_decref(o);
+    np_launch_plan_free(&plan);
+
+    const char *e5[] = {SP, "RECIPE=llama3", L8, "DTYPE=fp8", "TASK=sft", NULL};
+    o = first_json(e5, 1, &plan);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "task")), "sft");
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "pack_len")), 4096); /* the row's packed length */
+    ck_assert_int_eq(json_integer_value(json_object_get(o, "seq_len")), 4096);
+    ck_assert(json_is_object(json_object_get(o, "nemo")));
+    json_decref(o);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1304,6 +1378,7 @@ int main(void)
     tcase_add_test(tc, test_list_filters);
     tcase_add_test(tc, test_automodel_preview);
     tcase_add_test(tc, test_checkpoint_space);
+    tcase_add_test(tc, test_config_json_kinds);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
