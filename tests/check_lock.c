@@ -510,6 +510,23 @@ START_TEST(test_stale_replaced)
 }
 END_TEST
 
+/* a lock whose temporary name would not fit a path: refused as an I/O error naming why, nothing left behind */
+START_TEST(test_name_too_long)
+{
+    char exp[4200];
+    memset(exp, 'x', 4100);
+    exp[4100] = '\0';
+    struct np_launch_lock l;
+    struct np_error err = {0};
+    ck_assert_int_eq(np_launch_lock_take(root, exp, &l, &err), NP_E_IO);
+    ck_assert_str_eq(err.text, "cannot create the launch lock: File name too long");
+    ck_assert_ptr_null(l.path);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "ls -A '%s/experiments' | grep -q .", root);
+    ck_assert_int_ne(system(cmd), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lock");
@@ -528,6 +545,7 @@ int main(void)
     tcase_add_test(tc, test_no_flock);
     tcase_add_test(tc, test_stale_unremovable);
     tcase_add_test(tc, test_stale_replaced);
+    tcase_add_test(tc, test_name_too_long);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
