@@ -1690,6 +1690,40 @@ START_TEST(test_query_ids_checked)
 }
 END_TEST
 
+/* "No such job" is said only when the reply says only that (no job, and no error but 2017, or a bare 404): a 404
+ * naming another error, or one still listing the job, is an error (a query reading it as "ended" would let --wait
+ * and reconcile give up on a job that runs); an empty reason is none; find() reads "job_state" only (jobs/state's
+ * "state" is not GET jobs' field) */
+START_TEST(test_unknown_job_only_when_said)
+{
+    char *ids[] = {(char *)"5"};
+    struct np_job_list l;
+    struct np_error err;
+    const char *other =
+        "{\"jobs\":[],\"errors\":[{\"error\":\"Unable to contact slurm controller\",\"error_number\":1007}]}";
+    ck_assert_int_eq(np_rest_parse_jobs(404, other, strlen(other), ids, 1, &l, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "HTTP 404: Unable to contact slurm controller (code 1007)");
+    const char *still = "{\"jobs\":[{\"job_id\":5,\"job_state\":[\"RUNNING\"]}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_jobs(404, still, strlen(still), ids, 1, &l, &err), NP_E_SLURM);
+    const char *both = "{\"jobs\":[{\"job_id\":5,\"job_state\":[\"RUNNING\"]}],"
+                       "\"errors\":[{\"error\":\"Invalid job id specified\",\"error_number\":2017}]}";
+    ck_assert_int_eq(np_rest_parse_jobs(200, both, strlen(both), ids, 1, &l, &err), NP_E_SLURM);
+    const char *bare = "{\"jobs\":[],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_jobs(404, bare, strlen(bare), ids, 1, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 0);
+    const char *reason = "{\"jobs\":[{\"job_id\":5,\"job_state\":[\"PENDING\"],\"state_reason\":\"\"}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_jobs(200, reason, strlen(reason), ids, 1, &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_ptr_null(l.jobs[0].reason);
+    np_job_list_free(&l);
+    const char *tagged = "{\"jobs\":[{\"job_id\":7,\"state\":[\"RUNNING\"],\"comment\":\"nemoperf-t\"}],\"errors\":[]}";
+    ck_assert_int_eq(np_rest_parse_tagged(200, tagged, strlen(tagged), "nemoperf-t", "j", &l, &err), NP_OK);
+    ck_assert_uint_eq(l.n, 1);
+    ck_assert_str_eq(l.jobs[0].state, "?");
+    np_job_list_free(&l);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm_rest");
@@ -1731,6 +1765,7 @@ int main(void)
     tcase_add_test(t, test_submit_4xx_and_cancel_error);
     tcase_add_test(t, test_list_text_forms);
     tcase_add_test(t, test_query_ids_checked);
+    tcase_add_test(t, test_unknown_job_only_when_said);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
