@@ -851,6 +851,20 @@ START_TEST(test_family_status_ladder)
     ck_assert_str_eq(r->why, "--gpus 128 contradicts the manifest (256 GPUs)");
     np_parse_result_free(&res);
     mb_rm(run);
+    /* options with a Megatron-Bridge dtype, GPU type and count but no recipe: unidentified (no row tail) */
+    np_parse_opts_init(&o);
+    o.mbref = &ref;
+    strcpy(o.given.precision, "fp8_mx");
+    strcpy(o.given.gpu_type, "gb300");
+    o.given.gpus = 256;
+    mb_write(run, NULL, 10000, 50, 4096, "1.000");
+    mb_parse(dir, &o, &res);
+    r = &res.runs[0];
+    ck_assert_str_eq(r->family->name, "mbridge");
+    ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
+    ck_assert_str_eq(r->why, "a Megatron-Bridge run needs its recipe, dtype, GPU type and GPU count (the manifest, else "
+                             "--recipe --dtype --gpu --gpus)");
+    np_parse_result_free(&res);
     /* options without a GPU type: unidentified, not compared; a recipe no row has, said too */
     mb_write(run, NULL, 10000, 50, 4096, "1.000");
     static const struct {
@@ -962,6 +976,25 @@ START_TEST(test_analyse_edges)
     free(text);
     /* the peaks: GB300 MXFP8 4900 (its dense figure); none for an unknown GPU or dtype */
     ck_assert_double_eq(np_mb_peak(&ref, "GB300", NP_MB_FP8_MX), 4900);
+    /* a GPU without a peak (not in the table): no MFU, not an infinite one */
+    text = write_log(50, 10000.0, 4096, -1, &len);
+    static const char *const nopeak[] = {"nosuch"};
+    for (int k = 0; k < 1; k++) {
+        FILE *f = fmemopen(text, len, "r");
+        ck_assert_ptr_nonnull(f);
+        struct np_mb_log log;
+        memset(&log, 0, sizeof log);
+        struct np_error err;
+        memset(&err, 0, sizeof err);
+        ck_assert_int_eq(np_mb_log_read(f, "test.log", &log, &err), NP_OK);
+        fclose(f);
+        ck_assert_int_eq(np_mb_analyse(&log, &ref, "deepseek_v3", "pretrain", "-", "v0.6.0", NP_MB_FP8_MX, nopeak[k], 256,
+                                       4096, 4096, 1, -1, -1, &res), 0);
+        ck_assert(res.model_tflops_per_gpu > 0);
+        ck_assert_msg(isnan(res.mfu_percent), "%s: MFU %g", nopeak[k], res.mfu_percent);
+        np_mb_log_free(&log);
+    }
+    free(text);
     ck_assert_double_eq(np_mb_peak(&ref, "nosuch", NP_MB_FP8_MX), 0);
     ck_assert_double_eq(np_mb_peak(&ref, NULL, NP_MB_FP8_MX), 0);
     ck_assert_double_eq(np_mb_peak(&ref, "gb300", (enum np_mb_dtype)-1), 0);

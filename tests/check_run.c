@@ -815,6 +815,13 @@ START_TEST(test_energy_per_token)
     energy_of(&run, &scan, -1, -1, 8);
     ck_assert_uint_eq(run.energy.steps, 9);
     free(run.note);
+    /* step 8 alone: 0 J a step, 0 J/token, no tokens per kWh (not an infinite number) */
+    energy_of(&run, &scan, 8, 8, 8);
+    ck_assert_uint_eq(run.energy.steps, 1);
+    ck_assert_double_eq(run.energy.j_per_gpu_iter, 0);
+    ck_assert_double_eq(run.energy.j_per_token, 0);
+    ck_assert(isnan(run.energy.tokens_per_kwh));
+    free(run.note);
     /* GPUs unknown: the J/iter/GPU is said, nothing per token */
     energy_of(&run, &scan, 3, 6, 0);
     ck_assert_double_eq_tol(run.energy.j_per_gpu_iter, 1045, 1e-9);
@@ -1115,6 +1122,7 @@ START_TEST(test_analyse_complete_and_untimed)
     ana_go(&run, &scan, &o);
     ck_assert_int_eq(run.total, 0);
     ck_assert_int_eq(run.complete, 1);
+    ck_assert_int_eq(run.status, NP_RUN_OK); /* iteration 0 is a step */
     ana_free(&run);
     ana_init(&run, &scan, 31, -1, 10.0); /* "`max_steps=31` reached" */
     scan.max_steps_reached = 31;
@@ -1173,6 +1181,23 @@ START_TEST(test_analyse_complete_and_untimed)
     ck_assert_double_eq_tol(run.step_time_s, 12.5, 1e-12);
     ck_assert_int_eq(run.status, NP_RUN_OK);
     ana_free(&run);
+    /* the newest known peak memory and loss (a step without them says nothing) */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].loss = NAN;
+    ana_steps[48].loss = 1.5;
+    ana_steps[48].peak_memory_bytes = NAN;
+    ana_steps[47].peak_memory_bytes = 7e10;
+    ana_steps[10].peak_memory_bytes = 5e10;
+    ana_go(&run, &scan, &o);
+    ck_assert_double_eq(run.loss, 1.5);
+    ck_assert_double_eq(run.peak_memory_bytes, 7e10);
+    ana_free(&run);
+    /* the log's tokens/s stands in only when none is computed (AutoModel without sequence or GBS) */
+    ana_init(&run, &scan, 50, 49, 10.0);
+    ana_steps[49].tokens_per_s = 1234.0;
+    ana_go(&run, &scan, &o);
+    ck_assert_double_eq_tol(run.m.tokens_per_s, 8192.0 * 128 / 10.0, 1e-9);
+    ana_free(&run);
     /* AMD Primus' two times: the first is used, and the note says so */
     ana_init(&run, &scan, 50, 49, 10.0);
     ana_steps[49].two_times = 1;
@@ -1199,7 +1224,7 @@ START_TEST(test_analyse_gbs_and_manifest_notes)
     static const struct {
         long newest, older;
         int want;
-    } g[] = {{-1, 64, 64}, {256, 64, 256}, {99999999, 64, 99999999}, {100000000, 64, 128}};
+    } g[] = {{-1, 64, 64}, {0, 64, 64}, {256, 64, 256}, {99999999, 64, 99999999}, {100000000, 64, 128}};
     for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
         ana_init(&run, &scan, 50, 49, 10.0);
         ana_steps[48].global_batch_size = g[k].newest;
