@@ -2097,6 +2097,66 @@ START_TEST(test_sqlite_updates_nulls_bounds)
 }
 END_TEST
 
+static enum np_status nsamples_row(void *ctx, const struct np_store_rec *r)
+{
+    size_t *n = ctx;
+    ck_assert_uint_lt(n[0], 4);
+    n[1 + n[0]++] = r->nsamples;
+    if (r->nsamples) /* the window as stored: step k of a run of n samples is 1 + k / 1000 */
+        ck_assert(r->samples[0] == 1.0 && r->samples[r->nsamples - 1] == 1 + (double)(r->nsamples - 1) / 1000);
+    return NP_OK;
+}
+
+/* a transaction rolled back or left open at close keeps nothing of it, and the store takes the next one; rows of
+ * a selection whose windows grow (3, then 40 steps) read back whole */
+START_TEST(test_sqlite_rollback_windows)
+{
+    store_loc(0);
+    struct np_store *s;
+    struct np_error err;
+    struct np_store_rec r;
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    make_rec(&r, 1, "cfg r", 1000, 1793491200LL, "25.04");
+    ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+    np_store_rec_clear(&r);
+    np_store_rollback(s);
+    ck_assert_int_eq(select_count(s, "config=cfg r"), 0);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    make_rec(&r, 2, "cfg r", 1000, 1793491200LL, "25.04");
+    ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+    np_store_rec_clear(&r);
+    np_store_close(s); /* never committed */
+    ck_assert_int_eq(np_store_open(loc, &s, &err), NP_OK);
+    ck_assert_int_eq(select_count(s, "config=cfg r"), 0);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    static const size_t lens[3] = {3, 40, 0};
+    for (int i = 0; i < 3; i++) {
+        make_rec(&r, 3 + i, "cfg r", 1000, 1793491200LL + i, "25.04");
+        free(r.samples);
+        r.samples = NULL;
+        r.nsamples = lens[i];
+        if (lens[i]) {
+            r.samples = malloc(lens[i] * sizeof *r.samples);
+            for (size_t k = 0; k < lens[i]; k++)
+                r.samples[k] = 1 + (double)k / 1000;
+        }
+        ck_assert_int_eq(np_store_put(s, &r, NULL, &err), NP_OK);
+        np_store_rec_clear(&r);
+    }
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    size_t n[5] = {0};
+    struct np_store_filter f;
+    memset(&f, 0, sizeof f);
+    f.config = "cfg r";
+    ck_assert_int_eq(np_store_select(s, &f, 0, NP_STORE_ALL, nsamples_row, n, &err), NP_OK);
+    ck_assert(n[0] == 3 && n[1] == 3 && n[2] == 40 && n[3] == 0);
+    np_store_close(s);
+    np_store_rollback(NULL);
+    store_cleanup(0);
+}
+END_TEST
+
 /* ---- an independent computation of the comparison (written here, not calling compare.c's helpers): the
  * t quantile by Simpson's rule on the t density and bisection, Welch's t on the logs, the batch means of
  * the latest 4 x floor(n/4) steps and the AR(1) floor over those same steps; np_compare_* must agree. */
@@ -2586,6 +2646,7 @@ int main(void)
     tcase_add_test(ts, test_default_location_order);
     tcase_add_test(ts, test_store_runs_counts_ids);
     tcase_add_test(ts, test_sqlite_updates_nulls_bounds);
+    tcase_add_test(ts, test_sqlite_rollback_windows);
     tcase_add_test(ts, test_selectors_parse);
     tcase_add_test(ts, test_sqlite_series_tput);
     suite_add_tcase(s, ts);
