@@ -1363,6 +1363,46 @@ START_TEST(test_config_json_kinds)
 }
 END_TEST
 
+/* An NCCL-trace request also submits the performance run of its scale: the trace job runs 5 steps in 15 minutes
+ * unless TIME_LIMIT says otherwise, its performance run the default 30 minutes, or TIME_LIMIT when given (both);
+ * requeues as NEMOPERF_MAX_RETRIES says; the FP8 recipe of each NeMo recipe (llama3.1: delayed, llama3: current),
+ * none for BF16 */
+START_TEST(test_trace_perf_and_job_fields)
+{
+    struct np_launch_plan plan;
+    struct np_error err;
+    const char *e1[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=1", NULL};
+    ck_assert_msg(resolve1(e1, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 2);
+    ck_assert_int_eq(plan.jobs[0].nccltrace, 1);
+    ck_assert_int_eq(plan.jobs[0].max_steps, 5);
+    ck_assert_str_eq(plan.jobs[0].time_limit, "00:15:00");
+    ck_assert_int_eq(plan.jobs[1].nccltrace, 0);
+    ck_assert_int_eq(plan.jobs[1].max_steps, 50);
+    ck_assert_str_eq(plan.jobs[1].time_limit, "00:30:00");
+    np_launch_plan_free(&plan);
+    const char *e2[] = {SP, SYN, L8, "ENABLE_NCCLTRACE=1", "TIME_LIMIT=01:00:00", "NEMOPERF_MAX_RETRIES=3", NULL};
+    ck_assert_msg(resolve1(e2, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].time_limit, "01:00:00");
+    ck_assert_str_eq(plan.jobs[1].time_limit, "01:00:00");
+    ck_assert_int_eq(plan.jobs[0].retries, 3);
+    ck_assert_int_eq(plan.jobs[1].retries, 3);
+    np_launch_plan_free(&plan);
+    const char *e3[] = {SP, SYN, L8, "DTYPE=fp8", NULL};
+    ck_assert_msg(resolve1(e3, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].fp8_recipe, "delayed");
+    np_launch_plan_free(&plan);
+    const char *e4[] = {SP, SYN, "RECIPE=llama3", L8, "DTYPE=fp8", NULL};
+    ck_assert_msg(resolve1(e4, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_str_eq(plan.jobs[0].fp8_recipe, "current");
+    np_launch_plan_free(&plan);
+    const char *e5[] = {SP, SYN, L8, NULL};
+    ck_assert_msg(resolve1(e5, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_ptr_null(plan.jobs[0].fp8_recipe);
+    np_launch_plan_free(&plan);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -1379,6 +1419,7 @@ int main(void)
     tcase_add_test(tc, test_automodel_preview);
     tcase_add_test(tc, test_checkpoint_space);
     tcase_add_test(tc, test_config_json_kinds);
+    tcase_add_test(tc, test_trace_perf_and_job_fields);
     tcase_add_test(tc, test_special_paths);
     tcase_add_test(tc, test_inconsistent_row_with_corrections);
     tcase_add_test(tc, test_free_space);
