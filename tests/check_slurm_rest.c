@@ -1724,6 +1724,40 @@ START_TEST(test_unknown_job_only_when_said)
 }
 END_TEST
 
+/* A reply that is not a JSON object, said with the start of the reply as one line: control bytes as one space,
+ * at most 196 bytes then "..." (never cut silently); JSON that is not an object; an empty reply; a key twice (two
+ * answers in one: refused); an HTTP error a Slurm error, a 2xx a parse error */
+START_TEST(test_reply_not_an_object)
+{
+    size_t n = 0;
+    const struct np_rest_api *v45 = &np_rest_apis(&n)[0];
+    struct np_error err;
+    const char *html = "<html>\r\n\tbad  gateway\x7f\n</html>\n";
+    ck_assert_int_eq(np_rest_parse_ping(v45, 502, html, strlen(html), &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "HTTP 502: <html> bad  gateway </html>");
+    char longb[301];
+    memset(longb, 'a', 300);
+    longb[300] = '\0';
+    ck_assert_int_eq(np_rest_parse_ping(v45, 502, longb, 300, &err), NP_E_SLURM);
+    char want[300];
+    snprintf(want, sizeof want, "HTTP 502: %.196s...", longb);
+    ck_assert_str_eq(err.text, want);
+    ck_assert_int_eq(np_rest_parse_ping(v45, 502, longb, 195, &err), NP_E_SLURM);
+    snprintf(want, sizeof want, "HTTP 502: %.195s", longb);
+    ck_assert_str_eq(err.text, want);
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, "[1]", 3, &err), NP_E_PARSE);
+    ck_assert_str_eq(err.text, "HTTP 200: the reply is JSON but not an object: [1]");
+    ck_assert_int_eq(np_rest_parse_ping(v45, 500, "[1]", 3, &err), NP_E_SLURM);
+    ck_assert_int_eq(np_rest_parse_ping(v45, 500, "", 0, &err), NP_E_SLURM);
+    ck_assert_str_eq(err.text, "HTTP 500 with an empty reply");
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, "", 0, &err), NP_E_PARSE);
+    ck_assert_str_eq(err.text, "HTTP 200 with an empty reply");
+    const char *twice = "{\"pings\":[{\"responding\":false}],\"pings\":[{\"responding\":true}]}";
+    ck_assert_int_eq(np_rest_parse_ping(v45, 200, twice, strlen(twice), &err), NP_E_PARSE);
+    ck_assert_msg(strncmp(err.text, "HTTP 200: the reply is not JSON (duplicate object key", 52) == 0, "%s", err.text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm_rest");
@@ -1766,6 +1800,7 @@ int main(void)
     tcase_add_test(t, test_list_text_forms);
     tcase_add_test(t, test_query_ids_checked);
     tcase_add_test(t, test_unknown_job_only_when_said);
+    tcase_add_test(t, test_reply_not_an_object);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
