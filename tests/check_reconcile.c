@@ -796,6 +796,26 @@ START_TEST(test_collect_only_folders)
     ck_assert_str_eq(err.text, "No such file or directory");
     ck_assert_ptr_null(v);
 
+    /* a job that was cancelled at once (a setting slurmrestd dropped): not_submitted with its id kept; it does not
+     * count, even when the scheduler cannot be asked about the others */
+    {
+        struct np_backend be2 = {.name = "fake", .find = fake_find, .query = fake_query};
+        mkdir(path("c"), 0755);
+        mkdir(path("c/experiments"), 0755);
+        mkdir(path("c/experiments/e"), 0755);
+        mkdir(path("c/experiments/e/e_1"), 0755);
+        mkdir(path("c/experiments/e/e_2"), 0755);
+        write_record(path("c/experiments/e/e_1/pretrain_x_8"), NP_STATE_SUBMITTED, "t1", "11");
+        write_record(path("c/experiments/e/e_2/pretrain_x_8"), NP_STATE_NOT_SUBMITTED, "t2", "12");
+        struct np_reconcile *rc = NULL;
+        size_t nc = 9;
+        query_answer = "!";
+        ck_assert_int_eq(np_reconcile_existing(&be2, path("c"), "e", "pretrain_x_8", &rc, &nc, &err), NP_OK);
+        ck_assert_uint_eq(nc, 1);
+        ck_assert_str_eq(rc[0].job_id, "11");
+        np_reconcile_free(&rc[0]);
+        free(rc);
+    }
     /* submitted, no job id: nothing to ask about, not counted */
     struct np_backend be = {.name = "fake", .find = fake_find, .query = fake_query};
     mkdir(path("s"), 0755);
