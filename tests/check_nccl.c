@@ -1196,6 +1196,23 @@ START_TEST(test_net_plugin_and_gdr_lines)
                           "NCCL_NET); NCCL: GPU Direct RDMA disabled (nvidia-peermem / dma-buf?): inter-node traffic "
                           "goes through host memory; NCCL net plugin failed to load: NET/Plugin: Failed to find "
                           "ncclNetPlugin symbol");
+    /* a buffer too small for every warning: never written past, ended within it */
+    struct {
+        char buf[200];
+        char canary[1024];
+    } sm;
+    memset(sm.canary, 'x', sizeof sm.canary);
+    ck_assert_uint_eq(np_nccl_warnings(n, sm.buf, sizeof sm.buf), 3);
+    ck_assert_uint_lt(strlen(sm.buf), sizeof sm.buf);
+    for (size_t i = 0; i < sizeof sm.canary; i++)
+        ck_assert_int_eq(sm.canary[i], 'x');
+    np_nccl_free(n);
+    /* a node count of a million or more is no node count */
+    n = net_of("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 999999 localRanks 8 localRank 0 MNNVL 0\n");
+    ck_assert_int_eq(np_nccl_net(n)->nnodes, 999999);
+    np_nccl_free(n);
+    n = net_of("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 1000000 localRanks 8 localRank 0 MNNVL 0\n");
+    ck_assert_int_eq(np_nccl_net(n)->nnodes, 0);
     np_nccl_free(n);
     /* two nodes over IB: no socket warning even with a socket channel set up before ("Using network IB") */
     n = net_of("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0\n"
