@@ -222,6 +222,9 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "GPUS_PER_NODE=16", "JOB_TOTAL_GPUS=8", NULL},
      {"GPUS_PER_NODE=16: JOB_TOTAL_GPUS=8 is not a multiple of it; allowed: a divisor of 8, e.g. the published row's "
       "8 (or unset)", NULL}},
+    /* 1000000 GPUs is a count (then not published), 1000001 is not (above) */
+    {{SP, SYN, L8, "JOB_TOTAL_GPUS=1000000", NULL},
+     {"JOB_TOTAL_GPUS=1000000: llama3.1 8b bf16 on h100 is not published at 1000000 GPUs", NULL}},
     /* a sweep of 65 scales is refused as such; 64 are read (then 24 is not published) */
     {{SP, SYN, L8,
       "JOB_TOTAL_GPUS=8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,144,152,160,168,176,"
@@ -728,6 +731,20 @@ START_TEST(test_list_json)
         }
     }
     ck_assert_int_eq(seen, 1);
+    /* every count a number (NA a null), whatever its digits (a 9 in it too), never a string */
+    static const char *const counts[] = {"gpus", "gpn", "tp", "pp", "cp", "dp", "mbs", "gbs", "ga", "layers", NULL};
+    int nines = 0;
+    json_array_foreach(a, i, o) {
+        for (size_t k = 0; counts[k]; k++) {
+            json_t *v = json_object_get(o, counts[k]);
+            ck_assert_msg(json_is_integer(v), "row %zu: %s is not a number", i, counts[k]);
+            char d[32];
+            snprintf(d, sizeof d, "%lld", (long long)json_integer_value(v));
+            nines += strchr(d, '9') != NULL;
+        }
+        ck_assert(json_is_integer(json_object_get(o, "ep")) || json_is_null(json_object_get(o, "ep")));
+    }
+    ck_assert_int_gt(nines, 0);
     json_decref(a);
     free(t);
 }
@@ -1213,10 +1230,29 @@ START_TEST(test_automodel_preview)
     ck_assert_int_eq(c->gpus_per_node, 8);
     ck_assert_ptr_nonnull(c->missing);
     ck_assert_ptr_nonnull(strstr(c->missing[0], "container image"));
+    ck_assert_ptr_nonnull(c->missing[1]);
+    ck_assert_ptr_nonnull(strstr(c->missing[1], "the weights of meta-llama/Llama-3.1-8B in ")); /* gated: */
+    ck_assert_ptr_nonnull(strstr(c->missing[1], "./setup with HF_TOKEN)"));
     np_launch_plan_free(&plan);
     const char *e1b[] = {SP, "RECIPE=automodel", "MODEL=qwen3_moe_30b_te_deepep", "DTYPE=-", NULL};
     ck_assert_msg(resolve_preview(e1b, &plan, &err) == NP_OK, "%s", err.text);
     ck_assert_int_eq(plan.jobs[0].max_steps, 30); /* the MoE benchmarks' */
+    char want[900];
+    snprintf(want, sizeof want, "config.json of Qwen/Qwen3-30B-A3B in %s/hf/Qwen/Qwen3-30B-A3B (run RECIPE=automodel "
+             "MODEL=qwen3_moe_30b_te_deepep ./setup)", stage);
+    ck_assert_ptr_nonnull(plan.jobs[0].missing);
+    ck_assert_ptr_nonnull(plan.jobs[0].missing[1]);
+    ck_assert_str_eq(plan.jobs[0].missing[1], want);
+    ck_assert_ptr_null(plan.jobs[0].missing[2]);
+    np_launch_plan_free(&plan);
+    /* staged: no longer listed */
+    char cmd[900];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/hf/Qwen/Qwen3-30B-A3B' && echo '{}' > '%s/hf/Qwen/Qwen3-30B-A3B/config.json'", stage, stage);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(resolve_preview(e1b, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_ptr_nonnull(plan.jobs[0].missing);
+    ck_assert_ptr_null(plan.jobs[0].missing[1]);
     ck_assert_int_eq(plan.jobs[0].gpus, 8);
     ck_assert_int_eq(plan.jobs[0].nodes, 1);
     np_launch_plan_free(&plan);
