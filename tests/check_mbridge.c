@@ -798,7 +798,7 @@ START_TEST(test_family_status_ladder)
     r = &res.runs[0];
     ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
     ck_assert_str_eq(r->why, "stopped at iteration 30 of 50");
-    ck_assert_str_eq(r->window.rule, "last 10 iterations (the run has none of 35-44)");
+    ck_assert_str_eq(r->window.rule, "last 10 iterations (the run ends before iteration 44)");
     ck_assert_int_eq(r->window.first, 21);
     ck_assert_int_eq(r->window.last, 30);
     ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);

@@ -152,7 +152,7 @@ static void mbridge_analyse(struct np_run *run, const struct np_scan_result *sca
         first = last - (long)o->window + 1;
         rule = "--window";
     } else if (log.n && log.iter[log.n - 1] < NP_MB_WINDOW_LAST) {
-        rule = "last 10 iterations (the run has none of 35-44)";
+        rule = "last 10 iterations (the run ends before iteration 44)";
     }
     struct np_mb_result res;
     int rc = np_mb_analyse(&log, ref, id->recipe, id->task, variant, release, dt, id->gpu_type, id->gpus, id->gbs,
