@@ -2420,8 +2420,9 @@ END_TEST
  * domain (no df, no p, infinite t, the median); runs without a throughput on either side (0, negative, NAN,
  * infinite: not runs); one run a side; the mean change of logs against the mean change of throughputs; step
  * windows of exactly 8 and 7 steps; a step that is not a positive number anywhere in the window, the steps the
- * batch means leave out included; constant windows (no spread: the exact ratio, 4 + 4 - 2 degrees of freedom);
- * an estimate exactly on the margin (more runs than can be counted); the AR(1) floor's clamps at 0 and 0.95 */
+ * batch means leave out included; two runs against three, each side its own spread; constant windows (no spread:
+ * the exact ratio, 4 + 4 - 2 degrees of freedom); an estimate exactly on the margin (more runs than can be
+ * counted); the AR(1) floor's clamps at 0 and 0.95 */
 START_TEST(test_compare_edges)
 {
     ck_assert_str_eq(np_cmp_verdict_name(NP_CMP_SAME), "SAME");
@@ -2480,6 +2481,23 @@ START_TEST(test_compare_edges)
     ck_assert(np_compare_runs_change(b3x, 6, c5x, 7) == clean.diff_pct);
     ck_assert(isnan(np_compare_runs_change(b3, 3, none, 4)));
     ck_assert(isnan(np_compare_runs_change(none, 4, c5, 5)));
+    /* two runs against three and three against two: each side keeps its own spread (only a side of one is given
+     * the other's), against the reference computation */
+    double b2[2] = {100.0, 103.0}, l2[2] = {log(100.0), log(103.0)}, lc3[3] = {log(106.0), log(104.2), log(108.9)};
+    struct ref_cmp w23;
+    for (int way = 0; way < 2; way++) {
+        if (way) {
+            np_compare_runs(c5, 3, b2, 2, 2.0, &r);
+            ref_welch(lc3, 3, l2, 2, 0, 0, &w23);
+        } else {
+            np_compare_runs(b2, 2, c5, 3, 2.0, &r);
+            ref_welch(l2, 2, lc3, 3, 0, 0, &w23);
+        }
+        ck_assert_ptr_null(r.why);
+        CK_NEAR(r.diff_lo, w23.lo);
+        CK_NEAR(r.diff_hi, w23.hi);
+        CK_NEAR(r.df, w23.df);
+    }
     /* one run a side: each side's mean, no interval, no verdict */
     double one_b[1] = {100.0}, one_c[1] = {120.0};
     np_compare_runs(one_b, 1, one_c, 1, 2.0, &r);
