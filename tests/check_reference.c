@@ -188,11 +188,12 @@ static int row_with(char *buf, size_t size, const char *head, int k, const char 
     return col;
 }
 
-/* the reader's edges, each answer written here: a file or folder that cannot be opened, a NUL byte, empty and
- * n/a figures (none) against infinite, out-of-range (over and under) and trailing-text ones (refused, at their column), the GPU
- * count's limits (1000000 read, 1000001 refused), the configuration columns each in its own field and their
- * limits, the task, source and superseded cells, more than 64 cells, a folder's tables in name order (hidden files and
- * other names skipped, an error in a later table kept), the installed folder found or not, a lookup missing a key */
+/* the reader's edges, each answer written here: a file or folder that cannot be opened, a NUL byte, empty and n/a
+ * figures (none) against infinite, out-of-range (over and under) and trailing-text ones (refused, at their column),
+ * the GPU count's limits (1000000 read, 1000001 refused), the configuration columns each in its own field and their
+ * limits, the task, source, consistent and superseded cells, more than 64 cells, a folder's tables in name order
+ * (hidden files and other names skipped, an error in a later table kept), the installed folder found or not, a
+ * lookup missing a key */
 START_TEST(test_reader_edges)
 {
     struct np_ref_table t;
@@ -356,6 +357,12 @@ START_TEST(test_reader_edges)
     ck_assert_int_eq(load_text(buf, &t, &err), NP_E_PARSE);
     ck_assert_str_eq(err.text, "task: expected pretrain, sft or lora");
     ck_assert_int_eq(err.column, (int)strlen("x\t8b\tbf16\th100\t8\t1\t1\t1\t1\t1\t1\ts\t1\t1\t1\t1\t1\t1\t1\t") + 1);
+    np_ref_free(&t);
+    /* the consistent flag first */
+    snprintf(buf, sizeof buf, "consistent\tnote\t%sno\tslow node\tx\t8b\tbf16\th100\t8\t1\t1\t1\t1\t1\t1\n", hdr);
+    ck_assert_int_eq(load_text(buf, &t, &err), NP_OK);
+    ck_assert_int_eq(t.rows[0].consistent, 0);
+    ck_assert_str_eq(t.rows[0].note, "slow node");
     np_ref_free(&t);
     /* the source column first */
     snprintf(buf, sizeof buf, "source\t%sseed 7\tx\t8b\tbf16\th100\t8\t1\t1\t1\t1\t1\t1\n", hdr);
