@@ -899,6 +899,59 @@ START_TEST(test_cli_answer_limits)
 }
 END_TEST
 
+/* --test-only of a script's text: written to a temporary file in TMPDIR (unset or empty: /tmp) that sbatch reads
+ * and that is removed afterwards; a TMPDIR that cannot hold it is an I/O error naming it */
+START_TEST(test_cli_test_only_tmpdir)
+{
+    stub("sbatch-where", "echo \"$2\" > \"$NP_STUB_DIR/where\"; [ -s \"$2\" ] || exit 9");
+    char path[600], envout[700];
+    snprintf(path, sizeof path, "%s/sbatch-where", tmp);
+    snprintf(envout, sizeof envout, "NP_STUB_DIR=%s", tmp);
+    char *envp[] = {(char *)"PATH=/usr/bin:/bin", envout, NULL};
+    struct np_slurm_cli_opts o = {.sbatch = path, .timeout_s = 10, .envp = envp};
+    struct np_backend be;
+    struct np_error err;
+    ck_assert_int_eq(np_slurm_cli_backend(&be, &o, &err), NP_OK);
+    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    char mine[700];
+    snprintf(mine, sizeof mine, "%s/t", tmp);
+    ck_assert_int_eq(mkdir(mine, 0755), 0);
+    const char *dirs[] = {NULL, "", mine};
+    const char *want[] = {"/tmp/nemoperf-test-only.", "/tmp/nemoperf-test-only.", NULL};
+    for (int k = 0; k < 3; k++) {
+        if (dirs[k])
+            setenv("TMPDIR", dirs[k], 1);
+        else
+            unsetenv("TMPDIR");
+        char *msg = NULL;
+        enum np_status st = np_slurm_cli_test_only_text(&be, "#!/bin/bash\n", &msg, &err);
+        ck_assert_msg(st == NP_OK, "TMPDIR %s: %s", dirs[k] ? dirs[k] : "(unset)", err.text);
+        free(msg);
+        char *w = slurp("where");
+        ck_assert_ptr_nonnull(w);
+        char pre[800];
+        snprintf(pre, sizeof pre, "%s/nemoperf-test-only.", mine);
+        const char *p = want[k] ? want[k] : pre;
+        ck_assert_msg(strncmp(w, p, strlen(p)) == 0, "script at %s", w);
+        w[strcspn(w, "\n")] = '\0';
+        struct stat st2;
+        ck_assert_msg(stat(w, &st2) != 0, "%s left behind", w);
+    }
+    setenv("TMPDIR", "/nonexistent/np", 1);
+    char *msg = NULL;
+    ck_assert_int_eq(np_slurm_cli_test_only_text(&be, "#!/bin/bash\n", &msg, &err), NP_E_IO);
+    ck_assert_str_eq(err.text, "a temporary script in /nonexistent/np: No such file or directory");
+    ck_assert_ptr_null(msg);
+    if (old) {
+        setenv("TMPDIR", old, 1);
+        free(old);
+    } else {
+        unsetenv("TMPDIR");
+    }
+    np_backend_free(&be);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shell");
@@ -924,6 +977,7 @@ int main(void)
     tcase_add_test(tb, test_cli_squeue_and_clients);
     tcase_add_test(tb, test_cli_test_only_words);
     tcase_add_test(tb, test_cli_answer_limits);
+    tcase_add_test(tb, test_cli_test_only_tmpdir);
     tcase_add_test(tb, test_text_clean_and_shorten);
     tcase_add_test(tb, test_text_fixed_and_csv);
     suite_add_tcase(s, tb);
