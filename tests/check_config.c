@@ -1256,6 +1256,13 @@ START_TEST(test_automodel_preview)
     ck_assert_int_eq(plan.jobs[0].gpus, 8);
     ck_assert_int_eq(plan.jobs[0].nodes, 1);
     np_launch_plan_free(&plan);
+    /* published at 1024 and 256 GPUs (that order): JOB_TOTAL_GPUS unset is the smallest */
+    const char *e1c[] = {SP, "RECIPE=automodel", "MODEL=deepseek_v3_te_deepep", "DTYPE=-", NULL};
+    ck_assert_msg(resolve_preview(e1c, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_uint_eq(plan.n, 1);
+    ck_assert_int_eq(plan.jobs[0].gpus, 256);
+    ck_assert_int_eq(plan.jobs[0].nodes, 32);
+    np_launch_plan_free(&plan);
     const char *e2[] = {SP, "RECIPE=automodel", "MODEL=llama3_1_8b_peft_benchmark", "DTYPE=-", "MAX_STEPS=7", NULL};
     ck_assert_msg(resolve_preview(e2, &plan, &err) == NP_OK, "%s", err.text);
     ck_assert_int_eq(plan.jobs[0].max_steps, 7);
