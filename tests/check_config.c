@@ -200,7 +200,8 @@ static const struct bad_case bad_cases[] = {
     {{SP, SYN, L8, "ENABLE_CHECKPOINT=y", NULL}, {"ENABLE_CHECKPOINT=y", "not a boolean", NULL}},
     {{SP, SYN, L8, "ENABLE_PROFILE=true", "ENABLE_NCCLTRACE=1", NULL}, {"ENABLE_PROFILE=true", "ENABLE_NCCLTRACE=1", "at most one", NULL}},
     {{SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=25", NULL}, {"PROFILE_START_STEP=25", "PROFILE_STOP_STEP=25", NULL}},
-    {{SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=9", "PROFILE_STOP_STEP=3", NULL}, {"PROFILE_START_STEP=9", "less than PROFILE_STOP_STEP=3", NULL}},
+    {{SP, SYN, L8, "ENABLE_PROFILE=1", "PROFILE_START_STEP=9", "PROFILE_STOP_STEP=3", NULL},
+     {"PROFILE_START_STEP=9: must be less than PROFILE_STOP_STEP=3; allowed: 0 to 2", NULL}},
     {{SP, SYN, L8, "PROFILE_STOP_STEP=x", NULL}, {"PROFILE_STOP_STEP=x", "allowed: 1 to", NULL}},
     {{SP, SYN, L8, "MAX_STEPS=0", NULL}, {"MAX_STEPS=0", "allowed: 1 to 10000000", NULL}},
     {{SP, SYN, L8, "MAX_STEPS=5x", NULL}, {"MAX_STEPS=5x", NULL}},
@@ -902,11 +903,32 @@ START_TEST(test_finetune_preview)
     ck_assert_int_eq(plan.jobs[0].nodes, 1);
     ck_assert_str_eq(plan.jobs[0].experiment, "finetune_llama3_8b_sft_fp8_8");
     ck_assert_str_eq(plan.jobs[0].job_name, "finetune_llama3_8b_sft_fp8_8");
+    ck_assert_int_eq(plan.jobs[0].layers, 32); /* Llama 3 8B: 32 layers */
     char **m = plan.jobs[0].missing; /* what TASK=sft ./setup stages: listed, one each */
     ck_assert_ptr_nonnull(m);
     ck_assert_msg(m[0] && strstr(m[0], "container image") && m[1] && strstr(m[1], "NeMo checkpoint") && m[2] &&
                       strstr(m[2], "SQuAD packed to 4096 tokens") && !m[3],
                   "%s / %s / %s", m[0], m[0] ? m[1] : "", m[0] && m[1] ? m[2] : "");
+    np_launch_plan_free(&plan);
+    /* GB200's row names no layer count: the model's 32 */
+    const char *e1g[] = {SP, "RECIPE=llama3", L8, "DTYPE=fp8", "TASK=sft", "GPU_TYPE=gb200", NULL};
+    ck_assert_msg(resolve_preview(e1g, &plan, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(plan.jobs[0].layers, 32);
+    np_launch_plan_free(&plan);
+    /* the packed data needs both its .npy and its metadata: one without the other is still missing */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "d='%s/datasets/squad/packed/meta-llama--Meta-Llama-3-8B' && mkdir -p \"$d\" && "
+             ": > \"$d/training_4096.npy\"", stage);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(resolve_preview(e1, &plan, &err) == NP_OK, "%s", err.text);
+    m = plan.jobs[0].missing;
+    ck_assert_msg(m && m[2] && strstr(m[2], "SQuAD packed to 4096 tokens"), "npy alone taken for the packed data");
+    np_launch_plan_free(&plan);
+    snprintf(cmd, sizeof cmd, ": > '%s/datasets/squad/packed/meta-llama--Meta-Llama-3-8B/4096_metadata.jsonl'", stage);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_msg(resolve_preview(e1, &plan, &err) == NP_OK, "%s", err.text);
+    m = plan.jobs[0].missing;
+    ck_assert_msg(m && m[1] && !m[2], "the packed data still listed: %s", m && m[1] && m[2] ? m[2] : "");
     np_launch_plan_free(&plan);
     const char *e2[] = {SP, "RECIPE=nemotron4", "MODEL_SIZE=15b", "DTYPE=fp8", "TASK=lora", NULL};
     ck_assert_int_eq(resolve_preview(e2, &plan, &err), NP_E_INVALID);
