@@ -1820,6 +1820,8 @@ START_TEST(test_selectors_parse)
     ck_assert(f.since == 1793491200LL && f.until == 1793491200LL + 86400);
     ck_assert_int_eq(sel_parse("since=2026-11-01T12:30Z,until=2026-11-01T12:30:15", &f, &err), NP_OK);
     ck_assert(f.since == 1793491200LL + 12 * 3600 + 30 * 60 && f.until == 1793491200LL + 12 * 3600 + 30 * 60 + 15);
+    ck_assert_int_eq(sel_parse("since=1970-01-01T00:00:00Z", &f, &err), NP_OK); /* the epoch: a date, 0 */
+    ck_assert(f.since == 0);
     ck_assert_int_eq(sel_parse("until=2026-11-01 06:00", &f, &err), NP_OK);
     ck_assert(f.until == 1793491200LL + 6 * 3600); /* a space for the T: a time given, no day added */
     static const char *const dbad[] = {"since=2026-11-01T12", "since=2026-11-01x", "until=2026-11-01T12:00:xx",
