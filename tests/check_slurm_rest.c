@@ -879,6 +879,12 @@ START_TEST(test_no_server)
     ck_assert_int_eq(submit_to(sock, NULL, 2, &res, &err), NP_E_HTTP);
     double took = now_s() - t0;
     ck_assert_msg(took >= 0.7 && took < 5, "two retries took %.2f s", took);
+    np_submit_result_free(&res);
+    /* retries unset (0): the default 3 (0.25 + 0.5 + 1 s), not none */
+    t0 = now_s();
+    ck_assert_int_eq(submit_to(sock, NULL, 0, &res, &err), NP_E_HTTP);
+    took = now_s() - t0;
+    ck_assert_msg(took >= 1.7 && took < 8, "the default retries took %.2f s", took);
     ck_assert_msg(strstr(err.text, "cannot connect to slurmrestd") && strstr(err.text, "is slurmrestd running?"),
                   "%s", err.text);
     np_submit_result_free(&res);
