@@ -584,7 +584,7 @@ struct history_sum {
     long long n, first_t, last_t, last_id;
     size_t nch, lastch;           /* its change points, the newest's index in pass->ch */
     int found;                    /* the newest run was looked up: */
-    char family[12], kind[16], status[20], container[256];
+    char family[12], kind[16];
     double step_s, tpg, mfu, busbw;
 };
 
@@ -767,8 +767,7 @@ struct history_list {
 static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
 {
     struct history_list *l = ctx;
-    if (isfinite(r->tokens_per_s_per_gpu) && r->tokens_per_s_per_gpu > 0 &&
-        (strcmp(r->status, "ok") == 0 || strcmp(r->status, "synthetic") == 0))
+    if (history_counts(r) && r->tokens_per_s_per_gpu > 0)
         l->p->set->tokens = 1; /* the plot's unit: a counted run's throughput was tokens/s/GPU */
     struct history_change key = {r->id, 0, 0, ""};
     const struct history_change *hc =
@@ -1066,8 +1065,6 @@ static enum np_status history_look_row(void *ctx, const struct np_store_rec *r)
         u->found = 1;
         snprintf(u->family, sizeof u->family, "%s", r->family);
         snprintf(u->kind, sizeof u->kind, "%s", r->kind);
-        snprintf(u->status, sizeof u->status, "%s", r->status);
-        snprintf(u->container, sizeof u->container, "%s", r->container_tag[0] ? r->container_tag : r->container);
         u->step_s = r->step_time_s;
         u->tpg = r->tokens_per_s_per_gpu;
         u->mfu = r->mfu_percent;

@@ -655,8 +655,6 @@ static enum np_status store_migrate(struct np_store *s, struct np_error *err)
 static const char *const store_set_stats[] = {"config", "kind", "status", "t", "container", "container_tag",
                                               "step_time_s", "tokens_per_s_per_gpu", "samples", "j_per_token",
                                               "busbw_gbs", NULL};
-static const char *const store_set_series[] = {"config", "status", "t", "container", "container_tag",
-                                               "step_time_s", "tokens_per_s_per_gpu", "busbw_gbs", NULL};
 static const char *const store_set_list[] = {"config", "family", "kind", "cluster", "job_id", "ended",
                                              "container", "container_tag", "status", "step_time_s",
                                              "tokens_per_s_per_gpu", "mfu_percent", "busbw_gbs", NULL};
@@ -667,7 +665,7 @@ static const char *const store_set_list_json[] = {"config", "config_hash", "fami
 static const char *const store_set_path[] = {"path", NULL};
 static const char *const *const store_sets[NP_STORE_NSETS] = {
     [NP_STORE_ALL] = NULL,           [NP_STORE_LIGHT] = NULL,          [NP_STORE_STATS] = store_set_stats,
-    [NP_STORE_SERIES] = store_set_series, [NP_STORE_LIST] = store_set_list, [NP_STORE_LIST_JSON] = store_set_list_json,
+    [NP_STORE_LIST] = store_set_list, [NP_STORE_LIST_JSON] = store_set_list_json,
     [NP_STORE_PATH] = store_set_path,
 };
 

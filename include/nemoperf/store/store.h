@@ -118,7 +118,6 @@ enum np_store_set {
     NP_STORE_LIGHT,     /* all but the samples and the path */
     NP_STORE_STATS,     /* what --compare reads: config, kind, status, t, container and its tag, step time,
                          * tokens/s/GPU, samples */
-    NP_STORE_SERIES,    /* what --history's change points read: NP_STORE_STATS without kind and samples */
     NP_STORE_LIST,      /* what --history lists (table, CSV, markdown): config, family, kind, cluster, job id,
                          * ended, container and its tag, status, step time, tokens/s/GPU, MFU, busbw */
     NP_STORE_LIST_JSON, /* and its JSON: NP_STORE_LIST with the configuration's hash, GPUs, verdict, steps and
