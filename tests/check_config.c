@@ -1250,6 +1250,8 @@ START_TEST(test_automodel_preview)
     ck_assert_int_eq(c->hf_token, 1);
     ck_assert_int_eq(c->max_steps, 10); /* recipes/automodel.json: the PEFT benchmarks' max_steps */
     ck_assert_int_eq(c->gpus_per_node, 8);
+    /* a LoRA benchmark is named as fine-tuning (NeMo's finetune_<recipe>_<size>_<task>_... shape), not pretrain_ */
+    ck_assert_str_eq(c->experiment, "finetune_automodel_llama3_1_8b_peft_benchmark_lora_bf16_1");
     ck_assert_ptr_nonnull(c->missing);
     ck_assert_ptr_nonnull(strstr(c->missing[0], "container image"));
     ck_assert_ptr_nonnull(c->missing[1]);
@@ -1259,6 +1261,7 @@ START_TEST(test_automodel_preview)
     const char *e1b[] = {SP, "RECIPE=automodel", "MODEL=qwen3_moe_30b_te_deepep", "DTYPE=-", NULL};
     ck_assert_msg(resolve_preview(e1b, &plan, &err) == NP_OK, "%s", err.text);
     ck_assert_int_eq(plan.jobs[0].max_steps, 30); /* the MoE benchmarks' */
+    ck_assert_str_eq(plan.jobs[0].experiment, "pretrain_automodel_qwen3_moe_30b_te_deepep_bf16_8");
     char want[900];
     snprintf(want, sizeof want, "config.json of Qwen/Qwen3-30B-A3B in %s/hf/Qwen/Qwen3-30B-A3B (run RECIPE=automodel "
              "MODEL=qwen3_moe_30b_te_deepep ./setup)", stage);

@@ -1312,12 +1312,14 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     else if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
         snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", j->mb->task, j->mb->recipe,
                  np_mb_dtype_name(j->mb->dtype), gpus);
-    else if (cm->task == NP_TASK_PRETRAIN)
+    else if (cm->model->automodel ? strcmp(np_model_task(cm->model), "pretrain") == 0 : cm->task == NP_TASK_PRETRAIN)
         snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
                  np_dtype_name(cm->dtype, 0), gpus);
-    else /* the parse side identifies fine-tuning runs by this name (issue 11) */
+    else /* the parse side identifies fine-tuning runs by this name (run.c's folder pattern); an AutoModel
+          * row's task is its benchmark's (np_model_task: the PEFT rows are LoRA), not TASK's default */
         snprintf(j->experiment, sizeof j->experiment, "finetune_%s_%s_%s_%s_%d", cm->recipe->name,
-                 cm->model->size, np_task_name(cm->task), np_dtype_name(cm->dtype, 0), gpus);
+                 cm->model->size, cm->model->automodel ? np_model_task(cm->model) : np_task_name(cm->task),
+                 np_dtype_name(cm->dtype, 0), gpus);
     /* Nemotron's script names the whole experiment _nsys (dgxc v25.04 nemotron/gsw_nemo.patch l.149-152,
      * seed 004: experiments/pretrain_nemotron4_15b_bf16_16_nsys/..._nsys_<ts>/..._nsys); Llama's only
      * the job (llama3.1/pretrain_llama31.py l.195, l.284: name=exp_name + "_nsys") */
