@@ -643,21 +643,31 @@ static void run_concurrent(int pg)
     store_cleanup(pg);
 }
 
-static void run_newer_schema(int pg)
+/* SQL straight to the test's store, around nemoperf (taking a store back to an older schema's shape) */
+static void store_raw(int pg, const char *sql)
 {
-    store_loc(pg);
-    count_runs();
-    const char *sql = "UPDATE nemoperf_meta SET value = '99' WHERE key = 'schema_version'";
     if (pg) {
         PGconn *c = PQconnectdb(loc);
-        PQclear(PQexec(c, sql));
+        ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+        PGresult *r = PQexec(c, sql);
+        ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql,
+                      PQerrorMessage(c));
+        PQclear(r);
         PQfinish(c);
     } else {
         sqlite3 *db;
         ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        char *msg = NULL;
+        ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql, msg ? msg : "");
         sqlite3_close(db);
     }
+}
+
+static void run_newer_schema(int pg)
+{
+    store_loc(pg);
+    count_runs();
+    store_raw(pg, "UPDATE nemoperf_meta SET value = '99' WHERE key = 'schema_version'");
     struct np_store *s = NULL;
     struct np_error err;
     ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_INVALID);
@@ -677,16 +687,7 @@ static void run_bad_schema(int pg)
         count_runs();
         char sql[160];
         snprintf(sql, sizeof sql, "UPDATE nemoperf_meta SET value = '%s' WHERE key = 'schema_version'", bad[i]);
-        if (pg) {
-            PGconn *c = PQconnectdb(loc);
-            PQclear(PQexec(c, sql));
-            PQfinish(c);
-        } else {
-            sqlite3 *db;
-            ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
-            ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-            sqlite3_close(db);
-        }
+        store_raw(pg, sql);
         struct np_store *s = NULL;
         struct np_error err;
         ck_assert_int_eq(np_store_open(loc, &s, &err), NP_E_INVALID);
@@ -854,6 +855,15 @@ static enum np_status series_row(void *ctx, const struct np_store_point *pt)
     return NP_OK;
 }
 
+static enum np_status tput_row(void *ctx, const struct np_store_rec *r)
+{
+    double *x = ctx; /* [i]: the stored tput of the run of configuration c<i> */
+    int i = atoi(r->config + 1);
+    ck_assert(i >= 0 && i < 16);
+    x[i] = r->tput;
+    return NP_OK;
+}
+
 static void run_series_tput(int pg)
 {
     static const struct {
@@ -888,27 +898,44 @@ static void run_series_tput(int pg)
     ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
     struct np_store_filter all;
     memset(&all, 0, sizeof all);
-    struct series_seen ss;
-    memset(&ss, 0, sizeof ss);
-    ck_assert_msg(np_store_series(s, &all, series_row, &ss, &err) == NP_OK, "%s", err.text);
-    for (size_t i = 0; i < nc; i++) {
-        /* the store keeps a non-finite value as unknown: C's rule on what it reads back */
-        struct np_store_rec back = rec[i];
-        back.busbw_gbs = isfinite(c[i].busbw) ? c[i].busbw : NAN;
-        back.tokens_per_s_per_gpu = isfinite(c[i].tpg) ? c[i].tpg : NAN;
-        double want = np_store_rec_tput(&back);
-        int counts = (strcmp(c[i].status, "ok") == 0 || strcmp(c[i].status, "synthetic") == 0) && isfinite(want);
-        ck_assert_msg(ss.n[i] == counts, "case %zu: seen %d times, want %d", i, ss.n[i], counts);
-        if (counts) {
-            ck_assert_msg(ss.x[i] == want, "case %zu: %.17g, want %.17g", i, ss.x[i], want);
-            ck_assert_str_eq(ss.cont[i], *c[i].tag ? c[i].tag : rec[i].container);
+    /* round 0: tput written by np_store_put (C); round 1: the store taken back to schema 4's shape and opened
+     * again, tput made by the migration's SQL for the runs stored before: the same values, bit for bit */
+    for (int round = 0; round < 2; round++) {
+        if (round) {
+            np_store_close(s);
+            store_raw(pg, "DROP INDEX runs_series; ALTER TABLE runs DROP COLUMN tput; "
+                          "UPDATE nemoperf_meta SET value = '4' WHERE key = 'schema_version'");
+            ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
         }
-        free(rec[i].samples);
+        struct series_seen ss;
+        memset(&ss, 0, sizeof ss);
+        ck_assert_msg(np_store_series(s, &all, series_row, &ss, &err) == NP_OK, "%s", err.text);
+        double stored[16]; /* the tput column itself (docs/history.md: empty when the run does not count) */
+        for (size_t i = 0; i < 16; i++)
+            stored[i] = -1;
+        ck_assert_msg(np_store_select(s, &all, 0, NP_STORE_ALL, tput_row, stored, &err) == NP_OK, "%s", err.text);
+        for (size_t i = 0; i < nc; i++) {
+            /* the store keeps a non-finite value as unknown: C's rule on what it reads back */
+            struct np_store_rec back = rec[i];
+            back.busbw_gbs = isfinite(c[i].busbw) ? c[i].busbw : NAN;
+            back.tokens_per_s_per_gpu = isfinite(c[i].tpg) ? c[i].tpg : NAN;
+            double want = np_store_rec_tput(&back);
+            int counts = (strcmp(c[i].status, "ok") == 0 || strcmp(c[i].status, "synthetic") == 0) && isfinite(want);
+            ck_assert_msg(ss.n[i] == counts, "round %d case %zu: seen %d times, want %d", round, i, ss.n[i], counts);
+            ck_assert_msg(counts ? stored[i] == want : isnan(stored[i]), "round %d case %zu: tput stored %.17g", round, i,
+                          stored[i]);
+            if (counts) {
+                ck_assert_msg(ss.x[i] == want, "round %d case %zu: %.17g, want %.17g", round, i, ss.x[i], want);
+                ck_assert_str_eq(ss.cont[i], *c[i].tag ? c[i].tag : rec[i].container);
+            }
+        }
+        /* the answers themselves, written out: the rule's order (busbw, tokens/s/GPU, 1 / step time) */
+        ck_assert(ss.x[0] == 50 && ss.x[1] == 1000 && ss.x[2] == 0.5 && ss.x[3] == 0.25 && ss.x[7] == 1000 &&
+                  ss.x[5] == 1000 && ss.x[9] == 1.0 / 3 && ss.x[10] == 0.125 && ss.x[13] == 1e-300);
+        ck_assert(!ss.n[4] && !ss.n[6] && !ss.n[8] && !ss.n[11] && !ss.n[12]);
     }
-    /* the answers themselves, written out: the rule's order (busbw, tokens/s/GPU, 1 / step time) */
-    ck_assert(ss.x[0] == 50 && ss.x[1] == 1000 && ss.x[2] == 0.5 && ss.x[3] == 0.25 && ss.x[7] == 1000 &&
-              ss.x[5] == 1000 && ss.x[9] == 1.0 / 3 && ss.x[10] == 0.125 && ss.x[13] == 1e-300);
-    ck_assert(!ss.n[4] && !ss.n[6] && !ss.n[8] && !ss.n[11] && !ss.n[12]);
+    for (size_t i = 0; i < nc; i++)
+        free(rec[i].samples);
     np_store_close(s);
     store_cleanup(pg);
 }
@@ -1283,6 +1310,7 @@ START_TEST(test_sqlite_migrate_v2_energy)
     ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(db, "ALTER TABLE runs DROP COLUMN w_per_gpu; ALTER TABLE runs DROP COLUMN j_per_token;"
                                       "ALTER TABLE runs DROP COLUMN busbw_gbs;" /* schema 4's, after energy's */
+                                      "DROP INDEX runs_series; ALTER TABLE runs DROP COLUMN tput;" /* 5's */
                                       "UPDATE runs SET config = 'cfg v2';"
                                       "UPDATE nemoperf_meta SET value = '2' WHERE key = 'schema_version'",
                                   NULL, NULL, NULL),
@@ -1323,6 +1351,47 @@ START_TEST(test_sqlite_migrate_v2_energy)
     ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), ver);
     sqlite3_finalize(q);
     sqlite3_close(db);
+    store_cleanup(0);
+}
+END_TEST
+
+/* A run of a schema 4 store, stored again by this nemoperf once the store is migrated, is "unchanged": its
+ * fingerprint covers the columns schema 4 had, not tput (made from them), and is the one schema 4's nemoperf
+ * wrote for the same record (FP_SCHEMA4: this record stored by the tree before schema 5, b7be6c5). */
+#define FP_SCHEMA4 "502ce63b9ab725b2"
+START_TEST(test_sqlite_fingerprint_schema4)
+{
+    store_loc(0);
+    struct np_store *s;
+    struct np_error err;
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    struct np_store_rec r;
+    make_rec(&r, 1, "cfg v4", 1000, 1700000000LL, "25.04");
+    enum np_store_outcome oc;
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    ck_assert_msg(np_store_put(s, &r, &oc, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_ADDED);
+    np_store_close(s);
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    ck_assert_int_eq(sqlite3_open(loc, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT fingerprint, tput FROM runs", -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), FP_SCHEMA4);
+    ck_assert(sqlite3_column_double(q, 1) == 1000); /* counted by its tokens/s/GPU */
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    /* taken back to schema 4 (the column and its index gone), opened (migrated), the same run stored again */
+    store_raw(0, "DROP INDEX runs_series; ALTER TABLE runs DROP COLUMN tput; "
+                 "UPDATE nemoperf_meta SET value = '4' WHERE key = 'schema_version'");
+    ck_assert_msg(np_store_open(loc, &s, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_begin(s, &err), NP_OK);
+    ck_assert_msg(np_store_put(s, &r, &oc, &err) == NP_OK, "%s", err.text);
+    ck_assert_int_eq(np_store_commit(s, &err), NP_OK);
+    ck_assert_int_eq(oc, NP_STORE_SAME);
+    np_store_rec_clear(&r);
+    np_store_close(s);
     store_cleanup(0);
 }
 END_TEST
@@ -2659,6 +2728,7 @@ int main(void)
     tcase_add_test(ts, test_sqlite_keys_kinds_restore);
     tcase_add_test(ts, test_sqlite_migrate_v1);
     tcase_add_test(ts, test_sqlite_migrate_v2_energy);
+    tcase_add_test(ts, test_sqlite_fingerprint_schema4);
     tcase_add_test(ts, test_sqlite_open_while_written);
     tcase_add_test(ts, test_sqlite_columns_read_back);
     tcase_add_test(ts, test_sqlite_default_location);

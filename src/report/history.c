@@ -242,12 +242,6 @@ static double history_value(const struct np_compare_set *set, const struct np_st
     return np_store_rec_tput(rec);
 }
 
-static int history_counts(const struct np_store_rec *rec)
-{
-    return (strcmp(rec->status, "ok") == 0 || strcmp(rec->status, "synthetic") == 0) &&
-           isfinite(np_store_rec_tput(rec));
-}
-
 /* The ./launch variables of a NeMo benchmark run's row (docs/launch.md "Repeats"), NULL for another kind or
  * family (their rows take other variables) or when out of memory. */
 static char *history_launch_vars(const struct np_store_rec *rec)
@@ -275,7 +269,7 @@ static char *history_launch_vars(const struct np_store_rec *rec)
 
 int np_compare_set_add(struct np_compare_set *set, enum np_cmp_sidename side, const struct np_store_rec *rec)
 {
-    if (!history_counts(rec) || !isfinite(history_value(set, rec)))
+    if (!np_store_rec_counts(rec) || !isfinite(history_value(set, rec)))
         return 0;
     struct history_cfg *c = history_cfg(set, rec->config);
     if (!c)
@@ -767,7 +761,7 @@ struct history_list {
 static enum np_status history_list_row(void *ctx, const struct np_store_rec *r)
 {
     struct history_list *l = ctx;
-    if (history_counts(r) && r->tokens_per_s_per_gpu > 0)
+    if (np_store_rec_counts(r) && r->tokens_per_s_per_gpu > 0)
         l->p->set->tokens = 1; /* the plot's unit: a counted run's throughput was tokens/s/GPU */
     struct history_change key = {r->id, 0, 0, ""};
     const struct history_change *hc =

@@ -101,6 +101,7 @@ static const struct store_col store_cols[] = {
     {"w_per_gpu", STORE_R2(w_per_gpu, 3)},
     {"j_per_token", STORE_R2(j_per_token, 3)},
     {"busbw_gbs", STORE_R2(busbw_gbs, 4)},
+    {"tput", STORE_R2(tput, 5)},
 };
 #define STORE_NCOLS (sizeof store_cols / sizeof store_cols[0])
 /* after them: fingerprint (insert/update), id (select) */
@@ -131,6 +132,14 @@ static const char *const store_migrations[] = {
     /* 4: an nccl-tests step (kind "nccl-tests") keeps its peak bus bandwidth, the figure --compare and --history
      * judge it by; NULL for every run before and every other run */
     "ALTER TABLE runs ADD COLUMN busbw_gbs DOUBLE PRECISION;",
+    /* 5: what --history counts each run by, kept with it (np_store_rec_counts and np_store_rec_tput, the same
+     * rule in SQL for the runs stored before: check_store holds the two to the same value bit for bit), and an
+     * index that holds the series --history reads (np_store_series): a million runs' change points from the
+     * index alone, in its order, no table row read */
+    "ALTER TABLE runs ADD COLUMN tput DOUBLE PRECISION;"
+    "UPDATE runs SET tput = CASE WHEN status IN ('ok', 'synthetic') THEN CASE WHEN busbw_gbs > 0 THEN busbw_gbs "
+    "WHEN tokens_per_s_per_gpu > 0 THEN tokens_per_s_per_gpu WHEN step_time_s > 0 THEN 1.0 / step_time_s END END;"
+    "CREATE INDEX runs_series ON runs (config, t, id, tput, status, container_tag, container);",
 };
 
 static const char store_sql_lookup[] = "SELECT fingerprint FROM runs WHERE run_key = $1";
@@ -381,6 +390,8 @@ static void store_fingerprint(const struct np_store_rec *r, char out[17])
     for (size_t i = 0; i < STORE_NCOLS; i++) {
         if (strcmp(store_cols[i].name, "stored_at") == 0)
             continue;
+        if (strcmp(store_cols[i].name, "tput") == 0)
+            continue; /* made from the other columns: a run of a schema 4 store stored again is "unchanged" */
         struct np_sval v;
         store_param(r, i, &v);
         h = store_fnv(h, &v.type, sizeof v.type);
@@ -407,6 +418,12 @@ double np_store_rec_tput(const struct np_store_rec *rec)
     if (isfinite(rec->step_time_s) && rec->step_time_s > 0)
         return 1 / rec->step_time_s;
     return NAN;
+}
+
+int np_store_rec_counts(const struct np_store_rec *rec)
+{
+    return (strcmp(rec->status, "ok") == 0 || strcmp(rec->status, "synthetic") == 0) &&
+           isfinite(np_store_rec_tput(rec));
 }
 
 void np_store_rec_clear(struct np_store_rec *rec)
@@ -490,7 +507,7 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
     /* the unit of comparison: the identity (a Megatron-Bridge -mr name carries its size; its container and -cv
      * are part of it) and the kind (a profile or checkpoint run is never compared with a benchmark) */
     int mb = strcmp(rec->family, "mbridge") == 0;
-    rec->busbw_gbs = NAN;
+    rec->busbw_gbs = rec->tput = NAN;
     if (id->kind == NP_KIND_NCCLTESTS) /* a fabric check's step: the step (binary, hosts) at its scale */
         snprintf(rec->config, sizeof rec->config, "nccl-tests %s %sx%d%s%s", id->model_size[0] ? id->model_size : "?",
                  id->gpu_type[0] ? id->gpu_type : "gpu", id->gpus, id->system[0] ? " " : "", id->system);
@@ -804,6 +821,7 @@ enum np_status np_store_put(struct np_store *s, const struct np_store_rec *rec, 
     int found = 0;
     struct np_store_rec r = *rec;
     r.stored_at = (long long)time(NULL);
+    r.tput = np_store_rec_counts(&r) ? np_store_rec_tput(&r) : NAN;
     store_fingerprint(&r, fp);
     static const enum np_sval_type t[] = {NP_SV_TEXT};
     struct np_sval key = {NP_SV_TEXT, 0, 0, r.run_key, 0};
@@ -1085,15 +1103,14 @@ static int store_series_row(void *ctx, const struct np_sval *cols, size_t ncol)
 enum np_status np_store_series(struct np_store *s, const struct np_store_filter *f, np_store_point_fn fn, void *ctx,
                                struct np_error *err)
 {
-    /* np_store_rec_tput and history's rule of what counts, in SQL: five values a row instead of eight (a NULL
-     * or a non-positive value is no throughput; the store writes a non-finite one as NULL) */
+    /* the stored tput (NULL: the run does not count) and four more values, all in runs_series: the index is
+     * read in its order, no table row (a filter on another column reads the rows it must); the status is
+     * tested again, so that a run whose status was edited by hand to "failed" stops counting */
     struct store_buf q = {0};
     struct np_sval p[STORE_MAXP];
     size_t np = 0;
-    store_cat(&q, "SELECT config, t, id, CASE WHEN busbw_gbs > 0 THEN busbw_gbs WHEN tokens_per_s_per_gpu > 0 "
-                  "THEN tokens_per_s_per_gpu WHEN step_time_s > 0 THEN 1.0 / step_time_s END, CASE WHEN "
-                  "container_tag <> '' THEN container_tag ELSE container END FROM runs WHERE status IN ('ok', "
-                  "'synthetic')");
+    store_cat(&q, "SELECT config, t, id, tput, CASE WHEN container_tag <> '' THEN container_tag ELSE container END "
+                  "FROM runs WHERE tput IS NOT NULL AND status IN ('ok', 'synthetic')");
     store_where(&q, f, p, &np);
     store_cat(&q, " ORDER BY config, t, id");
     char *sql = store_done(&q);

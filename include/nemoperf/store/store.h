@@ -17,7 +17,7 @@
 #include "nemoperf/parse/run.h"
 #include "nemoperf/util/error.h"
 
-#define NP_STORE_SCHEMA 4 /* the schema version this nemoperf writes */
+#define NP_STORE_SCHEMA 5 /* the schema version this nemoperf writes */
 
 /* One stored run: fixed-size text ("" unknown), numbers NAN / -1 unknown. */
 struct np_store_rec {
@@ -41,6 +41,9 @@ struct np_store_rec {
     double step_time_s, step_stdev_s, tokens_per_s, tokens_per_s_per_gpu, tflops_per_gpu, mfu_percent;
     double w_per_gpu, j_per_token; /* energy: the steady window's mean W/GPU and J/token, NAN unknown (schema 3) */
     double busbw_gbs;             /* an nccl-tests step: its peak bus bandwidth, GB/s (schema 4); NAN other runs */
+    double tput;                  /* what --history counts the run by: np_store_rec_tput when np_store_rec_counts,
+                                   * else NAN (schema 5); np_store_put writes it from the other fields, whatever
+                                   * the caller set */
     double *samples;              /* the window's step times; owned (np_store_rec_clear) */
     size_t nsamples;
     char nemoperf_version[16];
@@ -60,6 +63,8 @@ enum np_status np_store_rec_from_run(const struct np_run *run, const struct np_s
 /* The throughput compared: an nccl-tests step's peak bus bandwidth, else tokens/s/GPU, else steps/s (1 / step
  * time); NAN unknown. */
 double np_store_rec_tput(const struct np_store_rec *rec);
+/* 1 when the run counts in --history's series and --compare: status ok or synthetic, with a finite throughput. */
+int np_store_rec_counts(const struct np_store_rec *rec);
 void np_store_rec_clear(struct np_store_rec *rec); /* frees samples; NULL-safe */
 
 struct np_store;
@@ -134,9 +139,10 @@ enum np_status np_store_select(struct np_store *s, const struct np_store_filter 
 enum np_status np_store_count(struct np_store *s, long long *n, struct np_error *err);
 
 /* --history's series: each run f selects that counts (status ok or synthetic, with a throughput) in (config, t, id)
- * order, as five values computed by the database (a million rows: each value read costs): the configuration, the
- * time, the id, the throughput (np_store_rec_tput's rule: peak bus bandwidth, else tokens/s/GPU, else steps/s) and
- * the container (its tag, else the image).  Strings borrowed for the call; a non-OK return of fn stops. */
+ * order, as five values read from one index that holds them (runs_series: a million rows and no table read):
+ * the configuration, the time, the id, the throughput (the stored tput: np_store_rec_tput's rule, peak bus
+ * bandwidth, else tokens/s/GPU, else steps/s) and the container (its tag, else the image).  Strings borrowed for
+ * the call; a non-OK return of fn stops. */
 struct np_store_point {
     const char *config, *container;
     long long id, t;
