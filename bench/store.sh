@@ -9,7 +9,8 @@
 # and one configuration, with change points) and --compare (two clusters; two date ranges).  Prints median/min seconds, peak memory and the
 # median CPU seconds; each --history/--compare is followed by one SQL aggregation pass over the same selection
 # (the sqlite3 CLI's GROUP BY of the configurations, averaging tokens/s/GPU) and the ratio of the two, by CPU time
-# (the machine may be shared: wall time then measures the neighbours) and by wall time.
+# (the machine may be shared: wall time then measures the neighbours) and by wall time; each listing of runs also by
+# the sqlite3 CLI printing the same columns of the same rows as CSV, the least any listing of them costs.
 # Knobs: BENCH_DIR (bench/scratch)  BENCH_REPS (3)  BENCH_STORE_RUNS (20000)  BENCH_STORE_COPIES (50)
 #        NP_PARSE (bin/nemoperf-parse)  CC (cc)
 set -eu
@@ -69,6 +70,13 @@ vs_sql() {
     timed "  SQL: $1" sqlite3 "$db" "$2"
     awk -v a="$our_cpu" -v b="$cpu" -v c="$our_med" -v d="$med" 'BEGIN { printf "  %-62s %8.2fx CPU %6.2fx wall\n", "ratio to SQL (goal: within 1.5x)", a / b, c / d }' | tee -a "$LOG"
 }
+# a listing against the least any listing costs: the sqlite3 CLI printing the same columns of the same rows in the
+# same order as CSV (no change points); after vs_sql, against nemoperf's figures of the `timed` before it
+vs_cli_list() {
+    timed "  SQL: the same rows, the listing's columns, sqlite3 -csv" sqlite3 -csv "$db" "$1"
+    awk -v a="$our_cpu" -v b="$cpu" -v c="$our_med" -v d="$med" 'BEGIN { printf "  %-62s %8.2fx CPU %6.2fx wall\n", "ratio to the CLI printing the same rows", a / b, c / d }' | tee -a "$LOG"
+}
+listcols="ended, family, kind, config, cluster, job_id, container, container_tag, status, step_time_s, tokens_per_s_per_gpu, mfu_percent, busbw_gbs"
 
 printf '%-64s %9s %9s %11s %9s\n' "bench/store ($REPS reps, $(nproc) cores)" "median s" "min s" "peak RSS" "CPU s" | tee -a "$LOG"
 timed "parse $RUNS runs, CSV (no store)" "$NP_PARSE" --format csv "$corpus"
@@ -106,10 +114,12 @@ t3=$(python3 -c 'import calendar,time,sys; print(calendar.timegm(time.strptime(s
 q="'$(printf '%s' "$cfg" | sed "s/'/''/g")'"
 timed "--history, all $total runs, CSV (change points)" "$NP_PARSE" --history --db "$db" --format csv
 vs_sql "GROUP BY config, all runs" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs GROUP BY config"
+vs_cli_list "SELECT $listcols FROM runs ORDER BY t, id"
 timed "--history --group, all $total runs, CSV (a line per configuration)" "$NP_PARSE" --history --group --db "$db" --format csv
 vs_sql "GROUP BY config, all runs" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs GROUP BY config"
 timed "--history config='$cfg'" "$NP_PARSE" --history --db "$db" --format csv "config=$cfg"
 vs_sql "GROUP BY config WHERE config = that" "SELECT config, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE config = $q GROUP BY config"
+vs_cli_list "SELECT $listcols FROM runs WHERE config = $q ORDER BY t, id"
 timed "--compare db:cluster=c0 db:cluster=c1 ($((total / 2)) a side)" "$NP_PARSE" --compare --db "$db" db:cluster=c0 db:cluster=c1
 vs_sql "GROUP BY config, cluster WHERE cluster IN (c0, c1)" "SELECT config, cluster, count(*), avg(tokens_per_s_per_gpu) FROM runs WHERE cluster IN ('c0', 'c1') GROUP BY config, cluster"
 timed "--compare db:since=$1,until=$2 db:since=$2,until=$3" "$NP_PARSE" --compare --db "$db" "db:since=$1,until=$2" "db:since=$2,until=$3"
