@@ -875,10 +875,6 @@ static enum np_status config_mbridge_missing(void *ctx, const char *what)
     const char *ct = c->mbset ? " CONTAINER=" : "", *cv = c->mbset ? c->model->size : ""; /* MB rows: size = container */
     const struct np_mbperf_row *r = c->mbset && c->mb.n ? c->mb.rows[0] : NULL; /* its TASK, unless pretrain (setup's default) */
     const char *tk = r && r->task && strcmp(r->task, "pretrain") ? " TASK=" : "", *tv = *tk ? r->task : "";
-    if (strstr(what, NP_MBPERF_NOT_BY_SETUP)) /* what says how NVIDIA makes it */
-        return c->preview ? config_missing(x, c, "%s", what)
-                          : config_bad(x, "%s %s runs from %s, which is not there: make it so, or use "
-                                          "WORKLOAD=synthetic", c->recipe->name, c->model->size, what);
     if (c->preview)
         return config_missing(x, c, "%s (run RECIPE=%s%s%s%s%s %s)", what, c->recipe->name, ct, cv, tk, tv,
                               x->setup_cmd);

@@ -37,9 +37,6 @@ int np_mbridge_perf_writable(const struct np_launch_config *c);
  * <stage>/mbridge/datasets/rajpurkar___squad), a new string, what (n bytes) naming it and how NVIDIA makes it;
  * NULL with what "" past the last (every other row: at once), NULL otherwise when out of memory. */
 char *np_mbridge_perf_staged(const struct np_launch_config *c, size_t i, char *what, size_t n);
-/* In what: the file is not one ./setup stages (the launch names how NVIDIA makes it instead of a setup command);
- * no file has it since ./setup makes the LoRA rows' checkpoint and SQuAD cache (setup/mbridge_lora.h). */
-#define NP_MBPERF_NOT_BY_SETUP "./setup does not make it"
 
 /* What NVIDIA's executor runs in each task before the rank command at the row's release, or NULL: from v0.4.2
  * `bash /opt/Megatron-Bridge/docker/common/print_sha.sh /nemo_run/configs/repo_status.json` (v0.4.2
