@@ -75,6 +75,13 @@ static const char *config_get(struct config_ctx *x, const char *name)
     return v && *v ? v : NULL;
 }
 
+/* The task a row runs as: an AutoModel row's is its benchmark's (np_model_task: the PEFT rows are LoRA), whatever
+ * TASK says; any other row's is its own.  Static text. */
+static const char *config_task_name(const struct np_model *m, enum np_task t)
+{
+    return m->automodel ? np_model_task(m) : np_task_name(t);
+}
+
 static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static enum np_status config_bad(struct config_ctx *x, const char *fmt, ...)
@@ -1308,13 +1315,12 @@ static enum np_status config_job(const struct config_common *cm, int gpus, const
     else if (j->mb) /* Megatron-Bridge's own naming: <task>_<recipe>_<dtype>_... (MB fcbb603 setup_experiment.py:537) */
         snprintf(j->experiment, sizeof j->experiment, "%s_%s_%s_%d", j->mb->task, j->mb->recipe,
                  np_mb_dtype_name(j->mb->dtype), gpus);
-    else if (cm->model->automodel ? strcmp(np_model_task(cm->model), "pretrain") == 0 : cm->task == NP_TASK_PRETRAIN)
+    else if (strcmp(config_task_name(cm->model, cm->task), "pretrain") == 0)
         snprintf(j->experiment, sizeof j->experiment, "pretrain_%s_%s_%s_%d", cm->recipe->name, cm->model->size,
                  np_dtype_name(cm->dtype, 0), gpus);
-    else /* the parse side identifies fine-tuning runs by this name (run.c's folder pattern); an AutoModel
-          * row's task is its benchmark's (np_model_task: the PEFT rows are LoRA), not TASK's default */
+    else /* the parse side identifies fine-tuning runs by this name (run.c's folder pattern) */
         snprintf(j->experiment, sizeof j->experiment, "finetune_%s_%s_%s_%s_%d", cm->recipe->name,
-                 cm->model->size, cm->model->automodel ? np_model_task(cm->model) : np_task_name(cm->task),
+                 cm->model->size, config_task_name(cm->model, cm->task),
                  np_dtype_name(cm->dtype, 0), gpus);
     /* Nemotron's script names the whole experiment _nsys (dgxc v25.04 nemotron/gsw_nemo.patch l.149-152,
      * seed 004: experiments/pretrain_nemotron4_15b_bf16_16_nsys/..._nsys_<ts>/..._nsys); Llama's only
@@ -1603,7 +1609,7 @@ json_t *np_launch_config_json(const struct np_launch_config *c)
         CONFIG_SET("nccl_tests", np_ncclt_json(c));
     else
         CONFIG_SET("nemo", np_nemo_json(c));
-    CONFIG_SET("task", json_string(c->model->automodel ? np_model_task(c->model) : np_task_name(c->task)));
+    CONFIG_SET("task", json_string(config_task_name(c->model, c->task)));
     CONFIG_SET("pack_len", c->task != NP_TASK_PRETRAIN ? json_integer(c->seq_len) : json_null());
     CONFIG_SET("finetune", c->mb ? json_null() : np_ft_json(c)); /* MB rows: their release config */
 #undef CONFIG_SET
@@ -1708,8 +1714,7 @@ static int config_list_match(const struct np_list_filter *f, const struct np_rec
         return 0;
     if (f->container && *f->container) /* NeMo's rows have no Megatron-Bridge container */
         return 0;
-    /* the task the TASK column shows (an AutoModel row's is its model's, as the AutoModel table filters it) */
-    if (f->task && *f->task && strcasecmp(f->task, mp->automodel ? np_model_task(mp) : np_task_name(row->task)) != 0)
+    if (f->task && *f->task && strcasecmp(f->task, config_task_name(mp, row->task)) != 0)
         return 0;
     return 1;
 }
@@ -1751,7 +1756,7 @@ char *np_launch_list(const struct np_recipe_set *set, const struct np_list_filte
                     char v[CONFIG_LIST_COLS][640];
                     snprintf(v[0], sizeof v[0], "%s", rp->name);
                     snprintf(v[1], sizeof v[1], "%s", mp->size);
-                    snprintf(v[2], sizeof v[2], "%s", mp->automodel ? np_model_task(mp) : np_task_name(row->task));
+                    snprintf(v[2], sizeof v[2], "%s", config_task_name(mp, row->task));
                     snprintf(v[3], sizeof v[3], "%s", np_dtype_name((enum np_dtype)d, 0));
                     snprintf(v[4], sizeof v[4], "%d", row->gpus);
                     snprintf(v[5], sizeof v[5], "%s", row->gpu_type);
