@@ -743,6 +743,23 @@ static void mb_rm(const char *dir)
     ck_assert_int_eq(system(cmd), 0);
 }
 
+/* A case of a Megatron-Bridge run folder: run written (mb_write), the folder dir parsed with o, its one run */
+static const struct np_run *mb_case(const char *dir, const char *run, const char *mbridge, double base_ms, int last,
+                                    int gbs, const char *grad, const struct np_parse_opts *o,
+                                    struct np_parse_result *res)
+{
+    mb_write(run, mbridge, base_ms, last, gbs, grad);
+    mb_parse(dir, o, res);
+    return &res->runs[0];
+}
+
+/* ... and after its assertions: the result freed, the run folder removed */
+static void mb_done(struct np_parse_result *res, const char *run)
+{
+    np_parse_result_free(res);
+    mb_rm(run);
+}
+
 #define MB_DS "\"recipe\":\"deepseek_v3\",\"dtype\":\"fp8_mx\",\"gpu_type\":\"GB300\",\"gpus\":256,\"container\":\"26.08\""
 
 /* Megatron-Bridge's status ladder, each outcome and its words (the run of test_family_run_analysis, 26.08
@@ -761,41 +778,30 @@ START_TEST(test_family_status_ladder)
     double f = np_mbf_flops_per_token("deepseek_v3", "pretrain", "-", NP_MBF_CURRENT, 4096, 1, NULL);
     ck_assert(f > 0);
     /* the manifest says GBS 2048 (no row has it), the log prints 4096 */
-    mb_write(run, "{" MB_DS ",\"gbs\":2048}", 10000, 50, 4096, "1.000");
     np_parse_opts_init(&o);
     o.mbref = &ref;
     o.reference = 1;
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS ",\"gbs\":2048}", 10000, 50, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_INVALID);
     ck_assert_str_eq(r->why, "the log prints global batch size 4096, the run is identified with 2048");
     ck_assert_ptr_null(r->ref);
     ck_assert_ptr_nonnull(strstr(r->note, "no published row for this run"));
     ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* no GBS in the manifest, the log prints 2048: no row at 2048, so the identity's row (GBS 4096), contradicted */
-    mb_write(run, "{" MB_DS "}", 10000, 50, 2048, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "}", 10000, 50, 2048, "1.000", &o, &res);
     ck_assert_int_eq(r->id.gbs, 4096);
     ck_assert_ptr_nonnull(r->ref);
     ck_assert_int_eq(r->status, NP_RUN_INVALID);
     ck_assert_str_eq(r->why, "the log prints global batch size 2048, the run is identified with 4096");
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* grad norm nan */
-    mb_write(run, "{" MB_DS "}", 10000, 50, 4096, "nan");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "}", 10000, 50, 4096, "nan", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_INVALID);
     ck_assert_str_eq(r->why, "grad norm: nan in the log (llmb refuses such runs)");
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* stopped at iteration 30 of 50: the last 10 iterations it has, incomplete, not compared */
-    mb_write(run, "{" MB_DS "}", 10000, 30, 4096, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "}", 10000, 30, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
     ck_assert_str_eq(r->why, "stopped at iteration 30 of 50");
     ck_assert_str_eq(r->window.rule, "last 10 iterations (the run ends before iteration 44)");
@@ -803,18 +809,14 @@ START_TEST(test_family_status_ladder)
     ck_assert_int_eq(r->window.last, 30);
     ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
     ck_assert_str_eq(r->ref_why, "run is incomplete: not compared");
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* stopped at iteration 43: its last 10 iterations, 34-43 (not llmb's 35-44, which it has not whole) */
-    mb_write(run, "{" MB_DS "}", 10000, 43, 4096, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "}", 10000, 43, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_INCOMPLETE);
     ck_assert_int_eq(r->window.first, 34);
     ck_assert_int_eq(r->window.last, 43);
     ck_assert_uint_eq(r->window.count, 10);
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* MFU: the window's mean step (base + 39.5 ms, base whole ms) at 200 % and 101 % of GB300's MXFP8 peak
      * (4900): implausible; at 99 %: ok */
     const double want_mfu[3] = {200, 101, 99};
@@ -823,9 +825,7 @@ START_TEST(test_family_status_ladder)
         double base = floor(mean_s * 1000 - 39.5);
         mean_s = (base + 39.5) / 1000;
         double mfu = 100 * (f * (4096.0 * 4096 / (mean_s * 256)) / 1e12) / 4900;
-        mb_write(run, "{" MB_DS "}", base, 50, 4096, "1.000");
-        mb_parse(dir, &o, &res);
-        r = &res.runs[0];
+        r = mb_case(dir, run, "{" MB_DS "}", base, 50, 4096, "1.000", &o, &res);
         ck_assert_double_eq_tol(r->steady.mfu_percent, mfu, 1e-9);
         ck_assert(k < 2 ? mfu > 100 : mfu < 100);
         if (k < 2) {
@@ -837,29 +837,23 @@ START_TEST(test_family_status_ladder)
         } else {
             ck_assert_msg(r->status == NP_RUN_OK, "%s: %s", np_run_status_name(r->status), r->why ? r->why : "");
         }
-        np_parse_result_free(&res);
-        mb_rm(run);
+        mb_done(&res, run);
     }
     /* --gpus against the manifest */
-    mb_write(run, "{" MB_DS "}", 10000, 50, 4096, "1.000");
     np_parse_opts_init(&o);
     o.mbref = &ref;
     o.given.gpus = 128;
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "}", 10000, 50, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_INVALID);
     ck_assert_str_eq(r->why, "--gpus 128 contradicts the manifest (256 GPUs)");
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* options with a Megatron-Bridge dtype, GPU type and count but no recipe: unidentified (no row tail) */
     np_parse_opts_init(&o);
     o.mbref = &ref;
     strcpy(o.given.precision, "fp8_mx");
     strcpy(o.given.gpu_type, "gb300");
     o.given.gpus = 256;
-    mb_write(run, NULL, 10000, 50, 4096, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, NULL, 10000, 50, 4096, "1.000", &o, &res);
     ck_assert_str_eq(r->family->name, "mbridge");
     ck_assert_int_eq(r->status, NP_RUN_UNIDENTIFIED);
     ck_assert_str_eq(r->why, "a Megatron-Bridge run needs its recipe, dtype, GPU type and GPU count (the manifest, else "
@@ -1051,12 +1045,9 @@ START_TEST(test_family_other_outcomes)
     double tpg = row->seq_len * (double)row->gbs / ((base + 39.5) / 1000 * 128);
     ck_assert_double_eq_tol(r->ref_ratio, tpg / row->tokens_per_s_per_gpu, 1e-12);
     ck_assert_int_eq(r->verdict, NP_VERDICT_PASS);
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* the synthetic workload */
-    mb_write(run, "{" MB_DS "},\"workload\":\"synthetic\"", 10000, 50, 4096, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "},\"workload\":\"synthetic\"", 10000, 50, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_SYNTHETIC);
     ck_assert_ptr_null(r->ref);
     ck_assert(isnan(r->steady.mfu_percent) && isnan(r->steady.model_tflops_per_gpu));
@@ -1064,12 +1055,9 @@ START_TEST(test_family_other_outcomes)
                                   "TFLOP/s or time to train") != NULL, "%s", r->note);
     ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
     ck_assert_str_eq(r->ref_why, "synthetic workload (CPU work standing in for a GPU job): nothing published to compare");
-    np_parse_result_free(&res);
-    mb_rm(run);
+    mb_done(&res, run);
     /* submitted, a log without an iteration line */
-    mb_write(run, "{" MB_DS "},\"submitted\":true", 10000, 0, 4096, "1.000");
-    mb_parse(dir, &o, &res);
-    r = &res.runs[0];
+    r = mb_case(dir, run, "{" MB_DS "},\"submitted\":true", 10000, 0, 4096, "1.000", &o, &res);
     ck_assert_int_eq(r->status, NP_RUN_NO_STEPS);
     ck_assert_str_eq(r->why, "no training-step line in the logs");
     ck_assert_int_eq(r->verdict, NP_VERDICT_NOT_COMPARED);
